@@ -1,0 +1,162 @@
+//! The `Clock` seam: what time it is, and where on Earth the user's clock is set.
+//!
+//! The browser implementation lives in `web`; tests use [`FixedClock`]. Calendar
+//! arithmetic is here and pure, so a timestamp renders the same everywhere.
+
+use serde::{Deserialize, Serialize};
+
+/// A moment, with the offset of the user's local time from UTC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Instant {
+    /// Milliseconds since 1970-01-01T00:00:00Z.
+    pub epoch_ms: i64,
+    /// Local time minus UTC, in minutes (e.g. +60 for Central European winter time).
+    pub utc_offset_minutes: i32,
+}
+
+/// A source of the current time.
+pub trait Clock {
+    fn now(&self) -> Instant;
+}
+
+/// A clock that always answers the same instant.
+#[derive(Debug, Clone, Copy)]
+pub struct FixedClock(pub Instant);
+
+impl Clock for FixedClock {
+    fn now(&self) -> Instant {
+        self.0
+    }
+}
+
+/// A local calendar date and wall-clock time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocalTime {
+    pub year: i64,
+    pub month: u32,
+    pub day: u32,
+    pub hour: u32,
+    pub minute: u32,
+    pub second: u32,
+    /// 0 = Monday … 6 = Sunday.
+    pub weekday: u32,
+}
+
+const WEEKDAYS: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+
+impl Instant {
+    /// The wall-clock reading at this instant in the user's time zone.
+    pub fn local(&self) -> LocalTime {
+        let local_ms = self.epoch_ms + i64::from(self.utc_offset_minutes) * 60_000;
+        let seconds = local_ms.div_euclid(1000);
+        let days = seconds.div_euclid(86_400);
+        let of_day = seconds.rem_euclid(86_400);
+        let (year, month, day) = civil_from_days(days);
+        LocalTime {
+            year,
+            month,
+            day,
+            hour: (of_day / 3600) as u32,
+            minute: (of_day % 3600 / 60) as u32,
+            second: (of_day % 60) as u32,
+            // 1970-01-01 was a Thursday (index 3).
+            weekday: (days + 3).rem_euclid(7) as u32,
+        }
+    }
+
+    /// RFC 3339 in local time with its offset, e.g. `2026-11-22T09:05:00+01:00`.
+    pub fn rfc3339(&self) -> String {
+        let t = self.local();
+        format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{}",
+            t.year,
+            t.month,
+            t.day,
+            t.hour,
+            t.minute,
+            t.second,
+            self.offset_text()
+        )
+    }
+
+    /// The UTC offset as `+HH:MM` or `-HH:MM`.
+    pub fn offset_text(&self) -> String {
+        let sign = if self.utc_offset_minutes < 0 {
+            '-'
+        } else {
+            '+'
+        };
+        let minutes = self.utc_offset_minutes.unsigned_abs();
+        format!("{sign}{:02}:{:02}", minutes / 60, minutes % 60)
+    }
+}
+
+impl LocalTime {
+    pub fn weekday_name(&self) -> &'static str {
+        WEEKDAYS.get(self.weekday as usize).copied().unwrap_or("")
+    }
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day); Howard
+/// Hinnant's `civil_from_days`.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(epoch_ms: i64, utc_offset_minutes: i32) -> Instant {
+        Instant {
+            epoch_ms,
+            utc_offset_minutes,
+        }
+    }
+
+    #[test]
+    fn the_epoch_is_a_thursday_at_midnight() {
+        let t = at(0, 0).local();
+        assert_eq!((t.year, t.month, t.day, t.hour), (1970, 1, 1, 0));
+        assert_eq!(t.weekday_name(), "Thursday");
+    }
+
+    #[test]
+    fn offsets_move_the_wall_clock_across_days() {
+        // 2026-11-22T04:16:04Z
+        let utc = at(1_795_320_964_000, 0);
+        assert_eq!(utc.rfc3339(), "2026-11-22T04:16:04+00:00");
+        assert_eq!(utc.local().weekday_name(), "Sunday");
+        assert_eq!(
+            at(utc.epoch_ms, -330).rfc3339(),
+            "2026-11-21T22:46:04-05:30"
+        );
+    }
+
+    #[test]
+    fn leap_days_and_times_before_the_epoch_are_correct() {
+        // 2024-02-29T12:00:00Z and 1969-12-31T23:59:59.500Z
+        assert_eq!(
+            at(1_709_208_000_000, 0).rfc3339(),
+            "2024-02-29T12:00:00+00:00"
+        );
+        assert_eq!(at(-500, 0).rfc3339(), "1969-12-31T23:59:59+00:00");
+    }
+}

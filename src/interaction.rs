@@ -1,0 +1,307 @@
+//! The record the UI renders: a conversation of interactions, each made of steps.
+//!
+//! An [`Interaction`] is built only by applying the driver's [`Event`]s, so the UI,
+//! a saved transcript and a test all see the same record. How it looks is the UI's
+//! business.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::driver::Event;
+use crate::llm::Delta;
+use crate::message::{Message, ToolCall};
+use crate::run::Outcome;
+use crate::tool::ToolKind;
+
+/// Where an interaction is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Status {
+    Start,
+    Planning,
+    Executing,
+    Completed,
+    Failed,
+}
+
+impl Status {
+    pub fn is_finished(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed)
+    }
+}
+
+/// One step of an interaction's timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Step {
+    /// A model call: its visible reasoning and what it decided.
+    Reason {
+        iteration: u32,
+        reasoning: String,
+        /// Tools the model chose to call; empty when it answered.
+        calls: Vec<String>,
+    },
+    /// A tool call and, once finished, its result or error.
+    ToolCall {
+        call: ToolCall,
+        kind: Option<ToolKind>,
+        result: Option<Result<Value, String>>,
+        duration_ms: Option<i64>,
+    },
+    /// The final answer.
+    Answer { text: String, outcome: Outcome },
+}
+
+/// One user message and everything the agent did about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Interaction {
+    pub id: u64,
+    pub input: String,
+    pub steps: Vec<Step>,
+    pub status: Status,
+    /// Answer text streamed by the current model call, until the outcome replaces it.
+    pub draft: String,
+}
+
+impl Interaction {
+    pub fn new(id: u64, input: impl Into<String>) -> Self {
+        Self {
+            id,
+            input: input.into(),
+            steps: Vec::new(),
+            status: Status::Start,
+            draft: String::new(),
+        }
+    }
+
+    /// The final outcome, once there is one.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.steps.iter().rev().find_map(|step| match step {
+            Step::Answer { outcome, .. } => Some(outcome),
+            _ => None,
+        })
+    }
+
+    /// Folds one driver event into the record.
+    pub fn apply(&mut self, event: &Event) {
+        match event {
+            Event::ModelCalled { iteration } => {
+                self.status = Status::Planning;
+                self.draft.clear();
+                self.steps.push(Step::Reason {
+                    iteration: *iteration,
+                    reasoning: String::new(),
+                    calls: Vec::new(),
+                });
+            }
+            Event::Delta(delta) => self.apply_delta(delta),
+            Event::ModelReplied { tool_calls } => {
+                if let Some(Step::Reason { calls, .. }) = self.steps.last_mut() {
+                    *calls = tool_calls.iter().map(|c| c.name.clone()).collect();
+                }
+            }
+            Event::ToolStarted { call, kind } => {
+                self.status = Status::Executing;
+                self.steps.push(Step::ToolCall {
+                    call: call.clone(),
+                    kind: *kind,
+                    result: None,
+                    duration_ms: None,
+                });
+            }
+            Event::ToolFinished {
+                call_id,
+                result,
+                duration_ms: took,
+            } => self.finish_tool(call_id, result, *took),
+            Event::Done(outcome) => {
+                self.status = match outcome {
+                    Outcome::Failed { .. } => Status::Failed,
+                    Outcome::Answered { .. } | Outcome::CapReached { .. } => Status::Completed,
+                };
+                self.draft.clear();
+                self.steps.push(Step::Answer {
+                    text: outcome.text().to_owned(),
+                    outcome: outcome.clone(),
+                });
+            }
+        }
+    }
+
+    fn apply_delta(&mut self, delta: &Delta) {
+        match delta {
+            Delta::Text { text } => self.draft.push_str(text),
+            Delta::Reasoning { text } => {
+                if let Some(Step::Reason { reasoning, .. }) = self.steps.last_mut() {
+                    reasoning.push_str(text);
+                }
+            }
+            Delta::ToolCall { .. } => {}
+        }
+    }
+
+    fn finish_tool(&mut self, call_id: &str, outcome: &Result<Value, String>, took: i64) {
+        let step = self
+            .steps
+            .iter_mut()
+            .rev()
+            .find(|step| matches!(step, Step::ToolCall { call, .. } if call.id == call_id));
+        if let Some(Step::ToolCall {
+            result,
+            duration_ms,
+            ..
+        }) = step
+        {
+            *result = Some(outcome.clone());
+            *duration_ms = Some(took);
+        }
+    }
+}
+
+/// The interactions of one conversation, oldest first.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Conversation {
+    pub interactions: Vec<Interaction>,
+}
+
+impl Conversation {
+    /// Opens a new interaction on `input` and returns its id.
+    pub fn begin(&mut self, input: impl Into<String>) -> u64 {
+        let id = self.interactions.last().map_or(1, |last| last.id + 1);
+        self.interactions.push(Interaction::new(id, input));
+        id
+    }
+
+    /// Applies an event to the interaction `id`; events for unknown ids are dropped.
+    pub fn apply(&mut self, id: u64, event: &Event) {
+        if let Some(interaction) = self.interactions.iter_mut().find(|i| i.id == id) {
+            interaction.apply(event);
+        }
+    }
+
+    /// The finished exchanges as model history: each input and its answer.
+    pub fn history(&self) -> Vec<Message> {
+        self.interactions
+            .iter()
+            .filter_map(|i| {
+                let answer = match i.outcome()? {
+                    Outcome::Answered { text } | Outcome::CapReached { text } => text,
+                    Outcome::Failed { .. } => return None,
+                };
+                Some([
+                    Message::user(&i.input),
+                    Message::assistant(answer, Vec::new()),
+                ])
+            })
+            .flatten()
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call() -> ToolCall {
+        ToolCall {
+            id: "call_1".into(),
+            name: "current_time".into(),
+            arguments: "{}".into(),
+        }
+    }
+
+    fn events() -> Vec<Event> {
+        vec![
+            Event::ModelCalled { iteration: 1 },
+            Event::Delta(Delta::Reasoning {
+                text: "needs the clock".into(),
+            }),
+            Event::ModelReplied {
+                tool_calls: vec![call()],
+            },
+            Event::ToolStarted {
+                call: call(),
+                kind: Some(ToolKind::Data),
+            },
+            Event::ToolFinished {
+                call_id: "call_1".into(),
+                result: Ok(serde_json::json!({"time": "09:05"})),
+                duration_ms: 2,
+            },
+            Event::ModelCalled { iteration: 2 },
+            Event::Delta(Delta::Text {
+                text: "It is ".into(),
+            }),
+            Event::Delta(Delta::Text {
+                text: "09:05.".into(),
+            }),
+        ]
+    }
+
+    #[test]
+    fn events_build_the_timeline_reason_tool_answer() {
+        let mut interaction = Interaction::new(1, "time?");
+        for event in events() {
+            interaction.apply(&event);
+        }
+        assert_eq!(interaction.status, Status::Planning);
+        assert_eq!(interaction.draft, "It is 09:05.");
+        interaction.apply(&Event::Done(Outcome::Answered {
+            text: "It is 09:05.".into(),
+        }));
+        assert_eq!(interaction.status, Status::Completed);
+        assert!(interaction.draft.is_empty());
+        let [
+            Step::Reason {
+                reasoning, calls, ..
+            },
+            Step::ToolCall {
+                result,
+                duration_ms,
+                ..
+            },
+            Step::Reason { .. },
+            Step::Answer { text, .. },
+        ] = &interaction.steps[..]
+        else {
+            panic!("unexpected steps: {:?}", interaction.steps);
+        };
+        assert_eq!(reasoning, "needs the clock");
+        assert_eq!(calls, &["current_time"]);
+        assert_eq!(result, &Some(Ok(serde_json::json!({"time": "09:05"}))));
+        assert_eq!(duration_ms, &Some(2));
+        assert_eq!(text, "It is 09:05.");
+    }
+
+    #[test]
+    fn history_keeps_answered_exchanges_and_skips_failures() {
+        let mut conversation = Conversation::default();
+        let first = conversation.begin("hi");
+        conversation.apply(
+            first,
+            &Event::Done(Outcome::Answered {
+                text: "hello".into(),
+            }),
+        );
+        let second = conversation.begin("time?");
+        conversation.apply(second, &Event::Done(Outcome::Failed { error: "x".into() }));
+        assert_eq!((first, second), (1, 2));
+        assert_eq!(
+            conversation.history(),
+            vec![Message::user("hi"), Message::assistant("hello", Vec::new())]
+        );
+    }
+
+    #[test]
+    fn a_conversation_round_trips_through_json() {
+        let mut conversation = Conversation::default();
+        let id = conversation.begin("time?");
+        for event in events() {
+            conversation.apply(id, &event);
+        }
+        let json = serde_json::to_string(&conversation).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Conversation>(&json).unwrap(),
+            conversation
+        );
+    }
+}

@@ -1,0 +1,20 @@
+//! Familiar: an AI agent runtime that compiles to WebAssembly and lives in the tab.
+//!
+//! The pure core — messages, models, tools, the agent state machine and its driver —
+//! compiles and tests natively. Browser effects live in `web`, the Leptos interface
+//! in `ui`; both exist only on `wasm32`.
+
+pub mod clock;
+pub mod driver;
+pub mod interaction;
+pub mod llm;
+pub mod message;
+pub mod rules;
+pub mod run;
+pub mod tool;
+pub mod tools;
+
+#[cfg(target_arch = "wasm32")]
+pub mod ui;
+#[cfg(target_arch = "wasm32")]
+pub mod web;

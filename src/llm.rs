@@ -1,0 +1,122 @@
+//! The `Llm` seam: one chat request in, a stream of deltas out, then the full response.
+//!
+//! Every model — the OpenAI-compatible client, the rules model, the scripted test
+//! model — implements [`Llm`], so nothing above this seam can tell them apart. Wire
+//! formats and transport belong to the implementations.
+
+use futures::future::LocalBoxFuture;
+use serde::{Deserialize, Serialize};
+
+use crate::message::{Message, ToolCall};
+
+/// A tool as the model sees it: name, purpose and a JSON Schema for its arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: serde_json::Value,
+}
+
+/// Whether the model may, must or must not call tools.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    #[default]
+    Auto,
+    /// Tools off: the model must answer in text.
+    None,
+    Required,
+}
+
+/// Everything a model needs for one turn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChatRequest {
+    pub system: String,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+    pub tool_choice: ToolChoice,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+}
+
+impl ChatRequest {
+    /// The tools the model may call in this request: none when tools are off.
+    pub fn offered_tools(&self) -> &[ToolSpec] {
+        match self.tool_choice {
+            ToolChoice::None => &[],
+            ToolChoice::Auto | ToolChoice::Required => &self.tools,
+        }
+    }
+}
+
+/// A piece of a response, delivered as it is generated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Delta {
+    /// Answer text.
+    Text { text: String },
+    /// The model's visible reasoning, kept apart from the answer.
+    Reasoning { text: String },
+    /// A fragment of the tool call at `index`; name and id arrive with the first one.
+    ToolCall {
+        index: usize,
+        id: Option<String>,
+        name: Option<String>,
+        arguments: String,
+    },
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    Stop,
+    ToolCalls,
+    Length,
+    ContentFilter,
+}
+
+/// Token counts, when the model reports them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u32,
+    pub completion_tokens: u32,
+}
+
+/// The whole of one model turn, assembled from its deltas.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatResponse {
+    pub text: String,
+    pub reasoning: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub finish: FinishReason,
+    pub usage: Option<Usage>,
+}
+
+/// What can go wrong talking to a model, in words a user can act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LlmError {
+    #[error("the model could not be reached: {0}")]
+    Unreachable(String),
+    #[error("the model answered with an error: {0}")]
+    Provider(String),
+    #[error("the model's answer could not be read: {0}")]
+    Malformed(String),
+    #[error("the model call was aborted")]
+    Aborted,
+}
+
+/// Receives deltas while a response streams.
+pub type DeltaSink<'a> = dyn FnMut(Delta) + 'a;
+
+/// A chat model.
+pub trait Llm {
+    /// Runs one turn: streams deltas to `sink`, then returns the full response.
+    fn chat<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+        sink: &'a mut DeltaSink<'_>,
+    ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>>;
+}

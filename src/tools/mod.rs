@@ -1,0 +1,5 @@
+//! Built-in tools that need nothing but the seams: usable by any agent, in any page.
+
+mod current_time;
+
+pub use current_time::CurrentTime;

@@ -1,0 +1,95 @@
+//! A chat session: the agent's seams, the conversation signal, and sending a message.
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::driver::{Seams, drive};
+use crate::interaction::Conversation;
+use crate::rules::RulesModel;
+use crate::run::AgentRun;
+use crate::tool::ToolRegistry;
+use crate::tools::CurrentTime;
+use crate::web::{BrowserClock, PageTitle};
+
+const DEMO_RULES: &str = include_str!("../../public/rules/demo.json");
+
+const SYSTEM_PROMPT: &str = "You are Familiar, an assistant that lives in the user's \
+    browser tab. Use the tools to read the page and the clock; answer briefly.";
+
+struct Agent {
+    llm: RulesModel,
+    tools: ToolRegistry,
+    clock: BrowserClock,
+}
+
+/// One conversation with the demo agent.
+#[derive(Clone)]
+pub struct Session {
+    agent: Rc<Agent>,
+    conversation: RwSignal<Conversation>,
+    busy: RwSignal<bool>,
+}
+
+impl Session {
+    /// The no-server demo: the rules model with the clock and page tools.
+    pub fn demo() -> Self {
+        let llm = RulesModel::from_json(DEMO_RULES).unwrap_or_else(|error| RulesModel {
+            rules: Vec::new(),
+            fallback: error.to_string(),
+        });
+        let mut tools = ToolRegistry::new();
+        tools
+            .register(CurrentTime::new(Rc::new(BrowserClock)))
+            .register(PageTitle);
+        Self {
+            agent: Rc::new(Agent {
+                llm,
+                tools,
+                clock: BrowserClock,
+            }),
+            conversation: RwSignal::new(Conversation::default()),
+            busy: RwSignal::new(false),
+        }
+    }
+
+    pub fn conversation(&self) -> ReadSignal<Conversation> {
+        self.conversation.read_only()
+    }
+
+    /// True while a run is in flight.
+    pub fn busy(&self) -> Signal<bool> {
+        self.busy.into()
+    }
+
+    /// Starts a run on `text`; ignored while another run is in flight.
+    pub fn send(&self, text: String) {
+        let text = text.trim().to_owned();
+        if text.is_empty() || self.busy.get_untracked() {
+            return;
+        }
+        self.busy.set(true);
+        let history = self.conversation.with_untracked(Conversation::history);
+        let id = self
+            .conversation
+            .try_update(|c| c.begin(&text))
+            .unwrap_or_default();
+        let session = self.clone();
+        spawn_local(async move {
+            let agent = &session.agent;
+            let mut run = AgentRun::new(SYSTEM_PROMPT, history, text, agent.tools.specs());
+            let seams = Seams {
+                llm: &agent.llm,
+                tools: &agent.tools,
+                clock: &agent.clock,
+            };
+            let conversation = session.conversation;
+            drive(&mut run, &seams, &mut |event| {
+                conversation.update(|c| c.apply(id, &event));
+            })
+            .await;
+            session.busy.set(false);
+        });
+    }
+}

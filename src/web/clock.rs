@@ -1,0 +1,18 @@
+//! [`Clock`] from the browser's `Date`.
+
+use crate::clock::{Clock, Instant};
+
+/// The page's clock and time zone.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BrowserClock;
+
+impl Clock for BrowserClock {
+    fn now(&self) -> Instant {
+        let date = js_sys::Date::new_0();
+        Instant {
+            epoch_ms: date.get_time() as i64,
+            // getTimezoneOffset is UTC minus local; ours is local minus UTC.
+            utc_offset_minutes: -(date.get_timezone_offset() as i32),
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! The browser behind the seams: the only module that touches `web_sys` and `js_sys`.
+
+mod clock;
+mod page_title;
+
+pub use clock::BrowserClock;
+pub use page_title::PageTitle;
