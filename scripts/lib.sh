@@ -1,0 +1,19 @@
+# Shared by the project's scripts: paths, logging, and the tool versions we pin.
+# Sourced, not run.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TRUNK_VERSION=0.21.14
+export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export CHROMEDRIVER=/usr/bin/chromedriver
+export CHROMIUM=/usr/bin/chromium
+# Trunk must use the tools we installed and never reach for the network.
+export TRUNK_SKIP_VERSION_CHECK=true
+export NO_COLOR=1
+
+step() { printf '\n==> %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# The wasm-bindgen version Cargo.lock resolved: the CLI must match it exactly.
+wasm_bindgen_version() {
+  awk '/^name = "wasm-bindgen"$/ { getline; gsub(/"/, "", $3); print $3; exit }' "$ROOT/Cargo.lock"
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Installs whatever the demo (`setup.sh demo`) or the tests (`setup.sh test`) need and
+# is missing, from the package registries only. Safe to run again: everything already
+# present at the right version is skipped.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+purpose=${1:-test}
+case "$purpose" in demo|test) ;; *) die "usage: setup.sh demo|test" ;; esac
+
+sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+rust_target() {
+  rustup target list --installed | grep -qx wasm32-unknown-unknown && return
+  step "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+}
+
+# The lock file decides the wasm-bindgen version; resolve it first.
+lock_dependencies() {
+  [ -f Cargo.lock ] || cargo generate-lockfile
+  cargo fetch --quiet
+}
+
+wasm_bindgen_cli() {
+  local want; want=$(wasm_bindgen_version)
+  [ -n "$want" ] || die "no wasm-bindgen in Cargo.lock"
+  [ "$(wasm-bindgen --version 2>/dev/null)" = "wasm-bindgen $want" ] && return
+  step "cargo install wasm-bindgen-cli $want (takes ~10 min on 2 cores)"
+  # Not --locked: its lock file pins a webpki-roots the registry no longer serves.
+  cargo install --quiet wasm-bindgen-cli --version "$want"
+}
+
+trunk_cli() {
+  [ "$(trunk --version 2>/dev/null)" = "trunk $TRUNK_VERSION" ] && return
+  step "cargo install trunk $TRUNK_VERSION (takes ~20 min on 2 cores)"
+  cargo install --quiet --locked trunk --version "$TRUNK_VERSION"
+}
+
+node_packages() {
+  if [ -x node_modules/.bin/wasm-opt ] && [ -f node_modules/playwright-core/package.json ] &&
+     [ node_modules/.package-lock.json -nt package-lock.json ]; then
+    return
+  fi
+  step "npm ci (playwright-core, binaryen's wasm-opt)"
+  npm ci --no-audit --no-fund --loglevel=error
+}
+
+chromium() {
+  [ -x "$CHROMIUM" ] && [ -x "$CHROMEDRIVER" ] && return
+  step "apt-get install chromium chromium-driver"
+  sudo_if_needed apt-get update -qq
+  # The image's docker-clean hook can delete a .deb between dpkg runs; a second try passes.
+  local i
+  for i in 1 2 3; do
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      --no-install-recommends chromium chromium-driver && return
+    echo "apt-get install failed (try $i); retrying"
+  done
+  die "could not install chromium and chromium-driver"
+}
+
+rust_target
+lock_dependencies
+node_packages
+if [ "$purpose" = test ]; then chromium; fi
+# The two slow compiles overlap: each is mostly single-threaded at its tail.
+wasm_bindgen_cli & wbg=$!
+trunk_cli & trk=$!
+wait "$wbg" || die "installing wasm-bindgen-cli failed"
+wait "$trk" || die "installing trunk failed"
+echo "setup ($purpose): everything is in place"
