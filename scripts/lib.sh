@@ -8,7 +8,6 @@ export CHROMEDRIVER=/usr/bin/chromedriver
 export CHROMIUM=/usr/bin/chromium
 # Trunk must use the tools we installed and never reach for the network.
 export TRUNK_SKIP_VERSION_CHECK=true
-export NO_COLOR=1
 
 step() { printf '\n==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

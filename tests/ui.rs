@@ -70,12 +70,18 @@ async fn until(what: &str, ready: impl Fn() -> bool) {
 async fn asking_the_time_shows_the_answer_and_the_steps_that_led_to_it() {
     let root = mount(App);
     press(&root, "What time is it?", false);
-    until("the answer", || count(&root, ".turn[data-status=completed]") == 1).await;
+    until("the answer", || {
+        count(&root, ".turn[data-status=completed]") == 1
+    })
+    .await;
 
     assert_eq!(text_of(&root, ".message-user"), "What time is it?");
     let answer = text_of(&root, ".message-assistant");
     let year = js_sys::Date::new_0().get_full_year().to_string();
-    assert!(answer.starts_with("It's ") && answer.contains(&year), "{answer}");
+    assert!(
+        answer.starts_with("It's ") && answer.contains(&year),
+        "{answer}"
+    );
     assert_eq!(count(&root, ".step-reason"), 2);
     assert_eq!(text_of(&root, ".step-tool .tool-name"), "current_time");
     assert_eq!(text_of(&root, ".step-tool .tool-kind"), "data");
@@ -94,7 +100,10 @@ async fn asking_for_the_page_title_reads_the_document() {
     document().set_title("Tavern of the Ninth Moon");
     let root = mount(App);
     press(&root, "What is this page called?", false);
-    until("the answer", || count(&root, ".turn[data-status=completed]") == 1).await;
+    until("the answer", || {
+        count(&root, ".turn[data-status=completed]") == 1
+    })
+    .await;
     assert_eq!(
         text_of(&root, ".message-assistant"),
         "This page is “Tavern of the Ninth Moon”."
@@ -106,11 +115,17 @@ async fn asking_for_the_page_title_reads_the_document() {
 async fn a_second_question_adds_a_second_turn() {
     let root = mount(App);
     press(&root, "hello", false);
-    until("the first answer", || count(&root, ".turn[data-status=completed]") == 1).await;
+    until("the first answer", || {
+        count(&root, ".turn[data-status=completed]") == 1
+    })
+    .await;
     assert!(text_of(&root, ".message-assistant").contains("What time is it?"));
     assert_eq!(count(&root, ".step-tool"), 0, "no rule, no tool");
     press(&root, "and the date?", false);
-    until("the second answer", || count(&root, ".turn[data-status=completed]") == 2).await;
+    until("the second answer", || {
+        count(&root, ".turn[data-status=completed]") == 2
+    })
+    .await;
 }
 
 #[wasm_bindgen_test]
@@ -131,7 +146,9 @@ async fn a_failed_tool_call_stands_out_with_its_error() {
             arguments: "{oops".into(),
         },
         kind: Some(ToolKind::Data),
-        result: Some(Err("invalid arguments for `page_title`: not valid JSON".into())),
+        result: Some(Err(
+            "invalid arguments for `page_title`: not valid JSON".into()
+        )),
         duration_ms: Some(0),
     };
     let root = mount(move || view! { <StepList steps=vec![step] /> });
@@ -141,5 +158,9 @@ async fn a_failed_tool_call_stands_out_with_its_error() {
         text_of(&root, ".tool-result"),
         "invalid arguments for `page_title`: not valid JSON"
     );
-    assert_eq!(text_of(&root, ".tool-args"), "{oops", "bad JSON is shown as written");
+    assert_eq!(
+        text_of(&root, ".tool-args"),
+        "{oops",
+        "bad JSON is shown as written"
+    );
 }
