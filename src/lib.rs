@@ -9,8 +9,10 @@ pub mod driver;
 pub mod interaction;
 pub mod llm;
 pub mod message;
+pub mod openai;
 pub mod rules;
 pub mod run;
+pub mod sse;
 pub mod tool;
 pub mod tools;
 

@@ -104,6 +104,8 @@ pub enum LlmError {
     Provider(String),
     #[error("the model's answer could not be read: {0}")]
     Malformed(String),
+    #[error("the model's answer was cut short: {0}")]
+    Incomplete(String),
     #[error("the model call was aborted")]
     Aborted,
 }
