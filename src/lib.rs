@@ -7,11 +7,13 @@
 pub mod clock;
 pub mod driver;
 pub mod interaction;
+pub mod json;
 pub mod llm;
 pub mod message;
 pub mod openai;
 pub mod rules;
 pub mod run;
+pub mod scripted;
 pub mod sse;
 pub mod tool;
 pub mod tools;

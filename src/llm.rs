@@ -35,6 +35,9 @@ pub struct ChatRequest {
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
     pub tool_choice: ToolChoice,
+    /// Asks for output in this shape (OpenAI `response_format`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<ResponseFormat>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -47,6 +50,27 @@ impl ChatRequest {
         match self.tool_choice {
             ToolChoice::None => &[],
             ToolChoice::Auto | ToolChoice::Required => &self.tools,
+        }
+    }
+}
+
+/// A required shape for the model's text: a named JSON Schema.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResponseFormat {
+    pub name: String,
+    pub schema: serde_json::Value,
+}
+
+impl ResponseFormat {
+    /// The JSON Schema of a typed contract.
+    pub fn for_contract<T: schemars::JsonSchema>() -> Self {
+        let name: String = T::schema_name()
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+            .collect();
+        Self {
+            name,
+            schema: schemars::schema_for!(T).to_value(),
         }
     }
 }
@@ -121,4 +145,28 @@ pub trait Llm {
         request: &'a ChatRequest,
         sink: &'a mut DeltaSink<'_>,
     ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>>;
+}
+
+/// Emits a finished response as the deltas a streaming client would have produced:
+/// reasoning, the text word by word, then each tool call whole. For models that
+/// compute their answer at once (rules, scripts) but must stream like the real thing.
+pub fn replay_as_deltas(response: &ChatResponse, sink: &mut DeltaSink<'_>) {
+    if !response.reasoning.is_empty() {
+        sink(Delta::Reasoning {
+            text: response.reasoning.clone(),
+        });
+    }
+    for piece in response.text.split_inclusive(' ') {
+        sink(Delta::Text {
+            text: piece.to_owned(),
+        });
+    }
+    for (index, call) in response.tool_calls.iter().enumerate() {
+        sink(Delta::ToolCall {
+            index,
+            id: Some(call.id.clone()),
+            name: Some(call.name.clone()),
+            arguments: call.arguments.clone(),
+        });
+    }
 }

@@ -10,7 +10,9 @@ use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::llm::{ChatRequest, ChatResponse, Delta, DeltaSink, FinishReason, Llm, LlmError};
+use crate::llm::{
+    ChatRequest, ChatResponse, DeltaSink, FinishReason, Llm, LlmError, replay_as_deltas,
+};
 use crate::message::{Message, Role, ToolCall};
 
 /// When a user message mentions a keyword, call a tool; answer from its result.
@@ -136,30 +138,8 @@ impl Llm for RulesModel {
         sink: &'a mut DeltaSink<'_>,
     ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
         let response = self.respond(request);
-        stream_response(&response, sink);
+        replay_as_deltas(&response, sink);
         Box::pin(async move { Ok(response) })
-    }
-}
-
-/// Emits a response as the deltas a streaming client would have produced.
-fn stream_response(response: &ChatResponse, sink: &mut DeltaSink<'_>) {
-    if !response.reasoning.is_empty() {
-        sink(Delta::Reasoning {
-            text: response.reasoning.clone(),
-        });
-    }
-    for piece in response.text.split_inclusive(' ') {
-        sink(Delta::Text {
-            text: piece.to_owned(),
-        });
-    }
-    for (index, call) in response.tool_calls.iter().enumerate() {
-        sink(Delta::ToolCall {
-            index,
-            id: Some(call.id.clone()),
-            name: Some(call.name.clone()),
-            arguments: call.arguments.clone(),
-        });
     }
 }
 
@@ -235,7 +215,7 @@ fn fill_template(template: &str, value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::ToolSpec;
+    use crate::llm::{Delta, ToolSpec};
     use serde_json::json;
 
     fn model() -> RulesModel {

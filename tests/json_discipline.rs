@@ -1,0 +1,258 @@
+//! The strict-JSON discipline: extraction, repair, typed contracts and the re-ask loop.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use familiar::json::{self, Contract, ContractError, JsonError};
+use familiar::llm::ChatRequest;
+use familiar::message::{Message, Role};
+use familiar::scripted::ScriptedModel;
+use futures::executor::block_on;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+fn repaired(input: &str) -> Value {
+    let text = json::extract(input).unwrap_or_else(|e| panic!("{input:?}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{input:?} gave invalid {text:?}: {e}"))
+}
+
+#[test]
+fn valid_json_passes_through_unchanged() {
+    for input in [
+        r#"{"b": 1, "a": [true, null, 2.50]}"#,
+        "  [1, 2]\n",
+        r#"{"a": "x", "a": "y"}"#,
+        "42",
+        r#""just a string""#,
+    ] {
+        assert_eq!(json::extract(input).unwrap(), input);
+    }
+}
+
+#[test]
+fn json_is_found_in_fences_and_prose() {
+    let cases = [
+        ("```json\n{\"a\": 1}\n```", json!({"a": 1})),
+        (
+            "Sure! Here it is:\n```\n[1, 2]\n```\nAnything else?",
+            json!([1, 2]),
+        ),
+        (
+            "The plan is {\"steps\": [\"a\", \"b\"]} as requested.",
+            json!({"steps": ["a", "b"]}),
+        ),
+        (
+            "See [1]. Answer: {\"verdict\": \"finished\", \"notes\": \"ok\"}",
+            json!({"verdict": "finished", "notes": "ok"}),
+        ),
+        ("```json\n{\"a\": 1,\n", json!({"a": 1})),
+        (
+            "{\"text\": \"a } inside\"} trailing words",
+            json!({"text": "a } inside"}),
+        ),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(repaired(input), expected, "{input:?}");
+    }
+}
+
+#[test]
+fn common_breakage_is_repaired_to_the_intended_value() {
+    let cases = [
+        (r#"{"a": 1, "b": 2,}"#, json!({"a": 1, "b": 2})),
+        ("[1, 2, 3,]", json!([1, 2, 3])),
+        (
+            "{'name': 'Dotty', 'age': 3}",
+            json!({"name": "Dotty", "age": 3}),
+        ),
+        ("{“name”: “Dotty”}", json!({"name": "Dotty"})),
+        (
+            "{name: \"Dotty\", drink_id: 7}",
+            json!({"name": "Dotty", "drink_id": 7}),
+        ),
+        (
+            "{\"a\": 1 // the count\n, /* note */ \"b\": 2}",
+            json!({"a": 1, "b": 2}),
+        ),
+        (
+            "{'ok': True, 'bad': False, 'none': None}",
+            json!({"ok": true, "bad": false, "none": null}),
+        ),
+        (r#"{"a": {"b": [1, 2"#, json!({"a": {"b": [1, 2]}})),
+        (r#"{"say": "hello wor"#, json!({"say": "hello wor"})),
+        (r#"{"a": 1, "b": "#, json!({"a": 1})),
+        (r#"{"a": 1, "b"#, json!({"a": 1})),
+        (r#"{"a": tr"#, json!({"a": true})),
+        (r#"{"a": [1, 2}"#, json!({"a": [1, 2]})),
+        ("{\"a\": 1\n \"b\": 2}", json!({"a": 1, "b": 2})),
+        (
+            "{\"text\": \"line one\nline two\"}",
+            json!({"text": "line one\nline two"}),
+        ),
+        (
+            r#"{"quote": "He said "hi" to me"}"#,
+            json!({"quote": "He said \"hi\" to me"}),
+        ),
+        ("{'it': 'it\\'s fine'}", json!({"it": "it's fine"})),
+        (
+            "{\"n\": +1, \"m\": .5, \"k\": 2., \"z\": 007}",
+            json!({"n": 1, "m": 0.5, "k": 2, "z": 7}),
+        ),
+        (
+            "{\"status\": ok, \"next\": 1}",
+            json!({"status": "ok", "next": 1}),
+        ),
+        ("{\"e\": \"\\u00e9\\ud83e\\udd80\"}", json!({"e": "é🦀"})),
+        ("{\"path\": \"C:\\d\"}", json!({"path": "C:\\d"})),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(repaired(input), expected, "{input:?}");
+    }
+}
+
+#[test]
+fn hopeless_text_is_refused_with_a_reason() {
+    assert_eq!(
+        json::extract("I cannot help with that."),
+        Err(JsonError::NoJson)
+    );
+    assert_eq!(json::extract(""), Err(JsonError::NoJson));
+    for input in [
+        "{ this is not json at all }",
+        "[note]",
+        "{\"a\" 1 2 3 ::}",
+        "{\"a\": @}",
+    ] {
+        assert!(
+            matches!(json::extract(input), Err(JsonError::Unrepairable { .. })),
+            "{input:?} gave {:?}",
+            json::extract(input)
+        );
+    }
+}
+
+#[test]
+fn hostile_nesting_is_refused_without_exhausting_the_stack() {
+    let deep = "[".repeat(100_000);
+    assert!(matches!(
+        json::extract(&deep),
+        Err(JsonError::Unrepairable { .. })
+    ));
+    let fine = format!("{}{}", "[".repeat(50), "]".repeat(50));
+    assert_eq!(json::extract(&fine).unwrap(), fine);
+}
+
+#[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+struct Verdict {
+    verdict: String,
+    confidence: f64,
+}
+
+impl Contract for Verdict {
+    fn validate(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.confidence) {
+            return Err(format!("confidence {} is outside 0..1", self.confidence));
+        }
+        if !["finished", "revise", "more"].contains(&self.verdict.as_str()) {
+            return Err(format!(
+                "verdict `{}` is not finished, revise or more",
+                self.verdict
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_contract_picks_the_candidate_that_fits_it() {
+    let text = r#"For example {"x": 1}. My verdict: {'verdict': 'finished', 'confidence': 0.9,}"#;
+    assert_eq!(
+        json::parse::<Verdict>(text),
+        Ok(Verdict {
+            verdict: "finished".into(),
+            confidence: 0.9
+        })
+    );
+}
+
+#[test]
+fn a_contract_refuses_wrong_types_missing_fields_and_failed_rules() {
+    for (text, fragment) in [
+        (r#"{"verdict": "finished"}"#, "missing field `confidence`"),
+        (r#"{"verdict": 3, "confidence": 1}"#, "invalid type"),
+        (
+            r#"{"verdict": "finished", "confidence": 7}"#,
+            "outside 0..1",
+        ),
+    ] {
+        let error = json::parse::<Verdict>(text).unwrap_err();
+        assert!(matches!(error, JsonError::Invalid(_)), "{error}");
+        assert!(error.to_string().contains(fragment), "{error}");
+    }
+}
+
+fn request() -> ChatRequest {
+    ChatRequest {
+        messages: vec![Message::user("Judge the answer.")],
+        ..ChatRequest::default()
+    }
+}
+
+#[test]
+fn an_invalid_answer_is_re_asked_with_the_error_then_accepted() {
+    let model = ScriptedModel::new();
+    model
+        .push_text("I think it is finished.")
+        .push_text(r#"{"verdict": "done", "confidence": 0.5}"#)
+        .push_text(r#"{"verdict": "finished", "confidence": 0.5}"#);
+    let verdict: Verdict = block_on(json::ask(&model, request(), 2, &mut |_| {})).unwrap();
+    assert_eq!(verdict.verdict, "finished");
+
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    let format = requests[0].response_format.as_ref().unwrap();
+    assert_eq!(format.name, "Verdict");
+    assert_eq!(format.schema["required"], json!(["verdict", "confidence"]));
+    let reask = requests[1].messages.last().unwrap();
+    assert_eq!(reask.role, Role::User);
+    assert!(
+        reask.content.contains("no JSON object or array"),
+        "{}",
+        reask.content
+    );
+    let reask = requests[2].messages.last().unwrap();
+    assert!(
+        reask.content.contains("`done` is not finished"),
+        "{}",
+        reask.content
+    );
+}
+
+#[test]
+fn an_answer_still_invalid_after_the_re_asks_is_rejected() {
+    let model = ScriptedModel::new();
+    model
+        .push_text("no")
+        .push_text("still no")
+        .push_text("never");
+    let result = block_on(json::ask::<Verdict>(&model, request(), 2, &mut |_| {}));
+    assert_eq!(
+        result,
+        Err(ContractError::Rejected {
+            attempts: 3,
+            last: JsonError::NoJson
+        })
+    );
+    assert_eq!(model.remaining(), 0);
+}
+
+#[test]
+fn a_model_error_stops_the_loop_at_once() {
+    let model = ScriptedModel::new();
+    model.push(Err(familiar::llm::LlmError::Aborted));
+    let result = block_on(json::ask::<Verdict>(&model, request(), 2, &mut |_| {}));
+    assert_eq!(
+        result,
+        Err(ContractError::Model(familiar::llm::LlmError::Aborted))
+    );
+    assert_eq!(model.requests().len(), 1);
+}
