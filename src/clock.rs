@@ -120,6 +120,17 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
+/// A proleptic Gregorian date to days since 1970-01-01; Hinnant's `days_from_civil`.
+pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let mp = i64::from((month + 9) % 12);
+    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,6 +139,14 @@ mod tests {
         Instant {
             epoch_ms,
             utc_offset_minutes,
+        }
+    }
+
+    #[test]
+    fn days_and_dates_convert_both_ways() {
+        for days in [-800_000, -1, 0, 59, 365, 19_782, 20_414, 2_000_000] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
         }
     }
 

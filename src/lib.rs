@@ -11,6 +11,7 @@ pub mod json;
 pub mod llm;
 pub mod message;
 pub mod openai;
+pub mod retry;
 pub mod rules;
 pub mod run;
 pub mod scripted;

@@ -134,6 +134,19 @@ pub enum LlmError {
     Aborted,
 }
 
+impl LlmError {
+    /// A stable, machine-readable name for the kind of error.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Unreachable(_) => "unreachable",
+            Self::Provider(_) => "provider",
+            Self::Malformed(_) => "malformed",
+            Self::Incomplete(_) => "incomplete",
+            Self::Aborted => "aborted",
+        }
+    }
+}
+
 /// Receives deltas while a response streams.
 pub type DeltaSink<'a> = dyn FnMut(Delta) + 'a;
 
