@@ -1,8 +1,14 @@
-//! The `Clock` seam: what time it is, and where on Earth the user's clock is set.
+//! The `Clock` seam: what time it is, where on Earth the user's clock is set, and
+//! waiting.
 //!
-//! The browser implementation lives in `web`; tests use [`FixedClock`]. Calendar
-//! arithmetic is here and pure, so a timestamp renders the same everywhere.
+//! The browser implementation lives in `web`; tests use [`FixedClock`] or
+//! [`ManualClock`]. Calendar arithmetic is here and pure, so a timestamp renders the
+//! same everywhere.
 
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 
 /// A moment, with the offset of the user's local time from UTC.
@@ -14,18 +20,69 @@ pub struct Instant {
     pub utc_offset_minutes: i32,
 }
 
-/// A source of the current time.
+/// A source of the current time, and timers.
 pub trait Clock {
     fn now(&self) -> Instant;
+
+    /// Completes after `ms` milliseconds. Dropping it cancels the timer.
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()>;
 }
 
-/// A clock that always answers the same instant.
+/// A clock that always answers the same instant; its sleeps end at once.
 #[derive(Debug, Clone, Copy)]
 pub struct FixedClock(pub Instant);
 
 impl Clock for FixedClock {
     fn now(&self) -> Instant {
         self.0
+    }
+
+    fn sleep(&self, _ms: u64) -> LocalBoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
+}
+
+/// A virtual clock for tests: a sleep ends as soon as it is awaited, moving time
+/// forward, and is recorded then (a timer raced and never polled leaves no trace).
+#[derive(Debug, Default, Clone)]
+pub struct ManualClock {
+    state: Rc<ManualState>,
+}
+
+#[derive(Debug, Default)]
+struct ManualState {
+    now_ms: Cell<i64>,
+    slept: RefCell<Vec<u64>>,
+}
+
+impl ManualClock {
+    pub fn starting_at(epoch_ms: i64) -> Self {
+        let clock = Self::default();
+        clock.state.now_ms.set(epoch_ms);
+        clock
+    }
+
+    /// Every sleep that ran, in milliseconds, in order.
+    pub fn sleeps(&self) -> Vec<u64> {
+        self.state.slept.borrow().clone()
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Instant {
+        Instant {
+            epoch_ms: self.state.now_ms.get(),
+            utc_offset_minutes: 0,
+        }
+    }
+
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+        let state = Rc::clone(&self.state);
+        Box::pin(async move {
+            state.slept.borrow_mut().push(ms);
+            let step = i64::try_from(ms).unwrap_or(i64::MAX);
+            state.now_ms.set(state.now_ms.get().saturating_add(step));
+        })
     }
 }
 

@@ -6,6 +6,7 @@
 
 pub mod clock;
 pub mod driver;
+pub mod http;
 pub mod interaction;
 pub mod json;
 pub mod llm;

@@ -124,6 +124,10 @@ pub struct ChatResponse {
 pub enum LlmError {
     #[error("the model could not be reached: {0}")]
     Unreachable(String),
+    #[error("the model did not answer within {after_ms} ms")]
+    Timeout { after_ms: u64 },
+    #[error("{}", status_words(*status, message))]
+    Status { status: u16, message: String },
     #[error("the model answered with an error: {0}")]
     Provider(String),
     #[error("the model's answer could not be read: {0}")]
@@ -139,11 +143,33 @@ impl LlmError {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Unreachable(_) => "unreachable",
+            Self::Timeout { .. } => "timeout",
+            Self::Status { .. } => "status",
             Self::Provider(_) => "provider",
             Self::Malformed(_) => "malformed",
             Self::Incomplete(_) => "incomplete",
             Self::Aborted => "aborted",
         }
+    }
+}
+
+/// An HTTP error status, said with what to do about it.
+fn status_words(status: u16, message: &str) -> String {
+    let what = match status {
+        400 | 422 => "the model proxy rejected the request",
+        401 | 403 => {
+            "the model proxy refused access (check the proxy's credentials or the extra header in settings)"
+        }
+        404 => "the model proxy has no such endpoint or model (check the URL and the model name)",
+        408 => "the model proxy timed out",
+        429 => "the model proxy is rate-limiting requests (wait a moment and retry)",
+        500..=599 => "the model proxy or its provider failed",
+        _ => "the model proxy answered with an unexpected status",
+    };
+    if message.is_empty() {
+        format!("{what} (HTTP {status})")
+    } else {
+        format!("{what} (HTTP {status}): {message}")
     }
 }
 

@@ -1,8 +1,14 @@
-//! The OpenAI-compatible chat-completions client: the wire format, streaming, and
-//! (over the `Http` seam) the requests themselves.
+//! The OpenAI-compatible chat-completions client: settings, the wire format, stream
+//! assembly, and the client that sends requests over the `Http` seam.
 
+mod client;
+mod settings;
 mod stream;
 mod think;
+mod wire;
 
+pub use client::OpenAiClient;
+pub use settings::{ModelSettings, SettingsError};
 pub use stream::ChatStream;
 pub use think::ThinkSplitter;
+pub use wire::request_body;

@@ -1,4 +1,6 @@
-//! [`Clock`] from the browser's `Date`.
+//! [`Clock`] from the browser's `Date` and `setTimeout`.
+
+use futures::future::LocalBoxFuture;
 
 use crate::clock::{Clock, Instant};
 
@@ -14,5 +16,10 @@ impl Clock for BrowserClock {
             // getTimezoneOffset is UTC minus local; ours is local minus UTC.
             utc_offset_minutes: -(date.get_timezone_offset() as i32),
         }
+    }
+
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+        let ms = u32::try_from(ms).unwrap_or(u32::MAX);
+        Box::pin(gloo_timers::future::TimeoutFuture::new(ms))
     }
 }

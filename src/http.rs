@@ -1,0 +1,54 @@
+//! The `Http` seam: send a request, get a status, headers and a body that streams.
+//!
+//! The browser implementation (`web::Fetch`) uses `fetch`; tests use scripted servers.
+//! Cancelling is dropping: an implementation must abort its request when the future
+//! or the body stream is dropped, so a timeout or a user's Stop is just a drop.
+
+use futures::future::LocalBoxFuture;
+use futures::stream::LocalBoxStream;
+
+/// An outgoing request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    pub method: &'static str,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+}
+
+/// A response whose body arrives in chunks.
+pub struct HttpResponse {
+    pub status: u16,
+    /// Header names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: LocalBoxStream<'static, Result<Vec<u8>, HttpError>>,
+}
+
+impl HttpResponse {
+    /// The first value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// A request that got no response, or whose body broke off.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HttpError {
+    /// No connection, DNS failure, CORS refusal: the browser does not say which.
+    #[error("network error: {0}")]
+    Network(String),
+    /// The request could not even be built (a bad URL or header).
+    #[error("the request is invalid: {0}")]
+    Invalid(String),
+}
+
+/// Sends HTTP requests.
+pub trait Http {
+    fn send(
+        &self,
+        request: HttpRequest,
+    ) -> LocalBoxFuture<'static, Result<HttpResponse, HttpError>>;
+}
