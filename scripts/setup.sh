@@ -61,10 +61,21 @@ chromium() {
   die "could not install chromium and chromium-driver"
 }
 
+# The LiteLLM proxy the model-client browser tests talk to (PyPI, pinned: newer
+# releases do not resolve here), in a virtualenv of its own outside the repository.
+litellm_proxy() {
+  [ -x "$LITELLM_VENV/bin/litellm" ] && [ -f "$LITELLM_VENV/.installed" ] && return
+  step "pip install litellm[proxy]==$LITELLM_VERSION (takes ~3 min)"
+  rm -rf "$LITELLM_VENV"
+  python3 -m venv "$LITELLM_VENV"
+  "$LITELLM_VENV/bin/pip" install --quiet --disable-pip-version-check "litellm[proxy]==$LITELLM_VERSION"
+  touch "$LITELLM_VENV/.installed"
+}
+
 rust_target
 lock_dependencies
 node_packages
-if [ "$purpose" = test ]; then chromium; fi
+if [ "$purpose" = test ]; then chromium; litellm_proxy; fi
 # The two slow compiles overlap: each is mostly single-threaded at its tail.
 wasm_bindgen_cli & wbg=$!
 trunk_cli & trk=$!

@@ -6,12 +6,52 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 log=$(mktemp -d)
-trap 'rm -rf "$log"' EXIT
+servers=()
+stop_servers() {
+  local pid
+  for pid in "${servers[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
+  rm -rf "$log"
+}
+trap stop_servers EXIT
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# The model-client browser tests need a fault-injecting server and a LiteLLM proxy on
+# loopback. They start now, so LiteLLM's slow start overlaps the checks below.
+start_servers() {
+  setsid python3 tests/servers/fault_server.py 0 >"$log/fault" 2>&1 & servers+=($!)
+  local port=
+  for _ in $(seq 50); do
+    port=$(awk '/^listening on/ { print $3 }' "$log/fault")
+    [ -n "$port" ] && break
+    sleep 0.1
+  done
+  [ -n "$port" ] || { cat "$log/fault"; die "the fault server did not start"; }
+  export FAMILIAR_FAULT_URL="http://127.0.0.1:$port"
+  port=$(free_port)
+  PYTHONPATH="$ROOT/tests/servers/litellm" LITELLM_LOCAL_MODEL_COST_MAP=True setsid \
+    "$LITELLM_VENV/bin/litellm" --config "$ROOT/tests/servers/litellm/config.yaml" \
+    --host 127.0.0.1 --port "$port" >"$log/litellm" 2>&1 & servers+=($!)
+  export FAMILIAR_LITELLM_URL="http://127.0.0.1:$port"
+}
+
+wait_for_litellm() {
+  for _ in $(seq 180); do
+    curl -sf "$FAMILIAR_LITELLM_URL/health/liveliness" >/dev/null && return
+    kill -0 "${servers[1]}" 2>/dev/null || break
+    sleep 1
+  done
+  tail -n 30 "$log/litellm"
+  die "the LiteLLM proxy did not start"
+}
 
 # Sums libtest's "N passed" lines in a log.
 passed() { grep -Eo 'test result: ok\. [0-9]+ passed' "$1" | awk '{ n += $4 } END { print n + 0 }'; }
 
 "$ROOT/scripts/setup.sh" test
+start_servers
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -25,9 +65,10 @@ cargo clippy --quiet --all-targets --target wasm32-unknown-unknown -- -D warning
 step "native tests"
 cargo test 2>&1 | tee "$log/native"
 
-step "browser tests (wasm-bindgen-test, headless Chromium)"
+step "browser tests (wasm-bindgen-test, headless Chromium; LiteLLM at $FAMILIAR_LITELLM_URL, faults at $FAMILIAR_FAULT_URL)"
+wait_for_litellm
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --target wasm32-unknown-unknown --test ui --test web 2>&1 | tee "$log/browser"
+  cargo test --target wasm32-unknown-unknown --test ui --test web --test model_client 2>&1 | tee "$log/browser"
 
 step "release build (trunk, offline)"
 trunk build --release --offline

@@ -1,6 +1,11 @@
 //! The OpenAI-compatible client against a scripted HTTP peer and a virtual clock:
 //! retries, waits, timeouts, cut streams and aborts, counting the requests.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;

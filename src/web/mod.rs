@@ -1,7 +1,9 @@
 //! The browser behind the seams: the only module that touches `web_sys` and `js_sys`.
 
 mod clock;
+mod fetch;
 mod page_title;
 
 pub use clock::BrowserClock;
+pub use fetch::Fetch;
 pub use page_title::PageTitle;

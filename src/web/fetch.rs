@@ -1,0 +1,111 @@
+//! [`Http`] over the browser's `fetch`, streaming the body through a
+//! `ReadableStream` reader. Dropping the request or its body aborts the fetch through
+//! its `AbortController`.
+
+use futures::future::LocalBoxFuture;
+use futures::stream::{self, StreamExt};
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestInit, Response};
+
+use crate::http::{Http, HttpError, HttpRequest, HttpResponse};
+
+/// The page's `fetch`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fetch;
+
+/// Aborts the fetch when dropped; harmless once the response has been read.
+struct AbortOnDrop(AbortController);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The message of a JavaScript error value.
+fn describe(value: &JsValue) -> String {
+    value
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| value.as_string())
+        .unwrap_or_else(|| format!("{value:?}"))
+}
+
+impl Http for Fetch {
+    fn send(
+        &self,
+        request: HttpRequest,
+    ) -> LocalBoxFuture<'static, Result<HttpResponse, HttpError>> {
+        Box::pin(send(request))
+    }
+}
+
+async fn send(request: HttpRequest) -> Result<HttpResponse, HttpError> {
+    let invalid = |e: JsValue| HttpError::Invalid(describe(&e));
+    let window = web_sys::window().ok_or_else(|| HttpError::Invalid("no browser window".into()))?;
+    let abort = AbortOnDrop(AbortController::new().map_err(invalid)?);
+    let headers = Headers::new().map_err(invalid)?;
+    for (name, value) in &request.headers {
+        headers.append(name, value).map_err(invalid)?;
+    }
+    let init = RequestInit::new();
+    init.set_method(request.method);
+    init.set_headers(&headers);
+    init.set_signal(Some(&abort.0.signal()));
+    if let Some(body) = &request.body {
+        init.set_body(&JsValue::from_str(body));
+    }
+    let promise = window.fetch_with_str_and_init(&request.url, &init);
+    let response: Response = JsFuture::from(promise)
+        .await
+        .map_err(|e| HttpError::Network(describe(&e)))?
+        .unchecked_into();
+    let header_list = header_list(&response.headers());
+    let reader: Option<ReadableStreamDefaultReader> = response
+        .body()
+        .map(|body| body.get_reader().unchecked_into());
+    let body = stream::unfold((reader, abort), |(reader, abort)| async move {
+        let chunk = read_chunk(reader.as_ref()?).await.transpose()?;
+        Some((chunk, (reader, abort)))
+    });
+    Ok(HttpResponse {
+        status: response.status(),
+        headers: header_list,
+        body: body.boxed_local(),
+    })
+}
+
+/// The next chunk of the body: `Ok(None)` at its end.
+async fn read_chunk(reader: &ReadableStreamDefaultReader) -> Result<Option<Vec<u8>>, HttpError> {
+    let result = JsFuture::from(reader.read())
+        .await
+        .map_err(|e| HttpError::Network(describe(&e)))?;
+    let done = Reflect::get(&result, &JsValue::from_str("done"))
+        .ok()
+        .and_then(|d| d.as_bool())
+        .unwrap_or(true);
+    if done {
+        return Ok(None);
+    }
+    let value = Reflect::get(&result, &JsValue::from_str("value"))
+        .map_err(|e| HttpError::Network(describe(&e)))?;
+    Ok(Some(Uint8Array::new(&value).to_vec()))
+}
+
+fn header_list(headers: &Headers) -> Vec<(String, String)> {
+    let Ok(Some(entries)) = js_sys::try_iter(headers) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pair: js_sys::Array = entry.dyn_into().ok()?;
+            Some((
+                pair.get(0).as_string()?.to_ascii_lowercase(),
+                pair.get(1).as_string()?,
+            ))
+        })
+        .collect()
+}

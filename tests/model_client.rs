@@ -1,0 +1,258 @@
+//! The real fetch client in headless Chromium against real servers on loopback: a
+//! LiteLLM proxy with a scripted provider, and a fault-injecting server of our own
+//! (`tests/servers/`). `scripts/test.sh` starts both and passes their URLs in
+//! `FAMILIAR_LITELLM_URL` and `FAMILIAR_FAULT_URL` at compile time.
+#![cfg(target_arch = "wasm32")]
+// clippy does not see `#[wasm_bindgen_test]` functions as tests.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::task::Poll;
+
+use familiar::http::{Http, HttpRequest};
+use familiar::llm::{ChatRequest, ChatResponse, Delta, FinishReason, Llm, LlmError, ToolSpec};
+use familiar::message::{Message, ToolCall};
+use familiar::openai::{ModelSettings, OpenAiClient};
+use familiar::retry::RetryPolicy;
+use familiar::web::{BrowserClock, Fetch};
+use futures::StreamExt;
+use futures::future::{Either, poll_fn, select};
+use gloo_timers::future::TimeoutFuture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// The LiteLLM proxy's own access token (tests/servers/litellm/config.yaml).
+const PROXY_TOKEN: &str = "familiar-proxy-token-7c1d9e2b4a6f8e3d5c0b";
+
+/// A server's URL as the test command passed it; failing loudly when it did not.
+fn server_url(name: &str, url: Option<&'static str>) -> &'static str {
+    match url {
+        Some(url) => url,
+        None => panic!("{name} is unset: run scripts/test.sh, which starts the test servers"),
+    }
+}
+
+fn litellm_url() -> &'static str {
+    server_url("FAMILIAR_LITELLM_URL", option_env!("FAMILIAR_LITELLM_URL"))
+}
+
+fn fault_url() -> &'static str {
+    server_url("FAMILIAR_FAULT_URL", option_env!("FAMILIAR_FAULT_URL"))
+}
+
+/// A tag that keeps this test's requests apart from every other's.
+fn unique(prefix: &str) -> String {
+    format!("{prefix}#{}", js_sys::Math::random())
+}
+
+fn client(settings: ModelSettings) -> OpenAiClient {
+    OpenAiClient::new(
+        settings,
+        Rc::new(Fetch),
+        Rc::new(BrowserClock),
+        Box::new(js_sys::Math::random),
+    )
+    .unwrap()
+    .with_retry(RetryPolicy {
+        max_retries: 2,
+        base_delay_ms: 100,
+        max_delay_ms: 2_000,
+    })
+}
+
+fn fault_client(model: &str) -> OpenAiClient {
+    let mut settings = ModelSettings::new(format!("{}/v1", fault_url()), model);
+    settings.timeout_ms = 1_000;
+    client(settings)
+}
+
+fn litellm_client() -> OpenAiClient {
+    let mut settings = ModelSettings::new(format!("{}/v1", litellm_url()), "scripted");
+    settings.extra_header = Some(("Authorization".into(), format!("Bearer {PROXY_TOKEN}")));
+    client(settings)
+}
+
+async fn chat(
+    client: &OpenAiClient,
+    request: ChatRequest,
+) -> (Vec<Delta>, Result<ChatResponse, LlmError>) {
+    let mut deltas = Vec::new();
+    let result = client.chat(&request, &mut |d| deltas.push(d)).await;
+    (deltas, result)
+}
+
+fn asking(text: &str) -> ChatRequest {
+    ChatRequest {
+        messages: vec![Message::user(text)],
+        ..ChatRequest::default()
+    }
+}
+
+/// What the fault server saw for `model`: (requests, client disconnected).
+async fn fault_stats(model: &str) -> (u64, bool) {
+    let url = format!("{}/stats?model={}", fault_url(), model.replace('#', "%23"));
+    let request = HttpRequest {
+        method: "GET",
+        url,
+        headers: vec![],
+        body: None,
+    };
+    let response = Fetch.send(request).await.unwrap();
+    let bytes: Vec<u8> = response.body.map(|c| c.unwrap()).concat().await;
+    let stats: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    (
+        stats["requests"].as_u64().unwrap(),
+        stats["disconnected"].as_bool().unwrap(),
+    )
+}
+
+fn text_of(deltas: &[Delta]) -> String {
+    deltas
+        .iter()
+        .filter_map(|d| match d {
+            Delta::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn litellm_streams_a_text_answer_in_pieces() {
+    let marker = unique("marker");
+    let (deltas, result) = chat(&litellm_client(), asking(&marker)).await;
+    let response = result.unwrap();
+    let expected = format!("scripted reply to {marker} (request 1)");
+    assert_eq!(response.text, expected, "one request reached the provider");
+    assert_eq!(response.finish, FinishReason::Stop);
+    assert!(deltas.len() >= 5, "streamed in pieces: {deltas:?}");
+    assert_eq!(text_of(&deltas), expected);
+    assert_eq!(response.usage.map(|u| u.completion_tokens), Some(7));
+}
+
+#[wasm_bindgen_test]
+async fn litellm_streams_a_tool_call_with_fragmented_arguments() {
+    let mut request = asking(&unique("weather"));
+    request.tools = vec![ToolSpec {
+        name: "get_weather".into(),
+        description: "The weather in a city.".into(),
+        parameters: serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+    }];
+    let (deltas, result) = chat(&litellm_client(), request).await;
+    let response = result.unwrap();
+    assert_eq!(response.finish, FinishReason::ToolCalls);
+    assert_eq!(response.text, "Let me check.");
+    assert_eq!(
+        response.tool_calls,
+        [ToolCall {
+            id: "call_weather".into(),
+            name: "get_weather".into(),
+            arguments: r#"{"city": "Paris"}"#.into(),
+        }]
+    );
+    let fragments: Vec<&str> = deltas
+        .iter()
+        .filter_map(|d| match d {
+            Delta::ToolCall { arguments, .. } => Some(arguments.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(fragments, [r#"{"ci"#, r#"ty": "Pa"#, r#"ris"}"#]);
+}
+
+#[wasm_bindgen_test]
+async fn a_429_with_retry_after_is_waited_out_then_succeeds() {
+    let model = unique("429-then-ok");
+    let started = js_sys::Date::now();
+    let (deltas, result) = chat(&fault_client(&model), asking("hi")).await;
+    assert_eq!(result.unwrap().text, "Hello from the fault server.");
+    assert_eq!(text_of(&deltas), "Hello from the fault server.");
+    assert!(
+        js_sys::Date::now() - started >= 1_000.0,
+        "waited the second the server asked for"
+    );
+    assert_eq!(fault_stats(&model).await, (2, false));
+}
+
+#[wasm_bindgen_test]
+async fn a_500_three_times_ends_in_a_clear_error() {
+    let model = unique("500-always");
+    let (deltas, result) = chat(&fault_client(&model), asking("hi")).await;
+    let error = result.unwrap_err();
+    assert_eq!(
+        error,
+        LlmError::Status {
+            status: 500,
+            message: "upstream exploded".into()
+        }
+    );
+    assert!(
+        error
+            .to_string()
+            .starts_with("the model proxy or its provider failed (HTTP 500)")
+    );
+    assert!(deltas.is_empty());
+    assert_eq!(fault_stats(&model).await.0, 3);
+}
+
+#[wasm_bindgen_test]
+async fn a_hung_response_is_cut_by_the_timeout() {
+    let model = unique("hang");
+    let (_, result) = chat(&fault_client(&model), asking("hi")).await;
+    assert_eq!(result.unwrap_err(), LlmError::Timeout { after_ms: 1_000 });
+    assert_eq!(
+        fault_stats(&model).await.0,
+        3,
+        "each attempt timed out, then retried"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_stream_cut_mid_arguments_is_an_error_and_not_retried() {
+    let model = unique("cut-mid-args");
+    let (deltas, result) = chat(&fault_client(&model), asking("hi")).await;
+    assert!(matches!(result, Err(LlmError::Incomplete(_))), "{result:?}");
+    assert!(
+        deltas.iter().any(|d| matches!(d, Delta::ToolCall { .. })),
+        "the fragments that came were delivered"
+    );
+    assert_eq!(fault_stats(&model).await.0, 1);
+}
+
+#[wasm_bindgen_test]
+async fn stopping_mid_stream_aborts_the_request() {
+    let model = unique("slow");
+    let client = fault_client(&model);
+    let request = asking("hi");
+    let seen = Cell::new(0);
+    let mut sink = |_| seen.set(seen.get() + 1);
+    let running = client.chat(&request, &mut sink);
+    let stop = poll_fn(|_| {
+        if seen.get() >= 2 {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    });
+    let Either::Right(((), running)) = select(running, Box::pin(stop)).await else {
+        panic!("the slow stream ended by itself");
+    };
+    drop(running);
+    for _ in 0..50 {
+        if fault_stats(&model).await.1 {
+            break;
+        }
+        TimeoutFuture::new(100).await;
+    }
+    assert_eq!(
+        fault_stats(&model).await,
+        (1, true),
+        "the server saw the client go away"
+    );
+}
