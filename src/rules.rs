@@ -2,7 +2,8 @@
 //!
 //! It reads a request the way a real model would — the last user message, the tool
 //! results, the tools on offer — and answers by rules the app supplies as JSON:
-//! keywords pick tool calls, and answer templates turn tool results into text. It
+//! keywords pick tool calls, answer templates turn tool results into text, and a
+//! question whether the goal is complete gets YES or NO from the transcript. It
 //! streams the same deltas a real client does. Which rules a demo uses is the demo's
 //! business (`public/rules/`).
 
@@ -55,6 +56,9 @@ impl RulesModel {
     pub fn respond(&self, request: &ChatRequest) -> ChatResponse {
         match request.messages.last() {
             Some(last) if last.role == Role::Tool => self.answer_from_results(request),
+            Some(last) if last.role == Role::User && is_completion_question(&last.content) => {
+                completion_verdict(&request.messages)
+            }
             Some(last) if last.role == Role::User => self.choose_tools(request, &last.content),
             _ => text_response(String::new(), self.fallback.clone()),
         }
@@ -141,6 +145,40 @@ impl Llm for RulesModel {
         replay_as_deltas(&response, sink);
         Box::pin(async move { Ok(response) })
     }
+}
+
+/// The phrase that marks a question about whether the goal is complete; the rules
+/// model answers it YES or NO from the transcript instead of by keywords.
+pub const COMPLETION_QUESTION: &str = "answer yes or no";
+
+fn is_completion_question(text: &str) -> bool {
+    text.to_lowercase().contains(COMPLETION_QUESTION)
+}
+
+/// YES when the work since the user's request went well: the latest tool result is
+/// not an error and an answer was given; NO otherwise.
+fn completion_verdict(transcript: &[Message]) -> ChatResponse {
+    let since_request: Vec<&Message> = transcript
+        .iter()
+        .rev()
+        .skip(1)
+        .take_while(|m| !(m.role == Role::User && !is_completion_question(&m.content)))
+        .collect();
+    let last_result_failed = since_request
+        .iter()
+        .find(|m| m.role == Role::Tool)
+        .is_some_and(|m| {
+            serde_json::from_str::<Value>(&m.content).is_ok_and(|v| v.get("error").is_some())
+        });
+    let answered = since_request
+        .iter()
+        .any(|m| m.role == Role::Assistant && !m.content.trim().is_empty());
+    let (verdict, why) = match (last_result_failed, answered) {
+        (true, _) => ("NO", "The last tool call failed."),
+        (false, false) => ("NO", "Nothing has been answered yet."),
+        (false, true) => ("YES", "The request was answered and no tool failed."),
+    };
+    text_response(why.to_owned(), verdict.to_owned())
 }
 
 fn text_response(reasoning: String, text: String) -> ChatResponse {
@@ -358,6 +396,37 @@ mod tests {
         assert_eq!(
             fill_template("{s}{n} {missing} {", &value),
             "x3 {missing} {"
+        );
+    }
+
+    #[test]
+    fn completion_questions_are_answered_yes_or_no_from_the_transcript() {
+        let question = "Is the goal complete? Answer YES or NO.";
+        let call = ToolCall {
+            id: "call_1".into(),
+            name: "current_time".into(),
+            arguments: "{}".into(),
+        };
+        let answered = vec![
+            Message::user("time?"),
+            Message::assistant("", vec![call.clone()]),
+            Message::tool("call_1", r#"{"time":"09:05"}"#),
+            Message::assistant("It is 09:05.", Vec::new()),
+            Message::user(question),
+        ];
+        let verdict = |messages| model().respond(&offering(&["current_time"], messages));
+        assert_eq!(verdict(answered).text, "YES");
+        let failed = vec![
+            Message::user("time?"),
+            Message::assistant("", vec![call]),
+            Message::tool("call_1", r#"{"error":"no clock"}"#),
+            Message::assistant("Sorry.", Vec::new()),
+            Message::user(question),
+        ];
+        assert_eq!(verdict(failed).text, "NO");
+        assert_eq!(
+            verdict(vec![Message::user("hi"), Message::user(question)]).text,
+            "NO"
         );
     }
 
