@@ -162,7 +162,7 @@ fn completion_verdict(transcript: &[Message]) -> ChatResponse {
         .iter()
         .rev()
         .skip(1)
-        .take_while(|m| !(m.role == Role::User && !is_completion_question(&m.content)))
+        .take_while(|m| m.role != Role::User || is_completion_question(&m.content))
         .collect();
     let last_result_failed = since_request
         .iter()

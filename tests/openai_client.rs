@@ -369,3 +369,25 @@ fn invalid_settings_are_refused_before_any_request() {
     assert!(matches!(result, Err(SettingsError::Url(_))));
     assert!(peer.requests.borrow().is_empty());
 }
+
+#[test]
+fn a_whole_json_answer_is_read_and_replayed_as_deltas() {
+    let whole = Reply::Respond {
+        status: 200,
+        headers: vec![("content-type", "application/json")],
+        chunks: vec![Ok(br#"{"choices":[{"index":0,"message":{"role":"assistant","content":"Hi there"},"finish_reason":"stop"}]}"#.to_vec())],
+        hang: false,
+    };
+    let s = setup(vec![whole]);
+    let (deltas, result) = ask(&s.client);
+    assert_eq!(result.unwrap().text, "Hi there");
+    assert_eq!(
+        deltas,
+        [
+            Delta::Text { text: "Hi ".into() },
+            Delta::Text {
+                text: "there".into()
+            }
+        ]
+    );
+}

@@ -13,12 +13,13 @@ use std::rc::Rc;
 use futures::StreamExt;
 use futures::future::{Either, LocalBoxFuture, select};
 
+use super::completion::parse_completion;
 use super::settings::{ModelSettings, SettingsError};
 use super::stream::{ChatStream, error_message};
 use super::wire::request_body;
 use crate::clock::Clock;
 use crate::http::{Http, HttpError, HttpRequest, HttpResponse};
-use crate::llm::{ChatRequest, ChatResponse, DeltaSink, Llm, LlmError};
+use crate::llm::{ChatRequest, ChatResponse, DeltaSink, Llm, LlmError, replay_as_deltas};
 use crate::retry::{RetryPolicy, is_retryable_status, server_wait_ms};
 
 /// A chat model behind an OpenAI-compatible proxy.
@@ -125,7 +126,39 @@ impl OpenAiClient {
         if !(200..300).contains(&response.status) {
             return Err(self.status_failure(response).await);
         }
+        let is_json = response
+            .header("content-type")
+            .is_some_and(|t| t.starts_with("application/json"));
+        if is_json {
+            return self.read_whole(response, sink).await;
+        }
         self.read_stream(response, sink).await
+    }
+
+    /// A server that answered with one JSON completion instead of a stream.
+    async fn read_whole(
+        &self,
+        response: HttpResponse,
+        sink: &mut DeltaSink<'_>,
+    ) -> Result<ChatResponse, Failure> {
+        let mut body = response.body;
+        let mut bytes = Vec::new();
+        loop {
+            match self.within_timeout(body.next()).await {
+                None => return Err(Failure::retryable(self.timeout(), None)),
+                Some(None) => break,
+                Some(Some(Err(error))) => {
+                    return Err(Failure::retryable(
+                        LlmError::Unreachable(error.to_string()),
+                        None,
+                    ));
+                }
+                Some(Some(Ok(chunk))) => bytes.extend_from_slice(&chunk),
+            }
+        }
+        let response = parse_completion(&bytes).map_err(Failure::fatal)?;
+        replay_as_deltas(&response, sink);
+        Ok(response)
     }
 
     async fn read_stream(

@@ -2,6 +2,7 @@
 //! assembly, and the client that sends requests over the `Http` seam.
 
 mod client;
+mod completion;
 mod settings;
 mod stream;
 mod think;

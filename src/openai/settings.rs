@@ -19,6 +19,14 @@ pub struct ModelSettings {
     /// One extra request header, such as a proxy's own access token.
     #[serde(default)]
     pub extra_header: Option<(String, String)>,
+    /// Ask for a streamed answer (the default). Some servers cannot stream tool calls;
+    /// either way, a whole JSON answer is read as well as a stream.
+    #[serde(default = "yes")]
+    pub stream: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn default_timeout_ms() -> u64 {
@@ -56,6 +64,7 @@ impl ModelSettings {
             max_tokens: None,
             timeout_ms: default_timeout_ms(),
             extra_header: None,
+            stream: true,
         }
     }
 

@@ -6,7 +6,7 @@ use super::settings::ModelSettings;
 use crate::llm::{ChatRequest, ToolChoice};
 use crate::message::{Message, Role};
 
-/// The JSON body of a streaming chat-completions request.
+/// The JSON body of a chat-completions request.
 pub fn request_body(settings: &ModelSettings, request: &ChatRequest) -> Value {
     let mut messages = Vec::with_capacity(request.messages.len() + 1);
     if !request.system.is_empty() {
@@ -16,8 +16,10 @@ pub fn request_body(settings: &ModelSettings, request: &ChatRequest) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(settings.model));
     body.insert("messages".into(), Value::Array(messages));
-    body.insert("stream".into(), json!(true));
-    body.insert("stream_options".into(), json!({"include_usage": true}));
+    body.insert("stream".into(), json!(settings.stream));
+    if settings.stream {
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+    }
     if !request.tools.is_empty() {
         let tools: Vec<Value> = request
             .tools
