@@ -10,13 +10,7 @@ use crate::interaction::Conversation;
 use crate::rules::RulesModel;
 use crate::run::AgentRun;
 use crate::tool::ToolRegistry;
-use crate::tools::CurrentTime;
-use crate::web::{BrowserClock, PageTitle};
-
-const DEMO_RULES: &str = include_str!("../../public/rules/demo.json");
-
-const SYSTEM_PROMPT: &str = "You are Familiar, an assistant that lives in the user's \
-    browser tab. Use the tools to read the page and the clock; answer briefly.";
+use crate::web::{BrowserClock, demo};
 
 struct Agent {
     llm: RulesModel,
@@ -35,18 +29,10 @@ pub struct Session {
 impl Session {
     /// The no-server demo: the rules model with the clock and page tools.
     pub fn demo() -> Self {
-        let llm = RulesModel::from_json(DEMO_RULES).unwrap_or_else(|error| RulesModel {
-            rules: Vec::new(),
-            fallback: error.to_string(),
-        });
-        let mut tools = ToolRegistry::new();
-        tools
-            .register(CurrentTime::new(Rc::new(BrowserClock)))
-            .register(PageTitle);
         Self {
             agent: Rc::new(Agent {
-                llm,
-                tools,
+                llm: demo::rules_model(),
+                tools: demo::tools(),
                 clock: BrowserClock,
             }),
             conversation: RwSignal::new(Conversation::default()),
@@ -78,7 +64,7 @@ impl Session {
         let session = self.clone();
         spawn_local(async move {
             let agent = &session.agent;
-            let mut run = AgentRun::new(SYSTEM_PROMPT, history, text, agent.tools.specs());
+            let mut run = AgentRun::new(demo::SYSTEM_PROMPT, history, text, agent.tools.specs());
             let seams = Seams {
                 llm: &agent.llm,
                 tools: &agent.tools,

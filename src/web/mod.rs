@@ -1,6 +1,7 @@
 //! The browser behind the seams: the only module that touches `web_sys` and `js_sys`.
 
 mod clock;
+pub mod demo;
 mod fetch;
 mod page_title;
 
