@@ -17,6 +17,7 @@ pub mod rules;
 pub mod run;
 pub mod scripted;
 pub mod sse;
+pub mod store;
 pub mod tool;
 pub mod tools;
 

@@ -1,0 +1,389 @@
+//! [`LocalStore`]: the store in the page. It runs the query model in memory with the
+//! answers and error kinds PostgREST gives for the same requests, and hands a
+//! snapshot to a [`Persist`] after every write so the world survives a reload.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::eval::{matches, order_values, sort};
+use super::query::{Cardinality, Delete, Insert, Rpc, Select, Update};
+use super::schema::{Default, TableSchema, coerce};
+use super::{Row, Store, StoreError};
+
+/// Where the local store keeps its snapshot (browser storage in the page).
+pub trait Persist {
+    fn load(&self) -> Option<String>;
+    fn save(&self, snapshot: &str);
+}
+
+/// A database function the local store can call, as `rpc` would.
+pub type Function = Rc<dyn Fn(&LocalStore, &Row) -> Result<Value, StoreError>>;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Table {
+    rows: Vec<Row>,
+    next_id: i64,
+}
+
+/// Tables in memory.
+pub struct LocalStore {
+    schemas: BTreeMap<String, TableSchema>,
+    tables: RefCell<BTreeMap<String, Table>>,
+    functions: BTreeMap<String, Function>,
+    persist: Option<Box<dyn Persist>>,
+}
+
+impl LocalStore {
+    /// Empty tables of these shapes.
+    pub fn new(schemas: Vec<TableSchema>) -> Self {
+        let tables = schemas
+            .iter()
+            .map(|s| {
+                let table = Table {
+                    rows: Vec::new(),
+                    next_id: 1,
+                };
+                (s.name.clone(), table)
+            })
+            .collect();
+        Self {
+            schemas: schemas.into_iter().map(|s| (s.name.clone(), s)).collect(),
+            tables: RefCell::new(tables),
+            functions: BTreeMap::new(),
+            persist: None,
+        }
+    }
+
+    /// Registers a function for `rpc`.
+    pub fn with_function(mut self, name: &str, function: Function) -> Self {
+        self.functions.insert(name.to_owned(), function);
+        self
+    }
+
+    /// Keeps the tables in `persist`, restoring them from its snapshot if it has one.
+    /// A snapshot that cannot be read is an error, never silently dropped.
+    pub fn with_persistence(mut self, persist: Box<dyn Persist>) -> Result<Self, StoreError> {
+        if let Some(snapshot) = persist.load() {
+            let saved: BTreeMap<String, Table> = serde_json::from_str(&snapshot).map_err(|e| {
+                StoreError::Invalid(format!("the saved tables cannot be read ({e})"))
+            })?;
+            let mut tables = self.tables.borrow_mut();
+            for (name, table) in saved {
+                if tables.contains_key(&name) {
+                    tables.insert(name, table);
+                }
+            }
+        }
+        self.persist = Some(persist);
+        Ok(self)
+    }
+
+    fn schema(&self, table: &str) -> Result<&TableSchema, StoreError> {
+        self.schemas
+            .get(table)
+            .ok_or_else(|| StoreError::UnknownTable(table.to_owned()))
+    }
+
+    fn save(&self) {
+        if let Some(persist) = &self.persist
+            && let Ok(snapshot) = serde_json::to_string(&*self.tables.borrow())
+        {
+            persist.save(&snapshot);
+        }
+    }
+
+    /// Runs a select now.
+    pub fn run_select(&self, query: &Select) -> Result<Vec<Row>, StoreError> {
+        let schema = self.schema(&query.table)?;
+        let columns = projection(schema, &query.columns)?;
+        for order in &query.order {
+            schema.column(&order.column)?;
+        }
+        let tables = self.tables.borrow();
+        let rows = tables
+            .get(&query.table)
+            .map(|t| t.rows.as_slice())
+            .unwrap_or_default();
+        let mut found = Vec::new();
+        for row in rows {
+            if matches(schema, row, &query.filters)? {
+                found.push(row.clone());
+            }
+        }
+        sort(&mut found, &query.order);
+        let skip = usize::try_from(query.offset.unwrap_or(0)).unwrap_or(usize::MAX);
+        let take = query
+            .limit
+            .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+        let found: Vec<Row> = found.into_iter().skip(skip).take(take).collect();
+        match (query.cardinality, found.len()) {
+            (Cardinality::Single, n) if n != 1 => return Err(StoreError::NotSingle(n)),
+            (Cardinality::MaybeSingle, n) if n > 1 => return Err(StoreError::NotSingle(n)),
+            _ => {}
+        }
+        Ok(found.iter().map(|row| project(row, &columns)).collect())
+    }
+
+    /// Runs an insert (or upsert) now; all rows or none.
+    pub fn run_insert(&self, query: &Insert) -> Result<Vec<Row>, StoreError> {
+        let schema = self.schema(&query.table)?;
+        same_columns(&query.rows)?;
+        let conflict_key = match &query.on_conflict {
+            Some(columns) => Some(conflict_key(schema, columns)?),
+            None => None,
+        };
+        let mut tables = self.tables.borrow_mut();
+        let table = tables
+            .get_mut(&query.table)
+            .ok_or_else(|| StoreError::UnknownTable(query.table.clone()))?;
+        let mut draft = table.clone();
+        let mut written = Vec::new();
+        for given in &query.rows {
+            let given = typed(schema, given)?;
+            let existing = conflict_key
+                .as_ref()
+                .and_then(|key| draft.rows.iter().position(|row| same_key(row, &given, key)));
+            let row = match existing.and_then(|at| draft.rows.get_mut(at)) {
+                Some(row) => {
+                    row.extend(given);
+                    row.clone()
+                }
+                None => {
+                    let row = with_defaults(schema, given, &mut draft.next_id)?;
+                    draft.rows.push(row.clone());
+                    row
+                }
+            };
+            written.push(row);
+        }
+        check_constraints(schema, &draft.rows)?;
+        *table = draft;
+        drop(tables);
+        self.save();
+        Ok(if query.returning { written } else { Vec::new() })
+    }
+
+    /// Runs an update now; all matching rows or none.
+    pub fn run_update(&self, query: &Update) -> Result<Vec<Row>, StoreError> {
+        let schema = self.schema(&query.table)?;
+        let set = typed(schema, &query.set)?;
+        let mut tables = self.tables.borrow_mut();
+        let table = tables
+            .get_mut(&query.table)
+            .ok_or_else(|| StoreError::UnknownTable(query.table.clone()))?;
+        let mut rows = table.rows.clone();
+        let mut written = Vec::new();
+        for row in &mut rows {
+            if matches(schema, row, &query.filters)? {
+                row.extend(set.clone());
+                written.push(row.clone());
+            }
+        }
+        check_constraints(schema, &rows)?;
+        table.rows = rows;
+        drop(tables);
+        self.save();
+        Ok(if query.returning { written } else { Vec::new() })
+    }
+
+    /// Runs a delete now.
+    pub fn run_delete(&self, query: &Delete) -> Result<Vec<Row>, StoreError> {
+        let schema = self.schema(&query.table)?;
+        let mut tables = self.tables.borrow_mut();
+        let table = tables
+            .get_mut(&query.table)
+            .ok_or_else(|| StoreError::UnknownTable(query.table.clone()))?;
+        // Decide for every row before changing any, so a filter error loses nothing.
+        let doomed = table
+            .rows
+            .iter()
+            .map(|row| matches(schema, row, &query.filters))
+            .collect::<Result<Vec<bool>, _>>()?;
+        let mut removed = Vec::new();
+        let mut kept = Vec::with_capacity(table.rows.len());
+        for (row, doomed) in std::mem::take(&mut table.rows).into_iter().zip(doomed) {
+            if doomed {
+                removed.push(row);
+            } else {
+                kept.push(row);
+            }
+        }
+        table.rows = kept;
+        drop(tables);
+        self.save();
+        Ok(if query.returning { removed } else { Vec::new() })
+    }
+
+    /// Calls a registered function now.
+    pub fn run_rpc(&self, query: &Rpc) -> Result<Value, StoreError> {
+        let function = self
+            .functions
+            .get(&query.function)
+            .ok_or_else(|| StoreError::UnknownFunction(query.function.clone()))?;
+        function(self, &query.args)
+    }
+}
+
+impl Store for LocalStore {
+    fn select<'a>(&'a self, query: &'a Select) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
+        Box::pin(async move { self.run_select(query) })
+    }
+
+    fn insert<'a>(&'a self, query: &'a Insert) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
+        Box::pin(async move { self.run_insert(query) })
+    }
+
+    fn update<'a>(&'a self, query: &'a Update) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
+        Box::pin(async move { self.run_update(query) })
+    }
+
+    fn delete<'a>(&'a self, query: &'a Delete) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
+        Box::pin(async move { self.run_delete(query) })
+    }
+
+    fn rpc<'a>(&'a self, query: &'a Rpc) -> LocalBoxFuture<'a, Result<Value, StoreError>> {
+        Box::pin(async move { self.run_rpc(query) })
+    }
+}
+
+/// The `(output name, column)` pairs of a select list; `*` is every column.
+fn projection(schema: &TableSchema, select: &str) -> Result<Vec<(String, String)>, StoreError> {
+    let mut columns = Vec::new();
+    for item in select.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if item == "*" {
+            columns.extend(
+                schema
+                    .columns
+                    .iter()
+                    .map(|c| (c.name.clone(), c.name.clone())),
+            );
+            continue;
+        }
+        if item.contains('(') {
+            return Err(StoreError::Invalid(format!(
+                "embedded resources (`{item}`) are not supported by the local store"
+            )));
+        }
+        let (alias, column) = item.split_once(':').unwrap_or((item, item));
+        schema.column(column)?;
+        columns.push((alias.to_owned(), column.to_owned()));
+    }
+    Ok(columns)
+}
+
+fn project(row: &Row, columns: &[(String, String)]) -> Row {
+    columns
+        .iter()
+        .map(|(alias, column)| {
+            (
+                alias.clone(),
+                row.get(column).cloned().unwrap_or(Value::Null),
+            )
+        })
+        .collect()
+}
+
+/// PostgREST refuses a bulk insert whose rows do not share their keys.
+fn same_columns(rows: &[Row]) -> Result<(), StoreError> {
+    let mut keys = rows.iter().map(|row| row.keys().collect::<Vec<_>>());
+    let first = keys.next();
+    if keys.any(|k| Some(&k) != first.as_ref()) {
+        return Err(StoreError::Invalid(
+            "all rows of a bulk insert must have the same columns".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The unique key named by `on_conflict`, which must be one of the table's.
+fn conflict_key(schema: &TableSchema, columns: &[String]) -> Result<Vec<String>, StoreError> {
+    let mut wanted = columns.to_vec();
+    wanted.sort();
+    schema
+        .unique_keys()
+        .find(|key| {
+            let mut key = (*key).clone();
+            key.sort();
+            key == wanted
+        })
+        .cloned()
+        .ok_or_else(|| {
+            StoreError::Invalid(format!(
+                "no unique key of `{}` is ({})",
+                schema.name,
+                columns.join(", ")
+            ))
+        })
+}
+
+fn same_key(row: &Row, other: &Row, key: &[String]) -> bool {
+    key.iter()
+        .all(|column| match (row.get(column), other.get(column)) {
+            (Some(a), Some(b)) if !a.is_null() && !b.is_null() => order_values(a, b).is_eq(),
+            _ => false,
+        })
+}
+
+/// The row's values read as their columns' types; unknown columns are errors.
+fn typed(schema: &TableSchema, row: &Row) -> Result<Row, StoreError> {
+    row.iter()
+        .map(|(name, value)| Ok((name.clone(), coerce(schema.column(name)?.kind, value)?)))
+        .collect()
+}
+
+/// A full row: given values, then defaults, then nulls.
+fn with_defaults(
+    schema: &TableSchema,
+    mut given: Row,
+    next_id: &mut i64,
+) -> Result<Row, StoreError> {
+    for column in &schema.columns {
+        if given.contains_key(&column.name) {
+            continue;
+        }
+        let value = match &column.default {
+            Some(Default::Identity) => {
+                let id = *next_id;
+                *next_id += 1;
+                Value::from(id)
+            }
+            Some(Default::Value(value)) => coerce(column.kind, value)?,
+            None => Value::Null,
+        };
+        given.insert(column.name.clone(), value);
+    }
+    Ok(given)
+}
+
+/// Not-null columns hold values and unique keys hold no duplicates.
+fn check_constraints(schema: &TableSchema, rows: &[Row]) -> Result<(), StoreError> {
+    for column in schema.columns.iter().filter(|c| !c.nullable) {
+        if rows
+            .iter()
+            .any(|row| row.get(&column.name).is_none_or(Value::is_null))
+        {
+            return Err(StoreError::NotNull(column.name.clone()));
+        }
+    }
+    for key in schema.unique_keys() {
+        let mut seen = std::collections::HashSet::with_capacity(rows.len());
+        for row in rows {
+            // Rows with a null in the key never conflict, as in PostgreSQL.
+            let values: Option<Vec<&Value>> = key
+                .iter()
+                .map(|c| row.get(c).filter(|v| !v.is_null()))
+                .collect();
+            if let Some(values) = values
+                && !seen.insert(serde_json::to_string(&values).unwrap_or_default())
+            {
+                return Err(StoreError::Duplicate(key.join(", ")));
+            }
+        }
+    }
+    Ok(())
+}

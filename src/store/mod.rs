@@ -1,0 +1,75 @@
+//! The `Store` seam: every read and write of the world goes through it, in PostgREST's
+//! vocabulary (`query`), answered by Supabase/PostgREST over HTTP or by the local store
+//! in the page (`local`) with the same rows and the same kinds of errors.
+
+mod eval;
+pub mod local;
+pub mod query;
+pub mod schema;
+
+use futures::future::LocalBoxFuture;
+use serde_json::{Map, Value};
+
+pub use local::{LocalStore, Persist};
+pub use query::{Cardinality, Delete, Filter, Filtered, Insert, Op, Order, Rpc, Select, Update};
+pub use schema::{ColumnSchema, ColumnType, Default as ColumnDefault, TableSchema};
+
+/// A row: column name to value.
+pub type Row = Map<String, Value>;
+
+/// What went wrong in a store, the same kinds whichever store answered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    #[error("there is no table `{0}`")]
+    UnknownTable(String),
+    #[error("`{table}` has no column `{column}`")]
+    UnknownColumn { table: String, column: String },
+    #[error("there is no function `{0}`")]
+    UnknownFunction(String),
+    #[error("a row with the same {0} already exists")]
+    Duplicate(String),
+    #[error("exactly one row was expected, but {0} matched")]
+    NotSingle(usize),
+    #[error("`{0}` cannot be empty")]
+    NotNull(String),
+    #[error("the request is invalid: {0}")]
+    Invalid(String),
+    #[error("not allowed: {0}")]
+    PermissionDenied(String),
+    #[error("the store could not be reached: {0}")]
+    Unreachable(String),
+    #[error("the store failed: {0}")]
+    Server(String),
+}
+
+impl StoreError {
+    /// A stable name for the kind of error, for comparing stores.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::UnknownTable(_) => "unknown_table",
+            Self::UnknownColumn { .. } => "unknown_column",
+            Self::UnknownFunction(_) => "unknown_function",
+            Self::Duplicate(_) => "duplicate",
+            Self::NotSingle(_) => "not_single",
+            Self::NotNull(_) => "not_null",
+            Self::Invalid(_) => "invalid",
+            Self::PermissionDenied(_) => "permission_denied",
+            Self::Unreachable(_) => "unreachable",
+            Self::Server(_) => "server",
+        }
+    }
+}
+
+/// A store of tables, in PostgREST's terms.
+pub trait Store {
+    /// The selected rows (one at most for single and maybe-single selects).
+    fn select<'a>(&'a self, query: &'a Select) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>>;
+    /// The inserted (or upserted) rows when `returning`, else none.
+    fn insert<'a>(&'a self, query: &'a Insert) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>>;
+    /// The updated rows when `returning`, else none.
+    fn update<'a>(&'a self, query: &'a Update) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>>;
+    /// The deleted rows when `returning`, else none.
+    fn delete<'a>(&'a self, query: &'a Delete) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>>;
+    /// The function's result.
+    fn rpc<'a>(&'a self, query: &'a Rpc) -> LocalBoxFuture<'a, Result<Value, StoreError>>;
+}
