@@ -4,6 +4,7 @@
 
 mod eval;
 pub mod local;
+pub mod postgrest;
 pub mod query;
 pub mod schema;
 
@@ -11,6 +12,7 @@ use futures::future::LocalBoxFuture;
 use serde_json::{Map, Value};
 
 pub use local::{LocalStore, Persist};
+pub use postgrest::PostgrestStore;
 pub use query::{Cardinality, Delete, Filter, Filtered, Insert, Op, Order, Rpc, Select, Update};
 pub use schema::{ColumnSchema, ColumnType, Default as ColumnDefault, TableSchema};
 

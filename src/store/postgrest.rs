@@ -1,0 +1,437 @@
+//! [`PostgrestStore`]: the store behind a PostgREST API (Supabase's data API) over the
+//! [`Http`] seam. It builds PostgREST URLs and headers, reads PostgREST's error bodies
+//! (`code`, `message`, `details`, `hint`) into the same [`StoreError`] kinds the local
+//! store gives, and retries only requests that are safe to repeat.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::StreamExt;
+use futures::future::LocalBoxFuture;
+use serde_json::Value;
+
+use super::query::{
+    Cardinality, Delete, Filter, Insert, Rpc, Select, Update, filter_param, order_param,
+    query_string,
+};
+use super::{Row, Store, StoreError};
+use crate::clock::Clock;
+use crate::http::{Http, HttpError, HttpRequest, HttpResponse};
+use crate::retry::{RetryPolicy, is_retryable_status};
+
+/// A PostgREST endpoint, e.g. `https://<project>.supabase.co/rest/v1` with the project's
+/// public anon key (never a service key: row-level security protects the tables).
+pub struct PostgrestStore {
+    base_url: String,
+    anon_key: String,
+    user_token: RefCell<Option<String>>,
+    schema: Option<String>,
+    http: Rc<dyn Http>,
+    clock: Rc<dyn Clock>,
+    random: Box<dyn Fn() -> f64>,
+    retry: RetryPolicy,
+}
+
+/// A request as the store sends it, before headers.
+struct Call {
+    method: &'static str,
+    path: String,
+    params: Vec<(String, String)>,
+    body: Option<Value>,
+    prefer: Vec<&'static str>,
+    /// Safe to send again after a failure that may have been applied.
+    idempotent: bool,
+}
+
+impl PostgrestStore {
+    pub fn new(
+        base_url: &str,
+        anon_key: &str,
+        http: Rc<dyn Http>,
+        clock: Rc<dyn Clock>,
+        random: Box<dyn Fn() -> f64>,
+    ) -> Self {
+        Self {
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            anon_key: anon_key.to_owned(),
+            user_token: RefCell::new(None),
+            schema: None,
+            http,
+            clock,
+            random,
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// Uses a schema other than the default (`Accept-Profile` / `Content-Profile`).
+    pub fn with_schema(mut self, schema: &str) -> Self {
+        self.schema = Some(schema.to_owned());
+        self
+    }
+
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Acts as a signed-in user (their JWT), or again as anonymous with `None`.
+    pub fn sign_in_as(&self, jwt: Option<String>) {
+        *self.user_token.borrow_mut() = jwt;
+    }
+
+    fn headers(&self, call: &Call) -> Vec<(String, String)> {
+        let token = self
+            .user_token
+            .borrow()
+            .clone()
+            .unwrap_or_else(|| self.anon_key.clone());
+        let mut headers = vec![
+            ("apikey".to_owned(), self.anon_key.clone()),
+            ("authorization".to_owned(), format!("Bearer {token}")),
+            ("accept".to_owned(), "application/json".to_owned()),
+        ];
+        if call.body.is_some() {
+            headers.push(("content-type".to_owned(), "application/json".to_owned()));
+        }
+        if !call.prefer.is_empty() {
+            headers.push(("prefer".to_owned(), call.prefer.join(",")));
+        }
+        if let Some(schema) = &self.schema {
+            let profile = if call.method == "GET" {
+                "accept-profile"
+            } else {
+                "content-profile"
+            };
+            headers.push((profile.to_owned(), schema.clone()));
+        }
+        headers
+    }
+
+    /// Sends `call`, retrying what is safe to retry; the response body as JSON.
+    async fn send(&self, call: Call, table: &str) -> Result<Value, StoreError> {
+        let query = query_string(&call.params);
+        let url = if query.is_empty() {
+            format!("{}/{}", self.base_url, call.path)
+        } else {
+            format!("{}/{}?{query}", self.base_url, call.path)
+        };
+        let mut retries = 0;
+        loop {
+            let request = HttpRequest {
+                method: call.method,
+                url: url.clone(),
+                headers: self.headers(&call),
+                body: call.body.as_ref().map(Value::to_string),
+            };
+            let (error, retryable) = match self.http.send(request).await {
+                Ok(response) => match read_response(response, table).await {
+                    Ok(value) => return Ok(value),
+                    Err((error, status)) => (error, is_retryable_status(status)),
+                },
+                Err(HttpError::Network(why)) => (StoreError::Unreachable(why), true),
+                Err(HttpError::Invalid(why)) => (StoreError::Invalid(why), false),
+            };
+            let wait = (retryable && call.idempotent)
+                .then(|| self.retry.delay_ms(retries, (self.random)(), None))
+                .flatten();
+            let Some(wait) = wait else {
+                return Err(error);
+            };
+            self.clock.sleep(wait).await;
+            retries += 1;
+        }
+    }
+}
+
+fn filter_params(filters: &[Filter]) -> Vec<(String, String)> {
+    filters.iter().map(filter_param).collect()
+}
+
+fn returning(returning: bool) -> &'static str {
+    if returning {
+        "return=representation"
+    } else {
+        "return=minimal"
+    }
+}
+
+fn rows_of(value: Value) -> Vec<Row> {
+    match value {
+        Value::Array(items) => items
+            .into_iter()
+            .filter_map(|item| match item {
+                Value::Object(row) => Some(row),
+                _ => None,
+            })
+            .collect(),
+        Value::Object(row) => vec![row],
+        _ => Vec::new(),
+    }
+}
+
+impl Store for PostgrestStore {
+    fn select<'a>(&'a self, query: &'a Select) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
+        Box::pin(async move {
+            let mut params = vec![("select".to_owned(), query.columns.clone())];
+            params.extend(filter_params(&query.filters));
+            params.extend(order_param(&query.order));
+            params.extend(query.limit.map(|n| ("limit".to_owned(), n.to_string())));
+            params.extend(query.offset.map(|n| ("offset".to_owned(), n.to_string())));
+            let call = Call {
+                method: "GET",
+                path: query.table.clone(),
+                params,
+                body: None,
+                prefer: vec![],
+                idempotent: true,
+            };
+            let rows = rows_of(self.send(call, &query.table).await?);
+            match (query.cardinality, rows.len()) {
+                (Cardinality::Single, n) if n != 1 => Err(StoreError::NotSingle(n)),
+                (Cardinality::MaybeSingle, n) if n > 1 => Err(StoreError::NotSingle(n)),
+                _ => Ok(rows),
+            }
+        })
+    }
+
+    fn insert<'a>(&'a self, query: &'a Insert) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
+        Box::pin(async move {
+            let mut prefer = vec![returning(query.returning)];
+            let mut params = Vec::new();
+            if let Some(columns) = &query.on_conflict {
+                prefer.push("resolution=merge-duplicates");
+                params.push(("on_conflict".to_owned(), columns.join(",")));
+            }
+            let rows: Vec<Value> = query.rows.iter().cloned().map(Value::Object).collect();
+            let call = Call {
+                method: "POST",
+                path: query.table.clone(),
+                params,
+                body: Some(Value::Array(rows)),
+                prefer,
+                // An upsert lands the same rows however often it is sent.
+                idempotent: query.on_conflict.is_some(),
+            };
+            Ok(rows_of(self.send(call, &query.table).await?))
+        })
+    }
+
+    fn update<'a>(&'a self, query: &'a Update) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
+        Box::pin(async move {
+            let call = Call {
+                method: "PATCH",
+                path: query.table.clone(),
+                params: filter_params(&query.filters),
+                body: Some(Value::Object(query.set.clone())),
+                prefer: vec![returning(query.returning)],
+                idempotent: true,
+            };
+            Ok(rows_of(self.send(call, &query.table).await?))
+        })
+    }
+
+    fn delete<'a>(&'a self, query: &'a Delete) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
+        Box::pin(async move {
+            let call = Call {
+                method: "DELETE",
+                path: query.table.clone(),
+                params: filter_params(&query.filters),
+                body: None,
+                prefer: vec![returning(query.returning)],
+                idempotent: true,
+            };
+            Ok(rows_of(self.send(call, &query.table).await?))
+        })
+    }
+
+    fn rpc<'a>(&'a self, query: &'a Rpc) -> LocalBoxFuture<'a, Result<Value, StoreError>> {
+        Box::pin(async move {
+            let call = Call {
+                method: "POST",
+                path: format!("rpc/{}", query.function),
+                params: vec![],
+                body: Some(Value::Object(query.args.clone())),
+                prefer: vec![],
+                idempotent: false,
+            };
+            self.send(call, &query.function).await
+        })
+    }
+}
+
+/// The body of a response as JSON, or the store error (with the status) it reports.
+async fn read_response(response: HttpResponse, table: &str) -> Result<Value, (StoreError, u16)> {
+    let status = response.status;
+    let mut body = response.body;
+    let mut bytes = Vec::new();
+    while let Some(chunk) = body.next().await {
+        match chunk {
+            Ok(chunk) => bytes.extend_from_slice(&chunk),
+            Err(error) => return Err((StoreError::Unreachable(error.to_string()), 0)),
+        }
+    }
+    let json: Value = if bytes.iter().all(u8::is_ascii_whitespace) {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+    };
+    if (200..300).contains(&status) {
+        return Ok(json);
+    }
+    Err((error_from_body(status, &json, table), status))
+}
+
+fn text<'v>(json: &'v Value, key: &str) -> &'v str {
+    json.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// PostgREST's (and PostgreSQL's) error codes to the store's error kinds.
+pub fn error_from_body(status: u16, json: &Value, table: &str) -> StoreError {
+    let (code, message, details) = (
+        text(json, "code"),
+        text(json, "message"),
+        text(json, "details"),
+    );
+    let message = if message.is_empty() {
+        json.as_str().unwrap_or_default()
+    } else {
+        message
+    };
+    match code {
+        "42P01" | "PGRST205" => StoreError::UnknownTable(table.to_owned()),
+        "42703" | "PGRST204" => StoreError::UnknownColumn {
+            table: table.to_owned(),
+            column: column_named_in(message),
+        },
+        "42883" | "PGRST202" => StoreError::UnknownFunction(table.to_owned()),
+        "23505" => StoreError::Duplicate(
+            between(details, "Key (", ")=")
+                .unwrap_or(details)
+                .to_owned(),
+        ),
+        "23502" => StoreError::NotNull(
+            between(message, "column \"", "\"")
+                .unwrap_or(message)
+                .to_owned(),
+        ),
+        "PGRST116" => StoreError::NotSingle(first_number(details)),
+        "42501" => StoreError::PermissionDenied(message.to_owned()),
+        _ if status == 401 || status == 403 => StoreError::PermissionDenied(message.to_owned()),
+        _ if status >= 500 || status == 408 || status == 429 => {
+            StoreError::Server(format!("HTTP {status}: {message}"))
+        }
+        _ => StoreError::Invalid(if message.is_empty() {
+            format!("HTTP {status}")
+        } else {
+            message.to_owned()
+        }),
+    }
+}
+
+fn between<'t>(text: &'t str, open: &str, close: &str) -> Option<&'t str> {
+    let start = text.find(open)? + open.len();
+    let rest = text.get(start..)?;
+    rest.find(close).and_then(|end| rest.get(..end))
+}
+
+/// The column a PostgreSQL or PostgREST message names: `column users.nope does not
+/// exist`, or `Could not find the 'nope' column of 'users'`.
+fn column_named_in(message: &str) -> String {
+    if let Some(quoted) = between(message, "the '", "' column") {
+        return quoted.to_owned();
+    }
+    let named = between(message, "column ", " does not exist").unwrap_or(message);
+    named
+        .rsplit('.')
+        .next()
+        .unwrap_or(named)
+        .trim_matches('"')
+        .to_owned()
+}
+
+fn first_number(text: &str) -> usize {
+    text.split(|c: char| !c.is_ascii_digit())
+        .find(|s| !s.is_empty())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn postgrest_error_bodies_map_to_the_store_error_kinds() {
+        let cases = [
+            (
+                400,
+                json!({"code": "42703", "message": "column users.nope does not exist"}),
+                "unknown_column",
+            ),
+            (
+                400,
+                json!({"code": "PGRST204", "message": "Could not find the 'nope' column of 'users' in the schema cache"}),
+                "unknown_column",
+            ),
+            (
+                404,
+                json!({"code": "PGRST205", "message": "Could not find the table 'public.nope'"}),
+                "unknown_table",
+            ),
+            (
+                409,
+                json!({"code": "23505", "message": "duplicate key value violates unique constraint \"users_name_key\"", "details": "Key (name)=(Ann) already exists."}),
+                "duplicate",
+            ),
+            (
+                406,
+                json!({"code": "PGRST116", "message": "JSON object requested, multiple (or no) rows returned", "details": "The result contains 2 rows"}),
+                "not_single",
+            ),
+            (
+                400,
+                json!({"code": "23502", "message": "null value in column \"name\" of relation \"users\" violates not-null constraint"}),
+                "not_null",
+            ),
+            (
+                401,
+                json!({"code": "42501", "message": "permission denied for table users"}),
+                "permission_denied",
+            ),
+            (
+                400,
+                json!({"code": "22P02", "message": "invalid input syntax for type integer: \"high\""}),
+                "invalid",
+            ),
+            (503, json!("upstream down"), "server"),
+        ];
+        for (status, body, kind) in cases {
+            assert_eq!(
+                error_from_body(status, &body, "users").kind(),
+                kind,
+                "{body}"
+            );
+        }
+        assert_eq!(
+            error_from_body(409, &cases_duplicate(), "users"),
+            StoreError::Duplicate("name".into())
+        );
+        assert_eq!(
+            error_from_body(
+                400,
+                &json!({"code": "42703", "message": "column users.nope does not exist"}),
+                "users"
+            ),
+            StoreError::UnknownColumn {
+                table: "users".into(),
+                column: "nope".into()
+            }
+        );
+    }
+
+    fn cases_duplicate() -> Value {
+        json!({"code": "23505", "details": "Key (name)=(Ann) already exists."})
+    }
+}
