@@ -4,6 +4,7 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TRUNK_VERSION=0.21.14
 LITELLM_VERSION=1.106.2
+POSTRUST_VERSION=3.1.0
 LITELLM_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/familiar/litellm-$LITELLM_VERSION"
 export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export CHROMEDRIVER=/usr/bin/chromedriver

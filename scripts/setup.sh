@@ -72,13 +72,30 @@ litellm_proxy() {
   touch "$LITELLM_VENV/.installed"
 }
 
+# postrust serves PostgREST's API for the store tests (no real PostgREST installs here).
+postrust_server() {
+  cargo install --list | grep -qx "postrust-server v$POSTRUST_VERSION:" && return
+  step "cargo install postrust-server $POSTRUST_VERSION (takes ~20 min on 2 cores)"
+  # Not --locked: like wasm-bindgen-cli, its lock file pins crates the registry lacks.
+  cargo install --quiet postrust-server --version "$POSTRUST_VERSION"
+}
+
+postgresql() {
+  [ -x /usr/lib/postgresql/15/bin/initdb ] && command -v psql >/dev/null && return
+  step "apt-get install postgresql"
+  sudo_if_needed apt-get update -qq
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql
+}
+
 rust_target
 lock_dependencies
 node_packages
-if [ "$purpose" = test ]; then chromium; litellm_proxy; fi
-# The two slow compiles overlap: each is mostly single-threaded at its tail.
+if [ "$purpose" = test ]; then chromium; postgresql; litellm_proxy; fi
+# The slow compiles overlap: each is mostly single-threaded at its tail.
 wasm_bindgen_cli & wbg=$!
 trunk_cli & trk=$!
+if [ "$purpose" = test ]; then postrust_server & pgr=$!; fi
 wait "$wbg" || die "installing wasm-bindgen-cli failed"
 wait "$trk" || die "installing trunk failed"
+if [ "$purpose" = test ]; then wait "$pgr" || die "installing postrust-server failed"; fi
 echo "setup ($purpose): everything is in place"

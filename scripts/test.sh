@@ -7,9 +7,11 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 log=$(mktemp -d)
 servers=()
+backend=$(mktemp -d -t familiar-backend.XXXXXX)
 stop_servers() {
   local pid
   for pid in "${servers[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
+  "$ROOT/scripts/backend.sh" stop "$backend"
   rm -rf "$log"
 }
 trap stop_servers EXIT
@@ -53,6 +55,13 @@ passed() { grep -Eo 'test result: ok\. [0-9]+ passed' "$1" | awk '{ n += $4 } EN
 "$ROOT/scripts/setup.sh" test
 start_servers
 
+step "PostgreSQL + postrust on loopback, migrations applied"
+"$ROOT/scripts/backend.sh" start "$backend"
+source "$backend/env"
+psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/conformance.sql
+step "row-level security (SQL against the real database)"
+psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/rls.sql
+
 step "cargo fmt --check"
 cargo fmt --all --check
 
@@ -68,7 +77,7 @@ cargo test 2>&1 | tee "$log/native"
 step "browser tests (wasm-bindgen-test, headless Chromium; LiteLLM at $FAMILIAR_LITELLM_URL, faults at $FAMILIAR_FAULT_URL)"
 wait_for_litellm
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --target wasm32-unknown-unknown --test ui --test web --test model_client 2>&1 | tee "$log/browser"
+  cargo test --target wasm32-unknown-unknown --test ui --test web --test model_client --test store_conformance 2>&1 | tee "$log/browser"
 
 step "release build (trunk, offline)"
 trunk build --release --offline

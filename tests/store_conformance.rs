@@ -1,0 +1,276 @@
+//! One suite of queries and writes against both stores: the local store in the page,
+//! and PostgREST (postrust over PostgreSQL, started by scripts/test.sh) through the real
+//! fetch path. They must give identical rows and identical error kinds.
+#![cfg(target_arch = "wasm32")]
+// clippy does not see `#[wasm_bindgen_test]` functions as tests.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use std::rc::Rc;
+
+use familiar::retry::RetryPolicy;
+use familiar::store::{
+    ColumnDefault, ColumnSchema, ColumnType, Delete, Filter, Filtered, Insert, LocalStore, Op,
+    PostgrestStore, Row, Rpc, Select, Store, StoreError, TableSchema, Update,
+};
+use familiar::web::{BrowserClock, Fetch};
+use serde_json::{Value, json};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const TABLE: &str = "conformance_items";
+
+fn column(
+    name: &str,
+    kind: ColumnType,
+    nullable: bool,
+    default: Option<ColumnDefault>,
+) -> ColumnSchema {
+    ColumnSchema {
+        name: name.into(),
+        kind,
+        nullable,
+        default,
+    }
+}
+
+/// The local twin of tests/sql/conformance.sql.
+fn local_store() -> LocalStore {
+    let schema = TableSchema {
+        name: TABLE.into(),
+        columns: vec![
+            column(
+                "id",
+                ColumnType::Integer,
+                false,
+                Some(ColumnDefault::Identity),
+            ),
+            column("name", ColumnType::Text, false, None),
+            column(
+                "level",
+                ColumnType::Integer,
+                true,
+                Some(ColumnDefault::Value(json!(1))),
+            ),
+            column("guild", ColumnType::Text, true, None),
+            column(
+                "active",
+                ColumnType::Boolean,
+                false,
+                Some(ColumnDefault::Value(json!(true))),
+            ),
+        ],
+        primary_key: vec!["id".into()],
+        unique: vec![vec!["name".into()]],
+    };
+    LocalStore::new(vec![schema]).with_function(
+        "count_guild",
+        Rc::new(|store: &LocalStore, args: &Row| {
+            let guild = args.get("guild").cloned().unwrap_or(Value::Null);
+            Ok(json!(
+                store
+                    .run_select(&Select::from(TABLE).eq("guild", guild))?
+                    .len()
+            ))
+        }),
+    )
+}
+
+fn remote_store() -> PostgrestStore {
+    let (Some(url), Some(key)) = (
+        option_env!("FAMILIAR_POSTGREST_URL"),
+        option_env!("FAMILIAR_ANON_KEY"),
+    ) else {
+        panic!("FAMILIAR_POSTGREST_URL and FAMILIAR_ANON_KEY are unset: run scripts/test.sh");
+    };
+    PostgrestStore::new(
+        url,
+        key,
+        Rc::new(Fetch),
+        Rc::new(BrowserClock),
+        Box::new(js_sys::Math::random),
+    )
+    .with_retry(RetryPolicy {
+        max_retries: 0,
+        ..RetryPolicy::default()
+    })
+}
+
+fn rows(values: Value) -> Vec<Row> {
+    serde_json::from_value(values).unwrap()
+}
+
+fn by_id() -> Select {
+    Select::from(TABLE).order("id", true)
+}
+
+fn insert(values: Value, returning: bool) -> Insert {
+    Insert {
+        table: TABLE.into(),
+        rows: rows(values),
+        on_conflict: None,
+        returning,
+    }
+}
+
+/// What a step produced: rows (or a value), or the kind of error.
+fn outcome<T: serde::Serialize>(result: Result<T, StoreError>) -> Value {
+    match result {
+        Ok(value) => json!({ "ok": value }),
+        Err(error) => json!({ "error": error.kind() }),
+    }
+}
+
+/// Runs the suite on `store`; returns each step's name and outcome.
+async fn suite(store: &dyn Store) -> Vec<(&'static str, Value)> {
+    let mut log = Vec::new();
+    let wipe = Delete {
+        table: TABLE.into(),
+        filters: vec![],
+        returning: false,
+    }
+    .gte("id", 0);
+    log.push(("wipe", outcome(store.delete(&wipe).await)));
+    let seed = insert(
+        json!([
+            {"id": 1, "name": "Ann", "level": 5, "guild": "owls", "active": true},
+            {"id": 2, "name": "Bob", "level": 2, "guild": null, "active": true},
+            {"id": 3, "name": "Cy, the (Bold)", "level": 9, "guild": "owls", "active": false},
+            {"id": 4, "name": "dora \"D\"", "level": null, "guild": "bats", "active": true},
+        ]),
+        true,
+    );
+    log.push(("insert many", outcome(store.insert(&seed).await)));
+    let selects: Vec<(&'static str, Select)> = vec![
+        ("eq", by_id().eq("guild", "owls")),
+        ("neq skips nulls", by_id().neq("guild", "owls")),
+        ("gt", by_id().gt("level", 2)),
+        ("gte", by_id().gte("level", 2)),
+        ("lt", by_id().lt("level", 5)),
+        ("lte", by_id().lte("level", 5)),
+        ("like", by_id().like("name", "%o%")),
+        ("ilike", by_id().ilike("name", "D%")),
+        (
+            "in with reserved characters",
+            by_id().in_list(
+                "name",
+                vec![json!("Cy, the (Bold)"), json!("dora \"D\""), json!("Zed")],
+            ),
+        ),
+        ("is null", by_id().is("level", Value::Null)),
+        (
+            "not is null",
+            by_id().filter(Filter::compare("guild", Op::Is, Value::Null).negate()),
+        ),
+        ("is false", by_id().is("active", json!(false))),
+        (
+            "or with and",
+            by_id().or(vec![
+                Filter::compare("level", Op::Gt, 8),
+                Filter::And(vec![
+                    Filter::compare("guild", Op::Is, Value::Null),
+                    Filter::compare("level", Op::Eq, 2),
+                ]),
+            ]),
+        ),
+        (
+            "order desc, nulls first",
+            Select::from(TABLE).order("level", false),
+        ),
+        (
+            "order asc, nulls last",
+            Select::from(TABLE).order("level", true),
+        ),
+        ("limit and offset", by_id().limit(2).offset(1)),
+        ("columns", by_id().columns("id,name").limit(2)),
+        ("single", by_id().eq("name", "Bob").single()),
+        ("single on none", by_id().eq("name", "Zed").single()),
+        ("single on two", by_id().eq("guild", "owls").single()),
+        (
+            "maybe single on none",
+            by_id().eq("name", "Zed").maybe_single(),
+        ),
+        ("bad column", by_id().eq("nope", 1)),
+        ("bad table", Select::from("no_such_table")),
+    ];
+    for (name, select) in selects {
+        log.push((name, outcome(store.select(&select).await)));
+    }
+    log.push((
+        "unique violation",
+        outcome(
+            store
+                .insert(&insert(json!([{"id": 5, "name": "Ann"}]), true))
+                .await,
+        ),
+    ));
+    log.push(("after the violation", outcome(store.select(&by_id()).await)));
+    let update = Update {
+        table: TABLE.into(),
+        set: rows(json!([{"guild": "foxes"}])).remove(0),
+        filters: vec![],
+        returning: true,
+    }
+    .eq("guild", "owls");
+    log.push(("update returning", outcome(store.update(&update).await)));
+    let upsert = Insert {
+        on_conflict: Some(vec!["id".into()]),
+        ..insert(
+            json!([{"id": 2, "name": "Bob", "level": 7, "guild": "bats", "active": true},
+                        {"id": 6, "name": "Eve", "level": 3, "guild": "bats", "active": true}]),
+            true,
+        )
+    };
+    log.push(("upsert", outcome(store.insert(&upsert).await)));
+    let rpc = Rpc {
+        function: "count_guild".into(),
+        args: rows(json!([{"guild": "bats"}])).remove(0),
+    };
+    log.push(("rpc", outcome(store.rpc(&rpc).await)));
+    let delete = Delete {
+        table: TABLE.into(),
+        filters: vec![],
+        returning: true,
+    }
+    .eq("guild", "foxes");
+    log.push(("delete returning", outcome(store.delete(&delete).await)));
+    log.push(("final", outcome(store.select(&by_id()).await)));
+    log
+}
+
+#[wasm_bindgen_test]
+async fn the_local_store_and_postgrest_answer_alike() {
+    let local = local_store();
+    let remote = remote_store();
+    let expected = suite(&local).await;
+    let actual = suite(&remote).await;
+    let mut differences = Vec::new();
+    for ((name, local), (_, remote)) in expected.iter().zip(&actual) {
+        if local != remote {
+            differences.push(format!(
+                "{name}:\n  local:     {local}\n  postgrest: {remote}"
+            ));
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "the stores differ:\n{}",
+        differences.join("\n")
+    );
+    assert_eq!(expected.len(), actual.len());
+    // The suite is not vacuous: the errors it provokes happened.
+    let kinds: Vec<&Value> = expected
+        .iter()
+        .filter_map(|(_, v)| v.get("error"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            &json!("not_single"),
+            &json!("not_single"),
+            &json!("unknown_column"),
+            &json!("unknown_table"),
+            &json!("duplicate")
+        ]
+    );
+}
