@@ -5,58 +5,17 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+mod common;
+
+use common::rows;
 use familiar::store::{
-    ColumnDefault, ColumnSchema, ColumnType, Delete, Filter, Filtered, Insert, LocalStore, Op,
-    Persist, Row, Rpc, Select, StoreError, TableSchema, Update,
+    Delete, Filter, Filtered, Insert, LocalStore, Op, Persist, Row, Rpc, Select, StoreError,
+    TableSchema, Update,
 };
 use serde_json::{Value, json};
 
-fn column(
-    name: &str,
-    kind: ColumnType,
-    nullable: bool,
-    default: Option<ColumnDefault>,
-) -> ColumnSchema {
-    ColumnSchema {
-        name: name.into(),
-        kind,
-        nullable,
-        default,
-    }
-}
-
 fn schemas() -> Vec<TableSchema> {
-    vec![TableSchema {
-        name: "users".into(),
-        columns: vec![
-            column(
-                "id",
-                ColumnType::Integer,
-                false,
-                Some(ColumnDefault::Identity),
-            ),
-            column("name", ColumnType::Text, false, None),
-            column(
-                "level",
-                ColumnType::Integer,
-                true,
-                Some(ColumnDefault::Value(json!(1))),
-            ),
-            column("guild", ColumnType::Text, true, None),
-            column(
-                "active",
-                ColumnType::Boolean,
-                false,
-                Some(ColumnDefault::Value(json!(true))),
-            ),
-        ],
-        primary_key: vec!["id".into()],
-        unique: vec![vec!["name".into()]],
-    }]
-}
-
-fn rows(values: Value) -> Vec<Row> {
-    serde_json::from_value(values).unwrap()
+    vec![common::people("users")]
 }
 
 fn store() -> LocalStore {

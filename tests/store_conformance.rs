@@ -8,9 +8,12 @@
 use std::rc::Rc;
 
 use familiar::retry::RetryPolicy;
+mod common;
+
+use common::rows;
 use familiar::store::{
-    ColumnDefault, ColumnSchema, ColumnType, Delete, Filter, Filtered, Insert, LocalStore, Op,
-    PostgrestStore, Row, Rpc, Select, Store, StoreError, TableSchema, Update,
+    Delete, Filter, Filtered, Insert, LocalStore, Op, PostgrestStore, Row, Rpc, Select, Store,
+    StoreError, Update,
 };
 use familiar::web::{BrowserClock, Fetch};
 use serde_json::{Value, json};
@@ -20,49 +23,9 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 const TABLE: &str = "conformance_items";
 
-fn column(
-    name: &str,
-    kind: ColumnType,
-    nullable: bool,
-    default: Option<ColumnDefault>,
-) -> ColumnSchema {
-    ColumnSchema {
-        name: name.into(),
-        kind,
-        nullable,
-        default,
-    }
-}
-
 /// The local twin of tests/sql/conformance.sql.
 fn local_store() -> LocalStore {
-    let schema = TableSchema {
-        name: TABLE.into(),
-        columns: vec![
-            column(
-                "id",
-                ColumnType::Integer,
-                false,
-                Some(ColumnDefault::Identity),
-            ),
-            column("name", ColumnType::Text, false, None),
-            column(
-                "level",
-                ColumnType::Integer,
-                true,
-                Some(ColumnDefault::Value(json!(1))),
-            ),
-            column("guild", ColumnType::Text, true, None),
-            column(
-                "active",
-                ColumnType::Boolean,
-                false,
-                Some(ColumnDefault::Value(json!(true))),
-            ),
-        ],
-        primary_key: vec!["id".into()],
-        unique: vec![vec!["name".into()]],
-    };
+    let schema = common::people(TABLE);
     LocalStore::new(vec![schema]).with_function(
         "count_guild",
         Rc::new(|store: &LocalStore, args: &Row| {
@@ -94,10 +57,6 @@ fn remote_store() -> PostgrestStore {
         max_retries: 0,
         ..RetryPolicy::default()
     })
-}
-
-fn rows(values: Value) -> Vec<Row> {
-    serde_json::from_value(values).unwrap()
 }
 
 fn by_id() -> Select {
