@@ -7,120 +7,193 @@ use std::cmp::Ordering;
 use serde_json::Value;
 
 use super::query::{Filter, Op, Order};
-use super::schema::{TableSchema, coerce};
+use super::schema::{ColumnType, TableSchema, coerce};
 use super::{Row, StoreError};
 
-/// Whether `row` passes every filter (unknown counts as not passing).
-pub fn matches(schema: &TableSchema, row: &Row, filters: &[Filter]) -> Result<bool, StoreError> {
-    for filter in filters {
-        if truth(schema, row, filter)? != Some(true) {
-            return Ok(false);
-        }
-    }
-    Ok(true)
+/// Filters checked against a table's schema once, their operands read as the columns'
+/// types: a bad column or value is an error even on an empty table, and testing a row
+/// cannot fail.
+pub struct Compiled(Vec<Node>);
+
+enum Node {
+    Compare {
+        column: String,
+        test: Test,
+        not: bool,
+    },
+    Or(Vec<Node>),
+    And(Vec<Node>),
 }
 
-/// A filter's SQL truth value: `None` is unknown.
-fn truth(schema: &TableSchema, row: &Row, filter: &Filter) -> Result<Option<bool>, StoreError> {
-    match filter {
+enum Test {
+    /// `IS NULL` (`None`) or `IS TRUE/FALSE`.
+    Is(Option<bool>),
+    /// Membership; `has_null` makes a miss unknown rather than false.
+    In { items: Vec<Value>, has_null: bool },
+    Like {
+        pattern: Vec<Token>,
+        fold_case: bool,
+    },
+    /// `eq`..`lte` against an operand (null makes every row unknown).
+    Cmp(Op, Value),
+}
+
+/// Compiles `filters` for rows of `schema`.
+pub fn compile(schema: &TableSchema, filters: &[Filter]) -> Result<Compiled, StoreError> {
+    Ok(Compiled(
+        filters
+            .iter()
+            .map(|f| node(schema, f))
+            .collect::<Result<_, _>>()?,
+    ))
+}
+
+fn node(schema: &TableSchema, filter: &Filter) -> Result<Node, StoreError> {
+    Ok(match filter {
         Filter::Compare {
             column,
             op,
             value,
             not,
-        } => {
-            let result = compare(schema, row, column, *op, value)?;
-            Ok(if *not { result.map(|b| !b) } else { result })
+        } => Node::Compare {
+            column: column.clone(),
+            test: test(schema.column(column)?.kind, *op, value)?,
+            not: *not,
+        },
+        Filter::Or(any) => Node::Or(
+            any.iter()
+                .map(|f| node(schema, f))
+                .collect::<Result<_, _>>()?,
+        ),
+        Filter::And(all) => Node::And(
+            all.iter()
+                .map(|f| node(schema, f))
+                .collect::<Result<_, _>>()?,
+        ),
+    })
+}
+
+fn test(kind: ColumnType, op: Op, value: &Value) -> Result<Test, StoreError> {
+    Ok(match (op, value) {
+        (Op::Is, Value::Null) => Test::Is(None),
+        (Op::Is, Value::Bool(b)) => Test::Is(Some(*b)),
+        (Op::Is, Value::String(s)) if s == "null" => Test::Is(None),
+        (Op::Is, Value::String(s)) if s == "true" || s == "false" => Test::Is(Some(s == "true")),
+        (Op::Is, other) => {
+            return Err(StoreError::Invalid(format!(
+                "`is` takes null, true or false, not {other}"
+            )));
         }
-        Filter::Or(any) => {
+        (Op::In, Value::Array(items)) => {
+            let items = items
+                .iter()
+                .map(|v| coerce(kind, v))
+                .collect::<Result<Vec<_>, _>>()?;
+            let has_null = items.iter().any(Value::is_null);
+            Test::In { items, has_null }
+        }
+        (Op::In, _) => return Err(StoreError::Invalid("`in` takes a list".into())),
+        (Op::Like | Op::Ilike, Value::String(pattern)) => {
+            let fold_case = op == Op::Ilike;
+            let pattern = if fold_case {
+                pattern.to_lowercase()
+            } else {
+                pattern.clone()
+            };
+            Test::Like {
+                pattern: tokens(&pattern),
+                fold_case,
+            }
+        }
+        (Op::Like | Op::Ilike, other) => {
+            return Err(StoreError::Invalid(format!(
+                "`like` takes a text pattern, not {other}"
+            )));
+        }
+        (op, value) => Test::Cmp(op, coerce(kind, value)?),
+    })
+}
+
+impl Compiled {
+    /// Whether `row` passes every filter (unknown counts as not passing).
+    pub fn matches(&self, row: &Row) -> bool {
+        self.0.iter().all(|node| truth(node, row) == Some(true))
+    }
+}
+
+/// A filter's SQL truth value: `None` is unknown.
+fn truth(node: &Node, row: &Row) -> Option<bool> {
+    match node {
+        Node::Compare { column, test, not } => {
+            let result = check(test, row.get(column).unwrap_or(&Value::Null));
+            if *not { result.map(|b| !b) } else { result }
+        }
+        Node::Or(any) => {
             let mut unknown = false;
-            for f in any {
-                match truth(schema, row, f)? {
-                    Some(true) => return Ok(Some(true)),
+            for node in any {
+                match truth(node, row) {
+                    Some(true) => return Some(true),
                     None => unknown = true,
                     Some(false) => {}
                 }
             }
-            Ok(if unknown { None } else { Some(false) })
+            if unknown { None } else { Some(false) }
         }
-        Filter::And(all) => {
+        Node::And(all) => {
             let mut unknown = false;
-            for f in all {
-                match truth(schema, row, f)? {
-                    Some(false) => return Ok(Some(false)),
+            for node in all {
+                match truth(node, row) {
+                    Some(false) => return Some(false),
                     None => unknown = true,
                     Some(true) => {}
                 }
             }
-            Ok(if unknown { None } else { Some(true) })
+            if unknown { None } else { Some(true) }
         }
     }
 }
 
-fn compare(
-    schema: &TableSchema,
-    row: &Row,
-    column: &str,
-    op: Op,
-    value: &Value,
-) -> Result<Option<bool>, StoreError> {
-    let kind = schema.column(column)?.kind;
-    let cell = row.get(column).unwrap_or(&Value::Null);
-    if op == Op::Is {
-        return match value {
-            Value::Null => Ok(Some(cell.is_null())),
-            Value::Bool(b) => Ok(Some(cell.as_bool() == Some(*b))),
-            Value::String(s) if s == "null" => Ok(Some(cell.is_null())),
-            Value::String(s) if s == "true" || s == "false" => {
-                Ok(Some(cell.as_bool() == Some(s == "true")))
-            }
-            other => Err(StoreError::Invalid(format!(
-                "`is` takes null, true or false, not {other}"
-            ))),
-        };
-    }
-    if op == Op::In {
-        let Value::Array(items) = value else {
-            return Err(StoreError::Invalid("`in` takes a list".into()));
-        };
-        if cell.is_null() {
-            return Ok(None);
-        }
-        let mut unknown = false;
-        for item in items {
-            let item = coerce(kind, item)?;
-            if item.is_null() {
-                unknown = true;
-            } else if order_values(cell, &item) == Ordering::Equal {
-                return Ok(Some(true));
+fn check(test: &Test, cell: &Value) -> Option<bool> {
+    match test {
+        Test::Is(None) => Some(cell.is_null()),
+        Test::Is(Some(b)) => Some(cell.as_bool() == Some(*b)),
+        _ if cell.is_null() => None,
+        Test::In { items, has_null } => {
+            let found = items
+                .iter()
+                .any(|item| !item.is_null() && order_values(cell, item) == Ordering::Equal);
+            if found {
+                Some(true)
+            } else if *has_null {
+                None
+            } else {
+                Some(false)
             }
         }
-        return Ok(if unknown { None } else { Some(false) });
+        Test::Like { pattern, fold_case } => {
+            let Value::String(text) = cell else {
+                return Some(false);
+            };
+            Some(if *fold_case {
+                like(&text.to_lowercase(), pattern)
+            } else {
+                like(text, pattern)
+            })
+        }
+        Test::Cmp(_, operand) if operand.is_null() => None,
+        Test::Cmp(op, operand) => {
+            let ordering = order_values(cell, operand);
+            Some(match op {
+                Op::Eq => ordering == Ordering::Equal,
+                Op::Neq => ordering != Ordering::Equal,
+                Op::Gt => ordering == Ordering::Greater,
+                Op::Gte => ordering != Ordering::Less,
+                Op::Lt => ordering == Ordering::Less,
+                Op::Lte => ordering != Ordering::Greater,
+                Op::Like | Op::Ilike | Op::In | Op::Is => false,
+            })
+        }
     }
-    if matches!(op, Op::Like | Op::Ilike) {
-        let (Value::String(text), Value::String(pattern)) = (cell, value) else {
-            return Ok(if cell.is_null() { None } else { Some(false) });
-        };
-        return Ok(Some(if op == Op::Ilike {
-            like(&text.to_lowercase(), &pattern.to_lowercase())
-        } else {
-            like(text, pattern)
-        }));
-    }
-    let operand = coerce(kind, value)?;
-    if cell.is_null() || operand.is_null() {
-        return Ok(None);
-    }
-    let ordering = order_values(cell, &operand);
-    Ok(Some(match op {
-        Op::Eq => ordering == Ordering::Equal,
-        Op::Neq => ordering != Ordering::Equal,
-        Op::Gt => ordering == Ordering::Greater,
-        Op::Gte => ordering != Ordering::Less,
-        Op::Lt => ordering == Ordering::Less,
-        Op::Lte => ordering != Ordering::Greater,
-        Op::Like | Op::Ilike | Op::In | Op::Is => false,
-    }))
 }
 
 /// Orders two non-null values of one column: numbers numerically, text by bytes (the
@@ -141,7 +214,7 @@ pub fn order_values(a: &Value, b: &Value) -> Ordering {
 }
 
 /// Sorts rows by the orderings, PostgreSQL's way with nulls.
-pub fn sort(rows: &mut [Row], order: &[Order]) {
+pub fn sort(rows: &mut [&Row], order: &[Order]) {
     rows.sort_by(|a, b| {
         for o in order {
             let (x, y) = (
@@ -176,10 +249,9 @@ pub fn sort(rows: &mut [Row], order: &[Order]) {
     });
 }
 
-/// SQL `LIKE`: `%` matches any run, `_` one character, `\` escapes. PostgREST's `*`
-/// stands for `%` too.
-pub fn like(text: &str, pattern: &str) -> bool {
-    let text: Vec<char> = text.chars().collect();
+/// A `LIKE` pattern: `%` matches any run, `_` one character, `\\` escapes. PostgREST's
+/// `*` stands for `%` too.
+fn tokens(pattern: &str) -> Vec<Token> {
     let mut tokens = Vec::new();
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
@@ -190,10 +262,16 @@ pub fn like(text: &str, pattern: &str) -> bool {
             c => Token::Char(c),
         });
     }
+    tokens
+}
+
+/// Whether `text` matches the pattern's tokens.
+fn like(text: &str, tokens: &[Token]) -> bool {
+    let text: Vec<char> = text.chars().collect();
     // Which text positions the pattern so far can reach: linear space, no recursion.
     let mut reachable = vec![false; text.len() + 1];
     mark(&mut reachable, 0);
-    for token in &tokens {
+    for token in tokens {
         let mut next = vec![false; text.len() + 1];
         for (i, _) in reachable.iter().enumerate().filter(|(_, r)| **r) {
             match token {

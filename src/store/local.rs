@@ -10,7 +10,7 @@ use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::eval::{matches, order_values, sort};
+use super::eval::{compile, order_values, sort};
 use super::query::{Cardinality, Delete, Insert, Rpc, Select, Update};
 use super::schema::{Default, TableSchema, coerce};
 use super::{Row, Store, StoreError};
@@ -109,24 +109,24 @@ impl LocalStore {
             .get(&query.table)
             .map(|t| t.rows.as_slice())
             .unwrap_or_default();
-        let mut found = Vec::new();
-        for row in rows {
-            if matches(schema, row, &query.filters)? {
-                found.push(row.clone());
-            }
-        }
+        // Filter and sort references; only the rows returned are copied.
+        let filters = compile(schema, &query.filters)?;
+        let mut found: Vec<&Row> = rows.iter().filter(|row| filters.matches(row)).collect();
         sort(&mut found, &query.order);
         let skip = usize::try_from(query.offset.unwrap_or(0)).unwrap_or(usize::MAX);
         let take = query
             .limit
             .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
-        let found: Vec<Row> = found.into_iter().skip(skip).take(take).collect();
+        let found: Vec<&Row> = found.into_iter().skip(skip).take(take).collect();
         match (query.cardinality, found.len()) {
             (Cardinality::Single, n) if n != 1 => return Err(StoreError::NotSingle(n)),
             (Cardinality::MaybeSingle, n) if n > 1 => return Err(StoreError::NotSingle(n)),
             _ => {}
         }
-        Ok(found.iter().map(|row| project(row, &columns)).collect())
+        Ok(found
+            .into_iter()
+            .map(|row| project(row, &columns))
+            .collect())
     }
 
     /// Runs an insert (or upsert) now; all rows or none.
@@ -172,6 +172,7 @@ impl LocalStore {
     pub fn run_update(&self, query: &Update) -> Result<Vec<Row>, StoreError> {
         let schema = self.schema(&query.table)?;
         let set = typed(schema, &query.set)?;
+        let filters = compile(schema, &query.filters)?;
         let mut tables = self.tables.borrow_mut();
         let table = tables
             .get_mut(&query.table)
@@ -179,7 +180,7 @@ impl LocalStore {
         let mut rows = table.rows.clone();
         let mut written = Vec::new();
         for row in &mut rows {
-            if matches(schema, row, &query.filters)? {
+            if filters.matches(row) {
                 row.extend(set.clone());
                 written.push(row.clone());
             }
@@ -198,16 +199,11 @@ impl LocalStore {
         let table = tables
             .get_mut(&query.table)
             .ok_or_else(|| StoreError::UnknownTable(query.table.clone()))?;
-        // Decide for every row before changing any, so a filter error loses nothing.
-        let doomed = table
-            .rows
-            .iter()
-            .map(|row| matches(schema, row, &query.filters))
-            .collect::<Result<Vec<bool>, _>>()?;
+        let filters = compile(schema, &query.filters)?;
         let mut removed = Vec::new();
         let mut kept = Vec::with_capacity(table.rows.len());
-        for (row, doomed) in std::mem::take(&mut table.rows).into_iter().zip(doomed) {
-            if doomed {
+        for row in std::mem::take(&mut table.rows) {
+            if filters.matches(&row) {
                 removed.push(row);
             } else {
                 kept.push(row);
