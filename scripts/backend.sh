@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # A throwaway backend on loopback: PostgreSQL 15 (a cluster in a temp dir, on a free
 # port) with the migrations applied, and postrust serving PostgREST's API in front of it.
-#   scripts/backend.sh start DIR   starts both, writes DIR/env (FAMILIAR_PG_PORT,
-#                                  FAMILIAR_POSTGREST_URL, FAMILIAR_ANON_KEY); returns
+#   scripts/backend.sh start DIR [SQL...]
+#                                  starts both, writes DIR/env (FAMILIAR_PG_PORT,
+#                                  FAMILIAR_POSTGREST_URL, FAMILIAR_ANON_KEY); returns.
+#                                  Extra SQL files run after the migrations, before
+#                                  postrust reads the schema.
 #   scripts/backend.sh stop DIR    stops both and removes DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -31,6 +34,7 @@ PY
 
 start() {
   local dir=$1 pg_port api_port
+  shift
   mkdir -p "$dir"
   chown postgres "$dir"
   pg_port=$(free_port)
@@ -45,7 +49,7 @@ create role authenticator login password 'familiar-throwaway' noinherit;
 grant anon, authenticated to authenticator;
 SQL
   local migration
-  for migration in migrations/*.sql; do
+  for migration in migrations/*.sql "$@"; do
     "${psql[@]}" -f "$migration" >/dev/null
   done
   api_port=$(free_port)
@@ -77,7 +81,7 @@ stop() {
 }
 
 case "${1:-}" in
-  start) start "${2:?a directory}" ;;
+  start) start "${2:?a directory}" "${@:3}" ;;
   stop) stop "${2:?a directory}" ;;
   *) die "usage: backend.sh start|stop DIR" ;;
 esac

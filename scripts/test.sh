@@ -56,9 +56,8 @@ passed() { grep -Eo 'test result: ok\. [0-9]+ passed' "$1" | awk '{ n += $4 } EN
 start_servers
 
 step "PostgreSQL + postrust on loopback, migrations applied"
-"$ROOT/scripts/backend.sh" start "$backend"
+"$ROOT/scripts/backend.sh" start "$backend" tests/sql/conformance.sql
 source "$backend/env"
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/conformance.sql
 step "row-level security (SQL against the real database)"
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/rls.sql
 
