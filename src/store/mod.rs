@@ -2,6 +2,7 @@
 //! vocabulary (`query`), answered by Supabase/PostgREST over HTTP or by the local store
 //! in the page (`local`) with the same rows and the same kinds of errors.
 
+mod ddl;
 mod eval;
 pub mod local;
 pub mod postgrest;
@@ -11,6 +12,7 @@ pub mod schema;
 use futures::future::LocalBoxFuture;
 use serde_json::{Map, Value};
 
+pub use ddl::tables as tables_from_sql;
 pub use local::{LocalStore, Persist};
 pub use postgrest::PostgrestStore;
 pub use query::{Cardinality, Delete, Filter, Filtered, Insert, Op, Order, Rpc, Select, Update};

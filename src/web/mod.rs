@@ -4,7 +4,9 @@ mod clock;
 pub mod demo;
 mod fetch;
 mod page_title;
+mod storage;
 
 pub use clock::BrowserClock;
 pub use fetch::Fetch;
 pub use page_title::PageTitle;
+pub use storage::LocalStorage;
