@@ -83,3 +83,26 @@ test('the widget stays usable at 360 px wide', async (t) => {
   await page.screenshot({ path: join(artifacts, 'chat-360.png'), fullPage: true });
   assert.deepEqual(problems, []);
 });
+
+/** Sends `text` and returns the answer of the turn it starts (the `n`th, from 1). */
+async function ask(page, text, n = 1) {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+  const turn = page.locator('.turn[data-status="completed"]').nth(n - 1);
+  await turn.waitFor({ timeout: 10_000 });
+  return turn.locator('.message-assistant').innerText();
+}
+
+test('a memory written in the local store survives a reload', async (t) => {
+  const { page, problems } = await openDemo(t);
+  assert.equal(await ask(page, 'Remember that the ale is cold'), "I'll remember: the ale is cold.");
+  assert.equal(await page.locator('.step-tool .tool-kind').innerText(), 'action');
+
+  await page.reload();
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  const answer = await ask(page, 'What do you remember?');
+  assert.match(answer, /^I remember 2 thing\(s\): the ale is cold; The player asked about the battle/);
+  await page.screenshot({ path: join(artifacts, 'memory-after-reload.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+});

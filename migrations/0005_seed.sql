@@ -1,4 +1,6 @@
--- The demos' world: a tavern town with two guilds, a market and a battle.
+-- The demos' world: a tavern town with two guilds, a market and a battle. The same
+-- rows seed the local store from public/seed/world.json; the store conformance suite
+-- checks that the two agree.
 
 insert into users (id, username, is_agent, health, energy, morale, gold) values
   (1, 'dotty', true, 100, 80, 70, 40),
@@ -46,8 +48,9 @@ insert into proposals (id, community_id, author_id, title) values
 select setval(pg_get_serial_sequence('proposals', 'id'), 1);
 insert into votes (proposal_id, user_id, in_favour) values (1, 3, true);
 
-insert into memories (user_id, content, importance) values
-  (1, 'The player asked about the battle; promised to reply when it ends.', 6);
+insert into memories (id, user_id, content, importance) values
+  (1, 1, 'The player asked about the battle; promised to reply when it ends.', 6);
+select setval(pg_get_serial_sequence('memories', 'id'), 1);
 
 insert into game_state (id, tick, gold, food, morale) values (1, 0, 100, 80, 55);
 select setval(pg_get_serial_sequence('game_state', 'id'), 1);

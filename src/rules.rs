@@ -85,10 +85,10 @@ impl RulesModel {
         let tool_calls = matched
             .iter()
             .zip(first_id..)
-            .map(|((rule, _), n)| ToolCall {
+            .map(|((rule, keyword), n)| ToolCall {
                 id: format!("call_{n}"),
                 name: rule.tool.clone(),
-                arguments: rule.arguments.to_string(),
+                arguments: fill_arguments(&rule.arguments, user_text, keyword).to_string(),
             })
             .collect();
         ChatResponse {
@@ -226,7 +226,36 @@ fn tool_name_of_call<'t>(transcript: &'t [Message], id: &str) -> Option<&'t str>
         .map(|call| call.name.as_str())
 }
 
-/// Replaces each `{field}` with that field of `value`; unknown fields stay visible.
+/// The rule's arguments with `{message}` (the user's words) and `{rest}` (the words
+/// after the matched keyword) filled in its text values.
+fn fill_arguments(arguments: &Value, message: &str, keyword: &str) -> Value {
+    match arguments {
+        Value::String(text) => {
+            let lower = message.to_lowercase();
+            let rest = lower
+                .find(keyword)
+                .and_then(|at| message.get(at + keyword.len()..))
+                .unwrap_or_default()
+                .trim_matches(|c: char| {
+                    c.is_whitespace() || matches!(c, ':' | ',' | '.' | '!' | '?')
+                });
+            Value::String(
+                text.replace("{message}", message.trim())
+                    .replace("{rest}", rest),
+            )
+        }
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.clone(), fill_arguments(v, message, keyword)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Replaces each `{field}` with that field of `value` (a list of texts joined by
+/// `; `); unknown fields stay visible.
 fn fill_template(template: &str, value: &Value) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
@@ -241,6 +270,10 @@ fn fill_template(template: &str, value: &Value) -> String {
         let field = placeholder.trim_start_matches('{').trim_end_matches('}');
         match value.get(field) {
             Some(Value::String(s)) => out.push_str(s),
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
+                let texts: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+                out.push_str(&texts.join("; "));
+            }
             Some(other) => out.push_str(&other.to_string()),
             None => out.push_str(placeholder),
         }
@@ -388,6 +421,30 @@ mod tests {
             model().respond(&request).text,
             "I tried page_title, but it failed: no document"
         );
+    }
+
+    #[test]
+    fn arguments_can_carry_the_users_words() {
+        let rules = RulesModel::from_json(
+            r#"{"fallback": "", "rules": [{"keywords": ["remember"], "tool": "remember",
+                "arguments": {"content": "{rest}", "said": "{message}"}, "answer": "ok"}]}"#,
+        )
+        .unwrap();
+        let request = offering(
+            &["remember"],
+            vec![Message::user("Please REMEMBER: the ale is cold!")],
+        );
+        let arguments: Value =
+            serde_json::from_str(&rules.respond(&request).tool_calls[0].arguments).unwrap();
+        assert_eq!(
+            arguments,
+            json!({"content": "the ale is cold", "said": "Please REMEMBER: the ale is cold!"})
+        );
+    }
+
+    #[test]
+    fn templates_join_lists_of_text() {
+        assert_eq!(fill_template("{m}", &json!({"m": ["a", "b"]})), "a; b");
     }
 
     #[test]

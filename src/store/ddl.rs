@@ -178,11 +178,18 @@ fn column_type(word: &str) -> Option<ColumnType> {
     )
 }
 
-/// A literal default (`1`, `true`, `'text'`, `'{}'` for JSON); functions such as
-/// `now()` are left to the database, so the local store writes null there.
+/// A default: a literal (`1`, `true`, `'text'`, `'{}'` for JSON), `now()` or
+/// `gen_random_uuid()`; other functions are not understood and give no default.
 fn default_value(item: &str, lower: &str) -> Option<Default> {
     let at = lower.find(" default ")? + " default ".len();
     let rest = item.get(at..)?.trim_start();
+    let function = rest.to_ascii_lowercase();
+    if function.starts_with("now()") || function.starts_with("current_timestamp") {
+        return Some(Default::Now);
+    }
+    if function.starts_with("gen_random_uuid()") {
+        return Some(Default::Uuid);
+    }
     let literal = if let Some(quoted) = rest.strip_prefix('\'') {
         Value::String(quoted.split('\'').next()?.to_owned())
     } else {
@@ -254,5 +261,13 @@ mod tests {
             )
         );
         assert_eq!(tables[15].column("context").unwrap().kind, ColumnType::Json);
+        assert_eq!(
+            tables[15].column("id").unwrap().default,
+            Some(Default::Uuid)
+        );
+        assert_eq!(
+            users.column("created_at").unwrap().default,
+            Some(Default::Now)
+        );
     }
 }

@@ -14,6 +14,7 @@ use super::eval::{compile, order_values, sort};
 use super::query::{Cardinality, Delete, Insert, Rpc, Select, Update};
 use super::schema::{Default, TableSchema, coerce};
 use super::{Row, Store, StoreError};
+use crate::clock::{Clock, Instant};
 
 /// Where the local store keeps its snapshot (browser storage in the page).
 pub trait Persist {
@@ -32,6 +33,7 @@ struct Table {
 
 /// Tables in memory.
 pub struct LocalStore {
+    clock: Option<Rc<dyn Clock>>,
     schemas: BTreeMap<String, TableSchema>,
     tables: RefCell<BTreeMap<String, Table>>,
     functions: BTreeMap<String, Function>,
@@ -52,11 +54,19 @@ impl LocalStore {
             })
             .collect();
         Self {
+            clock: None,
             schemas: schemas.into_iter().map(|s| (s.name.clone(), s)).collect(),
             tables: RefCell::new(tables),
             functions: BTreeMap::new(),
             persist: None,
         }
+    }
+
+    /// The clock for `now()` defaults and fresh UUIDs; without one, `now()` is the
+    /// epoch.
+    pub fn with_clock(mut self, clock: Rc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
     }
 
     /// Registers a function for `rpc`.
@@ -81,6 +91,88 @@ impl LocalStore {
         }
         self.persist = Some(persist);
         Ok(self)
+    }
+
+    /// Fills empty tables from a seed file, `{"table": [rows…]}`; tables that already
+    /// hold rows (restored from a snapshot) are left as they are. Like `setval` after
+    /// a SQL seed, identities continue after the highest seeded id.
+    pub fn seed(&self, seed: &str) -> Result<(), StoreError> {
+        let seed: BTreeMap<String, Vec<Row>> = serde_json::from_str(seed)
+            .map_err(|e| StoreError::Invalid(format!("the seed file cannot be read ({e})")))?;
+        for (table, rows) in seed {
+            let empty = self
+                .tables
+                .borrow()
+                .get(&table)
+                .is_some_and(|t| t.rows.is_empty());
+            if !empty {
+                continue;
+            }
+            self.run_insert(&Insert {
+                table: table.clone(),
+                rows,
+                on_conflict: None,
+                returning: false,
+            })?;
+            let schema = self.schema(&table)?;
+            let mut tables = self.tables.borrow_mut();
+            if let Some(t) = tables.get_mut(&table) {
+                let highest = schema
+                    .columns
+                    .iter()
+                    .filter(|c| c.default == Some(Default::Identity))
+                    .flat_map(|c| t.rows.iter().filter_map(|row| row.get(&c.name)?.as_i64()))
+                    .max();
+                if let Some(highest) = highest {
+                    t.next_id = t.next_id.max(highest + 1);
+                }
+            }
+        }
+        self.save();
+        Ok(())
+    }
+
+    /// A full row: given values, then defaults, then nulls.
+    fn with_defaults(
+        &self,
+        schema: &TableSchema,
+        mut given: Row,
+        next_id: &mut i64,
+    ) -> Result<Row, StoreError> {
+        let now = self.clock.as_ref().map_or(
+            Instant {
+                epoch_ms: 0,
+                utc_offset_minutes: 0,
+            },
+            |c| c.now(),
+        );
+        for column in &schema.columns {
+            if given.contains_key(&column.name) {
+                continue;
+            }
+            let value = match &column.default {
+                Some(Default::Identity) => {
+                    let id = *next_id;
+                    *next_id += 1;
+                    Value::from(id)
+                }
+                Some(Default::Value(value)) => coerce(column.kind, value)?,
+                Some(Default::Now) => Value::String(
+                    Instant {
+                        utc_offset_minutes: 0,
+                        ..now
+                    }
+                    .rfc3339(),
+                ),
+                Some(Default::Uuid) => {
+                    *next_id += 1;
+                    Value::String(uuid_v4(now.epoch_ms, *next_id))
+                }
+                None => Value::Null,
+            };
+            given.insert(column.name.clone(), value);
+        }
+        Ok(given)
     }
 
     fn schema(&self, table: &str) -> Result<&TableSchema, StoreError> {
@@ -154,7 +246,7 @@ impl LocalStore {
                     row.clone()
                 }
                 None => {
-                    let row = with_defaults(schema, given, &mut draft.next_id)?;
+                    let row = self.with_defaults(schema, given, &mut draft.next_id)?;
                     draft.rows.push(row.clone());
                     row
                 }
@@ -332,28 +424,28 @@ fn typed(schema: &TableSchema, row: &Row) -> Result<Row, StoreError> {
         .collect()
 }
 
-/// A full row: given values, then defaults, then nulls.
-fn with_defaults(
-    schema: &TableSchema,
-    mut given: Row,
-    next_id: &mut i64,
-) -> Result<Row, StoreError> {
-    for column in &schema.columns {
-        if given.contains_key(&column.name) {
-            continue;
-        }
-        let value = match &column.default {
-            Some(Default::Identity) => {
-                let id = *next_id;
-                *next_id += 1;
-                Value::from(id)
-            }
-            Some(Default::Value(value)) => coerce(column.kind, value)?,
-            None => Value::Null,
-        };
-        given.insert(column.name.clone(), value);
-    }
-    Ok(given)
+/// A version-4-shaped UUID from the time and a per-table counter: unique within the
+/// page, which is all the local store needs (it is not a secret).
+fn uuid_v4(epoch_ms: i64, counter: i64) -> String {
+    let mut state = (epoch_ms as u64) ^ (counter as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut next = || {
+        // splitmix64
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let (a, b) = (next(), next());
+    let b = (b & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000;
+    format!(
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xFFFF,
+        a & 0x0FFF,
+        b >> 48,
+        b & 0xFFFF_FFFF_FFFF
+    )
 }
 
 /// Not-null columns hold values and unique keys hold no duplicates.

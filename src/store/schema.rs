@@ -29,6 +29,10 @@ pub enum Default {
     Identity,
     /// A fixed value.
     Value(Value),
+    /// The current time (`now()`), as RFC 3339 text.
+    Now,
+    /// A fresh random UUID (`gen_random_uuid()`).
+    Uuid,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
