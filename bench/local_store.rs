@@ -51,6 +51,7 @@ fn main() {
             table: "messages".into(),
             rows,
             on_conflict: None,
+            client_key: None,
             returning: false,
         })
         .unwrap();

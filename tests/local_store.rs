@@ -30,6 +30,7 @@ fn store() -> LocalStore {
                 {"name": "dora", "level": null, "guild": "bats"},
             ])),
             on_conflict: None,
+            client_key: None,
             returning: false,
         })
         .unwrap();
@@ -174,6 +175,7 @@ fn inserts_fill_defaults_and_a_duplicate_key_writes_nothing() {
             table: "users".into(),
             rows: rows(json!([{"name": "Eve"}])),
             on_conflict: None,
+            client_key: None,
             returning: true,
         })
         .unwrap();
@@ -185,6 +187,7 @@ fn inserts_fill_defaults_and_a_duplicate_key_writes_nothing() {
         table: "users".into(),
         rows: rows(json!([{"name": "Fay"}, {"name": "Ann"}])),
         on_conflict: None,
+        client_key: None,
         returning: true,
     };
     assert_eq!(
@@ -204,6 +207,7 @@ fn upsert_merges_on_a_unique_key_and_refuses_other_columns() {
         table: "users".into(),
         rows: rows(json!([row])),
         on_conflict: Some(vec![on.into()]),
+        client_key: None,
         returning: true,
     };
     let merged = s
@@ -272,6 +276,7 @@ fn mistakes_get_the_error_kinds_postgrest_gives() {
         table: "users".into(),
         rows: rows(json!([row])),
         on_conflict: None,
+        client_key: None,
         returning: false,
     };
     assert_eq!(kind(s.run_insert(&insert(json!({"level": 3})))), "not_null");
@@ -342,6 +347,7 @@ fn the_tables_survive_a_reload_through_persistence() {
             table: "users".into(),
             rows: rows(json!([{"name": "Ann"}])),
             on_conflict: None,
+            client_key: None,
             returning: false,
         })
         .unwrap();
@@ -354,6 +360,7 @@ fn the_tables_survive_a_reload_through_persistence() {
             table: "users".into(),
             rows: rows(json!([{"name": "Bo"}])),
             on_conflict: None,
+            client_key: None,
             returning: true,
         })
         .unwrap();

@@ -68,6 +68,7 @@ fn insert(values: Value, returning: bool) -> Insert {
         table: TABLE.into(),
         rows: rows(values),
         on_conflict: None,
+        client_key: None,
         returning,
     }
 }
@@ -176,6 +177,7 @@ async fn suite(store: &dyn Store) -> Vec<(&'static str, Value)> {
     log.push(("update returning", outcome(store.update(&update).await)));
     let upsert = Insert {
         on_conflict: Some(vec!["id".into()]),
+        client_key: None,
         ..insert(
             json!([{"id": 2, "name": "Bob", "level": 7, "guild": "bats", "active": true},
                         {"id": 6, "name": "Eve", "level": 3, "guild": "bats", "active": true}]),

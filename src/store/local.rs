@@ -112,6 +112,7 @@ impl LocalStore {
                 table: table.clone(),
                 rows,
                 on_conflict: None,
+                client_key: None,
                 returning: false,
             })?;
             let schema = self.schema(&table)?;

@@ -47,6 +47,12 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// A failure that may have happened after the store applied the request: a lost
+    /// connection or a server error. Only these are worth retrying.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Self::Unreachable(_) | Self::Server(_))
+    }
+
     /// A stable name for the kind of error, for comparing stores.
     pub fn kind(&self) -> &'static str {
         match self {

@@ -11,7 +11,7 @@ use futures::future::LocalBoxFuture;
 use serde_json::Value;
 
 use super::query::{
-    Cardinality, Delete, Filter, Insert, Rpc, Select, Update, filter_param, order_param,
+    Cardinality, Delete, Filter, Insert, Op, Rpc, Select, Update, filter_param, order_param,
     query_string,
 };
 use super::{Row, Store, StoreError};
@@ -143,6 +143,76 @@ impl PostgrestStore {
     }
 }
 
+impl PostgrestStore {
+    /// An insert or upsert; only an upsert is retried (it lands the same rows however
+    /// often it is sent).
+    async fn insert_once(&self, query: &Insert) -> Result<Vec<Row>, StoreError> {
+        let mut prefer = vec![returning(query.returning)];
+        let mut params = Vec::new();
+        if let Some(columns) = &query.on_conflict {
+            prefer.push("resolution=merge-duplicates");
+            params.push(("on_conflict".to_owned(), columns.join(",")));
+        }
+        let call = Call {
+            method: "POST",
+            path: query.table.clone(),
+            params,
+            body: Some(insert_body(query)),
+            prefer,
+            idempotent: query.on_conflict.is_some(),
+        };
+        Ok(rows_of(self.send(call, &query.table).await?))
+    }
+
+    /// An insert whose rows carry client-generated keys. If the first attempt fails in
+    /// a way that may have written the rows, it is sent again skipping rows whose key
+    /// already exists, and the rows are read back by key: never written twice.
+    async fn insert_keyed(&self, query: &Insert, key: &[String]) -> Result<Vec<Row>, StoreError> {
+        match self.insert_once(query).await {
+            Err(error) if error.is_transient() => {}
+            done => return done,
+        }
+        let call = Call {
+            method: "POST",
+            path: query.table.clone(),
+            params: vec![("on_conflict".to_owned(), key.join(","))],
+            body: Some(insert_body(query)),
+            prefer: vec!["return=minimal", "resolution=ignore-duplicates"],
+            idempotent: true,
+        };
+        self.send(call, &query.table).await?;
+        if !query.returning {
+            return Ok(Vec::new());
+        }
+        let by_key = query
+            .rows
+            .iter()
+            .map(|row| {
+                Filter::And(
+                    key.iter()
+                        .map(|column| {
+                            Filter::compare(
+                                column,
+                                Op::Eq,
+                                row.get(column).cloned().unwrap_or(Value::Null),
+                            )
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        let select = Select {
+            filters: vec![Filter::Or(by_key)],
+            ..Select::from(&query.table)
+        };
+        self.select(&select).await
+    }
+}
+
+fn insert_body(query: &Insert) -> Value {
+    Value::Array(query.rows.iter().cloned().map(Value::Object).collect())
+}
+
 fn filter_params(filters: &[Filter]) -> Vec<(String, String)> {
     filters.iter().map(filter_param).collect()
 }
@@ -196,23 +266,10 @@ impl Store for PostgrestStore {
 
     fn insert<'a>(&'a self, query: &'a Insert) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
         Box::pin(async move {
-            let mut prefer = vec![returning(query.returning)];
-            let mut params = Vec::new();
-            if let Some(columns) = &query.on_conflict {
-                prefer.push("resolution=merge-duplicates");
-                params.push(("on_conflict".to_owned(), columns.join(",")));
+            match (&query.client_key, &query.on_conflict) {
+                (Some(key), None) => self.insert_keyed(query, key).await,
+                _ => self.insert_once(query).await,
             }
-            let rows: Vec<Value> = query.rows.iter().cloned().map(Value::Object).collect();
-            let call = Call {
-                method: "POST",
-                path: query.table.clone(),
-                params,
-                body: Some(Value::Array(rows)),
-                prefer,
-                // An upsert lands the same rows however often it is sent.
-                idempotent: query.on_conflict.is_some(),
-            };
-            Ok(rows_of(self.send(call, &query.table).await?))
         })
     }
 

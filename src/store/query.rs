@@ -105,6 +105,10 @@ pub struct Insert {
     pub rows: Vec<Map<String, Value>>,
     /// Upsert: the unique columns that identify an existing row.
     pub on_conflict: Option<Vec<String>>,
+    /// Unique columns whose values the client generated (a UUID, say). A remote
+    /// store may then retry a failed insert without ever writing a row twice.
+    #[serde(default)]
+    pub client_key: Option<Vec<String>>,
     pub returning: bool,
 }
 

@@ -77,6 +77,7 @@ impl Tool for Remember {
             table: "memories".into(),
             rows: vec![row],
             on_conflict: None,
+            client_key: None,
             returning: true,
         };
         let stored = self.store.insert(&insert).await?;

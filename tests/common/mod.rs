@@ -54,3 +54,67 @@ pub fn people(table: &str) -> TableSchema {
 pub fn rows(values: Value) -> Vec<Row> {
     serde_json::from_value(values).unwrap_or_default()
 }
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+
+use familiar::http::{Http, HttpError, HttpRequest, HttpResponse};
+use futures::future::LocalBoxFuture;
+use futures::stream::{self, StreamExt};
+
+/// An HTTP peer that answers from a script (status and body, or a network error) and
+/// records every request.
+#[derive(Default)]
+pub struct ScriptedHttp {
+    replies: RefCell<VecDeque<Result<(u16, String), HttpError>>>,
+    pub requests: RefCell<Vec<HttpRequest>>,
+}
+
+impl ScriptedHttp {
+    pub fn reply(&self, status: u16, body: &str) -> &Self {
+        self.replies
+            .borrow_mut()
+            .push_back(Ok((status, body.to_owned())));
+        self
+    }
+
+    pub fn fail(&self, error: HttpError) -> &Self {
+        self.replies.borrow_mut().push_back(Err(error));
+        self
+    }
+
+    /// The value of header `name` in request `n`.
+    pub fn header(&self, n: usize, name: &str) -> Option<String> {
+        let requests = self.requests.borrow();
+        let request = requests.get(n)?;
+        request
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+    }
+}
+
+impl Http for ScriptedHttp {
+    fn send(
+        &self,
+        request: HttpRequest,
+    ) -> LocalBoxFuture<'static, Result<HttpResponse, HttpError>> {
+        self.requests.borrow_mut().push(request);
+        let reply = self
+            .replies
+            .borrow_mut()
+            .pop_front()
+            .unwrap_or(Err(HttpError::Network(
+                "the script has no reply for this request".into(),
+            )));
+        Box::pin(async move {
+            let (status, body) = reply?;
+            Ok(HttpResponse {
+                status,
+                headers: vec![("content-type".into(), "application/json".into())],
+                body: stream::iter([Ok(body.into_bytes())]).boxed_local(),
+            })
+        })
+    }
+}
