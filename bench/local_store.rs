@@ -17,6 +17,7 @@ fn column(name: &str, kind: ColumnType) -> ColumnSchema {
         kind,
         nullable: true,
         default: None,
+        references: None,
     }
 }
 

@@ -371,3 +371,56 @@ fn the_tables_survive_a_reload_through_persistence() {
         Err(StoreError::Invalid(_))
     ));
 }
+
+fn world() -> LocalStore {
+    let schemas =
+        familiar::store::tables_from_sql(include_str!("../migrations/0001_world.sql")).unwrap();
+    let store = LocalStore::new(schemas);
+    store
+        .seed(include_str!("../public/seed/world.json"))
+        .unwrap();
+    store
+}
+
+#[test]
+fn embedded_resources_follow_foreign_keys_both_ways() {
+    let world = world();
+    let one = world
+        .run_select(
+            &Select::from("user_communities")
+                .columns("user_id,communities(name)")
+                .eq("user_id", 4),
+        )
+        .unwrap();
+    assert_eq!(
+        one,
+        rows(json!([
+            {"user_id": 4, "communities": {"name": "Ashen Circle"}},
+            {"user_id": 4, "communities": {"name": "Lantern Guild"}},
+        ]))
+    );
+    let many = world
+        .run_select(
+            &Select::from("users")
+                .columns("username,inventory(item_name,quantity)")
+                .eq("id", 3),
+        )
+        .unwrap();
+    assert_eq!(
+        many,
+        rows(json!([{"username": "player", "inventory": [{"item_name": "bread", "quantity": 2}]}]))
+    );
+    let hinted = world
+        .run_select(
+            &Select::from("battles").columns("home:communities!battles_community1_id_fkey(name)"),
+        )
+        .unwrap();
+    assert_eq!(hinted, rows(json!([{"home": {"name": "Lantern Guild"}}])));
+    let ambiguous = world.run_select(&Select::from("battles").columns("communities(name)"));
+    assert!(
+        matches!(ambiguous, Err(StoreError::Invalid(_))),
+        "{ambiguous:?}"
+    );
+    let unrelated = world.run_select(&Select::from("market_items").columns("name,votes(*)"));
+    assert!(matches!(unrelated, Err(StoreError::Invalid(_))));
+}

@@ -293,4 +293,35 @@ async fn the_json_seed_and_the_sql_seed_are_the_same_world() {
         assert!(!local_rows.is_empty(), "{table} is seeded");
         assert_eq!(local_rows, remote_rows, "{table}");
     }
+    // Embedded resources, both directions, with aliases and foreign-key hints.
+    let embeds = [
+        Select::from("user_communities")
+            .columns("user_id,is_primary,communities(name)")
+            .order("user_id", true)
+            .order("community_id", true),
+        Select::from("users")
+            .columns("username,user_communities(community_id,is_primary)")
+            .order("id", true),
+        Select::from("battles").columns(
+            "id,home:communities!battles_community1_id_fkey(name),away:communities!battles_community2_id_fkey(name)",
+        ),
+        Select::from("battle_participants")
+            .columns("side,damage_dealt,users(username,morale)")
+            .order("user_id", true),
+    ];
+    for select in embeds {
+        let local_rows = local.select(&select).await.unwrap();
+        let remote_rows = remote.select(&select).await.unwrap();
+        assert!(!local_rows.is_empty(), "{}", select.columns);
+        assert_eq!(local_rows, remote_rows, "{}", select.columns);
+    }
+    let ambiguous = Select::from("battles").columns("id,communities(name)");
+    assert_eq!(
+        local.select(&ambiguous).await.unwrap_err().kind(),
+        "invalid"
+    );
+    assert_eq!(
+        remote.select(&ambiguous).await.unwrap_err().kind(),
+        "invalid"
+    );
 }

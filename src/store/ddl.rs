@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::StoreError;
-use super::schema::{ColumnSchema, ColumnType, Default, TableSchema};
+use super::schema::{ColumnSchema, ColumnType, Default, Reference, TableSchema};
 
 /// Every table created in `sql`, in order.
 pub fn tables(sql: &str) -> Result<Vec<TableSchema>, StoreError> {
@@ -156,8 +156,25 @@ fn column(schema: &mut TableSchema, item: &str, lower: &str) -> Result<(), Store
         kind,
         nullable: !(primary || lower.contains("not null")),
         default,
+        references: reference(item, lower),
     });
     Ok(())
+}
+
+/// `references table (column)`; without a column, the target's `id`.
+fn reference(item: &str, lower: &str) -> Option<Reference> {
+    let at = lower.find("references ")? + "references ".len();
+    let rest = item.get(at..)?.trim_start();
+    let table: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    let after = rest.get(table.len()..)?.trim_start();
+    let column = after
+        .strip_prefix('(')
+        .and_then(|r| r.split_once(')'))
+        .map_or_else(|| "id".to_owned(), |(c, _)| c.trim().to_owned());
+    Some(Reference { table, column })
 }
 
 fn column_type(word: &str) -> Option<ColumnType> {
@@ -252,6 +269,20 @@ mod tests {
         assert_eq!(health.default, Some(Default::Value(serde_json::json!(100))));
         assert!(!users.column("username").unwrap().nullable);
         assert_eq!(tables[2].primary_key, ["user_id", "community_id"]);
+        assert_eq!(
+            tables[2].column("community_id").unwrap().references,
+            Some(Reference {
+                table: "communities".into(),
+                column: "id".into()
+            })
+        );
+        assert_eq!(
+            tables[7].column("item_name").unwrap().references,
+            Some(Reference {
+                table: "market_items".into(),
+                column: "name".into()
+            })
+        );
         let effects = tables[6].column("effects").unwrap();
         assert_eq!(
             (effects.kind, &effects.default),

@@ -10,6 +10,7 @@ use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::embed;
 use super::eval::{compile, order_values, sort};
 use super::query::{Cardinality, Delete, Insert, Rpc, Select, Update};
 use super::schema::{Default, TableSchema, coerce};
@@ -193,7 +194,7 @@ impl LocalStore {
     /// Runs a select now.
     pub fn run_select(&self, query: &Select) -> Result<Vec<Row>, StoreError> {
         let schema = self.schema(&query.table)?;
-        let columns = projection(schema, &query.columns)?;
+        let columns = embed::plan(&self.schemas, &query.table, &query.columns)?;
         for order in &query.order {
             schema.column(&order.column)?;
         }
@@ -216,9 +217,15 @@ impl LocalStore {
             (Cardinality::MaybeSingle, n) if n > 1 => return Err(StoreError::NotSingle(n)),
             _ => {}
         }
+        let rows_of = |table: &str| {
+            tables
+                .get(table)
+                .map(|t| t.rows.as_slice())
+                .unwrap_or_default()
+        };
         Ok(found
             .into_iter()
-            .map(|row| project(row, &columns))
+            .map(|row| embed::apply(&columns, row, &rows_of))
             .collect())
     }
 
@@ -338,43 +345,6 @@ impl Store for LocalStore {
     fn rpc<'a>(&'a self, query: &'a Rpc) -> LocalBoxFuture<'a, Result<Value, StoreError>> {
         Box::pin(async move { self.run_rpc(query) })
     }
-}
-
-/// The `(output name, column)` pairs of a select list; `*` is every column.
-fn projection(schema: &TableSchema, select: &str) -> Result<Vec<(String, String)>, StoreError> {
-    let mut columns = Vec::new();
-    for item in select.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        if item == "*" {
-            columns.extend(
-                schema
-                    .columns
-                    .iter()
-                    .map(|c| (c.name.clone(), c.name.clone())),
-            );
-            continue;
-        }
-        if item.contains('(') {
-            return Err(StoreError::Invalid(format!(
-                "embedded resources (`{item}`) are not supported by the local store"
-            )));
-        }
-        let (alias, column) = item.split_once(':').unwrap_or((item, item));
-        schema.column(column)?;
-        columns.push((alias.to_owned(), column.to_owned()));
-    }
-    Ok(columns)
-}
-
-fn project(row: &Row, columns: &[(String, String)]) -> Row {
-    columns
-        .iter()
-        .map(|(alias, column)| {
-            (
-                alias.clone(),
-                row.get(column).cloned().unwrap_or(Value::Null),
-            )
-        })
-        .collect()
 }
 
 /// PostgREST refuses a bulk insert whose rows do not share their keys.

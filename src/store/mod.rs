@@ -3,6 +3,7 @@
 //! in the page (`local`) with the same rows and the same kinds of errors.
 
 mod ddl;
+mod embed;
 mod eval;
 pub mod local;
 pub mod postgrest;
@@ -16,7 +17,7 @@ pub use ddl::tables as tables_from_sql;
 pub use local::{LocalStore, Persist};
 pub use postgrest::PostgrestStore;
 pub use query::{Cardinality, Delete, Filter, Filtered, Insert, Op, Order, Rpc, Select, Update};
-pub use schema::{ColumnSchema, ColumnType, Default as ColumnDefault, TableSchema};
+pub use schema::{ColumnSchema, ColumnType, Default as ColumnDefault, Reference, TableSchema};
 
 /// A row: column name to value.
 pub type Row = Map<String, Value>;

@@ -44,6 +44,16 @@ pub struct ColumnSchema {
     pub nullable: bool,
     #[serde(default)]
     pub default: Option<Default>,
+    /// The column this one refers to (a foreign key), for embedding.
+    #[serde(default)]
+    pub references: Option<Reference>,
+}
+
+/// A foreign key's target.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reference {
+    pub table: String,
+    pub column: String,
 }
 
 fn nullable() -> bool {

@@ -15,6 +15,7 @@ fn column(
         kind,
         nullable,
         default,
+        references: None,
     }
 }
 
