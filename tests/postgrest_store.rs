@@ -140,3 +140,21 @@ fn a_keyed_insert_that_truly_conflicts_is_not_retried() {
     assert_eq!(result, Err(StoreError::Duplicate("id".into())));
     assert_eq!(http.requests.borrow().len(), 1);
 }
+
+#[test]
+fn single_asks_for_an_object_and_reads_postgrest_s_406() {
+    let http = Rc::new(ScriptedHttp::default());
+    http.reply(200, r#"{"id": 2, "name": "Bob"}"#).reply(
+        406,
+        r#"{"code": "PGRST116", "message": "JSON object requested, multiple (or no) rows returned", "details": "The result contains 0 rows"}"#,
+    );
+    let store = store(&http);
+    let found = block_on(store.select(&Select::from("users").eq("id", 2).single())).unwrap();
+    assert_eq!(found, rows(json!([{"id": 2, "name": "Bob"}])));
+    assert_eq!(
+        http.header(0, "accept").as_deref(),
+        Some("application/vnd.pgrst.object+json")
+    );
+    let none = block_on(store.select(&Select::from("users").eq("id", 9).single()));
+    assert_eq!(none, Err(StoreError::NotSingle(0)));
+}

@@ -39,6 +39,8 @@ struct Call {
     params: Vec<(String, String)>,
     body: Option<Value>,
     prefer: Vec<&'static str>,
+    /// Ask for exactly one row as an object (PostgREST answers 406 otherwise).
+    single: bool,
     /// Safe to send again after a failure that may have been applied.
     idempotent: bool,
 }
@@ -85,10 +87,15 @@ impl PostgrestStore {
             .borrow()
             .clone()
             .unwrap_or_else(|| self.anon_key.clone());
+        let accept = if call.single {
+            "application/vnd.pgrst.object+json"
+        } else {
+            "application/json"
+        };
         let mut headers = vec![
             ("apikey".to_owned(), self.anon_key.clone()),
             ("authorization".to_owned(), format!("Bearer {token}")),
-            ("accept".to_owned(), "application/json".to_owned()),
+            ("accept".to_owned(), accept.to_owned()),
         ];
         if call.body.is_some() {
             headers.push(("content-type".to_owned(), "application/json".to_owned()));
@@ -159,6 +166,7 @@ impl PostgrestStore {
             params,
             body: Some(insert_body(query)),
             prefer,
+            single: false,
             idempotent: query.on_conflict.is_some(),
         };
         Ok(rows_of(self.send(call, &query.table).await?))
@@ -178,6 +186,7 @@ impl PostgrestStore {
             params: vec![("on_conflict".to_owned(), key.join(","))],
             body: Some(insert_body(query)),
             prefer: vec!["return=minimal", "resolution=ignore-duplicates"],
+            single: false,
             idempotent: true,
         };
         self.send(call, &query.table).await?;
@@ -253,6 +262,7 @@ impl Store for PostgrestStore {
                 params,
                 body: None,
                 prefer: vec![],
+                single: query.cardinality == Cardinality::Single,
                 idempotent: true,
             };
             let rows = rows_of(self.send(call, &query.table).await?);
@@ -281,6 +291,7 @@ impl Store for PostgrestStore {
                 params: filter_params(&query.filters),
                 body: Some(Value::Object(query.set.clone())),
                 prefer: vec![returning(query.returning)],
+                single: false,
                 idempotent: true,
             };
             Ok(rows_of(self.send(call, &query.table).await?))
@@ -295,6 +306,7 @@ impl Store for PostgrestStore {
                 params: filter_params(&query.filters),
                 body: None,
                 prefer: vec![returning(query.returning)],
+                single: false,
                 idempotent: true,
             };
             Ok(rows_of(self.send(call, &query.table).await?))
@@ -309,6 +321,7 @@ impl Store for PostgrestStore {
                 params: vec![],
                 body: Some(Value::Object(query.args.clone())),
                 prefer: vec![],
+                single: false,
                 idempotent: false,
             };
             self.send(call, &query.function).await
