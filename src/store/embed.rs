@@ -16,20 +16,14 @@ pub enum Node {
         alias: String,
         column: String,
     },
-    /// This table's `local` column references `table.remote`: one row or null.
-    ToOne {
+    /// Rows of `table` whose `remote` column equals this row's `local` column: one row
+    /// or null when this table holds the foreign key, a list when `table` does.
+    Embed {
         alias: String,
         table: String,
         local: String,
         remote: String,
-        nodes: Vec<Node>,
-    },
-    /// `table.remote` references this table's `local` column: a list of rows.
-    ToMany {
-        alias: String,
-        table: String,
-        local: String,
-        remote: String,
+        many: bool,
         nodes: Vec<Node>,
     },
 }
@@ -140,18 +134,12 @@ fn relationship(
     }
     let nodes = plan(schemas, target, inner)?;
     match found.as_slice() {
-        [(true, local, remote)] => Ok(Node::ToOne {
+        [(holds_key, local, remote)] => Ok(Node::Embed {
             alias,
             table: target.to_owned(),
             local: local.clone(),
             remote: remote.clone(),
-            nodes,
-        }),
-        [(false, local, remote)] => Ok(Node::ToMany {
-            alias,
-            table: target.to_owned(),
-            local: local.clone(),
-            remote: remote.clone(),
+            many: !holds_key,
             nodes,
         }),
         [] => Err(StoreError::Invalid(format!(
@@ -176,29 +164,22 @@ pub fn apply<'t>(nodes: &[Node], row: &Row, rows_of: &dyn Fn(&str) -> &'t [Row])
                     row.get(column).cloned().unwrap_or(Value::Null),
                 );
             }
-            Node::ToOne {
+            Node::Embed {
                 alias,
                 table,
                 local,
                 remote,
+                many,
                 nodes,
             } => {
-                let found = related(row.get(local), rows_of(table), remote)
-                    .next()
-                    .map_or(Value::Null, |r| Value::Object(apply(nodes, r, rows_of)));
-                out.insert(alias.clone(), found);
-            }
-            Node::ToMany {
-                alias,
-                table,
-                local,
-                remote,
-                nodes,
-            } => {
-                let found = related(row.get(local), rows_of(table), remote)
-                    .map(|r| Value::Object(apply(nodes, r, rows_of)))
-                    .collect();
-                out.insert(alias.clone(), Value::Array(found));
+                let mut found = related(row.get(local), rows_of(table), remote)
+                    .map(|r| Value::Object(apply(nodes, r, rows_of)));
+                let value = if *many {
+                    Value::Array(found.collect())
+                } else {
+                    found.next().unwrap_or(Value::Null)
+                };
+                out.insert(alias.clone(), value);
             }
         }
     }
