@@ -74,10 +74,9 @@ fn message(message: &Message) -> Value {
                        "function": {"name": call.name, "arguments": call.arguments}})
             })
             .collect();
+        // Content stays a string (possibly empty) rather than null: OpenAI accepts
+        // both, but llama-cpp-python and other servers reject a null content.
         out.insert("tool_calls".into(), calls);
-        if message.content.is_empty() {
-            out.insert("content".into(), Value::Null);
-        }
     }
     if let Some(id) = &message.tool_call_id {
         out.insert("tool_call_id".into(), json!(id));
@@ -123,7 +122,7 @@ mod tests {
                 "messages": [
                     {"role": "system", "content": "be brief"},
                     {"role": "user", "content": "time?"},
-                    {"role": "assistant", "content": null, "tool_calls": [
+                    {"role": "assistant", "content": "", "tool_calls": [
                         {"id": "call_1", "type": "function",
                          "function": {"name": "current_time", "arguments": "{}"}}]},
                     {"role": "tool", "content": "{\"time\":\"09:05\"}", "tool_call_id": "call_1"},
