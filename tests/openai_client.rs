@@ -7,105 +7,22 @@
     clippy::panic
 )]
 
-use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
+mod common;
+
+use std::cell::Cell;
 use std::rc::Rc;
 use std::task::Poll;
 
+use common::{Reply, ScriptedHttp as Peer, respond};
+
 use familiar::clock::{Clock, Instant, ManualClock};
-use familiar::http::{Http, HttpError, HttpRequest, HttpResponse};
+use familiar::http::HttpError;
 use familiar::llm::{ChatRequest, Delta, FinishReason, Llm, LlmError};
 use familiar::message::Message;
 use familiar::openai::{ModelSettings, OpenAiClient, SettingsError};
 use familiar::retry::RetryPolicy;
 use futures::executor::block_on;
 use futures::future::{Either, LocalBoxFuture, poll_fn, select};
-use futures::stream::{self, StreamExt};
-
-/// What the scripted peer does with one request.
-enum Reply {
-    /// A status, headers, body chunks; then the body ends, or hangs when `hang`.
-    Respond {
-        status: u16,
-        headers: Vec<(&'static str, &'static str)>,
-        chunks: Vec<Result<Vec<u8>, HttpError>>,
-        hang: bool,
-    },
-    /// No response at all.
-    Fail(HttpError),
-    /// The response never starts.
-    Hang,
-}
-
-fn respond(status: u16, body: &str) -> Reply {
-    Reply::Respond {
-        status,
-        headers: vec![],
-        chunks: vec![Ok(body.as_bytes().to_vec())],
-        hang: false,
-    }
-}
-
-/// Drops of response bodies, to see that an abandoned request is cancelled.
-struct DropFlag(Rc<Cell<u32>>);
-
-impl Drop for DropFlag {
-    fn drop(&mut self) {
-        self.0.set(self.0.get() + 1);
-    }
-}
-
-#[derive(Default)]
-struct Peer {
-    replies: RefCell<VecDeque<Reply>>,
-    requests: RefCell<Vec<HttpRequest>>,
-    bodies_dropped: Rc<Cell<u32>>,
-}
-
-impl Http for Peer {
-    fn send(
-        &self,
-        request: HttpRequest,
-    ) -> LocalBoxFuture<'static, Result<HttpResponse, HttpError>> {
-        self.requests.borrow_mut().push(request);
-        let reply = self
-            .replies
-            .borrow_mut()
-            .pop_front()
-            .expect("an unexpected request");
-        let dropped = DropFlag(Rc::clone(&self.bodies_dropped));
-        Box::pin(async move {
-            match reply {
-                Reply::Fail(error) => Err(error),
-                Reply::Hang => futures::future::pending().await,
-                Reply::Respond {
-                    status,
-                    headers,
-                    chunks,
-                    hang,
-                } => {
-                    let tail = if hang {
-                        stream::pending().left_stream()
-                    } else {
-                        stream::empty().right_stream()
-                    };
-                    let body = stream::iter(chunks).chain(tail).map(move |chunk| {
-                        let _keep = &dropped;
-                        chunk
-                    });
-                    Ok(HttpResponse {
-                        status,
-                        headers: headers
-                            .into_iter()
-                            .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                            .collect(),
-                        body: body.boxed_local(),
-                    })
-                }
-            }
-        })
-    }
-}
 
 const TEXT: &str = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"}}]}\n\n\
                     data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
@@ -118,7 +35,9 @@ struct Setup {
 
 fn setup(replies: Vec<Reply>) -> Setup {
     let peer = Rc::new(Peer::default());
-    peer.replies.borrow_mut().extend(replies);
+    for reply in replies {
+        peer.push(reply);
+    }
     let clock = ManualClock::starting_at(1_445_412_470_000);
     let mut settings = ModelSettings::new("http://127.0.0.1:4000/v1", "mock-text");
     settings.timeout_ms = 5_000;
@@ -315,7 +234,7 @@ impl Clock for FrozenClock {
 #[test]
 fn aborting_mid_stream_drops_the_request() {
     let peer = Rc::new(Peer::default());
-    peer.replies.borrow_mut().push_back(Reply::Respond {
+    peer.push(Reply::Respond {
         status: 200,
         headers: vec![],
         chunks: vec![Ok(
