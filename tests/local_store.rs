@@ -373,8 +373,11 @@ fn the_tables_survive_a_reload_through_persistence() {
 }
 
 fn world() -> LocalStore {
-    let schemas =
-        familiar::store::tables_from_sql(include_str!("../migrations/0001_world.sql")).unwrap();
+    let sql = concat!(
+        include_str!("../migrations/0001_world.sql"),
+        include_str!("../migrations/0002_guild.sql"),
+    );
+    let schemas = familiar::store::tables_from_sql(sql).unwrap();
     let store = LocalStore::new(schemas);
     store
         .seed(include_str!("../public/seed/world.json"))
@@ -423,4 +426,50 @@ fn embedded_resources_follow_foreign_keys_both_ways() {
     );
     let unrelated = world.run_select(&Select::from("market_items").columns("name,votes(*)"));
     assert!(matches!(unrelated, Err(StoreError::Invalid(_))));
+}
+
+#[test]
+fn the_seed_fills_tables_once_and_names_only_known_tables() {
+    let memory = Memory::default();
+    let first = LocalStore::new(schemas())
+        .with_persistence(Box::new(memory.clone()))
+        .unwrap();
+    first
+        .seed(r#"{"users": [{"id": 7, "name": "Seeded"}]}"#)
+        .unwrap();
+    let delete = Delete {
+        table: "users".into(),
+        filters: vec![],
+        returning: false,
+    }
+    .gte("id", 0);
+    first.run_delete(&delete).unwrap();
+    let reloaded = LocalStore::new(schemas())
+        .with_persistence(Box::new(memory))
+        .unwrap();
+    reloaded
+        .seed(r#"{"users": [{"id": 7, "name": "Seeded"}]}"#)
+        .unwrap();
+    assert!(
+        names(reloaded.run_select(&select())).is_empty(),
+        "what the user deleted stays deleted"
+    );
+    let fresh = LocalStore::new(schemas());
+    fresh
+        .seed(r#"{"users": [{"id": 7, "name": "Seeded"}]}"#)
+        .unwrap();
+    let next = fresh
+        .run_insert(&Insert {
+            table: "users".into(),
+            rows: rows(json!([{"name": "After"}])),
+            on_conflict: None,
+            client_key: None,
+            returning: true,
+        })
+        .unwrap();
+    assert_eq!(next[0]["id"], 8, "identities continue after the seed");
+    assert_eq!(
+        fresh.seed(r#"{"nope": []}"#),
+        Err(StoreError::UnknownTable("nope".into()))
+    );
 }

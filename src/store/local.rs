@@ -39,6 +39,8 @@ pub struct LocalStore {
     tables: RefCell<BTreeMap<String, Table>>,
     functions: BTreeMap<String, Function>,
     persist: Option<Box<dyn Persist>>,
+    /// Tables that came back from a snapshot: the seed never touches them again.
+    restored: std::collections::BTreeSet<String>,
 }
 
 impl LocalStore {
@@ -60,6 +62,7 @@ impl LocalStore {
             tables: RefCell::new(tables),
             functions: BTreeMap::new(),
             persist: None,
+            restored: std::collections::BTreeSet::new(),
         }
     }
 
@@ -85,8 +88,9 @@ impl LocalStore {
             })?;
             let mut tables = self.tables.borrow_mut();
             for (name, table) in saved {
-                if tables.contains_key(&name) {
-                    tables.insert(name, table);
+                if let Some(slot) = tables.get_mut(&name) {
+                    *slot = table;
+                    self.restored.insert(name);
                 }
             }
         }
@@ -94,19 +98,16 @@ impl LocalStore {
         Ok(self)
     }
 
-    /// Fills empty tables from a seed file, `{"table": [rows…]}`; tables that already
-    /// hold rows (restored from a snapshot) are left as they are. Like `setval` after
-    /// a SQL seed, identities continue after the highest seeded id.
+    /// Fills tables from a seed file, `{"table": [rows…]}`, on first use: a table
+    /// restored from a snapshot keeps what the user left in it, even if that is
+    /// nothing. Like `setval` after a SQL seed, identities continue after the highest
+    /// seeded id. A table the schema lacks is an error.
     pub fn seed(&self, seed: &str) -> Result<(), StoreError> {
         let seed: BTreeMap<String, Vec<Row>> = serde_json::from_str(seed)
             .map_err(|e| StoreError::Invalid(format!("the seed file cannot be read ({e})")))?;
         for (table, rows) in seed {
-            let empty = self
-                .tables
-                .borrow()
-                .get(&table)
-                .is_some_and(|t| t.rows.is_empty());
-            if !empty {
+            self.schema(&table)?;
+            if self.restored.contains(&table) {
                 continue;
             }
             self.run_insert(&Insert {

@@ -155,7 +155,11 @@ mod tests {
     use futures::executor::block_on;
 
     fn store() -> Rc<LocalStore> {
-        let schemas = tables_from_sql(include_str!("../../migrations/0001_world.sql")).unwrap();
+        let sql = concat!(
+            include_str!("../../migrations/0001_world.sql"),
+            include_str!("../../migrations/0002_guild.sql"),
+        );
+        let schemas = tables_from_sql(sql).unwrap();
         let store = LocalStore::new(schemas);
         store
             .seed(include_str!("../../public/seed/world.json"))
