@@ -28,6 +28,20 @@ pub trait Clock {
     fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()>;
 }
 
+/// `work`'s output, or `None` if `ms` milliseconds pass first (dropping `work`, which
+/// cancels it). Work that is ready at once wins over a timer that is.
+pub async fn within<T>(
+    clock: &dyn Clock,
+    ms: u64,
+    work: impl std::future::Future<Output = T>,
+) -> Option<T> {
+    let work = std::pin::pin!(work);
+    match futures::future::select(work, clock.sleep(ms)).await {
+        futures::future::Either::Left((value, _)) => Some(value),
+        futures::future::Either::Right(((), _)) => None,
+    }
+}
+
 /// A clock that always answers the same instant; its sleeps end at once.
 #[derive(Debug, Clone, Copy)]
 pub struct FixedClock(pub Instant);

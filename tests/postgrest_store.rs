@@ -158,3 +158,44 @@ fn single_asks_for_an_object_and_reads_postgrest_s_406() {
     let none = block_on(store.select(&Select::from("users").eq("id", 9).single()));
     assert_eq!(none, Err(StoreError::NotSingle(0)));
 }
+
+#[test]
+fn a_hung_read_times_out_and_is_retried() {
+    let http = Rc::new(ScriptedHttp::default());
+    http.push(common::Reply::Hang).reply(200, "[]");
+    let clock = ManualClock::default();
+    let store = PostgrestStore::new(
+        "http://127.0.0.1:3000",
+        "anon-key",
+        http.clone(),
+        Rc::new(clock.clone()),
+        Box::new(|| 0.5),
+    )
+    .with_timeout(2_000);
+    assert_eq!(block_on(store.select(&Select::from("users"))), Ok(vec![]));
+    assert_eq!(http.requests.borrow().len(), 2);
+    assert_eq!(
+        clock.sleeps(),
+        [2_000, 250],
+        "the timeout, then the jittered backoff"
+    );
+}
+
+#[test]
+fn a_hung_write_times_out_without_a_retry() {
+    let http = Rc::new(ScriptedHttp::default());
+    http.push(common::Reply::Hang);
+    let store = PostgrestStore::new(
+        "http://127.0.0.1:3000",
+        "anon-key",
+        http.clone(),
+        Rc::new(ManualClock::default()),
+        Box::new(|| 0.5),
+    );
+    let result = block_on(store.insert(&transaction_insert(false)));
+    assert_eq!(
+        result,
+        Err(StoreError::Unreachable("no answer within 30000 ms".into()))
+    );
+    assert_eq!(http.requests.borrow().len(), 1);
+}

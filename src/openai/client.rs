@@ -7,17 +7,16 @@
 //! `Http` implementation cancels the request.
 
 use std::future::Future;
-use std::pin::pin;
 use std::rc::Rc;
 
 use futures::StreamExt;
-use futures::future::{Either, LocalBoxFuture, select};
+use futures::future::LocalBoxFuture;
 
 use super::completion::parse_completion;
 use super::settings::{ModelSettings, SettingsError};
 use super::stream::{ChatStream, error_message};
 use super::wire::request_body;
-use crate::clock::Clock;
+use crate::clock::{Clock, within};
 use crate::http::{Http, HttpError, HttpRequest, HttpResponse};
 use crate::llm::{ChatRequest, ChatResponse, DeltaSink, Llm, LlmError, replay_as_deltas};
 use crate::retry::{RetryPolicy, is_retryable_status, server_wait_ms};
@@ -248,12 +247,7 @@ impl OpenAiClient {
 
     /// `work`'s output, or `None` if the timeout passes first (dropping `work`).
     async fn within_timeout<T>(&self, work: impl Future<Output = T>) -> Option<T> {
-        let work = pin!(work);
-        let timer = self.clock.sleep(self.settings.timeout_ms);
-        match select(work, timer).await {
-            Either::Left((value, _)) => Some(value),
-            Either::Right(((), _)) => None,
-        }
+        within(&*self.clock, self.settings.timeout_ms, work).await
     }
 }
 

@@ -15,7 +15,7 @@ use super::query::{
     query_string,
 };
 use super::{Row, Store, StoreError};
-use crate::clock::Clock;
+use crate::clock::{Clock, within};
 use crate::http::{Http, HttpError, HttpRequest, HttpResponse};
 use crate::retry::{RetryPolicy, is_retryable_status};
 
@@ -30,6 +30,7 @@ pub struct PostgrestStore {
     clock: Rc<dyn Clock>,
     random: Box<dyn Fn() -> f64>,
     retry: RetryPolicy,
+    timeout_ms: u64,
 }
 
 /// A request as the store sends it, before headers.
@@ -62,7 +63,14 @@ impl PostgrestStore {
             clock,
             random,
             retry: RetryPolicy::default(),
+            timeout_ms: 30_000,
         }
+    }
+
+    /// The longest wait for a response and its body (30 s by default).
+    pub fn with_timeout(mut self, timeout_ms: u64) -> Self {
+        self.timeout_ms = timeout_ms;
+        self
     }
 
     /// Uses a schema other than the default (`Accept-Profile` / `Content-Profile`).
@@ -130,13 +138,23 @@ impl PostgrestStore {
                 headers: self.headers(&call),
                 body: call.body.as_ref().map(Value::to_string),
             };
-            let (error, retryable) = match self.http.send(request).await {
-                Ok(response) => match read_response(response, table).await {
-                    Ok(value) => return Ok(value),
-                    Err((error, status)) => (error, is_retryable_status(status)),
-                },
-                Err(HttpError::Network(why)) => (StoreError::Unreachable(why), true),
-                Err(HttpError::Invalid(why)) => (StoreError::Invalid(why), false),
+            let exchange = async {
+                match self.http.send(request).await {
+                    Ok(response) => read_response(response, table).await,
+                    Err(HttpError::Network(why)) => Err((StoreError::Unreachable(why), 0)),
+                    Err(HttpError::Invalid(why)) => Err((StoreError::Invalid(why), 400)),
+                }
+            };
+            let (error, retryable) = match within(&*self.clock, self.timeout_ms, exchange).await {
+                Some(Ok(value)) => return Ok(value),
+                Some(Err((error, status))) => {
+                    let retryable = status == 0 || is_retryable_status(status);
+                    (error, retryable)
+                }
+                None => {
+                    let why = format!("no answer within {} ms", self.timeout_ms);
+                    (StoreError::Unreachable(why), true)
+                }
             };
             let wait = (retryable && call.idempotent)
                 .then(|| self.retry.delay_ms(retries, (self.random)(), None))
