@@ -20,6 +20,7 @@ pub mod sse;
 pub mod store;
 pub mod tool;
 pub mod tools;
+pub mod world;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -373,15 +373,8 @@ fn the_tables_survive_a_reload_through_persistence() {
 }
 
 fn world() -> LocalStore {
-    let sql = concat!(
-        include_str!("../migrations/0001_world.sql"),
-        include_str!("../migrations/0002_guild.sql"),
-    );
-    let schemas = familiar::store::tables_from_sql(sql).unwrap();
-    let store = LocalStore::new(schemas);
-    store
-        .seed(include_str!("../public/seed/world.json"))
-        .unwrap();
+    let store = LocalStore::new(familiar::world::schemas().unwrap());
+    store.seed(familiar::world::SEED).unwrap();
     store
 }
 

@@ -254,18 +254,8 @@ fn without_stamps(rows: Vec<Row>) -> Vec<Row> {
 
 #[wasm_bindgen_test]
 async fn the_json_seed_and_the_sql_seed_are_the_same_world() {
-    let mut schemas = Vec::new();
-    for sql in [
-        include_str!("../migrations/0001_world.sql"),
-        include_str!("../migrations/0002_guild.sql"),
-        include_str!("../migrations/0003_workflows.sql"),
-    ] {
-        schemas.extend(familiar::store::tables_from_sql(sql).unwrap());
-    }
-    let local = LocalStore::new(schemas);
-    local
-        .seed(include_str!("../public/seed/world.json"))
-        .unwrap();
+    let local = LocalStore::new(familiar::world::schemas().unwrap());
+    local.seed(familiar::world::SEED).unwrap();
     let remote = remote_store();
     // What anon may read (migrations/0004_security.sql), in key order.
     let tables: [(&str, &[&str]); 10] = [

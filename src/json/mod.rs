@@ -57,32 +57,13 @@ fn is_valid(text: &str) -> bool {
     serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
-/// The most likely JSON in `text`, repaired if needed. Text that is already valid
-/// JSON comes back unchanged.
-pub fn extract(text: &str) -> Result<Cow<'_, str>, JsonError> {
+/// The first attempt that succeeds; else the error of the first (the most likely
+/// candidate's), or `NoJson` when there was nothing to try.
+fn first_success<T>(
+    attempts: impl IntoIterator<Item = Result<T, JsonError>>,
+) -> Result<T, JsonError> {
     let mut first_error = None;
-    for candidate in repaired_candidates(text) {
-        match candidate {
-            Ok(json) => return Ok(json),
-            Err(error) => {
-                first_error.get_or_insert(error);
-            }
-        }
-    }
-    Err(first_error.unwrap_or(JsonError::NoJson))
-}
-
-/// The first candidate in `text` that deserializes into `T` and validates. When none
-/// does, the error of the most likely candidate.
-pub fn parse<T: Contract>(text: &str) -> Result<T, JsonError> {
-    let mut first_error = None;
-    for candidate in repaired_candidates(text) {
-        let attempt = candidate.and_then(|json| {
-            let value: T =
-                serde_json::from_str(&json).map_err(|e| JsonError::Invalid(e.to_string()))?;
-            value.validate().map_err(JsonError::Invalid)?;
-            Ok(value)
-        });
+    for attempt in attempts {
         match attempt {
             Ok(value) => return Ok(value),
             Err(error) => {
@@ -91,4 +72,22 @@ pub fn parse<T: Contract>(text: &str) -> Result<T, JsonError> {
         }
     }
     Err(first_error.unwrap_or(JsonError::NoJson))
+}
+
+/// The most likely JSON in `text`, repaired if needed. Text that is already valid
+/// JSON comes back unchanged.
+pub fn extract(text: &str) -> Result<Cow<'_, str>, JsonError> {
+    first_success(repaired_candidates(text))
+}
+
+/// The first candidate in `text` that deserializes into `T` and validates. When none
+/// does, the error of the most likely candidate.
+pub fn parse<T: Contract>(text: &str) -> Result<T, JsonError> {
+    first_success(repaired_candidates(text).into_iter().map(|candidate| {
+        let json = candidate?;
+        let value: T =
+            serde_json::from_str(&json).map_err(|e| JsonError::Invalid(e.to_string()))?;
+        value.validate().map_err(JsonError::Invalid)?;
+        Ok(value)
+    }))
 }

@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::stream::error_message;
+use super::stream::{error_message, finish_reason};
 use super::think::ThinkSplitter;
 use crate::llm::{ChatResponse, Delta, FinishReason, LlmError, Usage};
 use crate::message::ToolCall;
@@ -80,10 +80,7 @@ pub fn parse_completion(body: &[u8]) -> Result<ChatResponse, LlmError> {
         })
         .collect::<Vec<_>>();
     let finish = match choice.finish_reason.as_deref() {
-        Some("tool_calls" | "function_call") => FinishReason::ToolCalls,
-        Some("length") => FinishReason::Length,
-        Some("content_filter") => FinishReason::ContentFilter,
-        Some(_) => FinishReason::Stop,
+        Some(reason) => finish_reason(reason),
         None if tool_calls.is_empty() => FinishReason::Stop,
         None => FinishReason::ToolCalls,
     };

@@ -252,7 +252,8 @@ impl ChatStream {
     }
 }
 
-fn finish_reason(reason: &str) -> FinishReason {
+/// An OpenAI `finish_reason` as ours.
+pub(crate) fn finish_reason(reason: &str) -> FinishReason {
     match reason {
         "tool_calls" | "function_call" => FinishReason::ToolCalls,
         "length" => FinishReason::Length,

@@ -151,19 +151,13 @@ impl Tool for Recall {
 mod tests {
     use super::*;
     use crate::clock::{FixedClock, Instant};
-    use crate::store::{LocalStore, tables_from_sql};
+    use crate::store::LocalStore;
+    use crate::world;
     use futures::executor::block_on;
 
     fn store() -> Rc<LocalStore> {
-        let sql = concat!(
-            include_str!("../../migrations/0001_world.sql"),
-            include_str!("../../migrations/0002_guild.sql"),
-        );
-        let schemas = tables_from_sql(sql).unwrap();
-        let store = LocalStore::new(schemas);
-        store
-            .seed(include_str!("../../public/seed/world.json"))
-            .unwrap();
+        let store = LocalStore::new(world::schemas().unwrap());
+        store.seed(world::SEED).unwrap();
         Rc::new(store)
     }
 

@@ -5,17 +5,12 @@ use std::rc::Rc;
 
 use super::{BrowserClock, LocalStorage, PageTitle};
 use crate::rules::RulesModel;
-use crate::store::{LocalStore, Store, StoreError, tables_from_sql};
+use crate::store::{LocalStore, Store, StoreError};
 use crate::tool::ToolRegistry;
 use crate::tools::{CurrentTime, Recall, Remember};
+use crate::world;
 
 const RULES: &str = include_str!("../../public/rules/demo.json");
-const SEED: &str = include_str!("../../public/seed/world.json");
-const TABLES: [&str; 3] = [
-    include_str!("../../migrations/0001_world.sql"),
-    include_str!("../../migrations/0002_guild.sql"),
-    include_str!("../../migrations/0003_workflows.sql"),
-];
 /// The `localStorage` key of the demo world.
 pub const WORLD_KEY: &str = "familiar.world";
 /// The demo agent's own user in the world (Dotty, the tavern keeper).
@@ -38,14 +33,10 @@ pub fn rules_model() -> RulesModel {
 /// The demo world: the migrations' tables in the page, seeded on first use and kept in
 /// `localStorage` across reloads.
 pub fn world() -> Result<LocalStore, StoreError> {
-    let mut schemas = Vec::new();
-    for sql in TABLES {
-        schemas.extend(tables_from_sql(sql)?);
-    }
-    let store = LocalStore::new(schemas)
+    let store = LocalStore::new(world::schemas()?)
         .with_clock(Rc::new(BrowserClock))
         .with_persistence(Box::new(LocalStorage::new(WORLD_KEY)))?;
-    store.seed(SEED)?;
+    store.seed(world::SEED)?;
     Ok(store)
 }
 
