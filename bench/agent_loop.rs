@@ -10,7 +10,7 @@ use familiar::driver::{Seams, drive};
 use familiar::message::{Message, ToolCall};
 use familiar::run::AgentRun;
 use familiar::scripted::ScriptedModel;
-use familiar::tool::{NoArgs, Tool, ToolKind, ToolRegistry};
+use familiar::tool::{CallContext, NoArgs, Tool, ToolKind, ToolRegistry};
 use futures::executor::block_on;
 
 struct Ping;
@@ -26,7 +26,7 @@ impl Tool for Ping {
         "Answers pong.".into()
     }
 
-    async fn call(&self, _: NoArgs) -> Result<&'static str, String> {
+    async fn call(&self, _: NoArgs, _: CallContext) -> Result<&'static str, String> {
         Ok("pong")
     }
 }
@@ -61,8 +61,10 @@ fn one_run(tools: &ToolRegistry, history: &[Message]) {
         llm: &model,
         tools,
         clock: &clock,
+        host: None,
     };
-    let mut run = AgentRun::new("be brief", history.to_vec(), "ping?", tools.specs());
+    let observation = familiar::run::Observation::chat("ping?");
+    let mut run = AgentRun::new("be brief", history.to_vec(), observation, tools.catalogue());
     block_on(drive(&mut run, &seams, &mut |_| {}));
 }
 

@@ -24,6 +24,8 @@ create table user_communities (
   user_id bigint not null references users (id) on delete cascade,
   community_id bigint not null references communities (id) on delete cascade,
   is_primary boolean not null default false,
+  -- How much the member cares for the community, 0 (not at all) to 100.
+  loyalty integer not null default 50 check (loyalty between 0 and 100),
   primary key (user_id, community_id)
 );
 
@@ -59,6 +61,12 @@ create table market_items (
   price integer not null check (price >= 0),
   available boolean not null default true,
   effects jsonb not null default '{}'
+);
+
+create table jobs (
+  name text primary key,
+  pay integer not null check (pay >= 0),
+  energy_cost integer not null check (energy_cost between 0 and 100)
 );
 
 create table inventory (

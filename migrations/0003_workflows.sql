@@ -16,3 +16,13 @@ create table transactions (
 
 create unique index transactions_one_pending
   on transactions (user_id, character) where status = 'pending';
+
+-- Actions a run applied, by idempotency key: a resumed or retried run reads the
+-- recorded result instead of applying the action again.
+create table applied_actions (
+  key text primary key,
+  user_id text not null,
+  tool text not null,
+  result jsonb not null,
+  applied_at timestamptz not null default now()
+);

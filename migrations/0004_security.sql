@@ -9,7 +9,8 @@ declare t text;
 begin
   foreach t in array array['users', 'communities', 'user_communities', 'relationships',
     'battles', 'battle_participants', 'market_items', 'inventory', 'messages', 'posts',
-    'proposals', 'votes', 'memories', 'game_state', 'guild_proposals', 'transactions']
+    'proposals', 'votes', 'memories', 'game_state', 'guild_proposals', 'transactions',
+    'jobs', 'applied_actions']
   loop
     execute format('alter table %I enable row level security', t);
   end loop;
@@ -19,7 +20,8 @@ grant usage on schema public to anon, authenticated;
 
 -- What anyone may read: the public face of the world.
 grant select on users, communities, user_communities, battles, battle_participants,
-  market_items, posts, proposals, votes, game_state, guild_proposals to anon, authenticated;
+  market_items, posts, proposals, votes, game_state, guild_proposals, jobs
+  to anon, authenticated;
 create policy public_read on users for select to anon, authenticated using (true);
 create policy public_read on communities for select to anon, authenticated using (true);
 create policy public_read on user_communities for select to anon, authenticated using (true);
@@ -31,6 +33,7 @@ create policy public_read on proposals for select to anon, authenticated using (
 create policy public_read on votes for select to anon, authenticated using (true);
 create policy public_read on game_state for select to anon, authenticated using (true);
 create policy public_read on guild_proposals for select to anon, authenticated using (true);
+create policy public_read on jobs for select to anon, authenticated using (true);
 
 -- What a signed-in user may touch: their own rows.
 create function auth_user_id() returns text language sql stable as $$
@@ -39,6 +42,7 @@ $$;
 
 grant select, insert, update, delete on relationships, inventory, messages, memories,
   transactions to authenticated;
+grant select, insert on applied_actions to authenticated;
 grant insert on posts, votes, battle_participants to authenticated;
 grant usage on all sequences in schema public to authenticated;
 
@@ -48,6 +52,8 @@ create policy own_rows on inventory for all to authenticated
   using (user_id::text = auth_user_id()) with check (user_id::text = auth_user_id());
 create policy own_rows on memories for all to authenticated
   using (user_id::text = auth_user_id()) with check (user_id::text = auth_user_id());
+create policy own_rows on applied_actions for all to authenticated
+  using (user_id = auth_user_id()) with check (user_id = auth_user_id());
 create policy own_rows on transactions for all to authenticated
   using (user_id = auth_user_id()) with check (user_id = auth_user_id());
 create policy own_messages on messages for all to authenticated

@@ -33,6 +33,9 @@ insert into market_items (id, name, price, available, effects) values
   (4, 'old map', 80, false, '{}');
 select setval(pg_get_serial_sequence('market_items', 'id'), 4);
 
+insert into jobs (name, pay, energy_cost) values
+  ('mining', 50, 20), ('farming', 30, 10), ('trading', 40, 15);
+
 insert into inventory (user_id, item_name, quantity) values (3, 'bread', 2), (1, 'ale', 12);
 
 insert into messages (id, sender_id, receiver_id, content) values

@@ -1,44 +1,32 @@
 //! The driver: the one async loop that turns an [`AgentRun`]'s steps into effects.
 //!
 //! It asks the model through the [`Llm`] seam, runs tools through the
-//! [`ToolRegistry`], times them with the [`Clock`], feeds every result back to the
-//! run, and emits an [`Event`] for each change. The UI, tests and embedders all
-//! consume the same events.
+//! [`ToolRegistry`] (or the [`Host`]) under their timeouts, feeds every result back
+//! to the run, and emits each [`Event`]. A run stops when it is done, when it needs a
+//! person's approval (approve or deny on the run, then drive it again), or when the
+//! cancel signal fires.
 
-use futures::future::join_all;
-use serde::{Deserialize, Serialize};
+use std::future::Future;
+use std::pin::pin;
+
+use futures::future::{Either, LocalBoxFuture, join_all, select};
 use serde_json::Value;
 
-use crate::clock::Clock;
-use crate::llm::{ChatRequest, Delta, Llm};
+use crate::clock::{Clock, within};
+use crate::event::Event;
+use crate::llm::{ChatResponse, Llm, LlmError};
 use crate::message::ToolCall;
-use crate::run::{AgentRun, NextStep, Outcome};
-use crate::tool::{ToolError, ToolKind, ToolRegistry};
+use crate::run::{AgentRun, Invocation, ModelCall, NextStep, Outcome, ToolResult};
+use crate::tool::{CallContext, ToolError, ToolRegistry};
 
-/// A change in a run, in the order it happened.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum Event {
-    /// The model is asked (reason); `iteration` counts from 1.
-    ModelCalled {
-        iteration: u32,
-    },
-    /// A piece of the model's response as it streams.
-    Delta(Delta),
-    /// The model finished its turn, asking for these tools (maybe none).
-    ModelReplied {
-        tool_calls: Vec<ToolCall>,
-    },
-    ToolStarted {
-        call: ToolCall,
-        kind: Option<ToolKind>,
-    },
-    ToolFinished {
-        call_id: String,
-        result: Result<Value, String>,
-        duration_ms: i64,
-    },
-    Done(Outcome),
+/// The page or game that runs host tools: it gets a call with a request id and
+/// answers it (a result, or an error message for the model).
+pub trait Host {
+    fn call<'a>(
+        &'a self,
+        request_id: &'a str,
+        call: &'a ToolCall,
+    ) -> LocalBoxFuture<'a, Result<Value, String>>;
 }
 
 /// What a run needs from the world.
@@ -46,75 +34,123 @@ pub struct Seams<'a> {
     pub llm: &'a dyn Llm,
     pub tools: &'a ToolRegistry,
     pub clock: &'a dyn Clock,
+    pub host: Option<&'a dyn Host>,
 }
 
-/// Runs `run` to its outcome, emitting every change.
-pub async fn drive(run: &mut AgentRun, seams: &Seams<'_>, emit: &mut dyn FnMut(Event)) -> Outcome {
+/// Why [`drive`] returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    Done(Outcome),
+    /// Paused for a person: call `approve` or `deny` on the run, then drive it again.
+    AwaitingApproval(ToolCall),
+}
+
+/// Runs `run` until it is done or paused, emitting every change.
+pub async fn drive(run: &mut AgentRun, seams: &Seams<'_>, emit: &mut dyn FnMut(Event)) -> Stop {
+    drive_until(run, seams, emit, std::future::pending()).await
+}
+
+/// [`drive`], aborting the run (outcome `Aborted`) when `cancel` completes; the step
+/// in flight is dropped, which cancels its request.
+pub async fn drive_until(
+    run: &mut AgentRun,
+    seams: &Seams<'_>,
+    emit: &mut dyn FnMut(Event),
+    cancel: impl Future<Output = ()>,
+) -> Stop {
+    let mut cancel = pin!(cancel);
     loop {
-        match run.next_step() {
-            NextStep::CallModel(request) => reason(run, &request, seams, emit).await,
-            NextStep::CallTools(calls) => act(run, &calls, seams, emit).await,
-            NextStep::Done(outcome) => {
-                emit(Event::Done(outcome.clone()));
-                return outcome;
+        run.take_events().into_iter().for_each(&mut *emit);
+        let fed = match run.next_step() {
+            NextStep::Done(outcome) => return Stop::Done(outcome),
+            NextStep::AwaitApproval(call) => {
+                emit(Event::ApprovalNeeded { call: call.clone() });
+                return Stop::AwaitingApproval(call);
             }
+            step => match select(pin!(perform(step, seams, emit)), cancel.as_mut()).await {
+                Either::Left((fed, _)) => fed,
+                Either::Right(((), _)) => {
+                    run.abort("stopped before it finished");
+                    continue;
+                }
+            },
+        };
+        match fed {
+            Fed::Model(Ok(response)) => run.model_responded(response),
+            Fed::Model(Err(error)) => run.model_failed(&error),
+            Fed::Tools(results) => run.tools_returned(results),
         }
     }
 }
 
-async fn reason(
-    run: &mut AgentRun,
-    request: &ChatRequest,
-    seams: &Seams<'_>,
-    emit: &mut dyn FnMut(Event),
-) {
-    emit(Event::ModelCalled {
-        iteration: run.iterations() + 1,
-    });
-    let response = seams
-        .llm
-        .chat(request, &mut |delta| emit(Event::Delta(delta)))
-        .await;
-    match response {
-        Ok(response) => {
-            emit(Event::ModelReplied {
-                tool_calls: response.tool_calls.clone(),
-            });
-            run.model_responded(response);
+/// A step's result, to feed back to the run.
+enum Fed {
+    Model(Result<ChatResponse, LlmError>),
+    Tools(Vec<ToolResult>),
+}
+
+async fn perform(step: NextStep, seams: &Seams<'_>, emit: &mut dyn FnMut(Event)) -> Fed {
+    match step {
+        NextStep::CallModel(ModelCall { purpose, request }) => {
+            emit(Event::StepStarted(purpose));
+            Fed::Model(
+                seams
+                    .llm
+                    .chat(&request, &mut |d| emit(Event::Delta(d)))
+                    .await,
+            )
         }
-        Err(error) => run.model_failed(&error),
+        NextStep::CallTools(calls) | NextStep::AwaitHost(calls) => {
+            for invocation in &calls {
+                emit(Event::ToolStarted {
+                    call: invocation.call.clone(),
+                    kind: invocation.kind,
+                });
+            }
+            Fed::Tools(join_all(calls.iter().map(|i| timed_call(i, seams))).await)
+        }
+        NextStep::AwaitApproval(_) | NextStep::Done(_) => Fed::Tools(Vec::new()),
     }
 }
 
-async fn act(
-    run: &mut AgentRun,
-    calls: &[ToolCall],
-    seams: &Seams<'_>,
-    emit: &mut dyn FnMut(Event),
-) {
-    for call in calls {
-        emit(Event::ToolStarted {
-            call: call.clone(),
-            kind: seams.tools.kind_of(&call.name),
-        });
-    }
-    let finished = join_all(calls.iter().map(|call| timed_call(call, seams))).await;
-    let mut results = Vec::with_capacity(finished.len());
-    for (call, (result, duration_ms)) in calls.iter().zip(finished) {
-        emit(Event::ToolFinished {
-            call_id: call.id.clone(),
-            result: result.clone().map_err(|e| e.to_string()),
-            duration_ms,
-        });
-        results.push((call.id.clone(), result));
-    }
-    run.tools_returned(results);
-}
-
-async fn timed_call(call: &ToolCall, seams: &Seams<'_>) -> (Result<Value, ToolError>, i64) {
+/// One call in the page or the host, under its timeout, timed by the clock.
+async fn timed_call(invocation: &Invocation, seams: &Seams<'_>) -> ToolResult {
     let started = seams.clock.now().epoch_ms;
-    let result = seams.tools.call(call).await;
-    (result, seams.clock.now().epoch_ms - started)
+    let call = &invocation.call;
+    let work = async {
+        match (invocation.runs_on, seams.host) {
+            (crate::tool::RunsOn::Page, _) => {
+                let cx = CallContext {
+                    idempotency_key: invocation.idempotency_key.clone(),
+                };
+                seams.tools.call(call, cx).await
+            }
+            (crate::tool::RunsOn::Host, Some(host)) => host
+                .call(invocation.request_id(), call)
+                .await
+                .map_err(|message| ToolError::Failed {
+                    tool: call.name.clone(),
+                    message,
+                }),
+            (crate::tool::RunsOn::Host, None) => Err(ToolError::Failed {
+                tool: call.name.clone(),
+                message: "no host is connected to run it".into(),
+            }),
+        }
+    };
+    let result = within(seams.clock, invocation.timeout_ms, work)
+        .await
+        .unwrap_or_else(|| {
+            Err(ToolError::TimedOut {
+                tool: call.name.clone(),
+                ms: invocation.timeout_ms,
+            })
+        });
+    ToolResult {
+        call_id: call.id.clone(),
+        result,
+        duration_ms: seams.clock.now().epoch_ms - started,
+    }
 }
 
 #[cfg(test)]
@@ -123,6 +159,7 @@ mod tests {
     use crate::clock::{FixedClock, Instant};
     use crate::interaction::{Interaction, Step};
     use crate::rules::RulesModel;
+    use crate::run::Observation;
     use crate::tools::CurrentTime;
     use std::rc::Rc;
 
@@ -132,7 +169,7 @@ mod tests {
                   {"keywords": ["weather"], "tool": "weather", "answer": "{sky}"}]
     }"#;
 
-    fn run_to_end(input: &str) -> (Outcome, Vec<Event>) {
+    fn run_to_end(input: &str) -> (Stop, Vec<Event>) {
         let clock = FixedClock(Instant {
             epoch_ms: 1_795_320_964_000,
             utc_offset_minutes: 0,
@@ -144,22 +181,21 @@ mod tests {
             llm: &llm,
             tools: &tools,
             clock: &clock,
+            host: None,
         };
-        let mut run = AgentRun::new("", Vec::new(), input, tools.specs());
+        let mut run = AgentRun::new("", Vec::new(), Observation::chat(input), tools.catalogue());
         let mut events = Vec::new();
-        let outcome = futures::executor::block_on(drive(&mut run, &seams, &mut |e| events.push(e)));
-        (outcome, events)
+        let stop = futures::executor::block_on(drive(&mut run, &seams, &mut |e| events.push(e)));
+        (stop, events)
     }
 
     #[test]
     fn the_rules_model_calls_the_clock_and_answers_with_its_reading() {
-        let (outcome, events) = run_to_end("What time is it?");
-        assert_eq!(
-            outcome,
-            Outcome::Answered {
-                text: "It is 04:16.".into()
-            }
-        );
+        let (stop, events) = run_to_end("What time is it?");
+        let outcome = Outcome::Answered {
+            text: "It is 04:16.".into(),
+        };
+        assert_eq!(stop, Stop::Done(outcome.clone()));
         let mut interaction = Interaction::new(1, "What time is it?");
         events.iter().for_each(|e| interaction.apply(e));
         let kinds: Vec<&str> = interaction
@@ -169,15 +205,20 @@ mod tests {
                 Step::Reason { .. } => "reason",
                 Step::ToolCall { .. } => "tool",
                 Step::Answer { .. } => "answer",
+                _ => "other",
             })
             .collect();
         assert_eq!(kinds, ["reason", "tool", "reason", "answer"]);
+        assert!(matches!(events.first(), Some(Event::Started { .. })));
         assert_eq!(events.last(), Some(&Event::Done(outcome)));
     }
 
     #[test]
     fn a_message_no_rule_covers_gets_the_fallback_without_tools() {
-        let (outcome, events) = run_to_end("hello");
+        let (stop, events) = run_to_end("hello");
+        let Stop::Done(outcome) = stop else {
+            panic!("not done: {stop:?}");
+        };
         assert_eq!(outcome.text(), "I can tell the time.");
         assert!(
             !events

@@ -1,31 +1,34 @@
 //! The record the UI renders: a conversation of interactions, each made of steps.
 //!
 //! An [`Interaction`] is built only by applying the driver's [`Event`]s, so the UI,
-//! a saved transcript and a test all see the same record. How it looks is the UI's
-//! business.
+//! a saved transcript and a test all see the same record. A [`Conversation`] gives
+//! the model its history within a context budget. How it looks is the UI's business.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::driver::Event;
+use crate::event::{Event, Thought};
 use crate::llm::Delta;
 use crate::message::{Message, ToolCall};
-use crate::run::Outcome;
+use crate::run::{ContextMemory, Outcome, Purpose, Review};
 use crate::tool::ToolKind;
 
-/// Where an interaction is in its life.
+/// Where an interaction is in its life: Start → Planning → Executing → Reflecting →
+/// Completed | Failed | Aborted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Status {
     Start,
     Planning,
     Executing,
+    Reflecting,
     Completed,
     Failed,
+    Aborted,
 }
 
 impl Status {
     pub fn is_finished(self) -> bool {
-        matches!(self, Self::Completed | Self::Failed)
+        matches!(self, Self::Completed | Self::Failed | Self::Aborted)
     }
 }
 
@@ -33,12 +36,17 @@ impl Status {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Step {
-    /// A model call: its visible reasoning and what it decided.
+    /// A model call: why, its visible reasoning, and what it decided.
     Reason {
-        iteration: u32,
+        purpose: Purpose,
         reasoning: String,
         /// Tools the model chose to call; empty when it answered.
         calls: Vec<String>,
+    },
+    /// The model's plan and context memory, as it last set them.
+    Plan {
+        steps: Vec<String>,
+        memory: ContextMemory,
     },
     /// A tool call and, once finished, its result or error.
     ToolCall {
@@ -47,11 +55,29 @@ pub enum Step {
         result: Option<Result<Value, String>>,
         duration_ms: Option<i64>,
     },
+    /// The run waits for a person to approve this call.
+    Approval {
+        call: ToolCall,
+    },
+    Reflection {
+        review: Review,
+    },
+    GoalCheck {
+        complete: bool,
+        answer: String,
+    },
+    /// Something the run survived, such as an unusable review.
+    Error {
+        message: String,
+    },
     /// The final answer.
-    Answer { text: String, outcome: Outcome },
+    Answer {
+        text: String,
+        outcome: Outcome,
+    },
 }
 
-/// One user message and everything the agent did about it.
+/// One trigger and everything the agent did about it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Interaction {
     pub id: u64,
@@ -84,21 +110,21 @@ impl Interaction {
     /// Folds one driver event into the record.
     pub fn apply(&mut self, event: &Event) {
         match event {
-            Event::ModelCalled { iteration } => {
-                self.status = Status::Planning;
+            Event::Started { .. } => self.status = Status::Start,
+            Event::StepStarted(purpose) => {
+                self.status = match purpose {
+                    Purpose::CheckGoal | Purpose::Reflect { .. } => Status::Reflecting,
+                    _ => Status::Planning,
+                };
                 self.draft.clear();
                 self.steps.push(Step::Reason {
-                    iteration: *iteration,
+                    purpose: *purpose,
                     reasoning: String::new(),
                     calls: Vec::new(),
                 });
             }
             Event::Delta(delta) => self.apply_delta(delta),
-            Event::ModelReplied { tool_calls } => {
-                if let Some(Step::Reason { calls, .. }) = self.steps.last_mut() {
-                    *calls = tool_calls.iter().map(|c| c.name.clone()).collect();
-                }
-            }
+            Event::Thought(thought) => self.apply_thought(thought),
             Event::ToolStarted { call, kind } => {
                 self.status = Status::Executing;
                 self.steps.push(Step::ToolCall {
@@ -108,15 +134,27 @@ impl Interaction {
                     duration_ms: None,
                 });
             }
-            Event::ToolFinished {
-                call_id,
-                result,
-                duration_ms: took,
-            } => self.finish_tool(call_id, result, *took),
+            Event::PlanUpdated { plan, memory } => self.steps.push(Step::Plan {
+                steps: plan.clone(),
+                memory: memory.clone(),
+            }),
+            Event::ApprovalNeeded { call } => {
+                self.steps.push(Step::Approval { call: call.clone() });
+            }
+            Event::Reflection(review) => self.steps.push(Step::Reflection {
+                review: review.clone(),
+            }),
+            Event::GoalChecked { complete, answer } => self.steps.push(Step::GoalCheck {
+                complete: *complete,
+                answer: answer.clone(),
+            }),
             Event::Done(outcome) => {
                 self.status = match outcome {
                     Outcome::Failed { .. } => Status::Failed,
-                    Outcome::Answered { .. } | Outcome::CapReached { .. } => Status::Completed,
+                    Outcome::Aborted { .. } => Status::Aborted,
+                    Outcome::Answered { .. }
+                    | Outcome::GoalComplete { .. }
+                    | Outcome::CapReached { .. } => Status::Completed,
                 };
                 self.draft.clear();
                 self.steps.push(Step::Answer {
@@ -139,12 +177,38 @@ impl Interaction {
         }
     }
 
-    fn finish_tool(&mut self, call_id: &str, outcome: &Result<Value, String>, took: i64) {
-        let step = self
-            .steps
-            .iter_mut()
-            .rev()
-            .find(|step| matches!(step, Step::ToolCall { call, .. } if call.id == call_id));
+    fn apply_thought(&mut self, thought: &Thought) {
+        match thought {
+            Thought::Actions { calls: asked, .. } => {
+                if let Some(Step::Reason { calls, .. }) = self.steps.last_mut() {
+                    *calls = asked.iter().map(|c| c.name.clone()).collect();
+                }
+            }
+            Thought::Message { .. } => {}
+            Thought::ToolReturn {
+                call_id,
+                tool,
+                result,
+                duration_ms,
+            } => self.finish_tool(call_id, tool, result, *duration_ms),
+            Thought::Error { message } => self.steps.push(Step::Error {
+                message: message.clone(),
+            }),
+        }
+    }
+
+    /// Fills in the call's step; a call the run refused or handled itself (`plan`)
+    /// never started, so it gets a step of its own.
+    fn finish_tool(
+        &mut self,
+        call_id: &str,
+        tool: &str,
+        outcome: &Result<Value, String>,
+        took: i64,
+    ) {
+        let step = self.steps.iter_mut().rev().find(
+            |step| matches!(step, Step::ToolCall { call, result: None, .. } if call.id == call_id),
+        );
         if let Some(Step::ToolCall {
             result,
             duration_ms,
@@ -153,14 +217,37 @@ impl Interaction {
         {
             *result = Some(outcome.clone());
             *duration_ms = Some(took);
+        } else if tool != crate::run::PLAN_TOOL {
+            self.steps.push(Step::ToolCall {
+                call: ToolCall {
+                    id: call_id.to_owned(),
+                    name: tool.to_owned(),
+                    arguments: String::new(),
+                },
+                kind: None,
+                result: Some(outcome.clone()),
+                duration_ms: Some(took),
+            });
         }
     }
 }
 
-/// The interactions of one conversation, oldest first.
+/// Roughly how many tokens a text costs: four characters a token, as tokenizers of
+/// English average. Good enough to budget a context; not a tokenizer.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+/// Per-message overhead of the chat format, in tokens.
+const MESSAGE_OVERHEAD: usize = 4;
+
+/// The interactions of one conversation, oldest first, and the facts pinned to it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Conversation {
     pub interactions: Vec<Interaction>,
+    /// Facts the model must always see, however long the conversation grows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pinned: Vec<String>,
 }
 
 impl Conversation {
@@ -180,21 +267,48 @@ impl Conversation {
 
     /// The finished exchanges as model history: each input and its answer.
     pub fn history(&self) -> Vec<Message> {
-        self.interactions
-            .iter()
-            .filter_map(|i| {
-                let answer = match i.outcome()? {
-                    Outcome::Answered { text } | Outcome::CapReached { text } => text,
-                    Outcome::Failed { .. } => return None,
-                };
-                Some([
-                    Message::user(&i.input),
-                    Message::assistant(answer, Vec::new()),
-                ])
-            })
-            .flatten()
+        self.context(usize::MAX)
+    }
+
+    /// The history that fits in `budget` estimated tokens: the pinned facts always,
+    /// then the newest exchanges that fit, whole, in order. The system prompt is the
+    /// caller's; leave room for it in the budget.
+    pub fn context(&self, budget: usize) -> Vec<Message> {
+        let pinned = (!self.pinned.is_empty())
+            .then(|| Message::system(format!("Pinned memory:\n- {}", self.pinned.join("\n- "))));
+        let mut left = budget.saturating_sub(pinned.as_ref().map_or(0, cost));
+        let mut kept: Vec<[Message; 2]> = Vec::new();
+        for exchange in self.interactions.iter().rev().filter_map(exchange) {
+            let price: usize = exchange.iter().map(cost).sum();
+            if price > left {
+                break;
+            }
+            left -= price;
+            kept.push(exchange);
+        }
+        pinned
+            .into_iter()
+            .chain(kept.into_iter().rev().flatten())
             .collect()
     }
+}
+
+fn cost(message: &Message) -> usize {
+    estimate_tokens(&message.content) + MESSAGE_OVERHEAD
+}
+
+/// An interaction as a user message and the answer, when it has an answer.
+fn exchange(interaction: &Interaction) -> Option<[Message; 2]> {
+    let answer = match interaction.outcome()? {
+        Outcome::Answered { text }
+        | Outcome::GoalComplete { text }
+        | Outcome::CapReached { text } => text,
+        Outcome::Failed { .. } | Outcome::Aborted { .. } => return None,
+    };
+    Some([
+        Message::user(&interaction.input),
+        Message::assistant(answer, Vec::new()),
+    ])
 }
 
 #[cfg(test)]
@@ -211,23 +325,25 @@ mod tests {
 
     fn events() -> Vec<Event> {
         vec![
-            Event::ModelCalled { iteration: 1 },
+            Event::StepStarted(Purpose::Reason { iteration: 1 }),
             Event::Delta(Delta::Reasoning {
                 text: "needs the clock".into(),
             }),
-            Event::ModelReplied {
-                tool_calls: vec![call()],
-            },
+            Event::Thought(Thought::Actions {
+                text: String::new(),
+                calls: vec![call()],
+            }),
             Event::ToolStarted {
                 call: call(),
                 kind: Some(ToolKind::Data),
             },
-            Event::ToolFinished {
+            Event::Thought(Thought::ToolReturn {
                 call_id: "call_1".into(),
+                tool: "current_time".into(),
                 result: Ok(serde_json::json!({"time": "09:05"})),
                 duration_ms: 2,
-            },
-            Event::ModelCalled { iteration: 2 },
+            }),
+            Event::StepStarted(Purpose::Reason { iteration: 2 }),
             Event::Delta(Delta::Text {
                 text: "It is ".into(),
             }),

@@ -6,9 +6,11 @@
 
 pub mod clock;
 pub mod driver;
+pub mod event;
 pub mod http;
 pub mod interaction;
 pub mod json;
+pub mod ledger;
 pub mod llm;
 pub mod message;
 pub mod openai;

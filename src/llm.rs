@@ -4,6 +4,8 @@
 //! model — implements [`Llm`], so nothing above this seam can tell them apart. Wire
 //! formats and transport belong to the implementations.
 
+use std::rc::Rc;
+
 use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 
@@ -28,12 +30,13 @@ pub enum ToolChoice {
     Required,
 }
 
-/// Everything a model needs for one turn.
+/// Everything a model needs for one turn. The transcript and the tools are shared,
+/// not copied: a run asks its model many times over the same growing transcript.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
     pub system: String,
-    pub messages: Vec<Message>,
-    pub tools: Vec<ToolSpec>,
+    pub messages: Rc<Vec<Message>>,
+    pub tools: Rc<[ToolSpec]>,
     pub tool_choice: ToolChoice,
     /// Asks for output in this shape (OpenAI `response_format`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

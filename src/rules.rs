@@ -156,7 +156,7 @@ fn is_completion_question(text: &str) -> bool {
 }
 
 /// YES when the work since the user's request went well: the latest tool result is
-/// not an error and an answer was given; NO otherwise.
+/// not an error and something was answered or done; NO otherwise.
 fn completion_verdict(transcript: &[Message]) -> ChatResponse {
     let since_request: Vec<&Message> = transcript
         .iter()
@@ -170,9 +170,9 @@ fn completion_verdict(transcript: &[Message]) -> ChatResponse {
         .is_some_and(|m| {
             serde_json::from_str::<Value>(&m.content).is_ok_and(|v| v.get("error").is_some())
         });
-    let answered = since_request
-        .iter()
-        .any(|m| m.role == Role::Assistant && !m.content.trim().is_empty());
+    let answered = since_request.iter().any(|m| {
+        m.role == Role::Assistant && (!m.content.trim().is_empty() || !m.tool_calls.is_empty())
+    });
     let (verdict, why) = match (last_result_failed, answered) {
         (true, _) => ("NO", "The last tool call failed."),
         (false, false) => ("NO", "Nothing has been answered yet."),
@@ -305,7 +305,7 @@ mod tests {
 
     fn offering(tools: &[&str], messages: Vec<Message>) -> ChatRequest {
         ChatRequest {
-            messages,
+            messages: messages.into(),
             tools: tools
                 .iter()
                 .map(|name| ToolSpec {

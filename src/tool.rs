@@ -3,8 +3,10 @@
 //! A tool is typed at the edge — [`Tool::Args`] derives its JSON Schema, its output
 //! serializes — and erased once, privately, when registered. The registry hands the
 //! schemas to the model and turns every way a call can go wrong (unknown tool, bad
-//! arguments, a failing tool) into a [`ToolError`] the model reads on its next turn.
-//! Boundaries, approvals and idempotency keys arrive with the agent core.
+//! arguments, a failing tool, a refusal) into a [`ToolError`] the model reads on its
+//! next turn. Each tool also carries its policy — approval, timeout, where it runs —
+//! which the run reads from the [`ToolInfo`] catalogue; the run enforces boundaries
+//! and approvals, the driver timeouts.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -16,6 +18,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::ledger::Ledger;
 use crate::llm::ToolSpec;
 use crate::message::ToolCall;
 
@@ -27,6 +30,54 @@ pub enum ToolKind {
     Data,
     /// Changes the world; one per step.
     Action,
+}
+
+/// Whether a person must approve a call first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Approval {
+    /// Runs without asking.
+    #[default]
+    Auto,
+    /// Pauses the run until a person approves or denies the call.
+    Ask,
+    /// Never runs; the model is told so.
+    Deny,
+}
+
+/// Where a tool's work happens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunsOn {
+    /// In the page, by the registry.
+    #[default]
+    Page,
+    /// In the host (a game, say): the call goes out with a request id and the run
+    /// awaits the host's answer under the tool's timeout.
+    Host,
+}
+
+/// How long a tool may take before its call fails, unless set otherwise.
+pub const DEFAULT_TOOL_TIMEOUT_MS: u64 = 30_000;
+
+/// A tool as the run sees it: what to offer the model and how calls are governed.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct ToolInfo {
+    pub spec: ToolSpec,
+    pub kind: ToolKind,
+    #[serde(default)]
+    pub approval: Approval,
+    #[serde(default)]
+    pub runs_on: RunsOn,
+    pub timeout_ms: u64,
+}
+
+/// What a call knows besides its arguments.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallContext {
+    /// Set on every action call: the same key for every attempt of the same call, so
+    /// a retried or resumed run can never apply it twice.
+    pub idempotency_key: Option<String>,
 }
 
 /// A typed tool.
@@ -41,7 +92,11 @@ pub trait Tool: 'static {
     /// What the tool does, for the model.
     fn description(&self) -> String;
 
-    fn call(&self, args: Self::Args) -> impl Future<Output = Result<Self::Output, Self::Error>>;
+    fn call(
+        &self,
+        args: Self::Args,
+        cx: CallContext,
+    ) -> impl Future<Output = Result<Self::Output, Self::Error>>;
 }
 
 /// Arguments for a tool that takes none.
@@ -58,13 +113,18 @@ pub enum ToolError {
     InvalidArguments { tool: String, reason: String },
     #[error("`{tool}` failed: {message}")]
     Failed { tool: String, message: String },
+    #[error("`{tool}` took longer than {ms} ms and was stopped")]
+    TimedOut { tool: String, ms: u64 },
+    /// Refused by the run: outside its boundaries, denied, or one action too many.
+    #[error("`{tool}` was not run: {reason}")]
+    Refused { tool: String, reason: String },
 }
 
-type ErasedCall = Box<dyn Fn(Value) -> LocalBoxFuture<'static, Result<Value, ToolError>>>;
+type ErasedCall =
+    Box<dyn Fn(Value, CallContext) -> LocalBoxFuture<'static, Result<Value, ToolError>>>;
 
 struct Entry {
-    spec: ToolSpec,
-    kind: ToolKind,
+    info: ToolInfo,
     call: ErasedCall,
 }
 
@@ -72,6 +132,7 @@ struct Entry {
 #[derive(Default)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Entry>,
+    ledger: Option<Ledger>,
 }
 
 impl ToolRegistry {
@@ -82,57 +143,140 @@ impl ToolRegistry {
     /// Adds a tool, replacing any tool of the same name.
     pub fn register<T: Tool>(&mut self, tool: T) -> &mut Self {
         let tool = Rc::new(tool);
-        let spec = ToolSpec {
-            name: T::NAME.to_owned(),
-            description: tool.description(),
-            parameters: parameters_schema::<T::Args>(),
-        };
-        let call: ErasedCall = Box::new(move |args| {
+        let description = tool.description();
+        self.register_fn(T::NAME, T::KIND, description, move |args: T::Args, cx| {
             let tool = Rc::clone(&tool);
-            Box::pin(async move { call_typed(&*tool, args).await })
-        });
-        self.tools.insert(
-            T::NAME.to_owned(),
-            Entry {
-                spec,
-                kind: T::KIND,
-                call,
+            async move { tool.call(args, cx).await }
+        })
+    }
+
+    /// Adds a tool made of a function of typed arguments, replacing any tool of the
+    /// same name. Tools with no state of their own are shortest written this way.
+    pub fn register_fn<A, O, E, F, Fut>(
+        &mut self,
+        name: &str,
+        kind: ToolKind,
+        description: impl Into<String>,
+        f: F,
+    ) -> &mut Self
+    where
+        A: DeserializeOwned + JsonSchema,
+        O: Serialize,
+        E: std::fmt::Display,
+        F: Fn(A, CallContext) -> Fut + 'static,
+        Fut: Future<Output = Result<O, E>> + 'static,
+    {
+        let info = ToolInfo {
+            spec: ToolSpec {
+                name: name.to_owned(),
+                description: description.into(),
+                parameters: parameters_schema::<A>(),
             },
-        );
+            kind,
+            approval: Approval::Auto,
+            runs_on: RunsOn::Page,
+            timeout_ms: DEFAULT_TOOL_TIMEOUT_MS,
+        };
+        let f = Rc::new(f);
+        let tool = name.to_owned();
+        let call: ErasedCall = Box::new(move |args, cx| {
+            let f = Rc::clone(&f);
+            let tool = tool.clone();
+            Box::pin(async move { call_typed(&tool, &*f, args, cx).await })
+        });
+        self.tools.insert(name.to_owned(), Entry { info, call });
         self
+    }
+
+    /// Records applied action calls in `ledger`, so a call repeated with the same
+    /// idempotency key returns the recorded result instead of acting again.
+    pub fn with_ledger(&mut self, ledger: Ledger) -> &mut Self {
+        self.ledger = Some(ledger);
+        self
+    }
+
+    /// Sets who must approve calls to `name`; unknown names are ignored.
+    pub fn set_approval(&mut self, name: &str, approval: Approval) -> &mut Self {
+        if let Some(entry) = self.tools.get_mut(name) {
+            entry.info.approval = approval;
+        }
+        self
+    }
+
+    /// Sets how long calls to `name` may take; unknown names are ignored.
+    pub fn set_timeout(&mut self, name: &str, ms: u64) -> &mut Self {
+        if let Some(entry) = self.tools.get_mut(name) {
+            entry.info.timeout_ms = ms;
+        }
+        self
+    }
+
+    /// The tools and their policies, in name order: what a run is given.
+    pub fn catalogue(&self) -> Vec<ToolInfo> {
+        self.tools.values().map(|e| e.info.clone()).collect()
     }
 
     /// The schemas to offer the model, in name order.
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.values().map(|e| e.spec.clone()).collect()
+        self.tools.values().map(|e| e.info.spec.clone()).collect()
     }
 
     pub fn kind_of(&self, name: &str) -> Option<ToolKind> {
-        self.tools.get(name).map(|e| e.kind)
+        self.tools.get(name).map(|e| e.info.kind)
     }
 
     /// Runs one call; every failure comes back as a [`ToolError`], never a panic.
-    pub async fn call(&self, call: &ToolCall) -> Result<Value, ToolError> {
+    pub async fn call(&self, call: &ToolCall, cx: CallContext) -> Result<Value, ToolError> {
         let entry = self
             .tools
             .get(&call.name)
             .ok_or_else(|| ToolError::Unknown(call.name.clone()))?;
         let args = parse_arguments(&call.name, &call.arguments)?;
-        (entry.call)(args).await
+        let key = match (&self.ledger, entry.info.kind, &cx.idempotency_key) {
+            (Some(ledger), ToolKind::Action, Some(key)) => Some((ledger, key.clone())),
+            _ => None,
+        };
+        let Some((ledger, key)) = key else {
+            return (entry.call)(args, cx).await;
+        };
+        let unreadable = |e: crate::store::StoreError| ToolError::Failed {
+            tool: call.name.clone(),
+            message: format!("its record of applied calls could not be read: {e}"),
+        };
+        if let Some(recorded) = ledger.applied(&key).await.map_err(unreadable)? {
+            return Ok(recorded);
+        }
+        let result = (entry.call)(args, cx).await?;
+        // The action happened; a failed record must not turn it into a failure the
+        // model would retry. The next resume may then apply it again, which the
+        // recorded-first order of a transactional store would avoid.
+        let _ = ledger.record(&key, &call.name, &result).await;
+        Ok(result)
     }
 }
 
-async fn call_typed<T: Tool>(tool: &T, args: Value) -> Result<Value, ToolError> {
-    let args: T::Args = serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments {
-        tool: T::NAME.to_owned(),
+async fn call_typed<A, O, E, Fut>(
+    tool: &str,
+    f: &dyn Fn(A, CallContext) -> Fut,
+    args: Value,
+    cx: CallContext,
+) -> Result<Value, ToolError>
+where
+    A: DeserializeOwned,
+    O: Serialize,
+    E: std::fmt::Display,
+    Fut: Future<Output = Result<O, E>>,
+{
+    let args: A = serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments {
+        tool: tool.to_owned(),
         reason: e.to_string(),
     })?;
-    let output = tool.call(args).await.map_err(|e| ToolError::Failed {
-        tool: T::NAME.to_owned(),
+    let output = f(args, cx).await.map_err(|e| ToolError::Failed {
+        tool: tool.to_owned(),
         message: e.to_string(),
     })?;
     serde_json::to_value(output).map_err(|e| ToolError::Failed {
-        tool: T::NAME.to_owned(),
+        tool: tool.to_owned(),
         message: format!("its result could not be encoded: {e}"),
     })
 }
@@ -183,7 +327,7 @@ mod tests {
             "Adds two numbers.".into()
         }
 
-        async fn call(&self, args: AddArgs) -> Result<i64, String> {
+        async fn call(&self, args: AddArgs, _: CallContext) -> Result<i64, String> {
             args.a.checked_add(args.b).ok_or_else(|| "overflow".into())
         }
     }
@@ -195,11 +339,12 @@ mod tests {
     }
 
     fn call(name: &str, arguments: &str) -> Result<Value, ToolError> {
-        block_on(registry().call(&ToolCall {
+        let call = ToolCall {
             id: "1".into(),
             name: name.into(),
             arguments: arguments.into(),
-        }))
+        };
+        block_on(registry().call(&call, CallContext::default()))
     }
 
     #[test]
@@ -251,7 +396,7 @@ mod tests {
             fn description(&self) -> String {
                 "Pong.".into()
             }
-            async fn call(&self, _: NoArgs) -> Result<&'static str, String> {
+            async fn call(&self, _: NoArgs, _: CallContext) -> Result<&'static str, String> {
                 Ok("pong")
             }
         }
@@ -261,6 +406,9 @@ mod tests {
             name: "ping".into(),
             arguments: " ".into(),
         };
-        assert_eq!(block_on(registry.call(&call)), Ok(json!("pong")));
+        assert_eq!(
+            block_on(registry.call(&call, CallContext::default())),
+            Ok(json!("pong"))
+        );
     }
 }

@@ -192,7 +192,7 @@ fn a_contract_refuses_wrong_types_missing_fields_and_failed_rules() {
 
 fn request() -> ChatRequest {
     ChatRequest {
-        messages: vec![Message::user("Judge the answer.")],
+        messages: vec![Message::user("Judge the answer.")].into(),
         ..ChatRequest::default()
     }
 }

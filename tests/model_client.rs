@@ -90,7 +90,7 @@ async fn chat(
 
 fn asking(text: &str) -> ChatRequest {
     ChatRequest {
-        messages: vec![Message::user(text)],
+        messages: vec![Message::user(text)].into(),
         ..ChatRequest::default()
     }
 }
@@ -143,7 +143,8 @@ async fn litellm_streams_a_tool_call_with_fragmented_arguments() {
         name: "get_weather".into(),
         description: "The weather in a city.".into(),
         parameters: serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}}),
-    }];
+    }]
+    .into();
     let (deltas, result) = chat(&litellm_client(), request).await;
     let response = result.unwrap();
     assert_eq!(response.finish, FinishReason::ToolCalls);

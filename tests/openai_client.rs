@@ -63,7 +63,7 @@ fn setup(replies: Vec<Reply>) -> Setup {
 
 fn ask(client: &OpenAiClient) -> (Vec<Delta>, Result<familiar::llm::ChatResponse, LlmError>) {
     let request = ChatRequest {
-        messages: vec![Message::user("hi")],
+        messages: vec![Message::user("hi")].into(),
         ..ChatRequest::default()
     };
     let mut deltas = Vec::new();

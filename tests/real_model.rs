@@ -8,9 +8,10 @@
 
 use std::rc::Rc;
 
-use familiar::driver::{Event, Seams, drive};
+use familiar::driver::{Seams, Stop, drive};
+use familiar::event::Event;
 use familiar::openai::{ModelSettings, OpenAiClient};
-use familiar::run::{AgentRun, Outcome};
+use familiar::run::{AgentRun, Observation, Outcome};
 use familiar::web::{BrowserClock, Fetch, demo};
 use wasm_bindgen_test::*;
 
@@ -39,16 +40,20 @@ async fn the_demo_agent_runs_to_an_answer_with_a_real_model() {
         llm: &llm,
         tools: &tools,
         clock: &BrowserClock,
+        host: None,
     };
     let mut run = AgentRun::new(
         demo::SYSTEM_PROMPT,
         Vec::new(),
-        "What time is it?",
-        tools.specs(),
+        Observation::chat("What time is it?"),
+        tools.catalogue(),
     )
     .with_max_iterations(3);
     let mut events = Vec::new();
-    let outcome = drive(&mut run, &seams, &mut |event| events.push(event)).await;
+    let stop = drive(&mut run, &seams, &mut |event| events.push(event)).await;
+    let Stop::Done(outcome) = stop else {
+        panic!("the demo agent asks no approvals: {stop:?}");
+    };
     for event in &events {
         web_sys::console::log_1(&serde_json::to_string(event).unwrap_or_default().into());
     }
@@ -56,7 +61,7 @@ async fn the_demo_agent_runs_to_an_answer_with_a_real_model() {
     assert!(!outcome.text().trim().is_empty(), "the model said nothing");
     let calls = events
         .iter()
-        .filter(|e| matches!(e, Event::ModelCalled { .. }))
+        .filter(|e| matches!(e, Event::StepStarted(_)))
         .count();
     assert!((1..=4).contains(&calls), "{calls} model calls");
 }

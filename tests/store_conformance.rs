@@ -258,7 +258,7 @@ async fn the_json_seed_and_the_sql_seed_are_the_same_world() {
     local.seed(familiar::world::SEED).unwrap();
     let remote = remote_store();
     // What anon may read (migrations/0004_security.sql), in key order.
-    let tables: [(&str, &[&str]); 10] = [
+    let tables: [(&str, &[&str]); 11] = [
         ("users", &["id"]),
         ("communities", &["id"]),
         ("user_communities", &["user_id", "community_id"]),
@@ -269,6 +269,7 @@ async fn the_json_seed_and_the_sql_seed_are_the_same_world() {
         ("proposals", &["id"]),
         ("votes", &["proposal_id", "user_id"]),
         ("game_state", &["id"]),
+        ("jobs", &["name"]),
     ];
     for (table, key) in tables {
         let mut select = Select::from(table);

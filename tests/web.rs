@@ -25,7 +25,10 @@ async fn page_title_reads_the_title_and_address() {
         .document()
         .unwrap()
         .set_title("Inn");
-    let info = PageTitle.call(NoArgs {}).await.unwrap();
+    let info = PageTitle
+        .call(NoArgs {}, familiar::tool::CallContext::default())
+        .await
+        .unwrap();
     assert_eq!(info.title, "Inn");
     assert!(info.url.starts_with("http://127.0.0.1"), "{}", info.url);
 }

@@ -41,10 +41,9 @@ pub async fn ask<T: Contract>(
                 last: error,
             });
         }
-        request
-            .messages
-            .push(Message::assistant(response.text, Vec::new()));
-        request.messages.push(Message::user(reask_prompt(&error)));
+        let messages = std::rc::Rc::make_mut(&mut request.messages);
+        messages.push(Message::assistant(response.text, Vec::new()));
+        messages.push(Message::user(reask_prompt(&error)));
     }
 }
 

@@ -103,12 +103,14 @@ mod tests {
                 Message::user("time?"),
                 Message::assistant("", vec![call]),
                 Message::tool("call_1", r#"{"time":"09:05"}"#),
-            ],
+            ]
+            .into(),
             tools: vec![ToolSpec {
                 name: "current_time".into(),
                 description: "now".into(),
                 parameters: json!({"type": "object", "properties": {}}),
-            }],
+            }]
+            .into(),
             temperature: Some(0.0),
             ..ChatRequest::default()
         };
@@ -139,7 +141,7 @@ mod tests {
     #[test]
     fn no_tools_means_no_tool_fields_and_a_schema_becomes_a_response_format() {
         let request = ChatRequest {
-            messages: vec![Message::user("judge")],
+            messages: vec![Message::user("judge")].into(),
             response_format: Some(ResponseFormat {
                 name: "Verdict".into(),
                 schema: json!({"type": "object"}),

@@ -246,6 +246,7 @@ mod tests {
                 "battles",
                 "battle_participants",
                 "market_items",
+                "jobs",
                 "inventory",
                 "messages",
                 "posts",
@@ -254,7 +255,8 @@ mod tests {
                 "memories",
                 "game_state",
                 "guild_proposals",
-                "transactions"
+                "transactions",
+                "applied_actions"
             ]
         );
         let users = &tables[0];
@@ -277,7 +279,7 @@ mod tests {
             })
         );
         assert_eq!(
-            tables[7].column("item_name").unwrap().references,
+            tables[8].column("item_name").unwrap().references,
             Some(Reference {
                 table: "market_items".into(),
                 column: "name".into()
@@ -291,9 +293,9 @@ mod tests {
                 &Some(Default::Value(serde_json::json!({})))
             )
         );
-        assert_eq!(tables[15].column("context").unwrap().kind, ColumnType::Json);
+        assert_eq!(tables[16].column("context").unwrap().kind, ColumnType::Json);
         assert_eq!(
-            tables[15].column("id").unwrap().default,
+            tables[16].column("id").unwrap().default,
             Some(Default::Uuid)
         );
         assert_eq!(

@@ -5,7 +5,7 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use crate::clock::Clock;
-use crate::tool::{NoArgs, Tool, ToolKind};
+use crate::tool::{CallContext, NoArgs, Tool, ToolKind};
 
 /// Tells the model the user's current local date and time.
 pub struct CurrentTime {
@@ -43,7 +43,7 @@ impl Tool for CurrentTime {
         "The user's current local date, time, weekday and UTC offset.".into()
     }
 
-    async fn call(&self, _: NoArgs) -> Result<TimeReading, Self::Error> {
+    async fn call(&self, _: NoArgs, _: CallContext) -> Result<TimeReading, Self::Error> {
         let now = self.clock.now();
         let local = now.local();
         Ok(TimeReading {
@@ -67,7 +67,9 @@ mod tests {
             epoch_ms: 1_795_320_964_000,
             utc_offset_minutes: 60,
         });
-        let reading = futures::executor::block_on(CurrentTime::new(Rc::new(clock)).call(NoArgs {}));
+        let reading = futures::executor::block_on(
+            CurrentTime::new(Rc::new(clock)).call(NoArgs {}, CallContext::default()),
+        );
         assert_eq!(
             reading,
             Ok(TimeReading {

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use crate::clock::Clock;
 use crate::store::{Filtered, Insert, Select, Store, StoreError};
-use crate::tool::{Tool, ToolKind};
+use crate::tool::{CallContext, Tool, ToolKind};
 
 /// Writes a memory for the agent `owner`.
 pub struct Remember {
@@ -55,7 +55,7 @@ impl Tool for Remember {
         "Keep a fact in long-term memory, to recall in later conversations.".into()
     }
 
-    async fn call(&self, args: RememberArgs) -> Result<Remembered, StoreError> {
+    async fn call(&self, args: RememberArgs, _: CallContext) -> Result<Remembered, StoreError> {
         let content = args
             .content
             .trim()
@@ -126,7 +126,7 @@ impl Tool for Recall {
         "Recall what is in long-term memory, newest first.".into()
     }
 
-    async fn call(&self, args: RecallArgs) -> Result<Recalled, StoreError> {
+    async fn call(&self, args: RecallArgs, _: CallContext) -> Result<Recalled, StoreError> {
         let limit = u64::from(args.limit.unwrap_or(5).clamp(1, 50));
         let select = Select::from("memories")
             .columns("content")
@@ -173,10 +173,13 @@ mod tests {
             content: "that the ale is cold".into(),
             importance: None,
         };
-        let stored = block_on(remember.call(args)).unwrap();
+        let stored = block_on(remember.call(args, CallContext::default())).unwrap();
         assert_eq!(stored.id, json!(2), "after the seeded memory");
         assert_eq!(stored.content, "the ale is cold");
-        let recalled = block_on(Recall::new(store, 1).call(RecallArgs { limit: None })).unwrap();
+        let recalled = block_on(
+            Recall::new(store, 1).call(RecallArgs { limit: None }, CallContext::default()),
+        )
+        .unwrap();
         assert_eq!(recalled.count, 2);
         assert_eq!(recalled.memories[0], "the ale is cold");
     }
@@ -188,10 +191,11 @@ mod tests {
             utc_offset_minutes: 0,
         }));
         let remember = Remember::new(store(), clock, 1);
-        let result = block_on(remember.call(RememberArgs {
+        let args = RememberArgs {
             content: "  ".into(),
             importance: None,
-        }));
+        };
+        let result = block_on(remember.call(args, CallContext::default()));
         assert!(matches!(result, Err(StoreError::Invalid(_))));
     }
 }

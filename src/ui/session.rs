@@ -5,10 +5,11 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::clock::Clock;
 use crate::driver::{Seams, drive};
 use crate::interaction::Conversation;
 use crate::rules::RulesModel;
-use crate::run::AgentRun;
+use crate::run::{AgentRun, Observation};
 use crate::tool::ToolRegistry;
 use crate::web::{BrowserClock, demo};
 
@@ -64,11 +65,19 @@ impl Session {
         let session = self.clone();
         spawn_local(async move {
             let agent = &session.agent;
-            let mut run = AgentRun::new(demo::SYSTEM_PROMPT, history, text, agent.tools.specs());
+            let observation = Observation::chat(text);
+            let mut run = AgentRun::new(
+                demo::SYSTEM_PROMPT,
+                history,
+                observation,
+                agent.tools.catalogue(),
+            )
+            .with_id(format!("chat-{id}-{}", agent.clock.now().epoch_ms));
             let seams = Seams {
                 llm: &agent.llm,
                 tools: &agent.tools,
                 clock: &agent.clock,
+                host: None,
             };
             let conversation = session.conversation;
             drive(&mut run, &seams, &mut |event| {

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::interaction::Step;
-use crate::run::Outcome;
+use crate::run::{Outcome, Purpose};
 use crate::tool::ToolKind;
 
 /// The steps of one interaction, in order.
@@ -23,7 +23,7 @@ pub fn StepList(
 fn step_view(step: Step) -> AnyView {
     match step {
         Step::Reason {
-            iteration,
+            purpose,
             reasoning,
             calls,
         } => {
@@ -32,9 +32,16 @@ fn step_view(step: Step) -> AnyView {
             } else {
                 format!("call {}", calls.join(", "))
             };
+            let label = match purpose {
+                Purpose::Reason { iteration } => format!("Reason #{iteration}"),
+                Purpose::FinalAnswer => "Final answer".to_owned(),
+                Purpose::GuessGoal => "Goal".to_owned(),
+                Purpose::CheckGoal => "Goal check".to_owned(),
+                Purpose::Reflect { round } => format!("Reflection #{round}"),
+            };
             view! {
                 <li class="step step-reason">
-                    <span class="step-label">{format!("Reason #{iteration}")}</span>
+                    <span class="step-label">{label}</span>
                     <span class="step-text">{reasoning}</span>
                     <span class="step-decision">{format!("→ {decision}")}</span>
                 </li>
@@ -70,10 +77,51 @@ fn step_view(step: Step) -> AnyView {
             }
             .into_any()
         }
+        Step::Plan { steps, memory } => {
+            let owed: Vec<String> = memory.owed.iter().map(|f| f.note.clone()).collect();
+            view! {
+                <li class="step step-plan">
+                    <span class="step-label">"Plan"</span>
+                    <span class="step-text">{steps.join(" → ")}</span>
+                    <span class="step-decision">{owed.join("; ")}</span>
+                </li>
+            }
+            .into_any()
+        }
+        Step::Approval { call } => view! {
+            <li class="step step-approval">
+                <span class="step-label">"Needs approval"</span>
+                <span class="tool-name">{call.name}</span>
+            </li>
+        }
+        .into_any(),
+        Step::Reflection { review } => view! {
+            <li class="step step-reflection">
+                <span class="step-label">"Reflection"</span>
+                <span class="step-text">{review.feedback}</span>
+            </li>
+        }
+        .into_any(),
+        Step::GoalCheck { complete, answer } => view! {
+            <li class="step step-goal">
+                <span class="step-label">{if complete { "Goal complete" } else { "Goal not complete" }}</span>
+                <span class="step-text">{answer}</span>
+            </li>
+        }
+        .into_any(),
+        Step::Error { message } => view! {
+            <li class="step step-error">
+                <span class="step-label">"Error"</span>
+                <span class="step-text">{message}</span>
+            </li>
+        }
+        .into_any(),
         Step::Answer { outcome, .. } => {
             let label = match outcome {
                 Outcome::Answered { .. } => "Answered",
+                Outcome::GoalComplete { .. } => "Goal complete",
                 Outcome::CapReached { .. } => "Answered at the step cap",
+                Outcome::Aborted { .. } => "Stopped",
                 Outcome::Failed { .. } => "Failed",
             };
             view! {

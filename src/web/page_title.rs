@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::tool::{NoArgs, Tool, ToolKind};
+use crate::tool::{CallContext, NoArgs, Tool, ToolKind};
 
 /// Tells the model the title of the current page.
 #[derive(Debug, Clone, Copy, Default)]
@@ -26,7 +26,7 @@ impl Tool for PageTitle {
         "The title and address of the web page the user is on.".into()
     }
 
-    async fn call(&self, _: NoArgs) -> Result<PageInfo, &'static str> {
+    async fn call(&self, _: NoArgs, _: CallContext) -> Result<PageInfo, &'static str> {
         let window = web_sys::window().ok_or("there is no browser window")?;
         let document = window.document().ok_or("the window has no document")?;
         Ok(PageInfo {

@@ -1,0 +1,848 @@
+//! `AgentRun`: the universal observe → reason → act → loop workflow as a sans-IO,
+//! serializable state machine.
+//!
+//! The run's state is its record: the observation it started from, the transcript,
+//! the plan and context memory, every action with its result, and where it is in the
+//! loop. [`AgentRun::next_step`] says what to do next as plain data; the caller (the
+//! `driver`) does it and feeds the result back. Being plain data, a run can be saved
+//! after any step and resumed, and each action call carries an idempotency key that
+//! survives the round trip, so a resumed run never applies an action twice.
+
+mod decide;
+mod memory;
+mod observation;
+mod review;
+
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use decide::{AfterAction, after_action, says_yes};
+pub use memory::{ContextMemory, FollowUp, PLAN_TOOL, PlanUpdate};
+pub use observation::{Actor, Boundaries, Observation, Subject, Trigger};
+pub use review::{GoalGuess, Review, Verdict};
+
+use crate::event::{Event, Thought};
+use crate::json::{self, Contract, DEFAULT_REASKS};
+use crate::llm::{ChatRequest, ChatResponse, LlmError, ResponseFormat, ToolChoice, ToolSpec};
+use crate::message::{Message, ToolCall};
+use crate::tool::{Approval, RunsOn, ToolError, ToolInfo, ToolKind};
+
+/// How many iterations (reason → act rounds that act or answer) a run may take.
+pub const DEFAULT_MAX_ITERATIONS: u32 = 10;
+/// How many look-up-only model turns one iteration may take before only actions are
+/// offered.
+pub const DEFAULT_MAX_LOOKUPS: u32 = 4;
+
+/// What the driver should do next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NextStep {
+    /// Ask the model.
+    CallModel(ModelCall),
+    /// Run these calls in the page (data calls concurrently) and report every result.
+    CallTools(Vec<Invocation>),
+    /// Send these calls to the host and report its answers.
+    AwaitHost(Vec<Invocation>),
+    /// Pause until a person approves or denies this action.
+    AwaitApproval(ToolCall),
+    Done(Outcome),
+}
+
+/// A model call and what it is for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelCall {
+    pub purpose: Purpose,
+    pub request: ChatRequest,
+}
+
+/// Why the model is asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "purpose", rename_all = "snake_case")]
+pub enum Purpose {
+    GuessGoal,
+    /// Reason and decide; `iteration` counts from 1.
+    Reason {
+        iteration: u32,
+    },
+    /// The cap was hit: one last answer with tools off.
+    FinalAnswer,
+    CheckGoal,
+    Reflect {
+        round: u32,
+    },
+}
+
+/// One tool call as the run wants it made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Invocation {
+    pub call: ToolCall,
+    /// `None` for a tool the registry does not know (its call fails as unknown).
+    pub kind: Option<ToolKind>,
+    pub runs_on: RunsOn,
+    pub approval: Approval,
+    pub timeout_ms: u64,
+    /// Set on action calls: stable across retries and resumes.
+    pub idempotency_key: Option<String>,
+}
+
+impl Invocation {
+    /// The id a host answers to.
+    pub fn request_id(&self) -> &str {
+        self.idempotency_key.as_deref().unwrap_or(&self.call.id)
+    }
+}
+
+/// A finished call, fed back with [`AgentRun::tools_returned`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    pub call_id: String,
+    pub result: Result<Value, ToolError>,
+    pub duration_ms: i64,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Outcome {
+    /// The model answered in text.
+    Answered { text: String },
+    /// The model acted and then judged the goal complete; `text` is its judgement.
+    GoalComplete { text: String },
+    /// The iteration cap was hit; `text` is the model's final, tools-off answer.
+    CapReached { text: String },
+    /// Stopped from outside (a person, a closed tab).
+    Aborted { reason: String },
+    /// The run could not go on.
+    Failed { error: String },
+}
+
+impl Outcome {
+    /// What to show the user.
+    pub fn text(&self) -> &str {
+        match self {
+            Self::Answered { text } | Self::GoalComplete { text } | Self::CapReached { text } => {
+                text
+            }
+            Self::Aborted { reason } => reason,
+            Self::Failed { error } => error,
+        }
+    }
+}
+
+/// One tool call in the run's history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActionRecord {
+    pub iteration: u32,
+    pub tool: String,
+    pub arguments: String,
+    pub kind: Option<ToolKind>,
+    pub result: Result<Value, String>,
+    pub duration_ms: i64,
+}
+
+/// The run's optional phases and caps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Limits {
+    max_iterations: u32,
+    max_lookups: u32,
+    /// Offer the `plan` tool.
+    planning: bool,
+    /// After an action with nothing left to do, ask whether the goal is complete.
+    goal_check: bool,
+    /// Reflection rounds on a drafted answer (0: none).
+    reflections: u32,
+    guess_goal: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct Act {
+    data: Vec<Invocation>,
+    action: Option<Invocation>,
+    approved: bool,
+    /// The model sent a new plan with this action, so it does not use up a step.
+    plan_sent: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "phase", rename_all = "snake_case")]
+enum Phase {
+    GuessGoal,
+    Reason,
+    Act(Act),
+    CheckGoal,
+    Reflect { draft: String },
+    Done(Outcome),
+}
+
+/// One run of the agent loop, from a trigger to an outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentRun {
+    id: String,
+    observation: Observation,
+    system: String,
+    transcript: Rc<Vec<Message>>,
+    catalogue: Vec<ToolInfo>,
+    offered: Rc<[ToolSpec]>,
+    goal: Option<String>,
+    plan: Vec<String>,
+    memory: ContextMemory,
+    history: Vec<ActionRecord>,
+    iterations: u32,
+    lookups: u32,
+    reflections: u32,
+    /// Invalid answers and re-asks of the current review or goal guess.
+    scratch: Vec<Message>,
+    limits: Limits,
+    phase: Phase,
+    #[serde(skip)]
+    events: Vec<Event>,
+}
+
+impl AgentRun {
+    /// Starts a run on `observation`, after the earlier `history` of the conversation,
+    /// with the tools of `catalogue`.
+    pub fn new(
+        system: impl Into<String>,
+        history: Vec<Message>,
+        observation: Observation,
+        catalogue: Vec<ToolInfo>,
+    ) -> Self {
+        let mut system = system.into();
+        if let Some(situation) = observation.situation() {
+            system.push_str("\n\n");
+            system.push_str(&situation);
+        }
+        let mut transcript = history;
+        transcript.push(Message::user(&observation.subject.content));
+        let events = vec![Event::Started {
+            trigger: observation.trigger.clone(),
+            input: observation.subject.content.clone(),
+        }];
+        let mut run = Self {
+            id: "run".into(),
+            observation,
+            system,
+            transcript: Rc::new(transcript),
+            catalogue,
+            offered: Rc::new([]),
+            goal: None,
+            plan: Vec::new(),
+            memory: ContextMemory::default(),
+            history: Vec::new(),
+            iterations: 0,
+            lookups: 0,
+            reflections: 0,
+            scratch: Vec::new(),
+            limits: Limits {
+                max_iterations: DEFAULT_MAX_ITERATIONS,
+                max_lookups: DEFAULT_MAX_LOOKUPS,
+                planning: false,
+                goal_check: false,
+                reflections: 0,
+                guess_goal: false,
+            },
+            phase: Phase::Reason,
+            events,
+        };
+        run.offered = run.offer(false);
+        run
+    }
+
+    /// Names the run; idempotency keys start with it, so it must be unique per run.
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = id.into();
+        self
+    }
+
+    /// Caps the iterations; a cap of 0 answers at once without tools.
+    pub fn with_max_iterations(mut self, max_iterations: u32) -> Self {
+        self.limits.max_iterations = max_iterations;
+        self
+    }
+
+    /// Offers the `plan` tool, for multi-step work and follow-ups.
+    pub fn with_planning(mut self) -> Self {
+        self.limits.planning = true;
+        self.system.push_str(
+            "\n\nFetch what you need with data tools, then take one action per step. \
+             When a task takes several steps, or something must be done at the end \
+             (such as a reply), record it with the `plan` tool.",
+        );
+        self.offered = self.offer(false);
+        self
+    }
+
+    /// After an action with nothing left to do, asks the model whether the goal is
+    /// complete (the game-agent loop) instead of waiting for a text answer.
+    pub fn with_goal_check(mut self) -> Self {
+        self.limits.goal_check = true;
+        self
+    }
+
+    /// Reviews a drafted answer up to `rounds` times before it stands.
+    pub fn with_reflection(mut self, rounds: u32) -> Self {
+        self.limits.reflections = rounds;
+        self
+    }
+
+    /// Asks the model for the goal behind the input before reasoning.
+    pub fn with_goal_guess(mut self) -> Self {
+        self.limits.guess_goal = true;
+        if self.phase == Phase::Reason && self.iterations == 0 {
+            self.phase = Phase::GuessGoal;
+        }
+        self
+    }
+
+    /// Starts with this context memory (follow-ups the host already knows are owed).
+    pub fn with_memory(mut self, memory: ContextMemory) -> Self {
+        self.memory = memory;
+        self
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn observation(&self) -> &Observation {
+        &self.observation
+    }
+
+    /// Iterations taken so far: model turns that acted or answered.
+    pub fn iterations(&self) -> u32 {
+        self.iterations
+    }
+
+    pub fn max_iterations(&self) -> u32 {
+        self.limits.max_iterations
+    }
+
+    pub fn messages(&self) -> &[Message] {
+        &self.transcript
+    }
+
+    /// Every tool call with its result, in order.
+    pub fn history(&self) -> &[ActionRecord] {
+        &self.history
+    }
+
+    pub fn plan(&self) -> &[String] {
+        &self.plan
+    }
+
+    pub fn memory(&self) -> &ContextMemory {
+        &self.memory
+    }
+
+    pub fn goal(&self) -> Option<&str> {
+        self.goal.as_deref()
+    }
+
+    pub fn outcome(&self) -> Option<&Outcome> {
+        match &self.phase {
+            Phase::Done(outcome) => Some(outcome),
+            _ => None,
+        }
+    }
+
+    /// The events since the last call, oldest first.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+
+    pub fn next_step(&self) -> NextStep {
+        match &self.phase {
+            Phase::GuessGoal => self.side_call(
+                Purpose::GuessGoal,
+                review::GOAL_PROMPT,
+                ResponseFormat::for_contract::<GoalGuess>(),
+            ),
+            Phase::Reason if self.at_cap() => NextStep::CallModel(ModelCall {
+                purpose: Purpose::FinalAnswer,
+                request: self.request(ToolChoice::None),
+            }),
+            Phase::Reason => NextStep::CallModel(ModelCall {
+                purpose: Purpose::Reason {
+                    iteration: self.iterations + 1,
+                },
+                request: self.request(ToolChoice::Auto),
+            }),
+            Phase::Act(act) => act_step(act),
+            Phase::CheckGoal => {
+                let goal = self
+                    .goal
+                    .as_deref()
+                    .unwrap_or(&self.observation.subject.content);
+                let actions: Vec<_> = self
+                    .history
+                    .iter()
+                    .filter(|r| r.kind == Some(ToolKind::Action))
+                    .collect();
+                let actions = serde_json::to_string(&actions).unwrap_or_default();
+                let mut request = self.request(ToolChoice::None);
+                request.max_tokens = Some(100);
+                Rc::make_mut(&mut request.messages)
+                    .push(Message::user(decide::goal_question(goal, &actions)));
+                NextStep::CallModel(ModelCall {
+                    purpose: Purpose::CheckGoal,
+                    request,
+                })
+            }
+            Phase::Reflect { .. } => self.side_call(
+                Purpose::Reflect {
+                    round: self.reflections + 1,
+                },
+                review::REVIEW_PROMPT,
+                ResponseFormat::for_contract::<Review>(),
+            ),
+            Phase::Done(outcome) => NextStep::Done(outcome.clone()),
+        }
+    }
+
+    fn at_cap(&self) -> bool {
+        self.iterations >= self.limits.max_iterations
+    }
+
+    fn request(&self, tool_choice: ToolChoice) -> ChatRequest {
+        let tools = if tool_choice == ToolChoice::None {
+            Rc::from([])
+        } else if self.lookups >= self.limits.max_lookups {
+            self.offer(true)
+        } else {
+            Rc::clone(&self.offered)
+        };
+        ChatRequest {
+            system: self.system.clone(),
+            messages: Rc::clone(&self.transcript),
+            tools,
+            tool_choice,
+            ..ChatRequest::default()
+        }
+    }
+
+    /// The tools to offer: data tools and the actions the boundaries allow (only the
+    /// actions once the look-ups of an iteration are used up), and `plan`.
+    fn offer(&self, actions_only: bool) -> Rc<[ToolSpec]> {
+        let boundaries = &self.observation.boundaries;
+        let mut specs: Vec<ToolSpec> = self
+            .catalogue
+            .iter()
+            .filter(|t| t.approval != Approval::Deny)
+            .filter(|t| match t.kind {
+                ToolKind::Data => !actions_only,
+                ToolKind::Action => boundaries.allows(&t.spec.name),
+            })
+            .map(|t| t.spec.clone())
+            .collect();
+        if self.limits.planning {
+            specs.push(memory::plan_tool_spec());
+        }
+        specs.into()
+    }
+
+    /// A request for a review or a goal guess: the transcript, the prompt, and any
+    /// earlier invalid answers with what was wrong.
+    fn side_call(&self, purpose: Purpose, prompt: &str, format: ResponseFormat) -> NextStep {
+        let mut request = self.request(ToolChoice::None);
+        let messages = Rc::make_mut(&mut request.messages);
+        messages.push(Message::user(prompt));
+        messages.extend(self.scratch.iter().cloned());
+        request.response_format = Some(format);
+        NextStep::CallModel(ModelCall { purpose, request })
+    }
+
+    fn push(&mut self, message: Message) {
+        Rc::make_mut(&mut self.transcript).push(message);
+    }
+
+    fn finish(&mut self, outcome: Outcome) {
+        self.events.push(Event::Done(outcome.clone()));
+        self.phase = Phase::Done(outcome);
+    }
+
+    /// Feeds back the model's response to the last [`NextStep::CallModel`].
+    pub fn model_responded(&mut self, response: ChatResponse) {
+        match std::mem::replace(&mut self.phase, Phase::Reason) {
+            Phase::GuessGoal => self.goal_guessed(response),
+            Phase::Reason => self.reasoned(response),
+            Phase::CheckGoal => self.goal_checked(response),
+            Phase::Reflect { draft } => self.reflected(draft, response),
+            other => self.phase = other,
+        }
+    }
+
+    /// The model could not answer: the run fails with the error.
+    pub fn model_failed(&mut self, error: &LlmError) {
+        self.finish(Outcome::Failed {
+            error: error.to_string(),
+        });
+    }
+
+    /// Stops the run; it keeps its record.
+    pub fn abort(&mut self, reason: impl Into<String>) {
+        if !matches!(self.phase, Phase::Done(_)) {
+            self.finish(Outcome::Aborted {
+                reason: reason.into(),
+            });
+        }
+    }
+
+    fn reasoned(&mut self, response: ChatResponse) {
+        if self.at_cap() {
+            self.push(Message::assistant(response.text.clone(), Vec::new()));
+            self.events.push(Event::Thought(Thought::Message {
+                text: response.text.clone(),
+            }));
+            return self.finish(Outcome::CapReached {
+                text: response.text,
+            });
+        }
+        let ChatResponse {
+            text, tool_calls, ..
+        } = response;
+        self.push(Message::assistant(text.clone(), tool_calls.clone()));
+        if tool_calls.is_empty() {
+            self.iterations += 1;
+            self.lookups = 0;
+            self.events
+                .push(Event::Thought(Thought::Message { text: text.clone() }));
+            return self.answered(text);
+        }
+        self.events.push(Event::Thought(Thought::Actions {
+            text,
+            calls: tool_calls.clone(),
+        }));
+        self.decide(tool_calls);
+    }
+
+    /// Sorts the model's calls: `plan` is applied at once, data calls gathered, the
+    /// first allowed action kept and every other action refused.
+    fn decide(&mut self, calls: Vec<ToolCall>) {
+        let acts = calls
+            .iter()
+            .any(|c| self.kind_of(&c.name) == Some(ToolKind::Action));
+        if acts {
+            self.iterations += 1;
+            self.lookups = 0;
+        } else {
+            self.lookups += 1;
+        }
+        let mut act = Act::default();
+        let mut refused = None;
+        for call in calls {
+            if self.limits.planning && call.name == PLAN_TOOL {
+                act.plan_sent = true;
+                self.apply_plan(&call);
+                continue;
+            }
+            let info = self.catalogue.iter().find(|t| t.spec.name == call.name);
+            let invocation = Invocation {
+                kind: info.map(|t| t.kind),
+                runs_on: info.map_or(RunsOn::Page, |t| t.runs_on),
+                approval: info.map_or(Approval::Auto, |t| t.approval),
+                timeout_ms: info.map_or(crate::tool::DEFAULT_TOOL_TIMEOUT_MS, |t| t.timeout_ms),
+                idempotency_key: None,
+                call,
+            };
+            if invocation.kind != Some(ToolKind::Action) {
+                act.data.push(invocation);
+            } else if let Some(reason) = self.refusal(&invocation, act.action.is_some()) {
+                refused = Some(invocation.call.name.clone());
+                self.refuse(&invocation, reason);
+            } else {
+                let key = format!("{}/{}/{}", self.id, self.iterations, invocation.call.id);
+                act.action = Some(Invocation {
+                    idempotency_key: Some(key),
+                    ..invocation
+                });
+            }
+        }
+        match refused {
+            Some(tool) if act.data.is_empty() && act.action.is_none() => {
+                let error = self.last_error().unwrap_or_default();
+                self.after_action(&tool, Some(&error), false);
+            }
+            _ => self.phase = Phase::Act(act),
+        }
+    }
+
+    fn kind_of(&self, name: &str) -> Option<ToolKind> {
+        self.catalogue
+            .iter()
+            .find(|t| t.spec.name == name)
+            .map(|t| t.kind)
+    }
+
+    /// Why an action may not run: outside the boundaries, denied, or a second action.
+    fn refusal(&self, invocation: &Invocation, has_action: bool) -> Option<String> {
+        let name = &invocation.call.name;
+        if !self.observation.boundaries.allows(name) {
+            let allowed = self
+                .observation
+                .boundaries
+                .allowed_actions
+                .as_deref()
+                .unwrap_or_default();
+            return Some(format!(
+                "the `{}` trigger does not allow it; allowed actions: {}",
+                self.observation.trigger.event,
+                if allowed.is_empty() {
+                    "none".to_owned()
+                } else {
+                    allowed.join(", ")
+                }
+            ));
+        }
+        if invocation.approval == Approval::Deny {
+            return Some("this tool is switched off".into());
+        }
+        has_action.then(|| "one action per step; call it again in the next step".to_owned())
+    }
+
+    fn refuse(&mut self, invocation: &Invocation, reason: String) {
+        let error = ToolError::Refused {
+            tool: invocation.call.name.clone(),
+            reason,
+        };
+        self.record(invocation, Err(error), 0);
+    }
+
+    fn last_error(&self) -> Option<String> {
+        self.history.last().and_then(|r| r.result.clone().err())
+    }
+
+    fn apply_plan(&mut self, call: &ToolCall) {
+        let result = memory::apply_plan(&call.arguments, &mut self.plan, &mut self.memory);
+        if result.is_ok() {
+            self.events.push(Event::PlanUpdated {
+                plan: self.plan.clone(),
+                memory: self.memory.clone(),
+            });
+        }
+        self.push(Message::tool(&call.id, tool_message(&result)));
+        self.events.push(Event::Thought(Thought::ToolReturn {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            result,
+            duration_ms: 0,
+        }));
+    }
+
+    /// Puts a call's result in the transcript, the history and the events.
+    fn record(
+        &mut self,
+        invocation: &Invocation,
+        result: Result<Value, ToolError>,
+        duration_ms: i64,
+    ) {
+        let result = result.map_err(|e| e.to_string());
+        self.push(Message::tool(&invocation.call.id, tool_message(&result)));
+        self.events.push(Event::Thought(Thought::ToolReturn {
+            call_id: invocation.call.id.clone(),
+            tool: invocation.call.name.clone(),
+            result: result.clone(),
+            duration_ms,
+        }));
+        self.history.push(ActionRecord {
+            iteration: self.iterations,
+            tool: invocation.call.name.clone(),
+            arguments: invocation.call.arguments.clone(),
+            kind: invocation.kind,
+            result,
+            duration_ms,
+        });
+    }
+
+    /// Feeds back results of the last [`NextStep::CallTools`] or
+    /// [`NextStep::AwaitHost`], keyed by call id; results for calls not asked for are
+    /// ignored.
+    pub fn tools_returned(&mut self, results: Vec<ToolResult>) {
+        let Phase::Act(mut act) = std::mem::replace(&mut self.phase, Phase::Reason) else {
+            return;
+        };
+        let mut action_done = None;
+        for ToolResult {
+            call_id,
+            result,
+            duration_ms,
+        } in results
+        {
+            if let Some(index) = act.data.iter().position(|i| i.call.id == call_id) {
+                let invocation = act.data.remove(index);
+                self.record(&invocation, result, duration_ms);
+            } else if act.action.as_ref().is_some_and(|i| i.call.id == call_id) {
+                if let Some(invocation) = act.action.take() {
+                    let error = result.as_ref().err().map(ToString::to_string);
+                    self.record(&invocation, result, duration_ms);
+                    action_done = Some((invocation.call.name, error));
+                }
+            }
+        }
+        if !act.data.is_empty() || act.action.is_some() {
+            self.phase = Phase::Act(act);
+            return;
+        }
+        match action_done {
+            Some((tool, error)) => self.after_action(&tool, error.as_deref(), !act.plan_sent),
+            None => self.phase = Phase::Reason,
+        }
+    }
+
+    /// A person approved the pending action: it runs next.
+    pub fn approve(&mut self, call_id: &str) {
+        if let Phase::Act(act) = &mut self.phase {
+            if act.action.as_ref().is_some_and(|i| i.call.id == call_id) {
+                act.approved = true;
+            }
+        }
+    }
+
+    /// A person denied the pending action: the model hears why and replans.
+    pub fn deny(&mut self, call_id: &str, reason: &str) {
+        let Phase::Act(act) = &mut self.phase else {
+            return;
+        };
+        let Some(invocation) = act.action.take_if(|i| i.call.id == call_id) else {
+            return;
+        };
+        let data_left = !act.data.is_empty();
+        self.refuse(&invocation, format!("a person denied it: {reason}"));
+        let error = self.last_error();
+        if !data_left {
+            self.after_action(&invocation.call.name, error.as_deref(), false);
+        }
+    }
+
+    /// The loop node: what follows a finished (or refused) action.
+    fn after_action(&mut self, tool: &str, error: Option<&str>, step_used: bool) {
+        if error.is_none() {
+            self.memory.settle(tool);
+            if step_used && !self.plan.is_empty() {
+                self.plan.remove(0);
+            }
+        }
+        let next = decide::after_action(tool, error, &self.plan, &self.memory.owed);
+        match next.prompt() {
+            Some(prompt) => {
+                self.push(Message::user(prompt));
+                self.phase = Phase::Reason;
+            }
+            None if self.limits.goal_check => self.phase = Phase::CheckGoal,
+            None => self.phase = Phase::Reason,
+        }
+    }
+
+    fn goal_checked(&mut self, response: ChatResponse) {
+        let complete = says_yes(&response.text);
+        self.events.push(Event::GoalChecked {
+            complete,
+            answer: response.text.clone(),
+        });
+        if complete {
+            return self.finish(Outcome::GoalComplete {
+                text: response.text,
+            });
+        }
+        self.push(Message::user(format!(
+            "The goal is not complete yet: {}. Decide the next step.",
+            response.text.trim()
+        )));
+        self.phase = Phase::Reason;
+    }
+
+    /// A text answer stands, unless reflection is on and has rounds left.
+    fn answered(&mut self, text: String) {
+        if self.reflections < self.limits.reflections {
+            self.phase = Phase::Reflect { draft: text };
+        } else {
+            self.finish(Outcome::Answered { text });
+        }
+    }
+
+    fn reflected(&mut self, draft: String, response: ChatResponse) {
+        let review = match self.contract_answer::<Review>(&response) {
+            Some(Ok(review)) => review,
+            Some(Err(())) => return self.phase = Phase::Reflect { draft },
+            None => return self.finish(Outcome::Answered { text: draft }),
+        };
+        self.reflections += 1;
+        self.events.push(Event::Reflection(review.clone()));
+        let instruction = match review.verdict {
+            Verdict::Finished => return self.finish(Outcome::Answered { text: draft }),
+            Verdict::Revise => format!("Revise your answer: {}", review.feedback),
+            Verdict::MoreActions => format!("Do more before answering: {}", review.feedback),
+        };
+        self.push(Message::user(instruction));
+        self.phase = Phase::Reason;
+    }
+
+    fn goal_guessed(&mut self, response: ChatResponse) {
+        match self.contract_answer::<GoalGuess>(&response) {
+            Some(Ok(guess)) => self.goal = Some(guess.goal),
+            Some(Err(())) => return self.phase = Phase::GuessGoal,
+            None => {}
+        }
+        self.phase = Phase::Reason;
+    }
+
+    /// The typed answer of a review or goal guess: `Err` means "re-ask" (the problem is
+    /// in the scratch messages), `None` means it stayed invalid and is dropped, with an
+    /// error thought.
+    fn contract_answer<T: Contract>(&mut self, response: &ChatResponse) -> Option<Result<T, ()>> {
+        match json::parse::<T>(&response.text) {
+            Ok(value) => {
+                self.scratch.clear();
+                Some(Ok(value))
+            }
+            Err(error) if self.scratch.len() < 2 * DEFAULT_REASKS as usize => {
+                self.scratch
+                    .push(Message::assistant(response.text.clone(), Vec::new()));
+                self.scratch.push(Message::user(format!(
+                    "Your previous reply could not be used: {error}. Reply again with only \
+                     the JSON."
+                )));
+                Some(Err(()))
+            }
+            Err(error) => {
+                self.scratch.clear();
+                self.events.push(Event::Thought(Thought::Error {
+                    message: format!("the model's review was unusable and is skipped: {error}"),
+                }));
+                None
+            }
+        }
+    }
+}
+
+/// The next effect of an act phase: page calls, then host calls, then the action
+/// (after its approval).
+fn act_step(act: &Act) -> NextStep {
+    let (page, host): (Vec<_>, Vec<_>) = act
+        .data
+        .iter()
+        .cloned()
+        .partition(|i| i.runs_on == RunsOn::Page);
+    if !page.is_empty() {
+        return NextStep::CallTools(page);
+    }
+    if !host.is_empty() {
+        return NextStep::AwaitHost(host);
+    }
+    match &act.action {
+        Some(action) if action.approval == Approval::Ask && !act.approved => {
+            NextStep::AwaitApproval(action.call.clone())
+        }
+        Some(action) if action.runs_on == RunsOn::Host => NextStep::AwaitHost(vec![action.clone()]),
+        Some(action) => NextStep::CallTools(vec![action.clone()]),
+        None => NextStep::CallTools(Vec::new()),
+    }
+}
+
+/// A result as the model reads it: the value, or `{"error": …}`.
+fn tool_message(result: &Result<Value, String>) -> String {
+    match result {
+        Ok(value) => value.to_string(),
+        Err(error) => serde_json::json!({ "error": error }).to_string(),
+    }
+}

@@ -1,0 +1,146 @@
+//! What a run starts from: the trigger, who acts, what it is about, and what the
+//! trigger allows — minimal situational awareness, rules rather than data. The model
+//! fetches anything else it needs through data tools.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// What happened: a chat message, a game event, a schedule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trigger {
+    /// The family of trigger, e.g. `chat`, `battle`, `schedule`.
+    pub kind: String,
+    /// The event, e.g. `message.received`, `battle.started`.
+    pub event: String,
+}
+
+/// Who acts: the agent, with whatever identity and stats the host gives it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Actor {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    #[serde(default)]
+    pub name: String,
+    /// Identity, stats and anything else the agent should know about itself.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub state: Map<String, Value>,
+}
+
+/// What the trigger is about.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Subject {
+    /// e.g. `user`, `battle`, `market`, `page`.
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    /// The message text or a description of the event: the model's first user turn.
+    pub content: String,
+    /// The message to answer, when the trigger is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<Value>,
+}
+
+/// What this trigger allows the agent to do.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Boundaries {
+    /// The action tools this trigger allows; `None` allows every action tool. Data
+    /// tools are always allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_actions: Option<Vec<String>>,
+}
+
+impl Boundaries {
+    pub fn allows(&self, action: &str) -> bool {
+        self.allowed_actions
+            .as_ref()
+            .is_none_or(|allowed| allowed.iter().any(|a| a == action))
+    }
+}
+
+/// The run's starting point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    pub trigger: Trigger,
+    #[serde(default)]
+    pub actor: Actor,
+    pub subject: Subject,
+    #[serde(default)]
+    pub boundaries: Boundaries,
+}
+
+impl Observation {
+    /// A person's chat message: every action allowed.
+    pub fn chat(text: impl Into<String>) -> Self {
+        Self {
+            trigger: Trigger {
+                kind: "chat".into(),
+                event: "message.received".into(),
+            },
+            actor: Actor::default(),
+            subject: Subject {
+                kind: "user".into(),
+                content: text.into(),
+                ..Subject::default()
+            },
+            boundaries: Boundaries::default(),
+        }
+    }
+
+    /// The situation as the model reads it, after its instructions. A plain chat
+    /// message needs no such preamble.
+    pub fn situation(&self) -> Option<String> {
+        if self.trigger.kind == "chat" && self.actor == Actor::default() {
+            return None;
+        }
+        let mut text = format!("SITUATION: {} ({})", self.trigger.event, self.trigger.kind);
+        if self.actor != Actor::default() {
+            let about = serde_json::to_string(&self.actor).unwrap_or_default();
+            text.push_str(&format!("\nYOU: {about}"));
+        }
+        if !self.subject.kind.is_empty() || self.subject.id.is_some() {
+            let id = self.subject.id.as_ref().map(Value::to_string);
+            text.push_str(&format!(
+                "\nSUBJECT: {}{}",
+                self.subject.kind,
+                id.map(|id| format!(" {id}")).unwrap_or_default()
+            ));
+        }
+        if let Some(message_id) = &self.subject.message_id {
+            text.push_str(&format!("\nMESSAGE ID: {message_id}"));
+        }
+        if let Some(allowed) = &self.boundaries.allowed_actions {
+            text.push_str(&format!("\nALLOWED ACTIONS: {}", allowed.join(", ")));
+        }
+        Some(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_boundaries_allow_every_action_and_a_list_allows_only_its_own() {
+        assert!(Boundaries::default().allows("join_battle"));
+        let chat = Boundaries {
+            allowed_actions: Some(vec!["send_message".into()]),
+        };
+        assert!(chat.allows("send_message"));
+        assert!(!chat.allows("join_battle"));
+    }
+
+    #[test]
+    fn a_plain_chat_has_no_situation_and_a_game_event_describes_itself() {
+        assert_eq!(Observation::chat("hi").situation(), None);
+        let mut battle = Observation::chat("Battle 3 started.");
+        battle.trigger = Trigger {
+            kind: "battle".into(),
+            event: "battle.started".into(),
+        };
+        battle.boundaries.allowed_actions = Some(vec!["join_battle".into()]);
+        let text = battle.situation().unwrap();
+        assert!(text.starts_with("SITUATION: battle.started (battle)"));
+        assert!(text.contains("ALLOWED ACTIONS: join_battle"));
+    }
+}

@@ -1,0 +1,319 @@
+//! The world's data tools: read-only look-ups the model makes to decide (seed 000's
+//! "the AI decides what it needs").
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::rows::{Refusal, World, add, one, select};
+use crate::store::{Filter, Filtered, Op, Select};
+use crate::tool::{NoArgs, ToolKind, ToolRegistry};
+
+pub fn register(registry: &mut ToolRegistry, world: &World) {
+    let data = ToolKind::Data;
+    add(
+        registry,
+        world,
+        data,
+        "get_my_stats",
+        "Your own health, energy, gold and morale.",
+        my_stats,
+    );
+    add(
+        registry,
+        world,
+        data,
+        "get_my_inventory",
+        "The items you carry and how many.",
+        my_inventory,
+    );
+    add(
+        registry,
+        world,
+        data,
+        "get_user_profile",
+        "A user's public profile by id.",
+        user_profile,
+    );
+    add(
+        registry,
+        world,
+        data,
+        "get_user_community",
+        "A user's primary community, with their loyalty to it (0-100).",
+        user_community,
+    );
+    add(
+        registry,
+        world,
+        data,
+        "get_community_members",
+        "The members of a community, with their loyalty.",
+        community_members,
+    );
+    add(
+        registry,
+        world,
+        data,
+        "get_relationship",
+        "How you feel about another user: affinity (-100 to 100) and kind.",
+        relationship,
+    );
+    add(
+        registry,
+        world,
+        data,
+        "get_battle_details",
+        "A battle: its two communities, status and damage so far.",
+        battle_details,
+    );
+    add(
+        registry,
+        world,
+        data,
+        "get_active_battles",
+        "The active battles a community fights in.",
+        active_battles,
+    );
+    add(
+        registry,
+        world,
+        data,
+        "get_market_items",
+        "The items for sale, with prices and effects.",
+        market_items,
+    );
+    add(
+        registry,
+        world,
+        data,
+        "get_available_jobs",
+        "The jobs you can do, with their pay and energy cost.",
+        jobs,
+    );
+    add(
+        registry,
+        world,
+        data,
+        "search_memories",
+        "Your memories that mention some words, most important first.",
+        search_memories,
+    );
+    add(
+        registry,
+        world,
+        data,
+        "get_conversation_history",
+        "Your recent direct messages with a user, newest first.",
+        conversation_history,
+    );
+    add(
+        registry,
+        world,
+        data,
+        "get_recent_posts",
+        "Recent posts, by a user or in a community.",
+        recent_posts,
+    );
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct UserArgs {
+    /// The user's id.
+    pub user_id: i64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct CommunityArgs {
+    /// The community's id.
+    pub community_id: i64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct TargetArgs {
+    /// The other user's id.
+    pub target_id: i64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct BattleArgs {
+    /// The battle's id.
+    pub battle_id: i64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct SearchArgs {
+    /// Words to look for.
+    pub query: String,
+    /// At most this many (1-20, default 5).
+    #[serde(default)]
+    pub limit: Option<u64>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct HistoryArgs {
+    pub user_id: i64,
+    /// At most this many (1-50, default 10).
+    #[serde(default)]
+    pub limit: Option<u64>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct PostsArgs {
+    #[serde(default)]
+    pub user_id: Option<i64>,
+    #[serde(default)]
+    pub community_id: Option<i64>,
+    /// At most this many (1-20, default 5).
+    #[serde(default)]
+    pub limit: Option<u64>,
+}
+
+fn rows(rows: Vec<crate::store::Row>) -> Value {
+    Value::Array(rows.into_iter().map(Value::Object).collect())
+}
+
+async fn my_stats(w: World, _: NoArgs) -> Result<Value, Refusal> {
+    let query = Select::from("users")
+        .columns("health,energy,gold,morale")
+        .eq("id", w.me);
+    Ok(Value::Object(
+        one(&*w.store, query, "you are not in this world").await?,
+    ))
+}
+
+async fn my_inventory(w: World, _: NoArgs) -> Result<Value, Refusal> {
+    let query = Select::from("inventory")
+        .columns("item_name,quantity")
+        .eq("user_id", w.me)
+        .gt("quantity", 0)
+        .order("item_name", true);
+    Ok(rows(select(&*w.store, query).await?))
+}
+
+async fn user_profile(w: World, args: UserArgs) -> Result<Value, Refusal> {
+    let query = Select::from("users")
+        .columns("id,username,is_agent,health,energy,morale")
+        .eq("id", args.user_id);
+    let missing = format!("there is no user {}", args.user_id);
+    Ok(Value::Object(one(&*w.store, query, missing).await?))
+}
+
+async fn user_community(w: World, args: UserArgs) -> Result<Value, Refusal> {
+    let query = Select::from("user_communities")
+        .columns("loyalty,communities(id,name,description)")
+        .eq("user_id", args.user_id)
+        .eq("is_primary", true);
+    let found = select(&*w.store, query.maybe_single()).await?;
+    Ok(found.into_iter().next().map_or(Value::Null, Value::Object))
+}
+
+async fn community_members(w: World, args: CommunityArgs) -> Result<Value, Refusal> {
+    let query = Select::from("user_communities")
+        .columns("loyalty,is_primary,users(id,username,morale)")
+        .eq("community_id", args.community_id)
+        .order("user_id", true);
+    Ok(rows(select(&*w.store, query).await?))
+}
+
+async fn relationship(w: World, args: TargetArgs) -> Result<Value, Refusal> {
+    let query = Select::from("relationships")
+        .columns("target_id,affinity,kind")
+        .eq("user_id", w.me)
+        .eq("target_id", args.target_id);
+    let found = select(&*w.store, query.maybe_single()).await?;
+    Ok(found.into_iter().next().map_or_else(
+        || json!({"target_id": args.target_id, "affinity": 0, "kind": "stranger"}),
+        Value::Object,
+    ))
+}
+
+async fn battle_details(w: World, args: BattleArgs) -> Result<Value, Refusal> {
+    let query = Select::from("battles")
+        .columns(
+            "id,status,community1_damage,community2_damage,\
+             community1:communities!battles_community1_id_fkey(id,name),\
+             community2:communities!battles_community2_id_fkey(id,name)",
+        )
+        .eq("id", args.battle_id);
+    let missing = format!("there is no battle {}", args.battle_id);
+    Ok(Value::Object(one(&*w.store, query, missing).await?))
+}
+
+async fn active_battles(w: World, args: CommunityArgs) -> Result<Value, Refusal> {
+    let query = Select::from("battles")
+        .or(vec![
+            Filter::compare("community1_id", Op::Eq, args.community_id),
+            Filter::compare("community2_id", Op::Eq, args.community_id),
+        ])
+        .eq("status", "active")
+        .order("id", false);
+    Ok(rows(select(&*w.store, query).await?))
+}
+
+async fn market_items(w: World, _: NoArgs) -> Result<Value, Refusal> {
+    let query = Select::from("market_items")
+        .columns("name,price,effects")
+        .eq("available", true)
+        .order("name", true);
+    Ok(rows(select(&*w.store, query).await?))
+}
+
+async fn jobs(w: World, _: NoArgs) -> Result<Value, Refusal> {
+    let query = Select::from("jobs").order("name", true);
+    Ok(rows(select(&*w.store, query).await?))
+}
+
+async fn search_memories(w: World, args: SearchArgs) -> Result<Value, Refusal> {
+    let words: Vec<Filter> = args
+        .query
+        .split_whitespace()
+        .filter(|word| word.chars().count() > 2)
+        .map(|word| {
+            let word: String = word.chars().filter(|c| c.is_alphanumeric()).collect();
+            Filter::compare("content", Op::Ilike, format!("*{word}*"))
+        })
+        .collect();
+    let mut query = Select::from("memories")
+        .columns("content,importance")
+        .eq("user_id", w.me)
+        .order("importance", false)
+        .order("id", false)
+        .limit(args.limit.unwrap_or(5).clamp(1, 20));
+    if !words.is_empty() {
+        query = query.or(words);
+    }
+    Ok(rows(select(&*w.store, query).await?))
+}
+
+async fn conversation_history(w: World, args: HistoryArgs) -> Result<Value, Refusal> {
+    let between = |from: i64, to: i64| {
+        Filter::And(vec![
+            Filter::compare("sender_id", Op::Eq, from),
+            Filter::compare("receiver_id", Op::Eq, to),
+        ])
+    };
+    let query = Select::from("messages")
+        .columns("id,sender_id,receiver_id,reply_to,content")
+        .or(vec![
+            between(w.me, args.user_id),
+            between(args.user_id, w.me),
+        ])
+        .order("id", false)
+        .limit(args.limit.unwrap_or(10).clamp(1, 50));
+    Ok(rows(select(&*w.store, query).await?))
+}
+
+async fn recent_posts(w: World, args: PostsArgs) -> Result<Value, Refusal> {
+    let mut query = Select::from("posts")
+        .columns("id,author_id,community_id,content")
+        .order("id", false)
+        .limit(args.limit.unwrap_or(5).clamp(1, 20));
+    if let Some(user) = args.user_id {
+        query = query.eq("author_id", user);
+    }
+    if let Some(community) = args.community_id {
+        query = query.eq("community_id", community);
+    }
+    Ok(rows(select(&*w.store, query).await?))
+}

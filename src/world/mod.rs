@@ -1,0 +1,41 @@
+//! The world the demos share: its tables as the migrations define them, and the seed
+//! rows the page starts from. One definition for the local store, the demo and tests.
+
+use crate::store::{StoreError, TableSchema, tables_from_sql};
+
+/// The migrations that create tables (security and the SQL seed are for PostgreSQL).
+const TABLES: [&str; 3] = [
+    include_str!("../../migrations/0001_world.sql"),
+    include_str!("../../migrations/0002_guild.sql"),
+    include_str!("../../migrations/0003_workflows.sql"),
+];
+
+/// The seed rows, equal to `migrations/0005_seed.sql` (a test compares them).
+pub const SEED: &str = include_str!("../../public/seed/world.json");
+
+/// Every table of the world.
+pub fn schemas() -> Result<Vec<TableSchema>, StoreError> {
+    let mut schemas = Vec::new();
+    for sql in TABLES {
+        schemas.extend(tables_from_sql(sql)?);
+    }
+    Ok(schemas)
+}
+
+mod actions;
+mod data;
+mod rows;
+
+use std::rc::Rc;
+
+use crate::store::Store;
+use crate::tool::ToolRegistry;
+
+/// Registers the game world's tools (seed 000) over `store`, acting as user `me`:
+/// read-only data tools to look things up, and action tools that change the world
+/// by its rules (gold and energy are checked, energy is capped at 100).
+pub fn register_tools(registry: &mut ToolRegistry, store: Rc<dyn Store>, me: i64) {
+    let world = rows::World { store, me };
+    data::register(registry, &world);
+    actions::register(registry, &world);
+}
