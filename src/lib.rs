@@ -17,6 +17,7 @@ pub mod openai;
 pub mod retry;
 pub mod rules;
 pub mod run;
+pub mod scenario;
 pub mod scripted;
 pub mod sse;
 pub mod store;

@@ -5,19 +5,27 @@
 //! `familiar-probe sse [--chunk N]` reads a raw chat-completions SSE stream on stdin,
 //! decodes it N bytes at a time (0: all at once), prints each delta as a JSON line, and
 //! ends with a line holding the assembled response or the typed error (exit 1).
+//! `familiar-probe scenario FILE.json` plays a scenario (see `familiar::scenario`):
+//! one JSON line per driver event, then `{"outcome": …, "iterations": …, "tools": …}`,
+//! then `{"world": …}` with the final rows; exit 1 if the file's `expect` is not met.
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use familiar::json;
 use familiar::openai::ChatStream;
+use familiar::scenario::{self, Scenario};
 use serde_json::json;
 
-const USAGE: &str =
-    "usage: familiar-probe json < text\n       familiar-probe sse [--chunk N] < stream";
+const USAGE: &str = "usage: familiar-probe json < text\n       familiar-probe sse [--chunk N] < stream\n       familiar-probe scenario FILE.json";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [command, file] = args.as_slice() {
+        if command == "scenario" {
+            return finish(probe_scenario(file));
+        }
+    }
     let mut input = Vec::new();
     if let Err(error) = std::io::stdin().read_to_end(&mut input) {
         eprintln!("familiar-probe: cannot read stdin: {error}");
@@ -37,6 +45,10 @@ fn main() -> ExitCode {
         },
         _ => Err(USAGE.to_owned()),
     };
+    finish(result)
+}
+
+fn finish(result: Result<(), String>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -81,4 +93,42 @@ fn probe_sse(input: &[u8], chunk: usize) -> Result<(), String> {
         writeln!(out, "{line}").map_err(|e| format!("cannot write stdout: {e}"))?;
     }
     result.map(|_| ()).map_err(|e| e.to_string())
+}
+
+fn probe_scenario(file: &str) -> Result<(), String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+    let scenario = Scenario::from_json(&text).map_err(|e| e.to_string())?;
+    let report =
+        futures::executor::block_on(scenario::play(&scenario)).map_err(|e| e.to_string())?;
+    let mut out = std::io::stdout().lock();
+    let summary = json!({
+        "outcome": report.outcome,
+        "iterations": report.iterations,
+        "tools": report.tools,
+    });
+    let lines = report
+        .events
+        .iter()
+        .map(|e| serde_json::to_string(e).unwrap_or_default())
+        .chain([
+            summary.to_string(),
+            json!({ "world": report.world }).to_string(),
+        ]);
+    for line in lines {
+        writeln!(out, "{line}").map_err(|e| format!("cannot write stdout: {e}"))?;
+    }
+    let mismatches = scenario
+        .expect
+        .as_ref()
+        .map(|expect| report.mismatches(expect))
+        .unwrap_or_default();
+    if mismatches.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} did not go as expected:\n  {}",
+            scenario.name,
+            mismatches.join("\n  ")
+        ))
+    }
 }

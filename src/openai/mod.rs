@@ -9,6 +9,7 @@ mod think;
 mod wire;
 
 pub use client::OpenAiClient;
+pub use completion::parse_completion;
 pub use settings::{ModelSettings, SettingsError};
 pub use stream::ChatStream;
 pub use think::ThinkSplitter;
