@@ -210,18 +210,14 @@ impl Report {
     /// How the report differs from `expect`; empty when it matches.
     pub fn mismatches(&self, expect: &Expect) -> Vec<String> {
         let mut found = Vec::new();
-        if let Some(tools) = &expect.tools {
-            if tools != &self.tools {
-                found.push(format!("tools: expected {tools:?}, got {:?}", self.tools));
-            }
+        if let Some(tools) = expect.tools.as_ref().filter(|t| **t != self.tools) {
+            found.push(format!("tools: expected {tools:?}, got {:?}", self.tools));
         }
-        if let Some(iterations) = expect.iterations {
-            if iterations != self.iterations {
-                found.push(format!(
-                    "iterations: expected {iterations}, got {}",
-                    self.iterations
-                ));
-            }
+        if let Some(iterations) = expect.iterations.filter(|i| *i != self.iterations) {
+            found.push(format!(
+                "iterations: expected {iterations}, got {}",
+                self.iterations
+            ));
         }
         if let Some(outcome) = &expect.outcome {
             let got = serde_json::to_value(&self.outcome).unwrap_or_default();

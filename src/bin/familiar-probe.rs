@@ -21,10 +21,10 @@ const USAGE: &str = "usage: familiar-probe json < text\n       familiar-probe ss
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [command, file] = args.as_slice() {
-        if command == "scenario" {
-            return finish(probe_scenario(file));
-        }
+    if let [command, file] = args.as_slice()
+        && command == "scenario"
+    {
+        return finish(probe_scenario(file));
     }
     let mut input = Vec::new();
     if let Err(error) = std::io::stdin().read_to_end(&mut input) {

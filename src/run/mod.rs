@@ -671,12 +671,10 @@ impl AgentRun {
             if let Some(index) = act.data.iter().position(|i| i.call.id == call_id) {
                 let invocation = act.data.remove(index);
                 self.record(&invocation, result, duration_ms);
-            } else if act.action.as_ref().is_some_and(|i| i.call.id == call_id) {
-                if let Some(invocation) = act.action.take() {
-                    let error = result.as_ref().err().map(ToString::to_string);
-                    self.record(&invocation, result, duration_ms);
-                    action_done = Some((invocation.call.name, error));
-                }
+            } else if let Some(invocation) = act.action.take_if(|i| i.call.id == call_id) {
+                let error = result.as_ref().err().map(ToString::to_string);
+                self.record(&invocation, result, duration_ms);
+                action_done = Some((invocation.call.name, error));
             }
         }
         if !act.data.is_empty() || act.action.is_some() {
@@ -691,10 +689,10 @@ impl AgentRun {
 
     /// A person approved the pending action: it runs next.
     pub fn approve(&mut self, call_id: &str) {
-        if let Phase::Act(act) = &mut self.phase {
-            if act.action.as_ref().is_some_and(|i| i.call.id == call_id) {
-                act.approved = true;
-            }
+        if let Phase::Act(act) = &mut self.phase
+            && act.action.as_ref().is_some_and(|i| i.call.id == call_id)
+        {
+            act.approved = true;
         }
     }
 
