@@ -4,7 +4,9 @@
 //! compiles and tests natively. Browser effects live in `web`, the Leptos interface
 //! in `ui`; both exist only on `wasm32`.
 
+pub mod agent;
 pub mod clock;
+pub mod delegate;
 pub mod driver;
 pub mod event;
 pub mod http;
@@ -21,6 +23,7 @@ pub mod scenario;
 pub mod scripted;
 pub mod sse;
 pub mod store;
+pub mod supervisor;
 pub mod tool;
 pub mod tools;
 pub mod world;

@@ -1,0 +1,257 @@
+//! Compositions made of the same parts: an agent as another agent's tool, the
+//! delegate router, and the supervisor — each with scripted models, natively.
+#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+
+use std::rc::Rc;
+
+use familiar::agent::{Agent, register_as_tool};
+use familiar::clock::{FixedClock, Instant};
+use familiar::delegate::{Delegate, Routed};
+use familiar::driver::Stop;
+use familiar::message::{Role, ToolCall};
+use familiar::run::Outcome;
+use familiar::scripted::ScriptedModel;
+use familiar::supervisor::{Level, Notice, Supervisor};
+use familiar::tool::{NoArgs, ToolKind, ToolRegistry};
+use futures::executor::block_on;
+
+const CLOCK: FixedClock = FixedClock(Instant {
+    epoch_ms: 1_795_338_000_000,
+    utc_offset_minutes: 0,
+});
+
+fn agent(name: &str, model: &Rc<ScriptedModel>, tools: ToolRegistry) -> Rc<Agent> {
+    Rc::new(Agent::new(
+        name,
+        format!("The {name} agent."),
+        format!("You are the {name} agent."),
+        Rc::clone(model) as Rc<dyn familiar::llm::Llm>,
+        Rc::new(tools),
+    ))
+}
+
+fn scripted(texts: &[&str]) -> Rc<ScriptedModel> {
+    let model = Rc::new(ScriptedModel::new());
+    for text in texts {
+        model.push_text(*text);
+    }
+    model
+}
+
+fn answer(stop: &Stop) -> &str {
+    match stop {
+        Stop::Done(outcome) => outcome.text(),
+        Stop::AwaitingApproval(call) => panic!("paused for {call:?}"),
+    }
+}
+
+fn first_input(model: &ScriptedModel) -> String {
+    model.requests()[0].messages.last().unwrap().content.clone()
+}
+
+#[test]
+fn the_delegate_routes_commands_mentions_and_plain_text() {
+    let chat = scripted(&["Hello there!", "Sorry, I do not know /teleport."]);
+    let search = scripted(&["Found three tutorials."]);
+    let page = scripted(&["The page is about ale.", "It has two sections."]);
+    let mut delegate = Delegate::new(agent("chat", &chat, ToolRegistry::new()))
+        .with_agent(agent("search", &search, ToolRegistry::new()))
+        .with_agent(agent("page", &page, ToolRegistry::new()))
+        .with_command("search", "search");
+    let mut say = |text: &str| block_on(delegate.chat("r", text, &CLOCK, &mut |_| {}));
+
+    let (routed, stop) = say("hi");
+    assert_eq!((routed, answer(&stop)), (Routed::ChitChat, "Hello there!"));
+
+    let (routed, stop) = say("/search python tutorials");
+    assert_eq!(routed, Routed::Command("search".into()));
+    assert_eq!(answer(&stop), "Found three tutorials.");
+    assert_eq!(first_input(&search), "python tutorials");
+
+    let (routed, stop) = say("@page summarize this page");
+    assert_eq!(routed, Routed::Agent("page".into()));
+    assert_eq!(answer(&stop), "The page is about ale.");
+    assert_eq!(first_input(&page), "summarize this page");
+
+    // After `@page`, plain text stays with the page agent.
+    let (routed, _) = say("and how long is it?");
+    assert_eq!(routed, Routed::Current("page".into()));
+    assert_eq!(page.requests().len(), 2);
+
+    // An unknown command falls back to chit-chat with the whole message.
+    let (routed, _) = say("/teleport home");
+    assert_eq!(routed, Routed::ChitChat);
+    assert_eq!(
+        chat.requests()[1].messages.last().unwrap().content,
+        "/teleport home"
+    );
+    assert_eq!(search.remaining() + page.remaining() + chat.remaining(), 0);
+}
+
+#[test]
+fn a_sub_agent_serves_as_a_tool_of_its_coordinator() {
+    let mut librarian_tools = ToolRegistry::new();
+    librarian_tools.register_fn(
+        "shelf",
+        ToolKind::Data,
+        "Lists the shelf.",
+        |_: NoArgs, _| async { Ok::<_, String>(vec!["Lore of the Road", "Ale and You"]) },
+    );
+    let librarian_model = Rc::new(ScriptedModel::new());
+    librarian_model
+        .push_tool_calls(vec![ToolCall {
+            id: "l1".into(),
+            name: "shelf".into(),
+            arguments: "{}".into(),
+        }])
+        .push_text("Two books: Lore of the Road, Ale and You.");
+    let librarian = agent("librarian", &librarian_model, librarian_tools);
+
+    let mut coordinator_tools = ToolRegistry::new();
+    register_as_tool(
+        &mut coordinator_tools,
+        librarian,
+        Rc::new(CLOCK),
+        ToolKind::Data,
+    );
+    let coordinator_model = Rc::new(ScriptedModel::new());
+    coordinator_model
+        .push_tool_calls(vec![ToolCall {
+            id: "c1".into(),
+            name: "librarian".into(),
+            arguments: r#"{"request": "What books are on the shelf?"}"#.into(),
+        }])
+        .push_text("The librarian says there are two books.");
+    let coordinator = agent("coordinator", &coordinator_model, coordinator_tools);
+
+    let stop = block_on(coordinator.chat("r", "Any books?", &CLOCK, &mut |_| {}));
+    assert_eq!(answer(&stop), "The librarian says there are two books.");
+    assert_eq!(
+        first_input(&librarian_model),
+        "What books are on the shelf?"
+    );
+    let offered = &coordinator_model.requests()[0].tools;
+    assert_eq!(offered[0].name, "librarian");
+    assert_eq!(offered[0].parameters["required"][0], "request");
+    let result = coordinator_model.requests()[1]
+        .messages
+        .iter()
+        .find(|m| m.role == Role::Tool)
+        .unwrap()
+        .content
+        .clone();
+    assert_eq!(result, r#""Two books: Lore of the Road, Ale and You.""#);
+}
+
+fn supervisor(
+    decisions: &[&str],
+    executor_answers: &[&str],
+) -> (Supervisor, Rc<ScriptedModel>, Rc<ScriptedModel>) {
+    let brain = scripted(decisions);
+    let hands = scripted(executor_answers);
+    let supervisor = Supervisor {
+        llm: Rc::clone(&brain) as Rc<dyn familiar::llm::Llm>,
+        executor: agent("executor", &hands, ToolRegistry::new()),
+        max_rounds: 2,
+    };
+    (supervisor, brain, hands)
+}
+
+#[test]
+fn a_simple_request_goes_straight_to_the_executor() {
+    let (supervisor, brain, hands) = supervisor(
+        &[r#"{"level": "SIMPLE", "reason": "one greeting"}"#],
+        &["Elena greets you."],
+    );
+    let mut notices = Vec::new();
+    let report = block_on(supervisor.handle(
+        "s",
+        "Have Elena greet the player",
+        &CLOCK,
+        &mut |n| notices.push(n),
+    ))
+    .unwrap();
+    assert_eq!(report.complexity.level, Level::Simple);
+    assert!(report.plan.is_empty());
+    assert_eq!(report.decision, None);
+    assert_eq!(
+        report.outcome,
+        Outcome::Answered {
+            text: "Elena greets you.".into()
+        }
+    );
+    assert_eq!(brain.requests().len(), 1, "no planner and no decider");
+    assert_eq!(first_input(&hands), "Have Elena greet the player");
+    let statuses: Vec<_> = notices
+        .iter()
+        .filter_map(|n| match n {
+            Notice::Status(s) => Some(s.as_str()),
+            Notice::Executor(_) => None,
+        })
+        .collect();
+    assert_eq!(statuses, ["Analysing the request", "Working on it"]);
+}
+
+#[test]
+fn a_complex_request_is_planned_executed_with_the_whole_plan_and_decided() {
+    let (supervisor, brain, hands) = supervisor(
+        &[
+            // The analyst's first answer is not JSON; it is re-asked once.
+            "This looks COMPLEX to me.",
+            r#"{"level": "COMPLEX", "reason": "a scene with branches"}"#,
+            r#"{"tasks": ["Create Elena", "Write her greeting", "Add a choice hub"]}"#,
+            r#"{"done": false, "summary": "the hub is missing"}"#,
+            r#"{"done": true, "summary": "scene built"}"#,
+        ],
+        &["Created Elena and her greeting.", "Added the hub."],
+    );
+    let mut notices = Vec::new();
+    let report = block_on(supervisor.handle(
+        "s",
+        "Build a scene where Elena greets the player and offers two choices",
+        &CLOCK,
+        &mut |n| notices.push(n),
+    ))
+    .unwrap();
+    assert_eq!(report.complexity.level, Level::Complex);
+    assert_eq!(report.plan.len(), 3);
+    assert_eq!(report.rounds, 2);
+    assert!(report.decision.unwrap().done);
+    let brief = first_input(&hands);
+    assert!(
+        brief.contains("1. Create Elena\n2. Write her greeting\n3. Add a choice hub"),
+        "the executor gets the whole plan: {brief}"
+    );
+    let second = hands.requests()[1].messages.last().unwrap().content.clone();
+    assert!(
+        second.contains("Still to do: the hub is missing"),
+        "{second}"
+    );
+    assert_eq!(brain.remaining(), 0);
+    assert!(
+        notices
+            .iter()
+            .any(|n| matches!(n, Notice::Status(s) if s == "Plan of 3 tasks"))
+    );
+    assert!(notices.iter().any(|n| matches!(n, Notice::Executor(_))));
+}
+
+#[test]
+fn a_supervisor_refuses_a_plan_that_stays_invalid() {
+    let (supervisor, _, hands) = supervisor(
+        &[
+            r#"{"level": "COMPLEX"}"#,
+            r#"{"tasks": []}"#,
+            r#"{"tasks": []}"#,
+            r#"{"tasks": []}"#,
+        ],
+        &[],
+    );
+    let error =
+        block_on(supervisor.handle("s", "Do many things", &CLOCK, &mut |_| {})).unwrap_err();
+    assert!(
+        error.to_string().contains("the plan has no tasks"),
+        "{error}"
+    );
+    assert!(hands.requests().is_empty(), "nothing was executed");
+}
