@@ -1,33 +1,63 @@
-//! The agent loop's own overhead, natively: microseconds per model step with a
-//! zero-latency scripted model and a no-op tool, at several history lengths.
-//! Run: `cargo run --release --example agent_loop`.
+//! The agent loop's own overhead: microseconds per model step with a zero-latency
+//! model and a no-op tool, at history lengths 10, 100 and 1000, and peak memory.
+//! Building each run (copying the history into it) is outside the timing: this
+//! measures the loop, not the copy.
+//!
+//! Natively: `cargo run --release --example agent_loop`.
+//! In wasm (V8, as in Chromium): `scripts/bench-loop-wasm.sh`, which builds this file
+//! for `wasm32-wasip1` and runs it under Node's WASI, then prints the linear memory.
 #![allow(clippy::unwrap_used)]
 
 use std::time::{Duration, Instant};
 
 use familiar::clock::FixedClock;
 use familiar::driver::{Seams, drive};
-use familiar::message::{Message, ToolCall};
-use familiar::run::AgentRun;
-use familiar::scripted::ScriptedModel;
-use familiar::tool::{CallContext, NoArgs, Tool, ToolKind, ToolRegistry};
+use familiar::llm::{ChatRequest, ChatResponse, DeltaSink, FinishReason, Llm, LlmError};
+use familiar::message::{Message, Role, ToolCall};
+use familiar::run::{AgentRun, Observation};
+use familiar::tool::{NoArgs, ToolKind, ToolRegistry};
 use futures::executor::block_on;
+use futures::future::LocalBoxFuture;
 
-struct Ping;
+/// Calls `ping` until it has seen `STEPS - 1` results, then answers: no latency, no
+/// recording, so all that is timed is the loop.
+struct Instantaneous;
 
-impl Tool for Ping {
-    const NAME: &'static str = "ping";
-    const KIND: ToolKind = ToolKind::Data;
-    type Args = NoArgs;
-    type Output = &'static str;
-    type Error = String;
+const STEPS: usize = 8;
 
-    fn description(&self) -> String {
-        "Answers pong.".into()
-    }
-
-    async fn call(&self, _: NoArgs, _: CallContext) -> Result<&'static str, String> {
-        Ok("pong")
+impl Llm for Instantaneous {
+    fn chat<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+        _: &'a mut DeltaSink<'_>,
+    ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
+        let results = request
+            .messages
+            .iter()
+            .rev()
+            .take_while(|m| m.role != Role::User)
+            .filter(|m| m.role == Role::Tool)
+            .count();
+        let tool_calls = if results + 1 < STEPS {
+            vec![ToolCall {
+                id: format!("call_{results}"),
+                name: "ping".into(),
+                arguments: "{}".into(),
+            }]
+        } else {
+            Vec::new()
+        };
+        Box::pin(futures::future::ready(Ok(ChatResponse {
+            text: if tool_calls.is_empty() {
+                "pong".into()
+            } else {
+                String::new()
+            },
+            reasoning: String::new(),
+            finish: FinishReason::Stop,
+            tool_calls,
+            usage: None,
+        })))
     }
 }
 
@@ -43,44 +73,80 @@ fn history(len: usize) -> Vec<Message> {
         .collect()
 }
 
-/// One run: a tool call, its result, then an answer — two model steps.
-fn one_run(tools: &ToolRegistry, history: &[Message]) {
-    let model = ScriptedModel::new();
-    model
-        .push_tool_calls(vec![ToolCall {
-            id: "call_1".into(),
-            name: "ping".into(),
-            arguments: "{}".into(),
-        }])
-        .push_text("pong it is");
+/// Microseconds per model step at this history length.
+fn per_step(tools: &ToolRegistry, history: &[Message]) -> f64 {
     let clock = FixedClock(familiar::clock::Instant {
         epoch_ms: 0,
         utc_offset_minutes: 0,
     });
     let seams = Seams {
-        llm: &model,
+        llm: &Instantaneous,
         tools,
         clock: &clock,
         host: None,
     };
-    let observation = familiar::run::Observation::chat("ping?");
-    let mut run = AgentRun::new("be brief", history.to_vec(), observation, tools.catalogue());
-    block_on(drive(&mut run, &seams, &mut |_| {}));
+    let mut timed = Duration::ZERO;
+    let mut runs = 0u32;
+    while timed < Duration::from_millis(1500) {
+        let mut batch: Vec<AgentRun> = (0..32)
+            .map(|_| {
+                AgentRun::new(
+                    "be brief",
+                    history.to_vec(),
+                    Observation::chat("ping?"),
+                    tools.catalogue(),
+                )
+            })
+            .collect();
+        let started = Instant::now();
+        for run in &mut batch {
+            block_on(drive(run, &seams, &mut |_| {}));
+        }
+        timed += started.elapsed();
+        runs += 32;
+        drop(batch);
+    }
+    timed.as_secs_f64() * 1e6 / (f64::from(runs) * STEPS as f64)
+}
+
+/// The resident high-water mark, where the platform tells it.
+fn peak_memory() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(str::to_owned)
+        })
+        .map_or_else(
+            || "n/a here".into(),
+            |l| l.replace("VmHWM:", "").trim().to_owned(),
+        )
 }
 
 fn main() {
     let mut tools = ToolRegistry::new();
-    tools.register(Ping);
-    println!("model steps per run: 2 (tool call, answer); scripted model, no-op tool");
+    tools.register_fn(
+        "ping",
+        ToolKind::Data,
+        "Answers pong.",
+        |_: NoArgs, _| async { Ok::<_, String>("pong") },
+    );
+    println!(
+        "agent loop overhead ({}): {STEPS} model steps per run (tool calls, then an answer); zero-latency model, no-op tool",
+        std::env::consts::ARCH
+    );
+    let mut figures = Vec::new();
     for len in [10, 100, 1000] {
-        let history = history(len);
-        let started = Instant::now();
-        let mut runs = 0u32;
-        while started.elapsed() < Duration::from_secs(2) {
-            one_run(&tools, &history);
-            runs += 1;
-        }
-        let per_step = started.elapsed().as_secs_f64() * 1e6 / f64::from(runs * 2);
-        println!("history {len:>5}: {per_step:9.2} µs per model step ({runs} runs)");
+        let micros = per_step(&tools, &history(len));
+        println!("history {len:>5}: {micros:8.2} µs per model step");
+        figures.push(micros);
     }
+    if let (Some(first), Some(last)) = (figures.first(), figures.last()) {
+        println!(
+            "per extra message of history: {:.4} µs",
+            (last - first) / 990.0
+        );
+    }
+    println!("peak memory (resident): {}", peak_memory());
 }

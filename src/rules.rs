@@ -54,10 +54,16 @@ impl RulesModel {
 
     /// Decides this turn's response, without streaming it.
     pub fn respond(&self, request: &ChatRequest) -> ChatResponse {
-        match request.messages.last() {
-            Some(last) if last.role == Role::Tool => self.answer_from_results(request),
+        let messages = &request.messages[..];
+        match messages.last() {
+            Some(last) if last.role == Role::Tool => self.answer_from_results(messages),
             Some(last) if last.role == Role::User && is_completion_question(&last.content) => {
-                completion_verdict(&request.messages)
+                completion_verdict(messages)
+            }
+            // The loop's note after a tool result (a failure to replan, a reminder) is
+            // not a new request: answer from the results before it.
+            Some(last) if last.role == Role::User && follows_a_result(messages) => {
+                self.answer_from_results(messages.get(..messages.len() - 1).unwrap_or_default())
             }
             Some(last) if last.role == Role::User => self.choose_tools(request, &last.content),
             _ => text_response(String::new(), self.fallback.clone()),
@@ -100,9 +106,8 @@ impl RulesModel {
         }
     }
 
-    fn answer_from_results(&self, request: &ChatRequest) -> ChatResponse {
-        let results: Vec<&Message> = request
-            .messages
+    fn answer_from_results(&self, messages: &[Message]) -> ChatResponse {
+        let results: Vec<&Message> = messages
             .iter()
             .rev()
             .take_while(|m| m.role == Role::Tool)
@@ -110,7 +115,7 @@ impl RulesModel {
         let answers: Vec<String> = results
             .iter()
             .rev()
-            .map(|result| self.answer_one(&request.messages, result))
+            .map(|result| self.answer_one(messages, result))
             .collect();
         let names = results.len();
         let reasoning = format!("{names} tool result(s) came back; answering from them.");
@@ -145,6 +150,15 @@ impl Llm for RulesModel {
         replay_as_deltas(&response, sink);
         Box::pin(async move { Ok(response) })
     }
+}
+
+/// Whether the message before the last is a tool result.
+fn follows_a_result(messages: &[Message]) -> bool {
+    messages
+        .iter()
+        .rev()
+        .nth(1)
+        .is_some_and(|m| m.role == Role::Tool)
 }
 
 /// The phrase that marks a question about whether the goal is complete; the rules
@@ -419,6 +433,31 @@ mod tests {
         );
         assert_eq!(
             model().respond(&request).text,
+            "I tried page_title, but it failed: no document"
+        );
+    }
+
+    #[test]
+    fn the_loops_note_after_a_failure_is_answered_from_the_results_not_as_a_request() {
+        let call = ToolCall {
+            id: "call_1".into(),
+            name: "page_title".into(),
+            arguments: "{}".into(),
+        };
+        let note = "The action `page_title` failed: no document. Adjust your plan.";
+        let request = offering(
+            &["page_title"],
+            vec![
+                Message::user("title"),
+                Message::assistant("", vec![call]),
+                Message::tool("call_1", r#"{"error":"no document"}"#),
+                Message::user(note),
+            ],
+        );
+        let response = model().respond(&request);
+        assert!(response.tool_calls.is_empty(), "no retry loop");
+        assert_eq!(
+            response.text,
             "I tried page_title, but it failed: no document"
         );
     }
