@@ -420,4 +420,38 @@ mod tests {
             conversation
         );
     }
+
+    #[test]
+    fn the_context_keeps_pinned_facts_and_the_newest_turns_that_fit() {
+        let mut conversation = Conversation {
+            pinned: vec!["The player is called Ada.".into()],
+            ..Conversation::default()
+        };
+        for n in 1..=5 {
+            let id = conversation.begin(format!("question {n} {}", "x".repeat(40)));
+            conversation.apply(
+                id,
+                &Event::Done(Outcome::Answered {
+                    text: format!("answer {n}"),
+                }),
+            );
+        }
+        let all = conversation.context(usize::MAX);
+        assert_eq!(all.len(), 11);
+        // An exchange costs (13 + 4) + (2 + 4) = 23 estimated tokens, the pinned
+        // memory 11 + 4: room for two exchanges and change.
+        let budget = 15 + 2 * 23 + 10;
+        let kept = conversation.context(budget);
+        assert_eq!(kept[0].role, crate::message::Role::System);
+        assert!(kept[0].content.contains("Ada"));
+        let kept: Vec<&str> = kept[1..].iter().map(|m| m.content.as_str()).collect();
+        assert_eq!(kept.len(), 4);
+        assert!(kept[0].starts_with("question 4"));
+        assert_eq!(kept[3], "answer 5");
+        assert_eq!(
+            conversation.context(5).len(),
+            1,
+            "pinned memory is never trimmed"
+        );
+    }
 }

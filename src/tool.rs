@@ -188,6 +188,32 @@ impl ToolRegistry {
         self
     }
 
+    /// Adds a tool the host runs (a game answering from JavaScript, say): its schema
+    /// comes from the host, and its calls go to the driver's `Host` with a request id
+    /// and the tool's timeout. Called in the page, it fails.
+    pub fn register_host(&mut self, spec: ToolSpec, kind: ToolKind, timeout_ms: u64) -> &mut Self {
+        let name = spec.name.clone();
+        let info = ToolInfo {
+            spec,
+            kind,
+            approval: Approval::Auto,
+            runs_on: RunsOn::Host,
+            timeout_ms,
+        };
+        let call: ErasedCall = Box::new(move |_, _| {
+            let tool = name.clone();
+            Box::pin(async move {
+                Err(ToolError::Failed {
+                    tool,
+                    message: "it runs in the host, not in the page".into(),
+                })
+            })
+        });
+        self.tools
+            .insert(info.spec.name.clone(), Entry { info, call });
+        self
+    }
+
     /// Records applied action calls in `ledger`, so a call repeated with the same
     /// idempotency key returns the recorded result instead of acting again.
     pub fn with_ledger(&mut self, ledger: Ledger) -> &mut Self {

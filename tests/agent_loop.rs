@@ -464,3 +464,251 @@ fn a_failed_action_replans_with_the_error_in_the_prompt() {
         "{replan}"
     );
 }
+
+/// A clock whose timers never fire: timeouts stay out of the way.
+struct Frozen;
+
+impl familiar::clock::Clock for Frozen {
+    fn now(&self) -> familiar::clock::Instant {
+        familiar::clock::Instant {
+            epoch_ms: 0,
+            utc_offset_minutes: 0,
+        }
+    }
+
+    fn sleep(&self, _: u64) -> futures::future::LocalBoxFuture<'static, ()> {
+        Box::pin(futures::future::pending())
+    }
+}
+
+#[test]
+fn data_tools_of_one_step_run_concurrently() {
+    // `wait` finishes only once `signal` has run: in sequence it would never finish.
+    let (tx, rx) = futures::channel::oneshot::channel::<()>();
+    let rx = Rc::new(std::cell::RefCell::new(Some(rx)));
+    let tx = Rc::new(std::cell::RefCell::new(Some(tx)));
+    let mut tools = ToolRegistry::new();
+    tools.register_fn(
+        "wait",
+        ToolKind::Data,
+        "Waits for the signal.",
+        move |_: NoArgs, _| {
+            let rx = rx.borrow_mut().take();
+            async move {
+                match rx {
+                    Some(rx) => rx.await.map(|()| "signalled").map_err(|_| "no signal"),
+                    None => Err("already waited"),
+                }
+            }
+        },
+    );
+    tools.register_fn("signal", ToolKind::Data, "Signals.", move |_: NoArgs, _| {
+        let sent = tx.borrow_mut().take().map(|tx| tx.send(()));
+        async move { sent.map(|_| "sent").ok_or("already signalled") }
+    });
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![call("c1", "wait", "{}"), call("c2", "signal", "{}")])
+        .push_text("both ran");
+    let mut run = AgentRun::new("t", Vec::new(), Observation::chat("go"), tools.catalogue());
+    let seams = Seams {
+        llm: &model,
+        tools: &tools,
+        clock: &Frozen,
+        host: None,
+    };
+    let stop = block_on(drive(&mut run, &seams, &mut |_| {}));
+    assert_eq!(
+        stop,
+        Stop::Done(Outcome::Answered {
+            text: "both ran".into()
+        })
+    );
+    assert_eq!(tool_messages(&run), [json!("signalled"), json!("sent")]);
+}
+
+/// A host that answers `spawn` calls and never answers anything else.
+struct Game {
+    requests: std::cell::RefCell<Vec<String>>,
+}
+
+impl familiar::driver::Host for Game {
+    fn call<'a>(
+        &'a self,
+        request_id: &'a str,
+        call: &'a ToolCall,
+    ) -> futures::future::LocalBoxFuture<'a, Result<Value, String>> {
+        self.requests.borrow_mut().push(request_id.to_owned());
+        if call.name == "spawn" {
+            Box::pin(async { Ok(json!({"spawned": "goblin"})) })
+        } else {
+            Box::pin(futures::future::pending())
+        }
+    }
+}
+
+#[test]
+fn host_tools_are_awaited_by_request_id_under_their_timeout() {
+    let mut tools = ToolRegistry::new();
+    let spec = |name: &str| familiar::llm::ToolSpec {
+        name: name.into(),
+        description: format!("The game's {name}."),
+        parameters: json!({"type": "object", "properties": {}}),
+    };
+    tools.register_host(spec("spawn"), ToolKind::Action, 30_000);
+    tools.register_host(spec("look"), ToolKind::Data, 2_000);
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![call("c1", "look", "{}")])
+        .push_tool_calls(vec![call("c2", "spawn", "{}")])
+        .push_text("A goblin appears.");
+    let mut run = AgentRun::new(
+        "t",
+        Vec::new(),
+        Observation::chat("spawn"),
+        tools.catalogue(),
+    )
+    .with_id("npc-7");
+    let game = Game {
+        requests: Default::default(),
+    };
+    let clock = ManualClock::starting_at(0);
+    let seams = Seams {
+        llm: &model,
+        tools: &tools,
+        clock: &clock,
+        host: Some(&game),
+    };
+    let stop = block_on(drive(&mut run, &seams, &mut |_| {}));
+    assert_eq!(
+        stop,
+        Stop::Done(Outcome::Answered {
+            text: "A goblin appears.".into()
+        })
+    );
+    let results = tool_messages(&run);
+    assert_eq!(
+        results[0]["error"],
+        "`look` took longer than 2000 ms and was stopped"
+    );
+    assert_eq!(results[1], json!({"spawned": "goblin"}));
+    assert_eq!(
+        *game.requests.borrow(),
+        ["c1", "npc-7/1/c2"],
+        "actions carry their key as request id"
+    );
+}
+
+#[test]
+fn reflection_can_send_an_answer_back_for_revision_then_accept_it() {
+    let bench = bench();
+    let model = ScriptedModel::new();
+    model
+        .push_text("The counter is zero.")
+        .push_text(r#"{"verdict": "revise", "feedback": "say it as a number"}"#)
+        .push_text("The counter is 0.")
+        .push_text("Looks fine to me!")
+        .push_text(r#"{"verdict": "finished"}"#);
+    let mut run = bench.run("what is the counter?").with_reflection(2);
+    let (stop, events) = bench.drive(&mut run, &model);
+    assert_eq!(
+        stop,
+        Stop::Done(Outcome::Answered {
+            text: "The counter is 0.".into()
+        })
+    );
+    let reviews: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Reflection(review) => Some(review.verdict),
+            _ => None,
+        })
+        .collect();
+    use familiar::run::Verdict;
+    assert_eq!(reviews, [Verdict::Revise, Verdict::Finished]);
+    let requests = model.requests();
+    assert!(
+        requests[1].response_format.is_some(),
+        "reviews ask for the contract"
+    );
+    assert_eq!(
+        requests[2].messages.last().unwrap().content,
+        "Revise your answer: say it as a number"
+    );
+    // The invalid review was re-asked with what was wrong.
+    assert!(
+        requests[4]
+            .messages
+            .last()
+            .unwrap()
+            .content
+            .contains("could not be used"),
+        "{:?}",
+        requests[4].messages.last()
+    );
+}
+
+#[test]
+fn reflection_asking_for_more_actions_sends_the_model_back_to_its_tools() {
+    let bench = bench();
+    let model = ScriptedModel::new();
+    model
+        .push_text("Probably zero.")
+        .push_text(r#"{"verdict": "more_actions", "feedback": "read the counter first"}"#)
+        .push_tool_calls(vec![call("c1", "read", "{}")])
+        .push_text("It is 0.");
+    let mut run = bench.run("what is the counter?").with_reflection(1);
+    let (stop, _) = bench.drive(&mut run, &model);
+    assert_eq!(
+        stop,
+        Stop::Done(Outcome::Answered {
+            text: "It is 0.".into()
+        })
+    );
+    assert_eq!(run.history()[0].tool, "read");
+}
+
+#[test]
+fn a_guessed_goal_is_kept_and_checked_against_after_an_action() {
+    let bench = bench();
+    let model = ScriptedModel::new();
+    model
+        .push_text(r#"{"goal": "the counter reads 2"}"#)
+        .push_tool_calls(vec![call("c1", "bump", r#"{"by": 2}"#)])
+        .push_text("YES, it reads 2.");
+    let mut run = bench.run("make it two").with_goal_guess().with_goal_check();
+    let (stop, events) = bench.drive(&mut run, &model);
+    assert_eq!(
+        stop,
+        Stop::Done(Outcome::GoalComplete {
+            text: "YES, it reads 2.".into()
+        })
+    );
+    assert_eq!(run.goal(), Some("the counter reads 2"));
+    let question = model.requests()[2].messages.last().unwrap().content.clone();
+    assert!(
+        question.starts_with("Original goal: the counter reads 2"),
+        "{question}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::GoalChecked { complete: true, .. }))
+    );
+}
+
+#[test]
+fn a_goal_check_that_says_no_sends_the_model_back_to_work() {
+    let bench = bench();
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![call("c1", "bump", r#"{"by": 1}"#)])
+        .push_text("NO, it should be 2.")
+        .push_tool_calls(vec![call("c2", "bump", r#"{"by": 1}"#)])
+        .push_text("YES.");
+    let mut run = bench.run("make it two").with_goal_check();
+    let (stop, _) = bench.drive(&mut run, &model);
+    assert!(matches!(stop, Stop::Done(Outcome::GoalComplete { .. })));
+    assert_eq!(bench.applied.get(), 2);
+    assert_eq!(run.iterations(), 2);
+}

@@ -185,6 +185,10 @@ pub struct AgentRun {
     catalogue: Vec<ToolInfo>,
     offered: Rc<[ToolSpec]>,
     goal: Option<String>,
+    /// The model's latest reasoning and text.
+    reasoning: String,
+    /// The latest action the model decided on.
+    decision: Option<ToolCall>,
     plan: Vec<String>,
     memory: ContextMemory,
     history: Vec<ActionRecord>,
@@ -227,6 +231,8 @@ impl AgentRun {
             catalogue,
             offered: Rc::new([]),
             goal: None,
+            reasoning: String::new(),
+            decision: None,
             plan: Vec::new(),
             memory: ContextMemory::default(),
             history: Vec::new(),
@@ -337,6 +343,16 @@ impl AgentRun {
 
     pub fn goal(&self) -> Option<&str> {
         self.goal.as_deref()
+    }
+
+    /// The model's latest reasoning (or text, when it gave no reasoning).
+    pub fn reasoning(&self) -> &str {
+        &self.reasoning
+    }
+
+    /// The latest action the model decided on.
+    pub fn decision(&self) -> Option<&ToolCall> {
+        self.decision.as_ref()
     }
 
     pub fn outcome(&self) -> Option<&Outcome> {
@@ -499,8 +515,16 @@ impl AgentRun {
             });
         }
         let ChatResponse {
-            text, tool_calls, ..
+            text,
+            reasoning,
+            tool_calls,
+            ..
         } = response;
+        self.reasoning = if reasoning.is_empty() {
+            text.clone()
+        } else {
+            reasoning
+        };
         self.push(Message::assistant(text.clone(), tool_calls.clone()));
         if tool_calls.is_empty() {
             self.iterations += 1;
@@ -552,6 +576,7 @@ impl AgentRun {
                 self.refuse(&invocation, reason);
             } else {
                 let key = format!("{}/{}/{}", self.id, self.iterations, invocation.call.id);
+                self.decision = Some(invocation.call.clone());
                 act.action = Some(Invocation {
                     idempotency_key: Some(key),
                     ..invocation
