@@ -8,12 +8,15 @@
 //! after any step and resumed, and each action call carries an idempotency key that
 //! survives the round trip, so a resumed run never applies an action twice.
 
+mod act;
 mod decide;
 mod memory;
 mod observation;
 mod review;
 
 use std::rc::Rc;
+
+use act::{Act, act_step};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -24,7 +27,6 @@ pub use observation::{Actor, Boundaries, Observation, Subject, Trigger};
 pub use review::{GoalGuess, Review, Verdict};
 
 use crate::event::{Event, Thought};
-use crate::json::{self, Contract, DEFAULT_REASKS};
 use crate::llm::{ChatRequest, ChatResponse, LlmError, ResponseFormat, ToolChoice, ToolSpec};
 use crate::message::{Message, ToolCall};
 use crate::tool::{Approval, RunsOn, ToolError, ToolInfo, ToolKind};
@@ -153,15 +155,6 @@ struct Limits {
     /// Reflection rounds on a drafted answer (0: none).
     reflections: u32,
     guess_goal: bool,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-struct Act {
-    data: Vec<Invocation>,
-    action: Option<Invocation>,
-    approved: bool,
-    /// The model sent a new plan with this action, so it does not use up a step.
-    plan_sent: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -540,203 +533,6 @@ impl AgentRun {
         self.decide(tool_calls);
     }
 
-    /// Sorts the model's calls: `plan` is applied at once, data calls gathered, the
-    /// first allowed action kept and every other action refused.
-    fn decide(&mut self, calls: Vec<ToolCall>) {
-        let acts = calls
-            .iter()
-            .any(|c| self.kind_of(&c.name) == Some(ToolKind::Action));
-        if acts {
-            self.iterations += 1;
-            self.lookups = 0;
-        } else {
-            self.lookups += 1;
-        }
-        let mut act = Act::default();
-        let mut refused = None;
-        for call in calls {
-            if self.limits.planning && call.name == PLAN_TOOL {
-                act.plan_sent = true;
-                self.apply_plan(&call);
-                continue;
-            }
-            let info = self.catalogue.iter().find(|t| t.spec.name == call.name);
-            let invocation = Invocation {
-                kind: info.map(|t| t.kind),
-                runs_on: info.map_or(RunsOn::Page, |t| t.runs_on),
-                approval: info.map_or(Approval::Auto, |t| t.approval),
-                timeout_ms: info.map_or(crate::tool::DEFAULT_TOOL_TIMEOUT_MS, |t| t.timeout_ms),
-                idempotency_key: None,
-                call,
-            };
-            if invocation.kind != Some(ToolKind::Action) {
-                act.data.push(invocation);
-            } else if let Some(reason) = self.refusal(&invocation, act.action.is_some()) {
-                refused = Some(invocation.call.name.clone());
-                self.refuse(&invocation, reason);
-            } else {
-                let key = format!("{}/{}/{}", self.id, self.iterations, invocation.call.id);
-                self.decision = Some(invocation.call.clone());
-                act.action = Some(Invocation {
-                    idempotency_key: Some(key),
-                    ..invocation
-                });
-            }
-        }
-        match refused {
-            Some(tool) if act.data.is_empty() && act.action.is_none() => {
-                let error = self.last_error().unwrap_or_default();
-                self.after_action(&tool, Some(&error), false);
-            }
-            _ => self.phase = Phase::Act(act),
-        }
-    }
-
-    fn kind_of(&self, name: &str) -> Option<ToolKind> {
-        self.catalogue
-            .iter()
-            .find(|t| t.spec.name == name)
-            .map(|t| t.kind)
-    }
-
-    /// Why an action may not run: outside the boundaries, denied, or a second action.
-    fn refusal(&self, invocation: &Invocation, has_action: bool) -> Option<String> {
-        let name = &invocation.call.name;
-        if !self.observation.boundaries.allows(name) {
-            let allowed = self
-                .observation
-                .boundaries
-                .allowed_actions
-                .as_deref()
-                .unwrap_or_default();
-            return Some(format!(
-                "the `{}` trigger does not allow it; allowed actions: {}",
-                self.observation.trigger.event,
-                if allowed.is_empty() {
-                    "none".to_owned()
-                } else {
-                    allowed.join(", ")
-                }
-            ));
-        }
-        if invocation.approval == Approval::Deny {
-            return Some("this tool is switched off".into());
-        }
-        has_action.then(|| "one action per step; call it again in the next step".to_owned())
-    }
-
-    fn refuse(&mut self, invocation: &Invocation, reason: String) {
-        let error = ToolError::Refused {
-            tool: invocation.call.name.clone(),
-            reason,
-        };
-        self.record(invocation, Err(error), 0);
-    }
-
-    fn last_error(&self) -> Option<String> {
-        self.history.last().and_then(|r| r.result.clone().err())
-    }
-
-    fn apply_plan(&mut self, call: &ToolCall) {
-        let result = memory::apply_plan(&call.arguments, &mut self.plan, &mut self.memory);
-        if result.is_ok() {
-            self.events.push(Event::PlanUpdated {
-                plan: self.plan.clone(),
-                memory: self.memory.clone(),
-            });
-        }
-        self.push(Message::tool(&call.id, tool_message(&result)));
-        self.events.push(Event::Thought(Thought::ToolReturn {
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            result,
-            duration_ms: 0,
-        }));
-    }
-
-    /// Puts a call's result in the transcript, the history and the events.
-    fn record(
-        &mut self,
-        invocation: &Invocation,
-        result: Result<Value, ToolError>,
-        duration_ms: i64,
-    ) {
-        let result = result.map_err(|e| e.to_string());
-        self.push(Message::tool(&invocation.call.id, tool_message(&result)));
-        self.events.push(Event::Thought(Thought::ToolReturn {
-            call_id: invocation.call.id.clone(),
-            tool: invocation.call.name.clone(),
-            result: result.clone(),
-            duration_ms,
-        }));
-        self.history.push(ActionRecord {
-            iteration: self.iterations,
-            tool: invocation.call.name.clone(),
-            arguments: invocation.call.arguments.clone(),
-            kind: invocation.kind,
-            result,
-            duration_ms,
-        });
-    }
-
-    /// Feeds back results of the last [`NextStep::CallTools`] or
-    /// [`NextStep::AwaitHost`], keyed by call id; results for calls not asked for are
-    /// ignored.
-    pub fn tools_returned(&mut self, results: Vec<ToolResult>) {
-        let Phase::Act(mut act) = std::mem::replace(&mut self.phase, Phase::Reason) else {
-            return;
-        };
-        let mut action_done = None;
-        for ToolResult {
-            call_id,
-            result,
-            duration_ms,
-        } in results
-        {
-            if let Some(index) = act.data.iter().position(|i| i.call.id == call_id) {
-                let invocation = act.data.remove(index);
-                self.record(&invocation, result, duration_ms);
-            } else if let Some(invocation) = act.action.take_if(|i| i.call.id == call_id) {
-                let error = result.as_ref().err().map(ToString::to_string);
-                self.record(&invocation, result, duration_ms);
-                action_done = Some((invocation.call.name, error));
-            }
-        }
-        if !act.data.is_empty() || act.action.is_some() {
-            self.phase = Phase::Act(act);
-            return;
-        }
-        match action_done {
-            Some((tool, error)) => self.after_action(&tool, error.as_deref(), !act.plan_sent),
-            None => self.phase = Phase::Reason,
-        }
-    }
-
-    /// A person approved the pending action: it runs next.
-    pub fn approve(&mut self, call_id: &str) {
-        if let Phase::Act(act) = &mut self.phase
-            && act.action.as_ref().is_some_and(|i| i.call.id == call_id)
-        {
-            act.approved = true;
-        }
-    }
-
-    /// A person denied the pending action: the model hears why and replans.
-    pub fn deny(&mut self, call_id: &str, reason: &str) {
-        let Phase::Act(act) = &mut self.phase else {
-            return;
-        };
-        let Some(invocation) = act.action.take_if(|i| i.call.id == call_id) else {
-            return;
-        };
-        let data_left = !act.data.is_empty();
-        self.refuse(&invocation, format!("a person denied it: {reason}"));
-        let error = self.last_error();
-        if !data_left {
-            self.after_action(&invocation.call.name, error.as_deref(), false);
-        }
-    }
-
     /// The loop node: what follows a finished (or refused) action.
     fn after_action(&mut self, tool: &str, error: Option<&str>, step_used: bool) {
         if error.is_none() {
@@ -754,111 +550,6 @@ impl AgentRun {
             None if self.limits.goal_check => self.phase = Phase::CheckGoal,
             None => self.phase = Phase::Reason,
         }
-    }
-
-    fn goal_checked(&mut self, response: ChatResponse) {
-        let complete = says_yes(&response.text);
-        self.events.push(Event::GoalChecked {
-            complete,
-            answer: response.text.clone(),
-        });
-        if complete {
-            return self.finish(Outcome::GoalComplete {
-                text: response.text,
-            });
-        }
-        self.push(Message::user(format!(
-            "The goal is not complete yet: {}. Decide the next step.",
-            response.text.trim()
-        )));
-        self.phase = Phase::Reason;
-    }
-
-    /// A text answer stands, unless reflection is on and has rounds left.
-    fn answered(&mut self, text: String) {
-        if self.reflections < self.limits.reflections {
-            self.phase = Phase::Reflect { draft: text };
-        } else {
-            self.finish(Outcome::Answered { text });
-        }
-    }
-
-    fn reflected(&mut self, draft: String, response: ChatResponse) {
-        let review = match self.contract_answer::<Review>(&response) {
-            Some(Ok(review)) => review,
-            Some(Err(())) => return self.phase = Phase::Reflect { draft },
-            None => return self.finish(Outcome::Answered { text: draft }),
-        };
-        self.reflections += 1;
-        self.events.push(Event::Reflection(review.clone()));
-        let instruction = match review.verdict {
-            Verdict::Finished => return self.finish(Outcome::Answered { text: draft }),
-            Verdict::Revise => format!("Revise your answer: {}", review.feedback),
-            Verdict::MoreActions => format!("Do more before answering: {}", review.feedback),
-        };
-        self.push(Message::user(instruction));
-        self.phase = Phase::Reason;
-    }
-
-    fn goal_guessed(&mut self, response: ChatResponse) {
-        match self.contract_answer::<GoalGuess>(&response) {
-            Some(Ok(guess)) => self.goal = Some(guess.goal),
-            Some(Err(())) => return self.phase = Phase::GuessGoal,
-            None => {}
-        }
-        self.phase = Phase::Reason;
-    }
-
-    /// The typed answer of a review or goal guess: `Err` means "re-ask" (the problem is
-    /// in the scratch messages), `None` means it stayed invalid and is dropped, with an
-    /// error thought.
-    fn contract_answer<T: Contract>(&mut self, response: &ChatResponse) -> Option<Result<T, ()>> {
-        match json::parse::<T>(&response.text) {
-            Ok(value) => {
-                self.scratch.clear();
-                Some(Ok(value))
-            }
-            Err(error) if self.scratch.len() < 2 * DEFAULT_REASKS as usize => {
-                self.scratch
-                    .push(Message::assistant(response.text.clone(), Vec::new()));
-                self.scratch.push(Message::user(format!(
-                    "Your previous reply could not be used: {error}. Reply again with only \
-                     the JSON."
-                )));
-                Some(Err(()))
-            }
-            Err(error) => {
-                self.scratch.clear();
-                self.events.push(Event::Thought(Thought::Error {
-                    message: format!("the model's review was unusable and is skipped: {error}"),
-                }));
-                None
-            }
-        }
-    }
-}
-
-/// The next effect of an act phase: page calls, then host calls, then the action
-/// (after its approval).
-fn act_step(act: &Act) -> NextStep {
-    let (page, host): (Vec<_>, Vec<_>) = act
-        .data
-        .iter()
-        .cloned()
-        .partition(|i| i.runs_on == RunsOn::Page);
-    if !page.is_empty() {
-        return NextStep::CallTools(page);
-    }
-    if !host.is_empty() {
-        return NextStep::AwaitHost(host);
-    }
-    match &act.action {
-        Some(action) if action.approval == Approval::Ask && !act.approved => {
-            NextStep::AwaitApproval(action.call.clone())
-        }
-        Some(action) if action.runs_on == RunsOn::Host => NextStep::AwaitHost(vec![action.clone()]),
-        Some(action) => NextStep::CallTools(vec![action.clone()]),
-        None => NextStep::CallTools(Vec::new()),
     }
 }
 

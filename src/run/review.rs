@@ -4,7 +4,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::json::Contract;
+use super::{AgentRun, Outcome, Phase, decide::says_yes};
+use crate::event::{Event, Thought};
+use crate::json::{self, Contract, DEFAULT_REASKS};
+use crate::llm::ChatResponse;
+use crate::message::Message;
 
 /// What a reflection decided about the draft answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -58,6 +62,92 @@ pub const REVIEW_PROMPT: &str = "Review your last answer against the request. Re
 
 pub const GOAL_PROMPT: &str = "Before acting, say in one sentence what the user wants to \
     have at the end. Reply with JSON: {\"goal\": \"...\"}.";
+
+impl AgentRun {
+    pub(super) fn goal_checked(&mut self, response: ChatResponse) {
+        let complete = says_yes(&response.text);
+        self.events.push(Event::GoalChecked {
+            complete,
+            answer: response.text.clone(),
+        });
+        if complete {
+            return self.finish(Outcome::GoalComplete {
+                text: response.text,
+            });
+        }
+        self.push(Message::user(format!(
+            "The goal is not complete yet: {}. Decide the next step.",
+            response.text.trim()
+        )));
+        self.phase = Phase::Reason;
+    }
+
+    /// A text answer stands, unless reflection is on and has rounds left.
+    pub(super) fn answered(&mut self, text: String) {
+        if self.reflections < self.limits.reflections {
+            self.phase = Phase::Reflect { draft: text };
+        } else {
+            self.finish(Outcome::Answered { text });
+        }
+    }
+
+    pub(super) fn reflected(&mut self, draft: String, response: ChatResponse) {
+        let review = match self.contract_answer::<Review>(&response) {
+            Some(Ok(review)) => review,
+            Some(Err(())) => return self.phase = Phase::Reflect { draft },
+            None => return self.finish(Outcome::Answered { text: draft }),
+        };
+        self.reflections += 1;
+        self.events.push(Event::Reflection(review.clone()));
+        let instruction = match review.verdict {
+            Verdict::Finished => return self.finish(Outcome::Answered { text: draft }),
+            Verdict::Revise => format!("Revise your answer: {}", review.feedback),
+            Verdict::MoreActions => format!("Do more before answering: {}", review.feedback),
+        };
+        self.push(Message::user(instruction));
+        self.phase = Phase::Reason;
+    }
+
+    pub(super) fn goal_guessed(&mut self, response: ChatResponse) {
+        match self.contract_answer::<GoalGuess>(&response) {
+            Some(Ok(guess)) => self.goal = Some(guess.goal),
+            Some(Err(())) => return self.phase = Phase::GuessGoal,
+            None => {}
+        }
+        self.phase = Phase::Reason;
+    }
+
+    /// The typed answer of a review or goal guess: `Err` means "re-ask" (the problem is
+    /// in the scratch messages), `None` means it stayed invalid and is dropped, with an
+    /// error thought.
+    pub(super) fn contract_answer<T: Contract>(
+        &mut self,
+        response: &ChatResponse,
+    ) -> Option<Result<T, ()>> {
+        match json::parse::<T>(&response.text) {
+            Ok(value) => {
+                self.scratch.clear();
+                Some(Ok(value))
+            }
+            Err(error) if self.scratch.len() < 2 * DEFAULT_REASKS as usize => {
+                self.scratch
+                    .push(Message::assistant(response.text.clone(), Vec::new()));
+                self.scratch.push(Message::user(format!(
+                    "Your previous reply could not be used: {error}. Reply again with only \
+                     the JSON."
+                )));
+                Some(Err(()))
+            }
+            Err(error) => {
+                self.scratch.clear();
+                self.events.push(Event::Thought(Thought::Error {
+                    message: format!("the model's review was unusable and is skipped: {error}"),
+                }));
+                None
+            }
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
