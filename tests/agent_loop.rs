@@ -712,3 +712,27 @@ fn a_goal_check_that_says_no_sends_the_model_back_to_work() {
     assert_eq!(bench.applied.get(), 2);
     assert_eq!(run.iterations(), 2);
 }
+
+#[test]
+fn results_or_replies_that_come_out_of_turn_change_nothing() {
+    let bench = bench();
+    let model = ScriptedModel::new();
+    model.push_text("done");
+    let mut run = bench.run("hi");
+    bench.drive(&mut run, &model);
+    let before = run.clone();
+    run.tools_returned(vec![familiar::run::ToolResult {
+        call_id: "c9".into(),
+        result: Ok(json!(1)),
+        duration_ms: 0,
+    }]);
+    run.approve("c9");
+    run.deny("c9", "no");
+    assert_eq!(run, before);
+    assert_eq!(
+        run.next_step(),
+        NextStep::Done(Outcome::Answered {
+            text: "done".into()
+        })
+    );
+}

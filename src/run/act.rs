@@ -164,8 +164,9 @@ impl AgentRun {
     /// [`NextStep::AwaitHost`], keyed by call id; results for calls not asked for are
     /// ignored.
     pub fn tools_returned(&mut self, results: Vec<ToolResult>) {
-        let Phase::Act(mut act) = std::mem::replace(&mut self.phase, Phase::Reason) else {
-            return;
+        let mut act = match std::mem::replace(&mut self.phase, Phase::Reason) {
+            Phase::Act(act) => act,
+            other => return self.phase = other,
         };
         let mut action_done = None;
         for ToolResult {

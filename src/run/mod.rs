@@ -378,26 +378,7 @@ impl AgentRun {
                 request: self.request(ToolChoice::Auto),
             }),
             Phase::Act(act) => act_step(act),
-            Phase::CheckGoal => {
-                let goal = self
-                    .goal
-                    .as_deref()
-                    .unwrap_or(&self.observation.subject.content);
-                let actions: Vec<_> = self
-                    .history
-                    .iter()
-                    .filter(|r| r.kind == Some(ToolKind::Action))
-                    .collect();
-                let actions = serde_json::to_string(&actions).unwrap_or_default();
-                let mut request = self.request(ToolChoice::None);
-                request.max_tokens = Some(100);
-                Rc::make_mut(&mut request.messages)
-                    .push(Message::user(decide::goal_question(goal, &actions)));
-                NextStep::CallModel(ModelCall {
-                    purpose: Purpose::CheckGoal,
-                    request,
-                })
-            }
+            Phase::CheckGoal => self.goal_check_call(),
             Phase::Reflect { .. } => self.side_call(
                 Purpose::Reflect {
                     round: self.reflections + 1,
@@ -407,6 +388,28 @@ impl AgentRun {
             ),
             Phase::Done(outcome) => NextStep::Done(outcome.clone()),
         }
+    }
+
+    /// The seed's goal question: the goal, the actions taken, YES or NO.
+    fn goal_check_call(&self) -> NextStep {
+        let goal = self
+            .goal
+            .as_deref()
+            .unwrap_or(&self.observation.subject.content);
+        let actions: Vec<_> = self
+            .history
+            .iter()
+            .filter(|r| r.kind == Some(ToolKind::Action))
+            .collect();
+        let actions = serde_json::to_string(&actions).unwrap_or_default();
+        let mut request = self.request(ToolChoice::None);
+        request.max_tokens = Some(100);
+        Rc::make_mut(&mut request.messages)
+            .push(Message::user(decide::goal_question(goal, &actions)));
+        NextStep::CallModel(ModelCall {
+            purpose: Purpose::CheckGoal,
+            request,
+        })
     }
 
     fn at_cap(&self) -> bool {
