@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use super::{BrowserClock, LocalStorage, PageTitle};
+use crate::ledger::Ledger;
 use crate::rules::RulesModel;
 use crate::store::{LocalStore, Store, StoreError};
 use crate::tool::ToolRegistry;
@@ -51,6 +52,7 @@ pub fn tools() -> ToolRegistry {
     match world() {
         Ok(world) => {
             let world: Rc<dyn Store> = Rc::new(world);
+            tools.with_ledger(Ledger::new(Rc::clone(&world), AGENT_ID.to_string()));
             tools
                 .register(Remember::new(
                     world.clone(),
