@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::event::{Event, Thought};
 use crate::llm::Delta;
 use crate::message::{Message, ToolCall};
-use crate::run::{ContextMemory, Outcome, Purpose, Review};
+use crate::run::{ContextMemory, Outcome, Purpose, Review, Trigger};
 use crate::tool::ToolKind;
 
 /// Where an interaction is in its life: Start → Planning → Executing → Reflecting →
@@ -36,6 +36,10 @@ impl Status {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Step {
+    /// What started the run.
+    Observe {
+        trigger: Trigger,
+    },
     /// A model call: why, its visible reasoning, and what it decided.
     Reason {
         purpose: Purpose,
@@ -86,6 +90,9 @@ pub struct Interaction {
     pub status: Status,
     /// Answer text streamed by the current model call, until the outcome replaces it.
     pub draft: String,
+    /// When it began, in milliseconds since the epoch (0: unknown).
+    #[serde(default)]
+    pub started_ms: i64,
 }
 
 impl Interaction {
@@ -96,6 +103,7 @@ impl Interaction {
             steps: Vec::new(),
             status: Status::Start,
             draft: String::new(),
+            started_ms: 0,
         }
     }
 
@@ -110,7 +118,12 @@ impl Interaction {
     /// Folds one driver event into the record.
     pub fn apply(&mut self, event: &Event) {
         match event {
-            Event::Started { .. } => self.status = Status::Start,
+            Event::Started { trigger, .. } => {
+                self.status = Status::Start;
+                self.steps.push(Step::Observe {
+                    trigger: trigger.clone(),
+                });
+            }
             Event::StepStarted(purpose) => {
                 self.status = match purpose {
                     Purpose::CheckGoal | Purpose::Reflect { .. } => Status::Reflecting,

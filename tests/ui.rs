@@ -19,6 +19,18 @@ fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
 }
 
+/// Forgets everything the app saved, so each test starts from a fresh page.
+fn forget_saved_state() {
+    let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    storage.clear().unwrap();
+}
+
+/// Mounts the app on a fresh page state.
+fn fresh_app() -> HtmlElement {
+    forget_saved_state();
+    mount(App)
+}
+
 /// Mounts a view into a fresh element of its own.
 fn mount<V: IntoView + 'static>(view: impl FnOnce() -> V + 'static) -> HtmlElement {
     let root: HtmlElement = document().create_element("div").unwrap().unchecked_into();
@@ -68,15 +80,15 @@ async fn until(what: &str, ready: impl Fn() -> bool) {
 
 #[wasm_bindgen_test]
 async fn asking_the_time_shows_the_answer_and_the_steps_that_led_to_it() {
-    let root = mount(App);
+    let root = fresh_app();
     press(&root, "What time is it?", false);
     until("the answer", || {
         count(&root, ".turn[data-status=completed]") == 1
     })
     .await;
 
-    assert_eq!(text_of(&root, ".message-user"), "What time is it?");
-    let answer = text_of(&root, ".message-assistant");
+    assert_eq!(text_of(&root, ".message-user p"), "What time is it?");
+    let answer = text_of(&root, ".message-assistant .markdown");
     let year = js_sys::Date::new_0().get_full_year().to_string();
     assert!(
         answer.starts_with("It's ") && answer.contains(&year),
@@ -98,14 +110,14 @@ async fn asking_the_time_shows_the_answer_and_the_steps_that_led_to_it() {
 #[wasm_bindgen_test]
 async fn asking_for_the_page_title_reads_the_document() {
     document().set_title("Tavern of the Ninth Moon");
-    let root = mount(App);
+    let root = fresh_app();
     press(&root, "What is this page called?", false);
     until("the answer", || {
         count(&root, ".turn[data-status=completed]") == 1
     })
     .await;
     assert_eq!(
-        text_of(&root, ".message-assistant"),
+        text_of(&root, ".message-assistant .markdown"),
         "This page is “Tavern of the Ninth Moon”."
     );
     assert_eq!(text_of(&root, ".step-tool .tool-name"), "page_title");
@@ -113,13 +125,13 @@ async fn asking_for_the_page_title_reads_the_document() {
 
 #[wasm_bindgen_test]
 async fn a_second_question_adds_a_second_turn() {
-    let root = mount(App);
+    let root = fresh_app();
     press(&root, "hello", false);
     until("the first answer", || {
         count(&root, ".turn[data-status=completed]") == 1
     })
     .await;
-    assert!(text_of(&root, ".message-assistant").contains("What time is it?"));
+    assert!(text_of(&root, ".message-assistant .markdown").contains("What time is it?"));
     assert_eq!(count(&root, ".step-tool"), 0, "no rule, no tool");
     press(&root, "and the date?", false);
     until("the second answer", || {
@@ -130,7 +142,7 @@ async fn a_second_question_adds_a_second_turn() {
 
 #[wasm_bindgen_test]
 async fn shift_enter_and_blank_messages_do_not_send() {
-    let root = mount(App);
+    let root = fresh_app();
     press(&root, "a first line", true);
     press(&root, "   ", false);
     TimeoutFuture::new(50).await;
@@ -162,5 +174,299 @@ async fn a_failed_tool_call_stands_out_with_its_error() {
         text_of(&root, ".tool-args"),
         "{oops",
         "bad JSON is shown as written"
+    );
+}
+
+fn click(root: &HtmlElement, selector: &str) {
+    let element: HtmlElement = root
+        .query_selector(selector)
+        .unwrap()
+        .unwrap_or_else(|| panic!("no {selector}"))
+        .unchecked_into();
+    element.click();
+}
+
+#[wasm_bindgen_test]
+async fn streaming_text_grows_in_place_as_it_arrives() {
+    use familiar::event::Event;
+    use familiar::interaction::Interaction;
+    use familiar::llm::Delta;
+    use familiar::run::Purpose;
+    use familiar::ui::Turn;
+    let interaction = RwSignal::new(Interaction::new(1, "tell me a story"));
+    let root = mount(move || view! { <Turn interaction=interaction /> });
+    interaction.update(|i| i.apply(&Event::StepStarted(Purpose::Reason { iteration: 1 })));
+    leptos::task::tick().await;
+    assert_eq!(text_of(&root, ".markdown"), "…");
+    let mut seen = Vec::new();
+    for piece in ["Once ", "upon ", "a **time**."] {
+        interaction.update(|i| i.apply(&Event::Delta(Delta::Text { text: piece.into() })));
+        leptos::task::tick().await;
+        seen.push(text_of(&root, ".markdown"));
+    }
+    assert_eq!(seen, ["Once", "Once upon", "Once upon a time."]);
+    assert_eq!(
+        text_of(&root, ".markdown strong"),
+        "time",
+        "markdown renders as it streams"
+    );
+    assert_eq!(count(&root, ".turn[data-status=planning]"), 1);
+}
+
+#[wasm_bindgen_test]
+async fn a_reflection_shows_its_verdict_and_critique() {
+    use familiar::run::{Review, Verdict};
+    let steps = vec![Step::Reflection {
+        review: Review {
+            verdict: Verdict::Revise,
+            feedback: "Say the time in 24-hour form.".into(),
+        },
+    }];
+    let root = mount(move || view! { <StepList steps=steps /> });
+    leptos::task::tick().await;
+    assert_eq!(text_of(&root, ".step-reflection .step-verdict"), "revise");
+    assert_eq!(
+        text_of(&root, ".step-reflection .step-text"),
+        "Say the time in 24-hour form."
+    );
+    assert!(text_of(&root, ".steps-summary").starts_with("1 steps"));
+}
+
+/// Remembers a fact, then asks to forget it: the run stops at the approval card.
+async fn forgetting_waits_for_approval() -> HtmlElement {
+    let root = fresh_app();
+    press(&root, "Remember that the ale is cold", false);
+    until("the memory", || {
+        count(&root, ".turn[data-status=completed]") == 1
+    })
+    .await;
+    press(&root, "Forget about the ale", false);
+    until("the approval card", || count(&root, ".approval") == 1).await;
+    assert!(text_of(&root, ".approval").contains("forget"));
+    assert!(text_of(&root, ".approval-args").contains("ale"));
+    assert_eq!(
+        count(&root, ".turn[data-status=completed]"),
+        1,
+        "the run waits"
+    );
+    root
+}
+
+#[wasm_bindgen_test]
+async fn an_approved_action_runs_and_the_answer_follows() {
+    let root = forgetting_waits_for_approval().await;
+    click(&root, ".approval .approve");
+    until("the answer", || {
+        count(&root, ".turn[data-status=completed]") == 2
+    })
+    .await;
+    assert_eq!(count(&root, ".approval"), 0);
+    let answers = root
+        .query_selector_all(".message-assistant .markdown")
+        .unwrap();
+    let last = answers
+        .item(answers.length() - 1)
+        .unwrap()
+        .text_content()
+        .unwrap();
+    assert!(last.starts_with("Forgotten (1)"), "{last}");
+}
+
+#[wasm_bindgen_test]
+async fn a_denied_action_is_not_run_and_the_answer_says_so() {
+    let root = forgetting_waits_for_approval().await;
+    click(&root, ".approval .deny");
+    until("the answer", || {
+        count(&root, ".turn[data-status=completed]") == 2
+    })
+    .await;
+    let answers = root
+        .query_selector_all(".message-assistant .markdown")
+        .unwrap();
+    let last = answers
+        .item(answers.length() - 1)
+        .unwrap()
+        .text_content()
+        .unwrap();
+    assert!(last.contains("denied"), "{last}");
+    press(&root, "What do you remember?", false);
+    until("the recall", || {
+        count(&root, ".turn[data-status=completed]") == 3
+    })
+    .await;
+    let answers = root
+        .query_selector_all(".message-assistant .markdown")
+        .unwrap();
+    let recall = answers.item(2).unwrap().text_content().unwrap();
+    assert!(
+        recall.contains("the ale is cold"),
+        "nothing was forgotten: {recall}"
+    );
+}
+
+fn fill(root: &HtmlElement, selector: &str, value: &str) {
+    let input: web_sys::HtmlInputElement = root
+        .query_selector(selector)
+        .unwrap()
+        .unwrap_or_else(|| panic!("no {selector}"))
+        .unchecked_into();
+    input.set_value(value);
+    let event = web_sys::Event::new("input").unwrap();
+    input.dispatch_event(&event).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn settings_refuse_a_service_key_and_a_bad_step_cap_with_clear_messages() {
+    use familiar::settings::Settings;
+    use familiar::ui::SettingsPanel;
+    let applied = RwSignal::new(0);
+    let root = mount(move || {
+        view! {
+            <SettingsPanel
+                current=Signal::derive(Settings::default)
+                on_save=move |s: Settings| {
+                    let problems = s.problems();
+                    if problems.is_empty() {
+                        applied.update(|n| *n += 1);
+                    }
+                    problems
+                }
+            />
+        }
+    });
+    leptos::task::tick().await;
+    click(&root, ".use-supabase");
+    fill(&root, ".supabase-url", "https://abc.supabase.co");
+    // A legacy service-role JWT: {"role":"service_role"}.
+    fill(
+        &root,
+        ".anon-key",
+        "eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoic2VydmljZV9yb2xlIn0.sig",
+    );
+    fill(&root, ".step-cap", "0");
+    click(&root, ".settings-save");
+    leptos::task::tick().await;
+    let errors = root.query_selector_all(".field-error").unwrap();
+    let texts: Vec<String> = (0..errors.length())
+        .map(|i| errors.item(i).unwrap().text_content().unwrap())
+        .collect();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(texts[0].contains("step cap must be 1 to 50"), "{texts:?}");
+    assert!(texts[1].contains("service key"), "{texts:?}");
+    assert_eq!(applied.get_untracked(), 0);
+    // An anon key and a sane cap are accepted.
+    fill(
+        &root,
+        ".anon-key",
+        "eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoiYW5vbiJ9.sig",
+    );
+    fill(&root, ".step-cap", "8");
+    click(&root, ".settings-save");
+    leptos::task::tick().await;
+    assert_eq!(count(&root, ".field-error"), 0);
+    assert_eq!(applied.get_untracked(), 1);
+    assert_eq!(text_of(&root, ".settings-saved"), "Saved.");
+}
+
+/// Hostile model text: none of it may become an element or attribute outside the
+/// renderer's own set.
+const XSS: &[&str] = &[
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "<svg onload=alert(1)><circle/></svg>",
+    "<iframe src=\"https://evil.example\"></iframe>",
+    "<!-- a comment --><b>bold?</b>",
+    "<a href=\"javascript:alert(1)\">click</a>",
+    "[click](javascript:alert(1))",
+    "[click](JaVaScRiPt:alert(1))",
+    "[click]( javascript:alert(1) )",
+    "[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+    "[click](vbscript:msgbox(1))",
+    "[x](https://ok.example\" onclick=\"alert(1))",
+    "![pic](javascript:alert(1))",
+    "![pic\" onerror=\"alert(1)](https://img.example/p.png)",
+    "[<img src=x onerror=alert(1)>](https://ok.example)",
+    "**<script>alert(1)</script>**",
+    "```html\n<script>alert(1)</script>\n```",
+    "> <style>body{display:none}</style>",
+    "- <form action=https://evil.example><input name=x></form>",
+    "`<b>code</b>`",
+    "<<script>script>alert(1)<</script>/script>",
+    "&lt;script&gt;alert(1)&lt;/script&gt;",
+    "[a](https://ok.example)[b](mailto:ada@example.com)",
+];
+
+fn allowed(tag: &str, attribute: &str) -> bool {
+    match (tag, attribute) {
+        (_, "class") => true,
+        ("a", "href" | "target" | "rel") => true,
+        ("ol", "start") => true,
+        ("button", "type") => true,
+        ("img", "src" | "alt" | "loading" | "referrerpolicy") => true,
+        _ => false,
+    }
+}
+
+const TAGS: &[&str] = &[
+    "div",
+    "p",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "pre",
+    "code",
+    "blockquote",
+    "ol",
+    "ul",
+    "li",
+    "hr",
+    "br",
+    "strong",
+    "em",
+    "del",
+    "a",
+    "span",
+    "button",
+];
+
+#[wasm_bindgen_test]
+async fn hostile_markdown_yields_only_the_renderers_own_elements_and_attributes() {
+    use familiar::ui::Markdown;
+    for source in XSS {
+        let root = mount(move || view! { <Markdown text=source.to_string() /> });
+        leptos::task::tick().await;
+        let all = root.query_selector_all("*").unwrap();
+        for i in 0..all.length() {
+            let element: web_sys::Element = all.item(i).unwrap().unchecked_into();
+            let tag = element.tag_name().to_lowercase();
+            assert!(TAGS.contains(&tag.as_str()), "{source:?} made <{tag}>");
+            let names = element.get_attribute_names();
+            for n in 0..names.length() {
+                let name = names.get(n).as_string().unwrap();
+                assert!(allowed(&tag, &name), "{source:?} made <{tag} {name}>");
+            }
+            if tag == "a" {
+                let href = element.get_attribute("href").unwrap().to_lowercase();
+                assert!(
+                    href.starts_with("https://")
+                        || href.starts_with("http://")
+                        || href.starts_with("mailto:"),
+                    "{source:?} made a link to {href}"
+                );
+                assert_eq!(
+                    element.get_attribute("rel").as_deref(),
+                    Some("noopener noreferrer")
+                );
+            }
+        }
+        root.remove();
+    }
+    assert_eq!(
+        document()
+            .query_selector_all("script:not([src]):not([type])")
+            .unwrap()
+            .length(),
+        0
     );
 }

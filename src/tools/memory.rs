@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::clock::Clock;
-use crate::store::{Filtered, Insert, Select, Store, StoreError};
+use crate::store::{Delete, Filtered, Insert, Select, Store, StoreError};
 use crate::tool::{CallContext, Tool, ToolKind};
 
 /// Writes a memory for the agent `owner`.
@@ -147,6 +147,79 @@ impl Tool for Recall {
     }
 }
 
+/// Deletes the agent `owner`'s memories that mention some words. It destroys what
+/// `remember` kept, so the demo asks a person before it runs.
+pub struct Forget {
+    store: Rc<dyn Store>,
+    owner: i64,
+}
+
+impl Forget {
+    pub fn new(store: Rc<dyn Store>, owner: i64) -> Self {
+        Self { store, owner }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ForgetArgs {
+    /// Words of the memories to forget.
+    pub about: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Forgotten {
+    pub count: usize,
+    pub forgotten: Vec<String>,
+}
+
+impl Tool for Forget {
+    const NAME: &'static str = "forget";
+    const KIND: ToolKind = ToolKind::Action;
+    type Args = ForgetArgs;
+    type Output = Forgotten;
+    type Error = StoreError;
+
+    fn description(&self) -> String {
+        "Forget the memories that mention these words.".into()
+    }
+
+    async fn call(&self, args: ForgetArgs, _: CallContext) -> Result<Forgotten, StoreError> {
+        let about = args.about.trim().trim_start_matches("about ").trim();
+        let words: Vec<String> = about
+            .split_whitespace()
+            .map(|w| {
+                w.chars()
+                    .filter(|c| c.is_alphanumeric())
+                    .collect::<String>()
+            })
+            .filter(|w| w.chars().count() > 2)
+            .collect();
+        if words.is_empty() {
+            return Err(StoreError::Invalid("say what to forget".into()));
+        }
+        let mut delete = Delete {
+            table: "memories".into(),
+            filters: Vec::new(),
+            returning: true,
+        }
+        .eq("user_id", self.owner);
+        for word in &words {
+            delete = delete.ilike("content", &format!("*{word}*"));
+        }
+        let forgotten: Vec<String> = self
+            .store
+            .delete(&delete)
+            .await?
+            .iter()
+            .filter_map(|row| row.get("content")?.as_str().map(str::to_owned))
+            .collect();
+        Ok(Forgotten {
+            count: forgotten.len(),
+            forgotten,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,5 +270,31 @@ mod tests {
         };
         let result = block_on(remember.call(args, CallContext::default()));
         assert!(matches!(result, Err(StoreError::Invalid(_))));
+    }
+
+    #[test]
+    fn forgetting_deletes_only_the_memories_with_every_word() {
+        let store = Rc::new(LocalStore::new(crate::world::schemas().unwrap()));
+        store.seed(crate::world::SEED).unwrap();
+        let clock = Rc::new(FixedClock(Instant {
+            epoch_ms: 0,
+            utc_offset_minutes: 0,
+        }));
+        let remember = Remember::new(store.clone(), clock, 1);
+        for fact in ["the ale is cold", "the ale is cheap", "the bread is stale"] {
+            let args = RememberArgs {
+                content: fact.into(),
+                importance: None,
+            };
+            block_on(remember.call(args, CallContext::default())).unwrap();
+        }
+        let forget = Forget::new(store.clone(), 1);
+        let args = ForgetArgs {
+            about: "about the cold ale".into(),
+        };
+        let gone = block_on(forget.call(args, CallContext::default())).unwrap();
+        assert_eq!(gone.forgotten, ["the ale is cold"]);
+        let nothing = ForgetArgs { about: "a".into() };
+        assert!(block_on(forget.call(nothing, CallContext::default())).is_err());
     }
 }

@@ -4,4 +4,4 @@ mod current_time;
 mod memory;
 
 pub use current_time::CurrentTime;
-pub use memory::{Recall, Remember};
+pub use memory::{Forget, Recall, Remember};

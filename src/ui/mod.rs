@@ -1,44 +1,126 @@
-//! The Leptos interface: a conversation, its interaction steps, and a composer.
+//! The Leptos interface: the conversation with its steps, the composer, the
+//! inspector, approvals and settings.
 //!
-//! Views only render signals; [`session`] owns the agent and turns driver events
-//! into those signals.
+//! Views only render signals and call [`Session`]'s actions; the session owns the
+//! agent and turns driver events into those signals.
 
 mod composer;
+mod inspector;
+mod markdown;
 mod session;
+mod settings;
 mod steps;
 mod turn;
 
 use leptos::prelude::*;
 
-pub use composer::Composer;
-pub use session::Session;
+pub use composer::{Completion, Composer};
+pub use inspector::Inspector;
+pub use markdown::Markdown;
+pub use session::{Session, TurnHandle};
+pub use settings::SettingsPanel;
 pub use steps::StepList;
 pub use turn::Turn;
+
+use crate::web::demo::SAMPLE_PROMPTS;
+
+/// Copies text to the clipboard (best effort: the page may not be allowed to).
+fn copy_text(text: &str) {
+    crate::web::copy_to_clipboard(text);
+}
+
+/// Which side panel is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Panel {
+    None,
+    Conversations,
+    Settings,
+}
 
 /// The whole demo page.
 #[component]
 pub fn App() -> impl IntoView {
-    let session = Session::demo();
-    let conversation = session.conversation();
-    let busy = session.busy();
+    let session = Session::restore();
+    provide_context(session);
+    let panel = RwSignal::new(Panel::None);
+    let toggle = move |which: Panel| {
+        move |_| panel.update(|p| *p = if *p == which { Panel::None } else { which })
+    };
+    let empty = move || session.turns.with(Vec::is_empty);
     view! {
-        <main class="familiar">
+        <div class="familiar-app">
             <header class="familiar-header">
-                <h1>"Familiar"</h1>
-                <p class="familiar-tagline">"An agent that lives in this tab · rules model · no server"</p>
+                <div>
+                    <h1>"Familiar"</h1>
+                    <p class="familiar-tagline">
+                        {move || session.settings.with(|s| match s.model {
+                            crate::settings::ModelSource::Rules => "An agent that lives in this tab · rules model · no server",
+                            crate::settings::ModelSource::Proxy(_) => "An agent that lives in this tab · model proxy",
+                        })}
+                    </p>
+                </div>
+                <nav class="familiar-actions" aria-label="Conversation">
+                    <button type="button" class="new-conversation" on:click=move |_| session.new_conversation()>"New"</button>
+                    <button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
+                    <button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings)>"Settings"</button>
+                </nav>
             </header>
-            <ol class="conversation" aria-live="polite">
-                {move || {
-                    conversation
-                        .with(|c| {
-                            c.interactions
-                                .iter()
-                                .map(|interaction| view! { <Turn interaction=interaction.clone() /> })
-                                .collect_view()
-                        })
-                }}
-            </ol>
-            <Composer busy=busy on_send=move |text| session.send(text) />
-        </main>
+            <Show when=move || panel.get() == Panel::Conversations>
+                <ConversationList session=session />
+            </Show>
+            <Show when=move || panel.get() == Panel::Settings>
+                <SettingsPanel current=session.settings on_save=move |s| session.apply_settings(s) />
+            </Show>
+            <div class="familiar-body">
+                <main class="familiar">
+                    <Show when=empty>
+                        <div class="empty-state">
+                            <p>"Try one of these:"</p>
+                            <ul class="sample-prompts">
+                                {SAMPLE_PROMPTS.iter().map(|prompt| view! {
+                                    <li><button type="button" class="sample-prompt" on:click=move |_| session.send((*prompt).to_owned())>{*prompt}</button></li>
+                                }).collect_view()}
+                            </ul>
+                        </div>
+                    </Show>
+                    <ol class="conversation" aria-live="polite" aria-label="Conversation">
+                        <For each=move || session.turns.get() key=|turn| turn.id let:turn>
+                            <Turn interaction=turn.interaction />
+                        </For>
+                    </ol>
+                    <Composer
+                        busy=session.busy
+                        on_send=move |text| session.send(text)
+                        on_stop=Callback::new(move |()| session.stop())
+                    />
+                </main>
+                <Inspector state=session.inspector />
+            </div>
+        </div>
+    }
+}
+
+/// Past conversations: open or delete one.
+#[component]
+fn ConversationList(
+    /// The session whose conversations to list.
+    session: Session,
+) -> impl IntoView {
+    view! {
+        <section class="conversations" aria-label="Past conversations">
+            <ul>
+                {move || session.saved.get().into_iter().map(|c| {
+                    let open_id = c.id.clone();
+                    let delete_id = c.id.clone();
+                    let current = session.conversation_id.get() == c.id;
+                    view! {
+                        <li class:current=current>
+                            <button type="button" class="open-conversation" on:click=move |_| session.open(&open_id)>{c.title}</button>
+                            <button type="button" class="delete-conversation" aria-label="Delete" on:click=move |_| session.delete(&delete_id)>"×"</button>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </section>
     }
 }

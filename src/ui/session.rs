@@ -1,90 +1,451 @@
-//! A chat session: the agent's seams, the conversation signal, and sending a message.
+//! A chat session: the agent's parts, the conversation as signals (one per turn, so
+//! a streaming answer re-renders only its own turn), runs in flight, approvals, the
+//! inspector's view of the run, settings and saved conversations. Views read the
+//! signals and call the actions here; nothing else starts or stops runs.
 
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
+use futures::channel::oneshot;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use serde::{Deserialize, Serialize};
 
 use crate::clock::Clock;
-use crate::driver::{Seams, drive};
-use crate::interaction::Conversation;
-use crate::rules::RulesModel;
-use crate::run::{AgentRun, Observation};
+use crate::driver::{Seams, Stop, drive_until};
+use crate::event::Event;
+use crate::interaction::{Conversation, Interaction};
+use crate::llm::Llm;
+use crate::message::ToolCall;
+use crate::run::{AgentRun, Boundaries, ContextMemory, Observation};
+use crate::settings::Settings;
+use crate::store::{Filtered, Select, Store};
 use crate::tool::ToolRegistry;
-use crate::web::{BrowserClock, demo};
+use crate::web::{BrowserClock, demo, load_json, remove, save_json};
 
-struct Agent {
-    llm: RulesModel,
-    tools: ToolRegistry,
-    clock: BrowserClock,
+const SETTINGS_KEY: &str = "familiar.settings";
+const INDEX_KEY: &str = "familiar.conversations";
+const CURRENT_KEY: &str = "familiar.current";
+/// History the model sees, in estimated tokens (the system prompt has its own room).
+const CONTEXT_BUDGET: usize = 3_000;
+
+/// One turn of the conversation and its live record.
+#[derive(Clone, Copy)]
+pub struct TurnHandle {
+    pub id: u64,
+    pub interaction: RwSignal<Interaction>,
 }
 
-/// One conversation with the demo agent.
-#[derive(Clone)]
+/// A saved conversation in the list of past ones.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedConversation {
+    pub id: String,
+    pub title: String,
+    pub updated_ms: i64,
+}
+
+/// What the inspector shows about the latest run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Inspector {
+    pub trigger: String,
+    pub boundaries: Boundaries,
+    pub plan: Vec<String>,
+    pub memory: ContextMemory,
+    pub iterations: u32,
+    pub cap: u32,
+    /// The agent's memories in the world, newest first.
+    pub world: Vec<String>,
+}
+
+/// A call waiting for a person.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pending {
+    pub turn: u64,
+    pub call: ToolCall,
+}
+
+struct Parts {
+    llm: Rc<dyn Llm>,
+    tools: Rc<ToolRegistry>,
+    world: Option<Rc<dyn Store>>,
+}
+
+struct Inner {
+    parts: Parts,
+    conversation: Conversation,
+    paused: Option<(u64, AgentRun)>,
+    stop: Option<oneshot::Sender<()>>,
+    /// Tools a person approved for the rest of the session.
+    always: BTreeSet<String>,
+}
+
+/// The demo's session; cheap to copy into event handlers.
+#[derive(Clone, Copy)]
 pub struct Session {
-    agent: Rc<Agent>,
-    conversation: RwSignal<Conversation>,
-    busy: RwSignal<bool>,
+    inner: StoredValue<Inner, LocalStorage>,
+    pub turns: RwSignal<Vec<TurnHandle>>,
+    pub busy: RwSignal<bool>,
+    pub pending: RwSignal<Option<Pending>>,
+    pub inspector: RwSignal<Inspector>,
+    pub settings: RwSignal<Settings>,
+    pub conversation_id: RwSignal<String>,
+    pub saved: RwSignal<Vec<SavedConversation>>,
+}
+
+fn parts(settings: &Settings) -> Parts {
+    let world = demo::world_for(&settings.backend);
+    Parts {
+        llm: demo::model_for(&settings.model),
+        tools: Rc::new(demo::tools(world.clone())),
+        world,
+    }
+}
+
+fn now_ms() -> i64 {
+    BrowserClock.now().epoch_ms
+}
+
+fn conversation_key(id: &str) -> String {
+    format!("familiar.conversation.{id}")
 }
 
 impl Session {
-    /// The no-server demo: the rules model with the clock and page tools.
-    pub fn demo() -> Self {
-        Self {
-            agent: Rc::new(Agent {
-                llm: demo::rules_model(),
-                tools: demo::tools(),
-                clock: BrowserClock,
+    /// The demo session, restored from local storage: settings, the list of saved
+    /// conversations, and the one open last.
+    pub fn restore() -> Self {
+        let settings: Settings = load_json(SETTINGS_KEY)
+            .filter(|s: &Settings| s.problems().is_empty())
+            .unwrap_or_default();
+        let saved: Vec<SavedConversation> = load_json(INDEX_KEY).unwrap_or_default();
+        let current: Option<String> = load_json(CURRENT_KEY);
+        let (id, conversation) = current
+            .and_then(|id| Some((id.clone(), load_json(&conversation_key(&id))?)))
+            .unwrap_or_else(|| (format!("c{}", now_ms()), Conversation::default()));
+        let session = Self {
+            inner: StoredValue::new_local(Inner {
+                parts: parts(&settings),
+                conversation: Conversation::default(),
+                paused: None,
+                stop: None,
+                always: BTreeSet::new(),
             }),
-            conversation: RwSignal::new(Conversation::default()),
+            turns: RwSignal::new(Vec::new()),
             busy: RwSignal::new(false),
+            pending: RwSignal::new(None),
+            inspector: RwSignal::new(Inspector::default()),
+            settings: RwSignal::new(settings),
+            conversation_id: RwSignal::new(id),
+            saved: RwSignal::new(saved),
+        };
+        session.show(conversation);
+        session.refresh_world();
+        session
+    }
+
+    /// Replaces the conversation on screen with `conversation`.
+    fn show(&self, mut conversation: Conversation) {
+        // A run cut off by a reload cannot go on; its turn says so instead of spinning.
+        for interaction in &mut conversation.interactions {
+            if !interaction.status.is_finished() {
+                interaction.apply(&Event::Done(crate::run::Outcome::Aborted {
+                    reason: "Stopped: the page was closed before the answer.".into(),
+                }));
+            }
         }
-    }
-
-    pub fn conversation(&self) -> ReadSignal<Conversation> {
-        self.conversation.read_only()
-    }
-
-    /// True while a run is in flight.
-    pub fn busy(&self) -> Signal<bool> {
-        self.busy.into()
+        let turns = conversation
+            .interactions
+            .iter()
+            .map(|i| TurnHandle {
+                id: i.id,
+                interaction: RwSignal::new(i.clone()),
+            })
+            .collect();
+        self.inner
+            .update_value(|inner| inner.conversation = conversation);
+        self.turns.set(turns);
     }
 
     /// Starts a run on `text`; ignored while another run is in flight.
     pub fn send(&self, text: String) {
         let text = text.trim().to_owned();
-        if text.is_empty() || self.busy.get_untracked() {
+        if text.is_empty() || self.busy.get_untracked() || self.pending.get_untracked().is_some() {
             return;
         }
+        let settings = self.settings.get_untracked();
+        let Some((id, history, catalogue)) = self.inner.try_update_value(|inner| {
+            let history = inner.conversation.context(CONTEXT_BUDGET);
+            let id = inner.conversation.begin(&text);
+            if let Some(interaction) = inner.conversation.interactions.last_mut() {
+                interaction.started_ms = now_ms();
+            }
+            (id, history, inner.parts.tools.catalogue())
+        }) else {
+            return;
+        };
+        let interaction = self
+            .inner
+            .with_value(|inner| inner.conversation.interactions.last().cloned())
+            .unwrap_or_else(|| Interaction::new(id, &text));
+        self.turns.update(|turns| {
+            turns.push(TurnHandle {
+                id,
+                interaction: RwSignal::new(interaction),
+            });
+        });
+        let run_id = format!("{}-{id}", self.conversation_id.get_untracked());
+        let mut run = AgentRun::new(
+            demo::SYSTEM_PROMPT,
+            history,
+            Observation::chat(text),
+            catalogue,
+        )
+        .with_id(run_id)
+        .with_max_iterations(settings.max_iterations);
+        if settings.reflection {
+            run = run.with_reflection(1);
+        }
+        self.inspector.update(|i| {
+            i.trigger = "chat · message.received".into();
+            i.boundaries = run.observation().boundaries.clone();
+            i.plan.clear();
+            i.memory = ContextMemory::default();
+            i.iterations = 0;
+            i.cap = run.max_iterations();
+        });
+        self.save();
+        self.drive(id, run);
+    }
+
+    /// Drives `run` (for turn `id`) until it ends or pauses for a person.
+    fn drive(&self, id: u64, mut run: AgentRun) {
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        self.inner.update_value(|inner| inner.stop = Some(stop_tx));
         self.busy.set(true);
-        let history = self.conversation.with_untracked(Conversation::history);
-        let id = self
-            .conversation
-            .try_update(|c| c.begin(&text))
-            .unwrap_or_default();
-        let session = self.clone();
+        let session = *self;
         spawn_local(async move {
-            let agent = &session.agent;
-            let observation = Observation::chat(text);
-            let mut run = AgentRun::new(
-                demo::SYSTEM_PROMPT,
-                history,
-                observation,
-                agent.tools.catalogue(),
-            )
-            .with_id(format!("chat-{id}-{}", agent.clock.now().epoch_ms));
+            let Some((llm, tools)) = session
+                .inner
+                .try_with_value(|i| (Rc::clone(&i.parts.llm), Rc::clone(&i.parts.tools)))
+            else {
+                return;
+            };
             let seams = Seams {
-                llm: &agent.llm,
-                tools: &agent.tools,
-                clock: &agent.clock,
+                llm: &*llm,
+                tools: &tools,
+                clock: &BrowserClock,
                 host: None,
             };
-            let conversation = session.conversation;
-            drive(&mut run, &seams, &mut |event| {
-                conversation.update(|c| c.apply(id, &event));
-            })
-            .await;
-            session.busy.set(false);
+            // Only a press of Stop cancels; a sender dropped at the end does not.
+            let cancel = async move {
+                if stop_rx.await.is_err() {
+                    futures::future::pending::<()>().await;
+                }
+            };
+            let stop =
+                drive_until(&mut run, &seams, &mut |e| session.on_event(id, &e), cancel).await;
+            session
+                .inspector
+                .update(|i| i.iterations = run.iterations());
+            session.inner.update_value(|inner| inner.stop = None);
+            match stop {
+                Stop::AwaitingApproval(call) => session.await_approval(id, run, call),
+                Stop::Done(_) => {
+                    session.busy.set(false);
+                    session.refresh_world();
+                }
+            }
+            session.save();
         });
+    }
+
+    fn await_approval(&self, id: u64, mut run: AgentRun, call: ToolCall) {
+        let always = self
+            .inner
+            .with_value(|inner| inner.always.contains(&call.name));
+        if always {
+            run.approve(&call.id);
+            return self.drive(id, run);
+        }
+        self.inner
+            .update_value(|inner| inner.paused = Some((id, run)));
+        self.busy.set(false);
+        self.pending.set(Some(Pending { turn: id, call }));
+    }
+
+    /// A person's answer to the pending call; `always` approves the tool for the rest
+    /// of the session.
+    pub fn decide(&self, approve: bool, always: bool) {
+        let Some(pending) = self.pending.get_untracked() else {
+            return;
+        };
+        let Some((id, mut run)) = self
+            .inner
+            .try_update_value(|inner| inner.paused.take())
+            .flatten()
+        else {
+            return;
+        };
+        self.pending.set(None);
+        if approve {
+            if always {
+                self.inner
+                    .update_value(|inner| _ = inner.always.insert(pending.call.name.clone()));
+            }
+            run.approve(&pending.call.id);
+        } else {
+            run.deny(&pending.call.id, "the user said no");
+        }
+        self.drive(id, run);
+    }
+
+    /// Stops the run in flight (or the one waiting for approval).
+    pub fn stop(&self) {
+        if let Some(Some(stop)) = self.inner.try_update_value(|inner| inner.stop.take()) {
+            let _ = stop.send(());
+        }
+        let paused = self
+            .inner
+            .try_update_value(|inner| inner.paused.take())
+            .flatten();
+        if let Some((id, mut run)) = paused {
+            self.pending.set(None);
+            run.abort("stopped before it finished");
+            for event in run.take_events() {
+                self.on_event(id, &event);
+            }
+            self.save();
+        }
+    }
+
+    /// Asks `input` of turn `id` again.
+    pub fn retry(&self, id: u64) {
+        let input = self.inner.with_value(|inner| {
+            inner
+                .conversation
+                .interactions
+                .iter()
+                .find(|i| i.id == id)
+                .map(|i| i.input.clone())
+        });
+        if let Some(input) = input {
+            self.send(input);
+        }
+    }
+
+    fn on_event(&self, id: u64, event: &Event) {
+        self.inner
+            .update_value(|inner| inner.conversation.apply(id, event));
+        if let Some(turn) = self
+            .turns
+            .with_untracked(|t| t.iter().find(|t| t.id == id).copied())
+        {
+            turn.interaction.update(|i| i.apply(event));
+        }
+        match event {
+            Event::PlanUpdated { plan, memory } => self.inspector.update(|i| {
+                i.plan.clone_from(plan);
+                i.memory = memory.clone();
+            }),
+            Event::StepStarted(crate::run::Purpose::Reason { iteration }) => {
+                self.inspector.update(|i| i.iterations = iteration - 1);
+            }
+            _ => {}
+        }
+    }
+
+    /// Reads the agent's memories from the world for the inspector.
+    fn refresh_world(&self) {
+        let Some(world) = self.inner.with_value(|i| i.parts.world.clone()) else {
+            return;
+        };
+        let inspector = self.inspector;
+        spawn_local(async move {
+            let select = Select::from("memories")
+                .columns("content")
+                .eq("user_id", demo::AGENT_ID)
+                .order("id", false)
+                .limit(20);
+            if let Ok(rows) = world.select(&select).await {
+                let memories = rows
+                    .iter()
+                    .filter_map(|r| r.get("content")?.as_str().map(str::to_owned))
+                    .collect();
+                inspector.update(|i| i.world = memories);
+            }
+        });
+    }
+
+    /// Saves the conversation and the list of conversations.
+    fn save(&self) {
+        let id = self.conversation_id.get_untracked();
+        let title = self.inner.with_value(|inner| {
+            save_json(&conversation_key(&id), &inner.conversation);
+            inner
+                .conversation
+                .interactions
+                .first()
+                .map(|i| i.input.chars().take(60).collect::<String>())
+        });
+        let Some(title) = title else {
+            return;
+        };
+        self.saved.update(|saved| {
+            saved.retain(|c| c.id != id);
+            saved.insert(
+                0,
+                SavedConversation {
+                    id: id.clone(),
+                    title,
+                    updated_ms: now_ms(),
+                },
+            );
+        });
+        save_json(INDEX_KEY, &self.saved.get_untracked());
+        save_json(CURRENT_KEY, &id);
+    }
+
+    /// Opens a new, empty conversation (the current one stays in the list).
+    pub fn new_conversation(&self) {
+        self.stop();
+        let id = format!("c{}", now_ms());
+        self.conversation_id.set(id.clone());
+        save_json(CURRENT_KEY, &id);
+        self.inspector.set(Inspector::default());
+        self.show(Conversation::default());
+        self.refresh_world();
+    }
+
+    /// Opens a saved conversation.
+    pub fn open(&self, id: &str) {
+        self.stop();
+        let Some(conversation) = load_json::<Conversation>(&conversation_key(id)) else {
+            return;
+        };
+        self.conversation_id.set(id.to_owned());
+        save_json(CURRENT_KEY, &id);
+        self.show(conversation);
+    }
+
+    /// Deletes a saved conversation; the open one is replaced by a new one.
+    pub fn delete(&self, id: &str) {
+        remove(&conversation_key(id));
+        self.saved.update(|saved| saved.retain(|c| c.id != id));
+        save_json(INDEX_KEY, &self.saved.get_untracked());
+        if self.conversation_id.get_untracked() == id {
+            self.new_conversation();
+        }
+    }
+
+    /// Applies and saves valid settings; returns the problems otherwise.
+    pub fn apply_settings(&self, settings: Settings) -> Vec<crate::settings::Problem> {
+        let problems = settings.problems();
+        if problems.is_empty() {
+            save_json(SETTINGS_KEY, &settings);
+            self.inner
+                .update_value(|inner| inner.parts = parts(&settings));
+            self.settings.set(settings);
+            self.refresh_world();
+        }
+        problems
     }
 }

@@ -1,27 +1,109 @@
-//! The timeline of an interaction: reason → tool calls → answer.
+//! The timeline of an interaction — observe, reason, plan, tool calls, approvals,
+//! reflection, goal checks, the outcome — folded into one summary line until opened.
 
 use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::interaction::Step;
-use crate::run::{Outcome, Purpose};
+use crate::run::{Outcome, Purpose, Verdict};
 use crate::tool::ToolKind;
 
-/// The steps of one interaction, in order.
+/// The steps of one interaction, in order, under a one-line summary.
 #[component]
 pub fn StepList(
     /// The steps to show.
-    steps: Vec<Step>,
+    #[prop(into)]
+    steps: Signal<Vec<Step>>,
+    /// The run's iteration cap, for the counter.
+    #[prop(optional)]
+    cap: Option<u32>,
 ) -> impl IntoView {
+    let summary = move || steps.with(|s| summary(s, cap));
+    let failed = move || steps.with(|s| s.iter().any(is_failure));
     view! {
-        <ol class="steps" aria-label="Steps">
-            {steps.into_iter().map(step_view).collect_view()}
-        </ol>
+        <details class="steps" class:steps-failed=failed>
+            <summary class="steps-summary">{summary}</summary>
+            <ol class="step-list" aria-label="Steps">
+                {move || steps.get().into_iter().map(step_view).collect_view()}
+            </ol>
+        </details>
+    }
+}
+
+fn is_failure(step: &Step) -> bool {
+    matches!(
+        step,
+        Step::ToolCall {
+            result: Some(Err(_)),
+            ..
+        } | Step::Error { .. }
+    ) || matches!(
+        step,
+        Step::Answer {
+            outcome: Outcome::Failed { .. },
+            ..
+        }
+    )
+}
+
+/// "3 steps · 1 tool call (1 failed) · iteration 2/10 · answered".
+fn summary(steps: &[Step], cap: Option<u32>) -> String {
+    let tools = steps
+        .iter()
+        .filter(|s| matches!(s, Step::ToolCall { .. }))
+        .count();
+    let failed = steps.iter().filter(|s| is_failure(s)).count();
+    let iteration = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Reason {
+                purpose: Purpose::Reason { iteration },
+                ..
+            } => Some(*iteration),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let mut parts = vec![format!("{} steps", steps.len())];
+    if tools > 0 {
+        let s = if tools == 1 { "" } else { "s" };
+        parts.push(format!("{tools} tool call{s}"));
+    }
+    if failed > 0 {
+        parts.push(format!("{failed} failed"));
+    }
+    if iteration > 0 {
+        parts.push(match cap {
+            Some(cap) => format!("iteration {iteration}/{cap}"),
+            None => format!("iteration {iteration}"),
+        });
+    }
+    let state = steps.iter().rev().find_map(|s| match s {
+        Step::Answer { outcome, .. } => Some(outcome_label(outcome)),
+        Step::Approval { .. } => Some("waiting for approval"),
+        _ => None,
+    });
+    parts.push(state.unwrap_or("working").to_owned());
+    parts.join(" · ")
+}
+
+fn outcome_label(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Answered { .. } => "answered",
+        Outcome::GoalComplete { .. } => "goal complete",
+        Outcome::CapReached { .. } => "stopped at the step cap",
+        Outcome::Aborted { .. } => "stopped",
+        Outcome::Failed { .. } => "failed",
     }
 }
 
 fn step_view(step: Step) -> AnyView {
     match step {
+        Step::Observe { trigger } => line(
+            "step-observe",
+            "Observe",
+            format!("{} ({})", trigger.event, trigger.kind),
+        ),
         Step::Reason {
             purpose,
             reasoning,
@@ -48,85 +130,68 @@ fn step_view(step: Step) -> AnyView {
             }
             .into_any()
         }
-        Step::ToolCall {
-            call,
-            kind,
-            result,
-            duration_ms,
-        } => {
-            let kind = match kind {
-                Some(ToolKind::Data) => "data",
-                Some(ToolKind::Action) => "action",
-                None => "unknown",
-            };
-            let (state, output) = match result {
-                None => ("running", String::new()),
-                Some(Ok(value)) => ("ok", pretty(&value)),
-                Some(Err(error)) => ("error", error),
-            };
-            let duration = duration_ms.map(|ms| format!("{ms} ms")).unwrap_or_default();
-            view! {
-                <li class="step step-tool" data-state=state class:step-failed=state == "error">
-                    <span class="step-label">"Tool"</span>
-                    <span class="tool-name">{call.name}</span>
-                    <span class="tool-kind">{kind}</span>
-                    <pre class="tool-args">{pretty_text(&call.arguments)}</pre>
-                    <pre class="tool-result">{output}</pre>
-                    <span class="tool-duration">{duration}</span>
-                </li>
-            }
-            .into_any()
-        }
         Step::Plan { steps, memory } => {
-            let owed: Vec<String> = memory.owed.iter().map(|f| f.note.clone()).collect();
+            let owed: Vec<String> = memory
+                .owed
+                .iter()
+                .map(|f| format!("owed: {}", f.note))
+                .collect();
+            let text = if steps.is_empty() {
+                "no steps left".to_owned()
+            } else {
+                steps.join(" → ")
+            };
             view! {
                 <li class="step step-plan">
                     <span class="step-label">"Plan"</span>
-                    <span class="step-text">{steps.join(" → ")}</span>
+                    <span class="step-text">{text}</span>
                     <span class="step-decision">{owed.join("; ")}</span>
                 </li>
             }
             .into_any()
         }
-        Step::Approval { call } => view! {
-            <li class="step step-approval">
-                <span class="step-label">"Needs approval"</span>
-                <span class="tool-name">{call.name}</span>
-            </li>
+        Step::ToolCall {
+            call,
+            kind,
+            result,
+            duration_ms,
+        } => tool_card(call.name, kind, call.arguments, result, duration_ms),
+        Step::Approval { call } => line("step-approval", "Needs approval", call.name),
+        Step::Reflection { review } => {
+            let verdict = match review.verdict {
+                Verdict::Finished => "finished",
+                Verdict::Revise => "revise",
+                Verdict::MoreActions => "more actions",
+            };
+            view! {
+                <li class="step step-reflection">
+                    <span class="step-label">"Reflection"</span>
+                    <span class="step-verdict">{verdict}</span>
+                    <span class="step-text">{review.feedback}</span>
+                </li>
+            }
+            .into_any()
         }
-        .into_any(),
-        Step::Reflection { review } => view! {
-            <li class="step step-reflection">
-                <span class="step-label">"Reflection"</span>
-                <span class="step-text">{review.feedback}</span>
-            </li>
+        Step::GoalCheck { complete, answer } => {
+            let label = if complete {
+                "Goal complete"
+            } else {
+                "Goal not complete"
+            };
+            line("step-goal", label, answer)
         }
-        .into_any(),
-        Step::GoalCheck { complete, answer } => view! {
-            <li class="step step-goal">
-                <span class="step-label">{if complete { "Goal complete" } else { "Goal not complete" }}</span>
-                <span class="step-text">{answer}</span>
-            </li>
-        }
-        .into_any(),
         Step::Error { message } => view! {
-            <li class="step step-error">
+            <li class="step step-error step-failed">
                 <span class="step-label">"Error"</span>
                 <span class="step-text">{message}</span>
             </li>
         }
         .into_any(),
         Step::Answer { outcome, .. } => {
-            let label = match outcome {
-                Outcome::Answered { .. } => "Answered",
-                Outcome::GoalComplete { .. } => "Goal complete",
-                Outcome::CapReached { .. } => "Answered at the step cap",
-                Outcome::Aborted { .. } => "Stopped",
-                Outcome::Failed { .. } => "Failed",
-            };
+            let failed = matches!(outcome, Outcome::Failed { .. });
             view! {
-                <li class="step step-answer">
-                    <span class="step-label">{label}</span>
+                <li class="step step-answer" class:step-failed=failed>
+                    <span class="step-label">{outcome_label(&outcome)}</span>
                 </li>
             }
             .into_any()
@@ -134,11 +199,53 @@ fn step_view(step: Step) -> AnyView {
     }
 }
 
+fn line(class: &'static str, label: &'static str, text: String) -> AnyView {
+    view! {
+        <li class=format!("step {class}")>
+            <span class="step-label">{label}</span>
+            <span class="step-text">{text}</span>
+        </li>
+    }
+    .into_any()
+}
+
+fn tool_card(
+    name: String,
+    kind: Option<ToolKind>,
+    arguments: String,
+    result: Option<Result<Value, String>>,
+    duration_ms: Option<i64>,
+) -> AnyView {
+    let kind = match kind {
+        Some(ToolKind::Data) => "data",
+        Some(ToolKind::Action) => "action",
+        None => "unknown",
+    };
+    let (state, output) = match result {
+        None => ("running", String::new()),
+        Some(Ok(value)) => ("ok", pretty(&value)),
+        Some(Err(error)) => ("error", error),
+    };
+    let duration = duration_ms.map(|ms| format!("{ms} ms")).unwrap_or_default();
+    view! {
+        <li class="step step-tool" data-state=state class:step-failed=state == "error">
+            <span class="step-label">"Tool"</span>
+            <span class="tool-name">{name}</span>
+            <span class="tool-kind">{kind}</span>
+            <span class="tool-status">{state}</span>
+            <pre class="tool-args">{pretty_text(&arguments)}</pre>
+            <pre class="tool-result">{output}</pre>
+            <span class="tool-duration">{duration}</span>
+        </li>
+    }
+    .into_any()
+}
+
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
 
 /// Model-written argument text, formatted when it is JSON and shown as-is otherwise.
-fn pretty_text(text: &str) -> String {
+pub fn pretty_text(text: &str) -> String {
     serde_json::from_str::<Value>(text).map_or_else(|_| text.to_owned(), |v| pretty(&v))
 }

@@ -3,24 +3,35 @@
 
 use std::rc::Rc;
 
-use super::{BrowserClock, LocalStorage, PageTitle};
+use super::{BrowserClock, Fetch, LocalStorage, PageTitle};
 use crate::ledger::Ledger;
+use crate::llm::Llm;
+use crate::openai::OpenAiClient;
 use crate::rules::RulesModel;
-use crate::store::{LocalStore, Store, StoreError};
-use crate::tool::ToolRegistry;
-use crate::tools::{CurrentTime, Recall, Remember};
+use crate::settings::{Backend, ModelSource};
+use crate::store::{LocalStore, PostgrestStore, Store, StoreError};
+use crate::tool::{Approval, ToolRegistry};
+use crate::tools::{CurrentTime, Forget, Recall, Remember};
 use crate::world;
 
 const RULES: &str = include_str!("../../public/rules/demo.json");
 /// The `localStorage` key of the demo world.
 pub const WORLD_KEY: &str = "familiar.world";
 /// The demo agent's own user in the world (Dotty, the tavern keeper).
-const AGENT_ID: i64 = 1;
+pub const AGENT_ID: i64 = 1;
 
 /// The demo agent's instructions to its model.
 pub const SYSTEM_PROMPT: &str = "You are Familiar, an assistant that lives in the user's \
-    browser tab. Use the tools to read the page and the clock, and to remember and recall \
-    facts; answer briefly.";
+    browser tab. Use the tools to read the page and the clock, and to remember, recall and \
+    forget facts; answer briefly, in markdown when it helps.";
+
+/// Prompts the empty conversation offers.
+pub const SAMPLE_PROMPTS: [&str; 4] = [
+    "What time is it?",
+    "What is this page called?",
+    "Remember that the ale is cold",
+    "What do you remember?",
+];
 
 /// The no-key model of the demo. A broken rules file still yields a model, one that
 /// says what is wrong with the file.
@@ -41,31 +52,81 @@ pub fn world() -> Result<LocalStore, StoreError> {
     Ok(store)
 }
 
-/// The demo's tools: the clock, the page, and memory in the demo world. If the saved
-/// world cannot be read, the memory tools are left out (and the saved world untouched)
-/// rather than overwriting it.
-pub fn tools() -> ToolRegistry {
+/// The demo's tools: the clock, the page, and memory in the world (`forget` asks a
+/// person first). If the saved world cannot be read, the memory tools are left out
+/// (and the saved world untouched) rather than overwriting it.
+pub fn tools(world: Option<Rc<dyn Store>>) -> ToolRegistry {
     let mut tools = ToolRegistry::new();
     tools
         .register(CurrentTime::new(Rc::new(BrowserClock)))
         .register(PageTitle);
-    match world() {
-        Ok(world) => {
-            let world: Rc<dyn Store> = Rc::new(world);
-            tools.with_ledger(Ledger::new(Rc::clone(&world), AGENT_ID.to_string()));
-            tools
-                .register(Remember::new(
-                    world.clone(),
-                    Rc::new(BrowserClock),
-                    AGENT_ID,
-                ))
-                .register(Recall::new(world, AGENT_ID));
-        }
-        Err(error) => {
-            web_sys::console::error_1(
-                &format!("familiar: the demo world is unavailable: {error}").into(),
-            );
-        }
+    if let Some(world) = world {
+        tools.with_ledger(Ledger::new(Rc::clone(&world), AGENT_ID.to_string()));
+        tools
+            .register(Remember::new(
+                Rc::clone(&world),
+                Rc::new(BrowserClock),
+                AGENT_ID,
+            ))
+            .register(Recall::new(Rc::clone(&world), AGENT_ID))
+            .register(Forget::new(world, AGENT_ID))
+            .set_approval("forget", Approval::Ask);
     }
     tools
+}
+
+/// The world the settings name: the page's own, or a Supabase project through its
+/// REST endpoint with the anon key. `None`, with the reason in the console, if the
+/// page's saved world cannot be read.
+pub fn world_for(backend: &Backend) -> Option<Rc<dyn Store>> {
+    match backend {
+        Backend::Local => match world() {
+            Ok(world) => Some(Rc::new(world)),
+            Err(error) => {
+                web_sys::console::error_1(
+                    &format!("familiar: the demo world is unavailable: {error}").into(),
+                );
+                None
+            }
+        },
+        Backend::Supabase { url, anon_key } => {
+            let url = url.trim().trim_end_matches('/');
+            let rest = if url.ends_with("/rest/v1") {
+                url.to_owned()
+            } else {
+                format!("{url}/rest/v1")
+            };
+            let store = PostgrestStore::new(
+                &rest,
+                anon_key.trim(),
+                Rc::new(Fetch),
+                Rc::new(BrowserClock),
+                Box::new(js_sys::Math::random),
+            );
+            Some(Rc::new(store))
+        }
+    }
+}
+
+/// The model the settings name: the rules model, or the proxy (falling back to the
+/// rules model, which then says what is wrong, if the proxy settings are invalid).
+pub fn model_for(source: &ModelSource) -> Rc<dyn Llm> {
+    match source {
+        ModelSource::Rules => Rc::new(rules_model()),
+        ModelSource::Proxy(settings) => {
+            let client = OpenAiClient::new(
+                settings.clone(),
+                Rc::new(Fetch),
+                Rc::new(BrowserClock),
+                Box::new(js_sys::Math::random),
+            );
+            match client {
+                Ok(client) => Rc::new(client),
+                Err(error) => Rc::new(RulesModel {
+                    rules: Vec::new(),
+                    fallback: format!("The model settings cannot work: {error}."),
+                }),
+            }
+        }
+    }
 }

@@ -9,4 +9,11 @@ mod storage;
 pub use clock::BrowserClock;
 pub use fetch::Fetch;
 pub use page_title::PageTitle;
-pub use storage::LocalStorage;
+pub use storage::{LocalStorage, load_json, remove, save_json};
+
+/// Copies text to the clipboard, best effort: the page may not be allowed to.
+pub fn copy_to_clipboard(text: &str) {
+    if let Some(window) = web_sys::window() {
+        let _ = window.navigator().clipboard().write_text(text);
+    }
+}

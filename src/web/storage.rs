@@ -1,6 +1,29 @@
-//! [`Persist`] in the page's `localStorage`, so the local store survives a reload.
+//! The page's `localStorage`: [`Persist`] for the local store, and JSON values (the
+//! settings, the conversations) saved and loaded by key.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::store::Persist;
+
+/// The value saved under `key`, if there is one that reads as a `T`.
+pub fn load_json<T: DeserializeOwned>(key: &str) -> Option<T> {
+    serde_json::from_str(&LocalStorage::new(key).load()?).ok()
+}
+
+/// Saves `value` under `key` (a failure is reported in the console).
+pub fn save_json<T: Serialize>(key: &str, value: &T) {
+    if let Ok(text) = serde_json::to_string(value) {
+        LocalStorage::new(key).save(&text);
+    }
+}
+
+/// Removes `key`.
+pub fn remove(key: &str) {
+    if let Some(storage) = LocalStorage::storage() {
+        let _ = storage.remove_item(key);
+    }
+}
 
 /// One `localStorage` entry.
 #[derive(Debug, Clone)]
