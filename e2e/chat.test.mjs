@@ -45,11 +45,12 @@ test('asking the time shows the answer and the steps under it', async (t) => {
 
   const turn = page.locator('.turn[data-status="completed"]');
   await turn.waitFor({ timeout: 10_000 });
-  const answer = await turn.locator('.message-assistant').innerText();
+  const answer = await turn.locator('.message-assistant .markdown').innerText();
   const year = String(new Date().getFullYear());
   assert.match(answer, /^It's \d\d:\d\d on \w+day, \d{4}-\d\d-\d\d \(UTC[+-]\d\d:\d\d\)\.$/);
   assert.ok(answer.includes(year), answer);
 
+  await turn.locator('.steps-summary').click();
   const steps = turn.locator('.step');
   assert.ok((await steps.count()) >= 2, 'at least two rendered steps');
   assert.equal(await turn.locator('.step-tool .tool-name').innerText(), 'current_time');
@@ -65,7 +66,7 @@ test('the page title question is answered from the document', async (t) => {
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill('What is this page called?');
   await box.press('Enter');
-  const answer = page.locator('.turn[data-status="completed"] .message-assistant');
+  const answer = page.locator('.turn[data-status="completed"] .message-assistant .markdown');
   await answer.waitFor({ timeout: 10_000 });
   assert.equal(await answer.innerText(), `This page is “${await page.title()}”.`);
   assert.deepEqual(problems, []);
@@ -91,17 +92,17 @@ async function ask(page, text, n = 1) {
   await box.press('Enter');
   const turn = page.locator('.turn[data-status="completed"]').nth(n - 1);
   await turn.waitFor({ timeout: 10_000 });
-  return turn.locator('.message-assistant').innerText();
+  return turn.locator('.message-assistant .markdown').innerText();
 }
 
 test('a memory written in the local store survives a reload', async (t) => {
   const { page, problems } = await openDemo(t);
   assert.equal(await ask(page, 'Remember that the ale is cold'), "I'll remember: the ale is cold.");
-  assert.equal(await page.locator('.step-tool .tool-kind').innerText(), 'action');
+  assert.equal(await page.locator('.step-tool .tool-kind').textContent(), 'action');
 
   await page.reload();
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
-  const answer = await ask(page, 'What do you remember?');
+  const answer = await ask(page, 'What do you remember?', 2);
   assert.match(answer, /^I remember 2 thing\(s\): the ale is cold; The player asked about the battle/);
   await page.screenshot({ path: join(artifacts, 'memory-after-reload.png'), fullPage: true });
   assert.deepEqual(problems, []);

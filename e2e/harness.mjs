@@ -18,9 +18,46 @@ const types = {
   '.json': 'application/json',
 };
 
-/** Serves `dist/` on 127.0.0.1 at a free port; resolves to { url, close }. */
+/**
+ * A slow OpenAI-compatible model on the same origin, for runs that must still be
+ * going when a test acts: it streams one word every 200 ms for about 20 s. `stats`
+ * counts the requests and those the client gave up on before the end.
+ */
+function slowModel(req, res, stats) {
+  stats.requests += 1;
+  let finished = false;
+  req.on('close', () => {
+    if (!finished) stats.aborted += 1;
+  });
+  req.resume();
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+  const chunk = (delta, finish = null) =>
+    `data: ${JSON.stringify({ id: 'slow', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  res.write(chunk({ role: 'assistant', content: '' }));
+  let n = 0;
+  const timer = setInterval(() => {
+    n += 1;
+    if (n > 100 || res.destroyed) {
+      clearInterval(timer);
+      if (!res.destroyed) {
+        finished = true;
+        res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
+      }
+      return;
+    }
+    res.write(chunk({ content: `word${n} ` }));
+  }, 200);
+}
+
+/** Serves `dist/` (and a slow model at /v1) on 127.0.0.1 at a free port; resolves to
+ * { url, close, stats }. */
 export async function serveDist() {
+  const stats = { requests: 0, aborted: 0 };
   const server = createServer(async (req, res) => {
+    if (req.method === 'POST' && req.url.startsWith('/v1/chat/completions')) {
+      slowModel(req, res, stats);
+      return;
+    }
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
     const file = join(dist, path.endsWith('/') ? `${path}index.html` : path);
     if (!file.startsWith(dist)) {
@@ -37,7 +74,14 @@ export async function serveDist() {
   });
   await new Promise((ok, fail) => server.once('error', fail).listen(0, '127.0.0.1', ok));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((ok) => server.close(ok)) };
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    stats,
+    close: () => new Promise((ok) => {
+      server.closeAllConnections();
+      server.close(ok);
+    }),
+  };
 }
 
 /** Headless Debian Chromium with the flags this sandboxed, offline machine needs. */

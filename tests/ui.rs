@@ -1,7 +1,12 @@
 //! The Leptos interface, mounted in headless Chromium and driven like a user would.
 #![cfg(target_arch = "wasm32")]
 // clippy does not see `#[wasm_bindgen_test]` functions as tests.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use familiar::interaction::Step;
 use familiar::message::ToolCall;
@@ -397,14 +402,14 @@ const XSS: &[&str] = &[
 ];
 
 fn allowed(tag: &str, attribute: &str) -> bool {
-    match (tag, attribute) {
-        (_, "class") => true,
-        ("a", "href" | "target" | "rel") => true,
-        ("ol", "start") => true,
-        ("button", "type") => true,
-        ("img", "src" | "alt" | "loading" | "referrerpolicy") => true,
-        _ => false,
-    }
+    matches!(
+        (tag, attribute),
+        (_, "class")
+            | ("a", "href" | "target" | "rel")
+            | ("ol", "start")
+            | ("button", "type")
+            | ("img", "src" | "alt" | "loading" | "referrerpolicy")
+    )
 }
 
 const TAGS: &[&str] = &[

@@ -71,6 +71,9 @@ struct Parts {
 }
 
 struct Inner {
+    /// The app's reactive owner: turn signals are created under it, not under the
+    /// button that happened to start them (which may be gone a moment later).
+    owner: Owner,
     parts: Parts,
     conversation: Conversation,
     paused: Option<(u64, AgentRun)>,
@@ -123,6 +126,7 @@ impl Session {
             .unwrap_or_else(|| (format!("c{}", now_ms()), Conversation::default()));
         let session = Self {
             inner: StoredValue::new_local(Inner {
+                owner: Owner::current().unwrap_or_default(),
                 parts: parts(&settings),
                 conversation: Conversation::default(),
                 paused: None,
@@ -142,6 +146,12 @@ impl Session {
         session
     }
 
+    fn owner(&self) -> Owner {
+        self.inner
+            .try_with_value(|i| i.owner.clone())
+            .unwrap_or_default()
+    }
+
     /// Replaces the conversation on screen with `conversation`.
     fn show(&self, mut conversation: Conversation) {
         // A run cut off by a reload cannot go on; its turn says so instead of spinning.
@@ -152,14 +162,17 @@ impl Session {
                 }));
             }
         }
-        let turns = conversation
-            .interactions
-            .iter()
-            .map(|i| TurnHandle {
-                id: i.id,
-                interaction: RwSignal::new(i.clone()),
-            })
-            .collect();
+        let owner = self.owner();
+        let turns = owner.with(|| {
+            conversation
+                .interactions
+                .iter()
+                .map(|i| TurnHandle {
+                    id: i.id,
+                    interaction: RwSignal::new(i.clone()),
+                })
+                .collect()
+        });
         self.inner
             .update_value(|inner| inner.conversation = conversation);
         self.turns.set(turns);
@@ -186,12 +199,9 @@ impl Session {
             .inner
             .with_value(|inner| inner.conversation.interactions.last().cloned())
             .unwrap_or_else(|| Interaction::new(id, &text));
-        self.turns.update(|turns| {
-            turns.push(TurnHandle {
-                id,
-                interaction: RwSignal::new(interaction),
-            });
-        });
+        let interaction = self.owner().with(|| RwSignal::new(interaction));
+        self.turns
+            .update(|turns| turns.push(TurnHandle { id, interaction }));
         let run_id = format!("{}-{id}", self.conversation_id.get_untracked());
         let mut run = AgentRun::new(
             demo::SYSTEM_PROMPT,

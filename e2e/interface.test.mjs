@@ -1,0 +1,148 @@
+// The interface end to end, on the release build in headless Chromium: a whole
+// conversation with an approval, Stop during a streaming run, a reload that restores
+// the conversation, persisted settings, and screenshots in both themes.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { artifacts, launchChromium, serveDist } from './harness.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await serveDist();
+  browser = await launchChromium();
+  await mkdir(artifacts, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(t, viewport = { width: 1280, height: 900 }, colorScheme = 'light') {
+  const context = await browser.newContext({ viewport, colorScheme });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => {
+    if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) {
+      problems.push(`request off the page's origin: ${r.url()}`);
+    }
+  });
+  await page.goto(server.url);
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  return { page, problems };
+}
+
+async function send(page, text) {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+/** The answer of the `n`th turn (from 1) once it is finished. */
+async function answer(page, n) {
+  const turn = page.locator('.turn').nth(n - 1);
+  await page.locator('.turn[data-status="completed"]').nth(n - 1).waitFor({ timeout: 10_000 });
+  return turn.locator('.message-assistant .markdown').innerText();
+}
+
+test('a conversation with a multi-step run, an approval, and a reload that restores it', async (t) => {
+  const { page, problems } = await open(t);
+  await page.locator('.sample-prompt', { hasText: 'Remember that the ale is cold' }).click();
+  assert.equal(await answer(page, 1), "I'll remember: the ale is cold.");
+  await send(page, 'Forget about the ale');
+  const card = page.locator('.approval');
+  await card.waitFor();
+  assert.match(await card.innerText(), /forget/);
+  assert.equal(await page.locator('.composer-send').count(), 1, 'the composer is free while waiting');
+  await card.locator('.approve').click();
+  assert.match(await answer(page, 2), /^Forgotten \(1\): the ale is cold/);
+  const second = page.locator('.turn').nth(1);
+  await second.locator('.steps-summary').click();
+  const kinds = await second.locator('.step').evaluateAll((steps) => steps.map((s) => s.className));
+  const order = kinds.map((c) => c.replace('step ', '').split(' ')[0]);
+  assert.deepEqual(order.slice(0, 4), ['step-observe', 'step-reason', 'step-approval', 'step-tool']);
+  assert.match(await second.locator('.steps-summary').innerText(), /^6 steps · 1 tool call · iteration 2\/10 · answered$/);
+  assert.match(await page.locator('.inspector-world').innerText(), /The player asked about the battle/);
+
+  await page.reload();
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  assert.equal(await page.locator('.turn').count(), 2, 'the conversation is restored');
+  assert.equal(await answer(page, 1), "I'll remember: the ale is cold.");
+  await page.getByRole('button', { name: 'History' }).click();
+  assert.match(await page.locator('.conversations').innerText(), /Remember that the ale is cold/);
+  await page.getByRole('button', { name: 'New' }).click();
+  assert.equal(await page.locator('.turn').count(), 0);
+  await page.locator('.open-conversation').first().click();
+  assert.equal(await page.locator('.turn').count(), 2, 'the old conversation opens again');
+  assert.deepEqual(problems, []);
+});
+
+test('settings persist, and Stop ends a streaming run within a frame', async (t) => {
+  const { page, problems } = await open(t);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.locator('.use-proxy').check();
+  await page.locator('.proxy-url').fill(`${server.url}v1`);
+  await page.locator('.proxy-model').fill('slow');
+  await page.locator('.step-cap').fill('4');
+  await page.locator('.settings-save').click();
+  await page.locator('.settings-saved', { hasText: 'Saved.' }).waitFor();
+
+  await page.reload();
+  await page.getByRole('button', { name: 'Settings' }).click();
+  assert.equal(await page.locator('.proxy-model').inputValue(), 'slow');
+  assert.equal(await page.locator('.step-cap').inputValue(), '4');
+  assert.match(await page.locator('.familiar-tagline').innerText(), /model proxy/);
+
+  const before = server.stats.aborted;
+  await send(page, 'Tell me a long story');
+  const text = page.locator('.turn .message-assistant .markdown');
+  await page.waitForFunction(() => (document.querySelector('.turn .markdown')?.textContent ?? '').includes('word3'));
+  const early = await text.innerText();
+  await page.waitForFunction((n) => document.querySelector('.turn .markdown').textContent.length > n, early.length);
+  // Count animation frames from the click to the turn showing it stopped.
+  const frames = await page.evaluate(() => new Promise((done) => {
+    let count = 0;
+    const tick = () => {
+      if (document.querySelector('.turn[data-status="aborted"]')) {
+        done(count);
+      } else {
+        count += 1;
+        requestAnimationFrame(tick);
+      }
+    };
+    document.querySelector('.composer-stop').click();
+    requestAnimationFrame(tick);
+  }));
+  assert.ok(frames <= 1, `stopped after ${frames} frames`);
+  await page.locator('.composer-send').waitFor();
+  await page.waitForFunction(() => true);
+  for (let i = 0; i < 50 && server.stats.aborted === before; i += 1) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(server.stats.aborted, before + 1, 'the request was cancelled');
+  assert.match(await page.locator('.turn .steps-summary').innerText(), /stopped/);
+  assert.deepEqual(problems, []);
+});
+
+for (const scheme of ['light', 'dark']) {
+  test(`the ${scheme} theme at 1440 px and 360 px`, async (t) => {
+    const { page, problems } = await open(t, { width: 1440, height: 900 }, scheme);
+    await send(page, 'What time is it? **bold** and `code`');
+    await answer(page, 1);
+    await page.locator('.turn .steps-summary').click();
+    await page.screenshot({ path: join(artifacts, `theme-${scheme}-1440.png`), fullPage: true });
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    assert.equal(background, scheme === 'dark' ? 'rgb(21, 21, 26)' : 'rgb(247, 247, 248)');
+    await page.setViewportSize({ width: 360, height: 740 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `horizontal overflow of ${overflow}px`);
+    await page.screenshot({ path: join(artifacts, `theme-${scheme}-360.png`), fullPage: true });
+    assert.deepEqual(problems, []);
+  });
+}
