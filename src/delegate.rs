@@ -78,6 +78,20 @@ impl Delegate {
         self
     }
 
+    /// Every route a person can type, with what it reaches: `/command`s, then
+    /// `@agent`s.
+    pub fn routes(&self) -> Vec<(String, String)> {
+        let commands = self.commands.iter().filter_map(|(command, agent)| {
+            let agent = self.agent(agent)?;
+            Some((format!("/{command}"), agent.description.clone()))
+        });
+        let agents = self
+            .agents
+            .iter()
+            .map(|a| (format!("@{}", a.name), a.description.clone()));
+        commands.chain(agents).collect()
+    }
+
     fn agent(&self, name: &str) -> Option<Rc<Agent>> {
         self.agents.iter().find(|a| a.name == name).cloned()
     }
@@ -88,6 +102,10 @@ impl Delegate {
         match route(input) {
             Route::Command { command, rest } => {
                 match self.commands.get(command).and_then(|a| self.agent(a)) {
+                    // A bare `/command` asks the agent for the command itself.
+                    Some(agent) if rest.is_empty() => {
+                        (agent, command.to_owned(), Routed::Command(command.into()))
+                    }
                     Some(agent) => (agent, rest.to_owned(), Routed::Command(command.into())),
                     None => self.chit_chat(input),
                 }

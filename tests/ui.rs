@@ -471,3 +471,50 @@ async fn hostile_markdown_yields_only_the_renderers_own_elements_and_attributes(
     }
     assert_eq!(scripts(), scripts_before, "no script element was added");
 }
+
+#[wasm_bindgen_test]
+async fn slash_and_at_offer_the_delegates_routes_and_route_the_message() {
+    let root = fresh_app();
+    let textarea: HtmlTextAreaElement = root
+        .query_selector("textarea")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    textarea.set_value("/ti");
+    textarea
+        .dispatch_event(&web_sys::Event::new("input").unwrap())
+        .unwrap();
+    leptos::task::tick().await;
+    let offered = root.query_selector_all(".completion-insert").unwrap();
+    let offered: Vec<String> = (0..offered.length())
+        .map(|i| offered.item(i).unwrap().text_content().unwrap())
+        .collect();
+    assert_eq!(offered, ["/time", "/title"]);
+    click(&root, ".completion");
+    assert_eq!(textarea.value(), "/time ");
+    press(&root, "/time", false);
+    until("the clock's answer", || {
+        count(&root, ".turn[data-status=completed]") == 1
+    })
+    .await;
+    assert!(text_of(&root, ".message-assistant .markdown").starts_with("It's "));
+    press(&root, "@scribe", false);
+    until("the switch", || {
+        count(&root, ".turn[data-status=completed]") == 2
+    })
+    .await;
+    let answers = root
+        .query_selector_all(".message-assistant .markdown")
+        .unwrap();
+    assert_eq!(
+        answers.item(1).unwrap().text_content().unwrap(),
+        "You are now talking to @scribe."
+    );
+    // Plain text now goes to the scribe, which has no clock: no tool, its fallback.
+    press(&root, "What time is it?", false);
+    until("the scribe's answer", || {
+        count(&root, ".turn[data-status=completed]") == 3
+    })
+    .await;
+    assert_eq!(count(&root, ".turn:nth-child(3) .step-tool"), 0);
+}

@@ -92,6 +92,7 @@ pub fn App() -> impl IntoView {
                         busy=session.busy
                         on_send=move |text| session.send(text)
                         on_stop=Callback::new(move |()| session.stop())
+                        completions=session.completions()
                     />
                 </main>
                 <Inspector state=session.inspector />

@@ -11,16 +11,16 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
+use crate::agent::Agent;
 use crate::clock::Clock;
+use crate::delegate::Delegate;
 use crate::driver::{Seams, Stop, drive_until};
 use crate::event::Event;
 use crate::interaction::{Conversation, Interaction};
-use crate::llm::Llm;
 use crate::message::ToolCall;
 use crate::run::{AgentRun, Boundaries, ContextMemory, Observation};
 use crate::settings::Settings;
 use crate::store::{Filtered, Select, Store};
-use crate::tool::ToolRegistry;
 use crate::web::{BrowserClock, demo, load_json, remove, save_json};
 
 const SETTINGS_KEY: &str = "familiar.settings";
@@ -65,8 +65,7 @@ pub struct Pending {
 }
 
 struct Parts {
-    llm: Rc<dyn Llm>,
-    tools: Rc<ToolRegistry>,
+    delegate: Delegate,
     world: Option<Rc<dyn Store>>,
 }
 
@@ -76,7 +75,7 @@ struct Inner {
     owner: Owner,
     parts: Parts,
     conversation: Conversation,
-    paused: Option<(u64, AgentRun)>,
+    paused: Option<(u64, AgentRun, Rc<Agent>)>,
     stop: Option<oneshot::Sender<()>>,
     /// Tools a person approved for the rest of the session.
     always: BTreeSet<String>,
@@ -98,8 +97,7 @@ pub struct Session {
 fn parts(settings: &Settings) -> Parts {
     let world = demo::world_for(&settings.backend);
     Parts {
-        llm: demo::model_for(&settings.model),
-        tools: Rc::new(demo::tools(world.clone())),
+        delegate: demo::delegate(demo::model_for(&settings.model), world.clone()),
         world,
     }
 }
@@ -185,13 +183,14 @@ impl Session {
             return;
         }
         let settings = self.settings.get_untracked();
-        let Some((id, history, catalogue)) = self.inner.try_update_value(|inner| {
+        let Some((id, history, agent, request)) = self.inner.try_update_value(|inner| {
             let history = inner.conversation.context(CONTEXT_BUDGET);
+            let (agent, request, _) = inner.parts.delegate.resolve(&text);
             let id = inner.conversation.begin(&text);
             if let Some(interaction) = inner.conversation.interactions.last_mut() {
                 interaction.started_ms = now_ms();
             }
-            (id, history, inner.parts.tools.catalogue())
+            (id, history, agent, request)
         }) else {
             return;
         };
@@ -202,12 +201,20 @@ impl Session {
         let interaction = self.owner().with(|| RwSignal::new(interaction));
         self.turns
             .update(|turns| turns.push(TurnHandle { id, interaction }));
+        if request.is_empty() {
+            // `@agent` alone: switched, nothing to ask.
+            let outcome = crate::run::Outcome::Answered {
+                text: format!("You are now talking to @{}.", agent.name),
+            };
+            self.on_event(id, &Event::Done(outcome));
+            return self.save();
+        }
         let run_id = format!("{}-{id}", self.conversation_id.get_untracked());
         let mut run = AgentRun::new(
-            demo::SYSTEM_PROMPT,
+            agent.system.clone(),
             history,
-            Observation::chat(text),
-            catalogue,
+            Observation::chat(request),
+            agent.tools.catalogue(),
         )
         .with_id(run_id)
         .with_max_iterations(settings.max_iterations);
@@ -223,25 +230,35 @@ impl Session {
             i.cap = run.max_iterations();
         });
         self.save();
-        self.drive(id, run);
+        self.drive(id, run, agent);
     }
 
-    /// Drives `run` (for turn `id`) until it ends or pauses for a person.
-    fn drive(&self, id: u64, mut run: AgentRun) {
+    /// The `/command`s and `@agent`s the composer offers.
+    pub fn completions(&self) -> Vec<super::Completion> {
+        self.inner.with_value(|inner| {
+            inner
+                .parts
+                .delegate
+                .routes()
+                .into_iter()
+                .map(|(insert, description)| super::Completion {
+                    insert,
+                    description,
+                })
+                .collect()
+        })
+    }
+
+    /// Drives `run` (for turn `id`) with `agent` until it ends or pauses for a person.
+    fn drive(&self, id: u64, mut run: AgentRun, agent: Rc<Agent>) {
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         self.inner.update_value(|inner| inner.stop = Some(stop_tx));
         self.busy.set(true);
         let session = *self;
         spawn_local(async move {
-            let Some((llm, tools)) = session
-                .inner
-                .try_with_value(|i| (Rc::clone(&i.parts.llm), Rc::clone(&i.parts.tools)))
-            else {
-                return;
-            };
             let seams = Seams {
-                llm: &*llm,
-                tools: &tools,
+                llm: &*agent.llm,
+                tools: &agent.tools,
                 clock: &BrowserClock,
                 host: None,
             };
@@ -258,7 +275,7 @@ impl Session {
                 .update(|i| i.iterations = run.iterations());
             session.inner.update_value(|inner| inner.stop = None);
             match stop {
-                Stop::AwaitingApproval(call) => session.await_approval(id, run, call),
+                Stop::AwaitingApproval(call) => session.await_approval(id, run, agent, call),
                 Stop::Done(_) => {
                     session.busy.set(false);
                     session.refresh_world();
@@ -268,16 +285,16 @@ impl Session {
         });
     }
 
-    fn await_approval(&self, id: u64, mut run: AgentRun, call: ToolCall) {
+    fn await_approval(&self, id: u64, mut run: AgentRun, agent: Rc<Agent>, call: ToolCall) {
         let always = self
             .inner
             .with_value(|inner| inner.always.contains(&call.name));
         if always {
             run.approve(&call.id);
-            return self.drive(id, run);
+            return self.drive(id, run, agent);
         }
         self.inner
-            .update_value(|inner| inner.paused = Some((id, run)));
+            .update_value(|inner| inner.paused = Some((id, run, agent)));
         self.busy.set(false);
         self.pending.set(Some(Pending { turn: id, call }));
     }
@@ -288,7 +305,7 @@ impl Session {
         let Some(pending) = self.pending.get_untracked() else {
             return;
         };
-        let Some((id, mut run)) = self
+        let Some((id, mut run, agent)) = self
             .inner
             .try_update_value(|inner| inner.paused.take())
             .flatten()
@@ -305,7 +322,7 @@ impl Session {
         } else {
             run.deny(&pending.call.id, "the user said no");
         }
-        self.drive(id, run);
+        self.drive(id, run, agent);
     }
 
     /// Stops the run in flight (or the one waiting for approval).
@@ -317,7 +334,7 @@ impl Session {
             .inner
             .try_update_value(|inner| inner.paused.take())
             .flatten();
-        if let Some((id, mut run)) = paused {
+        if let Some((id, mut run, _)) = paused {
             self.pending.set(None);
             run.abort("stopped before it finished");
             for event in run.take_events() {

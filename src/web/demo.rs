@@ -4,6 +4,8 @@
 use std::rc::Rc;
 
 use super::{BrowserClock, Fetch, LocalStorage, PageTitle};
+use crate::agent::Agent;
+use crate::delegate::Delegate;
 use crate::ledger::Ledger;
 use crate::llm::Llm;
 use crate::openai::OpenAiClient;
@@ -129,4 +131,65 @@ pub fn model_for(source: &ModelSource) -> Rc<dyn Llm> {
             }
         }
     }
+}
+
+/// The demo's agents behind one router: Familiar answers by default; `@scribe` keeps
+/// notes, `@clock` tells the time and `@page` reads the page; `/time`, `/title`,
+/// `/recall` and `/note` reach them directly.
+pub fn delegate(llm: Rc<dyn Llm>, world: Option<Rc<dyn Store>>) -> Delegate {
+    let agent = |name: &str, description: &str, system: &str, tools: ToolRegistry| {
+        Rc::new(Agent::new(
+            name,
+            description,
+            system,
+            Rc::clone(&llm),
+            Rc::new(tools),
+        ))
+    };
+    let mut clock = ToolRegistry::new();
+    clock.register(CurrentTime::new(Rc::new(BrowserClock)));
+    let mut page = ToolRegistry::new();
+    page.register(PageTitle);
+    let mut scribe = ToolRegistry::new();
+    if let Some(world) = &world {
+        scribe.with_ledger(Ledger::new(Rc::clone(world), AGENT_ID.to_string()));
+        scribe
+            .register(Remember::new(
+                Rc::clone(world),
+                Rc::new(BrowserClock),
+                AGENT_ID,
+            ))
+            .register(Recall::new(Rc::clone(world), AGENT_ID))
+            .register(Forget::new(Rc::clone(world), AGENT_ID))
+            .set_approval("forget", Approval::Ask);
+    }
+    let familiar = agent(
+        "familiar",
+        "Answers anything it can",
+        SYSTEM_PROMPT,
+        tools(world),
+    );
+    Delegate::new(familiar)
+        .with_agent(agent(
+            "scribe",
+            "Keeps, recalls and forgets notes",
+            "You keep the user's notes.",
+            scribe,
+        ))
+        .with_agent(agent(
+            "clock",
+            "Tells the time",
+            "You tell the time.",
+            clock,
+        ))
+        .with_agent(agent(
+            "page",
+            "Reads this page",
+            "You read the page the user is on.",
+            page,
+        ))
+        .with_command("time", "clock")
+        .with_command("title", "page")
+        .with_command("recall", "scribe")
+        .with_command("note", "scribe")
 }
