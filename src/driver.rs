@@ -202,13 +202,14 @@ mod tests {
             .steps
             .iter()
             .map(|s| match s {
+                Step::Observe { .. } => "observe",
                 Step::Reason { .. } => "reason",
                 Step::ToolCall { .. } => "tool",
                 Step::Answer { .. } => "answer",
                 _ => "other",
             })
             .collect();
-        assert_eq!(kinds, ["reason", "tool", "reason", "answer"]);
+        assert_eq!(kinds, ["observe", "reason", "tool", "reason", "answer"]);
         assert!(matches!(events.first(), Some(Event::Started { .. })));
         assert_eq!(events.last(), Some(&Event::Done(outcome)));
     }
