@@ -28,6 +28,7 @@ pub mod store;
 pub mod supervisor;
 pub mod tool;
 pub mod tools;
+pub mod workflow;
 pub mod world;
 
 #[cfg(target_arch = "wasm32")]

@@ -1,0 +1,455 @@
+//! A character file: identity and declarative workflows (seed 002), read with serde
+//! and then checked as a whole. Every problem is reported with its JSON path — a
+//! `next_state` naming no state, a pattern that does not compile or is too large, a
+//! `{context.field}` placeholder naming no field — so an author can fix the file in
+//! one pass. Patterns compile with size and nesting limits (and `regex-lite` matches
+//! in linear time), so a hostile file cannot stall the page.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use regex_lite::{Regex, RegexBuilder};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// Longest pattern source accepted, in bytes.
+const MAX_PATTERN_LEN: usize = 1_000;
+/// Compiled size limit of one pattern, in bytes.
+const MAX_PATTERN_SIZE: usize = 64 * 1024;
+const MAX_NESTING: u32 = 32;
+/// The next state that completes a transaction.
+pub const COMPLETED: &str = "completed";
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CharacterFile {
+    pub identity: Identity,
+    #[serde(default)]
+    pub workflows: BTreeMap<String, WorkflowDef>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Identity {
+    pub name: String,
+    #[serde(default)]
+    pub occupation: String,
+    #[serde(default)]
+    pub personality: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowDef {
+    #[serde(default)]
+    pub enabled: bool,
+    /// Defaults to the workflow's name.
+    #[serde(default)]
+    pub transaction_type: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub states: Vec<StateDef>,
+    #[serde(default)]
+    pub cancellation: Option<CancellationDef>,
+    #[serde(default)]
+    pub timeout: Option<TimeoutDef>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateDef {
+    pub name: String,
+    #[serde(default)]
+    pub triggers: TriggersDef,
+    #[serde(default)]
+    pub actions: ActionsDef,
+    #[serde(default)]
+    pub next_state: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TriggersDef {
+    /// Regexes (case-insensitive); named groups become context fields.
+    #[serde(default)]
+    pub intent_patterns: Vec<String>,
+    /// Words that suggest the intent: alone, they only make the match uncertain.
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    /// When only keywords match, ask the model.
+    #[serde(default)]
+    pub llm_classification: bool,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionsDef {
+    #[serde(default)]
+    pub create_transaction: Option<CreateDef>,
+    #[serde(default)]
+    pub update_transaction: Option<UpdateDef>,
+    #[serde(default)]
+    pub complete_transaction: Option<UpdateDef>,
+    #[serde(default)]
+    pub prompt_injection: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateDef {
+    #[serde(default)]
+    pub context_fields: Vec<String>,
+    /// Prices by the (lower-cased) value of the price field.
+    #[serde(default)]
+    pub price_lookup: BTreeMap<String, Value>,
+    /// The field the price is looked up by; the first named group by default.
+    #[serde(default)]
+    pub price_field: Option<String>,
+    /// The price of anything the lookup lacks.
+    #[serde(default = "default_price")]
+    pub default_price: Value,
+}
+
+fn default_price() -> Value {
+    Value::from(5)
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateDef {
+    #[serde(default)]
+    pub context_updates: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CancellationDef {
+    pub triggers: TriggersDef,
+    #[serde(default)]
+    pub prompt_injection: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeoutDef {
+    pub duration_minutes: u32,
+    /// What happens at the timeout; `auto_cancel` (the only one) expires it.
+    #[serde(default = "auto_cancel")]
+    pub action: String,
+    #[serde(default)]
+    pub prompt_injection: Option<String>,
+}
+
+fn auto_cancel() -> String {
+    "auto_cancel".into()
+}
+
+/// One problem in a character file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct LoadError {
+    /// Where, e.g. `workflows.drink_order.states[1].next_state`.
+    pub path: String,
+    pub message: String,
+}
+
+/// Compiled triggers.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    pub patterns: Vec<Regex>,
+    /// Lower-cased.
+    pub keywords: Vec<String>,
+    pub llm: bool,
+}
+
+/// What a state does when its triggers match.
+#[derive(Debug, Clone)]
+pub enum Action {
+    Create(CreateDef),
+    Update(Map<String, Value>),
+    Complete(Map<String, Value>),
+    None,
+}
+
+#[derive(Debug, Clone)]
+pub struct State {
+    pub name: String,
+    pub matcher: Matcher,
+    pub action: Action,
+    pub injection: Option<String>,
+    /// The state the transaction moves to; [`COMPLETED`] ends it.
+    pub next: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Workflow {
+    pub name: String,
+    pub transaction_type: String,
+    pub description: String,
+    pub states: Vec<State>,
+    pub cancellation: Option<(Matcher, Option<String>)>,
+    pub timeout: Option<(u32, Option<String>)>,
+}
+
+/// A loaded character: its identity and its enabled workflows, compiled.
+#[derive(Debug, Clone)]
+pub struct Character {
+    pub identity: Identity,
+    pub workflows: Vec<Workflow>,
+}
+
+impl Character {
+    /// Reads and checks a character file; every problem comes back at once.
+    pub fn from_json(text: &str) -> Result<Self, Vec<LoadError>> {
+        let file: CharacterFile = serde_json::from_str(text).map_err(|e| {
+            vec![LoadError {
+                path: "$".into(),
+                message: e.to_string(),
+            }]
+        })?;
+        let mut errors = Vec::new();
+        let mut workflows = Vec::new();
+        for (name, def) in &file.workflows {
+            let path = format!("workflows.{name}");
+            if let Some(workflow) = compile_workflow(name, def, &path, &mut errors)
+                && def.enabled
+            {
+                workflows.push(workflow);
+            }
+        }
+        if errors.is_empty() {
+            Ok(Self {
+                identity: file.identity,
+                workflows,
+            })
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+fn compile_workflow(
+    name: &str,
+    def: &WorkflowDef,
+    path: &str,
+    errors: &mut Vec<LoadError>,
+) -> Option<Workflow> {
+    let before = errors.len();
+    if def.enabled && def.states.is_empty() {
+        errors.push(error(
+            format!("{path}.states"),
+            "an enabled workflow needs states",
+        ));
+    }
+    let names: BTreeSet<&str> = def.states.iter().map(|s| s.name.as_str()).collect();
+    let mut states = Vec::new();
+    let mut fields = BTreeSet::from(["price".to_owned()]);
+    for (i, state) in def.states.iter().enumerate() {
+        let at = format!("{path}.states[{i}]");
+        let matcher = compile_triggers(&state.triggers, &format!("{at}.triggers"), errors);
+        fields.extend(matcher.patterns.iter().flat_map(|p| {
+            p.capture_names()
+                .flatten()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        }));
+        let actions = &state.actions;
+        let action = match (
+            &actions.create_transaction,
+            &actions.update_transaction,
+            &actions.complete_transaction,
+        ) {
+            (Some(create), None, None) => {
+                fields.extend(create.context_fields.iter().cloned());
+                Action::Create(create.clone())
+            }
+            (None, Some(update), None) => {
+                fields.extend(update.context_updates.keys().cloned());
+                Action::Update(update.context_updates.clone())
+            }
+            (None, None, Some(complete)) => {
+                fields.extend(complete.context_updates.keys().cloned());
+                Action::Complete(complete.context_updates.clone())
+            }
+            (None, None, None) => Action::None,
+            _ => {
+                errors.push(error(
+                    format!("{at}.actions"),
+                    "a state takes one transaction action",
+                ));
+                Action::None
+            }
+        };
+        if i == 0 && !matches!(action, Action::Create(_)) && def.enabled {
+            errors.push(error(
+                format!("{at}.actions"),
+                "the first state must create the transaction (create_transaction)",
+            ));
+        }
+        let next = match &state.next_state {
+            Some(next) if next == COMPLETED || names.contains(next.as_str()) => next.clone(),
+            Some(next) => {
+                errors.push(error(
+                    format!("{at}.next_state"),
+                    &format!(
+                        "there is no state `{next}` (states: {})",
+                        names.iter().copied().collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+                next.clone()
+            }
+            None => COMPLETED.to_owned(),
+        };
+        states.push(State {
+            name: state.name.clone(),
+            matcher,
+            action,
+            injection: actions.prompt_injection.clone(),
+            next,
+        });
+    }
+    let cancellation = def.cancellation.as_ref().map(|c| {
+        let matcher = compile_triggers(
+            &c.triggers,
+            &format!("{path}.cancellation.triggers"),
+            errors,
+        );
+        (matcher, c.prompt_injection.clone())
+    });
+    if let Some(timeout) = &def.timeout {
+        if timeout.duration_minutes == 0 {
+            errors.push(error(
+                format!("{path}.timeout.duration_minutes"),
+                "must be at least 1",
+            ));
+        }
+        if timeout.action != "auto_cancel" {
+            errors.push(error(
+                format!("{path}.timeout.action"),
+                &format!("unknown action `{}`; use auto_cancel", timeout.action),
+            ));
+        }
+    }
+    // Every placeholder must name a field some state provides.
+    let injections = def
+        .states
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            Some((
+                format!("{path}.states[{i}].actions.prompt_injection"),
+                s.actions.prompt_injection.as_deref()?,
+            ))
+        })
+        .chain(def.cancellation.iter().filter_map(|c| {
+            Some((
+                format!("{path}.cancellation.prompt_injection"),
+                c.prompt_injection.as_deref()?,
+            ))
+        }))
+        .chain(def.timeout.iter().filter_map(|t| {
+            Some((
+                format!("{path}.timeout.prompt_injection"),
+                t.prompt_injection.as_deref()?,
+            ))
+        }));
+    for (at, text) in injections {
+        for field in placeholders(text) {
+            if !fields.contains(field) {
+                errors.push(error(
+                    at.clone(),
+                    &format!("`{{context.{field}}}` names no field of this workflow"),
+                ));
+            }
+        }
+    }
+    (errors.len() == before).then(|| Workflow {
+        name: name.to_owned(),
+        transaction_type: def
+            .transaction_type
+            .clone()
+            .unwrap_or_else(|| name.to_owned()),
+        description: def.description.clone(),
+        states,
+        cancellation,
+        timeout: def
+            .timeout
+            .as_ref()
+            .map(|t| (t.duration_minutes, t.prompt_injection.clone())),
+    })
+}
+
+fn compile_triggers(def: &TriggersDef, path: &str, errors: &mut Vec<LoadError>) -> Matcher {
+    let mut patterns = Vec::new();
+    for (i, source) in def.intent_patterns.iter().enumerate() {
+        let at = format!("{path}.intent_patterns[{i}]");
+        if source.len() > MAX_PATTERN_LEN {
+            errors.push(error(
+                at,
+                &format!(
+                    "the pattern is {} bytes; at most {MAX_PATTERN_LEN}",
+                    source.len()
+                ),
+            ));
+            continue;
+        }
+        match RegexBuilder::new(source)
+            .case_insensitive(true)
+            .size_limit(MAX_PATTERN_SIZE)
+            .nest_limit(MAX_NESTING)
+            .build()
+        {
+            Ok(regex) => patterns.push(regex),
+            Err(e) => errors.push(error(at, &format!("the pattern does not compile: {e}"))),
+        }
+    }
+    Matcher {
+        patterns,
+        keywords: def.keywords.iter().map(|k| k.to_lowercase()).collect(),
+        llm: def.llm_classification,
+    }
+}
+
+fn error(path: String, message: &str) -> LoadError {
+    LoadError {
+        path,
+        message: message.to_owned(),
+    }
+}
+
+/// The field names of the `{context.field}` placeholders in `text`.
+pub fn placeholders(text: &str) -> Vec<&str> {
+    text.split("{context.")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(field, _)| field))
+        .collect()
+}
+
+/// `text` with each `{context.field}` replaced by the field's value.
+pub fn interpolate(text: &str, context: &Map<String, Value>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("{context.") {
+        let (before, after) = rest.split_at(start);
+        out.push_str(before);
+        let tail = after.get("{context.".len()..).unwrap_or("");
+        match tail.split_once('}') {
+            Some((field, remainder)) => {
+                match context.get(field) {
+                    Some(Value::String(s)) => out.push_str(s),
+                    Some(value) => out.push_str(&value.to_string()),
+                    None => {
+                        out.push_str(after.get(..field.len() + "{context.}".len()).unwrap_or(""))
+                    }
+                }
+                rest = remainder;
+            }
+            None => {
+                out.push_str(after);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}

@@ -1,0 +1,190 @@
+//! Transactions: one per user and character at a time, moving through a workflow's
+//! states to completed, cancelled or expired — kept in the `transactions` table
+//! through the [`Store`] seam (Supabase online, the local store offline).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::clock::Instant;
+use crate::store::{Filtered, Insert, Row, Select, Store, StoreError, Update};
+
+const TABLE: &str = "transactions";
+
+/// Where a transaction is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransactionStatus {
+    Pending,
+    Completed,
+    Cancelled,
+    Expired,
+}
+
+/// A transaction as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Transaction {
+    pub id: String,
+    pub user_id: String,
+    pub character: String,
+    pub transaction_type: String,
+    /// The workflow state it waits in.
+    pub state: String,
+    pub status: TransactionStatus,
+    pub context: Map<String, Value>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl Transaction {
+    fn from_row(row: Row) -> Result<Self, StoreError> {
+        serde_json::from_value(Value::Object(row))
+            .map_err(|e| StoreError::Invalid(format!("a transaction row cannot be read ({e})")))
+    }
+
+    /// When it last changed, in milliseconds since the epoch.
+    pub fn updated_ms(&self) -> Option<i64> {
+        parse_rfc3339(&self.updated_at)
+    }
+}
+
+/// The transactions of one character.
+pub struct Transactions<'a> {
+    pub store: &'a dyn Store,
+    pub character: &'a str,
+}
+
+impl Transactions<'_> {
+    /// The user's pending transaction with this character, if any.
+    pub async fn pending(&self, user: &str) -> Result<Option<Transaction>, StoreError> {
+        let select = Select::from(TABLE)
+            .eq("user_id", user)
+            .eq("character", self.character)
+            .eq("status", "pending")
+            .order("created_at", false)
+            .limit(1);
+        let mut rows = self.store.select(&select).await?;
+        rows.pop().map(Transaction::from_row).transpose()
+    }
+
+    pub async fn create(
+        &self,
+        user: &str,
+        transaction_type: &str,
+        state: &str,
+        context: Map<String, Value>,
+        now: Instant,
+    ) -> Result<Transaction, StoreError> {
+        let stamp = now.rfc3339();
+        let row: Row = [
+            ("user_id", json!(user)),
+            ("character", json!(self.character)),
+            ("transaction_type", json!(transaction_type)),
+            ("state", json!(state)),
+            ("status", json!("pending")),
+            ("context", Value::Object(context)),
+            ("created_at", json!(stamp)),
+            ("updated_at", json!(stamp)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        let insert = Insert {
+            table: TABLE.into(),
+            rows: vec![row],
+            on_conflict: None,
+            client_key: None,
+            returning: true,
+        };
+        let mut rows = self.store.insert(&insert).await?;
+        let row = rows
+            .pop()
+            .ok_or_else(|| StoreError::Server("the new transaction was not returned".into()))?;
+        Transaction::from_row(row)
+    }
+
+    /// Moves `transaction` to `state` and `status` with `context`, if it is still
+    /// pending (a concurrent change wins; the result says which).
+    pub async fn change(
+        &self,
+        transaction: &Transaction,
+        state: &str,
+        status: TransactionStatus,
+        context: Map<String, Value>,
+        now: Instant,
+    ) -> Result<Option<Transaction>, StoreError> {
+        let set: Row = [
+            ("state", json!(state)),
+            ("status", json!(status)),
+            ("context", Value::Object(context)),
+            ("updated_at", json!(now.rfc3339())),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        let update = Update {
+            table: TABLE.into(),
+            set,
+            filters: Vec::new(),
+            returning: true,
+        }
+        .eq("id", transaction.id.as_str())
+        .eq("status", "pending");
+        let mut rows = self.store.update(&update).await?;
+        rows.pop().map(Transaction::from_row).transpose()
+    }
+}
+
+/// Milliseconds since the epoch of an RFC 3339 timestamp such as
+/// `2026-11-22T09:00:00.123+01:00` (PostgreSQL's and the local store's format).
+pub fn parse_rfc3339(text: &str) -> Option<i64> {
+    let number = |range: std::ops::Range<usize>| text.get(range)?.parse::<i64>().ok();
+    let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
+    let (hour, minute, second) = (number(11..13)?, number(14..16)?, number(17..19)?);
+    let rest = text.get(19..)?;
+    let (fraction, zone) = match rest.strip_prefix('.') {
+        Some(r) => {
+            let digits = r.chars().take_while(char::is_ascii_digit).count();
+            let ms = r.get(..digits.min(3))?;
+            let ms = format!("{ms:0<3}").parse::<i64>().ok()?;
+            (ms, r.get(digits..)?)
+        }
+        None => (0, rest),
+    };
+    let offset_minutes = match zone {
+        "Z" | "z" | "" => 0,
+        zone => {
+            let sign = if zone.starts_with('-') { -1 } else { 1 };
+            let hours = zone.get(1..3)?.parse::<i64>().ok()?;
+            let minutes = zone.get(4..6).map_or(Some(0), |m| m.parse::<i64>().ok())?;
+            sign * (hours * 60 + minutes)
+        }
+    };
+    let month = u32::try_from(month).ok()?;
+    let day = u32::try_from(day).ok()?;
+    let days = crate::clock::days_from_civil(year, month, day);
+    let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second - offset_minutes * 60;
+    Some(seconds * 1_000 + fraction)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_parse_with_fractions_and_offsets() {
+        assert_eq!(parse_rfc3339("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(
+            parse_rfc3339("2026-11-22T04:16:04+00:00"),
+            Some(1_795_320_964_000)
+        );
+        assert_eq!(
+            parse_rfc3339("2026-11-22T05:16:04.5+01:00"),
+            Some(1_795_320_964_500)
+        );
+        assert_eq!(
+            parse_rfc3339("2026-11-21T22:46:04.123456-05:30"),
+            Some(1_795_320_964_123)
+        );
+        assert_eq!(parse_rfc3339("yesterday"), None);
+    }
+}
