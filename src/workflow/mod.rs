@@ -39,6 +39,9 @@ pub enum Match {
 impl Matcher {
     pub fn check(&self, message: &str) -> Match {
         for pattern in &self.patterns {
+            if !pattern.is_match(message) {
+                continue;
+            }
             if let Some(captures) = pattern.captures(message) {
                 let groups = pattern
                     .capture_names()
