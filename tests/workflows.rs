@@ -331,3 +331,34 @@ fn the_loader_reports_each_problem_with_its_path() {
     let root = Character::from_json("{\"identity\": {}").unwrap_err();
     assert_eq!(root[0].path, "$");
 }
+
+#[test]
+fn with_no_model_the_character_speaks_its_offline_replies() {
+    let bar = Bar::new(DOTTY);
+    let (prepared, _) = bar.say("I'll have a whiskey");
+    assert_eq!(
+        bar.character.offline_reply(&prepared).unwrap(),
+        "One whiskey coming up, love — that'll be 5 coins."
+    );
+    let (prepared, _) = bar.say("Here you go");
+    assert!(
+        bar.character
+            .offline_reply(&prepared)
+            .unwrap()
+            .contains("slides the whiskey")
+    );
+    let (prepared, _) = bar.say("lovely evening");
+    assert!(
+        bar.character
+            .offline_reply(&prepared)
+            .unwrap()
+            .starts_with("What'll it be")
+    );
+    bar.say("I'll have wine");
+    bar.wait_minutes(16);
+    let (prepared, _) = bar.say("I'll have a beer");
+    assert_eq!(
+        bar.character.offline_reply(&prepared).unwrap(),
+        "That wine you ordered went flat, love, so I tipped it out. One beer coming up, love — that'll be 3 coins."
+    );
+}

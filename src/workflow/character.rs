@@ -25,6 +25,9 @@ pub struct CharacterFile {
     pub identity: Identity,
     #[serde(default)]
     pub workflows: BTreeMap<String, WorkflowDef>,
+    /// What the character says, with no model, when no workflow has a reply.
+    #[serde(default)]
+    pub offline_reply: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -92,6 +95,9 @@ pub struct ActionsDef {
     pub complete_transaction: Option<UpdateDef>,
     #[serde(default)]
     pub prompt_injection: Option<String>,
+    /// What the character says with no model (the demo's rules mode), in character.
+    #[serde(default)]
+    pub offline_reply: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -127,6 +133,8 @@ pub struct CancellationDef {
     pub triggers: TriggersDef,
     #[serde(default)]
     pub prompt_injection: Option<String>,
+    #[serde(default)]
+    pub offline_reply: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -138,6 +146,8 @@ pub struct TimeoutDef {
     pub action: String,
     #[serde(default)]
     pub prompt_injection: Option<String>,
+    #[serde(default)]
+    pub offline_reply: Option<String>,
 }
 
 fn auto_cancel() -> String {
@@ -177,6 +187,7 @@ pub struct State {
     pub matcher: Matcher,
     pub action: Action,
     pub injection: Option<String>,
+    pub offline_reply: Option<String>,
     /// The state the transaction moves to; [`COMPLETED`] ends it.
     pub next: String,
 }
@@ -187,8 +198,10 @@ pub struct Workflow {
     pub transaction_type: String,
     pub description: String,
     pub states: Vec<State>,
-    pub cancellation: Option<(Matcher, Option<String>)>,
-    pub timeout: Option<(u32, Option<String>)>,
+    /// The matcher, the injection and the offline reply.
+    pub cancellation: Option<(Matcher, Option<String>, Option<String>)>,
+    /// Minutes, the injection and the offline reply.
+    pub timeout: Option<(u32, Option<String>, Option<String>)>,
 }
 
 /// A loaded character: its identity and its enabled workflows, compiled.
@@ -196,6 +209,7 @@ pub struct Workflow {
 pub struct Character {
     pub identity: Identity,
     pub workflows: Vec<Workflow>,
+    pub offline_reply: Option<String>,
 }
 
 impl Character {
@@ -221,6 +235,7 @@ impl Character {
             Ok(Self {
                 identity: file.identity,
                 workflows,
+                offline_reply: file.offline_reply,
             })
         } else {
             Err(errors)
@@ -305,6 +320,7 @@ fn compile_workflow(
             matcher,
             action,
             injection: actions.prompt_injection.clone(),
+            offline_reply: actions.offline_reply.clone(),
             next,
         });
     }
@@ -314,7 +330,7 @@ fn compile_workflow(
             &format!("{path}.cancellation.triggers"),
             errors,
         );
-        (matcher, c.prompt_injection.clone())
+        (matcher, c.prompt_injection.clone(), c.offline_reply.clone())
     });
     if let Some(timeout) = &def.timeout {
         if timeout.duration_minutes == 0 {
@@ -372,10 +388,13 @@ fn compile_workflow(
         description: def.description.clone(),
         states,
         cancellation,
-        timeout: def
-            .timeout
-            .as_ref()
-            .map(|t| (t.duration_minutes, t.prompt_injection.clone())),
+        timeout: def.timeout.as_ref().map(|t| {
+            (
+                t.duration_minutes,
+                t.prompt_injection.clone(),
+                t.offline_reply.clone(),
+            )
+        }),
     })
 }
 

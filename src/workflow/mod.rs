@@ -173,7 +173,7 @@ impl Character {
             else {
                 return Detection::Nothing;
             };
-            if let Some((matcher, _)) = &workflow.cancellation {
+            if let Some((matcher, ..)) = &workflow.cancellation {
                 let question = format!("cancel the {}", workflow.transaction_type);
                 if let Some(found) = consider(Intent::Cancel { workflow: w }, matcher, &question) {
                     return found;
@@ -344,6 +344,50 @@ impl Character {
         }
     }
 
+    /// What the character says about `prepared` with no model: the matched state's
+    /// (or cancellation's, or timeout's) offline reply, else the character's own.
+    pub fn offline_reply(&self, prepared: &Prepared) -> Option<String> {
+        let pending = prepared.pending.as_ref();
+        let said = match &prepared.intent {
+            Intent::Start {
+                workflow,
+                extracted,
+            } => {
+                let first = self.workflows.get(*workflow)?.states.first()?;
+                first
+                    .offline_reply
+                    .as_deref()
+                    .map(|t| interpolate(t, &start_context(first, extracted)))
+            }
+            Intent::Advance {
+                workflow,
+                state,
+                extracted,
+            } => {
+                let state = self.workflows.get(*workflow)?.states.get(*state)?;
+                let context = advance_context(state, &pending?.context, extracted);
+                state
+                    .offline_reply
+                    .as_deref()
+                    .map(|t| interpolate(t, &context))
+            }
+            Intent::Cancel { workflow } => {
+                let (_, _, reply) = self.workflows.get(*workflow)?.cancellation.as_ref()?;
+                let context = &pending?.context;
+                reply.as_deref().map(|t| interpolate(t, context))
+            }
+            Intent::None => None,
+        };
+        let expired = prepared.expired.as_ref().and_then(|t| {
+            let (_, _, reply) = self.workflow_of(t)?.timeout.as_ref()?;
+            Some(interpolate(reply.as_deref()?, &t.context))
+        });
+        match (expired, said) {
+            (Some(e), Some(s)) => Some(format!("{e} {s}")),
+            (e, s) => s.or(e).or_else(|| self.offline_reply.clone()),
+        }
+    }
+
     fn workflow_of(&self, transaction: &Transaction) -> Option<&Workflow> {
         self.workflows
             .iter()
@@ -351,7 +395,7 @@ impl Character {
     }
 
     fn is_stale(&self, transaction: &Transaction, now_ms: i64) -> bool {
-        let Some((minutes, _)) = self
+        let Some((minutes, ..)) = self
             .workflow_of(transaction)
             .and_then(|w| w.timeout.as_ref())
         else {
@@ -362,7 +406,7 @@ impl Character {
     }
 
     fn timeout_injection(&self, transaction: &Transaction) -> Option<String> {
-        let (_, text) = self.workflow_of(transaction)?.timeout.as_ref()?;
+        let (_, text, _) = self.workflow_of(transaction)?.timeout.as_ref()?;
         Some(interpolate(text.as_deref()?, &transaction.context))
     }
 
@@ -390,7 +434,7 @@ impl Character {
                 Some(interpolate(state.injection.as_deref()?, &context))
             }
             Intent::Cancel { workflow } => {
-                let (_, text) = self.workflows.get(*workflow)?.cancellation.as_ref()?;
+                let (_, text, _) = self.workflows.get(*workflow)?.cancellation.as_ref()?;
                 Some(interpolate(text.as_deref()?, &pending?.context))
             }
             Intent::None => {
