@@ -43,6 +43,8 @@ pub struct Settings {
     pub backend: Backend,
     /// Show images from other sites in answers (off: only their alt text).
     pub remote_images: bool,
+    /// Talk to this character (its file name, e.g. `dotty`) instead of the assistant.
+    pub character: Option<String>,
 }
 
 impl Default for Settings {
@@ -54,6 +56,7 @@ impl Default for Settings {
             reflection: false,
             backend: Backend::Local,
             remote_images: false,
+            character: None,
         }
     }
 }

@@ -37,6 +37,13 @@ pub fn Inspector(
                     if all.is_empty() { "—".into() } else { all.join("; ") }
                 })}</dd>
             </dl>
+            <h3>"Character"</h3>
+            <dl>
+                <dt>"Transaction"</dt>
+                <dd class="inspector-transaction">{field(|s| if s.transaction.is_empty() { "—".into() } else { s.transaction.clone() })}</dd>
+                <dt>"Injected"</dt>
+                <dd class="inspector-injection">{field(|s| if s.injection.is_empty() { "—".into() } else { s.injection.clone() })}</dd>
+            </dl>
             <h3>"Memories in the world"</h3>
             <ul class="inspector-world">
                 {move || state.with(|s| s.world.clone()).into_iter().map(|m| view! { <li>{m}</li> }).collect_view()}

@@ -22,7 +22,7 @@ pub use settings::SettingsPanel;
 pub use steps::StepList;
 pub use turn::Turn;
 
-use crate::web::demo::SAMPLE_PROMPTS;
+use crate::web::demo::{self, sample_prompts};
 
 /// Copies text to the clipboard (best effort: the page may not be allowed to).
 fn copy_text(text: &str) {
@@ -60,6 +60,26 @@ pub fn App() -> impl IntoView {
                     </p>
                 </div>
                 <nav class="familiar-actions" aria-label="Conversation">
+                    <label class="character-choice">
+                        "Talk to "
+                        <select class="character-select" on:change=move |ev| {
+                            let key = event_target_value(&ev);
+                            let mut settings = session.settings.get_untracked();
+                            settings.character = (!key.is_empty()).then_some(key);
+                            session.apply_settings(settings);
+                            session.new_conversation();
+                        }>
+                            <option value="" selected=move || session.settings.with(|s| s.character.is_none())>"Familiar"</option>
+                            {demo::CHARACTERS.iter().map(|(key, _)| {
+                                let key = *key;
+                                view! {
+                                    <option value=key selected=move || session.settings.with(|s| s.character.as_deref() == Some(key))>
+                                        {key[..1].to_uppercase() + &key[1..]}
+                                    </option>
+                                }
+                            }).collect_view()}
+                        </select>
+                    </label>
                     <button type="button" class="new-conversation" on:click=move |_| session.new_conversation()>"New"</button>
                     <button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
                     <button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings)>"Settings"</button>
@@ -77,9 +97,12 @@ pub fn App() -> impl IntoView {
                         <div class="empty-state">
                             <p>"Try one of these:"</p>
                             <ul class="sample-prompts">
-                                {SAMPLE_PROMPTS.iter().map(|prompt| view! {
-                                    <li><button type="button" class="sample-prompt" on:click=move |_| session.send((*prompt).to_owned())>{*prompt}</button></li>
-                                }).collect_view()}
+                                {move || {
+                                    let character = session.settings.with(|s| s.character.clone());
+                                    sample_prompts(character.as_deref()).iter().map(|prompt| view! {
+                                        <li><button type="button" class="sample-prompt" on:click=move |_| session.send((*prompt).to_owned())>{*prompt}</button></li>
+                                    }).collect_view()
+                                }}
                             </ul>
                         </div>
                     </Show>

@@ -22,6 +22,7 @@ use crate::run::{AgentRun, Boundaries, ContextMemory, Observation};
 use crate::settings::Settings;
 use crate::store::{Filtered, Select, Store};
 use crate::web::{BrowserClock, demo, load_json, remove, save_json};
+use crate::workflow::{Character, Prepared, Transaction, TransactionStatus, Transactions, inject};
 
 const SETTINGS_KEY: &str = "familiar.settings";
 const INDEX_KEY: &str = "familiar.conversations";
@@ -55,6 +56,10 @@ pub struct Inspector {
     pub cap: u32,
     /// The agent's memories in the world, newest first.
     pub world: Vec<String>,
+    /// The character's transaction with the player, when a character is played.
+    pub transaction: String,
+    /// What the character's workflows injected into the last prompt.
+    pub injection: String,
 }
 
 /// A call waiting for a person.
@@ -201,6 +206,12 @@ impl Session {
         let interaction = self.owner().with(|| RwSignal::new(interaction));
         self.turns
             .update(|turns| turns.push(TurnHandle { id, interaction }));
+        let world = self.inner.with_value(|inner| inner.parts.world.clone());
+        let character = settings.character.as_deref().and_then(demo::character);
+        if let (Some(character), Some(world)) = (character, world) {
+            self.save();
+            return self.send_in_character(id, history, text, character, world);
+        }
         if request.is_empty() {
             // `@agent` alone: switched, nothing to ask.
             let outcome = crate::run::Outcome::Answered {
@@ -230,7 +241,86 @@ impl Session {
             i.cap = run.max_iterations();
         });
         self.save();
-        self.drive(id, run, agent);
+        self.drive(id, run, agent, None);
+    }
+
+    /// A message to a character: its workflows run first (intent, transaction,
+    /// injection), then the model answers in character (with no model configured,
+    /// the character's offline reply), then the transaction is recorded.
+    fn send_in_character(
+        &self,
+        id: u64,
+        history: Vec<crate::message::Message>,
+        text: String,
+        character: Rc<Character>,
+        world: Rc<dyn Store>,
+    ) {
+        let settings = self.settings.get_untracked();
+        let session = *self;
+        self.busy.set(true);
+        spawn_local(async move {
+            let proxy = match &settings.model {
+                crate::settings::ModelSource::Proxy(_) => Some(demo::model_for(&settings.model)),
+                crate::settings::ModelSource::Rules => None,
+            };
+            let prepared = character
+                .before(
+                    &*world,
+                    &BrowserClock,
+                    proxy.as_deref(),
+                    demo::PLAYER,
+                    &text,
+                )
+                .await;
+            let prepared = match prepared {
+                Ok(prepared) => prepared,
+                Err(error) => {
+                    let failed = crate::run::Outcome::Failed {
+                        error: format!("the character's transactions are unavailable: {error}"),
+                    };
+                    session.on_event(id, &Event::Done(failed));
+                    session.busy.set(false);
+                    return session.save();
+                }
+            };
+            let llm: Rc<dyn crate::llm::Llm> = proxy.unwrap_or_else(|| {
+                Rc::new(crate::rules::RulesModel {
+                    rules: Vec::new(),
+                    fallback: character.offline_reply(&prepared).unwrap_or_default(),
+                })
+            });
+            let system = inject(
+                &demo::character_prompt(&character),
+                prepared.injection.as_deref(),
+            );
+            let who = &character.identity;
+            let agent = Rc::new(Agent::new(
+                who.name.clone(),
+                who.occupation.clone(),
+                system,
+                llm,
+                Rc::new(crate::tool::ToolRegistry::new()),
+            ));
+            let run_id = format!("{}-{id}", session.conversation_id.get_untracked());
+            let run = AgentRun::new(
+                agent.system.clone(),
+                history,
+                Observation::chat(text),
+                Vec::new(),
+            )
+            .with_id(run_id)
+            .with_max_iterations(settings.max_iterations);
+            session.inspector.update(|i| {
+                i.trigger = format!("chat · message to {}", who.name);
+                i.boundaries = run.observation().boundaries.clone();
+                i.plan.clear();
+                i.memory = ContextMemory::default();
+                i.iterations = 0;
+                i.cap = run.max_iterations();
+                i.injection = prepared.injection.clone().unwrap_or_else(|| "—".into());
+            });
+            session.drive(id, run, agent, Some((character, prepared)));
+        });
     }
 
     /// The `/command`s and `@agent`s the composer offers.
@@ -250,7 +340,13 @@ impl Session {
     }
 
     /// Drives `run` (for turn `id`) with `agent` until it ends or pauses for a person.
-    fn drive(&self, id: u64, mut run: AgentRun, agent: Rc<Agent>) {
+    fn drive(
+        &self,
+        id: u64,
+        mut run: AgentRun,
+        agent: Rc<Agent>,
+        after: Option<(Rc<Character>, Prepared)>,
+    ) {
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         self.inner.update_value(|inner| inner.stop = Some(stop_tx));
         self.busy.set(true);
@@ -276,9 +372,18 @@ impl Session {
             session.inner.update_value(|inner| inner.stop = None);
             match stop {
                 Stop::AwaitingApproval(call) => session.await_approval(id, run, agent, call),
-                Stop::Done(_) => {
+                Stop::Done(outcome) => {
+                    let answered = !matches!(
+                        outcome,
+                        crate::run::Outcome::Failed { .. } | crate::run::Outcome::Aborted { .. }
+                    );
+                    let recorded = after.is_some();
+                    if let Some((character, prepared)) = after.filter(|_| answered) {
+                        session.record(&character, &prepared).await;
+                    }
                     session.busy.set(false);
-                    session.refresh_world();
+                    // The record just shown is newer than a re-read would say.
+                    session.refresh(!recorded);
                 }
             }
             session.save();
@@ -291,7 +396,7 @@ impl Session {
             .with_value(|inner| inner.always.contains(&call.name));
         if always {
             run.approve(&call.id);
-            return self.drive(id, run, agent);
+            return self.drive(id, run, agent, None);
         }
         self.inner
             .update_value(|inner| inner.paused = Some((id, run, agent)));
@@ -322,7 +427,26 @@ impl Session {
         } else {
             run.deny(&pending.call.id, "the user said no");
         }
-        self.drive(id, run, agent);
+        self.drive(id, run, agent, None);
+    }
+
+    /// Records what the character's workflows did, once the model has answered.
+    async fn record(&self, character: &Character, prepared: &Prepared) {
+        let Some(world) = self.inner.with_value(|i| i.parts.world.clone()) else {
+            return;
+        };
+        match character
+            .after(&*world, &BrowserClock, demo::PLAYER, prepared)
+            .await
+        {
+            Ok(Some(transaction)) => self
+                .inspector
+                .update(|i| i.transaction = describe(&transaction)),
+            Ok(None) => {}
+            Err(error) => self
+                .inspector
+                .update(|i| i.transaction = format!("not recorded: {error}")),
+        }
     }
 
     /// Stops the run in flight (or the one waiting for approval).
@@ -380,12 +504,19 @@ impl Session {
         }
     }
 
-    /// Reads the agent's memories from the world for the inspector.
+    /// Reads the agent's memories and the character's transaction for the inspector.
     fn refresh_world(&self) {
+        self.refresh(true);
+    }
+
+    /// Reads the agent's memories, and the character's pending transaction when
+    /// `transaction`, for the inspector.
+    fn refresh(&self, transaction: bool) {
         let Some(world) = self.inner.with_value(|i| i.parts.world.clone()) else {
             return;
         };
         let inspector = self.inspector;
+        let character = self.settings.with_untracked(|s| s.character.clone());
         spawn_local(async move {
             let select = Select::from("memories")
                 .columns("content")
@@ -398,6 +529,22 @@ impl Session {
                     .filter_map(|r| r.get("content")?.as_str().map(str::to_owned))
                     .collect();
                 inspector.update(|i| i.world = memories);
+            }
+            if let Some(character) = character
+                .as_deref()
+                .filter(|_| transaction)
+                .and_then(demo::character)
+            {
+                let transactions = Transactions {
+                    store: &*world,
+                    character: &character.identity.name,
+                };
+                if let Ok(pending) = transactions.pending(demo::PLAYER).await {
+                    let text = pending
+                        .as_ref()
+                        .map_or_else(|| "none pending".to_owned(), describe);
+                    inspector.update(|i| i.transaction = text);
+                }
             }
         });
     }
@@ -475,4 +622,25 @@ impl Session {
         }
         problems
     }
+}
+
+/// A transaction as the inspector shows it: type, state or status, and context.
+fn describe(transaction: &Transaction) -> String {
+    let place = match transaction.status {
+        TransactionStatus::Pending => transaction.state.clone(),
+        status => format!("{status:?}").to_lowercase(),
+    };
+    let context: Vec<String> = transaction
+        .context
+        .iter()
+        .map(|(k, v)| match v {
+            serde_json::Value::String(s) => format!("{k}={s}"),
+            v => format!("{k}={v}"),
+        })
+        .collect();
+    format!(
+        "{} · {place} · {}",
+        transaction.transaction_type,
+        context.join(", ")
+    )
 }

@@ -103,6 +103,7 @@ pub fn SettingsPanel(
             reflection: reflection.get_untracked(),
             backend,
             remote_images: images.get_untracked(),
+            character: current.with_untracked(|s| s.character.clone()),
         };
         found.extend(settings.problems());
         if found.is_empty() {

@@ -14,6 +14,7 @@ use crate::settings::{Backend, ModelSource};
 use crate::store::{LocalStore, PostgrestStore, Store, StoreError};
 use crate::tool::{Approval, ToolRegistry};
 use crate::tools::{CurrentTime, Forget, Recall, Remember};
+use crate::workflow::Character;
 use crate::world;
 
 const RULES: &str = include_str!("../../public/rules/demo.json");
@@ -27,13 +28,28 @@ pub const SYSTEM_PROMPT: &str = "You are Familiar, an assistant that lives in th
     browser tab. Use the tools to read the page and the clock, and to remember, recall and \
     forget facts; answer briefly, in markdown when it helps.";
 
-/// Prompts the empty conversation offers.
-pub const SAMPLE_PROMPTS: [&str; 4] = [
-    "What time is it?",
-    "What is this page called?",
-    "Remember that the ale is cold",
-    "What do you remember?",
-];
+/// Prompts the empty conversation offers, for the assistant or a character.
+pub fn sample_prompts(character: Option<&str>) -> &'static [&'static str] {
+    match character {
+        Some("dotty") => &[
+            "I'll have a whiskey",
+            "Here you go",
+            "Never mind",
+            "I'm hungry for stew",
+        ],
+        Some("brannoc") => &[
+            "Any work for me?",
+            "Deal, I'll find it",
+            "Here is your hammer!",
+        ],
+        _ => &[
+            "What time is it?",
+            "What is this page called?",
+            "Remember that the ale is cold",
+            "What do you remember?",
+        ],
+    }
+}
 
 /// The no-key model of the demo. A broken rules file still yields a model, one that
 /// says what is wrong with the file.
@@ -192,4 +208,40 @@ pub fn delegate(llm: Rc<dyn Llm>, world: Option<Rc<dyn Store>>) -> Delegate {
         .with_command("title", "page")
         .with_command("recall", "scribe")
         .with_command("note", "scribe")
+}
+
+/// The characters the demo can play, by file name: each is also in
+/// `public/characters/` for hosts to load.
+pub const CHARACTERS: [(&str, &str); 2] = [
+    ("dotty", include_str!("../../public/characters/dotty.json")),
+    (
+        "brannoc",
+        include_str!("../../public/characters/brannoc.json"),
+    ),
+];
+
+/// The character named `key`, loaded; a broken file is reported in the console.
+pub fn character(key: &str) -> Option<Rc<Character>> {
+    let (_, text) = CHARACTERS.iter().find(|(k, _)| *k == key)?;
+    match Character::from_json(text) {
+        Ok(character) => Some(Rc::new(character)),
+        Err(errors) => {
+            for error in errors {
+                web_sys::console::error_1(&format!("familiar: {key}.json: {error}").into());
+            }
+            None
+        }
+    }
+}
+
+/// The player's id in character transactions.
+pub const PLAYER: &str = "player";
+
+/// A character's instructions to its model, before any transaction context.
+pub fn character_prompt(character: &Character) -> String {
+    let who = &character.identity;
+    format!(
+        "You are {}, {}. {}. Stay in character and answer in one or two sentences.",
+        who.name, who.occupation, who.personality
+    )
 }
