@@ -362,3 +362,17 @@ fn with_no_model_the_character_speaks_its_offline_replies() {
         "That wine you ordered went flat, love, so I tipped it out. One beer coming up, love — that'll be 3 coins."
     );
 }
+
+#[test]
+fn a_stale_transaction_expires_on_load_without_a_message() {
+    let bar = Bar::new(DOTTY);
+    bar.say("I'll have a cider");
+    bar.wait_minutes(15);
+    let store: &dyn Store = &*bar.store;
+    let fresh = block_on(bar.character.expire_stale(store, &bar.clock, "user-1")).unwrap();
+    assert_eq!(fresh, None, "15 minutes is not past a 15-minute timeout");
+    bar.wait_minutes(1);
+    let expired = block_on(bar.character.expire_stale(store, &bar.clock, "user-1")).unwrap();
+    assert_eq!(expired.unwrap().status, TransactionStatus::Expired);
+    assert_eq!(bar.pending(), None);
+}

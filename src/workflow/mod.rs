@@ -222,31 +222,11 @@ impl Character {
         user: &str,
         message: &str,
     ) -> Result<Prepared, StoreError> {
-        let transactions = Transactions {
-            store,
-            character: &self.identity.name,
-        };
         let now = clock.now();
         let mut notes = Vec::new();
-        let mut pending = transactions.pending(user).await?;
-        let mut expired = None;
-        if let Some(stale) = pending.take_if(|t| self.is_stale(t, now.epoch_ms)) {
-            let context = stale.context.clone();
-            if let Some(done) = transactions
-                .change(
-                    &stale,
-                    &stale.state,
-                    TransactionStatus::Expired,
-                    context,
-                    now,
-                )
-                .await?
-            {
-                if let Some(text) = self.timeout_injection(&done) {
-                    notes.push(text);
-                }
-                expired = Some(done);
-            }
+        let (pending, expired) = self.current(store, now, user).await?;
+        if let Some(text) = expired.as_ref().and_then(|t| self.timeout_injection(t)) {
+            notes.push(text);
         }
         let intent = match self.detect(message, pending.as_ref()) {
             Detection::Sure(intent) => intent,
@@ -265,6 +245,45 @@ impl Character {
             pending,
             expired,
         })
+    }
+
+    /// Expires the user's pending transaction if it outlived its workflow's timeout,
+    /// as a page does on load so a closed tab loses nothing; the expired one, if any.
+    pub async fn expire_stale(
+        &self,
+        store: &dyn Store,
+        clock: &dyn Clock,
+        user: &str,
+    ) -> Result<Option<Transaction>, StoreError> {
+        Ok(self.current(store, clock.now(), user).await?.1)
+    }
+
+    /// The user's live pending transaction, and the one that just expired instead.
+    async fn current(
+        &self,
+        store: &dyn Store,
+        now: crate::clock::Instant,
+        user: &str,
+    ) -> Result<(Option<Transaction>, Option<Transaction>), StoreError> {
+        let transactions = Transactions {
+            store,
+            character: &self.identity.name,
+        };
+        let mut pending = transactions.pending(user).await?;
+        let Some(stale) = pending.take_if(|t| self.is_stale(t, now.epoch_ms)) else {
+            return Ok((pending, None));
+        };
+        let context = stale.context.clone();
+        let expired = transactions
+            .change(
+                &stale,
+                &stale.state,
+                TransactionStatus::Expired,
+                context,
+                now,
+            )
+            .await?;
+        Ok((None, expired))
     }
 
     /// After the model answered: records what the intent does to the transaction.
