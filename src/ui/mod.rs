@@ -74,7 +74,7 @@ pub fn App() -> impl IntoView {
                                 let key = *key;
                                 view! {
                                     <option value=key selected=move || session.settings.with(|s| s.character.as_deref() == Some(key))>
-                                        {key[..1].to_uppercase() + &key[1..]}
+                                        {demo::character(key).map_or_else(|| key.to_owned(), |c| c.identity.name.clone())}
                                     </option>
                                 }
                             }).collect_view()}
