@@ -70,11 +70,11 @@ pub fn App() -> impl IntoView {
                             session.new_conversation();
                         }>
                             <option value="" selected=move || session.settings.with(|s| s.character.is_none())>"Familiar"</option>
-                            {demo::CHARACTERS.iter().map(|(key, _)| {
+                            {demo::CHARACTERS.iter().map(|(key, name, _)| {
                                 let key = *key;
                                 view! {
                                     <option value=key selected=move || session.settings.with(|s| s.character.as_deref() == Some(key))>
-                                        {demo::character(key).map_or_else(|| key.to_owned(), |c| c.identity.name.clone())}
+                                        {*name}
                                     </option>
                                 }
                             }).collect_view()}

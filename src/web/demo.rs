@@ -210,19 +210,24 @@ pub fn delegate(llm: Rc<dyn Llm>, world: Option<Rc<dyn Store>>) -> Delegate {
         .with_command("note", "scribe")
 }
 
-/// The characters the demo can play, by file name: each is also in
-/// `public/characters/` for hosts to load.
-pub const CHARACTERS: [(&str, &str); 2] = [
-    ("dotty", include_str!("../../public/characters/dotty.json")),
+/// The characters the demo can play: file name, display name, file. Each file is also
+/// in `public/characters/` for hosts to load; it is only parsed once chosen.
+pub const CHARACTERS: [(&str, &str, &str); 2] = [
+    (
+        "dotty",
+        "Dotty",
+        include_str!("../../public/characters/dotty.json"),
+    ),
     (
         "brannoc",
+        "Brannoc",
         include_str!("../../public/characters/brannoc.json"),
     ),
 ];
 
 /// The character named `key`, loaded; a broken file is reported in the console.
 pub fn character(key: &str) -> Option<Rc<Character>> {
-    let (_, text) = CHARACTERS.iter().find(|(k, _)| *k == key)?;
+    let (_, _, text) = CHARACTERS.iter().find(|(k, ..)| *k == key)?;
     match Character::from_json(text) {
         Ok(character) => Some(Rc::new(character)),
         Err(errors) => {
