@@ -274,8 +274,9 @@ impl ToolRegistry {
         }
         let result = (entry.call)(args, cx).await?;
         // The action happened; a failed record must not turn it into a failure the
-        // model would retry. The next resume may then apply it again, which the
-        // recorded-first order of a transactional store would avoid.
+        // model would retry. Only a later resume of this very call could then apply it
+        // again; writing the action and its record in one transaction (an RPC) would
+        // close that gap.
         let _ = ledger.record(&key, &call.name, &result).await;
         Ok(result)
     }
