@@ -3,6 +3,9 @@
 //! inspector's view of the run, settings and saved conversations. Views read the
 //! signals and call the actions here; nothing else starts or stops runs.
 
+mod character;
+mod saved;
+
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -21,8 +24,9 @@ use crate::message::ToolCall;
 use crate::run::{AgentRun, Boundaries, ContextMemory, Observation};
 use crate::settings::Settings;
 use crate::store::{Filtered, Select, Store};
-use crate::web::{BrowserClock, demo, load_json, remove, save_json};
-use crate::workflow::{Character, Prepared, Transaction, TransactionStatus, Transactions, inject};
+use crate::web::{BrowserClock, demo, load_json, save_json};
+use crate::workflow::{Character, Prepared, Transactions};
+use character::describe;
 
 const SETTINGS_KEY: &str = "familiar.settings";
 const INDEX_KEY: &str = "familiar.conversations";
@@ -244,85 +248,6 @@ impl Session {
         self.drive(id, run, agent, None);
     }
 
-    /// A message to a character: its workflows run first (intent, transaction,
-    /// injection), then the model answers in character (with no model configured,
-    /// the character's offline reply), then the transaction is recorded.
-    fn send_in_character(
-        &self,
-        id: u64,
-        history: Vec<crate::message::Message>,
-        text: String,
-        character: Rc<Character>,
-        world: Rc<dyn Store>,
-    ) {
-        let settings = self.settings.get_untracked();
-        let session = *self;
-        self.busy.set(true);
-        spawn_local(async move {
-            let proxy = match &settings.model {
-                crate::settings::ModelSource::Proxy(_) => Some(demo::model_for(&settings.model)),
-                crate::settings::ModelSource::Rules => None,
-            };
-            let prepared = character
-                .before(
-                    &*world,
-                    &BrowserClock,
-                    proxy.as_deref(),
-                    demo::PLAYER,
-                    &text,
-                )
-                .await;
-            let prepared = match prepared {
-                Ok(prepared) => prepared,
-                Err(error) => {
-                    let failed = crate::run::Outcome::Failed {
-                        error: format!("the character's transactions are unavailable: {error}"),
-                    };
-                    session.on_event(id, &Event::Done(failed));
-                    session.busy.set(false);
-                    return session.save();
-                }
-            };
-            let llm: Rc<dyn crate::llm::Llm> = proxy.unwrap_or_else(|| {
-                Rc::new(crate::rules::RulesModel {
-                    rules: Vec::new(),
-                    fallback: character.offline_reply(&prepared).unwrap_or_default(),
-                })
-            });
-            let system = inject(
-                &demo::character_prompt(&character),
-                prepared.injection.as_deref(),
-            );
-            let who = &character.identity;
-            let agent = Rc::new(Agent::new(
-                who.name.clone(),
-                who.occupation.clone(),
-                system,
-                llm,
-                Rc::new(crate::tool::ToolRegistry::new()),
-            ));
-            let run_id = format!("{}-{id}", session.conversation_id.get_untracked());
-            let run = AgentRun::new(
-                agent.system.clone(),
-                history,
-                Observation::chat(text),
-                Vec::new(),
-            )
-            .with_id(run_id)
-            .with_max_iterations(settings.max_iterations);
-            session.inspector.update(|i| {
-                i.trigger = format!("chat · message to {}", who.name);
-                i.boundaries = run.observation().boundaries.clone();
-                i.plan.clear();
-                i.memory = ContextMemory::default();
-                i.iterations = 0;
-                i.cap = run.max_iterations();
-                i.injection = prepared.injection.clone().unwrap_or_else(|| "—".into());
-            });
-            session.drive(id, run, agent, Some((character, prepared)));
-        });
-    }
-
     /// The `/command`s and `@agent`s the composer offers.
     pub fn completions(&self) -> Vec<super::Completion> {
         self.inner.with_value(|inner| {
@@ -430,25 +355,6 @@ impl Session {
         self.drive(id, run, agent, None);
     }
 
-    /// Records what the character's workflows did, once the model has answered.
-    async fn record(&self, character: &Character, prepared: &Prepared) {
-        let Some(world) = self.inner.with_value(|i| i.parts.world.clone()) else {
-            return;
-        };
-        match character
-            .after(&*world, &BrowserClock, demo::PLAYER, prepared)
-            .await
-        {
-            Ok(Some(transaction)) => self
-                .inspector
-                .update(|i| i.transaction = describe(&transaction)),
-            Ok(None) => {}
-            Err(error) => self
-                .inspector
-                .update(|i| i.transaction = format!("not recorded: {error}")),
-        }
-    }
-
     /// Stops the run in flight (or the one waiting for approval).
     pub fn stop(&self) {
         if let Some(Some(stop)) = self.inner.try_update_value(|inner| inner.stop.take()) {
@@ -549,67 +455,6 @@ impl Session {
         });
     }
 
-    /// Saves the conversation and the list of conversations.
-    fn save(&self) {
-        let id = self.conversation_id.get_untracked();
-        let title = self.inner.with_value(|inner| {
-            save_json(&conversation_key(&id), &inner.conversation);
-            inner
-                .conversation
-                .interactions
-                .first()
-                .map(|i| i.input.chars().take(60).collect::<String>())
-        });
-        let Some(title) = title else {
-            return;
-        };
-        self.saved.update(|saved| {
-            saved.retain(|c| c.id != id);
-            saved.insert(
-                0,
-                SavedConversation {
-                    id: id.clone(),
-                    title,
-                    updated_ms: now_ms(),
-                },
-            );
-        });
-        save_json(INDEX_KEY, &self.saved.get_untracked());
-        save_json(CURRENT_KEY, &id);
-    }
-
-    /// Opens a new, empty conversation (the current one stays in the list).
-    pub fn new_conversation(&self) {
-        self.stop();
-        let id = format!("c{}", now_ms());
-        self.conversation_id.set(id.clone());
-        save_json(CURRENT_KEY, &id);
-        self.inspector.set(Inspector::default());
-        self.show(Conversation::default());
-        self.refresh_world();
-    }
-
-    /// Opens a saved conversation.
-    pub fn open(&self, id: &str) {
-        self.stop();
-        let Some(conversation) = load_json::<Conversation>(&conversation_key(id)) else {
-            return;
-        };
-        self.conversation_id.set(id.to_owned());
-        save_json(CURRENT_KEY, &id);
-        self.show(conversation);
-    }
-
-    /// Deletes a saved conversation; the open one is replaced by a new one.
-    pub fn delete(&self, id: &str) {
-        remove(&conversation_key(id));
-        self.saved.update(|saved| saved.retain(|c| c.id != id));
-        save_json(INDEX_KEY, &self.saved.get_untracked());
-        if self.conversation_id.get_untracked() == id {
-            self.new_conversation();
-        }
-    }
-
     /// Applies and saves valid settings; returns the problems otherwise.
     pub fn apply_settings(&self, settings: Settings) -> Vec<crate::settings::Problem> {
         let problems = settings.problems();
@@ -622,25 +467,4 @@ impl Session {
         }
         problems
     }
-}
-
-/// A transaction as the inspector shows it: type, state or status, and context.
-fn describe(transaction: &Transaction) -> String {
-    let place = match transaction.status {
-        TransactionStatus::Pending => transaction.state.clone(),
-        status => format!("{status:?}").to_lowercase(),
-    };
-    let context: Vec<String> = transaction
-        .context
-        .iter()
-        .map(|(k, v)| match v {
-            serde_json::Value::String(s) => format!("{k}={s}"),
-            v => format!("{k}={v}"),
-        })
-        .collect();
-    format!(
-        "{} · {place} · {}",
-        transaction.transaction_type,
-        context.join(", ")
-    )
 }
