@@ -24,7 +24,23 @@ pub fn StepList(
         <details class="steps" class:steps-failed=failed>
             <summary class="steps-summary">{summary}</summary>
             <ol class="step-list" aria-label="Steps">
-                {move || steps.get().into_iter().map(step_view).collect_view()}
+                {move || {
+                    let mut seen = std::collections::BTreeSet::new();
+                    steps
+                        .get()
+                        .into_iter()
+                        .map(|step| {
+                            // A second model call in the same iteration follows look-ups.
+                            let again = match &step {
+                                Step::Reason { purpose: Purpose::Reason { iteration }, .. } => {
+                                    !seen.insert(*iteration)
+                                }
+                                _ => false,
+                            };
+                            step_view(step, again)
+                        })
+                        .collect_view()
+                }}
             </ol>
         </details>
     }
@@ -97,7 +113,7 @@ fn outcome_label(outcome: &Outcome) -> &'static str {
     }
 }
 
-fn step_view(step: Step) -> AnyView {
+fn step_view(step: Step, continued: bool) -> AnyView {
     match step {
         Step::Observe { trigger } => line(
             "step-observe",
@@ -115,6 +131,9 @@ fn step_view(step: Step) -> AnyView {
                 format!("call {}", calls.join(", "))
             };
             let label = match purpose {
+                Purpose::Reason { iteration } if continued => {
+                    format!("Reason #{iteration}, after look-ups")
+                }
                 Purpose::Reason { iteration } => format!("Reason #{iteration}"),
                 Purpose::FinalAnswer => "Final answer".to_owned(),
                 Purpose::GuessGoal => "Goal".to_owned(),
