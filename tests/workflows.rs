@@ -320,6 +320,12 @@ fn the_loader_reports_each_problem_with_its_path() {
         )]
     );
 
+    let reply = errors_of(one_state(json!({
+        "name": "a",
+        "actions": {"create_transaction": {}, "offline_reply": "Your {context.drnk}, love."}
+    })));
+    assert_eq!(reply[0].0, "workflows.w.states[0].actions.offline_reply");
+
     // Several problems come back together; bad JSON is an error at the root.
     let several = errors_of(json!({
         "identity": {"name": "X"},

@@ -181,13 +181,29 @@ pub enum Action {
     None,
 }
 
+/// What a step says: to the model (the prompt injection), and in character when
+/// there is no model (the offline reply).
+#[derive(Debug, Clone, Default)]
+pub struct Lines {
+    pub injection: Option<String>,
+    pub offline_reply: Option<String>,
+}
+
+impl Lines {
+    fn new(injection: &Option<String>, offline_reply: &Option<String>) -> Self {
+        Self {
+            injection: injection.clone(),
+            offline_reply: offline_reply.clone(),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct State {
     pub name: String,
     pub matcher: Matcher,
     pub action: Action,
-    pub injection: Option<String>,
-    pub offline_reply: Option<String>,
+    pub lines: Lines,
     /// The state the transaction moves to; [`COMPLETED`] ends it.
     pub next: String,
 }
@@ -198,10 +214,9 @@ pub struct Workflow {
     pub transaction_type: String,
     pub description: String,
     pub states: Vec<State>,
-    /// The matcher, the injection and the offline reply.
-    pub cancellation: Option<(Matcher, Option<String>, Option<String>)>,
-    /// Minutes, the injection and the offline reply.
-    pub timeout: Option<(u32, Option<String>, Option<String>)>,
+    pub cancellation: Option<(Matcher, Lines)>,
+    /// Minutes of inactivity before a pending transaction expires.
+    pub timeout: Option<(u32, Lines)>,
 }
 
 /// A loaded character: its identity and its enabled workflows, compiled.
@@ -319,8 +334,7 @@ fn compile_workflow(
             name: state.name.clone(),
             matcher,
             action,
-            injection: actions.prompt_injection.clone(),
-            offline_reply: actions.offline_reply.clone(),
+            lines: Lines::new(&actions.prompt_injection, &actions.offline_reply),
             next,
         });
     }
@@ -330,7 +344,11 @@ fn compile_workflow(
             &format!("{path}.cancellation.triggers"),
             errors,
         );
-        (matcher, c.prompt_injection.clone(), c.offline_reply.clone())
+        (matcher, Lines::new(&c.prompt_injection, &c.offline_reply))
+    });
+    let timeout = def.timeout.as_ref().map(|t| {
+        let lines = Lines::new(&t.prompt_injection, &t.offline_reply);
+        (t.duration_minutes, lines)
     });
     if let Some(timeout) = &def.timeout {
         if timeout.duration_minutes == 0 {
@@ -347,35 +365,29 @@ fn compile_workflow(
         }
     }
     // Every placeholder must name a field some state provides.
-    let injections = def
-        .states
+    let said = states
         .iter()
         .enumerate()
-        .filter_map(|(i, s)| {
-            Some((
-                format!("{path}.states[{i}].actions.prompt_injection"),
-                s.actions.prompt_injection.as_deref()?,
-            ))
-        })
-        .chain(def.cancellation.iter().filter_map(|c| {
-            Some((
-                format!("{path}.cancellation.prompt_injection"),
-                c.prompt_injection.as_deref()?,
-            ))
-        }))
-        .chain(def.timeout.iter().filter_map(|t| {
-            Some((
-                format!("{path}.timeout.prompt_injection"),
-                t.prompt_injection.as_deref()?,
-            ))
-        }));
-    for (at, text) in injections {
-        for field in placeholders(text) {
-            if !fields.contains(field) {
-                errors.push(error(
-                    at.clone(),
-                    &format!("`{{context.{field}}}` names no field of this workflow"),
-                ));
+        .map(|(i, state)| (format!("{path}.states[{i}].actions"), &state.lines))
+        .chain(
+            cancellation
+                .iter()
+                .map(|(_, l)| (format!("{path}.cancellation"), l)),
+        )
+        .chain(timeout.iter().map(|(_, l)| (format!("{path}.timeout"), l)));
+    for (at, lines) in said {
+        let texts = [
+            ("prompt_injection", &lines.injection),
+            ("offline_reply", &lines.offline_reply),
+        ];
+        for (name, text) in texts {
+            for field in placeholders(text.as_deref().unwrap_or_default()) {
+                if !fields.contains(field) {
+                    errors.push(error(
+                        format!("{at}.{name}"),
+                        &format!("`{{context.{field}}}` names no field of this workflow"),
+                    ));
+                }
             }
         }
     }
@@ -388,13 +400,7 @@ fn compile_workflow(
         description: def.description.clone(),
         states,
         cancellation,
-        timeout: def.timeout.as_ref().map(|t| {
-            (
-                t.duration_minutes,
-                t.prompt_injection.clone(),
-                t.offline_reply.clone(),
-            )
-        }),
+        timeout,
     })
 }
 

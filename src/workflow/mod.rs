@@ -15,8 +15,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 pub use character::{
-    Action, COMPLETED, Character, CharacterFile, Identity, LoadError, Matcher, State, Workflow,
-    interpolate, placeholders,
+    Action, COMPLETED, Character, CharacterFile, Identity, Lines, LoadError, Matcher, State,
+    Workflow, interpolate, placeholders,
 };
 pub use transaction::{Transaction, TransactionStatus, Transactions, parse_rfc3339};
 
@@ -173,7 +173,7 @@ impl Character {
             else {
                 return Detection::Nothing;
             };
-            if let Some((matcher, ..)) = &workflow.cancellation {
+            if let Some((matcher, _)) = &workflow.cancellation {
                 let question = format!("cancel the {}", workflow.transaction_type);
                 if let Some(found) = consider(Intent::Cancel { workflow: w }, matcher, &question) {
                     return found;
@@ -225,7 +225,11 @@ impl Character {
         let now = clock.now();
         let mut notes = Vec::new();
         let (pending, expired) = self.current(store, now, user).await?;
-        if let Some(text) = expired.as_ref().and_then(|t| self.timeout_injection(t)) {
+        let injection = |lines: &Lines| lines.injection.clone();
+        if let Some(text) = expired
+            .as_ref()
+            .and_then(|t| self.timeout_said(t, injection))
+        {
             notes.push(text);
         }
         let intent = match self.detect(message, pending.as_ref()) {
@@ -366,17 +370,33 @@ impl Character {
     /// What the character says about `prepared` with no model: the matched state's
     /// (or cancellation's, or timeout's) offline reply, else the character's own.
     pub fn offline_reply(&self, prepared: &Prepared) -> Option<String> {
-        let pending = prepared.pending.as_ref();
-        let said = match &prepared.intent {
+        let reply = |lines: &Lines| lines.offline_reply.clone();
+        let said = self.said(&prepared.intent, prepared.pending.as_ref(), reply);
+        let expired = prepared
+            .expired
+            .as_ref()
+            .and_then(|t| self.timeout_said(t, reply));
+        match (expired, said) {
+            (Some(e), Some(s)) => Some(format!("{e} {s}")),
+            (e, s) => s.or(e).or_else(|| self.offline_reply.clone()),
+        }
+    }
+
+    /// One of the lines (`pick`) of the step `intent` takes, interpolated with the
+    /// context that step produces.
+    fn said(
+        &self,
+        intent: &Intent,
+        pending: Option<&Transaction>,
+        pick: impl Fn(&Lines) -> Option<String>,
+    ) -> Option<String> {
+        let (text, context) = match intent {
             Intent::Start {
                 workflow,
                 extracted,
             } => {
                 let first = self.workflows.get(*workflow)?.states.first()?;
-                first
-                    .offline_reply
-                    .as_deref()
-                    .map(|t| interpolate(t, &start_context(first, extracted)))
+                (pick(&first.lines)?, start_context(first, extracted))
             }
             Intent::Advance {
                 workflow,
@@ -385,26 +405,25 @@ impl Character {
             } => {
                 let state = self.workflows.get(*workflow)?.states.get(*state)?;
                 let context = advance_context(state, &pending?.context, extracted);
-                state
-                    .offline_reply
-                    .as_deref()
-                    .map(|t| interpolate(t, &context))
+                (pick(&state.lines)?, context)
             }
             Intent::Cancel { workflow } => {
-                let (_, _, reply) = self.workflows.get(*workflow)?.cancellation.as_ref()?;
-                let context = &pending?.context;
-                reply.as_deref().map(|t| interpolate(t, context))
+                let (_, lines) = self.workflows.get(*workflow)?.cancellation.as_ref()?;
+                (pick(lines)?, pending?.context.clone())
             }
-            Intent::None => None,
+            Intent::None => return None,
         };
-        let expired = prepared.expired.as_ref().and_then(|t| {
-            let (_, _, reply) = self.workflow_of(t)?.timeout.as_ref()?;
-            Some(interpolate(reply.as_deref()?, &t.context))
-        });
-        match (expired, said) {
-            (Some(e), Some(s)) => Some(format!("{e} {s}")),
-            (e, s) => s.or(e).or_else(|| self.offline_reply.clone()),
-        }
+        Some(interpolate(&text, &context))
+    }
+
+    /// One of the lines of `transaction`'s timeout, interpolated with its context.
+    fn timeout_said(
+        &self,
+        transaction: &Transaction,
+        pick: impl Fn(&Lines) -> Option<String>,
+    ) -> Option<String> {
+        let (_, lines) = self.workflow_of(transaction)?.timeout.as_ref()?;
+        Some(interpolate(&pick(lines)?, &transaction.context))
     }
 
     fn workflow_of(&self, transaction: &Transaction) -> Option<&Workflow> {
@@ -424,47 +443,18 @@ impl Character {
         now_ms - updated > i64::from(*minutes) * 60_000
     }
 
-    fn timeout_injection(&self, transaction: &Transaction) -> Option<String> {
-        let (_, text, _) = self.workflow_of(transaction)?.timeout.as_ref()?;
-        Some(interpolate(text.as_deref()?, &transaction.context))
-    }
-
     /// The injection for `intent`: the state's text with the context it produces, or
     /// a reminder of the pending transaction when the message did nothing to it.
     fn injection(&self, intent: &Intent, pending: Option<&Transaction>) -> Option<String> {
-        match intent {
-            Intent::Start {
-                workflow,
-                extracted,
-            } => {
-                let first = self.workflows.get(*workflow)?.states.first()?;
-                Some(interpolate(
-                    first.injection.as_deref()?,
-                    &start_context(first, extracted),
-                ))
-            }
-            Intent::Advance {
-                workflow,
-                state,
-                extracted,
-            } => {
-                let state = self.workflows.get(*workflow)?.states.get(*state)?;
-                let context = advance_context(state, &pending?.context, extracted);
-                Some(interpolate(state.injection.as_deref()?, &context))
-            }
-            Intent::Cancel { workflow } => {
-                let (_, text, _) = self.workflows.get(*workflow)?.cancellation.as_ref()?;
-                Some(interpolate(text.as_deref()?, &pending?.context))
-            }
-            Intent::None => {
-                let pending = pending?;
-                let context = serde_json::to_string(&pending.context).unwrap_or_default();
-                Some(format!(
-                    "A {} is pending, waiting for `{}`: {context}.",
-                    pending.transaction_type, pending.state
-                ))
-            }
+        if *intent != Intent::None {
+            return self.said(intent, pending, |lines| lines.injection.clone());
         }
+        let pending = pending?;
+        let context = serde_json::to_string(&pending.context).unwrap_or_default();
+        Some(format!(
+            "A {} is pending, waiting for `{}`: {context}.",
+            pending.transaction_type, pending.state
+        ))
     }
 }
 
