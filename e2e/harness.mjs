@@ -1,7 +1,9 @@
 // Shared by the end-to-end tests: a static server for the release build on a free
-// loopback port, and a headless Chromium that never reaches beyond it.
+// loopback port, a headless Chromium that never reaches beyond it, and the steps every
+// test takes (open the demo, send a message, read an answer).
 import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { after, before } from 'node:test';
 import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -99,4 +101,63 @@ export function launchChromium() {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * The usual fixture of a test file: the release build served and one Chromium,
+ * started before its tests and stopped after them. Read `.server` and `.browser`
+ * inside tests.
+ */
+export function useDist() {
+  const env = {};
+  before(async () => {
+    env.server = await serveDist();
+    env.browser = await launchChromium();
+    await mkdir(artifacts, { recursive: true });
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
+}
+
+/**
+ * A fresh page of the demo, closed with test `t`. `problems` collects console errors,
+ * page errors and any request off the page's origin; tests end by asserting it empty.
+ */
+export async function openDemo(env, t, { viewport = { width: 1280, height: 900 }, colorScheme = 'light' } = {}) {
+  const context = await env.browser.newContext({ viewport, colorScheme });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => {
+    if (!r.url().startsWith(env.server.url) && !r.url().startsWith('data:')) {
+      problems.push(`request off the page's origin: ${r.url()}`);
+    }
+  });
+  await page.goto(env.server.url);
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  return { page, problems };
+}
+
+/** Types `text` into the composer and sends it. */
+export async function send(page, text) {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+/** The answer of the `n`th turn (from 1), once that turn has completed. */
+export async function answer(page, n) {
+  await page.locator('.turn[data-status="completed"]').nth(n - 1).waitFor({ timeout: 10_000 });
+  return page.locator('.turn').nth(n - 1).locator('.message-assistant .markdown').innerText();
+}
+
+/** Sends `text` and returns the answer of the turn it starts, the `n`th. */
+export async function ask(page, text, n = 1) {
+  await send(page, text);
+  return answer(page, n);
 }

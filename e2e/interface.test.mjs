@@ -1,58 +1,15 @@
 // The interface end to end, on the release build in headless Chromium: a whole
 // conversation with an approval, Stop during a streaming run, a reload that restores
 // the conversation, persisted settings, and screenshots in both themes.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { artifacts, launchChromium, serveDist } from './harness.mjs';
+import { answer, artifacts, openDemo, send, useDist } from './harness.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchChromium();
-  await mkdir(artifacts, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function open(t, viewport = { width: 1280, height: 900 }, colorScheme = 'light') {
-  const context = await browser.newContext({ viewport, colorScheme });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const problems = [];
-  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => {
-    if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) {
-      problems.push(`request off the page's origin: ${r.url()}`);
-    }
-  });
-  await page.goto(server.url);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
-  return { page, problems };
-}
-
-async function send(page, text) {
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(text);
-  await box.press('Enter');
-}
-
-/** The answer of the `n`th turn (from 1) once it is finished. */
-async function answer(page, n) {
-  const turn = page.locator('.turn').nth(n - 1);
-  await page.locator('.turn[data-status="completed"]').nth(n - 1).waitFor({ timeout: 10_000 });
-  return turn.locator('.message-assistant .markdown').innerText();
-}
+const env = useDist();
 
 test('a conversation with a multi-step run, an approval, and a reload that restores it', async (t) => {
-  const { page, problems } = await open(t);
+  const { page, problems } = await openDemo(env, t);
   await page.locator('.sample-prompt', { hasText: 'Remember that the ale is cold' }).click();
   assert.equal(await answer(page, 1), "I'll remember: the ale is cold.");
   await send(page, 'Forget about the ale');
@@ -84,10 +41,10 @@ test('a conversation with a multi-step run, an approval, and a reload that resto
 });
 
 test('settings persist, and Stop ends a streaming run within a frame', async (t) => {
-  const { page, problems } = await open(t);
+  const { page, problems } = await openDemo(env, t);
   await page.getByRole('button', { name: 'Settings' }).click();
   await page.locator('.use-proxy').check();
-  await page.locator('.proxy-url').fill(`${server.url}v1`);
+  await page.locator('.proxy-url').fill(`${env.server.url}v1`);
   await page.locator('.proxy-model').fill('slow');
   await page.locator('.step-cap').fill('4');
   await page.locator('.settings-save').click();
@@ -99,7 +56,7 @@ test('settings persist, and Stop ends a streaming run within a frame', async (t)
   assert.equal(await page.locator('.step-cap').inputValue(), '4');
   assert.match(await page.locator('.familiar-tagline').innerText(), /model proxy/);
 
-  const before = server.stats.aborted;
+  const before = env.server.stats.aborted;
   await send(page, 'Tell me a long story');
   const text = page.locator('.turn .message-assistant .markdown');
   await page.waitForFunction(() => (document.querySelector('.turn .markdown')?.textContent ?? '').includes('word3'));
@@ -122,17 +79,17 @@ test('settings persist, and Stop ends a streaming run within a frame', async (t)
   assert.ok(frames <= 1, `stopped after ${frames} frames`);
   await page.locator('.composer-send').waitFor();
   await page.waitForFunction(() => true);
-  for (let i = 0; i < 50 && server.stats.aborted === before; i += 1) {
+  for (let i = 0; i < 50 && env.server.stats.aborted === before; i += 1) {
     await new Promise((r) => setTimeout(r, 20));
   }
-  assert.equal(server.stats.aborted, before + 1, 'the request was cancelled');
+  assert.equal(env.server.stats.aborted, before + 1, 'the request was cancelled');
   assert.match(await page.locator('.turn .steps-summary').innerText(), /stopped/);
   assert.deepEqual(problems, []);
 });
 
 for (const scheme of ['light', 'dark']) {
   test(`the ${scheme} theme at 1440 px and 360 px`, async (t) => {
-    const { page, problems } = await open(t, { width: 1440, height: 900 }, scheme);
+    const { page, problems } = await openDemo(env, t, { viewport: { width: 1440, height: 900 }, colorScheme: scheme });
     await send(page, 'What time is it? **bold** and `code`');
     await answer(page, 1);
     await page.locator('.turn .steps-summary').click();

@@ -17,7 +17,7 @@ use crate::event::Event;
 use crate::llm::{ChatResponse, Llm, LlmError};
 use crate::message::ToolCall;
 use crate::run::{AgentRun, Invocation, ModelCall, NextStep, Outcome, ToolResult};
-use crate::tool::{CallContext, ToolError, ToolRegistry};
+use crate::tool::{CallContext, RunsOn, ToolError, ToolRegistry};
 
 /// The page or game that runs host tools: it gets a call with a request id and
 /// answers it (a result, or an error message for the model).
@@ -119,20 +119,21 @@ async fn timed_call(invocation: &Invocation, seams: &Seams<'_>) -> ToolResult {
     let call = &invocation.call;
     let work = async {
         match (invocation.runs_on, seams.host) {
-            (crate::tool::RunsOn::Page, _) => {
+            (RunsOn::Page, _) => {
                 let cx = CallContext {
                     idempotency_key: invocation.idempotency_key.clone(),
                 };
                 seams.tools.call(call, cx).await
             }
-            (crate::tool::RunsOn::Host, Some(host)) => host
-                .call(invocation.request_id(), call)
-                .await
-                .map_err(|message| ToolError::Failed {
-                    tool: call.name.clone(),
-                    message,
-                }),
-            (crate::tool::RunsOn::Host, None) => Err(ToolError::Failed {
+            (RunsOn::Host, Some(host)) => {
+                host.call(invocation.request_id(), call)
+                    .await
+                    .map_err(|message| ToolError::Failed {
+                        tool: call.name.clone(),
+                        message,
+                    })
+            }
+            (RunsOn::Host, None) => Err(ToolError::Failed {
                 tool: call.name.clone(),
                 message: "no host is connected to run it".into(),
             }),

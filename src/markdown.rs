@@ -75,11 +75,11 @@ fn blocks(lines: &[&str], depth: usize) -> Vec<Block> {
         if trimmed.is_empty() {
             i += 1;
         } else if let Some(fence) = fence_of(trimmed) {
-            let language = trimmed.trim_start_matches(fence.0).trim().to_owned();
+            let language = trimmed.trim_start_matches(fence).trim().to_owned();
             let body: Vec<&str> = lines
                 .iter()
                 .skip(i + 1)
-                .take_while(|l| !l.trim_start().starts_with(fence.0))
+                .take_while(|l| !l.trim_start().starts_with(fence))
                 .copied()
                 .collect();
             i += body.len() + 2;
@@ -130,14 +130,9 @@ fn blocks(lines: &[&str], depth: usize) -> Vec<Block> {
     out
 }
 
-fn fence_of(line: &str) -> Option<(&'static str,)> {
-    if line.starts_with("```") {
-        Some(("```",))
-    } else if line.starts_with("~~~") {
-        Some(("~~~",))
-    } else {
-        None
-    }
+/// The fence a code block opens with, if `line` opens one.
+fn fence_of(line: &str) -> Option<&'static str> {
+    ["```", "~~~"].into_iter().find(|f| line.starts_with(f))
 }
 
 fn heading(line: &str) -> Option<(u8, &str)> {

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::openai::ModelSettings;
+use crate::openai::{ModelSettings, is_web_url};
 
 /// Where answers come from.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -95,28 +95,20 @@ impl Settings {
             );
         }
         if let Backend::Supabase { url, anon_key } = &self.backend {
-            if let Err(message) = supabase_url(url) {
-                problem("backend.url", message);
+            if !is_web_url(url) {
+                problem(
+                    "backend.url",
+                    format!(
+                        "the Supabase URL must start with https:// and name a host, got `{}`",
+                        url.trim()
+                    ),
+                );
             }
             if let Err(message) = anon_key_only(anon_key) {
                 problem("backend.anon_key", message);
             }
         }
         found
-    }
-}
-
-fn supabase_url(url: &str) -> Result<(), String> {
-    let url = url.trim();
-    let host = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"))
-        .map(|rest| rest.split(['/', '?', '#']).next().unwrap_or(""));
-    match host {
-        Some(host) if !host.is_empty() && !host.contains('@') && !url.contains(' ') => Ok(()),
-        _ => Err(format!(
-            "the Supabase URL must start with https:// and name a host, got `{url}`"
-        )),
     }
 }
 

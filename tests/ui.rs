@@ -52,6 +52,19 @@ fn text_of(root: &HtmlElement, selector: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The text of every element `selector` matches, in document order.
+fn texts_of(root: &HtmlElement, selector: &str) -> Vec<String> {
+    let all = root.query_selector_all(selector).unwrap();
+    (0..all.length())
+        .map(|i| all.item(i).unwrap().text_content().unwrap_or_default())
+        .collect()
+}
+
+/// The answers shown so far, oldest first.
+fn answers(root: &HtmlElement) -> Vec<String> {
+    texts_of(root, ".message-assistant .markdown")
+}
+
 fn count(root: &HtmlElement, selector: &str) -> u32 {
     root.query_selector_all(selector).unwrap().length()
 }
@@ -266,14 +279,8 @@ async fn an_approved_action_runs_and_the_answer_follows() {
     })
     .await;
     assert_eq!(count(&root, ".approval"), 0);
-    let answers = root
-        .query_selector_all(".message-assistant .markdown")
-        .unwrap();
-    let last = answers
-        .item(answers.length() - 1)
-        .unwrap()
-        .text_content()
-        .unwrap();
+    let shown = answers(&root);
+    let last = shown.last().unwrap();
     assert!(last.starts_with("Forgotten (1)"), "{last}");
 }
 
@@ -285,24 +292,15 @@ async fn a_denied_action_is_not_run_and_the_answer_says_so() {
         count(&root, ".turn[data-status=completed]") == 2
     })
     .await;
-    let answers = root
-        .query_selector_all(".message-assistant .markdown")
-        .unwrap();
-    let last = answers
-        .item(answers.length() - 1)
-        .unwrap()
-        .text_content()
-        .unwrap();
+    let shown = answers(&root);
+    let last = shown.last().unwrap();
     assert!(last.contains("denied"), "{last}");
     press(&root, "What do you remember?", false);
     until("the recall", || {
         count(&root, ".turn[data-status=completed]") == 3
     })
     .await;
-    let answers = root
-        .query_selector_all(".message-assistant .markdown")
-        .unwrap();
-    let recall = answers.item(2).unwrap().text_content().unwrap();
+    let recall = &answers(&root)[2];
     assert!(
         recall.contains("the ale is cold"),
         "nothing was forgotten: {recall}"
@@ -351,10 +349,7 @@ async fn settings_refuse_a_service_key_and_a_bad_step_cap_with_clear_messages() 
     fill(&root, ".step-cap", "0");
     click(&root, ".settings-save");
     leptos::task::tick().await;
-    let errors = root.query_selector_all(".field-error").unwrap();
-    let texts: Vec<String> = (0..errors.length())
-        .map(|i| errors.item(i).unwrap().text_content().unwrap())
-        .collect();
+    let texts = texts_of(&root, ".field-error");
     assert_eq!(texts.len(), 2, "{texts:?}");
     assert!(texts[0].contains("step cap must be 1 to 50"), "{texts:?}");
     assert!(texts[1].contains("service key"), "{texts:?}");
@@ -485,10 +480,7 @@ async fn slash_and_at_offer_the_delegates_routes_and_route_the_message() {
         .dispatch_event(&web_sys::Event::new("input").unwrap())
         .unwrap();
     leptos::task::tick().await;
-    let offered = root.query_selector_all(".completion-insert").unwrap();
-    let offered: Vec<String> = (0..offered.length())
-        .map(|i| offered.item(i).unwrap().text_content().unwrap())
-        .collect();
+    let offered = texts_of(&root, ".completion-insert");
     assert_eq!(offered, ["/time", "/title"]);
     click(&root, ".completion");
     assert_eq!(textarea.value(), "/time ");
@@ -503,13 +495,7 @@ async fn slash_and_at_offer_the_delegates_routes_and_route_the_message() {
         count(&root, ".turn[data-status=completed]") == 2
     })
     .await;
-    let answers = root
-        .query_selector_all(".message-assistant .markdown")
-        .unwrap();
-    assert_eq!(
-        answers.item(1).unwrap().text_content().unwrap(),
-        "You are now talking to @scribe."
-    );
+    assert_eq!(answers(&root)[1], "You are now talking to @scribe.");
     // Plain text now goes to the scribe, which has no clock: no tool, its fallback.
     press(&root, "What time is it?", false);
     until("the scribe's answer", || {

@@ -102,6 +102,16 @@ impl ModelSettings {
 }
 
 fn validate_url(url: &str) -> Result<(), SettingsError> {
+    if is_web_url(url) {
+        Ok(())
+    } else {
+        Err(SettingsError::Url(url.trim().to_owned()))
+    }
+}
+
+/// Whether `url` is an `http(s)://` address naming a host, without credentials or
+/// spaces: the shape of every server address a setting may hold.
+pub(crate) fn is_web_url(url: &str) -> bool {
     let url = url.trim();
     let rest = url
         .strip_prefix("https://")
@@ -110,15 +120,10 @@ fn validate_url(url: &str) -> Result<(), SettingsError> {
         .and_then(|r| r.split(['/', '?', '#']).next())
         .unwrap_or("");
     let host_name = host.rsplit('@').next().unwrap_or("");
-    let valid = !host_name.is_empty()
+    !host_name.is_empty()
         && !host_name.starts_with(':')
         && !host.contains('@')
-        && !url.contains(char::is_whitespace);
-    if valid {
-        Ok(())
-    } else {
-        Err(SettingsError::Url(url.to_owned()))
-    }
+        && !url.contains(char::is_whitespace)
 }
 
 fn validate_header(name: &str, value: &str) -> Result<(), SettingsError> {

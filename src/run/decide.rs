@@ -61,21 +61,12 @@ impl AfterAction {
 }
 
 /// The question that asks whether the goal is complete; the rules model recognises
-/// its last words.
+/// its last words (`rules::COMPLETION_QUESTION`, in any case; a test keeps them equal).
 pub fn goal_question(goal: &str, actions: &str) -> String {
     format!(
         "Original goal: {goal}\nActions so far: {actions}\nIs the original goal \
-         complete? {}, with a brief explanation.",
-        capitalised(crate::rules::COMPLETION_QUESTION)
+         complete? Answer YES or NO, with a brief explanation."
     )
-}
-
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 /// Whether a goal-check answer says yes: its first word decides, else the seed's rule

@@ -79,18 +79,24 @@ pub fn tools(world: Option<Rc<dyn Store>>) -> ToolRegistry {
         .register(CurrentTime::new(Rc::new(BrowserClock)))
         .register(PageTitle);
     if let Some(world) = world {
-        tools.with_ledger(Ledger::new(Rc::clone(&world), AGENT_ID.to_string()));
-        tools
-            .register(Remember::new(
-                Rc::clone(&world),
-                Rc::new(BrowserClock),
-                AGENT_ID,
-            ))
-            .register(Recall::new(Rc::clone(&world), AGENT_ID))
-            .register(Forget::new(world, AGENT_ID))
-            .set_approval("forget", Approval::Ask);
+        register_memory(&mut tools, &world);
     }
     tools
+}
+
+/// Adds `remember`, `recall` and `forget` (which asks first) over `world`, with the
+/// ledger that applies each action once.
+fn register_memory(tools: &mut ToolRegistry, world: &Rc<dyn Store>) {
+    tools.with_ledger(Ledger::new(Rc::clone(world), AGENT_ID.to_string()));
+    tools
+        .register(Remember::new(
+            Rc::clone(world),
+            Rc::new(BrowserClock),
+            AGENT_ID,
+        ))
+        .register(Recall::new(Rc::clone(world), AGENT_ID))
+        .register(Forget::new(Rc::clone(world), AGENT_ID))
+        .set_approval("forget", Approval::Ask);
 }
 
 /// The world the settings name: the page's own, or a Supabase project through its
@@ -168,16 +174,7 @@ pub fn delegate(llm: Rc<dyn Llm>, world: Option<Rc<dyn Store>>) -> Delegate {
     page.register(PageTitle);
     let mut scribe = ToolRegistry::new();
     if let Some(world) = &world {
-        scribe.with_ledger(Ledger::new(Rc::clone(world), AGENT_ID.to_string()));
-        scribe
-            .register(Remember::new(
-                Rc::clone(world),
-                Rc::new(BrowserClock),
-                AGENT_ID,
-            ))
-            .register(Recall::new(Rc::clone(world), AGENT_ID))
-            .register(Forget::new(Rc::clone(world), AGENT_ID))
-            .set_approval("forget", Approval::Ask);
+        register_memory(&mut scribe, world);
     }
     let familiar = agent(
         "familiar",

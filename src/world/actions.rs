@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::data::CommunityArgs;
 use super::rows::{
     Refusal, World, add, clamp_stat, delete, eq, insert, int, one, row, select, update,
 };
@@ -147,11 +148,6 @@ fn one_item() -> i64 {
 pub struct WorkArgs {
     /// The job's name, e.g. `mining`.
     pub job: String,
-}
-
-#[derive(Deserialize, JsonSchema)]
-pub struct CommunityArgs {
-    pub community_id: i64,
 }
 
 #[derive(Deserialize, JsonSchema)]
