@@ -52,8 +52,9 @@ function slowModel(req, res, stats) {
 }
 
 /** Serves `dist/` (and a slow model at /v1) on 127.0.0.1 at a free port; resolves to
- * { url, close, stats }. */
-export async function serveDist() {
+ * { url, close, stats }. `pages` maps extra paths to HTML bodies (the benchmark's
+ * baseline page). */
+export async function serveDist({ pages = {} } = {}) {
   const stats = { requests: 0, aborted: 0 };
   const server = createServer(async (req, res) => {
     if (req.method === 'POST' && req.url.startsWith('/v1/chat/completions')) {
@@ -61,6 +62,10 @@ export async function serveDist() {
       return;
     }
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    if (Object.hasOwn(pages, path)) {
+      res.writeHead(200, { 'content-type': types['.html'] }).end(pages[path]);
+      return;
+    }
     const file = join(dist, path.endsWith('/') ? `${path}index.html` : path);
     if (!file.startsWith(dist)) {
       res.writeHead(403).end();

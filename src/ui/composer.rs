@@ -24,9 +24,9 @@ pub fn Composer(
     /// Called when the user presses Stop.
     #[prop(optional)]
     on_stop: Option<Callback<()>>,
-    /// `/command` and `@agent` completions.
-    #[prop(optional)]
-    completions: Vec<Completion>,
+    /// `/command` and `@agent` completions, read when the message starts with one.
+    #[prop(into, optional)]
+    completions: Signal<Vec<Completion>>,
 ) -> impl IntoView {
     let input = NodeRef::<Textarea>::new();
     let (typed, set_typed) = signal(String::new());
@@ -40,22 +40,20 @@ pub fn Composer(
             }
         }
     });
-    let matches = {
-        let completions = completions.clone();
-        Memo::new(move |_| {
-            typed.with(|t| {
-                let word = t.trim_start();
-                if !(word.starts_with('/') || word.starts_with('@')) || word.contains(' ') {
-                    return Vec::new();
-                }
-                completions
-                    .iter()
+    let matches = Memo::new(move |_| {
+        typed.with(|t| {
+            let word = t.trim_start();
+            if !(word.starts_with('/') || word.starts_with('@')) || word.contains(' ') {
+                return Vec::new();
+            }
+            completions.with(|all| {
+                all.iter()
                     .filter(|c| c.insert.starts_with(word) && c.insert != word)
                     .cloned()
                     .collect::<Vec<_>>()
             })
         })
-    };
+    });
     let complete = move |insert: &str| {
         if let Some(textarea) = input.get() {
             let text = format!("{insert} ");

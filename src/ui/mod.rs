@@ -41,6 +41,7 @@ enum Panel {
 #[component]
 pub fn App() -> impl IntoView {
     let session = Session::restore();
+    session.prepare();
     provide_context(session);
     let panel = RwSignal::new(Panel::None);
     let toggle = move |which: Panel| {
@@ -115,7 +116,7 @@ pub fn App() -> impl IntoView {
                         busy=session.busy
                         on_send=move |text| session.send(text)
                         on_stop=Callback::new(move |()| session.stop())
-                        completions=session.completions()
+                        completions=Signal::derive(move || session.completions())
                     />
                 </main>
                 <Inspector state=session.inspector />

@@ -96,7 +96,7 @@ impl Session {
 
     /// Records what the character's workflows did, once the model has answered.
     pub(super) async fn record(&self, character: &Character, prepared: &Prepared) {
-        let Some(world) = self.inner.with_value(|i| i.parts.world.clone()) else {
+        let Some(world) = self.world() else {
             return;
         };
         match character

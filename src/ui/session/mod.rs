@@ -82,7 +82,9 @@ struct Inner {
     /// The app's reactive owner: turn signals are created under it, not under the
     /// button that happened to start them (which may be gone a moment later).
     owner: Owner,
-    parts: Parts,
+    /// Built on first use (see [`Session::prepare`]): reading and seeding the world is
+    /// the slowest part of startup and nothing on the first screen needs it.
+    parts: Option<Parts>,
     conversation: Conversation,
     paused: Option<(u64, AgentRun, Rc<Agent>)>,
     stop: Option<oneshot::Sender<()>>,
@@ -134,7 +136,7 @@ impl Session {
         let session = Self {
             inner: StoredValue::new_local(Inner {
                 owner: Owner::current().unwrap_or_default(),
-                parts: parts(&settings),
+                parts: None,
                 conversation: Conversation::default(),
                 paused: None,
                 stop: None,
@@ -149,8 +151,38 @@ impl Session {
             saved: RwSignal::new(saved),
         };
         session.show(conversation);
-        session.refresh_world();
         session
+    }
+
+    /// Builds the agent's parts and fills the inspector after the first paint, so the
+    /// page is interactive before the world is read. A message sent sooner builds
+    /// them itself.
+    pub fn prepare(&self) {
+        let session = *self;
+        request_animation_frame(move || {
+            set_timeout(
+                move || {
+                    session.with_parts(|_| ());
+                    session.refresh_world();
+                },
+                std::time::Duration::ZERO,
+            );
+        });
+    }
+
+    /// Runs `f` on the agent's parts, building them first if needed.
+    fn with_parts<R>(&self, f: impl FnOnce(&mut Parts) -> R) -> Option<R> {
+        let settings = self.settings;
+        self.inner.try_update_value(|inner| {
+            f(inner
+                .parts
+                .get_or_insert_with(|| settings.with_untracked(parts)))
+        })
+    }
+
+    /// The world the demo's tools act on, if it could be opened.
+    fn world(&self) -> Option<Rc<dyn Store>> {
+        self.with_parts(|p| p.world.clone()).flatten()
     }
 
     fn owner(&self) -> Owner {
@@ -192,14 +224,16 @@ impl Session {
             return;
         }
         let settings = self.settings.get_untracked();
-        let Some((id, history, agent, request)) = self.inner.try_update_value(|inner| {
+        let Some((agent, request, _)) = self.with_parts(|p| p.delegate.resolve(&text)) else {
+            return;
+        };
+        let Some((id, history)) = self.inner.try_update_value(|inner| {
             let history = inner.conversation.context(CONTEXT_BUDGET);
-            let (agent, request, _) = inner.parts.delegate.resolve(&text);
             let id = inner.conversation.begin(&text);
             if let Some(interaction) = inner.conversation.interactions.last_mut() {
                 interaction.started_ms = now_ms();
             }
-            (id, history, agent, request)
+            (id, history)
         }) else {
             return;
         };
@@ -210,7 +244,7 @@ impl Session {
         let interaction = self.owner().with(|| RwSignal::new(interaction));
         self.turns
             .update(|turns| turns.push(TurnHandle { id, interaction }));
-        let world = self.inner.with_value(|inner| inner.parts.world.clone());
+        let world = self.world();
         let character = settings.character.as_deref().and_then(demo::character);
         if let (Some(character), Some(world)) = (character, world) {
             self.save();
@@ -250,9 +284,8 @@ impl Session {
 
     /// The `/command`s and `@agent`s the composer offers.
     pub fn completions(&self) -> Vec<super::Completion> {
-        self.inner.with_value(|inner| {
-            inner
-                .parts
+        self.with_parts(|parts| {
+            parts
                 .delegate
                 .routes()
                 .into_iter()
@@ -262,6 +295,7 @@ impl Session {
                 })
                 .collect()
         })
+        .unwrap_or_default()
     }
 
     /// Drives `run` (for turn `id`) with `agent` until it ends or pauses for a person.
@@ -418,7 +452,7 @@ impl Session {
     /// Reads the agent's memories, and the character's pending transaction when
     /// `transaction`, for the inspector.
     fn refresh(&self, transaction: bool) {
-        let Some(world) = self.inner.with_value(|i| i.parts.world.clone()) else {
+        let Some(world) = self.world() else {
             return;
         };
         let inspector = self.inspector;
@@ -461,7 +495,7 @@ impl Session {
         if problems.is_empty() {
             save_json(SETTINGS_KEY, &settings);
             self.inner
-                .update_value(|inner| inner.parts = parts(&settings));
+                .update_value(|inner| inner.parts = Some(parts(&settings)));
             self.settings.set(settings);
             self.refresh_world();
         }

@@ -1,0 +1,138 @@
+// The interface's startup and a long conversation, in headless Chromium on the release
+// build in dist/. Run through `bench/ui`, which builds it first.
+//
+// Startup is timed inside the page, from the navigation's start (performance.timeOrigin)
+// to the moment the enabled composer is in the DOM (a MutationObserver installed before
+// any page script sets a mark), so no polling or round trip to the test process counts.
+// "Cold" is a first visit in a fresh browser context (new renderer, empty caches); "warm"
+// is a reload of it. The same is measured for a static page holding only the stylesheet
+// and a heading over a textarea, served by the same server: the floor this browser and machine set.
+import { readFileSync } from 'node:fs';
+import { launchChromium, serveDist } from '../e2e/harness.mjs';
+
+const RUNS = Number(process.env.RUNS ?? 15);
+// The floor: the demo's own index.html with its scripts and preloads taken out and a
+// bare textarea in the body.
+const baseline = readFileSync(new URL('../dist/index.html', import.meta.url), 'utf8')
+  .replace(/<script[\s\S]*?<\/script>/g, '')
+  .replace(/<link rel="(modulepreload|preload)"[^>]*>/g, '')
+  .replace('<body></body>', '<body><h1>Familiar</h1><textarea class="composer-input" aria-label="Message"></textarea></body>');
+if (baseline.includes('.wasm')) throw new Error('the baseline page still loads the app');
+
+const server = await serveDist({ pages: { '/baseline.html': baseline } });
+const browser = await launchChromium();
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function watchComposer() {
+  const ready = () => document.querySelector('.composer-input:not([disabled])');
+  new MutationObserver((_, observer) => {
+    if (ready()) {
+      performance.mark('bench:interactive');
+      observer.disconnect();
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true });
+}
+
+/** Milestones of the current page, in ms from navigation start. */
+function milestones() {
+  const at = (name) => Math.round(performance.getEntriesByName(name)[0]?.startTime ?? NaN);
+  const nav = performance.getEntriesByType('navigation')[0];
+  const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
+  return {
+    html: Math.round(nav.responseEnd),
+    wasm: Math.round(wasm?.responseEnd ?? NaN),
+    start: at('familiar:start'),
+    mounted: at('familiar:mounted'),
+    interactive: at('bench:interactive'),
+    painted: at('first-contentful-paint'),
+  };
+}
+
+async function load(page, url, reload) {
+  if (reload) await page.reload();
+  else await page.goto(url);
+  await page.waitForFunction(() => ['bench:interactive', 'first-contentful-paint']
+    .every((name) => performance.getEntriesByName(name).length > 0));
+  return page.evaluate(milestones);
+}
+
+/** Cold and warm milestones of `url`, `RUNS` times each. */
+async function startup(url) {
+  const cold = [];
+  const warm = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const context = await browser.newContext();
+    await context.addInitScript(watchComposer);
+    const page = await context.newPage();
+    cold.push(await load(page, url, false));
+    warm.push(await load(page, url, true));
+    await context.close();
+  }
+  return { cold, warm };
+}
+
+/** A saved conversation of `turns` answered turns, each with a tool call. */
+function conversation(turns) {
+  const interactions = [];
+  for (let id = 1; id <= turns; id += 1) {
+    const call = { id: `call_${id}`, name: 'current_time', arguments: '{}' };
+    interactions.push({
+      id,
+      input: `Question ${id}: what time is it?`,
+      status: 'Completed',
+      draft: '',
+      started_ms: 1795338000000 + id * 1000,
+      steps: [
+        { type: 'observe', trigger: { kind: 'chat', event: 'message.received' } },
+        { type: 'reason', purpose: { purpose: 'reason', iteration: 1 }, reasoning: '“time” asks for the current_time tool.', calls: ['current_time'] },
+        { type: 'tool_call', call, kind: 'data', result: { Ok: { time: '09:00', date: '2026-11-22' } }, duration_ms: 2 },
+        { type: 'reason', purpose: { purpose: 'reason', iteration: 1 }, reasoning: '', calls: [] },
+        { type: 'answer', text: `It's **09:00** on Sunday (turn ${id}).`, outcome: { type: 'answered', text: `It's **09:00** on Sunday (turn ${id}).` } },
+      ],
+    });
+  }
+  return { interactions };
+}
+
+/** Navigation to a saved conversation of 500 messages with their steps rendered. */
+async function render500() {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(server.url);
+  await page.waitForSelector('.composer-input');
+  await page.evaluate((saved) => {
+    localStorage.setItem('familiar.conversation.bench', JSON.stringify(saved));
+    localStorage.setItem('familiar.current', JSON.stringify('bench'));
+  }, conversation(250));
+  await page.reload();
+  await page.waitForFunction(() => document.querySelectorAll('.turn').length === 250, null, { timeout: 60_000 });
+  const ms = await page.evaluate(() => performance.now());
+  const messages = await page.evaluate(() => document.querySelectorAll('.message').length);
+  await context.close();
+  if (messages !== 500) throw new Error(`rendered ${messages} messages, not 500`);
+  return ms;
+}
+
+const app = await startup(server.url);
+const floor = await startup(`${server.url}baseline.html`);
+const big = [];
+for (let i = 0; i < 5; i += 1) big.push(await render500());
+
+const row = (label, runs, key) => {
+  const xs = runs.map((r) => r[key]);
+  return `${label.padEnd(34)} ${String(median(xs)).padStart(5)} ms   (${Math.min(...xs)}–${Math.max(...xs)})`;
+};
+for (const kind of ['cold', 'warm']) {
+  console.log(`${kind}: median of ${RUNS}, ms from navigation start (min–max)`);
+  console.log(`  ${row('html received', app[kind], 'html')}`);
+  console.log(`  ${row('wasm received', app[kind], 'wasm')}`);
+  console.log(`  ${row('wasm running (main)', app[kind], 'start')}`);
+  console.log(`  ${row('app mounted', app[kind], 'mounted')}`);
+  console.log(`  ${row('interactive (goal 150)', app[kind], 'interactive')}`);
+  console.log(`  ${row('first contentful paint', app[kind], 'painted')}`);
+  console.log(`  ${row('static page: interactive', floor[kind], 'interactive')}`);
+  console.log(`  ${row('static page: first contentful paint', floor[kind], 'painted')}`);
+}
+console.log(`navigation to 500 messages rendered: ${median(big).toFixed(0)} ms (median of 5)`);
+await browser.close();
+await server.close();
