@@ -154,19 +154,21 @@ impl Session {
         session
     }
 
-    /// Builds the agent's parts and fills the inspector after the first paint, so the
-    /// page is interactive before the world is read. A message sent sooner builds
-    /// them itself.
+    /// Builds the agent's parts and fills the inspector once the first frame is out
+    /// (the second animation frame), so the page is interactive and painted before the
+    /// world is read. A message sent sooner builds them itself.
     pub fn prepare(&self) {
         let session = *self;
         request_animation_frame(move || {
-            set_timeout(
-                move || {
-                    session.with_parts(|_| ());
-                    session.refresh_world();
-                },
-                std::time::Duration::ZERO,
-            );
+            request_animation_frame(move || {
+                set_timeout(
+                    move || {
+                        session.with_parts(|_| ());
+                        session.refresh_world();
+                    },
+                    std::time::Duration::ZERO,
+                );
+            });
         });
     }
 
