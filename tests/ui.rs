@@ -126,6 +126,49 @@ async fn asking_the_time_shows_the_answer_and_the_steps_that_led_to_it() {
 }
 
 #[wasm_bindgen_test]
+async fn a_message_sent_before_the_first_frame_builds_the_world_itself() {
+    // The world is read after the first frame; this message comes sooner.
+    let root = fresh_app();
+    press(&root, "Remember that the ale is cold", false);
+    until("the answer", || {
+        count(&root, ".turn[data-status=completed]") == 1
+    })
+    .await;
+
+    assert_eq!(answers(&root), ["I'll remember: the ale is cold."]);
+    assert_eq!(text_of(&root, ".step-tool .tool-name"), "remember");
+    // Newest first, over the seeded world's own memory.
+    until("the inspector to read the world", || {
+        texts_of(&root, ".inspector-world li")
+            .first()
+            .map(String::as_str)
+            == Some("the ale is cold")
+    })
+    .await;
+}
+
+#[wasm_bindgen_test]
+async fn left_alone_the_page_reads_the_world_after_its_first_frame() {
+    let first = fresh_app();
+    press(&first, "Remember that the gate is locked", false);
+    until("the first page's answer", || answers(&first).len() == 1).await;
+
+    // A second page over the same saved world, mounted and not touched.
+    let second = mount(App);
+    assert!(
+        texts_of(&second, ".inspector-world li").is_empty(),
+        "nothing is listed before the world is read"
+    );
+    until("the inspector to show the saved memory", || {
+        texts_of(&second, ".inspector-world li")
+            .first()
+            .map(String::as_str)
+            == Some("the gate is locked")
+    })
+    .await;
+}
+
+#[wasm_bindgen_test]
 async fn asking_for_the_page_title_reads_the_document() {
     document().set_title("Tavern of the Ninth Moon");
     let root = fresh_app();

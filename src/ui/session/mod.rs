@@ -172,14 +172,17 @@ impl Session {
         });
     }
 
-    /// Runs `f` on the agent's parts, building them first if needed.
+    /// Runs `f` on the agent's parts, building them first if needed; `None` once the
+    /// session is gone.
     fn with_parts<R>(&self, f: impl FnOnce(&mut Parts) -> R) -> Option<R> {
-        let settings = self.settings;
-        self.inner.try_update_value(|inner| {
-            f(inner
-                .parts
-                .get_or_insert_with(|| settings.with_untracked(parts)))
-        })
+        if self.inner.try_with_value(|inner| inner.parts.is_none())? {
+            let built = self.settings.try_with_untracked(parts)?;
+            self.inner
+                .try_update_value(|inner| inner.parts = Some(built))?;
+        }
+        self.inner
+            .try_update_value(|inner| inner.parts.as_mut().map(f))
+            .flatten()
     }
 
     /// The world the demo's tools act on, if it could be opened.
