@@ -422,6 +422,29 @@ fn embedded_resources_follow_foreign_keys_both_ways() {
 }
 
 #[test]
+fn seeding_a_world_restored_whole_writes_nothing() {
+    let memory = Memory::default();
+    let first = LocalStore::new(schemas())
+        .with_persistence(Box::new(memory.clone()))
+        .unwrap();
+    first
+        .seed(r#"{"users": [{"id": 7, "name": "Seeded"}]}"#)
+        .unwrap();
+    let saved = memory.0.borrow().clone();
+    assert!(saved.is_some(), "the first seed is saved");
+
+    // A sentinel in place of the snapshot: a second save would overwrite it.
+    let restored = LocalStore::new(schemas())
+        .with_persistence(Box::new(memory.clone()))
+        .unwrap();
+    *memory.0.borrow_mut() = Some("untouched".into());
+    restored
+        .seed(r#"{"users": [{"id": 7, "name": "Seeded"}]}"#)
+        .unwrap();
+    assert_eq!(memory.0.borrow().as_deref(), Some("untouched"));
+}
+
+#[test]
 fn the_seed_fills_tables_once_and_names_only_known_tables() {
     let memory = Memory::default();
     let first = LocalStore::new(schemas())

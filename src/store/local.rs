@@ -105,11 +105,13 @@ impl LocalStore {
     pub fn seed(&self, seed: &str) -> Result<(), StoreError> {
         let seed: BTreeMap<String, Vec<Row>> = serde_json::from_str(seed)
             .map_err(|e| StoreError::Invalid(format!("the seed file cannot be read ({e})")))?;
+        let mut seeded = false;
         for (table, rows) in seed {
             self.schema(&table)?;
             if self.restored.contains(&table) {
                 continue;
             }
+            seeded = true;
             self.run_insert(&Insert {
                 table: table.clone(),
                 rows,
@@ -131,7 +133,10 @@ impl LocalStore {
                 }
             }
         }
-        self.save();
+        // A world restored whole is already saved as it is.
+        if seeded {
+            self.save();
+        }
         Ok(())
     }
 
