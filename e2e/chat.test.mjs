@@ -56,3 +56,25 @@ test('a memory written in the local store survives a reload', async (t) => {
   await page.screenshot({ path: join(artifacts, 'memory-after-reload.png'), fullPage: true });
   assert.deepEqual(problems, []);
 });
+
+test('a loading notice shows until the app is up, then gives way to it', async (t) => {
+  const context = await env.browser.newContext();
+  t.after(() => context.close());
+  const page = await context.newPage();
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  // Hold the .wasm back, as a slow network would.
+  await page.route('**/*.wasm', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(env.server.url);
+  const loading = page.getByRole('status');
+  assert.match(await loading.innerText(), /^Familiar\s+Loading the agent…$/);
+  assert.equal(await page.getByRole('textbox', { name: 'Message' }).count(), 0);
+
+  release();
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  assert.equal(await page.locator('#familiar-loading').count(), 0);
+  assert.equal(await page.locator('h1').count(), 1, 'one heading: the app\'s own');
+});

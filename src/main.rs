@@ -4,10 +4,18 @@ fn main() {
     #[cfg(target_arch = "wasm32")]
     {
         console_error_panic_hook::set_once();
-        // `bench/ui` reads these two marks to split startup into loading and mounting.
+        // `bench/ui` reads these marks to split startup into loading, mounting and drawing.
         mark("familiar:start");
+        if let Some(loading) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id("familiar-loading"))
+        {
+            loading.remove();
+        }
         leptos::mount::mount_to_body(familiar::ui::App);
         mark("familiar:mounted");
+        // The first frame that draws the app starts with this callback.
+        leptos::prelude::request_animation_frame(|| mark("familiar:frame"));
     }
 }
 
