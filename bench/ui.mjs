@@ -6,9 +6,10 @@
 // any page script sets a mark), so no polling or round trip to the test process counts.
 // The app also marks when its wasm runs, when it is mounted and the first animation
 // frame after that (the frame that draws it); first contentful paint is the loading
-// shell index.html shows until then. "Cold" is a first visit in a fresh browser context
-// (new renderer, empty caches); "warm" is a reload of it. The same is measured for a static page holding only the stylesheet
-// and a heading over a textarea, served by the same server: the floor this browser and machine set.
+// notice index.html shows until then. "Cold" is a first visit in a fresh browser
+// context (new renderer, empty caches); "warm" is a reload of it. The same is measured
+// for a static page (the stylesheet, a heading and a textarea) served by the same
+// server: the floor this browser and machine set.
 import { readFileSync } from 'node:fs';
 import { launchChromium, serveDist } from '../e2e/harness.mjs';
 
