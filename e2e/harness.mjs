@@ -111,12 +111,12 @@ export function launchChromium() {
 /**
  * The usual fixture of a test file: the release build served and one Chromium,
  * started before its tests and stopped after them. Read `.server` and `.browser`
- * inside tests.
+ * inside tests. `options` go to `serveDist`.
  */
-export function useDist() {
+export function useDist(options) {
   const env = {};
   before(async () => {
-    env.server = await serveDist();
+    env.server = await serveDist(options);
     env.browser = await launchChromium();
     await mkdir(artifacts, { recursive: true });
   });

@@ -12,10 +12,25 @@ fn main() {
         {
             loading.remove();
         }
-        leptos::mount::mount_to_body(familiar::ui::App);
+        mount();
         mark("familiar:mounted");
         // The first frame that draws the app starts with this callback.
         leptos::prelude::request_animation_frame(|| mark("familiar:frame"));
+    }
+}
+
+/// Mounts the app into the page's `#familiar` element when it has one (a host page
+/// embedding the widget), or else into the body (the demo page).
+#[cfg(target_arch = "wasm32")]
+fn mount() {
+    use wasm_bindgen::JsCast;
+    let host = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("familiar"))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+    match host {
+        Some(host) => leptos::mount::mount_to(host, familiar::ui::App).forget(),
+        None => leptos::mount::mount_to_body(familiar::ui::App),
     }
 }
 
