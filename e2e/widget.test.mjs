@@ -51,6 +51,7 @@ test('embedded in a host page, the widget fits its sidebar, wears its theme and 
   assert.equal(await style('#familiar .familiar-body', 'flexDirection'), 'column', 'a 360 px widget stacks');
   const box = await widget.boundingBox();
   assert.equal(Math.round(box.width), 360);
+  assert.equal(await style('#familiar .familiar', 'minHeight'), 'auto', 'as tall as its content, not the window');
   assert.equal(await style('body', 'margin'), '24px', "the host's body keeps its margin");
   assert.equal(await style('body', 'fontFamily'), 'serif');
   assert.equal(await style('#host-button', 'borderRadius'), '0px', "the host's buttons are not restyled");
