@@ -78,3 +78,13 @@ test('a loading notice shows until the app is up, then gives way to it', async (
   assert.equal(await page.locator('#familiar-loading').count(), 0);
   assert.equal(await page.locator('h1').count(), 1, 'one heading: the app\'s own');
 });
+
+test('if the app cannot start, the notice says so instead of loading forever', async (t) => {
+  const context = await env.browser.newContext();
+  t.after(() => context.close());
+  const page = await context.newPage();
+  await page.route('**/*.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  await page.goto(env.server.url);
+  await page.getByText(/^Familiar could not start: /).waitFor();
+  assert.equal(await page.getByRole('textbox', { name: 'Message' }).count(), 0);
+});
