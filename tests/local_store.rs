@@ -421,38 +421,34 @@ fn embedded_resources_follow_foreign_keys_both_ways() {
     assert!(matches!(unrelated, Err(StoreError::Invalid(_))));
 }
 
+/// The seed both seed tests plant.
+const SEED: &str = r#"{"users": [{"id": 7, "name": "Seeded"}]}"#;
+
+/// A store restored from (and saving to) `memory`.
+fn persisted(memory: &Memory) -> LocalStore {
+    LocalStore::new(schemas())
+        .with_persistence(Box::new(memory.clone()))
+        .unwrap()
+}
+
 #[test]
 fn seeding_a_world_restored_whole_writes_nothing() {
     let memory = Memory::default();
-    let first = LocalStore::new(schemas())
-        .with_persistence(Box::new(memory.clone()))
-        .unwrap();
-    first
-        .seed(r#"{"users": [{"id": 7, "name": "Seeded"}]}"#)
-        .unwrap();
-    let saved = memory.0.borrow().clone();
-    assert!(saved.is_some(), "the first seed is saved");
+    persisted(&memory).seed(SEED).unwrap();
+    assert!(memory.0.borrow().is_some(), "the first seed is saved");
 
     // A sentinel in place of the snapshot: a second save would overwrite it.
-    let restored = LocalStore::new(schemas())
-        .with_persistence(Box::new(memory.clone()))
-        .unwrap();
+    let restored = persisted(&memory);
     *memory.0.borrow_mut() = Some("untouched".into());
-    restored
-        .seed(r#"{"users": [{"id": 7, "name": "Seeded"}]}"#)
-        .unwrap();
+    restored.seed(SEED).unwrap();
     assert_eq!(memory.0.borrow().as_deref(), Some("untouched"));
 }
 
 #[test]
 fn the_seed_fills_tables_once_and_names_only_known_tables() {
     let memory = Memory::default();
-    let first = LocalStore::new(schemas())
-        .with_persistence(Box::new(memory.clone()))
-        .unwrap();
-    first
-        .seed(r#"{"users": [{"id": 7, "name": "Seeded"}]}"#)
-        .unwrap();
+    let first = persisted(&memory);
+    first.seed(SEED).unwrap();
     let delete = Delete {
         table: "users".into(),
         filters: vec![],
@@ -460,20 +456,14 @@ fn the_seed_fills_tables_once_and_names_only_known_tables() {
     }
     .gte("id", 0);
     first.run_delete(&delete).unwrap();
-    let reloaded = LocalStore::new(schemas())
-        .with_persistence(Box::new(memory))
-        .unwrap();
-    reloaded
-        .seed(r#"{"users": [{"id": 7, "name": "Seeded"}]}"#)
-        .unwrap();
+    let reloaded = persisted(&memory);
+    reloaded.seed(SEED).unwrap();
     assert!(
         names(reloaded.run_select(&select())).is_empty(),
         "what the user deleted stays deleted"
     );
     let fresh = LocalStore::new(schemas());
-    fresh
-        .seed(r#"{"users": [{"id": 7, "name": "Seeded"}]}"#)
-        .unwrap();
+    fresh.seed(SEED).unwrap();
     let next = fresh
         .run_insert(&Insert {
             table: "users".into(),

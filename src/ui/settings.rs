@@ -47,28 +47,22 @@ pub fn SettingsPanel(
 
     let collect = move || -> Result<Settings, Vec<Problem>> {
         let mut found = Vec::new();
-        let temperature = temperature
-            .get_untracked()
-            .trim()
-            .parse::<f32>()
-            .unwrap_or_else(|_| {
-                found.push(Problem {
-                    field: "temperature",
-                    message: "the temperature must be a number".into(),
-                });
-                0.0
-            });
-        let max_iterations = cap
-            .get_untracked()
-            .trim()
-            .parse::<u32>()
-            .unwrap_or_else(|_| {
-                found.push(Problem {
-                    field: "max_iterations",
-                    message: "the step cap must be a whole number".into(),
-                });
-                1
-            });
+        // A field that does not parse is noted in `found` and a valid stand-in takes its
+        // place, so the checks below don't report it twice; any problem stops the save.
+        let temperature = parse(
+            &temperature.get_untracked(),
+            "temperature",
+            "the temperature must be a number",
+            &mut found,
+        )
+        .unwrap_or(0.0);
+        let max_iterations = parse(
+            &cap.get_untracked(),
+            "max_iterations",
+            "the step cap must be a whole number",
+            &mut found,
+        )
+        .unwrap_or(1);
         let model = if use_proxy.get_untracked() {
             let mut settings = ModelSettings::new(
                 proxy_url.get_untracked().trim(),
@@ -171,4 +165,21 @@ pub fn SettingsPanel(
             <p class="settings-saved" role="status">{move || if saved.get() { "Saved." } else { "" }}</p>
         </form>
     }
+}
+
+/// `text` parsed as a `T`, or `None` with `message` noted as `field`'s problem.
+fn parse<T: std::str::FromStr>(
+    text: &str,
+    field: &'static str,
+    message: &str,
+    found: &mut Vec<Problem>,
+) -> Option<T> {
+    let parsed = text.trim().parse().ok();
+    if parsed.is_none() {
+        found.push(Problem {
+            field,
+            message: message.into(),
+        });
+    }
+    parsed
 }

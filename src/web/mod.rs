@@ -4,11 +4,13 @@ mod clock;
 pub mod demo;
 mod fetch;
 mod page_title;
+mod start;
 mod storage;
 
 pub use clock::BrowserClock;
 pub use fetch::Fetch;
 pub use page_title::PageTitle;
+pub use start::start;
 pub use storage::{LocalStorage, load_json, remove, save_json};
 
 /// Copies text to the clipboard, best effort: the page may not be allowed to.

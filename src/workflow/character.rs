@@ -70,33 +70,27 @@ pub struct StateDef {
     pub next_state: Option<String>,
 }
 
+/// Every field may be left out.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct TriggersDef {
     /// Regexes (case-insensitive); named groups become context fields.
-    #[serde(default)]
     pub intent_patterns: Vec<String>,
     /// Words that suggest the intent: alone, they only make the match uncertain.
-    #[serde(default)]
     pub keywords: Vec<String>,
     /// When only keywords match, ask the model.
-    #[serde(default)]
     pub llm_classification: bool,
 }
 
+/// Every field may be left out.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct ActionsDef {
-    #[serde(default)]
     pub create_transaction: Option<CreateDef>,
-    #[serde(default)]
     pub update_transaction: Option<UpdateDef>,
-    #[serde(default)]
     pub complete_transaction: Option<UpdateDef>,
-    #[serde(default)]
     pub prompt_injection: Option<String>,
     /// What the character says with no model (the demo's rules mode), in character.
-    #[serde(default)]
     pub offline_reply: Option<String>,
 }
 
@@ -120,10 +114,10 @@ fn default_price() -> Value {
     Value::from(5)
 }
 
+/// Every field may be left out.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct UpdateDef {
-    #[serde(default)]
     pub context_updates: Map<String, Value>,
 }
 
