@@ -23,6 +23,7 @@ pub mod run;
 pub mod scenario;
 pub mod scripted;
 pub mod settings;
+pub mod sort;
 pub mod sse;
 pub mod store;
 pub mod supervisor;

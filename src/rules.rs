@@ -9,7 +9,7 @@
 
 use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::llm::{
     ChatRequest, ChatResponse, DeltaSink, FinishReason, Llm, LlmError, replay_as_deltas,
@@ -258,12 +258,15 @@ fn fill_arguments(arguments: &Value, message: &str, keyword: &str) -> Value {
                     .replace("{rest}", rest),
             )
         }
-        Value::Object(fields) => Value::Object(
-            fields
-                .iter()
-                .map(|(k, v)| (k.clone(), fill_arguments(v, message, keyword)))
-                .collect(),
-        ),
+        Value::Object(fields) => {
+            let mut filled = Map::new();
+            filled.extend(
+                fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), fill_arguments(v, message, keyword))),
+            );
+            Value::Object(filled)
+        }
         other => other.clone(),
     }
 }

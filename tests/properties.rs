@@ -1,7 +1,13 @@
 //! Property tests: arbitrary bytes and arbitrary chunkings never panic the decoders or
-//! the JSON repair, and valid input decodes the same however it is cut.
+//! the JSON repair, valid input decodes the same however it is cut, and the program's
+//! one sort orders like the standard library's.
 #![cfg(not(target_arch = "wasm32"))]
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+// The standard library's sorts are fine here: tests are not shipped in the wasm.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::disallowed_methods
+)]
 
 use familiar::json;
 use familiar::llm::{ChatResponse, Delta, LlmError};
@@ -136,5 +142,18 @@ proptest! {
         if let Ok(repaired) = json::extract(&text[..at]) {
             prop_assert!(serde_json::from_str::<Value>(&repaired).is_ok(), "{:?}", repaired);
         }
+    }
+}
+
+proptest! {
+    #[test]
+    fn the_one_sort_orders_like_the_standard_library(
+        items in proptest::collection::vec((0u8..8, any::<u16>()), 0..200),
+    ) {
+        let mut ours = items.clone();
+        let mut std = items;
+        familiar::sort::sort_by(&mut ours, |a, b| a.0.cmp(&b.0));
+        std.sort_by_key(|a| a.0);
+        prop_assert_eq!(ours, std);
     }
 }

@@ -13,7 +13,7 @@ pub fn candidates(text: &str) -> Vec<&str> {
         .filter(|block| block.trim_start().starts_with(['{', '[']))
         .collect();
     let mut regions = bracketed_regions(text);
-    regions.sort_by_key(|region| std::cmp::Reverse(region.len()));
+    crate::sort::sort_by_key(&mut regions, |region| std::cmp::Reverse(region.len()));
     found.extend(regions);
     found.dedup();
     found.truncate(MAX_CANDIDATES);

@@ -215,7 +215,7 @@ pub fn order_values(a: &Value, b: &Value) -> Ordering {
 
 /// Sorts rows by the orderings, PostgreSQL's way with nulls.
 pub fn sort(rows: &mut [&Row], order: &[Order]) {
-    rows.sort_by(|a, b| {
+    crate::sort::sort_by(rows, |a, b| {
         for o in order {
             let (x, y) = (
                 a.get(&o.column).unwrap_or(&Value::Null),

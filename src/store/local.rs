@@ -46,19 +46,20 @@ pub struct LocalStore {
 impl LocalStore {
     /// Empty tables of these shapes.
     pub fn new(schemas: Vec<TableSchema>) -> Self {
-        let tables = schemas
-            .iter()
-            .map(|s| {
-                let table = Table {
-                    rows: Vec::new(),
-                    next_id: 1,
-                };
-                (s.name.clone(), table)
-            })
-            .collect();
+        // Maps are extended rather than collected: collecting sorts (see `crate::sort`).
+        let mut tables = BTreeMap::new();
+        let mut by_name = BTreeMap::new();
+        for schema in schemas {
+            let table = Table {
+                rows: Vec::new(),
+                next_id: 1,
+            };
+            tables.insert(schema.name.clone(), table);
+            by_name.insert(schema.name.clone(), schema);
+        }
         Self {
             clock: None,
-            schemas: schemas.into_iter().map(|s| (s.name.clone(), s)).collect(),
+            schemas: by_name,
             tables: RefCell::new(tables),
             functions: BTreeMap::new(),
             persist: None,
@@ -368,12 +369,12 @@ fn same_columns(rows: &[Row]) -> Result<(), StoreError> {
 /// The unique key named by `on_conflict`, which must be one of the table's.
 fn conflict_key(schema: &TableSchema, columns: &[String]) -> Result<Vec<String>, StoreError> {
     let mut wanted = columns.to_vec();
-    wanted.sort();
+    crate::sort::sort(&mut wanted);
     schema
         .unique_keys()
         .find(|key| {
             let mut key = (*key).clone();
-            key.sort();
+            crate::sort::sort(&mut key);
             key == wanted
         })
         .cloned()
@@ -396,9 +397,11 @@ fn same_key(row: &Row, other: &Row, key: &[String]) -> bool {
 
 /// The row's values read as their columns' types; unknown columns are errors.
 fn typed(schema: &TableSchema, row: &Row) -> Result<Row, StoreError> {
-    row.iter()
-        .map(|(name, value)| Ok((name.clone(), coerce(schema.column(name)?.kind, value)?)))
-        .collect()
+    let mut typed = Row::new();
+    for (name, value) in row {
+        typed.insert(name.clone(), coerce(schema.column(name)?.kind, value)?);
+    }
+    Ok(typed)
 }
 
 /// A version-4-shaped UUID from the time and a per-table counter: unique within the

@@ -22,6 +22,14 @@ pub use schema::{ColumnSchema, ColumnType, Default as ColumnDefault, Reference, 
 /// A row: column name to value.
 pub type Row = Map<String, Value>;
 
+/// A row from `(column, value)` pairs. (Extended, not collected: collecting a map
+/// sorts its entries, and each such sort is compiled anew; see `crate::sort`.)
+pub fn row<const N: usize>(pairs: [(&str, Value); N]) -> Row {
+    let mut row = Map::new();
+    row.extend(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)));
+    row
+}
+
 /// What went wrong in a store, the same kinds whichever store answered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {

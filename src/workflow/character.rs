@@ -265,9 +265,11 @@ fn compile_workflow(
             "an enabled workflow needs states",
         ));
     }
-    let names: BTreeSet<&str> = def.states.iter().map(|s| s.name.as_str()).collect();
+    let mut names = BTreeSet::new();
+    names.extend(def.states.iter().map(|s| s.name.as_str()));
     let mut states = Vec::new();
-    let mut fields = BTreeSet::from(["price".to_owned()]);
+    let mut fields = BTreeSet::new();
+    fields.insert("price".to_owned());
     for (i, state) in def.states.iter().enumerate() {
         let at = format!("{path}.states[{i}]");
         let matcher = compile_triggers(&state.triggers, &format!("{at}.triggers"), errors);

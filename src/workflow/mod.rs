@@ -43,14 +43,11 @@ impl Matcher {
                 continue;
             }
             if let Some(captures) = pattern.captures(message) {
-                let groups = pattern
-                    .capture_names()
-                    .flatten()
-                    .filter_map(|name| {
-                        let value = captures.name(name)?.as_str().trim();
-                        Some((name.to_owned(), Value::from(value)))
-                    })
-                    .collect();
+                let mut groups = Map::new();
+                groups.extend(pattern.capture_names().flatten().filter_map(|name| {
+                    let value = captures.name(name)?.as_str().trim();
+                    Some((name.to_owned(), Value::from(value)))
+                }));
                 return Match::Pattern(groups);
             }
         }

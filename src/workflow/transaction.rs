@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::clock::Instant;
-use crate::store::{Filtered, Insert, Row, Select, Store, StoreError, Update};
+use crate::store::{Filtered, Insert, Row, Select, Store, StoreError, Update, row};
 
 const TABLE: &str = "transactions";
 
@@ -75,7 +75,7 @@ impl Transactions<'_> {
         now: Instant,
     ) -> Result<Transaction, StoreError> {
         let stamp = now.rfc3339();
-        let row: Row = [
+        let row = row([
             ("user_id", json!(user)),
             ("character", json!(self.character)),
             ("transaction_type", json!(transaction_type)),
@@ -84,10 +84,7 @@ impl Transactions<'_> {
             ("context", Value::Object(context)),
             ("created_at", json!(stamp)),
             ("updated_at", json!(stamp)),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
+        ]);
         let insert = Insert {
             table: TABLE.into(),
             rows: vec![row],
@@ -112,15 +109,12 @@ impl Transactions<'_> {
         context: Map<String, Value>,
         now: Instant,
     ) -> Result<Option<Transaction>, StoreError> {
-        let set: Row = [
+        let set = row([
             ("state", json!(state)),
             ("status", json!(status)),
             ("context", Value::Object(context)),
             ("updated_at", json!(now.rfc3339())),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
+        ]);
         let update = Update {
             table: TABLE.into(),
             set,

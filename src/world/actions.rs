@@ -7,10 +7,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::data::CommunityArgs;
-use super::rows::{
-    Refusal, World, add, clamp_stat, delete, eq, insert, int, one, row, select, update,
-};
-use crate::store::{Filtered, Row, Select};
+use super::rows::{Refusal, World, add, clamp_stat, delete, eq, insert, int, one, select, update};
+use crate::store::{Filtered, Row, Select, row};
 use crate::tool::{ToolKind, ToolRegistry};
 
 pub fn register(registry: &mut ToolRegistry, world: &World) {

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::store::{Delete, Filter, Insert, Row, Select, Store, Update};
 use crate::tool::{ToolKind, ToolRegistry};
@@ -109,14 +109,6 @@ pub async fn delete(
 
 pub fn eq(column: &str, value: impl Into<Value>) -> Filter {
     Filter::compare(column, crate::store::Op::Eq, value)
-}
-
-/// A row from `(column, value)` pairs.
-pub fn row<const N: usize>(pairs: [(&str, Value); N]) -> Row {
-    pairs
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect::<Map<String, Value>>()
 }
 
 /// An integer column, 0 when absent.
