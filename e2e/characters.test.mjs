@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { artifacts, ask, openDemo, useDist } from './harness.mjs';
+import { appReady, artifacts, ask, openDemo, useDist } from './harness.mjs';
 
 const env = useDist();
 
@@ -20,7 +20,7 @@ test('Dotty takes an order, survives a reload mid-transaction, and serves on pay
   assert.match(await page.locator('.inspector-injection').innerText(), /just ordered whiskey.*5 coins/);
 
   await page.reload();
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await appReady(page);
   await page.waitForFunction(() => document.querySelector('.inspector-transaction').textContent.includes('awaiting_payment'));
   assert.equal(await page.locator('.character-select').inputValue(), 'dotty');
 

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { artifacts, ask, openDemo, useDist } from './harness.mjs';
+import { answer, appReady, artifacts, ask, openDemo, useDist } from './harness.mjs';
 
 const env = useDist();
 const small = { viewport: { width: 1024, height: 768 } };
@@ -50,41 +50,81 @@ test('a memory written in the local store survives a reload', async (t) => {
   assert.equal(await page.locator('.step-tool .tool-kind').textContent(), 'action');
 
   await page.reload();
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await appReady(page);
   const recalled = await ask(page, 'What do you remember?', 2);
   assert.match(recalled, /^I remember 2 thing\(s\): the ale is cold; The player asked about the battle/);
   await page.screenshot({ path: join(artifacts, 'memory-after-reload.png'), fullPage: true });
   assert.deepEqual(problems, []);
 });
 
-test('a loading notice shows until the app is up, then gives way to it', async (t) => {
+/** A page whose .wasm is held back, as a slow network would, until `release()`. */
+async function slowWasm(env, t) {
   const context = await env.browser.newContext();
   t.after(() => context.close());
   const page = await context.newPage();
   let release;
   const held = new Promise((ok) => { release = ok; });
-  // Hold the .wasm back, as a slow network would.
   await page.route('**/*.wasm', async (route) => {
     await held;
     await route.continue();
   });
   await page.goto(env.server.url);
-  const loading = page.getByRole('status');
-  assert.match(await loading.innerText(), /^Familiar\s+Loading the agent…$/);
-  assert.equal(await page.getByRole('textbox', { name: 'Message' }).count(), 0);
+  return { page, release };
+}
+
+test('while the app loads, its first screen shows, then gives way to the app', async (t) => {
+  const { page, release } = await slowWasm(env, t);
+  assert.equal(await page.getByRole('status').innerText(), 'Loading the agent…');
+  assert.equal(await page.locator('h1').innerText(), 'Familiar');
+  assert.ok(await page.getByRole('textbox', { name: 'Message' }).isEditable(), 'the composer takes input already');
 
   release();
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await appReady(page);
   assert.equal(await page.locator('#familiar-loading').count(), 0);
   assert.equal(await page.locator('h1').count(), 1, 'one heading: the app\'s own');
+  assert.equal(await page.getByRole('textbox', { name: 'Message' }).count(), 1, 'one composer: the app\'s own');
 });
 
-test('if the app cannot start, the notice says so instead of loading forever', async (t) => {
+test('a draft typed while the app loads moves into the app with its caret and focus', async (t) => {
+  const { page, release } = await slowWasm(env, t);
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('What time is it in Lisbon?');
+  await box.evaluate((input) => input.setSelectionRange(5, 9));
+
+  release();
+  await appReady(page);
+  assert.equal(await page.locator('#familiar-loading').count(), 0);
+  assert.equal(await box.inputValue(), 'What time is it in Lisbon?');
+  const caret = await box.evaluate((input) => [document.activeElement === input, input.selectionStart, input.selectionEnd]);
+  assert.deepEqual(caret, [true, 5, 9]);
+  await box.press('End');
+  await box.pressSequentially(' Roughly.');
+  assert.equal(await box.inputValue(), 'What time is it in Lisbon? Roughly.', 'typing goes on in the app');
+  assert.equal(await page.locator('.turn').count(), 0, 'a draft is not sent');
+});
+
+test('a message sent while the app loads is sent by the app when it starts', async (t) => {
+  const { page, release } = await slowWasm(env, t);
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('What time is it?');
+  await box.press('Enter');
+  assert.match(await page.getByRole('status').innerText(), /your message goes out as soon as it is ready/);
+  assert.equal(await box.inputValue(), 'What time is it?', 'the queued message stays in view');
+
+  release();
+  assert.match(await answer(page, 1), /^It's \d\d:\d\d on \w+day/);
+  assert.equal(await page.locator('.turn').count(), 1, 'sent once');
+  assert.equal(await page.locator('.turn .message-user p').innerText(), 'What time is it?');
+  assert.equal(await box.inputValue(), '', 'the composer is empty once it is sent');
+});
+
+test('if the app cannot start, the shell says so instead of loading forever', async (t) => {
   const context = await env.browser.newContext();
   t.after(() => context.close());
   const page = await context.newPage();
   await page.route('**/*.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
   await page.goto(env.server.url);
   await page.getByText(/^Familiar could not start: /).waitFor();
-  assert.equal(await page.getByRole('textbox', { name: 'Message' }).count(), 0);
+  assert.ok(await page.getByRole('textbox', { name: 'Message' }).isDisabled(), 'nothing can be sent');
+  assert.ok(await page.getByRole('button', { name: 'Send' }).isDisabled());
 });

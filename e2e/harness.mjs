@@ -144,8 +144,13 @@ export async function openDemo(env, t, { viewport = { width: 1280, height: 900 }
     }
   });
   await page.goto(env.server.url);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await appReady(page);
   return { page, problems };
+}
+
+/** Waits for the app itself, not index.html's shell, whose composer is there first. */
+export async function appReady(page) {
+  await page.getByRole('button', { name: 'New', exact: true }).waitFor();
 }
 
 /** Types `text` into the composer and sends it. */

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { answer, artifacts, openDemo, send, useDist } from './harness.mjs';
+import { answer, appReady, artifacts, openDemo, send, useDist } from './harness.mjs';
 
 const env = useDist();
 
@@ -28,7 +28,7 @@ test('a conversation with a multi-step run, an approval, and a reload that resto
   assert.match(await page.locator('.inspector-world').innerText(), /The player asked about the battle/);
 
   await page.reload();
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await appReady(page);
   assert.equal(await page.locator('.turn').count(), 2, 'the conversation is restored');
   assert.equal(await answer(page, 1), "I'll remember: the ale is cold.");
   await page.getByRole('button', { name: 'History' }).click();
