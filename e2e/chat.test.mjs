@@ -16,7 +16,9 @@ test('asking the time shows the answer and the steps under it', async (t) => {
 
   const turn = page.locator('.turn').first();
 
+  assert.equal(await turn.locator('.step').count(), 0, 'the steps are folded into their summary');
   await turn.locator('.steps-summary').click();
+  await turn.locator('.step-list').waitFor();
   const steps = turn.locator('.step');
   assert.ok((await steps.count()) >= 2, 'at least two rendered steps');
   assert.equal(await turn.locator('.step-tool .tool-name').innerText(), 'current_time');
@@ -47,6 +49,7 @@ test('the widget stays usable at 360 px wide', async (t) => {
 test('a memory written in the local store survives a reload', async (t) => {
   const { page, problems } = await openDemo(env, t, small);
   assert.equal(await ask(page, 'Remember that the ale is cold'), "I'll remember: the ale is cold.");
+  await page.locator('.steps-summary').click();
   assert.equal(await page.locator('.step-tool .tool-kind').textContent(), 'action');
 
   await page.reload();

@@ -21,6 +21,7 @@ test('a conversation with a multi-step run, an approval, and a reload that resto
   assert.match(await answer(page, 2), /^Forgotten \(1\): the ale is cold/);
   const second = page.locator('.turn').nth(1);
   await second.locator('.steps-summary').click();
+  await second.locator('.step-list').waitFor();
   const kinds = await second.locator('.step').evaluateAll((steps) => steps.map((s) => s.className));
   const order = kinds.map((c) => c.replace('step ', '').split(' ')[0]);
   assert.deepEqual(order.slice(0, 4), ['step-observe', 'step-reason', 'step-approval', 'step-tool']);

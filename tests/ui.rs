@@ -112,6 +112,7 @@ async fn asking_the_time_shows_the_answer_and_the_steps_that_led_to_it() {
         answer.starts_with("It's ") && answer.contains(&year),
         "{answer}"
     );
+    open_steps(&root).await;
     assert_eq!(count(&root, ".step-reason"), 2);
     assert_eq!(text_of(&root, ".step-tool .tool-name"), "current_time");
     assert_eq!(text_of(&root, ".step-tool .tool-kind"), "data");
@@ -136,6 +137,7 @@ async fn a_message_sent_before_the_first_frame_builds_the_world_itself() {
     .await;
 
     assert_eq!(answers(&root), ["I'll remember: the ale is cold."]);
+    open_steps(&root).await;
     assert_eq!(text_of(&root, ".step-tool .tool-name"), "remember");
     // Newest first, over the seeded world's own memory.
     until("the inspector to read the world", || {
@@ -181,6 +183,7 @@ async fn asking_for_the_page_title_reads_the_document() {
         text_of(&root, ".message-assistant .markdown"),
         "This page is “Tavern of the Ninth Moon”."
     );
+    open_steps(&root).await;
     assert_eq!(text_of(&root, ".step-tool .tool-name"), "page_title");
 }
 
@@ -193,6 +196,7 @@ async fn a_second_question_adds_a_second_turn() {
     })
     .await;
     assert!(text_of(&root, ".message-assistant .markdown").contains("What time is it?"));
+    open_steps(&root).await;
     assert_eq!(count(&root, ".step-tool"), 0, "no rule, no tool");
     press(&root, "and the date?", false);
     until("the second answer", || {
@@ -225,7 +229,11 @@ async fn a_failed_tool_call_stands_out_with_its_error() {
         duration_ms: Some(0),
     };
     let root = mount(move || view! { <StepList steps=vec![step] /> });
-    leptos::task::tick().await;
+    open_steps(&root).await;
+    assert!(
+        text_of(&root, ".steps-summary").contains("1 failed"),
+        "the summary line says so while closed"
+    );
     assert_eq!(count(&root, ".step-tool.step-failed[data-state=error]"), 1);
     assert_eq!(
         text_of(&root, ".tool-result"),
@@ -245,6 +253,38 @@ fn click(root: &HtmlElement, selector: &str) {
         .unwrap_or_else(|| panic!("no {selector}"))
         .unchecked_into();
     element.click();
+}
+
+/// Opens every steps timeline under `root`, as a click on its summary does, and waits
+/// for the lists, which are built on first opening.
+async fn open_steps(root: &HtmlElement) {
+    let timelines = root.query_selector_all("details.steps").unwrap();
+    for i in 0..timelines.length() {
+        let details: web_sys::HtmlDetailsElement = timelines.get(i).unwrap().unchecked_into();
+        details.set_open(true);
+    }
+    let opened = timelines.length();
+    until("the steps to be built", || {
+        count(root, ".steps .step-list") == opened
+    })
+    .await;
+}
+
+#[wasm_bindgen_test]
+async fn closed_steps_are_built_only_when_opened() {
+    let steps = vec![Step::Error {
+        message: "the review was not JSON".into(),
+    }];
+    let root = mount(move || view! { <StepList steps=steps /> });
+    leptos::task::tick().await;
+    assert_eq!(
+        text_of(&root, ".steps-summary"),
+        "1 steps · 1 failed · working"
+    );
+    assert_eq!(count(&root, ".step"), 0, "nothing is built while closed");
+    click(&root, ".steps-summary");
+    until("the steps to be built", || count(&root, ".step") == 1).await;
+    assert_eq!(count(&root, ".step-error"), 1);
 }
 
 #[wasm_bindgen_test]
@@ -284,7 +324,7 @@ async fn a_reflection_shows_its_verdict_and_critique() {
         },
     }];
     let root = mount(move || view! { <StepList steps=steps /> });
-    leptos::task::tick().await;
+    open_steps(&root).await;
     assert_eq!(text_of(&root, ".step-reflection .step-verdict"), "revise");
     assert_eq!(
         text_of(&root, ".step-reflection .step-text"),
@@ -545,5 +585,6 @@ async fn slash_and_at_offer_the_delegates_routes_and_route_the_message() {
         count(&root, ".turn[data-status=completed]") == 3
     })
     .await;
+    open_steps(&root).await;
     assert_eq!(count(&root, ".turn:nth-child(3) .step-tool"), 0);
 }

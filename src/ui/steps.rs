@@ -1,5 +1,6 @@
 //! The timeline of an interaction — observe, reason, plan, tool calls, approvals,
-//! reflection, goal checks, the outcome — folded into one summary line until opened.
+//! reflection, goal checks, the outcome — folded into one summary line until opened,
+//! and built only then.
 
 use leptos::prelude::*;
 use serde_json::Value;
@@ -20,28 +21,39 @@ pub fn StepList(
 ) -> impl IntoView {
     let summary = move || steps.with(|s| summary(s, cap));
     let failed = move || steps.with(|s| s.iter().any(is_failure));
+    // The list is built when first opened: the closed timelines of a long conversation
+    // cost nothing to mount, nor to update while a run streams, until someone looks.
+    let details = NodeRef::<leptos::html::Details>::new();
+    let opened = RwSignal::new(false);
+    let on_toggle = move |_| {
+        if details.get_untracked().is_some_and(|d| d.open()) {
+            opened.set(true);
+        }
+    };
     view! {
-        <details class="steps" class:steps-failed=failed>
+        <details node_ref=details class="steps" class:steps-failed=failed on:toggle=on_toggle>
             <summary class="steps-summary">{summary}</summary>
-            <ol class="step-list" aria-label="Steps">
-                {move || {
-                    let mut seen = std::collections::BTreeSet::new();
-                    steps
-                        .get()
-                        .into_iter()
-                        .map(|step| {
-                            // A second model call in the same iteration follows look-ups.
-                            let again = match &step {
-                                Step::Reason { purpose: Purpose::Reason { iteration }, .. } => {
-                                    !seen.insert(*iteration)
-                                }
-                                _ => false,
-                            };
-                            step_view(step, again)
-                        })
-                        .collect_view()
-                }}
-            </ol>
+            <Show when=move || opened.get()>
+                <ol class="step-list" aria-label="Steps">
+                    {move || {
+                        let mut seen = std::collections::BTreeSet::new();
+                        steps
+                            .get()
+                            .into_iter()
+                            .map(|step| {
+                                // A second model call in the same iteration follows look-ups.
+                                let again = match &step {
+                                    Step::Reason { purpose: Purpose::Reason { iteration }, .. } => {
+                                        !seen.insert(*iteration)
+                                    }
+                                    _ => false,
+                                };
+                                step_view(step, again)
+                            })
+                            .collect_view()
+                    }}
+                </ol>
+            </Show>
         </details>
     }
 }
