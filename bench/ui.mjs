@@ -5,7 +5,9 @@
 // to the moment an enabled composer is in the DOM (a MutationObserver installed before
 // any page script sets a mark), so no polling or round trip to the test process counts.
 // That composer is index.html's shell, which takes a message while the .wasm loads and
-// hands it to the app (web/start.rs); so the app's own milestones are printed too: when
+// hands it to the app (web/start.rs). It is usable once it is also painted (first
+// contentful paint), the later of the two is the goal's figure; the app's own
+// milestones are printed too: when
 // its wasm runs, when it is mounted (the agent is ready) and the first animation frame
 // after that (the frame that draws it). "Cold" is a first visit in a fresh browser
 // context (new renderer, empty caches); "warm" is a reload of it. The same is measured
@@ -51,12 +53,15 @@ function milestones() {
   };
 }
 
+/** The composer is usable once it is both in the DOM and painted. */
+const usable = (m) => ({ ...m, usable: Math.max(m.interactive, m.painted) });
+
 async function load(page, url, reload) {
   if (reload) await page.reload();
   else await page.goto(url);
   await page.waitForFunction((app) => ['bench:interactive', 'first-contentful-paint', ...(app ? ['familiar:frame'] : [])]
     .every((name) => performance.getEntriesByName(name).length > 0), !url.includes('baseline'));
-  return page.evaluate(milestones);
+  return usable(await page.evaluate(milestones));
 }
 
 /** Cold and warm milestones of `url`, `RUNS` times each. */
@@ -122,22 +127,22 @@ for (let i = 0; i < RUNS; i += 1) big.push(await render500());
 
 const row = (label, runs, key) => {
   const xs = runs.map((r) => r[key]);
-  return `${label.padEnd(34)} ${String(median(xs)).padStart(5)} ms   (${Math.min(...xs)}–${Math.max(...xs)})`;
+  return `${label.padEnd(44)} ${String(median(xs)).padStart(5)} ms   (${Math.min(...xs)}–${Math.max(...xs)})`;
 };
 for (const kind of ['cold', 'warm']) {
   console.log(`${kind}: median of ${RUNS}, ms from navigation start (min–max)`);
   console.log(`  ${row('html received', app[kind], 'html')}`);
   console.log(`  ${row('wasm received', app[kind], 'wasm')}`);
   console.log(`  ${row('wasm running (main)', app[kind], 'start')}`);
-  console.log(`  ${row('composer takes input (goal 150)', app[kind], 'interactive')}`);
+  console.log(`  ${row('composer in the DOM, enabled', app[kind], 'interactive')}`);
   console.log(`  ${row('first contentful paint (the shell)', app[kind], 'painted')}`);
+  console.log(`  ${row('composer on screen, takes input (goal 150)', app[kind], 'usable')}`);
   console.log(`  ${row('app mounted: the agent is ready', app[kind], 'mounted')}`);
   console.log(`  ${row('first frame drawing the app', app[kind], 'frame')}`);
-  console.log(`  ${row('shell alone: takes input', floor[kind], 'interactive')}`);
-  console.log(`  ${row('shell alone: first contentful paint', floor[kind], 'painted')}`);
+  console.log(`  ${row('shell alone: on screen, takes input', floor[kind], 'usable')}`);
 }
 console.log(`a saved conversation of 500 messages with their steps, warm: median of ${RUNS}`);
-console.log(`  ${row('app mounted (all in the DOM)', big, 'mounted')}`);
+console.log(`  ${row('app mounted (steps folded, built on opening)', big, 'mounted')}`);
 console.log(`  ${row('first frame drawing it', big, 'frame')}`);
 await browser.close();
 await server.close();
