@@ -5,11 +5,11 @@
 // to the moment an enabled composer is in the DOM (a MutationObserver installed before
 // any page script sets a mark), so no polling or round trip to the test process counts.
 // That composer is index.html's shell, which takes a message while the .wasm loads and
-// hands it to the app (web/start.rs). It is usable once it is also painted (first
-// contentful paint), the later of the two is the goal's figure; the app's own
-// milestones are printed too: when
-// its wasm runs, when it is mounted (the agent is ready) and the first animation frame
-// after that (the frame that draws it). "Cold" is a first visit in a fresh browser
+// hands it to the app (web/start.rs); it is usable once it is also painted (first
+// contentful paint), and the later of the two is the goal's figure. The app's own
+// milestones are printed beside it: when its wasm runs, when it is mounted (the agent
+// is ready) and the first animation frame after that (the frame that draws it).
+// "Cold" is a first visit in a fresh browser
 // context (new renderer, empty caches); "warm" is a reload of it. The same is measured
 // for the shell alone (index.html without its scripts) served by the same server: the
 // floor this browser and machine set.
