@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::openai::{ModelSettings, is_web_url};
+use crate::openai::{ModelSettings, is_web_url, temperature_text};
 
 /// Where answers come from.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -84,7 +84,7 @@ impl Settings {
                 "temperature",
                 format!(
                     "the temperature must be between 0 and 2, got {}",
-                    self.temperature
+                    temperature_text(self.temperature)
                 ),
             );
         }

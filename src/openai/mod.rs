@@ -11,7 +11,7 @@ mod wire;
 pub use client::OpenAiClient;
 pub use completion::parse_completion;
 pub(crate) use settings::is_web_url;
-pub use settings::{ModelSettings, SettingsError};
+pub use settings::{ModelSettings, SettingsError, temperature_text};
 pub use stream::ChatStream;
 pub use think::ThinkSplitter;
 pub use wire::request_body;

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::openai::ModelSettings;
+use crate::openai::{ModelSettings, temperature_text};
 use crate::settings::{Backend, ModelSource, Problem, Settings};
 
 /// The settings form.
@@ -35,7 +35,7 @@ pub fn SettingsPanel(
     let proxy_url = RwSignal::new(proxy_url);
     let proxy_model = RwSignal::new(proxy_model);
     let header = RwSignal::new(header);
-    let temperature = RwSignal::new(initial.temperature.to_string());
+    let temperature = RwSignal::new(temperature_text(initial.temperature));
     let cap = RwSignal::new(initial.max_iterations.to_string());
     let reflection = RwSignal::new(initial.reflection);
     let use_supabase = RwSignal::new(matches!(initial.backend, Backend::Supabase { .. }));
