@@ -2,8 +2,9 @@
 // takes its width and the host's theme, and leaves the host's own look alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifacts, ask, useDist } from './harness.mjs';
+import { answer, artifacts, ask, useDist } from './harness.mjs';
 
 const host = `<!doctype html>
 <html lang="en">
@@ -28,7 +29,13 @@ const host = `<!doctype html>
 </body>
 </html>`;
 
-const env = useDist({ pages: { '/game.html': host } });
+// The same game with index.html's shell (its markup and script, as the README says to
+// copy them) inside #familiar, so its players can type while the .wasm loads.
+const index = readFileSync(new URL('../dist/index.html', import.meta.url), 'utf8');
+const shell = index.slice(index.indexOf('<div id="familiar-loading"'), index.indexOf('</script>', index.indexOf('<div id="familiar-loading"')) + '</script>'.length);
+const hostWithShell = host.replace('<aside id="familiar"></aside>', `<aside id="familiar">${shell}</aside>`);
+
+const env = useDist({ pages: { '/game.html': host, '/game-with-shell.html': hostWithShell } });
 
 test('embedded in a host page, the widget fits its sidebar, wears its theme and leaves the page alone', async (t) => {
   const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -58,4 +65,27 @@ test('embedded in a host page, the widget fits its sidebar, wears its theme and 
 
   await page.screenshot({ path: join(artifacts, 'widget-in-host.png') });
   assert.deepEqual(problems, []);
+});
+
+test('a host page with the shell in its #familiar takes a message before the app runs', async (t) => {
+  const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  await page.route('**/*.wasm', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`${env.server.url}game-with-shell.html`);
+  const widget = page.locator('#familiar');
+  await widget.getByRole('textbox', { name: 'Message' }).fill('What time is it?');
+  await widget.getByRole('textbox', { name: 'Message' }).press('Enter');
+  assert.match(await widget.getByRole('status').innerText(), /goes out as soon as it is ready/);
+
+  release();
+  assert.match(await answer(page, 1), /^It's \d\d:\d\d on /);
+  assert.equal(await widget.locator('#familiar-loading').count(), 0, 'the shell gave way');
+  assert.equal(await widget.locator('.familiar-app').count(), 1, 'one app, in the host element');
+  assert.equal(await page.locator('body > .familiar-app').count(), 0, 'nothing mounted on the body');
 });
