@@ -17,9 +17,11 @@ import { readFileSync } from 'node:fs';
 import { launchChromium, serveDist } from '../e2e/harness.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 15);
-// The floor: the demo's own index.html with its scripts and preloads taken out.
+// The floor: the demo's own index.html with its scripts and preloads taken out (and its
+// composer enabled, as its script would).
 const baseline = readFileSync(new URL('../dist/index.html', import.meta.url), 'utf8')
   .replace(/<script[\s\S]*?<\/script>/g, '')
+  .replace(/ disabled(?=>)/g, '')
   .replace(/<link rel="(modulepreload|preload)"[^>]*>/g, '');
 if (baseline.includes('familiar-demo')) throw new Error('the baseline page still loads the app');
 

@@ -131,3 +131,16 @@ test('if the app cannot start, the shell says so instead of loading forever', as
   assert.ok(await page.getByRole('textbox', { name: 'Message' }).isDisabled(), 'nothing can be sent');
   assert.ok(await page.getByRole('button', { name: 'Send' }).isDisabled());
 });
+
+test('without JavaScript the page says what it needs and offers nothing that cannot work', async (t) => {
+  const context = await env.browser.newContext({ javaScriptEnabled: false });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  await page.goto(env.server.url);
+  // (Chromium's script switch leaves the parser's scripting flag on, so <noscript> is
+  // not rendered here; a browser with scripts off shows its text.)
+  assert.equal(await page.locator('noscript').textContent(), 'Familiar runs in this tab: it needs JavaScript and WebAssembly.');
+  assert.ok(await page.getByRole('textbox', { name: 'Message' }).isDisabled());
+  assert.ok(await page.getByRole('button', { name: 'Send' }).isDisabled());
+});
+
