@@ -14,11 +14,11 @@ use web_sys::{Document, Element, Event, EventInit, HtmlElement, HtmlTextAreaElem
 pub fn start() {
     mark("familiar:start");
     let document = web_sys::window().and_then(|w| w.document());
-    let draft = element(document.as_ref(), "familiar-loading").and_then(|shell| {
-        let draft = document.as_ref().and_then(|d| Draft::read(&shell, d));
-        shell.remove();
-        draft
-    });
+    let shell = element(document.as_ref(), "familiar-loading");
+    let draft = shell
+        .as_ref()
+        .zip(document.as_ref())
+        .and_then(|(shell, document)| Draft::read(shell, document));
     let root: Option<Element> = match element(document.as_ref(), "familiar")
         .and_then(|e| e.dyn_into::<HtmlElement>().ok())
     {
@@ -31,6 +31,11 @@ pub fn start() {
             document.as_ref().and_then(Document::body).map(Into::into)
         }
     };
+    // Removed only once the app is in: had mounting failed, the shell would still be
+    // there to say so (index.html's error handler writes into it).
+    if let Some(shell) = shell {
+        shell.remove();
+    }
     if let (Some(draft), Some(root)) = (draft, root) {
         draft.hand_to(&root);
     }
