@@ -19,18 +19,7 @@ pub fn start() {
         .as_ref()
         .zip(document.as_ref())
         .and_then(|(shell, document)| Draft::read(shell, document));
-    let root: Option<Element> = match element(document.as_ref(), "familiar")
-        .and_then(|e| e.dyn_into::<HtmlElement>().ok())
-    {
-        Some(host) => {
-            leptos::mount::mount_to(host.clone(), crate::ui::App).forget();
-            Some(host.into())
-        }
-        None => {
-            leptos::mount::mount_to_body(crate::ui::App);
-            document.as_ref().and_then(Document::body).map(Into::into)
-        }
-    };
+    let root = mount(document.as_ref());
     // Removed only once the app is in: had mounting failed, the shell would still be
     // there to say so (index.html's error handler writes into it).
     if let Some(shell) = shell {
@@ -41,6 +30,21 @@ pub fn start() {
     }
     mark("familiar:mounted");
     leptos::prelude::request_animation_frame(|| mark("familiar:frame"));
+}
+
+/// Mounts the app into the page's `#familiar` element if it has one, else the body;
+/// returns the element it is in.
+fn mount(document: Option<&Document>) -> Option<Element> {
+    match element(document, "familiar").and_then(|e| e.dyn_into::<HtmlElement>().ok()) {
+        Some(host) => {
+            leptos::mount::mount_to(host.clone(), crate::ui::App).forget();
+            Some(host.into())
+        }
+        None => {
+            leptos::mount::mount_to_body(crate::ui::App);
+            document?.body().map(Into::into)
+        }
+    }
 }
 
 /// What the user did in the shell's composer before the app ran.
