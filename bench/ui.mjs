@@ -66,19 +66,21 @@ async function load(page, url, reload) {
   return usable(await page.evaluate(milestones));
 }
 
-/** Cold and warm milestones of `url`, `RUNS` times each. */
-async function startup(url) {
-  const cold = [];
-  const warm = [];
+/** Cold and warm milestones of each of `urls`, `RUNS` times each, the pages taking
+ * turns so that the machine's drift weighs on all of them alike. */
+async function startup(urls) {
+  const runs = urls.map(() => ({ cold: [], warm: [] }));
   for (let i = 0; i < RUNS; i += 1) {
-    const context = await browser.newContext();
-    await context.addInitScript(watchComposer);
-    const page = await context.newPage();
-    cold.push(await load(page, url, false));
-    warm.push(await load(page, url, true));
-    await context.close();
+    for (const [n, url] of urls.entries()) {
+      const context = await browser.newContext();
+      await context.addInitScript(watchComposer);
+      const page = await context.newPage();
+      runs[n].cold.push(await load(page, url, false));
+      runs[n].warm.push(await load(page, url, true));
+      await context.close();
+    }
   }
-  return { cold, warm };
+  return runs;
 }
 
 /** A saved conversation of `turns` answered turns, each with a tool call. */
@@ -122,8 +124,7 @@ async function render500() {
   return times;
 }
 
-const app = await startup(server.url);
-const floor = await startup(`${server.url}baseline.html`);
+const [app, floor] = await startup([server.url, `${server.url}baseline.html`]);
 const big = [];
 for (let i = 0; i < RUNS; i += 1) big.push(await render500());
 
