@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { answer, appReady, artifacts, ask, openDemo, useDist } from './harness.mjs';
+import { answer, appReady, artifacts, ask, openDemo, openHeld, useDist } from './harness.mjs';
 
 const env = useDist();
 const small = { viewport: { width: 1024, height: 768 } };
@@ -60,23 +60,8 @@ test('a memory written in the local store survives a reload', async (t) => {
   assert.deepEqual(problems, []);
 });
 
-/** A page whose .wasm is held back, as a slow network would, until `release()`. */
-async function slowWasm(env, t) {
-  const context = await env.browser.newContext();
-  t.after(() => context.close());
-  const page = await context.newPage();
-  let release;
-  const held = new Promise((ok) => { release = ok; });
-  await page.route('**/*.wasm', async (route) => {
-    await held;
-    await route.continue();
-  });
-  await page.goto(env.server.url);
-  return { page, release };
-}
-
 test('while the app loads, its first screen shows, then gives way to the app', async (t) => {
-  const { page, release } = await slowWasm(env, t);
+  const { page, release } = await openHeld(env, t);
   assert.equal(await page.getByRole('status').innerText(), 'Loading the agent…');
   assert.equal(await page.locator('h1').innerText(), 'Familiar');
   assert.ok(await page.getByRole('textbox', { name: 'Message' }).isEditable(), 'the composer takes input already');
@@ -89,7 +74,7 @@ test('while the app loads, its first screen shows, then gives way to the app', a
 });
 
 test('a draft typed while the app loads moves into the app with its caret and focus', async (t) => {
-  const { page, release } = await slowWasm(env, t);
+  const { page, release } = await openHeld(env, t);
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill('What time is it in Lisbon?');
   await box.evaluate((input) => input.setSelectionRange(5, 9));
@@ -107,7 +92,7 @@ test('a draft typed while the app loads moves into the app with its caret and fo
 });
 
 test('a message sent while the app loads is sent by the app when it starts', async (t) => {
-  const { page, release } = await slowWasm(env, t);
+  const { page, release } = await openHeld(env, t);
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill('What time is it?');
   await box.press('Enter');

@@ -148,6 +148,24 @@ export async function openDemo(env, t, { viewport = { width: 1280, height: 900 }
   return { page, problems };
 }
 
+/**
+ * A page of `path` whose .wasm is held back, as a slow network would, until `release()`:
+ * what a user sees and can do before the app runs. Closed with test `t`.
+ */
+export async function openHeld(env, t, { path = '', viewport } = {}) {
+  const context = await env.browser.newContext(viewport ? { viewport } : {});
+  t.after(() => context.close());
+  const page = await context.newPage();
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  await page.route('**/*.wasm', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(env.server.url + path);
+  return { page, release };
+}
+
 /** Waits for the app itself, not index.html's shell, whose composer is there first. */
 export async function appReady(page) {
   await page.getByRole('button', { name: 'New', exact: true }).waitFor();

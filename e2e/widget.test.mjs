@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { answer, artifacts, ask, useDist } from './harness.mjs';
+import { answer, artifacts, ask, openHeld, useDist } from './harness.mjs';
 
 const host = `<!doctype html>
 <html lang="en">
@@ -68,16 +68,7 @@ test('embedded in a host page, the widget fits its sidebar, wears its theme and 
 });
 
 test('a host page with the shell in its #familiar takes a message before the app runs', async (t) => {
-  const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  let release;
-  const held = new Promise((ok) => { release = ok; });
-  await page.route('**/*.wasm', async (route) => {
-    await held;
-    await route.continue();
-  });
-  await page.goto(`${env.server.url}game-with-shell.html`);
+  const { page, release } = await openHeld(env, t, { path: 'game-with-shell.html', viewport: { width: 1440, height: 900 } });
   const widget = page.locator('#familiar');
   await widget.getByRole('textbox', { name: 'Message' }).fill('What time is it?');
   await widget.getByRole('textbox', { name: 'Message' }).press('Enter');

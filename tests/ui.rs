@@ -141,12 +141,14 @@ async fn a_message_sent_before_the_first_frame_builds_the_world_itself() {
     assert_eq!(text_of(&root, ".step-tool .tool-name"), "remember");
     // Newest first, over the seeded world's own memory.
     until("the inspector to read the world", || {
-        texts_of(&root, ".inspector-world li")
-            .first()
-            .map(String::as_str)
-            == Some("the ale is cold")
+        newest_memory(&root).as_deref() == Some("the ale is cold")
     })
     .await;
+}
+
+/// The first memory the inspector lists: the newest in the world.
+fn newest_memory(root: &HtmlElement) -> Option<String> {
+    texts_of(root, ".inspector-world li").into_iter().next()
 }
 
 #[wasm_bindgen_test]
@@ -162,10 +164,7 @@ async fn left_alone_the_page_reads_the_world_after_its_first_frame() {
         "nothing is listed before the world is read"
     );
     until("the inspector to show the saved memory", || {
-        texts_of(&second, ".inspector-world li")
-            .first()
-            .map(String::as_str)
-            == Some("the gate is locked")
+        newest_memory(&second).as_deref() == Some("the gate is locked")
     })
     .await;
 }
