@@ -3,11 +3,12 @@
 //! It asks the model through the [`Llm`] seam, runs tools through the
 //! [`ToolRegistry`] (or the [`Host`]) under their timeouts, feeds every result back
 //! to the run, and emits each [`Event`]. A run stops when it is done, when it needs a
-//! person's approval (approve or deny on the run, then drive it again), or when the
-//! cancel signal fires.
+//! person's approval (approve or deny on the run, then drive it again), when the
+//! cancel signal fires, or when the run's time budget is spent (the effect in flight
+//! is dropped and the run fails, saying so).
 
 use std::future::Future;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 
 use futures::future::{Either, LocalBoxFuture, join_all, select};
 use serde_json::Value;
@@ -61,24 +62,53 @@ pub async fn drive_until(
     let mut cancel = pin!(cancel);
     loop {
         run.take_events().into_iter().for_each(&mut *emit);
-        let fed = match run.next_step() {
+        let step = match run.next_step() {
             NextStep::Done(outcome) => return Stop::Done(outcome),
             NextStep::AwaitApproval(call) => {
                 emit(Event::ApprovalNeeded { call: call.clone() });
                 return Stop::AwaitingApproval(call);
             }
-            step => match select(pin!(perform(step, seams, emit)), cancel.as_mut()).await {
-                Either::Left((fed, _)) => fed,
-                Either::Right(((), _)) => {
-                    run.abort("stopped before it finished");
-                    continue;
-                }
-            },
+            step => step,
         };
-        match fed {
-            Fed::Model(Ok(response)) => run.model_responded(response),
-            Fed::Model(Err(error)) => run.model_failed(&error),
-            Fed::Tools(results) => run.tools_returned(results),
+        match bounded(run, step, seams, emit, cancel.as_mut()).await {
+            Some(Fed::Model(Ok(response))) => run.model_responded(response),
+            Some(Fed::Model(Err(error))) => run.model_failed(&error),
+            Some(Fed::Tools(results)) => run.tools_returned(results),
+            None => {}
+        }
+    }
+}
+
+/// Performs `step` within what is left of the run's time budget, charging the time
+/// spent; `None` when the budget ran out (the run fails) or `cancel` fired first (the
+/// run is aborted).
+async fn bounded(
+    run: &mut AgentRun,
+    step: NextStep,
+    seams: &Seams<'_>,
+    emit: &mut dyn FnMut(Event),
+    cancel: Pin<&mut impl Future<Output = ()>>,
+) -> Option<Fed> {
+    let budget = run.time_left_ms();
+    if budget == 0 {
+        run.out_of_time();
+        return None;
+    }
+    let started = seams.clock.now().epoch_ms;
+    let work = pin!(within(seams.clock, budget, perform(step, seams, emit)));
+    // The cancel signal is polled first: a stop pressed wins over anything.
+    let fed = select(cancel, work).await;
+    let spent = seams.clock.now().epoch_ms.saturating_sub(started);
+    run.spent(u64::try_from(spent).unwrap_or(0));
+    match fed {
+        Either::Right((Some(fed), _)) => Some(fed),
+        Either::Right((None, _)) => {
+            run.out_of_time();
+            None
+        }
+        Either::Left(((), _)) => {
+            run.abort("stopped before it finished");
+            None
         }
     }
 }

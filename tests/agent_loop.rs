@@ -266,11 +266,24 @@ fn only_one_action_runs_per_step() {
     let mut run = bench.run("bump twice");
     bench.drive(&mut run, &model);
     assert_eq!(bench.applied.get(), 1);
+    // The transcript and the history keep the model's call order: the action that ran
+    // first, then the refused one.
+    let messages = tool_messages(&run);
+    assert_eq!(messages[0], json!({ "counter": 1 }));
     assert!(
-        tool_messages(&run)[0]["error"]
+        messages[1]["error"]
             .as_str()
             .unwrap()
             .contains("one action per step")
+    );
+    let tools: Vec<_> = run
+        .history()
+        .iter()
+        .map(|r| (&r.tool, r.result.is_ok()))
+        .collect();
+    assert_eq!(
+        tools,
+        [(&"bump".to_owned(), true), (&"bump".to_owned(), false)]
     );
 }
 
@@ -298,7 +311,11 @@ fn an_approval_pauses_the_run_and_approving_resumes_it() {
     );
     assert!(matches!(events.last(), Some(Event::ApprovalNeeded { .. })));
     assert_eq!(bench.applied.get(), 0, "nothing applied while waiting");
-    assert_eq!(tool_messages(&run).len(), 1, "the data call already ran");
+    let returned = events
+        .iter()
+        .filter(|e| matches!(e, Event::Thought(Thought::ToolReturn { .. })))
+        .count();
+    assert_eq!(returned, 1, "the data call already ran");
     // The paused run survives a reload.
     let mut run: AgentRun = serde_json::from_str(&serde_json::to_string(&run).unwrap()).unwrap();
     run.approve("c2");
@@ -310,6 +327,9 @@ fn an_approval_pauses_the_run_and_approving_resumes_it() {
         })
     );
     assert_eq!(bench.applied.get(), 3);
+    // The look-up kept across the reload comes first, the approved action after it.
+    let messages = tool_messages(&run);
+    assert_eq!(messages, [json!({ "counter": 0 }), json!({ "counter": 3 })]);
 }
 
 #[test]
@@ -735,4 +755,122 @@ fn results_or_replies_that_come_out_of_turn_change_nothing() {
             text: "done".into()
         })
     );
+}
+
+#[test]
+fn a_model_that_only_ever_looks_up_ends_at_the_cap_with_a_tools_off_answer() {
+    let bench = bench();
+    let model = ScriptedModel::new();
+    for i in 0..200 {
+        model.push_tool_calls(vec![call(&format!("r{i}"), "read", "{}")]);
+    }
+    let mut run = bench.run("look forever").with_max_iterations(3);
+    let (stop, events) = bench.drive(&mut run, &model);
+    assert!(
+        matches!(stop, Stop::Done(Outcome::CapReached { .. })),
+        "{stop:?}"
+    );
+    let requests = model.requests();
+    // Four free look-ups, then three refused turns that each use up an iteration, then
+    // the tools-off answer.
+    assert_eq!(requests.len(), 4 + 3 + 1);
+    assert!(requests.len() <= run.max_model_turns() as usize);
+    assert!(requests.last().unwrap().tools.is_empty());
+    let ran = events
+        .iter()
+        .filter(|e| matches!(e, Event::ToolStarted { .. }))
+        .count();
+    assert_eq!(ran, 4, "look-ups past the budget are refused, not run");
+    let refused = tool_messages(&run)
+        .iter()
+        .filter(|m| {
+            m["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("look-ups are used up"))
+        })
+        .count();
+    assert_eq!(refused, 3);
+}
+
+#[test]
+fn acting_resets_the_look_ups_and_the_model_turns_stay_within_their_bound() {
+    let bench = bench();
+    let model = ScriptedModel::new();
+    for i in 0..200 {
+        let calls = if i % 5 == 4 {
+            vec![call(&format!("b{i}"), "bump", r#"{"by": 1}"#)]
+        } else {
+            vec![call(&format!("r{i}"), "read", "{}")]
+        };
+        model.push_tool_calls(calls);
+    }
+    let mut run = bench.run("look, then act, forever").with_max_iterations(2);
+    let (stop, _) = bench.drive(&mut run, &model);
+    assert!(matches!(stop, Stop::Done(Outcome::CapReached { .. })));
+    assert_eq!(model.requests().len(), run.max_model_turns() as usize);
+    assert_eq!(bench.applied.get(), 2);
+}
+
+#[test]
+fn a_switched_off_or_unknown_data_tool_called_by_name_does_not_run() {
+    let mut bench = bench();
+    bench.tools.set_approval("read", Approval::Deny);
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![call("c1", "read", "{}"), call("c2", "nowhere", "{}")])
+        .push_text("I could not look.");
+    let mut run = bench.run("read it anyway");
+    let (stop, events) = bench.drive(&mut run, &model);
+    assert!(matches!(stop, Stop::Done(Outcome::Answered { .. })));
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::ToolStarted { .. }))
+    );
+    let errors: Vec<String> = tool_messages(&run)
+        .iter()
+        .map(|m| m["error"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(errors[0].contains("switched off"), "{}", errors[0]);
+    assert_eq!(errors[1], "there is no tool named `nowhere`");
+}
+
+#[test]
+fn the_time_budget_spans_every_step_and_ends_the_run_with_a_clear_error() {
+    let bench = bench();
+    let model = ScriptedModel::new();
+    for i in 0..10 {
+        model.push_tool_calls(vec![call(&format!("h{i}"), "hang", "{}")]);
+    }
+    // Each `hang` call takes its 5 s timeout: the third step finds the budget spent.
+    let mut run = bench.run("wait").with_time_budget_ms(10_000);
+    let (stop, _) = bench.drive(&mut run, &model);
+    let Stop::Done(Outcome::Failed { error }) = stop else {
+        panic!("{stop:?}");
+    };
+    assert_eq!(error, "the run used up its time budget of 10 s");
+    assert_eq!(run.time_left_ms(), 0);
+    assert_eq!(
+        tool_messages(&run).len(),
+        2,
+        "two steps ran within the budget"
+    );
+}
+
+#[test]
+fn a_model_that_never_answers_is_stopped_by_the_time_budget() {
+    let bench = bench();
+    let mut run = bench.run("think forever").with_time_budget_ms(60_000);
+    let seams = Seams {
+        llm: &Thinking,
+        tools: &bench.tools,
+        clock: &bench.clock,
+        host: None,
+    };
+    let stop = block_on(drive(&mut run, &seams, &mut |_| {}));
+    assert!(
+        matches!(&stop, Stop::Done(Outcome::Failed { error }) if error.contains("time budget")),
+        "{stop:?}"
+    );
+    assert_eq!(bench.clock.sleeps(), [60_000]);
 }

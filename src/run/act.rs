@@ -18,27 +18,67 @@ pub(super) struct Act {
     pub(super) approved: bool,
     /// The model sent a new plan with this action, so it does not use up a step.
     pub(super) plan_sent: bool,
+    /// The step's call ids in the model's order.
+    #[serde(default)]
+    order: Vec<String>,
+    /// Results held until every call of the step has one, then recorded in call order.
+    #[serde(default)]
+    settled: Vec<Settled>,
+}
+
+/// A call's result as the transcript and the history will hold it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Settled {
+    call_id: String,
+    message: Message,
+    /// `None` for the built-in `plan`, which the history does not list.
+    record: Option<ActionRecord>,
+}
+
+impl Act {
+    fn is_settled(&self) -> bool {
+        self.data.is_empty() && self.action.is_none()
+    }
+
+    /// The error a settled call of `tool` ended with.
+    fn error_of(&self, tool: &str) -> Option<String> {
+        self.settled
+            .iter()
+            .filter_map(|s| s.record.as_ref())
+            .rfind(|r| r.tool == tool)
+            .and_then(|r| r.result.clone().err())
+    }
 }
 
 impl AgentRun {
     /// Sorts the model's calls: `plan` is applied at once, data calls gathered, the
-    /// first allowed action kept and every other action refused.
+    /// first allowed action kept and every other action refused. A turn that only
+    /// looks up counts against the iteration's look-ups; past them its calls are
+    /// refused and the turn uses up an iteration, so no model can loop forever.
     pub(super) fn decide(&mut self, calls: Vec<ToolCall>) {
         let acts = calls
             .iter()
             .any(|c| self.kind_of(&c.name) == Some(ToolKind::Action));
+        let lookups_used_up = !acts && self.lookups >= self.limits.max_lookups;
         if acts {
             self.iterations += 1;
             self.lookups = 0;
+        } else if lookups_used_up {
+            // Refused, and its look-ups stay used up: until the model acts or answers,
+            // every turn uses up an iteration.
+            self.iterations += 1;
         } else {
             self.lookups += 1;
         }
-        let mut act = Act::default();
-        let mut refused = None;
+        let mut act = Act {
+            order: calls.iter().map(|c| c.id.clone()).collect(),
+            ..Act::default()
+        };
+        let mut refused_action = None;
         for call in calls {
             if self.limits.planning && call.name == PLAN_TOOL {
                 act.plan_sent = true;
-                self.apply_plan(&call);
+                self.apply_plan(&mut act, &call);
                 continue;
             }
             let info = self.catalogue.iter().find(|t| t.spec.name == call.name);
@@ -51,10 +91,13 @@ impl AgentRun {
                 call,
             };
             if invocation.kind != Some(ToolKind::Action) {
-                act.data.push(invocation);
+                match self.data_refusal(&invocation, lookups_used_up) {
+                    Some(error) => self.record(&mut act, &invocation, Err(error), 0),
+                    None => act.data.push(invocation),
+                }
             } else if let Some(reason) = self.refusal(&invocation, act.action.is_some()) {
-                refused = Some(invocation.call.name.clone());
-                self.refuse(&invocation, reason);
+                refused_action = Some(invocation.call.name.clone());
+                self.refuse(&mut act, &invocation, reason);
             } else {
                 let key = format!("{}/{}/{}", self.id, self.iterations, invocation.call.id);
                 self.decision = Some(invocation.call.clone());
@@ -64,12 +107,15 @@ impl AgentRun {
                 });
             }
         }
-        match refused {
-            Some(tool) if act.data.is_empty() && act.action.is_none() => {
-                let error = self.last_error().unwrap_or_default();
-                self.after_action(&tool, Some(&error), false);
-            }
-            _ => self.phase = Phase::Act(act),
+        if !act.is_settled() {
+            self.phase = Phase::Act(act);
+            return;
+        }
+        let error = refused_action.as_ref().and_then(|tool| act.error_of(tool));
+        self.flush(act);
+        match refused_action {
+            Some(tool) => self.after_action(&tool, error.as_deref(), false),
+            None => self.phase = Phase::Reason,
         }
     }
 
@@ -106,19 +152,36 @@ impl AgentRun {
         has_action.then(|| "one action per step; call it again in the next step".to_owned())
     }
 
-    pub(super) fn refuse(&mut self, invocation: &Invocation, reason: String) {
+    /// Why a look-up may not run: its iteration's look-ups are used up, the tool is
+    /// switched off, or no such tool was given to the run.
+    fn data_refusal(&self, invocation: &Invocation, lookups_used_up: bool) -> Option<ToolError> {
+        let tool = invocation.call.name.clone();
+        if invocation.kind.is_none() {
+            return Some(ToolError::Unknown(tool));
+        }
+        let reason = if invocation.approval == Approval::Deny {
+            "this tool is switched off".to_owned()
+        } else if lookups_used_up {
+            format!(
+                "look-ups are used up for this step ({} turns); take an action or answer \
+                 with what you know",
+                self.limits.max_lookups
+            )
+        } else {
+            return None;
+        };
+        Some(ToolError::Refused { tool, reason })
+    }
+
+    pub(super) fn refuse(&mut self, act: &mut Act, invocation: &Invocation, reason: String) {
         let error = ToolError::Refused {
             tool: invocation.call.name.clone(),
             reason,
         };
-        self.record(invocation, Err(error), 0);
+        self.record(act, invocation, Err(error), 0);
     }
 
-    pub(super) fn last_error(&self) -> Option<String> {
-        self.history.last().and_then(|r| r.result.clone().err())
-    }
-
-    pub(super) fn apply_plan(&mut self, call: &ToolCall) {
+    fn apply_plan(&mut self, act: &mut Act, call: &ToolCall) {
         let result = memory::apply_plan(&call.arguments, &mut self.plan, &mut self.memory);
         if result.is_ok() {
             self.events.push(Event::PlanUpdated {
@@ -126,7 +189,11 @@ impl AgentRun {
                 memory: self.memory.clone(),
             });
         }
-        self.push(Message::tool(&call.id, tool_message(&result)));
+        act.settled.push(Settled {
+            call_id: call.id.clone(),
+            message: Message::tool(&call.id, tool_message(&result)),
+            record: None,
+        });
         self.events.push(Event::Thought(Thought::ToolReturn {
             call_id: call.id.clone(),
             tool: call.name.clone(),
@@ -135,29 +202,51 @@ impl AgentRun {
         }));
     }
 
-    /// Puts a call's result in the transcript, the history and the events.
-    pub(super) fn record(
+    /// Reports a call's result as it comes, and holds it for the transcript and the
+    /// history until the step is settled.
+    fn record(
         &mut self,
+        act: &mut Act,
         invocation: &Invocation,
         result: Result<Value, ToolError>,
         duration_ms: i64,
     ) {
         let result = result.map_err(|e| e.to_string());
-        self.push(Message::tool(&invocation.call.id, tool_message(&result)));
         self.events.push(Event::Thought(Thought::ToolReturn {
             call_id: invocation.call.id.clone(),
             tool: invocation.call.name.clone(),
             result: result.clone(),
             duration_ms,
         }));
-        self.history.push(ActionRecord {
-            iteration: self.iterations,
-            tool: invocation.call.name.clone(),
-            arguments: invocation.call.arguments.clone(),
-            kind: invocation.kind,
-            result,
-            duration_ms,
+        act.settled.push(Settled {
+            call_id: invocation.call.id.clone(),
+            message: Message::tool(&invocation.call.id, tool_message(&result)),
+            record: Some(ActionRecord {
+                iteration: self.iterations,
+                tool: invocation.call.name.clone(),
+                arguments: invocation.call.arguments.clone(),
+                kind: invocation.kind,
+                result,
+                duration_ms,
+            }),
         });
+    }
+
+    /// Writes a settled step's results into the transcript and the history in the
+    /// order the model made the calls.
+    fn flush(&mut self, act: Act) {
+        let Act {
+            order, mut settled, ..
+        } = act;
+        let position = |id: &str| order.iter().position(|o| o == id).unwrap_or(order.len());
+        crate::sort::sort_by_key(&mut settled, |s| position(&s.call_id));
+        for Settled {
+            message, record, ..
+        } in settled
+        {
+            self.push(message);
+            self.history.extend(record);
+        }
     }
 
     /// Feeds back results of the last [`NextStep::CallTools`] or
@@ -177,19 +266,21 @@ impl AgentRun {
         {
             if let Some(index) = act.data.iter().position(|i| i.call.id == call_id) {
                 let invocation = act.data.remove(index);
-                self.record(&invocation, result, duration_ms);
+                self.record(&mut act, &invocation, result, duration_ms);
             } else if let Some(invocation) = act.action.take_if(|i| i.call.id == call_id) {
                 let error = result.as_ref().err().map(ToString::to_string);
-                self.record(&invocation, result, duration_ms);
+                self.record(&mut act, &invocation, result, duration_ms);
                 action_done = Some((invocation.call.name, error));
             }
         }
-        if !act.data.is_empty() || act.action.is_some() {
+        if !act.is_settled() {
             self.phase = Phase::Act(act);
             return;
         }
+        let step_used = !act.plan_sent;
+        self.flush(act);
         match action_done {
-            Some((tool, error)) => self.after_action(&tool, error.as_deref(), !act.plan_sent),
+            Some((tool, error)) => self.after_action(&tool, error.as_deref(), step_used),
             None => self.phase = Phase::Reason,
         }
     }
@@ -205,18 +296,26 @@ impl AgentRun {
 
     /// A person denied the pending action: the model hears why and replans.
     pub fn deny(&mut self, call_id: &str, reason: &str) {
-        let Phase::Act(act) = &mut self.phase else {
+        let mut act = match std::mem::replace(&mut self.phase, Phase::Reason) {
+            Phase::Act(act) if act.action.as_ref().is_some_and(|i| i.call.id == call_id) => act,
+            other => return self.phase = other,
+        };
+        let Some(invocation) = act.action.take() else {
             return;
         };
-        let Some(invocation) = act.action.take_if(|i| i.call.id == call_id) else {
+        self.refuse(
+            &mut act,
+            &invocation,
+            format!("a person denied it: {reason}"),
+        );
+        if !act.is_settled() {
+            self.phase = Phase::Act(act);
             return;
-        };
-        let data_left = !act.data.is_empty();
-        self.refuse(&invocation, format!("a person denied it: {reason}"));
-        let error = self.last_error();
-        if !data_left {
-            self.after_action(&invocation.call.name, error.as_deref(), false);
         }
+        let tool = invocation.call.name;
+        let error = act.error_of(&tool);
+        self.flush(act);
+        self.after_action(&tool, error.as_deref(), false);
     }
 }
 
