@@ -309,11 +309,19 @@ where
 }
 
 /// Parses the model's argument text; an empty string means no arguments.
-fn parse_arguments(tool: &str, text: &str) -> Result<Value, ToolError> {
+/// A call's arguments as JSON: empty means `{}`; broken JSON (a raw newline in a
+/// string, a missing brace) goes through the same repair as the model's other output
+/// before it is refused.
+pub(crate) fn parse_arguments(tool: &str, text: &str) -> Result<Value, ToolError> {
     let text = if text.trim().is_empty() { "{}" } else { text };
-    serde_json::from_str(text).map_err(|e| ToolError::InvalidArguments {
-        tool: tool.to_owned(),
-        reason: format!("not valid JSON ({e})"),
+    serde_json::from_str(text).or_else(|error| {
+        crate::json::repair(text)
+            .ok()
+            .and_then(|repaired| serde_json::from_str(&repaired).ok())
+            .ok_or_else(|| ToolError::InvalidArguments {
+                tool: tool.to_owned(),
+                reason: format!("not valid JSON ({error})"),
+            })
     })
 }
 
@@ -390,6 +398,12 @@ mod tests {
         );
         assert_eq!(parameters["required"], json!(["a", "b"]));
         assert!(parameters.get("$schema").is_none());
+    }
+
+    #[test]
+    fn arguments_with_a_raw_newline_or_a_missing_brace_are_repaired_before_the_call() {
+        assert_eq!(call("add", "{\"a\": 2, \"b\": 3"), Ok(json!(5)));
+        assert_eq!(call("add", "{'a': 2, 'b': 3,}"), Ok(json!(5)));
     }
 
     #[test]

@@ -614,8 +614,8 @@ fn host_tools_are_awaited_by_request_id_under_their_timeout() {
     assert_eq!(results[1], json!({"spawned": "goblin"}));
     assert_eq!(
         *game.requests.borrow(),
-        ["c1", "npc-7/1/c2"],
-        "actions carry their key as request id"
+        ["npc-7/0.1/c1", "npc-7/1/c2"],
+        "every call carries its key as request id"
     );
 }
 

@@ -93,7 +93,17 @@ impl AgentRun {
             if invocation.kind != Some(ToolKind::Action) {
                 match self.data_refusal(&invocation, lookups_used_up) {
                     Some(error) => self.record(&mut act, &invocation, Err(error), 0),
-                    None => act.data.push(invocation),
+                    None => {
+                        // Unique per look-up turn: models reuse call ids across turns.
+                        let key = format!(
+                            "{}/{}.{}/{}",
+                            self.id, self.iterations, self.lookups, invocation.call.id
+                        );
+                        act.data.push(Invocation {
+                            idempotency_key: Some(key),
+                            ..invocation
+                        });
+                    }
                 }
             } else if let Some(reason) = self.refusal(&invocation, act.action.is_some()) {
                 refused_action = Some(invocation.call.name.clone());

@@ -88,7 +88,8 @@ pub struct Invocation {
     pub runs_on: RunsOn,
     pub approval: Approval,
     pub timeout_ms: u64,
-    /// Set on action calls: stable across retries and resumes.
+    /// Stable across retries and resumes, and the id a host answers to; the ledger
+    /// keys applied actions by it.
     pub idempotency_key: Option<String>,
 }
 
