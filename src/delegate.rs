@@ -92,6 +92,11 @@ impl Delegate {
         commands.chain(agents).collect()
     }
 
+    /// The agent plain chat and events go to when nothing else is chosen.
+    pub fn default_agent(&self) -> Rc<Agent> {
+        Rc::clone(&self.default)
+    }
+
     fn agent(&self, name: &str) -> Option<Rc<Agent>> {
         self.agents.iter().find(|a| a.name == name).cloned()
     }

@@ -66,3 +66,35 @@ pub enum Event {
     },
     Done(Outcome),
 }
+
+impl Event {
+    /// Its name, as serialized in its `event` field.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Started { .. } => "started",
+            Self::StepStarted(_) => "step_started",
+            Self::Delta(_) => "delta",
+            Self::Thought(_) => "thought",
+            Self::ToolStarted { .. } => "tool_started",
+            Self::PlanUpdated { .. } => "plan_updated",
+            Self::ApprovalNeeded { .. } => "approval_needed",
+            Self::Reflection(_) => "reflection",
+            Self::GoalChecked { .. } => "goal_checked",
+            Self::Done(_) => "done",
+        }
+    }
+
+    /// Every name [`Event::name`] can return.
+    pub const NAMES: [&'static str; 10] = [
+        "started",
+        "step_started",
+        "delta",
+        "thought",
+        "tool_started",
+        "plan_updated",
+        "approval_needed",
+        "reflection",
+        "goal_checked",
+        "done",
+    ];
+}

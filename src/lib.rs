@@ -5,6 +5,7 @@
 //! in `ui`; both exist only on `wasm32`.
 
 pub mod agent;
+pub mod app;
 pub mod clock;
 pub mod delegate;
 pub mod driver;

@@ -6,6 +6,7 @@
 mod contract;
 mod extract;
 mod repair;
+pub mod schema;
 
 use std::borrow::Cow;
 

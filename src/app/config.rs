@@ -1,0 +1,78 @@
+//! What a session is given besides its agents (a `Delegate`): how runs are shaped,
+//! the character it may play, and the seams it works through. The demo, the JS API
+//! and tests each build one; the session itself chooses no tools and no models.
+
+use std::rc::Rc;
+
+use super::storage::Storage;
+use crate::clock::Clock;
+use crate::llm::Llm;
+use crate::run::{DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_LOOKUPS, DEFAULT_TIME_BUDGET_MS};
+use crate::store::Store;
+use crate::workflow::Character;
+
+/// History the model sees, in estimated tokens (the system prompt has its own room).
+pub const DEFAULT_CONTEXT_BUDGET: usize = 3_000;
+
+/// How each run is shaped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub max_iterations: u32,
+    pub max_lookups: u32,
+    /// Offer the `plan` tool (multi-step work, follow-ups owed).
+    pub planning: bool,
+    /// Reflection rounds on a drafted answer (0: none).
+    pub reflection: u32,
+    /// On a game event, after an action with nothing left to do, ask the model
+    /// whether the goal is complete (the seed's loop) rather than wait for text.
+    pub goal_check_on_events: bool,
+    pub time_budget_ms: u64,
+    /// How much of the conversation the model sees, in estimated tokens.
+    pub context_budget: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            max_iterations: DEFAULT_MAX_ITERATIONS,
+            max_lookups: DEFAULT_MAX_LOOKUPS,
+            planning: false,
+            reflection: 0,
+            goal_check_on_events: true,
+            time_budget_ms: DEFAULT_TIME_BUDGET_MS,
+            context_budget: DEFAULT_CONTEXT_BUDGET,
+        }
+    }
+}
+
+/// A character the session plays: chat messages go through its workflows.
+pub struct Play {
+    pub character: Rc<Character>,
+    /// Where its transactions are kept.
+    pub world: Rc<dyn Store>,
+    /// Its model; `None` answers with the character's offline lines.
+    pub llm: Option<Rc<dyn Llm>>,
+    /// Who the character is talking to, in its transactions.
+    pub player: String,
+}
+
+/// Everything a session needs.
+pub struct Config {
+    /// Prefixes every storage key, so several sessions share a page's storage.
+    pub namespace: String,
+    pub play: Option<Play>,
+    pub options: Options,
+    pub clock: Rc<dyn Clock>,
+    pub storage: Rc<dyn Storage>,
+    /// A number in [0, 1): the random part of run ids, so two tabs never share keys.
+    pub random: Rc<dyn Fn() -> f64>,
+}
+
+/// A character's instructions to its model, before any transaction context.
+pub fn character_prompt(character: &Character) -> String {
+    let who = &character.identity;
+    format!(
+        "You are {}, {}. {}. Stay in character and answer in one or two sentences.",
+        who.name, who.occupation, who.personality
+    )
+}

@@ -1,0 +1,413 @@
+//! Tools the host runs: a game's or a page's own functions, given to the session at
+//! run time. Each has a schema the model is offered and a [`Handler`] that answers a
+//! call by request id; [`HostTools`] is the driver's [`Host`], so every call is
+//! awaited under the tool's timeout like any other. A handler runs at most once per
+//! request id: a repeated id (a resumed run re-sending an action) gets the first
+//! answer. [`Channel`] answers calls over messages instead (seed 003's
+//! `function_call` / `function_result`), for an iframe, an extension port or a socket.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
+
+use futures::channel::oneshot;
+use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use serde_json::{Value, json};
+
+use crate::driver::Host;
+use crate::llm::ToolSpec;
+use crate::message::ToolCall;
+use crate::tool::{Approval, RunsOn, ToolInfo, ToolKind};
+
+/// Answers one call: the request id and the parsed, checked arguments in; a JSON
+/// result or an error message for the model out.
+pub type Handler = Rc<dyn Fn(&str, Value) -> LocalBoxFuture<'static, Result<Value, String>>>;
+
+type Answer = Shared<LocalBoxFuture<'static, Result<Value, String>>>;
+
+/// How many answered request ids are remembered for deduplication.
+const REMEMBERED: usize = 512;
+
+/// What the host says about one of its tools.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostTool {
+    pub spec: ToolSpec,
+    pub kind: ToolKind,
+    pub approval: Approval,
+    pub timeout_ms: u64,
+}
+
+/// Why a host tool could not be registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostToolError {
+    #[error("a tool needs a name of 1 to 64 letters, digits, `_` or `-`, got `{0}`")]
+    BadName(String),
+    #[error("`{tool}`'s parameters must be a JSON Schema of type \"object\": {reason}")]
+    BadSchema { tool: String, reason: String },
+    #[error("`{tool}`'s timeout must be 1 to 600000 ms, got {ms}")]
+    BadTimeout { tool: String, ms: u64 },
+}
+
+impl HostTool {
+    /// Checks what a host gave: a name models accept, an object schema, a timeout
+    /// within reason.
+    pub fn check(&self) -> Result<(), HostToolError> {
+        let name = &self.spec.name;
+        let valid = (1..=64).contains(&name.len())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !valid {
+            return Err(HostToolError::BadName(name.clone()));
+        }
+        crate::json::schema::check_schema(&self.spec.parameters).map_err(|reason| {
+            HostToolError::BadSchema {
+                tool: name.clone(),
+                reason,
+            }
+        })?;
+        if !(1..=600_000).contains(&self.timeout_ms) {
+            return Err(HostToolError::BadTimeout {
+                tool: name.clone(),
+                ms: self.timeout_ms,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The host's tools and the answers given so far.
+#[derive(Default)]
+pub struct HostTools {
+    tools: RefCell<BTreeMap<String, (HostTool, Handler)>>,
+    answers: RefCell<VecDeque<(String, Answer)>>,
+}
+
+impl HostTools {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) a tool.
+    pub fn register(&self, tool: HostTool, handler: Handler) -> Result<(), HostToolError> {
+        tool.check()?;
+        self.tools
+            .borrow_mut()
+            .insert(tool.spec.name.clone(), (tool, handler));
+        Ok(())
+    }
+
+    /// Removes a tool; whether it was there.
+    pub fn unregister(&self, name: &str) -> bool {
+        self.tools.borrow_mut().remove(name).is_some()
+    }
+
+    /// The tools as a run is given them.
+    pub fn catalogue(&self) -> Vec<ToolInfo> {
+        self.tools
+            .borrow()
+            .values()
+            .map(|(tool, _)| ToolInfo {
+                spec: tool.spec.clone(),
+                kind: tool.kind,
+                approval: tool.approval,
+                runs_on: RunsOn::Host,
+                timeout_ms: tool.timeout_ms,
+            })
+            .collect()
+    }
+
+    /// The answer to `request_id`: the one already given or under way, else a new
+    /// call of the handler.
+    fn answer(&self, request_id: &str, call: &ToolCall) -> Answer {
+        let known = self
+            .answers
+            .borrow()
+            .iter()
+            .find(|(id, _)| id == request_id)
+            .map(|(_, answer)| answer.clone());
+        if let Some(answer) = known {
+            return answer;
+        }
+        let answer = self.start(request_id, call).shared();
+        let mut answers = self.answers.borrow_mut();
+        if answers.len() >= REMEMBERED {
+            answers.pop_front();
+        }
+        answers.push_back((request_id.to_owned(), answer.clone()));
+        answer
+    }
+
+    fn start(
+        &self,
+        request_id: &str,
+        call: &ToolCall,
+    ) -> LocalBoxFuture<'static, Result<Value, String>> {
+        let handler = self
+            .tools
+            .borrow()
+            .get(&call.name)
+            .map(|(tool, handler)| (tool.spec.parameters.clone(), Rc::clone(handler)));
+        let Some((schema, handler)) = handler else {
+            let error = format!("there is no host tool named `{}`", call.name);
+            return Box::pin(async move { Err(error) });
+        };
+        let args = crate::tool::parse_arguments(&call.name, &call.arguments)
+            .map_err(|e| e.to_string())
+            .and_then(|args| {
+                crate::json::schema::validate(&schema, &args)
+                    .map(|()| args)
+                    .map_err(|e| format!("invalid arguments: {e}"))
+            });
+        match args {
+            Ok(args) => handler(request_id, args),
+            Err(error) => Box::pin(async move { Err(error) }),
+        }
+    }
+}
+
+impl Host for HostTools {
+    fn call<'a>(
+        &'a self,
+        request_id: &'a str,
+        call: &'a ToolCall,
+    ) -> LocalBoxFuture<'a, Result<Value, String>> {
+        Box::pin(self.answer(request_id, call))
+    }
+}
+
+/// Why a message from the host was ignored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Ignored {
+    #[error("not a function_result message: {0}")]
+    NotAResult(String),
+    #[error("no call is waiting for request `{0}`")]
+    Unknown(String),
+    #[error("request `{0}` was already answered")]
+    Duplicate(String),
+    #[error("request `{0}` was answered after its call gave up (timed out or stopped)")]
+    Late(String),
+}
+
+/// Calls answered over messages: each call goes out as
+/// `{type: "function_call", request_id, function, arguments}` and waits for
+/// `{type: "function_result", request_id, success, result}`.
+pub struct Channel {
+    send: Box<dyn Fn(Value)>,
+    waiting: RefCell<BTreeMap<String, oneshot::Sender<Result<Value, String>>>>,
+    answered: RefCell<VecDeque<String>>,
+}
+
+impl Channel {
+    /// A channel that posts calls with `send`.
+    pub fn new(send: impl Fn(Value) + 'static) -> Rc<Self> {
+        Rc::new(Self {
+            send: Box::new(send),
+            waiting: RefCell::new(BTreeMap::new()),
+            answered: RefCell::new(VecDeque::new()),
+        })
+    }
+
+    /// A handler for `function` that calls over this channel.
+    pub fn handler(self: &Rc<Self>, function: &str) -> Handler {
+        let channel = Rc::clone(self);
+        let function = function.to_owned();
+        Rc::new(move |request_id, arguments| {
+            let (tx, rx) = oneshot::channel();
+            channel
+                .waiting
+                .borrow_mut()
+                .insert(request_id.to_owned(), tx);
+            (channel.send)(json!({
+                "type": "function_call",
+                "request_id": request_id,
+                "function": function,
+                "arguments": arguments,
+            }));
+            Box::pin(async move {
+                rx.await
+                    .unwrap_or_else(|_| Err("the channel was closed".to_owned()))
+            })
+        })
+    }
+
+    /// Takes a message from the host: a result for a waiting call is delivered;
+    /// anything else is ignored, and why is returned for the caller to report.
+    pub fn receive(&self, message: &Value) -> Result<(), Ignored> {
+        if message.get("type").and_then(Value::as_str) != Some("function_result") {
+            let mut text = message.to_string();
+            if let Some((cut, _)) = text.char_indices().nth(80) {
+                text.truncate(cut);
+                text.push('…');
+            }
+            return Err(Ignored::NotAResult(text));
+        }
+        let Some(request_id) = message.get("request_id").and_then(Value::as_str) else {
+            return Err(Ignored::NotAResult("it has no request_id".into()));
+        };
+        let Some(tx) = self.waiting.borrow_mut().remove(request_id) else {
+            let duplicate = self.answered.borrow().iter().any(|id| id == request_id);
+            return Err(if duplicate {
+                Ignored::Duplicate(request_id.to_owned())
+            } else {
+                Ignored::Unknown(request_id.to_owned())
+            });
+        };
+        let mut answered = self.answered.borrow_mut();
+        if answered.len() >= REMEMBERED {
+            answered.pop_front();
+        }
+        answered.push_back(request_id.to_owned());
+        let result = message.get("result").cloned().unwrap_or(Value::Null);
+        let outcome = if message.get("success").and_then(Value::as_bool) == Some(true) {
+            Ok(result)
+        } else {
+            Err(match result {
+                Value::String(error) => error,
+                Value::Null => "the host reported a failure".to_owned(),
+                other => other.to_string(),
+            })
+        };
+        tx.send(outcome)
+            .map_err(|_| Ignored::Late(request_id.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::executor::block_on;
+    use std::cell::Cell;
+
+    fn tool(name: &str) -> HostTool {
+        HostTool {
+            spec: ToolSpec {
+                name: name.into(),
+                description: "Spawns a monster.".into(),
+                parameters: json!({
+                    "type": "object",
+                    "properties": {"kind": {"type": "string"}},
+                    "required": ["kind"]
+                }),
+            },
+            kind: ToolKind::Action,
+            approval: Approval::Auto,
+            timeout_ms: 1_000,
+        }
+    }
+
+    fn call(id: &str, arguments: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: "spawn".into(),
+            arguments: arguments.into(),
+        }
+    }
+
+    #[test]
+    fn a_handler_runs_once_per_request_id_and_a_repeat_gets_the_first_answer() {
+        let host = HostTools::new();
+        let runs = Rc::new(Cell::new(0));
+        let counter = Rc::clone(&runs);
+        let handler: Handler = Rc::new(move |id, args| {
+            counter.set(counter.get() + 1);
+            let answer = json!({ "id": id, "spawned": args["kind"] });
+            Box::pin(async move { Ok(answer) })
+        });
+        host.register(tool("spawn"), handler).unwrap();
+        let first = block_on(host.call("r1", &call("c1", r#"{"kind": "goblin"}"#)));
+        let again = block_on(host.call("r1", &call("c1", r#"{"kind": "troll"}"#)));
+        assert_eq!(first, Ok(json!({"id": "r1", "spawned": "goblin"})));
+        assert_eq!(again, first);
+        assert_eq!(runs.get(), 1);
+        block_on(host.call("r2", &call("c1", r#"{"kind": "troll"}"#))).unwrap();
+        assert_eq!(runs.get(), 2);
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_tool_schema_before_the_handler_runs() {
+        let host = HostTools::new();
+        let handler: Handler = Rc::new(|_, _| Box::pin(async { Ok(Value::Null) }));
+        host.register(tool("spawn"), handler).unwrap();
+        let error = block_on(host.call("r1", &call("c1", r#"{"kind": 3}"#))).unwrap_err();
+        assert_eq!(error, "invalid arguments: `kind` must be a string, got 3");
+        let error = block_on(host.call("r2", &call("c1", "{}"))).unwrap_err();
+        assert_eq!(error, "invalid arguments: `kind` is required");
+        let unknown = ToolCall {
+            name: "vanish".into(),
+            ..call("c1", "{}")
+        };
+        let error = block_on(host.call("r3", &unknown)).unwrap_err();
+        assert_eq!(error, "there is no host tool named `vanish`");
+    }
+
+    #[test]
+    fn a_tool_with_a_bad_name_schema_or_timeout_is_refused() {
+        let host = HostTools::new();
+        let handler: Handler = Rc::new(|_, _| Box::pin(async { Ok(Value::Null) }));
+        let mut bad = tool("spawn monsters");
+        assert!(matches!(
+            host.register(bad.clone(), Rc::clone(&handler)),
+            Err(HostToolError::BadName(_))
+        ));
+        bad.spec.name = "spawn".into();
+        bad.spec.parameters = json!({"type": "string"});
+        assert!(matches!(
+            host.register(bad.clone(), Rc::clone(&handler)),
+            Err(HostToolError::BadSchema { .. })
+        ));
+        bad.spec.parameters = json!({"type": "object"});
+        bad.timeout_ms = 0;
+        assert!(matches!(
+            host.register(bad, handler),
+            Err(HostToolError::BadTimeout { .. })
+        ));
+        assert!(host.catalogue().is_empty());
+    }
+
+    #[test]
+    fn a_channel_delivers_results_by_request_id_and_reports_the_rest() {
+        let sent = Rc::new(RefCell::new(Vec::new()));
+        let outbox = Rc::clone(&sent);
+        let channel = Channel::new(move |message| outbox.borrow_mut().push(message));
+        let handler = channel.handler("spawn");
+        let answer = handler("r1", json!({"kind": "goblin"}));
+        assert_eq!(
+            sent.borrow()[0],
+            json!({"type": "function_call", "request_id": "r1", "function": "spawn",
+                   "arguments": {"kind": "goblin"}})
+        );
+        assert_eq!(
+            channel.receive(&json!({"type": "function_result", "request_id": "r9",
+                                     "success": true, "result": 1})),
+            Err(Ignored::Unknown("r9".into()))
+        );
+        channel
+            .receive(&json!({"type": "function_result", "request_id": "r1",
+                              "success": true, "result": {"hp": 7}}))
+            .unwrap();
+        assert_eq!(block_on(answer), Ok(json!({"hp": 7})));
+        assert_eq!(
+            channel.receive(&json!({"type": "function_result", "request_id": "r1",
+                                     "success": true, "result": 2})),
+            Err(Ignored::Duplicate("r1".into()))
+        );
+        // A call that gave up (its future dropped at the timeout) gets a late answer.
+        drop(handler("r2", json!({})));
+        assert_eq!(
+            channel.receive(&json!({"type": "function_result", "request_id": "r2",
+                                     "success": false, "result": "no room"})),
+            Err(Ignored::Late("r2".into()))
+        );
+        assert!(matches!(
+            channel.receive(&json!({"type": "hello"})),
+            Err(Ignored::NotAResult(_))
+        ));
+        let failed = handler("r3", json!({}));
+        channel
+            .receive(&json!({"type": "function_result", "request_id": "r3",
+                              "success": false, "result": "no room"}))
+            .unwrap();
+        assert_eq!(block_on(failed), Err("no room".into()));
+    }
+}

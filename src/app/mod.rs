@@ -1,0 +1,357 @@
+//! The session controller: what a conversation needs, with no browser in it, shared by
+//! the Leptos views and the JS API. It routes a message through the delegate (or
+//! takes a game event as it is), builds and drives a run per trigger, pauses for
+//! approvals (decided in code or by a person; "always" holds for one conversation and
+//! one agent), plays a character's workflows around the model, keeps conversations
+//! through the [`Storage`] seam, and tells its listeners every [`Update`], each tagged
+//! with the conversation and turn it belongs to. Runs of one conversation go one at
+//! a time, in the order they were asked for; nothing asked for is dropped.
+//!
+//! Front ends spawn the futures it returns; it spawns nothing itself.
+
+mod config;
+mod host;
+mod state;
+mod storage;
+mod turn;
+mod update;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+
+pub use config::{Config, DEFAULT_CONTEXT_BUDGET, Options, Play, character_prompt};
+pub use host::{Channel, Handler, HostTool, HostToolError, HostTools, Ignored};
+pub use state::SessionState;
+pub use storage::{ConversationEntry, Keys, Loaded, MemoryStorage, Storage};
+pub use update::{Decision, Notice, PendingApproval, Update};
+
+use crate::delegate::Delegate;
+use crate::interaction::{Conversation, Interaction};
+use crate::run::{Observation, Outcome};
+use state::State;
+
+/// Decides approvals in code: gets the pending call, answers with a decision.
+pub type Approver = Rc<dyn Fn(&PendingApproval) -> LocalBoxFuture<'static, Decision>>;
+
+/// A listener's handle, to remove it with [`Session::off`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ListenerId(u64);
+
+/// Why a request to the session was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AppError {
+    #[error("the message is empty")]
+    Empty,
+    #[error("the input is {len} characters; the limit is {limit}")]
+    TooLong { len: usize, limit: usize },
+    #[error("an event needs a kind (e.g. \"battle\") and an event name (e.g. \"battle.started\")")]
+    UnnamedEvent,
+    #[error("no call `{0}` is waiting for approval")]
+    NotPending(String),
+    #[error("there is no conversation `{0}`")]
+    NoConversation(String),
+    #[error("cannot {0} while a run is in flight; abort it first")]
+    Busy(&'static str),
+    #[error("the saved state cannot be read: {0}")]
+    BadState(String),
+    #[error("the session was destroyed")]
+    Destroyed,
+}
+
+/// The most characters one input may have.
+pub const MAX_INPUT_CHARS: usize = 100_000;
+
+type Listener = Rc<dyn Fn(&Update)>;
+
+struct Inner {
+    config: Config,
+    host: HostTools,
+    state: RefCell<State>,
+    listeners: RefCell<Vec<(ListenerId, Listener)>>,
+    approver: RefCell<Option<Approver>>,
+}
+
+/// A session; cheap to clone (clones share it).
+#[derive(Clone)]
+pub struct Session {
+    inner: Rc<Inner>,
+}
+
+impl Session {
+    /// A session with a new, empty conversation open; [`Session::restore`] reads the
+    /// saved ones.
+    pub fn new(config: Config, agents: Delegate) -> Self {
+        let now = config.clock.now().epoch_ms;
+        let state = State::new(agents, now);
+        Self {
+            inner: Rc::new(Inner {
+                config,
+                host: HostTools::new(),
+                state: RefCell::new(state),
+                listeners: RefCell::new(Vec::new()),
+                approver: RefCell::new(None),
+            }),
+        }
+    }
+
+    /// Reads the saved conversations and opens the one open last; what could not be
+    /// read is kept aside and reported (to the listeners, and returned).
+    pub fn restore(&self) -> Vec<Notice> {
+        let notices = {
+            let config = &self.inner.config;
+            let now = config.clock.now().epoch_ms;
+            self.inner.state.borrow_mut().restore(
+                &*config.storage,
+                &Keys::new(&config.namespace),
+                now,
+            )
+        };
+        for notice in &notices {
+            self.tell(&Update::Notice(notice.clone()));
+        }
+        notices
+    }
+
+    /// Calls `listener` with every later update.
+    pub fn on(&self, listener: impl Fn(&Update) + 'static) -> ListenerId {
+        let mut listeners = self.inner.listeners.borrow_mut();
+        let id = ListenerId(listeners.last().map_or(1, |(id, _)| id.0 + 1));
+        listeners.push((id, Rc::new(listener)));
+        id
+    }
+
+    /// Removes a listener; whether it was there.
+    pub fn off(&self, id: ListenerId) -> bool {
+        let mut listeners = self.inner.listeners.borrow_mut();
+        let before = listeners.len();
+        listeners.retain(|(l, _)| *l != id);
+        listeners.len() != before
+    }
+
+    /// Decides approvals with `approver` from now on (`None`: a person decides, with
+    /// [`Session::approve`] and [`Session::deny`]).
+    pub fn set_approver(&self, approver: Option<Approver>) {
+        *self.inner.approver.borrow_mut() = approver;
+    }
+
+    /// The host's tools: every agent of the session is offered them.
+    pub fn host_tools(&self) -> &HostTools {
+        &self.inner.host
+    }
+
+    /// Reports a message from the host that no call was waiting for.
+    pub fn host_message_ignored(&self, ignored: &Ignored) {
+        self.tell(&Update::Notice(Notice::HostMessageIgnored {
+            reason: ignored.to_string(),
+        }));
+    }
+
+    /// Sends a chat message; resolves to the run's outcome once it ends (after any
+    /// approvals). While another run of the conversation is going, it waits its turn.
+    pub async fn send(&self, text: &str) -> Result<Outcome, AppError> {
+        let text = checked_input(text)?;
+        self.take_turn(turn::Trigger::Chat(text)).await
+    }
+
+    /// Runs the agent on a game event (or a schedule): the universal loop, with the
+    /// event's boundaries on which actions it may take.
+    pub async fn trigger(&self, observation: Observation) -> Result<Outcome, AppError> {
+        if observation.trigger.kind.trim().is_empty() || observation.trigger.event.trim().is_empty()
+        {
+            return Err(AppError::UnnamedEvent);
+        }
+        checked_input(&observation.subject.content)?;
+        self.take_turn(turn::Trigger::Event(Box::new(observation)))
+            .await
+    }
+
+    /// The calls waiting for a decision, oldest first.
+    pub fn pending(&self) -> Vec<PendingApproval> {
+        self.inner.state.borrow().pending()
+    }
+
+    /// Approves a waiting call (`always`: and this tool for this agent in this
+    /// conversation from now on).
+    pub fn approve(&self, call_id: &str, always: bool) -> Result<(), AppError> {
+        let decision = if always {
+            Decision::ApproveAlways
+        } else {
+            Decision::Approve
+        };
+        self.decide(call_id, decision)
+    }
+
+    /// Denies a waiting call; the model hears `reason` and replans.
+    pub fn deny(&self, call_id: &str, reason: &str) -> Result<(), AppError> {
+        let reason = if reason.trim().is_empty() {
+            "the user said no".to_owned()
+        } else {
+            reason.to_owned()
+        };
+        self.decide(call_id, Decision::Deny { reason })
+    }
+
+    fn decide(&self, call_id: &str, decision: Decision) -> Result<(), AppError> {
+        let reply = self.inner.state.borrow_mut().take_waiting(call_id);
+        let reply = reply.ok_or_else(|| AppError::NotPending(call_id.to_owned()))?;
+        // The run may have been stopped meanwhile; then there is nobody to tell.
+        let _ = reply.send(decision);
+        Ok(())
+    }
+
+    /// Stops every run in flight or waiting for approval; each ends `Aborted` and
+    /// keeps what it did.
+    pub fn abort(&self) {
+        self.inner.state.borrow_mut().stop_all();
+    }
+
+    /// Whether a run is in flight or waiting.
+    pub fn busy(&self) -> bool {
+        self.inner.state.borrow().busy()
+    }
+
+    /// The open conversation's id.
+    pub fn conversation_id(&self) -> String {
+        self.inner.state.borrow().open.clone()
+    }
+
+    /// A copy of the open conversation.
+    pub fn conversation(&self) -> Conversation {
+        self.inner.state.borrow().open_conversation().clone()
+    }
+
+    /// A copy of one turn of a conversation.
+    pub fn interaction(&self, conversation: &str, turn: u64) -> Option<Interaction> {
+        let state = self.inner.state.borrow();
+        let conversation = state.conversations.get(conversation)?;
+        conversation
+            .interactions
+            .iter()
+            .find(|i| i.id == turn)
+            .cloned()
+    }
+
+    /// The saved conversations, most recent first.
+    pub fn conversations(&self) -> Vec<ConversationEntry> {
+        self.inner.state.borrow().index.clone()
+    }
+
+    /// The `/command`s and `@agent`s a person can type, with what each reaches.
+    pub fn routes(&self) -> Vec<(String, String)> {
+        self.inner.state.borrow().delegate.routes()
+    }
+
+    /// Opens a saved conversation. Runs of other conversations go on and keep writing
+    /// into their own.
+    pub fn open(&self, id: &str) -> Result<(), AppError> {
+        let notices = {
+            let config = &self.inner.config;
+            let keys = Keys::new(&config.namespace);
+            self.inner
+                .state
+                .borrow_mut()
+                .open(id, &*config.storage, &keys)?
+        };
+        self.after_write(notices);
+        Ok(())
+    }
+
+    /// Opens a new, empty conversation; the current one stays in the list.
+    pub fn new_conversation(&self) -> String {
+        let (id, notices) = {
+            let config = &self.inner.config;
+            let keys = Keys::new(&config.namespace);
+            let now = config.clock.now().epoch_ms;
+            self.inner
+                .state
+                .borrow_mut()
+                .open_new(now, &*config.storage, &keys)
+        };
+        self.after_write(notices);
+        id
+    }
+
+    /// Deletes a saved conversation (stopping its runs); the open one is replaced by
+    /// a new one.
+    pub fn delete(&self, id: &str) {
+        let notices = {
+            let config = &self.inner.config;
+            let keys = Keys::new(&config.namespace);
+            let now = config.clock.now().epoch_ms;
+            self.inner
+                .state
+                .borrow_mut()
+                .delete(id, now, &*config.storage, &keys)
+        };
+        self.after_write(notices);
+    }
+
+    /// Everything the session keeps, as one serializable value.
+    pub fn save_state(&self) -> SessionState {
+        let config = &self.inner.config;
+        let keys = Keys::new(&config.namespace);
+        self.inner.state.borrow().snapshot(&*config.storage, &keys)
+    }
+
+    /// Replaces everything the session keeps with `saved` (and saves it); refused
+    /// while a run is in flight.
+    pub fn load_state(&self, saved: SessionState) -> Result<(), AppError> {
+        let notices = {
+            let config = &self.inner.config;
+            let keys = Keys::new(&config.namespace);
+            self.inner
+                .state
+                .borrow_mut()
+                .load(saved, &*config.storage, &keys)?
+        };
+        self.after_write(notices);
+        Ok(())
+    }
+
+    /// Stops every run and forgets every listener and the approver; later calls are
+    /// refused.
+    pub fn destroy(&self) {
+        self.abort();
+        self.inner.state.borrow_mut().destroyed = true;
+        self.inner.listeners.borrow_mut().clear();
+        *self.inner.approver.borrow_mut() = None;
+    }
+
+    /// Tells every listener, holding no borrow (a listener may call the session).
+    fn tell(&self, update: &Update) {
+        let listeners: Vec<Listener> = self
+            .inner
+            .listeners
+            .borrow()
+            .iter()
+            .map(|(_, l)| Rc::clone(l))
+            .collect();
+        for listener in listeners {
+            listener(update);
+        }
+    }
+
+    fn after_write(&self, notices: Vec<Notice>) {
+        for notice in notices {
+            self.tell(&Update::Notice(notice));
+        }
+    }
+}
+
+/// The input trimmed, or why it cannot be taken.
+fn checked_input(text: &str) -> Result<String, AppError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(AppError::Empty);
+    }
+    let len = text.chars().count();
+    if len > MAX_INPUT_CHARS {
+        return Err(AppError::TooLong {
+            len,
+            limit: MAX_INPUT_CHARS,
+        });
+    }
+    Ok(text.to_owned())
+}

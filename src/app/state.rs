@@ -1,0 +1,388 @@
+//! The session's state: its conversations (the open one and any a run is still
+//! writing into), the saved list, the router, approvals waiting and granted, and the
+//! runs in flight with their stop signals. Plain data and synchronous methods; the
+//! session holds it in a `RefCell` and never across an await.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+use futures::channel::oneshot;
+use futures::lock::Mutex;
+use serde::{Deserialize, Serialize};
+
+use super::AppError;
+use super::storage::{
+    self, ConversationEntry, Keys, Loaded, Storage, load_conversation, load_index,
+    save_conversation,
+};
+use super::update::{Decision, Notice, PendingApproval};
+use crate::delegate::Delegate;
+use crate::event::Event;
+use crate::interaction::Conversation;
+use crate::run::Outcome;
+
+/// A call waiting for a decision, and where the decision goes.
+pub(super) struct Waiting {
+    pub(super) pending: PendingApproval,
+    pub(super) reply: oneshot::Sender<Decision>,
+}
+
+/// A run in flight, and how to stop it.
+pub(super) struct Running {
+    pub(super) conversation: String,
+    pub(super) turn: u64,
+    pub(super) stop: Option<oneshot::Sender<()>>,
+}
+
+pub(super) struct State {
+    pub(super) open: String,
+    pub(super) conversations: BTreeMap<String, Conversation>,
+    pub(super) index: Vec<ConversationEntry>,
+    pub(super) delegate: Delegate,
+    /// (conversation, agent, tool) approved for good.
+    pub(super) always: BTreeSet<(String, String, String)>,
+    pub(super) waiting: Vec<Waiting>,
+    pub(super) running: Vec<Running>,
+    /// One lock per conversation: its runs go one at a time, in order.
+    locks: BTreeMap<String, Rc<Mutex<()>>>,
+    pub(super) destroyed: bool,
+    runs_started: u64,
+}
+
+/// Everything a session keeps, for `saveState` / `loadState`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionState {
+    pub version: u32,
+    pub open: String,
+    pub conversations: Vec<SavedEntry>,
+}
+
+/// One conversation of a [`SessionState`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedEntry {
+    #[serde(flatten)]
+    pub entry: ConversationEntry,
+    pub conversation: Conversation,
+}
+
+fn new_id(now_ms: i64, salt: u64) -> String {
+    format!("c{now_ms}-{salt}")
+}
+
+impl State {
+    pub(super) fn new(delegate: Delegate, now_ms: i64) -> Self {
+        let open = new_id(now_ms, 0);
+        Self {
+            conversations: BTreeMap::from([(open.clone(), Conversation::default())]),
+            open,
+            index: Vec::new(),
+            delegate,
+            always: BTreeSet::new(),
+            waiting: Vec::new(),
+            running: Vec::new(),
+            locks: BTreeMap::new(),
+            destroyed: false,
+            runs_started: 0,
+        }
+    }
+
+    pub(super) fn restore(
+        &mut self,
+        storage: &dyn Storage,
+        keys: &Keys,
+        now_ms: i64,
+    ) -> Vec<Notice> {
+        let mut notices = Vec::new();
+        match load_index(storage, &keys.index()) {
+            Loaded::Found(index) => self.index = index,
+            Loaded::Missing => {}
+            Loaded::Corrupt { kept_as, error } => notices.push(Notice::Corrupt {
+                key: keys.index(),
+                kept_as,
+                error,
+            }),
+        }
+        let current: Option<String> = storage
+            .load(&keys.current())
+            .and_then(|text| serde_json::from_str(&text).ok());
+        let Some(id) = current else {
+            return notices;
+        };
+        match load_conversation(storage, &keys.conversation(&id)) {
+            Loaded::Found(conversation) => {
+                self.conversations.clear();
+                self.conversations.insert(id.clone(), closed(conversation));
+                self.open = id;
+            }
+            Loaded::Missing => {}
+            Loaded::Corrupt { kept_as, error } => {
+                notices.push(Notice::Corrupt {
+                    key: keys.conversation(&id),
+                    kept_as,
+                    error,
+                });
+                self.open = new_id(now_ms, 0);
+                self.conversations
+                    .insert(self.open.clone(), Conversation::default());
+            }
+        }
+        notices
+    }
+
+    pub(super) fn open_conversation(&self) -> &Conversation {
+        static EMPTY: Conversation = Conversation {
+            interactions: Vec::new(),
+            pinned: Vec::new(),
+        };
+        self.conversations.get(&self.open).unwrap_or(&EMPTY)
+    }
+
+    pub(super) fn pending(&self) -> Vec<PendingApproval> {
+        self.waiting.iter().map(|w| w.pending.clone()).collect()
+    }
+
+    pub(super) fn take_waiting(&mut self, call_id: &str) -> Option<oneshot::Sender<Decision>> {
+        let index = self
+            .waiting
+            .iter()
+            .position(|w| w.pending.call.id == call_id)?;
+        Some(self.waiting.remove(index).reply)
+    }
+
+    pub(super) fn stop_all(&mut self) {
+        for running in &mut self.running {
+            if let Some(stop) = running.stop.take() {
+                let _ = stop.send(());
+            }
+        }
+    }
+
+    fn stop_conversation(&mut self, id: &str) {
+        for running in self.running.iter_mut().filter(|r| r.conversation == id) {
+            if let Some(stop) = running.stop.take() {
+                let _ = stop.send(());
+            }
+        }
+    }
+
+    pub(super) fn busy(&self) -> bool {
+        !self.running.is_empty()
+    }
+
+    pub(super) fn lock(&mut self, conversation: &str) -> Rc<Mutex<()>> {
+        Rc::clone(
+            self.locks
+                .entry(conversation.to_owned())
+                .or_insert_with(|| Rc::new(Mutex::new(()))),
+        )
+    }
+
+    /// A number for a new run, unique in this session.
+    pub(super) fn next_run(&mut self) -> u64 {
+        self.runs_started += 1;
+        self.runs_started
+    }
+
+    /// Applies a run event to its own conversation, wherever that is.
+    pub(super) fn apply(&mut self, conversation: &str, turn: u64, event: &Event) {
+        if let Some(conversation) = self.conversations.get_mut(conversation) {
+            conversation.apply(turn, event);
+        }
+    }
+
+    /// Saves `id` and, once that is saved, its place in the list.
+    pub(super) fn save(
+        &mut self,
+        id: &str,
+        now_ms: i64,
+        storage: &dyn Storage,
+        keys: &Keys,
+    ) -> Vec<Notice> {
+        let Some(conversation) = self.conversations.get(id) else {
+            return Vec::new();
+        };
+        let Some(first) = conversation.interactions.first() else {
+            return Vec::new();
+        };
+        let title: String = first.input.chars().take(60).collect();
+        let key = keys.conversation(id);
+        if let Err(error) = save_conversation(storage, &key, conversation) {
+            // The list is never advanced past what was saved.
+            return vec![Notice::SaveFailed { key, error }];
+        }
+        self.index.retain(|c| c.id != id);
+        self.index.insert(
+            0,
+            ConversationEntry {
+                id: id.to_owned(),
+                title,
+                updated_ms: now_ms,
+            },
+        );
+        let mut notices = save_json(storage, &keys.index(), &self.index);
+        if id == self.open {
+            notices.extend(save_json(storage, &keys.current(), &self.open));
+        }
+        notices
+    }
+
+    pub(super) fn open(
+        &mut self,
+        id: &str,
+        storage: &dyn Storage,
+        keys: &Keys,
+    ) -> Result<Vec<Notice>, AppError> {
+        if !self.conversations.contains_key(id) {
+            match load_conversation(storage, &keys.conversation(id)) {
+                Loaded::Found(conversation) => {
+                    self.conversations
+                        .insert(id.to_owned(), closed(conversation));
+                }
+                Loaded::Missing => return Err(AppError::NoConversation(id.to_owned())),
+                Loaded::Corrupt { kept_as, error } => {
+                    return Err(AppError::BadState(format!(
+                        "conversation `{id}` is unreadable ({error}); it was kept under {kept_as}"
+                    )));
+                }
+            }
+        }
+        self.open = id.to_owned();
+        self.forget_idle();
+        Ok(save_json(storage, &keys.current(), &self.open))
+    }
+
+    pub(super) fn open_new(
+        &mut self,
+        now_ms: i64,
+        storage: &dyn Storage,
+        keys: &Keys,
+    ) -> (String, Vec<Notice>) {
+        let salt = self.next_run();
+        let id = new_id(now_ms, salt);
+        self.conversations
+            .insert(id.clone(), Conversation::default());
+        self.open = id.clone();
+        self.forget_idle();
+        (id.clone(), save_json(storage, &keys.current(), &id))
+    }
+
+    pub(super) fn delete(
+        &mut self,
+        id: &str,
+        now_ms: i64,
+        storage: &dyn Storage,
+        keys: &Keys,
+    ) -> Vec<Notice> {
+        self.stop_conversation(id);
+        storage.remove(&keys.conversation(id));
+        self.index.retain(|c| c.id != id);
+        let mut notices = save_json(storage, &keys.index(), &self.index);
+        if self.open == id {
+            notices.extend(self.open_new(now_ms, storage, keys).1);
+        }
+        self.conversations.remove(id);
+        notices
+    }
+
+    /// Drops conversations neither open nor written into by a run.
+    fn forget_idle(&mut self) {
+        let open = &self.open;
+        let running = &self.running;
+        self.conversations
+            .retain(|id, _| id == open || running.iter().any(|r| &r.conversation == id));
+    }
+
+    /// Every listed conversation (read from storage unless in memory) and which is
+    /// open.
+    pub(super) fn snapshot(&self, storage: &dyn Storage, keys: &Keys) -> SessionState {
+        let conversations = self
+            .index
+            .iter()
+            .filter_map(|entry| {
+                let conversation = match self.conversations.get(&entry.id) {
+                    Some(conversation) => conversation.clone(),
+                    None => match load_conversation(storage, &keys.conversation(&entry.id)) {
+                        Loaded::Found(conversation) => conversation,
+                        _ => return None,
+                    },
+                };
+                Some(SavedEntry {
+                    entry: entry.clone(),
+                    conversation,
+                })
+            })
+            .collect();
+        SessionState {
+            version: storage::VERSION,
+            open: self.open.clone(),
+            conversations,
+        }
+    }
+
+    pub(super) fn load(
+        &mut self,
+        saved: SessionState,
+        storage: &dyn Storage,
+        keys: &Keys,
+    ) -> Result<Vec<Notice>, AppError> {
+        if self.busy() {
+            return Err(AppError::Busy("load a state"));
+        }
+        if saved.version > storage::VERSION {
+            return Err(AppError::BadState(format!(
+                "it is version {}, newer than this build's {}",
+                saved.version,
+                storage::VERSION
+            )));
+        }
+        let mut notices = Vec::new();
+        for old in std::mem::take(&mut self.index) {
+            storage.remove(&keys.conversation(&old.id));
+        }
+        self.conversations.clear();
+        for SavedEntry {
+            entry,
+            conversation,
+        } in saved.conversations
+        {
+            let key = keys.conversation(&entry.id);
+            match save_conversation(storage, &key, &conversation) {
+                Ok(()) => self.index.push(entry.clone()),
+                Err(error) => notices.push(Notice::SaveFailed { key, error }),
+            }
+            self.conversations.insert(entry.id, closed(conversation));
+        }
+        self.open = saved.open;
+        self.conversations.entry(self.open.clone()).or_default();
+        notices.extend(save_json(storage, &keys.index(), &self.index));
+        notices.extend(save_json(storage, &keys.current(), &self.open));
+        self.forget_idle();
+        Ok(notices)
+    }
+}
+
+/// A saved conversation's unfinished turns end: a run cut off by a reload cannot go
+/// on, and its turn says so instead of spinning.
+fn closed(mut conversation: Conversation) -> Conversation {
+    for interaction in &mut conversation.interactions {
+        if !interaction.status.is_finished() {
+            interaction.apply(&Event::Done(Outcome::Aborted {
+                reason: "Stopped: the page was closed before the answer.".into(),
+            }));
+        }
+    }
+    conversation
+}
+
+fn save_json<T: Serialize>(storage: &dyn Storage, key: &str, value: &T) -> Vec<Notice> {
+    let saved = serde_json::to_string(value)
+        .map_err(|e| e.to_string())
+        .and_then(|text| storage.save(key, &text));
+    match saved {
+        Ok(()) => Vec::new(),
+        Err(error) => vec![Notice::SaveFailed {
+            key: key.to_owned(),
+            error,
+        }],
+    }
+}

@@ -1,0 +1,400 @@
+//! One turn of a conversation: a trigger becomes a run (routed through the delegate
+//! for chat, through the character's workflows when one is played), the run is
+//! driven to its end across approvals, and every change is tagged with its
+//! conversation and turn.
+
+use std::rc::Rc;
+
+use futures::channel::oneshot;
+use futures::future::{Either, FutureExt, Shared, select};
+
+use super::state::{Running, Waiting};
+use super::update::{Decision, PendingApproval, Update};
+use super::{AppError, Keys, Play, Session, character_prompt};
+use crate::agent::Agent;
+use crate::driver::{Seams, Stop, drive_until};
+use crate::event::Event;
+use crate::message::{Message, ToolCall};
+use crate::rules::RulesModel;
+use crate::run::{AgentRun, Observation, Outcome};
+use crate::tool::ToolRegistry;
+use crate::workflow::inject;
+
+/// What starts a turn.
+pub(super) enum Trigger {
+    Chat(String),
+    Event(Box<Observation>),
+}
+
+/// Fires when the turn is stopped; never when its sender is merely dropped.
+type StopSignal = Shared<oneshot::Receiver<()>>;
+
+async fn stopped(signal: StopSignal) {
+    if signal.await.is_err() {
+        futures::future::pending::<()>().await;
+    }
+}
+
+/// Where a turn's updates go.
+#[derive(Clone)]
+struct Place {
+    conversation: String,
+    turn: u64,
+}
+
+impl Session {
+    /// Waits for the conversation's earlier turns, then takes this one.
+    pub(super) async fn take_turn(&self, trigger: Trigger) -> Result<Outcome, AppError> {
+        let (conversation, lock) = {
+            let mut state = self.inner.state.borrow_mut();
+            if state.destroyed {
+                return Err(AppError::Destroyed);
+            }
+            let open = state.open.clone();
+            let lock = state.lock(&open);
+            (open, lock)
+        };
+        let _turn = lock.lock().await;
+        if self.inner.state.borrow().destroyed {
+            return Err(AppError::Destroyed);
+        }
+        Ok(self.run_turn(&conversation, trigger).await)
+    }
+
+    async fn run_turn(&self, conversation: &str, trigger: Trigger) -> Outcome {
+        let budget = self.inner.config.options.context_budget;
+        let input = match &trigger {
+            Trigger::Chat(text) => text.clone(),
+            Trigger::Event(observation) => observation.subject.content.clone(),
+        };
+        let begun = {
+            let mut state = self.inner.state.borrow_mut();
+            state.conversations.get_mut(conversation).map(|c| {
+                let history = c.context(budget);
+                let turn = c.begin(&input);
+                if let Some(interaction) = c.interactions.last_mut() {
+                    interaction.started_ms = self.inner.config.clock.now().epoch_ms;
+                }
+                (turn, history)
+            })
+        };
+        let Some((turn, history)) = begun else {
+            return Outcome::Aborted {
+                reason: "the conversation was deleted before its turn".into(),
+            };
+        };
+        let place = Place {
+            conversation: conversation.to_owned(),
+            turn,
+        };
+        self.tell(&Update::TurnBegan {
+            conversation: conversation.to_owned(),
+            turn,
+            input,
+        });
+        self.save(conversation);
+        let (stop, signal) = oneshot::channel();
+        self.inner.state.borrow_mut().running.push(Running {
+            conversation: conversation.to_owned(),
+            turn,
+            stop: Some(stop),
+        });
+        let signal = signal.shared();
+        let outcome = match (trigger, &self.inner.config.play) {
+            (Trigger::Chat(text), Some(play)) => {
+                self.in_character(&place, history, text, play, signal).await
+            }
+            (Trigger::Chat(text), None) => self.chat(&place, history, &text, signal).await,
+            (Trigger::Event(observation), _) => {
+                let observation = *observation;
+                let agent = self.inner.state.borrow().delegate.default_agent();
+                let goal_check = self.inner.config.options.goal_check_on_events;
+                self.drive(&place, &agent, observation, history, goal_check, signal)
+                    .await
+            }
+        };
+        self.inner
+            .state
+            .borrow_mut()
+            .running
+            .retain(|r| !(r.conversation == place.conversation && r.turn == place.turn));
+        self.save(conversation);
+        outcome
+    }
+
+    async fn chat(
+        &self,
+        place: &Place,
+        history: Vec<Message>,
+        text: &str,
+        signal: StopSignal,
+    ) -> Outcome {
+        let (agent, request, _) = self.inner.state.borrow_mut().delegate.resolve(text);
+        if request.is_empty() {
+            // `@agent` alone: switched, nothing to ask.
+            let outcome = Outcome::Answered {
+                text: format!("You are now talking to @{}.", agent.name),
+            };
+            self.event(place, Event::Done(outcome.clone()));
+            return outcome;
+        }
+        self.drive(
+            place,
+            &agent,
+            Observation::chat(request),
+            history,
+            false,
+            signal,
+        )
+        .await
+    }
+
+    /// A message to the character: its workflows first (intent, transaction,
+    /// injection), then the model in character (its offline lines with no model),
+    /// then the transaction recorded.
+    async fn in_character(
+        &self,
+        place: &Place,
+        history: Vec<Message>,
+        text: String,
+        play: &Play,
+        signal: StopSignal,
+    ) -> Outcome {
+        let clock = &*self.inner.config.clock;
+        let character = &play.character;
+        let prepared = character
+            .before(
+                &*play.world,
+                clock,
+                play.llm.as_deref(),
+                &play.player,
+                &text,
+            )
+            .await;
+        let prepared = match prepared {
+            Ok(prepared) => prepared,
+            Err(error) => {
+                let outcome = Outcome::Failed {
+                    error: format!("the character's transactions are unavailable: {error}"),
+                };
+                self.event(place, Event::Done(outcome.clone()));
+                return outcome;
+            }
+        };
+        self.tell(&Update::CharacterPrepared {
+            conversation: place.conversation.clone(),
+            turn: place.turn,
+            injection: prepared.injection.clone(),
+        });
+        let llm = play.llm.clone().unwrap_or_else(|| {
+            Rc::new(RulesModel {
+                rules: Vec::new(),
+                fallback: character.offline_reply(&prepared).unwrap_or_default(),
+            })
+        });
+        let who = &character.identity;
+        let agent = Rc::new(Agent::new(
+            who.name.clone(),
+            who.occupation.clone(),
+            inject(&character_prompt(character), prepared.injection.as_deref()),
+            llm,
+            Rc::new(ToolRegistry::new()),
+        ));
+        let outcome = self
+            .drive(
+                place,
+                &agent,
+                Observation::chat(text),
+                history,
+                false,
+                signal,
+            )
+            .await;
+        if matches!(outcome, Outcome::Failed { .. } | Outcome::Aborted { .. }) {
+            return outcome;
+        }
+        let recorded = character
+            .after(&*play.world, clock, &play.player, &prepared)
+            .await;
+        let (transaction, error) = match recorded {
+            Ok(transaction) => (transaction, None),
+            Err(error) => (None, Some(error.to_string())),
+        };
+        self.tell(&Update::TransactionRecorded {
+            conversation: place.conversation.clone(),
+            turn: place.turn,
+            transaction,
+            error,
+        });
+        outcome
+    }
+
+    /// Builds the run and drives it to its end, pausing for each approval.
+    async fn drive(
+        &self,
+        place: &Place,
+        agent: &Agent,
+        observation: Observation,
+        history: Vec<Message>,
+        goal_check: bool,
+        signal: StopSignal,
+    ) -> Outcome {
+        let mut run = self.build_run(place, agent, observation, history, goal_check);
+        let config = &self.inner.config;
+        loop {
+            let seams = Seams {
+                llm: &*agent.llm,
+                tools: &agent.tools,
+                clock: &*config.clock,
+                host: Some(&self.inner.host),
+            };
+            // An approval is announced by `decision`, once it can be decided.
+            let mut emit = |event: Event| {
+                if !matches!(event, Event::ApprovalNeeded { .. }) {
+                    self.event(place, event);
+                }
+            };
+            let stop = drive_until(&mut run, &seams, &mut emit, stopped(signal.clone())).await;
+            let call = match stop {
+                Stop::Done(outcome) => return outcome,
+                Stop::AwaitingApproval(call) => call,
+            };
+            self.save(&place.conversation);
+            match self
+                .decision(place, &agent.name, &call, signal.clone())
+                .await
+            {
+                Some(Decision::Approve | Decision::ApproveAlways) => run.approve(&call.id),
+                Some(Decision::Deny { reason }) => run.deny(&call.id, &reason),
+                None => run.abort("stopped before it finished"),
+            }
+        }
+    }
+
+    fn build_run(
+        &self,
+        place: &Place,
+        agent: &Agent,
+        observation: Observation,
+        history: Vec<Message>,
+        goal_check: bool,
+    ) -> AgentRun {
+        let options = &self.inner.config.options;
+        let host = self.inner.host.catalogue();
+        let mut catalogue = agent.tools.catalogue();
+        catalogue.retain(|t| !host.iter().any(|h| h.spec.name == t.spec.name));
+        catalogue.extend(host);
+        let number = self.inner.state.borrow_mut().next_run();
+        let random = (self.inner.config.random)();
+        let id = format!(
+            "{}-{}-{}-{number}-{:08x}",
+            self.inner.config.namespace,
+            place.conversation,
+            place.turn,
+            (random.clamp(0.0, 1.0) * f64::from(u32::MAX)) as u32
+        );
+        let mut run = AgentRun::new(agent.system.clone(), history, observation, catalogue)
+            .with_id(id)
+            .with_max_iterations(options.max_iterations)
+            .with_max_lookups(options.max_lookups)
+            .with_time_budget_ms(options.time_budget_ms);
+        if options.planning {
+            run = run.with_planning();
+        }
+        if options.reflection > 0 {
+            run = run.with_reflection(options.reflection);
+        }
+        if goal_check {
+            run = run.with_goal_check();
+        }
+        run
+    }
+
+    /// The decision on `call`: "always" if granted before, else the approver's, else
+    /// a person's through [`Session::approve`] / [`Session::deny`]; `None` if the turn
+    /// is stopped first.
+    async fn decision(
+        &self,
+        place: &Place,
+        agent: &str,
+        call: &ToolCall,
+        signal: StopSignal,
+    ) -> Option<Decision> {
+        let key = (
+            place.conversation.clone(),
+            agent.to_owned(),
+            call.name.clone(),
+        );
+        if self.inner.state.borrow().always.contains(&key) {
+            return Some(Decision::Approve);
+        }
+        let pending = PendingApproval {
+            conversation: place.conversation.clone(),
+            turn: place.turn,
+            agent: agent.to_owned(),
+            call: call.clone(),
+        };
+        let approver = self.inner.approver.borrow().clone();
+        let announce = |session: &Self| {
+            session.event(place, Event::ApprovalNeeded { call: call.clone() });
+        };
+        let decided = match approver {
+            Some(approver) => {
+                announce(self);
+                let asked = std::pin::pin!(approver(&pending));
+                match select(std::pin::pin!(stopped(signal)), asked).await {
+                    Either::Left(_) => None,
+                    Either::Right((decision, _)) => Some(decision),
+                }
+            }
+            None => {
+                let (reply, decision) = oneshot::channel();
+                self.inner
+                    .state
+                    .borrow_mut()
+                    .waiting
+                    .push(Waiting { pending, reply });
+                announce(self);
+                let decided = match select(std::pin::pin!(stopped(signal)), decision).await {
+                    Either::Left(_) => None,
+                    Either::Right((decision, _)) => decision.ok(),
+                };
+                self.inner
+                    .state
+                    .borrow_mut()
+                    .waiting
+                    .retain(|w| w.pending.call.id != call.id);
+                decided
+            }
+        };
+        if decided == Some(Decision::ApproveAlways) {
+            self.inner.state.borrow_mut().always.insert(key);
+        }
+        decided
+    }
+
+    /// Applies a run event to its own conversation, then tells the listeners.
+    fn event(&self, place: &Place, event: Event) {
+        self.inner
+            .state
+            .borrow_mut()
+            .apply(&place.conversation, place.turn, &event);
+        self.tell(&Update::Event {
+            conversation: place.conversation.clone(),
+            turn: place.turn,
+            event,
+        });
+    }
+
+    /// Saves a conversation; failures are told, never swallowed.
+    pub(super) fn save(&self, conversation: &str) {
+        let config = &self.inner.config;
+        let notices = self.inner.state.borrow_mut().save(
+            conversation,
+            config.clock.now().epoch_ms,
+            &*config.storage,
+            &Keys::new(&config.namespace),
+        );
+        self.after_write(notices);
+    }
+}

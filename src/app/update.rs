@@ -1,0 +1,122 @@
+//! What a session tells its front ends: every run event tagged with the conversation
+//! and turn it belongs to, the turns it begins, a character's workflow results, and
+//! notices of what went wrong outside a run (a failed save, an ignored host message).
+//! Also the approval vocabulary: what is pending and what a person decided.
+
+use serde::{Deserialize, Serialize};
+
+use crate::event::Event;
+use crate::message::ToolCall;
+use crate::workflow::Transaction;
+
+/// One change a front end may show.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "update", rename_all = "snake_case")]
+pub enum Update {
+    /// A turn began on this input (a message or an event's description).
+    TurnBegan {
+        conversation: String,
+        turn: u64,
+        input: String,
+    },
+    /// A run event of this turn.
+    Event {
+        conversation: String,
+        turn: u64,
+        event: Event,
+    },
+    /// A character's workflows prepared this turn: what they added to the prompt.
+    CharacterPrepared {
+        conversation: String,
+        turn: u64,
+        injection: Option<String>,
+    },
+    /// A character's transaction after the answer, or why it was not recorded.
+    TransactionRecorded {
+        conversation: String,
+        turn: u64,
+        transaction: Option<Transaction>,
+        error: Option<String>,
+    },
+    Notice(Notice),
+}
+
+impl Update {
+    /// The name a listener subscribes to: the event's own name for run events
+    /// (`started`, `delta`, `tool_started`, `done`…), else the update's.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::TurnBegan { .. } => "turn_began",
+            Self::Event { event, .. } => event.name(),
+            Self::CharacterPrepared { .. } => "character_prepared",
+            Self::TransactionRecorded { .. } => "transaction_recorded",
+            Self::Notice(notice) => notice.name(),
+        }
+    }
+
+    /// The conversation and turn it belongs to, if any.
+    pub fn turn(&self) -> Option<(&str, u64)> {
+        match self {
+            Self::TurnBegan {
+                conversation, turn, ..
+            }
+            | Self::Event {
+                conversation, turn, ..
+            }
+            | Self::CharacterPrepared {
+                conversation, turn, ..
+            }
+            | Self::TransactionRecorded {
+                conversation, turn, ..
+            } => Some((conversation, *turn)),
+            Self::Notice(_) => None,
+        }
+    }
+}
+
+/// Something went wrong outside a run; nothing is dropped silently.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "notice", rename_all = "snake_case")]
+pub enum Notice {
+    /// A write failed; what was not saved is still in memory.
+    SaveFailed { key: String, error: String },
+    /// Saved data could not be read; it was kept aside and a fresh one started.
+    Corrupt {
+        key: String,
+        kept_as: String,
+        error: String,
+    },
+    /// A message from the host was not a result any call was waiting for.
+    HostMessageIgnored { reason: String },
+}
+
+impl Notice {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::SaveFailed { .. } => "save_failed",
+            Self::Corrupt { .. } => "corrupt_data",
+            Self::HostMessageIgnored { .. } => "host_message_ignored",
+        }
+    }
+}
+
+/// A call waiting for a person (or the host's approver).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingApproval {
+    pub conversation: String,
+    pub turn: u64,
+    /// The agent whose run made the call.
+    pub agent: String,
+    pub call: ToolCall,
+}
+
+/// What was decided about a pending call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    Approve,
+    /// Approve, and every later call of this tool by this agent in this conversation.
+    ApproveAlways,
+    Deny {
+        reason: String,
+    },
+}
