@@ -11,6 +11,7 @@
 
 mod config;
 mod host;
+pub mod spec;
 mod state;
 mod storage;
 mod turn;
