@@ -34,6 +34,8 @@ pub mod workflow;
 pub mod world;
 
 #[cfg(target_arch = "wasm32")]
+pub mod embed;
+#[cfg(all(target_arch = "wasm32", feature = "ui"))]
 pub mod ui;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

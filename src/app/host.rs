@@ -191,25 +191,22 @@ pub enum Ignored {
 
 /// Calls answered over messages: each call goes out as
 /// `{type: "function_call", request_id, function, arguments}` and waits for
-/// `{type: "function_result", request_id, success, result}`.
+/// `{type: "function_result", request_id, success, result}`. One channel serves
+/// every tool of a session, whatever each posts to, so a result is matched to its
+/// call by request id alone.
+#[derive(Default)]
 pub struct Channel {
-    send: Box<dyn Fn(Value)>,
     waiting: RefCell<BTreeMap<String, oneshot::Sender<Result<Value, String>>>>,
     answered: RefCell<VecDeque<String>>,
 }
 
 impl Channel {
-    /// A channel that posts calls with `send`.
-    pub fn new(send: impl Fn(Value) + 'static) -> Rc<Self> {
-        Rc::new(Self {
-            send: Box::new(send),
-            waiting: RefCell::new(BTreeMap::new()),
-            answered: RefCell::new(VecDeque::new()),
-        })
+    pub fn new() -> Rc<Self> {
+        Rc::new(Self::default())
     }
 
-    /// A handler for `function` that calls over this channel.
-    pub fn handler(self: &Rc<Self>, function: &str) -> Handler {
+    /// A handler for `function` that posts its calls with `send`.
+    pub fn handler(self: &Rc<Self>, function: &str, send: Rc<dyn Fn(Value)>) -> Handler {
         let channel = Rc::clone(self);
         let function = function.to_owned();
         Rc::new(move |request_id, arguments| {
@@ -218,7 +215,7 @@ impl Channel {
                 .waiting
                 .borrow_mut()
                 .insert(request_id.to_owned(), tx);
-            (channel.send)(json!({
+            send(json!({
                 "type": "function_call",
                 "request_id": request_id,
                 "function": function,
@@ -369,8 +366,11 @@ mod tests {
     fn a_channel_delivers_results_by_request_id_and_reports_the_rest() {
         let sent = Rc::new(RefCell::new(Vec::new()));
         let outbox = Rc::clone(&sent);
-        let channel = Channel::new(move |message| outbox.borrow_mut().push(message));
-        let handler = channel.handler("spawn");
+        let channel = Channel::new();
+        let handler = channel.handler(
+            "spawn",
+            Rc::new(move |message| outbox.borrow_mut().push(message)),
+        );
         let answer = handler("r1", json!({"kind": "goblin"}));
         assert_eq!(
             sent.borrow()[0],

@@ -19,7 +19,8 @@ impl Clock for BrowserClock {
     }
 
     fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
-        let ms = u32::try_from(ms).unwrap_or(u32::MAX);
+        // setTimeout reads its delay as a signed 32-bit number: longer ones fire at once.
+        let ms = u32::try_from(ms.min(i32::MAX as u64)).unwrap_or(i32::MAX as u32);
         Box::pin(gloo_timers::future::TimeoutFuture::new(ms))
     }
 }

@@ -63,9 +63,17 @@ pub fn rules_model() -> RulesModel {
 /// The demo world: the migrations' tables in the page, seeded on first use and kept in
 /// `localStorage` across reloads.
 pub fn world() -> Result<LocalStore, StoreError> {
-    let store = LocalStore::new(world::schemas()?)
-        .with_clock(Rc::new(BrowserClock))
-        .with_persistence(Box::new(LocalStorage::new(WORLD_KEY)))?;
+    local_world(Some(WORLD_KEY))
+}
+
+/// The world's tables in the page, seeded on first use, kept under `key` in
+/// `localStorage` (or in memory only, with no key).
+pub fn local_world(key: Option<&str>) -> Result<LocalStore, StoreError> {
+    let store = LocalStore::new(world::schemas()?).with_clock(Rc::new(BrowserClock));
+    let store = match key {
+        Some(key) => store.with_persistence(Box::new(LocalStorage::new(key)))?,
+        None => store,
+    };
     store.seed(world::SEED)?;
     Ok(store)
 }
@@ -86,7 +94,7 @@ pub fn tools(world: Option<Rc<dyn Store>>) -> ToolRegistry {
 
 /// Adds `remember`, `recall` and `forget` (which asks first) over `world`, with the
 /// ledger that applies each action once.
-fn register_memory(tools: &mut ToolRegistry, world: &Rc<dyn Store>) {
+pub fn register_memory(tools: &mut ToolRegistry, world: &Rc<dyn Store>) {
     tools.with_ledger(Ledger::new(Rc::clone(world), AGENT_ID.to_string()));
     tools
         .register(Remember::new(
@@ -113,23 +121,25 @@ pub fn world_for(backend: &Backend) -> Option<Rc<dyn Store>> {
                 None
             }
         },
-        Backend::Supabase { url, anon_key } => {
-            let url = url.trim().trim_end_matches('/');
-            let rest = if url.ends_with("/rest/v1") {
-                url.to_owned()
-            } else {
-                format!("{url}/rest/v1")
-            };
-            let store = PostgrestStore::new(
-                &rest,
-                anon_key.trim(),
-                Rc::new(Fetch),
-                Rc::new(BrowserClock),
-                Box::new(js_sys::Math::random),
-            );
-            Some(Rc::new(store))
-        }
+        Backend::Supabase { url, anon_key } => Some(Rc::new(supabase(url, anon_key))),
     }
+}
+
+/// A Supabase project's REST endpoint (or any PostgREST server), with its anon key.
+pub fn supabase(url: &str, anon_key: &str) -> PostgrestStore {
+    let url = url.trim().trim_end_matches('/');
+    let rest = if url.ends_with("/rest/v1") {
+        url.to_owned()
+    } else {
+        format!("{url}/rest/v1")
+    };
+    PostgrestStore::new(
+        &rest,
+        anon_key.trim(),
+        Rc::new(Fetch),
+        Rc::new(BrowserClock),
+        Box::new(js_sys::Math::random),
+    )
 }
 
 /// The model the settings name: the rules model, or the proxy (falling back to the

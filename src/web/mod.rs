@@ -4,14 +4,16 @@ mod clock;
 pub mod demo;
 mod fetch;
 mod page_title;
+#[cfg(feature = "ui")]
 mod start;
 mod storage;
 
 pub use clock::BrowserClock;
 pub use fetch::Fetch;
 pub use page_title::PageTitle;
+#[cfg(feature = "ui")]
 pub use start::start;
-pub use storage::{LocalStorage, load_json, remove, save_json};
+pub use storage::{BrowserStorage, LocalStorage, load_json, remove, save_json};
 
 /// Copies text to the clipboard, best effort: the page may not be allowed to.
 pub fn copy_to_clipboard(text: &str) {

@@ -1,9 +1,10 @@
-//! The page's `localStorage`: [`Persist`] for the local store, and JSON values (the
-//! settings, the conversations) saved and loaded by key.
+//! The page's `localStorage`: [`Persist`] for the local store, the session's keyed
+//! [`Storage`], and JSON values (the settings) saved and loaded by key.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::app::Storage;
 use crate::store::Persist;
 
 /// The value saved under `key`, if there is one that reads as a `T`.
@@ -54,6 +55,38 @@ impl Persist for LocalStorage {
             web_sys::console::warn_1(
                 &format!("familiar: could not save `{}` to localStorage", self.key).into(),
             );
+        }
+    }
+}
+
+/// The page's `localStorage` as a session's [`Storage`]: a failed write (full, or
+/// disabled in a private window) comes back as an error the session reports.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BrowserStorage;
+
+impl Storage for BrowserStorage {
+    fn load(&self, key: &str) -> Option<String> {
+        LocalStorage::storage()?.get_item(key).ok()?
+    }
+
+    fn save(&self, key: &str, value: &str) -> Result<(), String> {
+        let storage = LocalStorage::storage().ok_or("localStorage is not available")?;
+        storage.set_item(key, value).map_err(|error| {
+            let name = js_sys::Reflect::get(&error, &"name".into())
+                .ok()
+                .and_then(|n| n.as_string())
+                .unwrap_or_else(|| "Error".into());
+            if name == "QuotaExceededError" {
+                "localStorage is full".to_owned()
+            } else {
+                format!("localStorage refused the write ({name})")
+            }
+        })
+    }
+
+    fn remove(&self, key: &str) {
+        if let Some(storage) = LocalStorage::storage() {
+            let _ = storage.remove_item(key);
         }
     }
 }

@@ -1,0 +1,181 @@
+//! A host tool's handler, from what `registerTool` was given: a JavaScript function
+//! (`async (args, { requestId }) => result`), or a message target (an iframe's
+//! window, a `MessagePort`, an extension port) answered over seed 003's
+//! `function_call` / `function_result` messages.
+
+use std::rc::Rc;
+
+use js_sys::{Function, Object, Promise, Reflect};
+use serde_json::Value;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use super::js::{field, message_of, to_js, to_json};
+use crate::app::{Channel, Handler, Session};
+
+/// A function's handler: whatever it throws, rejects with or returns that is not JSON
+/// becomes an error the model reads.
+pub fn function_handler(function: Function) -> Handler {
+    Rc::new(move |request_id: &str, arguments: Value| {
+        let context = Object::new();
+        let _ = Reflect::set(&context, &"requestId".into(), &request_id.into());
+        let returned = function.call2(&JsValue::NULL, &to_js(&arguments), &context);
+        Box::pin(async move {
+            let returned =
+                returned.map_err(|e| format!("the handler threw: {}", message_of(&e)))?;
+            let settled = JsFuture::from(Promise::resolve(&returned))
+                .await
+                .map_err(|e| format!("the handler rejected: {}", message_of(&e)))?;
+            to_json(&settled).map_err(|e| format!("the handler's result is not JSON: {e}"))
+        })
+    })
+}
+
+/// Whether `value` can be posted to.
+pub fn is_target(value: &JsValue) -> bool {
+    field(value, "postMessage").is_function()
+}
+
+/// Posts calls to `target` (`origin`: the window's origin to post to, for an iframe)
+/// and feeds the results it sends back to `channel`. The returned closures must live
+/// as long as the tool: dropping them stops the listening.
+pub fn channel_handler(
+    channel: &Rc<Channel>,
+    session: &Session,
+    function: &str,
+    target: JsValue,
+    origin: Option<String>,
+) -> (Handler, Listening) {
+    let is_window = target.is_instance_of::<web_sys::Window>();
+    let post_to = target.clone();
+    let post_origin = origin.clone();
+    let send: Rc<dyn Fn(Value)> = Rc::new(move |message| {
+        let post = field(&post_to, "postMessage");
+        let Ok(post) = post.dyn_into::<Function>() else {
+            return;
+        };
+        let message = to_js(&message);
+        let posted = if is_window {
+            let origin = post_origin.clone().unwrap_or_else(|| "*".into());
+            post.call2(&post_to, &message, &JsValue::from_str(&origin))
+        } else {
+            post.call1(&post_to, &message)
+        };
+        if let Err(error) = posted {
+            super::js::console_error(&format!(
+                "could not post a function_call: {}",
+                message_of(&error)
+            ));
+        }
+    });
+    let handler = channel.handler(function, send);
+    let listening = listen(channel, session, target, is_window, origin);
+    (handler, listening)
+}
+
+/// A message listener, removed when dropped.
+pub struct Listening {
+    on: JsValue,
+    how: How,
+    callback: Closure<dyn Fn(JsValue)>,
+}
+
+enum How {
+    /// `addEventListener("message")`; the data is in `event.data`.
+    Events,
+    /// An extension port's `onMessage.addListener`; the data is the argument.
+    OnMessage,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let callback = self.callback.as_ref();
+        let _ = match self.how {
+            How::Events => Reflect::get(&self.on, &"removeEventListener".into())
+                .and_then(|f| f.dyn_into::<Function>())
+                .and_then(|f| f.call2(&self.on, &"message".into(), callback)),
+            How::OnMessage => Reflect::get(&self.on, &"removeListener".into())
+                .and_then(|f| f.dyn_into::<Function>())
+                .and_then(|f| f.call1(&self.on, callback)),
+        };
+    }
+}
+
+fn listen(
+    channel: &Rc<Channel>,
+    session: &Session,
+    target: JsValue,
+    is_window: bool,
+    origin: Option<String>,
+) -> Listening {
+    let deliver = {
+        let channel = Rc::clone(channel);
+        let session = session.clone();
+        move |data: JsValue| {
+            let Ok(message) = to_json(&data) else {
+                return;
+            };
+            // Other traffic on the same port is not ours to judge.
+            if message.get("type").and_then(Value::as_str) != Some("function_result") {
+                return;
+            }
+            if let Err(ignored) = channel.receive(&message) {
+                session.host_message_ignored(&ignored);
+            }
+        }
+    };
+    if is_window {
+        // An iframe answers through this window's `message` events.
+        let source = target.clone();
+        let callback = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
+            let from_target = js_sys::Object::is(&field(&event, "source"), &source);
+            let origin_ok = origin.as_deref().is_none_or(|o| {
+                o == "*" || field(&event, "origin").as_string().as_deref() == Some(o)
+            });
+            if from_target && origin_ok {
+                deliver(field(&event, "data"));
+            }
+        });
+        let window: JsValue = web_sys::window().map_or(JsValue::UNDEFINED, Into::into);
+        add(&window, "addEventListener", &callback, true);
+        return Listening {
+            on: window,
+            how: How::Events,
+            callback,
+        };
+    }
+    let on_message = field(&target, "onMessage");
+    if field(&on_message, "addListener").is_function() {
+        let callback = Closure::<dyn Fn(JsValue)>::new(deliver);
+        add(&on_message, "addListener", &callback, false);
+        return Listening {
+            on: on_message,
+            how: How::OnMessage,
+            callback,
+        };
+    }
+    let callback =
+        Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| deliver(field(&event, "data")));
+    add(&target, "addEventListener", &callback, true);
+    // A MessagePort delivers nothing until started.
+    if let Ok(start) = field(&target, "start").dyn_into::<Function>() {
+        let _ = start.call0(&target);
+    }
+    Listening {
+        on: target,
+        how: How::Events,
+        callback,
+    }
+}
+
+fn add(on: &JsValue, method: &str, callback: &Closure<dyn Fn(JsValue)>, event: bool) {
+    let Ok(add) = field(on, method).dyn_into::<Function>() else {
+        return;
+    };
+    let _ = if event {
+        add.call2(on, &"message".into(), callback.as_ref())
+    } else {
+        add.call1(on, callback.as_ref())
+    };
+}
