@@ -76,7 +76,7 @@ cargo test 2>&1 | tee "$log/native"
 step "browser tests (wasm-bindgen-test, headless Chromium; LiteLLM at $FAMILIAR_LITELLM_URL, faults at $FAMILIAR_FAULT_URL)"
 wait_for_litellm
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --target wasm32-unknown-unknown --test ui --test web --test model_client --test store_conformance 2>&1 | tee "$log/browser"
+  cargo test --target wasm32-unknown-unknown --test ui --test web --test api --test model_client --test store_conformance 2>&1 | tee "$log/browser"
 
 step "release build (trunk, offline)"
 trunk build --release --offline

@@ -22,6 +22,7 @@ pub enum Thought {
     ToolReturn {
         call_id: String,
         tool: String,
+        #[serde(with = "tool_result")]
         result: Result<Value, String>,
         duration_ms: i64,
     },
@@ -97,4 +98,89 @@ impl Event {
         "goal_checked",
         "done",
     ];
+}
+
+/// A tool result as JSON readers expect it: `{"ok": value}` or `{"error": message}`.
+/// Older saves wrote serde's `{"Ok": …}` / `{"Err": …}`; both are read.
+pub mod tool_result {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::Value;
+
+    #[derive(Serialize, Deserialize)]
+    enum Written {
+        #[serde(rename = "ok", alias = "Ok")]
+        Ok(Value),
+        #[serde(rename = "error", alias = "Err")]
+        Error(String),
+    }
+
+    pub fn serialize<S: Serializer>(
+        result: &Result<Value, String>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match result {
+            Ok(value) => Written::Ok(value.clone()),
+            Err(error) => Written::Error(error.clone()),
+        }
+        .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Result<Value, String>, D::Error> {
+        Ok(match Written::deserialize(d)? {
+            Written::Ok(value) => Ok(value),
+            Written::Error(error) => Err(error),
+        })
+    }
+
+    /// The same, for a result that may not have arrived yet.
+    pub mod optional {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(
+            result: &Option<Result<Value, String>>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            let written = result.as_ref().map(|r| match r {
+                Ok(value) => Written::Ok(value.clone()),
+                Err(error) => Written::Error(error.clone()),
+            });
+            written.serialize(s)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<Result<Value, String>>, D::Error> {
+            Ok(Option::<Written>::deserialize(d)?.map(|w| match w {
+                Written::Ok(value) => Ok(value),
+                Written::Error(error) => Err(error),
+            }))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tool_results_are_written_as_ok_or_error_and_older_saves_still_read() {
+        let event = Event::Thought(Thought::ToolReturn {
+            call_id: "c1".into(),
+            tool: "spawn".into(),
+            result: Err("no room".into()),
+            duration_ms: 3,
+        });
+        let written = serde_json::to_value(&event).unwrap();
+        assert_eq!(written["result"], json!({"error": "no room"}));
+        assert_eq!(serde_json::from_value::<Event>(written).unwrap(), event);
+        let older = json!({"event": "thought", "type": "tool_return", "call_id": "c1",
+                           "tool": "spawn", "result": {"Ok": 1}, "duration_ms": 3});
+        let Event::Thought(Thought::ToolReturn { result, .. }) =
+            serde_json::from_value(older).unwrap()
+        else {
+            panic!("not a tool return");
+        };
+        assert_eq!(result, Ok(json!(1)));
+    }
 }

@@ -56,6 +56,7 @@ pub enum Step {
     ToolCall {
         call: ToolCall,
         kind: Option<ToolKind>,
+        #[serde(with = "crate::event::tool_result::optional", default)]
         result: Option<Result<Value, String>>,
         duration_ms: Option<i64>,
     },

@@ -18,6 +18,7 @@ use wasm_bindgen_futures::{JsFuture, future_to_promise};
 use crate::app::spec::{self, AgentSpec};
 use crate::app::{Channel, Decision, PendingApproval, Session, SessionState, Update};
 use crate::event::Event;
+pub use handler::function_handler;
 use js::{console_error, error, field, message_of, to_js, to_json};
 
 /// Creates an agent from `config`; rejects with one `Error` listing every problem.

@@ -144,6 +144,7 @@ pub struct ActionRecord {
     pub tool: String,
     pub arguments: String,
     pub kind: Option<ToolKind>,
+    #[serde(with = "crate::event::tool_result")]
     pub result: Result<Value, String>,
     pub duration_ms: i64,
 }

@@ -1,0 +1,492 @@
+//! The JavaScript API in headless Chromium: every call of `createAgent`'s agent, and
+//! every way a host tool can fail, with handlers written in JavaScript.
+#![cfg(target_arch = "wasm32")]
+// clippy does not see `#[wasm_bindgen_test]` functions as tests.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use familiar::embed::{FamiliarAgent, create_agent};
+use js_sys::{Array, Function, JSON, Promise, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A JavaScript value from its source text.
+fn js(source: &str) -> JsValue {
+    js_sys::eval(&format!("({source})")).unwrap()
+}
+
+fn get(value: &JsValue, path: &str) -> JsValue {
+    path.split('.').fold(value.clone(), |v, key| {
+        Reflect::get(&v, &key.into()).unwrap()
+    })
+}
+
+fn text(value: &JsValue, path: &str) -> String {
+    get(value, path).as_string().unwrap_or_default()
+}
+
+async fn settle(promise: Promise) -> Result<JsValue, String> {
+    JsFuture::from(promise).await.map_err(|e| {
+        Reflect::get(&e, &"message".into())
+            .unwrap()
+            .as_string()
+            .unwrap_or_default()
+    })
+}
+
+/// An offline agent whose rules call the tool each keyword names.
+async fn agent(extra: &str) -> FamiliarAgent {
+    let config = js(&format!(
+        r#"{{
+        name: "npc", persist: false, maxSteps: 3, goalCheck: false,
+        model: {{ fallback: "Nothing to do.", rules: [
+            {{ keywords: ["goblin"], tool: "spawn", arguments: {{ kind: "goblin" }}, answer: "A {{spawned}} appears." }},
+            {{ keywords: ["look"], tool: "look", answer: "I see {{sight}}." }}
+        ] }}
+        {extra}
+    }}"#
+    ));
+    create_agent(config)
+        .await
+        .map_err(|e| format!("{e:?}"))
+        .unwrap()
+}
+
+fn tool(handler: &str, extra: &str) -> JsValue {
+    js(&format!(
+        r#"{{ name: "spawn", description: "Spawns a monster.", kind: "action",
+              parameters: {{ type: "object", properties: {{ kind: {{ type: "string" }} }}, required: ["kind"] }},
+              handler: {handler} {extra} }}"#
+    ))
+}
+
+/// The first error a tool call of the open conversation's last turn ended with.
+fn tool_error(agent: &FamiliarAgent) -> String {
+    fn find(value: &serde_json::Value) -> Option<String> {
+        match value {
+            serde_json::Value::Object(fields) => fields
+                .get("error")
+                .and_then(|e| e.as_str().map(str::to_owned))
+                .or_else(|| fields.values().find_map(find)),
+            serde_json::Value::Array(items) => items.iter().find_map(find),
+            _ => None,
+        }
+    }
+    let conversation = JSON::stringify(&agent.conversation())
+        .unwrap()
+        .as_string()
+        .unwrap();
+    let conversation: serde_json::Value = serde_json::from_str(&conversation).unwrap();
+    let last = conversation["interactions"]
+        .as_array()
+        .and_then(|i| i.last())
+        .cloned();
+    last.as_ref().and_then(find).unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+async fn a_host_tool_changes_the_page_and_the_answer_uses_its_result() {
+    let agent = agent("").await;
+    js("window.spawned = []");
+    agent
+        .register_tool(tool(
+            "(args, ctx) => { window.spawned.push([args.kind, ctx.requestId]); return { spawned: args.kind }; }",
+            "",
+        ))
+        .unwrap();
+    let outcome = settle(agent.send("a goblin!".into())).await.unwrap();
+    assert_eq!(text(&outcome, "type"), "answered");
+    assert_eq!(text(&outcome, "text"), "A goblin appears.");
+    let spawned: Array = js("window.spawned").unchecked_into();
+    assert_eq!(spawned.length(), 1);
+    let request_id = text(&spawned.get(0), "1");
+    assert!(
+        request_id.starts_with("familiar.agent.npc-c"),
+        "{request_id}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_game_event_runs_under_its_boundaries() {
+    let agent = agent("").await;
+    js("window.spawns = 0");
+    agent
+        .register_tool(tool(
+            "async (args) => { window.spawns++; return { spawned: args.kind } }",
+            "",
+        ))
+        .unwrap();
+    let event = js(
+        r#"{ kind: "battle", event: "battle.started", actor: { name: "Grunt" },
+                        subject: "A goblin camp is near", allowedActions: ["spawn"] }"#,
+    );
+    let outcome = settle(agent.trigger(event)).await.unwrap();
+    assert_eq!(text(&outcome, "text"), "A goblin appears.");
+    let refused = js(
+        r#"{ kind: "battle", event: "battle.started", subject: "A goblin camp", allowedActions: [] }"#,
+    );
+    // Not offered, so the rules model does not call it; nothing runs either way.
+    let outcome = settle(agent.trigger(refused)).await.unwrap();
+    assert_eq!(text(&outcome, "text"), "Nothing to do.");
+    assert_eq!(js("window.spawns").as_f64(), Some(1.0));
+    let bad = settle(agent.trigger(js(r#"{ subject: 3 }"#)))
+        .await
+        .unwrap_err();
+    assert!(
+        bad.contains("event.kind") && bad.contains("event.subject"),
+        "{bad}"
+    );
+}
+
+async fn failing(handler: &str, timeout_ms: u32) -> String {
+    let agent = agent("").await;
+    agent
+        .register_tool(tool(handler, &format!(", timeoutMs: {timeout_ms}")))
+        .unwrap();
+    settle(agent.send("goblin".into())).await.unwrap();
+    tool_error(&agent)
+}
+
+#[wasm_bindgen_test]
+async fn every_way_a_handler_fails_becomes_an_error_the_model_reads() {
+    let threw = failing("() => { throw new Error('no monsters today') }", 1000).await;
+    assert_eq!(
+        threw,
+        "`spawn` failed: the handler threw: no monsters today"
+    );
+    let rejected = failing(
+        "async () => { throw new Error('the cave is locked') }",
+        1000,
+    )
+    .await;
+    assert_eq!(
+        rejected,
+        "`spawn` failed: the handler rejected: the cave is locked"
+    );
+    let hung = failing("() => new Promise(() => {})", 50).await;
+    assert_eq!(hung, "`spawn` took longer than 50 ms and was stopped");
+    let function = failing("() => () => 1", 1000).await;
+    assert!(
+        function.starts_with("`spawn` failed: the handler's result is not JSON"),
+        "{function}"
+    );
+    let big = failing("() => 10n", 1000).await;
+    assert!(
+        big.starts_with("`spawn` failed: the handler's result is not JSON"),
+        "{big}"
+    );
+    let cycle = failing("() => { const a = {}; a.a = a; return a; }", 1000).await;
+    assert!(
+        cycle.starts_with("`spawn` failed: the handler's result is not JSON"),
+        "{cycle}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_result_after_the_timeout_changes_nothing() {
+    js("window.late = null");
+    let error = failing(
+        "() => new Promise(r => setTimeout(() => { window.late = 'resolved'; r({ spawned: 'late goblin' }) }, 150))",
+        30,
+    )
+    .await;
+    assert_eq!(error, "`spawn` took longer than 30 ms and was stopped");
+    gloo_sleep(250).await;
+    assert_eq!(js("window.late").as_string().as_deref(), Some("resolved"));
+}
+
+async fn gloo_sleep(ms: i32) {
+    let promise = Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    JsFuture::from(promise).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn arguments_that_break_the_schema_never_reach_the_handler() {
+    let agent = create_agent(js(r#"{ persist: false, goalCheck: false,
+        model: { rules: [{ keywords: ["goblin"], tool: "spawn", arguments: { kind: 7 }, answer: "ok" }] } }"#))
+    .await
+    .map_err(|e| format!("{e:?}"))
+    .unwrap();
+    js("window.reached = false");
+    agent
+        .register_tool(tool("() => { window.reached = true; return {} }", ""))
+        .unwrap();
+    settle(agent.send("goblin".into())).await.unwrap();
+    assert_eq!(js("window.reached").as_bool(), Some(false));
+    assert!(
+        tool_error(&agent).contains("`kind` must be a string"),
+        "{}",
+        tool_error(&agent)
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_channel_tool_posts_calls_and_matches_results_by_request_id() {
+    let agent = agent("").await;
+    // An extension-style port: the game answers each call twice and sends one stray.
+    let port = js(r#"(() => {
+        const listeners = [];
+        const port = {
+            sent: [],
+            onMessage: { addListener: f => listeners.push(f), removeListener: f => {} },
+            postMessage(message) {
+                port.sent.push(message);
+                const answer = { type: "function_result", request_id: message.request_id,
+                                 success: true, result: { spawned: message.arguments.kind } };
+                setTimeout(() => {
+                    listeners.forEach(f => f(answer));
+                    listeners.forEach(f => f(answer));
+                    listeners.forEach(f => f({ type: "function_result", request_id: "nobody", success: true }));
+                }, 5);
+            },
+        };
+        return port;
+    })()"#);
+    js("window.ignored = []");
+    let record: Function = js("e => window.ignored.push(e.reason)").unchecked_into();
+    agent.on("host_message_ignored", record).unwrap();
+    let description = tool("null", "");
+    Reflect::set(&description, &"handler".into(), &port).unwrap();
+    agent.register_tool(description).unwrap();
+    let outcome = settle(agent.send("goblin".into())).await.unwrap();
+    assert_eq!(text(&outcome, "text"), "A goblin appears.");
+    let sent: Array = get(&port, "sent").unchecked_into();
+    assert_eq!(sent.length(), 1);
+    assert_eq!(text(&sent.get(0), "type"), "function_call");
+    assert_eq!(text(&sent.get(0), "function"), "spawn");
+    gloo_sleep(20).await;
+    let ignored: Array = js("window.ignored").unchecked_into();
+    let reasons: Vec<String> = ignored.iter().filter_map(|r| r.as_string()).collect();
+    assert!(
+        reasons.iter().any(|r| r.contains("already answered")),
+        "{reasons:?}"
+    );
+    assert!(reasons.iter().any(|r| r.contains("nobody")), "{reasons:?}");
+    // A result for a call that timed out is reported late through `receive`.
+    assert!(!agent.receive(js(
+        r#"{ type: "function_result", request_id: "gone", success: true }"#
+    )));
+}
+
+#[wasm_bindgen_test]
+async fn listeners_hear_each_update_with_its_conversation_and_turn_and_can_be_removed() {
+    let agent = agent("").await;
+    agent
+        .register_tool(tool("a => ({ spawned: a.kind })", ""))
+        .unwrap();
+    js("window.heard = []");
+    let all: Function = js("e => window.heard.push(e.event + ':' + e.turn)").unchecked_into();
+    let id = agent.on("*", all).unwrap();
+    let done: Function = js("e => { window.done = e }").unchecked_into();
+    agent.on("done", done.clone()).unwrap();
+    assert!(
+        agent.on("finished", done.clone()).is_err(),
+        "unknown names are refused"
+    );
+    settle(agent.send("goblin".into())).await.unwrap();
+    let heard: Vec<String> = Array::from(&js("window.heard"))
+        .iter()
+        .filter_map(|e| e.as_string())
+        .collect();
+    assert_eq!(heard.first().map(String::as_str), Some("turn_began:1"));
+    assert!(heard.contains(&"tool_started:1".to_owned()), "{heard:?}");
+    assert_eq!(heard.last().map(String::as_str), Some("done:1"));
+    let done_event = js("window.done");
+    assert_eq!(text(&done_event, "type"), "answered");
+    assert!(text(&done_event, "conversation").starts_with('c'));
+    assert_eq!(agent.off(JsValue::from(id), None), 1);
+    assert_eq!(agent.off("done".into(), Some(done)), 1);
+    js("window.heard = []");
+    settle(agent.send("hello".into())).await.unwrap();
+    assert_eq!(Array::from(&js("window.heard")).length(), 0);
+}
+
+#[wasm_bindgen_test]
+async fn approvals_are_decided_by_a_person_or_in_code() {
+    let agent = agent("").await;
+    agent
+        .register_tool(tool("a => ({ spawned: a.kind })", ", approval: 'ask'"))
+        .unwrap();
+    js("window.asked = null");
+    let ask: Function = js("e => { window.asked = e.call.id }").unchecked_into();
+    agent.on("approval_needed", ask).unwrap();
+    let running = JsFuture::from(agent.send("goblin".into()));
+    let decide = async {
+        gloo_sleep(20).await;
+        let id = js("window.asked").as_string().expect("asked");
+        assert_eq!(Array::from(&agent.pending()).length(), 1);
+        assert!(agent.approve("not-a-call", None).is_err());
+        agent.approve(&id, None).unwrap();
+    };
+    let (outcome, ()) = futures::join!(running, decide);
+    assert_eq!(text(&outcome.unwrap(), "text"), "A goblin appears.");
+
+    // In code: a handler that denies with a reason.
+    let deny: Function =
+        js("async p => ({ approve: false, reason: 'not in the tavern' })").unchecked_into();
+    agent.on_approval(Some(deny));
+    settle(agent.send("goblin again".into())).await.unwrap();
+    assert!(
+        tool_error(&agent).contains("not in the tavern") || {
+            let c = JSON::stringify(&agent.conversation())
+                .unwrap()
+                .as_string()
+                .unwrap();
+            c.contains("not in the tavern")
+        }
+    );
+    // A handler that throws denies too.
+    let throws: Function = js("() => { throw new Error('broken') }").unchecked_into();
+    agent.on_approval(Some(throws));
+    settle(agent.send("goblin once more".into())).await.unwrap();
+    let c = JSON::stringify(&agent.conversation())
+        .unwrap()
+        .as_string()
+        .unwrap();
+    assert!(c.contains("the approval handler failed: broken"), "{c}");
+}
+
+#[wasm_bindgen_test]
+async fn abort_ends_a_run_in_flight() {
+    let agent = agent("").await;
+    agent
+        .register_tool(tool("() => new Promise(() => {})", ", timeoutMs: 60000"))
+        .unwrap();
+    let running = JsFuture::from(agent.send("goblin".into()));
+    let stop = async {
+        gloo_sleep(20).await;
+        agent.abort();
+    };
+    let (outcome, ()) = futures::join!(running, stop);
+    assert_eq!(text(&outcome.unwrap(), "type"), "aborted");
+}
+
+#[wasm_bindgen_test]
+async fn bad_input_is_refused_with_every_problem_named() {
+    let error = create_agent(js(
+        r#"{ name: "two words", maxSteps: 99, model: { url: "ftp://x", model: "" } }"#,
+    ))
+    .await
+    .err()
+    .map(|e| text(&e, "message"))
+    .unwrap();
+    for path in ["config.name", "config.maxSteps", "config.model"] {
+        assert!(error.contains(path), "{path} in {error}");
+    }
+    let character = create_agent(js(r#"{ character: { identity: { name: 3 } } }"#))
+        .await
+        .err()
+        .map(|e| text(&e, "message"))
+        .unwrap();
+    assert!(character.contains("character file"), "{character}");
+    let agent = agent("").await;
+    let tool_error = agent
+        .register_tool(js(r#"{ name: "x y", handler: 5 }"#))
+        .unwrap_err();
+    let message = text(&tool_error, "message");
+    assert!(
+        message.contains("tool.name") && message.contains("tool.description"),
+        "{message}"
+    );
+    let empty = settle(agent.send("   ".into())).await.unwrap_err();
+    assert_eq!(empty, "the message is empty");
+}
+
+#[wasm_bindgen_test]
+async fn state_saves_and_loads_and_two_agents_keep_apart() {
+    let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    storage.clear().unwrap();
+    let config = |name: &str| {
+        js(&format!(
+            r#"{{ name: "{name}", model: {{ fallback: "I am {name}.", rules: [] }} }}"#
+        ))
+    };
+    let a = create_agent(config("alba"))
+        .await
+        .map_err(|e| format!("{e:?}"))
+        .unwrap();
+    let b = create_agent(config("bran"))
+        .await
+        .map_err(|e| format!("{e:?}"))
+        .unwrap();
+    settle(a.send("hello a".into())).await.unwrap();
+    settle(b.send("hello b".into())).await.unwrap();
+    let keys: Vec<String> = (0..storage.length().unwrap())
+        .filter_map(|i| storage.key(i).unwrap())
+        .collect();
+    assert!(
+        keys.iter().any(|k| k.starts_with("familiar.agent.alba.")),
+        "{keys:?}"
+    );
+    assert!(
+        keys.iter().any(|k| k.starts_with("familiar.agent.bran.")),
+        "{keys:?}"
+    );
+    // A new agent of the same name finds its conversation.
+    let again = create_agent(config("alba"))
+        .await
+        .map_err(|e| format!("{e:?}"))
+        .unwrap();
+    let conversation = JSON::stringify(&again.conversation())
+        .unwrap()
+        .as_string()
+        .unwrap();
+    assert!(conversation.contains("hello a") && !conversation.contains("hello b"));
+    // saveState / loadState carry it to an agent kept in memory.
+    let state = a.save_state();
+    let copy = agent("").await;
+    copy.load_state(state).unwrap();
+    let copied = JSON::stringify(&copy.conversation())
+        .unwrap()
+        .as_string()
+        .unwrap();
+    assert!(copied.contains("hello a"), "{copied}");
+    assert!(copy.load_state(js("{ version: 1 }")).is_err());
+    a.destroy();
+    assert!(settle(a.send("still there?".into())).await.is_err());
+}
+
+#[wasm_bindgen_test]
+async fn a_repeated_request_id_calls_the_handler_once() {
+    use familiar::app::{HostTool, HostTools};
+    use familiar::driver::Host;
+    js("window.calls = 0");
+    let handler = familiar::embed::function_handler(
+        js("async a => { window.calls++; return { n: window.calls } }").unchecked_into(),
+    );
+    let host = HostTools::new();
+    let spec = familiar::llm::ToolSpec {
+        name: "count".into(),
+        description: "Counts.".into(),
+        parameters: serde_json::json!({"type": "object"}),
+    };
+    let tool = HostTool {
+        spec,
+        kind: familiar::tool::ToolKind::Action,
+        approval: familiar::tool::Approval::Auto,
+        timeout_ms: 1_000,
+    };
+    host.register(tool, handler).unwrap();
+    let call = familiar::message::ToolCall {
+        id: "c1".into(),
+        name: "count".into(),
+        arguments: "{}".into(),
+    };
+    let first = host.call("run/1/c1", &call).await;
+    let again = host.call("run/1/c1", &call).await;
+    assert_eq!(first, Ok(serde_json::json!({"n": 1})));
+    assert_eq!(again, first);
+    assert_eq!(js("window.calls").as_f64(), Some(1.0));
+}
