@@ -490,3 +490,63 @@ async fn a_repeated_request_id_calls_the_handler_once() {
     assert_eq!(again, first);
     assert_eq!(js("window.calls").as_f64(), Some(1.0));
 }
+
+#[wasm_bindgen_test]
+async fn an_iframe_answers_calls_over_post_message() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let frame: web_sys::HtmlIFrameElement =
+        document.create_element("iframe").unwrap().unchecked_into();
+    frame.set_srcdoc(
+        "<script>addEventListener('message', e => { const m = e.data; \
+         if (m.type === 'function_call') e.source.postMessage({ type: 'function_result', \
+         request_id: m.request_id, success: true, result: { spawned: 'framed ' + m.arguments.kind } }, '*'); });</script>",
+    );
+    let loaded = Promise::new(&mut |resolve, _| frame.set_onload(Some(&resolve)));
+    document.body().unwrap().append_child(&frame).unwrap();
+    JsFuture::from(loaded).await.unwrap();
+    let agent = agent("").await;
+    let description = tool("null", "");
+    Reflect::set(
+        &description,
+        &"handler".into(),
+        &frame.content_window().unwrap(),
+    )
+    .unwrap();
+    agent.register_tool(description).unwrap();
+    let outcome = settle(agent.send("goblin".into())).await.unwrap();
+    assert_eq!(text(&outcome, "text"), "A framed goblin appears.");
+    frame.remove();
+}
+
+#[wasm_bindgen_test]
+async fn the_widget_mounts_into_an_element_shows_the_conversation_and_unmounts() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
+    document.body().unwrap().append_child(&host).unwrap();
+    let agent = agent("").await;
+    agent
+        .register_tool(tool("a => ({ spawned: a.kind })", ""))
+        .unwrap();
+    agent.mount(host.clone()).unwrap();
+    settle(agent.send("goblin".into())).await.unwrap();
+    gloo_sleep(30).await;
+    let text = host.text_content().unwrap_or_default();
+    assert!(
+        text.contains("goblin") && text.contains("A goblin appears."),
+        "{text}"
+    );
+    assert!(
+        host.query_selector("textarea").unwrap().is_some(),
+        "a composer"
+    );
+    agent.unmount();
+    assert_eq!(host.child_element_count(), 0);
+    // The agent goes on without its widget.
+    let outcome = settle(agent.send("hello".into())).await.unwrap();
+    assert_eq!(text_of(&outcome), "Nothing to do.");
+    host.remove();
+}
+
+fn text_of(outcome: &JsValue) -> String {
+    text(outcome, "text")
+}

@@ -25,7 +25,9 @@ use futures::future::LocalBoxFuture;
 pub use config::{Config, DEFAULT_CONTEXT_BUDGET, Options, Play, character_prompt};
 pub use host::{Channel, Handler, HostTool, HostToolError, HostTools, Ignored};
 pub use state::SessionState;
-pub use storage::{ConversationEntry, Keys, Loaded, MemoryStorage, Storage};
+pub use storage::{
+    ConversationEntry, Keys, Loaded, MemoryStorage, Storage, load_conversation, load_index,
+};
 pub use update::{Decision, Notice, PendingApproval, Update};
 
 use crate::delegate::Delegate;

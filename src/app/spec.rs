@@ -498,6 +498,12 @@ pub fn tool_from_value(value: &Value) -> Result<super::HostTool, Vec<Problem>> {
     let timeout_ms = f
         .number("timeoutMs", 1..=600_000)
         .unwrap_or(DEFAULT_TOOL_TIMEOUT_MS);
+    if f.get("origin").is_some_and(|o| !o.is_string()) {
+        f.problem(
+            "origin",
+            "expected the origin to post to, e.g. \"https://game.example\"",
+        );
+    }
     let tool = super::HostTool {
         spec: ToolSpec {
             name,

@@ -47,7 +47,9 @@ pub fn channel_handler(
     target: JsValue,
     origin: Option<String>,
 ) -> (Handler, Listening) {
-    let is_window = target.is_instance_of::<web_sys::Window>();
+    // A window of another frame is not an `instanceof Window` here; every window is
+    // its own `window`, and even a cross-origin one lets that be read.
+    let is_window = js_sys::Object::is(&field(&target, "window"), &target);
     let post_to = target.clone();
     let post_origin = origin.clone();
     let send: Rc<dyn Fn(Value)> = Rc::new(move |message| {

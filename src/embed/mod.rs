@@ -51,6 +51,8 @@ pub struct FamiliarAgent {
     next_listener: Cell<u32>,
     /// Message listeners of channel tools, by tool name; dropping one stops it.
     listening: RefCell<Vec<(String, handler::Listening)>>,
+    #[cfg(feature = "ui")]
+    widget: RefCell<Option<crate::ui::Mounted>>,
 }
 
 /// The names `on` accepts besides run events.
@@ -95,6 +97,8 @@ impl FamiliarAgent {
             listeners,
             next_listener: Cell::new(1),
             listening: RefCell::new(Vec::new()),
+            #[cfg(feature = "ui")]
+            widget: RefCell::new(None),
         }
     }
 }
@@ -126,7 +130,11 @@ impl FamiliarAgent {
     /// post `function_call` messages to (with `origin` for an iframe's window).
     #[wasm_bindgen(js_name = registerTool)]
     pub fn register_tool(&self, tool: JsValue) -> Result<(), JsValue> {
-        let described = to_json(&tool).map_err(|e| error(&format!("registerTool: {e}")))?;
+        // The handler is not JSON (a function, or a window that cannot be written).
+        let described =
+            js_sys::Object::assign(&js_sys::Object::new(), &tool.clone().unchecked_into());
+        let _ = js_sys::Reflect::delete_property(&described, &"handler".into());
+        let described = to_json(&described).map_err(|e| error(&format!("registerTool: {e}")))?;
         let host_tool = spec::tool_from_value(&described)
             .map_err(|problems| error(&spec::describe("registerTool has problems", &problems)))?;
         let handler_value = field(&tool, "handler");
@@ -328,8 +336,34 @@ impl FamiliarAgent {
             .map_err(|e| error(&e.to_string()))
     }
 
+    /// Shows the agent as a chat widget inside `element` (its conversation,
+    /// approvals and composer), replacing one mounted before.
+    pub fn mount(&self, element: web_sys::HtmlElement) -> Result<(), JsValue> {
+        #[cfg(feature = "ui")]
+        {
+            self.widget.borrow_mut().take();
+            let mounted = crate::ui::mount_widget(element, self.session.clone());
+            *self.widget.borrow_mut() = Some(mounted);
+            Ok(())
+        }
+        #[cfg(not(feature = "ui"))]
+        {
+            let _ = element;
+            Err(error(
+                "this is the headless build of Familiar: it has no widget to mount",
+            ))
+        }
+    }
+
+    /// Takes the widget out of the page; the agent goes on.
+    pub fn unmount(&self) {
+        #[cfg(feature = "ui")]
+        self.widget.borrow_mut().take();
+    }
+
     /// Stops everything and lets go of listeners, tools and the widget.
     pub fn destroy(&self) {
+        self.unmount();
         self.session.destroy();
         self.listeners.borrow_mut().clear();
         self.listening.borrow_mut().clear();

@@ -125,6 +125,63 @@ pub fn App() -> impl IntoView {
     }
 }
 
+/// A host's agent as a chat widget: its conversation, approvals and composer.
+#[component]
+pub fn Widget(
+    /// The session to show.
+    session: Session,
+) -> impl IntoView {
+    provide_context(session);
+    view! {
+        <div class="familiar-app familiar-widget">
+            <main class="familiar">
+                <ol class="conversation" aria-live="polite" aria-label="Conversation">
+                    <For each=move || session.turns.get() key=|turn| turn.id let:turn>
+                        <Turn interaction=turn.interaction />
+                    </For>
+                </ol>
+                <Composer
+                    busy=session.busy
+                    on_send=move |text| session.send(text)
+                    on_stop=Callback::new(move |()| session.stop())
+                    completions=Signal::derive(move || session.completions())
+                />
+            </main>
+        </div>
+    }
+}
+
+/// A widget in a host's element; dropping it stops its updates and takes it out.
+pub struct Mounted {
+    app: crate::app::Session,
+    listener: std::rc::Rc<std::cell::Cell<Option<crate::app::ListenerId>>>,
+    _handle: Box<dyn std::any::Any>,
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        if let Some(listener) = self.listener.take() {
+            self.app.off(listener);
+        }
+    }
+}
+
+/// Mounts a widget showing `app` into `element`.
+pub fn mount_widget(element: web_sys::HtmlElement, app: crate::app::Session) -> Mounted {
+    let listener = std::rc::Rc::new(std::cell::Cell::new(None));
+    let (shown, id) = (app.clone(), std::rc::Rc::clone(&listener));
+    let handle = leptos::mount::mount_to(element, move || {
+        let (session, listener) = Session::attach(shown);
+        id.set(Some(listener));
+        view! { <Widget session=session /> }
+    });
+    Mounted {
+        app,
+        listener,
+        _handle: Box::new(handle),
+    }
+}
+
 /// Past conversations: open or delete one.
 #[component]
 fn ConversationList(

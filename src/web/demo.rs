@@ -3,14 +3,15 @@
 
 use std::rc::Rc;
 
-use super::{BrowserClock, Fetch, LocalStorage, PageTitle};
+use super::{BrowserClock, BrowserStorage, Fetch, LocalStorage, PageTitle};
 use crate::agent::Agent;
+use crate::app::{Config, Options, Play};
 use crate::delegate::Delegate;
 use crate::ledger::Ledger;
 use crate::llm::Llm;
 use crate::openai::OpenAiClient;
 use crate::rules::RulesModel;
-use crate::settings::{Backend, ModelSource};
+use crate::settings::{Backend, ModelSource, Settings};
 use crate::store::{LocalStore, PostgrestStore, Store, StoreError};
 use crate::tool::{Approval, ToolRegistry};
 use crate::tools::{CurrentTime, Forget, Recall, Remember};
@@ -249,11 +250,39 @@ pub fn character(key: &str) -> Option<Rc<Character>> {
 /// The player's id in character transactions.
 pub const PLAYER: &str = "player";
 
-/// A character's instructions to its model, before any transaction context.
-pub fn character_prompt(character: &Character) -> String {
-    let who = &character.identity;
-    format!(
-        "You are {}, {}. {}. Stay in character and answer in one or two sentences.",
-        who.name, who.occupation, who.personality
-    )
+/// The storage namespace of the demo's conversations.
+pub const NAMESPACE: &str = "familiar";
+
+/// The demo session's configuration, from its settings: the agents behind the
+/// router, the character played, how runs are shaped, and the page's storage; with
+/// the world they act on, for the inspector.
+pub fn session(settings: &Settings) -> (Config, Delegate, Option<Rc<dyn Store>>) {
+    let world = world_for(&settings.backend);
+    let llm = model_for(&settings.model);
+    let proxy = matches!(settings.model, ModelSource::Proxy(_)).then(|| Rc::clone(&llm));
+    let play = settings
+        .character
+        .as_deref()
+        .and_then(character)
+        .zip(world.clone())
+        .map(|(character, world)| Play {
+            character,
+            world,
+            llm: proxy,
+            player: PLAYER.into(),
+        });
+    let options = Options {
+        max_iterations: settings.max_iterations,
+        reflection: u32::from(settings.reflection),
+        ..Options::default()
+    };
+    let config = Config {
+        namespace: NAMESPACE.into(),
+        play,
+        options,
+        clock: Rc::new(BrowserClock),
+        storage: Rc::new(BrowserStorage),
+        random: Rc::new(js_sys::Math::random),
+    };
+    (config, delegate(llm, world.clone()), world)
 }
