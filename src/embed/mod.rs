@@ -21,9 +21,16 @@ use crate::event::Event;
 pub use handler::function_handler;
 use js::{console_error, error, field, message_of, to_js, to_json};
 
+/// The declarations of what the API takes and gives, appended to the generated
+/// `.d.ts` so the parameters below can name them.
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = include_str!("api.d.ts");
+
 /// Creates an agent from `config`; rejects with one `Error` listing every problem.
 #[wasm_bindgen(js_name = createAgent)]
-pub async fn create_agent(config: JsValue) -> Result<FamiliarAgent, JsValue> {
+pub async fn create_agent(
+    #[wasm_bindgen(unchecked_param_type = "AgentConfig | undefined")] config: JsValue,
+) -> Result<FamiliarAgent, JsValue> {
     let value = to_json(&config).map_err(|e| error(&format!("createAgent's config: {e}")))?;
     let spec = AgentSpec::from_value(&value).map_err(|problems| {
         error(&spec::describe(
@@ -129,7 +136,10 @@ impl FamiliarAgent {
     /// approval, timeoutMs, handler}`, where `handler` is a function or a target to
     /// post `function_call` messages to (with `origin` for an iframe's window).
     #[wasm_bindgen(js_name = registerTool)]
-    pub fn register_tool(&self, tool: JsValue) -> Result<(), JsValue> {
+    pub fn register_tool(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ToolConfig")] tool: JsValue,
+    ) -> Result<(), JsValue> {
         // The handler is not JSON (a function, or a window that cannot be written).
         let described =
             js_sys::Object::assign(&js_sys::Object::new(), &tool.clone().unchecked_into());
@@ -178,7 +188,10 @@ impl FamiliarAgent {
 
     /// Takes a `function_result` message that arrived some other way (a socket).
     /// Whether a call was waiting for it; if not, `host_message_ignored` says why.
-    pub fn receive(&self, message: JsValue) -> bool {
+    pub fn receive(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "FunctionResultMessage")] message: JsValue,
+    ) -> bool {
         let Ok(message) = to_json(&message) else {
             return false;
         };
@@ -192,6 +205,7 @@ impl FamiliarAgent {
     }
 
     /// Sends a chat message; resolves to the outcome `{type, text | reason | error}`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Outcome>")]
     pub fn send(&self, text: String) -> Promise {
         let session = self.session.clone();
         future_to_promise(async move {
@@ -204,7 +218,11 @@ impl FamiliarAgent {
 
     /// Runs the agent on a game event `{kind, event, actor, subject, allowedActions}`;
     /// resolves to the outcome.
-    pub fn trigger(&self, event: JsValue) -> Promise {
+    #[wasm_bindgen(unchecked_return_type = "Promise<Outcome>")]
+    pub fn trigger(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "GameEvent")] event: JsValue,
+    ) -> Promise {
         let session = self.session.clone();
         let observation = to_json(&event)
             .map_err(|e| format!("trigger: {e}"))
@@ -224,7 +242,11 @@ impl FamiliarAgent {
     /// Calls `callback` with every update named `name` (a run event such as `done`,
     /// `delta`, `tool_started`, `approval_needed`; or `turn_began`, `save_failed`…;
     /// `*` for all). Returns an id for `off`.
-    pub fn on(&self, name: &str, callback: Function) -> Result<u32, JsValue> {
+    pub fn on(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ListenerName")] name: &str,
+        #[wasm_bindgen(unchecked_param_type = "UpdateListener")] callback: Function,
+    ) -> Result<u32, JsValue> {
         if !Event::NAMES.contains(&name) && !UPDATE_NAMES.contains(&name) {
             let mut known: Vec<&str> = Event::NAMES.to_vec();
             known.extend(UPDATE_NAMES);
@@ -244,7 +266,11 @@ impl FamiliarAgent {
     }
 
     /// Removes listeners: `off(id)`, or `off(name, callback)`. How many were removed.
-    pub fn off(&self, name_or_id: JsValue, callback: Option<Function>) -> u32 {
+    pub fn off(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number | ListenerName")] name_or_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "UpdateListener")] callback: Option<Function>,
+    ) -> u32 {
         let mut listeners = self.listeners.borrow_mut();
         let before = listeners.len();
         if let Some(id) = name_or_id.as_f64() {
@@ -264,7 +290,10 @@ impl FamiliarAgent {
     /// `false`, `"always"` or `{approve, always, reason}`; `null` hands them back to
     /// `approve` / `deny`. A callback that throws denies.
     #[wasm_bindgen(js_name = onApproval)]
-    pub fn on_approval(&self, callback: Option<Function>) {
+    pub fn on_approval(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ApprovalHandler | null")] callback: Option<Function>,
+    ) {
         let approver = callback.map(|callback| -> crate::app::Approver {
             Rc::new(move |pending: &PendingApproval| {
                 let returned = callback.call1(&JsValue::NULL, &to_js(pending));
@@ -301,6 +330,7 @@ impl FamiliarAgent {
     }
 
     /// The calls waiting for a decision.
+    #[wasm_bindgen(unchecked_return_type = "PendingApproval[]")]
     pub fn pending(&self) -> JsValue {
         to_js(&self.session.pending())
     }
@@ -311,6 +341,7 @@ impl FamiliarAgent {
     }
 
     /// The open conversation, with every turn and its steps.
+    #[wasm_bindgen(unchecked_return_type = "ConversationView")]
     pub fn conversation(&self) -> JsValue {
         let conversation = self.session.conversation();
         to_js(&json!({
@@ -321,13 +352,17 @@ impl FamiliarAgent {
 
     /// Everything the agent keeps, as a plain object to store anywhere.
     #[wasm_bindgen(js_name = saveState)]
+    #[wasm_bindgen(unchecked_return_type = "SavedState")]
     pub fn save_state(&self) -> JsValue {
         to_js(&self.session.save_state())
     }
 
     /// Replaces what the agent keeps with a `saveState()` value.
     #[wasm_bindgen(js_name = loadState)]
-    pub fn load_state(&self, state: JsValue) -> Result<(), JsValue> {
+    pub fn load_state(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SavedState")] state: JsValue,
+    ) -> Result<(), JsValue> {
         let value = to_json(&state).map_err(|e| error(&format!("loadState: {e}")))?;
         let state: SessionState = serde_json::from_value(value)
             .map_err(|e| error(&format!("loadState: not a saveState() value ({e})")))?;

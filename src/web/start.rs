@@ -32,18 +32,20 @@ pub fn start() {
     leptos::prelude::request_animation_frame(|| mark("familiar:frame"));
 }
 
-/// Mounts the app into the page's `#familiar` element if it has one, else the body;
-/// returns the element it is in.
+/// Mounts the app into the page's `#familiar` element if it has one, else into the
+/// body of a page that shows its shell (the demo's index.html); returns the element it
+/// is in. A page with neither only uses the JavaScript API: nothing is mounted.
 fn mount(document: Option<&Document>) -> Option<Element> {
     match element(document, "familiar").and_then(|e| e.dyn_into::<HtmlElement>().ok()) {
         Some(host) => {
             leptos::mount::mount_to(host.clone(), crate::ui::App).forget();
             Some(host.into())
         }
-        None => {
+        None if element(document, "familiar-loading").is_some() => {
             leptos::mount::mount_to_body(crate::ui::App);
             document?.body().map(Into::into)
         }
+        None => None,
     }
 }
 

@@ -1,0 +1,98 @@
+// The JavaScript API from a plain page with its own script and no framework: a game
+// creates an NPC agent with the rules model, gives it a tool that changes the page,
+// sends it a game event, shows what happened; then mounts the chat widget.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { artifacts, useDist } from './harness.mjs';
+
+const game = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Goblin Keep</title>
+  <link rel="icon" href="data:,">
+  <link rel="stylesheet" href="/main.css">
+</head>
+<body>
+  <h1>Goblin Keep</h1>
+  <p>Gate: <output id="gate">closed</output></p>
+  <ol id="log"></ol>
+  <button id="raid" disabled>Goblins at the gate!</button>
+  <aside id="chat" style="width: 360px"></aside>
+  <script type="module">
+    import init, { createAgent } from '/familiar-demo.js';
+    await init({ module_or_path: '/familiar-demo_bg.wasm' });
+    const log = (text) => {
+      const li = document.createElement('li');
+      li.textContent = text;
+      document.getElementById('log').append(li);
+    };
+    const guard = await createAgent({
+      name: 'guard',
+      instructions: 'You guard the keep.',
+      persist: false,
+      model: { fallback: 'All quiet.', rules: [
+        { keywords: ['goblin'], tool: 'close_gate', arguments: { reason: 'goblins' }, answer: 'Gate {gate}.' },
+      ] },
+    });
+    guard.registerTool({
+      name: 'close_gate',
+      description: 'Closes or bars the keep gate.',
+      kind: 'action',
+      parameters: { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'] },
+      handler: async ({ reason }, { requestId }) => {
+        document.getElementById('gate').textContent = 'barred';
+        log('gate barred because of ' + reason + ' (' + requestId.split('-')[0] + ')');
+        return { gate: 'barred' };
+      },
+    });
+    guard.on('tool_started', (e) => log('tool: ' + e.call.name));
+    guard.on('done', (e) => log('done: ' + e.text));
+    window.guard = guard;
+    const raid = document.getElementById('raid');
+    raid.disabled = false;
+    raid.addEventListener('click', async () => {
+      const outcome = await guard.trigger({
+        kind: 'raid', event: 'raid.started', actor: { name: 'Guard' },
+        subject: 'Goblins are at the gate', allowedActions: ['close_gate'],
+      });
+      log('outcome: ' + outcome.type);
+    });
+  </script>
+</body>
+</html>`;
+
+const env = useDist({ pages: { '/keep.html': game } });
+
+test('a plain page creates an agent, gives it a tool, sends a game event and shows the change', async (t) => {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await page.goto(`${env.server.url}keep.html`);
+  await page.locator('#raid:enabled').waitFor();
+  assert.equal(await page.locator('.familiar-app').count(), 0, 'an API page gets no widget it did not ask for');
+
+  await page.click('#raid');
+  await page.locator('#log li', { hasText: 'outcome:' }).waitFor();
+  assert.equal(await page.locator('#gate').textContent(), 'barred');
+  const lines = await page.locator('#log li').allTextContents();
+  assert.ok(lines.includes('tool: close_gate'), lines.join(' | '));
+  assert.ok(lines.some((l) => l.startsWith('gate barred because of goblins (familiar.agent.guard')), lines.join(' | '));
+  assert.ok(lines.includes('outcome: goal_complete'), lines.join(' | '));
+  assert.ok(lines.some((l) => l.startsWith('done: ')), lines.join(' | '));
+
+  // The same agent as a chat widget in the page's own element.
+  await page.evaluate(() => window.guard.mount(document.getElementById('chat')));
+  const chat = page.locator('#chat');
+  await chat.getByText('Goblins are at the gate').waitFor();
+  await chat.getByRole('textbox', { name: 'Message' }).fill('more goblins?');
+  await chat.getByRole('textbox', { name: 'Message' }).press('Enter');
+  await chat.locator('.turn').nth(1).locator('.message-assistant', { hasText: 'Gate barred.' }).waitFor();
+  await page.screenshot({ path: `${artifacts}/api-keep.png` });
+  await page.evaluate(() => window.guard.unmount());
+  assert.equal(await page.locator('#chat .familiar-app').count(), 0);
+  assert.deepEqual(problems, []);
+});
