@@ -52,3 +52,22 @@ pub trait Http {
         request: HttpRequest,
     ) -> LocalBoxFuture<'static, Result<HttpResponse, HttpError>>;
 }
+
+/// `https://`, or `http://` to this machine only: keys and tokens never cross a
+/// network in the clear.
+pub fn secure_or_loopback(url: &str) -> bool {
+    let url = url.trim().to_ascii_lowercase();
+    let Some(rest) = url.strip_prefix("http://") else {
+        return true;
+    };
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = host.rsplit('@').next().unwrap_or_default();
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}

@@ -23,6 +23,7 @@ pub mod rules;
 pub mod run;
 pub mod scenario;
 pub mod scripted;
+pub mod secret;
 pub mod settings;
 pub mod sort;
 pub mod sse;

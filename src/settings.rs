@@ -95,6 +95,16 @@ impl Settings {
             );
         }
         if let Backend::Supabase { url, anon_key } = &self.backend {
+            if is_web_url(url) && !crate::http::secure_or_loopback(url) {
+                problem(
+                    "backend.url",
+                    format!(
+                        "the Supabase URL must use https:// (plain http:// only on this \
+                         machine's loopback), got `{}`",
+                        url.trim()
+                    ),
+                );
+            }
             if !is_web_url(url) {
                 problem(
                     "backend.url",
@@ -124,7 +134,7 @@ fn anon_key_only(key: &str) -> Result<(), String> {
     if key.starts_with("sb_publishable_") {
         return Ok(());
     }
-    let role = jwt_role(key).ok_or_else(|| {
+    let role = crate::secret::jwt_role(key).ok_or_else(|| {
         "this is not a Supabase key: expected the project's anon key (a JWT) or a \
          sb_publishable_ key"
             .to_owned()
@@ -141,46 +151,25 @@ fn anon_key_only(key: &str) -> Result<(), String> {
 const SERVICE_KEY: &str = "this is a service key: it bypasses row-level security and must \
     never be in a web page; use the project's anon key";
 
-/// The `role` claim of a JWT, read without checking the signature (the server does).
-fn jwt_role(token: &str) -> Option<String> {
-    let mut parts = token.split('.');
-    let (_, payload, _) = (parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() {
-        return None;
-    }
-    let claims: serde_json::Value = serde_json::from_slice(&base64url(payload)?).ok()?;
-    claims.get("role")?.as_str().map(str::to_owned)
-}
-
-/// Decodes unpadded base64url; `None` for anything else.
-fn base64url(text: &str) -> Option<Vec<u8>> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'-' => Some(62),
-        b'_' => Some(63),
-        _ => None,
-    };
-    let text = text.trim_end_matches('=').as_bytes();
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut buffer = 0u32;
-    let mut bits = 0;
-    for &c in text {
-        buffer = (buffer << 6) | u32::from(value(c)?);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((buffer >> bits) as u8);
-            buffer &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn supabase_over_plain_http_is_refused_except_on_loopback() {
+        let with = |url: &str| Settings {
+            backend: Backend::Supabase {
+                url: url.into(),
+                anon_key: "sb_publishable_abc".into(),
+            },
+            ..Settings::default()
+        };
+        let problems = with("http://db.example.com").problems();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].message.contains("https://"));
+        assert!(with("http://127.0.0.1:54321").problems().is_empty());
+        assert!(with("https://db.example.com").problems().is_empty());
+    }
 
     /// A JWT with these claims (the signature is not checked here).
     fn jwt(claims: &str) -> String {

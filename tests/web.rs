@@ -31,4 +31,24 @@ async fn page_title_reads_the_title_and_address() {
         .unwrap();
     assert_eq!(info.title, "Inn");
     assert!(info.url.starts_with("http://127.0.0.1"), "{}", info.url);
+    // Query and fragment (where login tokens live) never reach the model.
+    let page = js_sys::eval("location.pathname")
+        .unwrap()
+        .as_string()
+        .unwrap();
+    js_sys::eval(
+        "history.replaceState(null, '', location.pathname + '?token=secret#access_token=x')",
+    )
+    .unwrap();
+    let info = PageTitle
+        .call(NoArgs {}, familiar::tool::CallContext::default())
+        .await
+        .unwrap();
+    js_sys::eval(&format!("history.replaceState(null, '', '{page}')")).unwrap();
+    assert!(info.url.ends_with(&page), "{}", info.url);
+    assert!(
+        !info.url.contains("secret") && !info.url.contains("access_token"),
+        "{}",
+        info.url
+    );
 }

@@ -375,17 +375,6 @@ fn read_store(value: Option<&Value>, problems: &mut Vec<Problem>) -> Backend {
                 backend: backend.clone(),
                 ..crate::settings::Settings::default()
             };
-            if let Backend::Supabase { url, .. } = &backend
-                && !secure_or_loopback(url)
-            {
-                f.problem(
-                    "supabaseUrl",
-                    format!(
-                        "use https:// (plain http:// only on this machine's loopback), got `{}`",
-                        url.trim()
-                    ),
-                );
-            }
             for problem in settings.problems() {
                 let field = if problem.field.ends_with("url") {
                     "supabaseUrl"
@@ -397,25 +386,6 @@ fn read_store(value: Option<&Value>, problems: &mut Vec<Problem>) -> Backend {
             backend
         }
     }
-}
-
-/// `https://`, or `http://` to this machine only: keys and tokens never cross a
-/// network in the clear.
-fn secure_or_loopback(url: &str) -> bool {
-    let url = url.trim().to_ascii_lowercase();
-    let Some(rest) = url.strip_prefix("http://") else {
-        return true;
-    };
-    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = host.rsplit('@').next().unwrap_or_default();
-    let host = match host.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or_default(),
-        None => host.split(':').next().unwrap_or_default(),
-    };
-    host == "localhost"
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 fn read_builtins(value: Option<&Value>, problems: &mut Vec<Problem>) -> Vec<Builtin> {
@@ -776,7 +746,7 @@ mod tests {
             ("http://db.example.com", false),
             ("https://db.example.com", true),
         ] {
-            assert_eq!(secure_or_loopback(url), ok, "{url}");
+            assert_eq!(crate::http::secure_or_loopback(url), ok, "{url}");
         }
         let problems = observation_from_value(&json!({"allowedActions": "all"})).unwrap_err();
         let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();

@@ -142,11 +142,7 @@ fn validate_header(name: &str, value: &str) -> Result<(), SettingsError> {
     if !token || FORBIDDEN.contains(&name.to_ascii_lowercase().as_str()) {
         return Err(SettingsError::HeaderName(name.to_owned()));
     }
-    let secret = value.trim().trim_start_matches("Bearer ").trim();
-    if ["sk-", "sk_", "sk-ant-", "AIza", "gsk_", "xai-"]
-        .iter()
-        .any(|p| secret.starts_with(p))
-    {
+    if crate::secret::holds_secret(value) {
         return Err(SettingsError::ProviderKey);
     }
     Ok(())

@@ -8,7 +8,7 @@ use crate::tool::{CallContext, NoArgs, Tool, ToolKind};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PageTitle;
 
-/// The page's title and address.
+/// The page's title and address (origin and path).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PageInfo {
     pub title: String,
@@ -29,9 +29,17 @@ impl Tool for PageTitle {
     async fn call(&self, _: NoArgs, _: CallContext) -> Result<PageInfo, &'static str> {
         let window = web_sys::window().ok_or("there is no browser window")?;
         let document = window.document().ok_or("the window has no document")?;
+        let location = window.location();
+        // Origin and path only: login tokens and session ids live in the query and the
+        // fragment, and this goes to a model.
+        let url = format!(
+            "{}{}",
+            location.origin().unwrap_or_default(),
+            location.pathname().unwrap_or_default()
+        );
         Ok(PageInfo {
             title: document.title(),
-            url: window.location().href().unwrap_or_default(),
+            url,
         })
     }
 }

@@ -218,17 +218,21 @@ impl Session {
         self.pending.set(None);
     }
 
-    /// Sends `text`; while a run is in flight it is ignored (the composer shows Stop).
+    /// Sends `text`. While a run is in flight the composer shows Stop instead; a
+    /// message sent while an approval waits is queued by the controller and answered
+    /// after it, never dropped.
     pub fn send(&self, text: String) {
         let text = text.trim().to_owned();
-        if text.is_empty() || self.busy.get_untracked() || self.pending.get_untracked().is_some() {
+        if text.is_empty() || self.busy.get_untracked() {
             return;
         }
         let Some(app) = self.app() else {
             return;
         };
-        // Busy at once: the turn itself begins a moment later.
-        self.busy.set(true);
+        if self.pending.get_untracked().is_none() {
+            // Busy at once: the turn itself begins a moment later.
+            self.busy.set(true);
+        }
         let session = *self;
         spawn_local(async move {
             let _ = app.send(&text).await;

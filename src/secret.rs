@@ -1,0 +1,158 @@
+//! Recognising secrets that must never be in a web page: provider API keys and
+//! Supabase service keys, however they are dressed (any auth scheme, any case, inside
+//! Basic credentials, with zero-width characters spliced in). Used on every value a
+//! user may type into a header or a key field.
+
+/// Key prefixes of model providers and of Supabase's secret keys, in lower case.
+const PREFIXES: [&str; 10] = [
+    "sk-",
+    "sk_",
+    "aiza",
+    "gsk_",
+    "xai-",
+    "sb_secret_",
+    "hf_",
+    "pplx-",
+    "r8_",
+    "nvapi-",
+];
+
+/// Whether `value` holds a provider API key or a service-role key anywhere in it.
+pub fn holds_secret(value: &str) -> bool {
+    let cleaned: String = value
+        .chars()
+        .filter(|c| {
+            !matches!(
+                c,
+                '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}'
+            )
+        })
+        .collect();
+    cleaned
+        .split(|c: char| c.is_whitespace() || ",;\"'".contains(c))
+        .filter(|part| !part.is_empty())
+        .any(|part| part_is_secret(part, 0))
+}
+
+fn part_is_secret(part: &str, depth: u8) -> bool {
+    let lower = part.to_ascii_lowercase();
+    // `user:key` (as Basic credentials decode to) and `key=value` pairs.
+    let pieces = lower.split([':', '=']).filter(|p| !p.is_empty());
+    for piece in pieces {
+        if PREFIXES.iter().any(|p| piece.starts_with(p)) {
+            return true;
+        }
+    }
+    if jwt_role(part).as_deref() == Some("service_role") {
+        return true;
+    }
+    // Basic credentials and other base64-wrapped values: look inside, once.
+    depth == 0
+        && part.len() >= 8
+        && base64(part)
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .is_some_and(|inner| holds_secret_inner(&inner))
+}
+
+fn holds_secret_inner(value: &str) -> bool {
+    value
+        .split(|c: char| c.is_whitespace() || ",;".contains(c))
+        .filter(|part| !part.is_empty())
+        .any(|part| part_is_secret(part, 1))
+}
+
+/// The `role` claim of a JWT, read without checking the signature (the server does).
+pub fn jwt_role(token: &str) -> Option<String> {
+    let mut parts = token.split('.');
+    let (_, payload, _) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    let claims: serde_json::Value = serde_json::from_slice(&base64(payload)?).ok()?;
+    claims.get("role")?.as_str().map(str::to_owned)
+}
+
+/// Decodes base64 or base64url, padded or not; `None` for anything else.
+fn base64(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'-' | b'+' => Some(62),
+        b'_' | b'/' => Some(63),
+        _ => None,
+    };
+    let text = text.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut buffer = 0u32;
+    let mut bits = 0;
+    for &c in text {
+        buffer = (buffer << 6) | u32::from(value(c)?);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buffer >> bits) as u8);
+            buffer &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b64(text: &str) -> String {
+        const ALPHABET: &[u8; 64] =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let bytes = text.as_bytes();
+        let mut out = String::new();
+        for chunk in bytes.chunks(3) {
+            let n =
+                chunk.iter().fold(0u32, |n, &b| (n << 8) | u32::from(b)) << (8 * (3 - chunk.len()));
+            for i in 0..=chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            }
+        }
+        out
+    }
+
+    fn jwt(claims: &str) -> String {
+        format!("{}.{}.sig", b64(r#"{"alg":"HS256"}"#), b64(claims))
+    }
+
+    #[test]
+    fn keys_are_found_in_any_scheme_case_or_disguise() {
+        for value in [
+            "sk-proj-abc",
+            "Bearer sk-proj-abc",
+            "bearer sk-proj-abc",
+            "BEARER SK-PROJ-ABC",
+            "Token sk-ant-api03-xyz",
+            &format!("Basic {}", b64("user:sk-proj-abc")),
+            "s\u{200B}k-proj-abc",
+            "sb_secret_abcdef",
+            "Bearer sb_secret_abcdef",
+            "AIzaSyA-123",
+            "key=gsk_live_1",
+            &jwt(r#"{"role":"service_role","iss":"supabase"}"#),
+            &format!("Bearer {}", jwt(r#"{"role":"service_role"}"#)),
+        ] {
+            assert!(holds_secret(value), "{value:?} passed");
+        }
+    }
+
+    #[test]
+    fn proxy_tokens_and_anon_keys_pass() {
+        for value in [
+            "team-42",
+            "Bearer my-proxy-token",
+            &jwt(r#"{"role":"anon"}"#),
+            "sb_publishable_abc",
+            &format!("Basic {}", b64("player:hunter2")),
+            "task-skeleton",
+        ] {
+            assert!(!holds_secret(value), "{value:?} refused");
+        }
+    }
+}
