@@ -32,7 +32,7 @@ const game = `<!doctype html>
       instructions: 'You guard the keep.',
       persist: false,
       model: { fallback: 'All quiet.', rules: [
-        { keywords: ['goblin'], tool: 'close_gate', arguments: { reason: 'goblins' }, answer: 'Gate {gate}.' },
+        { keywords: ['goblin', 'goblins'], tool: 'close_gate', arguments: { reason: 'goblins' }, answer: 'Gate {gate}.' },
       ] },
     });
     guard.registerTool({
