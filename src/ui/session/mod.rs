@@ -236,7 +236,10 @@ impl Session {
         let session = *self;
         spawn_local(async move {
             let _ = app.send(&text).await;
-            session.refresh_world();
+            // A played character's turn already showed its transaction as recorded,
+            // which is newer than a re-read would say (a completed one is no longer
+            // pending).
+            session.refresh(false);
         });
     }
 
@@ -445,7 +448,14 @@ impl Session {
         }
     }
 
+    /// Reads the agent's memories and the character's pending transaction for the
+    /// inspector.
     fn refresh_world(&self) {
+        self.refresh(true);
+    }
+
+    /// Reads the agent's memories, and the pending transaction when `transaction`.
+    fn refresh(&self, transaction: bool) {
         let Some(world) = self.world() else {
             return;
         };
@@ -464,6 +474,7 @@ impl Session {
                     .collect();
                 inspector.update(|i| i.world = memories);
             }
+            let character = character.filter(|_| transaction);
             let Some(character) = character.as_deref().and_then(demo::character) else {
                 return;
             };
