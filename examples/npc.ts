@@ -7,17 +7,18 @@
 // Build the runtime with scripts/headless.sh, then serve this module (compiled, or
 // through a bundler) next to pkg/. Type-checked by scripts/typecheck.sh.
 
-import init, { createAgent, type FamiliarAgent } from '../pkg/familiar.js';
-import type {
-  AgentConfig,
-  ApprovalAnswer,
-  GameEvent,
-  Outcome,
-  PendingApproval,
-  SavedState,
-  ToolConfig,
-  Update,
-} from '../src/embed/api.js';
+import init, {
+  createAgent,
+  type AgentConfig,
+  type ApprovalAnswer,
+  type FamiliarAgent,
+  type GameEvent,
+  type Outcome,
+  type PendingApproval,
+  type SavedState,
+  type ToolConfig,
+  type Update,
+} from '../pkg/familiar.js';
 
 /** The game's own state, which only the tools change. */
 const game = {
@@ -130,11 +131,12 @@ export async function main(): Promise<void> {
   grunt.registerTool(openGate);
   grunt.onApproval(decide);
 
-  const started = grunt.on('tool_started', (update: Update) => {
+  const toolStarted = (update: Update) => {
     if (update.event === 'tool_started') {
       console.log(`[turn ${update.turn}] Grunt uses ${update.call.name} ${update.call.arguments}`);
     }
-  });
+  };
+  grunt.on('tool_started', toolStarted);
   grunt.on('done', (update: Update) => {
     if (update.event === 'done') {
       console.log(`[turn ${update.turn}] done (${update.type})`);
@@ -162,7 +164,7 @@ export async function main(): Promise<void> {
   const opened: Outcome = await grunt.send('Open the gate, friend.');
   console.log('Grunt:', show(opened), '| gate:', game.gate);
 
-  grunt.off(started);
+  grunt.off('tool_started', toolStarted);
   const waiting: PendingApproval[] = grunt.pending();
   console.log(`${waiting.length} call(s) waiting; game log: ${game.log.join('; ')}`);
 
