@@ -70,6 +70,9 @@ cargo clippy --quiet --all-targets -- -D warnings
 step "cargo clippy (wasm32) -D warnings"
 cargo clippy --quiet --all-targets --target wasm32-unknown-unknown -- -D warnings
 
+step "cargo clippy (wasm32, headless: no ui feature) -D warnings"
+cargo clippy --quiet --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
+
 step "native tests"
 cargo test 2>&1 | tee "$log/native"
 
@@ -80,6 +83,9 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 
 step "release build (trunk, offline)"
 trunk build --release --offline
+
+step "headless runtime (pkg/) and the TypeScript example against its declarations (tsc)"
+"$ROOT/scripts/typecheck.sh"
 
 step "end-to-end tests (Playwright, headless Chromium, release build)"
 node --test --test-reporter=spec e2e/ 2>&1 | tee "$log/e2e"

@@ -424,7 +424,7 @@ pub fn tool_from_value(value: &Value) -> Result<super::HostTool, Vec<Problem>> {
         "approval",
         "timeoutMs",
         "handler",
-        "channel",
+        "origin",
     ];
     let mut problems = Vec::new();
     let Some(mut f) = Fields::new(value, "tool", &mut problems, &KNOWN) else {
@@ -696,7 +696,7 @@ mod tests {
     fn a_tool_description_is_checked_whole() {
         let tool = tool_from_value(&json!({
             "name": "spawn", "description": "Spawns a monster.", "kind": "action",
-            "approval": "ask", "timeoutMs": 2000,
+            "approval": "ask", "timeoutMs": 2000, "origin": "https://game.example",
             "parameters": {"type": "object", "properties": {"kind": {"type": "string"}}}
         }))
         .unwrap();

@@ -29,7 +29,7 @@ const TYPES: &str = include_str!("api.d.ts");
 /// Creates an agent from `config`; rejects with one `Error` listing every problem.
 #[wasm_bindgen(js_name = createAgent)]
 pub async fn create_agent(
-    #[wasm_bindgen(unchecked_param_type = "AgentConfig | undefined")] config: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "AgentConfig | void")] config: JsValue,
 ) -> Result<FamiliarAgent, JsValue> {
     let value = to_json(&config).map_err(|e| error(&format!("createAgent's config: {e}")))?;
     let spec = AgentSpec::from_value(&value).map_err(|problems| {
@@ -269,7 +269,7 @@ impl FamiliarAgent {
     pub fn off(
         &self,
         #[wasm_bindgen(unchecked_param_type = "number | ListenerName")] name_or_id: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "UpdateListener")] callback: Option<Function>,
+        #[wasm_bindgen(unchecked_param_type = "UpdateListener | void")] callback: Option<Function>,
     ) -> u32 {
         let mut listeners = self.listeners.borrow_mut();
         let before = listeners.len();
@@ -292,7 +292,9 @@ impl FamiliarAgent {
     #[wasm_bindgen(js_name = onApproval)]
     pub fn on_approval(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "ApprovalHandler | null")] callback: Option<Function>,
+        #[wasm_bindgen(unchecked_param_type = "ApprovalHandler | null | void")] callback: Option<
+            Function,
+        >,
     ) {
         let approver = callback.map(|callback| -> crate::app::Approver {
             Rc::new(move |pending: &PendingApproval| {
