@@ -391,6 +391,15 @@ async fn bad_input_is_refused_with_every_problem_named() {
         .map(|e| text(&e, "message"))
         .unwrap();
     assert!(character.contains("character file"), "{character}");
+    let missing = create_agent(js(r#"{ character: "/no-such-character.json" }"#))
+        .await
+        .err()
+        .map(|e| text(&e, "message"))
+        .unwrap();
+    assert!(
+        missing.contains("/no-such-character.json cannot be read: the server answered 404"),
+        "{missing}"
+    );
     let agent = agent("").await;
     let tool_error = agent
         .register_tool(js(r#"{ name: "x y", handler: 5 }"#))
