@@ -874,3 +874,53 @@ fn a_model_that_never_answers_is_stopped_by_the_time_budget() {
     );
     assert_eq!(bench.clock.sleeps(), [60_000]);
 }
+
+#[test]
+fn a_reply_with_too_many_calls_runs_the_first_sixteen_and_refuses_the_rest() {
+    let bench = bench();
+    let model = ScriptedModel::new();
+    let calls = (0..40)
+        .map(|i| call(&format!("r{i}"), "read", "{}"))
+        .collect();
+    model.push_tool_calls(calls).push_text("Read a lot.");
+    let mut run = bench.run("read everything");
+    let (stop, events) = bench.drive(&mut run, &model);
+    assert!(matches!(stop, Stop::Done(Outcome::Answered { .. })));
+    let ran = events
+        .iter()
+        .filter(|e| matches!(e, Event::ToolStarted { .. }))
+        .count();
+    assert_eq!(ran, familiar::run::MAX_CALLS_PER_REPLY);
+    let messages = tool_messages(&run);
+    assert_eq!(messages.len(), 40, "every call gets its answer");
+    assert!(
+        messages[39]["error"]
+            .as_str()
+            .unwrap()
+            .contains("at most 16 calls per reply")
+    );
+}
+
+#[test]
+fn a_huge_tool_result_reaches_the_model_cut_to_its_start() {
+    let mut bench = bench();
+    bench.tools.register_fn(
+        "dump",
+        ToolKind::Data,
+        "Returns a lot.",
+        |_: NoArgs, _| async { Ok::<_, String>(json!({ "text": "x".repeat(100_000) })) },
+    );
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![call("d1", "dump", "{}")])
+        .push_text("That was long.");
+    let mut run = bench.run("dump it");
+    bench.drive(&mut run, &model);
+    let shown = &tool_messages(&run)[0];
+    let note = shown["truncated"].as_str().unwrap();
+    assert!(note.contains("100011 characters"), "{note}");
+    assert_eq!(
+        shown["start"].as_str().unwrap().chars().count(),
+        familiar::run::MAX_RESULT_CHARS
+    );
+}

@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{AgentRun, Invocation, NextStep, Phase, ToolResult, memory, tool_message};
+use super::{
+    AgentRun, Invocation, MAX_CALLS_PER_REPLY, NextStep, Phase, ToolResult, memory, tool_message,
+};
 use crate::event::{Event, Thought};
 use crate::message::{Message, ToolCall};
 use crate::run::{ActionRecord, PLAN_TOOL};
@@ -75,7 +77,20 @@ impl AgentRun {
             ..Act::default()
         };
         let mut refused_action = None;
-        for call in calls {
+        for (index, call) in calls.into_iter().enumerate() {
+            if index >= MAX_CALLS_PER_REPLY {
+                let invocation = Invocation {
+                    kind: self.kind_of(&call.name),
+                    runs_on: RunsOn::Page,
+                    approval: Approval::Auto,
+                    timeout_ms: 0,
+                    idempotency_key: None,
+                    call,
+                };
+                let reason = format!("at most {MAX_CALLS_PER_REPLY} calls per reply");
+                self.refuse(&mut act, &invocation, reason);
+                continue;
+            }
             if self.limits.planning && call.name == PLAN_TOOL {
                 act.plan_sent = true;
                 self.apply_plan(&mut act, &call);

@@ -37,6 +37,12 @@ pub const DEFAULT_MAX_ITERATIONS: u32 = 10;
 /// offered. A look-up-only turn past them is refused and counts as an iteration, so
 /// every model turn counts against a bound: see [`AgentRun::max_model_turns`].
 pub const DEFAULT_MAX_LOOKUPS: u32 = 4;
+/// The most tool calls one model reply may make; the rest are refused (each still
+/// gets its answer, as the chat format requires).
+pub const MAX_CALLS_PER_REPLY: usize = 16;
+/// The most characters of one tool result the model is shown; past them it sees the
+/// start and how long the whole was.
+pub const MAX_RESULT_CHARS: usize = 16_000;
 /// The wall-clock time a run's effects (model calls and tools, not a person's
 /// approval) may take in all, so a server that trickles bytes cannot keep it alive.
 pub const DEFAULT_TIME_BUDGET_MS: u64 = 10 * 60 * 1000;
@@ -621,10 +627,26 @@ impl AgentRun {
     }
 }
 
-/// A result as the model reads it: the value, or `{"error": …}`.
+/// A result as the model reads it: the value, or `{"error": …}`; a long one cut to
+/// its start, saying so.
 fn tool_message(result: &Result<Value, String>) -> String {
-    match result {
+    let text = match result {
         Ok(value) => value.to_string(),
         Err(error) => serde_json::json!({ "error": error }).to_string(),
+    };
+    if text.len() <= MAX_RESULT_CHARS {
+        return text;
     }
+    let total = text.chars().count();
+    if total <= MAX_RESULT_CHARS {
+        return text;
+    }
+    let start: String = text.chars().take(MAX_RESULT_CHARS).collect();
+    serde_json::json!({
+        "truncated": format!(
+            "the result is {total} characters; these are the first {MAX_RESULT_CHARS}"
+        ),
+        "start": start,
+    })
+    .to_string()
 }
