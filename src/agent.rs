@@ -13,7 +13,7 @@ use crate::driver::{Seams, Stop, drive};
 use crate::event::Event;
 use crate::llm::Llm;
 use crate::message::Message;
-use crate::run::{AgentRun, DEFAULT_MAX_ITERATIONS, Observation, Outcome};
+use crate::run::{AgentRun, Boundaries, DEFAULT_MAX_ITERATIONS, Observation, Outcome};
 use crate::tool::{ToolKind, ToolRegistry};
 
 /// Everything a run needs besides the trigger.
@@ -65,9 +65,22 @@ impl Agent {
         clock: &dyn Clock,
         emit: &mut dyn FnMut(Event),
     ) -> Stop {
-        let mut run = self
-            .run(Observation::chat(input), Vec::new())
-            .with_id(run_id);
+        self.chat_within(run_id, input, Boundaries::default(), clock, emit)
+            .await
+    }
+
+    /// [`Agent::chat`] under `boundaries`: the actions its run may take.
+    pub async fn chat_within(
+        &self,
+        run_id: &str,
+        input: &str,
+        boundaries: Boundaries,
+        clock: &dyn Clock,
+        emit: &mut dyn FnMut(Event),
+    ) -> Stop {
+        let mut observation = Observation::chat(input);
+        observation.boundaries = boundaries;
+        let mut run = self.run(observation, Vec::new()).with_id(run_id);
         let seams = Seams {
             llm: &*self.llm,
             tools: &self.tools,
@@ -104,8 +117,15 @@ pub fn register_as_tool(
             let run_id = cx
                 .idempotency_key
                 .unwrap_or_else(|| format!("{}-{}", agent.name, clock.now().epoch_ms));
+            // A sub-agent serving as a data tool may only look things up.
+            let boundaries = match kind {
+                ToolKind::Data => Boundaries {
+                    allowed_actions: Some(Vec::new()),
+                },
+                ToolKind::Action => Boundaries::default(),
+            };
             match agent
-                .chat(&run_id, &args.request, &*clock, &mut |_| {})
+                .chat_within(&run_id, &args.request, boundaries, &*clock, &mut |_| {})
                 .await
             {
                 Stop::Done(Outcome::Failed { error }) => Err(error),

@@ -143,6 +143,56 @@ fn a_sub_agent_serves_as_a_tool_of_its_coordinator() {
     assert_eq!(result, r#""Two books: Lore of the Road, Ale and You.""#);
 }
 
+#[test]
+fn a_sub_agent_used_as_a_data_tool_cannot_act() {
+    let burned = Rc::new(std::cell::Cell::new(false));
+    let flag = Rc::clone(&burned);
+    let mut arsonist_tools = ToolRegistry::new();
+    arsonist_tools.register_fn(
+        "burn",
+        ToolKind::Action,
+        "Burns the library.",
+        move |_: NoArgs, _| {
+            flag.set(true);
+            async { Ok::<_, String>("burnt") }
+        },
+    );
+    let arsonist_model = Rc::new(ScriptedModel::new());
+    arsonist_model
+        .push_tool_calls(vec![ToolCall {
+            id: "b1".into(),
+            name: "burn".into(),
+            arguments: "{}".into(),
+        }])
+        .push_text("I could not burn anything.");
+    let arsonist = agent("arsonist", &arsonist_model, arsonist_tools);
+    let mut coordinator_tools = ToolRegistry::new();
+    register_as_tool(
+        &mut coordinator_tools,
+        arsonist,
+        Rc::new(CLOCK),
+        ToolKind::Data,
+    );
+    let coordinator_model = Rc::new(ScriptedModel::new());
+    coordinator_model
+        .push_tool_calls(vec![ToolCall {
+            id: "c1".into(),
+            name: "arsonist".into(),
+            arguments: r#"{"request": "Tell me about the library."}"#.into(),
+        }])
+        .push_text("Nothing happened.");
+    let coordinator = agent("coordinator", &coordinator_model, coordinator_tools);
+    block_on(coordinator.chat("r", "Look around", &CLOCK, &mut |_| {}));
+    assert!(!burned.get(), "a look-up ran an action");
+    // Not offered, and refused when called anyway.
+    assert!(
+        arsonist_model.requests()[0]
+            .tools
+            .iter()
+            .all(|t| t.name != "burn")
+    );
+}
+
 fn supervisor(
     decisions: &[&str],
     executor_answers: &[&str],
