@@ -92,6 +92,14 @@ pub fn App() -> impl IntoView {
             <Show when=move || panel.get() == Panel::Settings>
                 <SettingsPanel current=session.settings on_save=move |s| session.apply_settings(s) />
             </Show>
+            <Show when=move || session.notices.with(|n| !n.is_empty())>
+                <div class="familiar-notice" role="alert">
+                    <ul>
+                        {move || session.notices.get().into_iter().map(|text| view! { <li>{text}</li> }).collect_view()}
+                    </ul>
+                    <button type="button" class="dismiss-notice" on:click=move |_| session.dismiss_notices()>"Dismiss"</button>
+                </div>
+            </Show>
             <div class="familiar-body">
                 <main class="familiar">
                     <Show when=empty>

@@ -85,6 +85,9 @@ pub struct Session {
     pub settings: RwSignal<Settings>,
     pub conversation_id: RwSignal<String>,
     pub saved: RwSignal<Vec<ConversationEntry>>,
+    /// What went wrong outside a run that the person should know (a save that
+    /// failed, saved data that could not be read), newest last.
+    pub notices: RwSignal<Vec<String>>,
 }
 
 impl Session {
@@ -103,6 +106,7 @@ impl Session {
             settings: RwSignal::new(settings),
             conversation_id: RwSignal::new(String::new()),
             saved: RwSignal::new(Vec::new()),
+            notices: RwSignal::new(Vec::new()),
         }
     }
 
@@ -176,9 +180,8 @@ impl Session {
         let session = *self;
         let listener = app.on(move |update| session.on_update(update));
         if restore {
-            for notice in app.restore() {
-                web_sys::console::warn_1(&format!("familiar: {notice:?}").into());
-            }
+            // The listener above has told the person already.
+            let _ = app.restore();
         }
         self.inner.update_value(|inner| {
             inner.app = Some(app.clone());
@@ -362,9 +365,7 @@ impl Session {
                 };
                 self.inspector.update(|i| i.transaction = text);
             }
-            app::Update::Notice(notice) => {
-                web_sys::console::warn_1(&format!("familiar: {notice:?}").into());
-            }
+            app::Update::Notice(notice) => self.notice(notice),
             _ => {}
         }
         if let app::Update::Event {
@@ -380,6 +381,31 @@ impl Session {
                 self.busy.set(false);
             }
         }
+    }
+
+    /// Tells the person what went wrong, once (the console gets the details).
+    fn notice(&self, notice: &app::Notice) {
+        web_sys::console::warn_1(&format!("familiar: {notice:?}").into());
+        let text = match notice {
+            app::Notice::SaveFailed { error, .. } => format!(
+                "This conversation could not be saved ({error}). It stays in this tab; \
+                 free some space or export it before closing the page."
+            ),
+            app::Notice::Corrupt { kept_as, error, .. } => {
+                format!("Saved data could not be read ({error}); it was kept aside as `{kept_as}`.")
+            }
+            app::Notice::HostMessageIgnored { .. } => return,
+        };
+        self.notices.update(|notices| {
+            if !notices.contains(&text) {
+                notices.push(text);
+            }
+        });
+    }
+
+    /// Dismisses the notices shown.
+    pub fn dismiss_notices(&self) {
+        self.notices.set(Vec::new());
     }
 
     fn turn_began(&self, conversation: &str, turn: u64) {
