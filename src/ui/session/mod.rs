@@ -389,7 +389,7 @@ impl Session {
         let text = match notice {
             app::Notice::SaveFailed { error, .. } => format!(
                 "This conversation could not be saved ({error}). It stays in this tab; \
-                 free some space or export it before closing the page."
+                 delete old conversations to make room before closing the page."
             ),
             app::Notice::Corrupt { kept_as, error, .. } => {
                 format!("Saved data could not be read ({error}); it was kept aside as `{kept_as}`.")
