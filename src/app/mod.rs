@@ -102,15 +102,7 @@ impl Session {
     /// Reads the saved conversations and opens the one open last; what could not be
     /// read is kept aside and reported (to the listeners, and returned).
     pub fn restore(&self) -> Vec<Notice> {
-        let notices = {
-            let config = &self.inner.config;
-            let now = config.clock.now().epoch_ms;
-            self.inner.state.borrow_mut().restore(
-                &*config.storage,
-                &Keys::new(&config.namespace),
-                now,
-            )
-        };
+        let notices = self.inner.state.borrow_mut().restore(&self.disk());
         for notice in &notices {
             self.tell(&Update::Notice(notice.clone()));
         }
@@ -249,29 +241,14 @@ impl Session {
     /// Opens a saved conversation. Runs of other conversations go on and keep writing
     /// into their own.
     pub fn open(&self, id: &str) -> Result<(), AppError> {
-        let notices = {
-            let config = &self.inner.config;
-            let keys = Keys::new(&config.namespace);
-            self.inner
-                .state
-                .borrow_mut()
-                .open(id, &*config.storage, &keys)?
-        };
+        let notices = self.inner.state.borrow_mut().open(id, &self.disk())?;
         self.after_write(notices);
         Ok(())
     }
 
     /// Opens a new, empty conversation; the current one stays in the list.
     pub fn new_conversation(&self) -> String {
-        let (id, notices) = {
-            let config = &self.inner.config;
-            let keys = Keys::new(&config.namespace);
-            let now = config.clock.now().epoch_ms;
-            self.inner
-                .state
-                .borrow_mut()
-                .open_new(now, &*config.storage, &keys)
-        };
+        let (id, notices) = self.inner.state.borrow_mut().open_new(&self.disk());
         self.after_write(notices);
         id
     }
@@ -279,36 +256,19 @@ impl Session {
     /// Deletes a saved conversation (stopping its runs); the open one is replaced by
     /// a new one.
     pub fn delete(&self, id: &str) {
-        let notices = {
-            let config = &self.inner.config;
-            let keys = Keys::new(&config.namespace);
-            let now = config.clock.now().epoch_ms;
-            self.inner
-                .state
-                .borrow_mut()
-                .delete(id, now, &*config.storage, &keys)
-        };
+        let notices = self.inner.state.borrow_mut().delete(id, &self.disk());
         self.after_write(notices);
     }
 
     /// Everything the session keeps, as one serializable value.
     pub fn save_state(&self) -> SessionState {
-        let config = &self.inner.config;
-        let keys = Keys::new(&config.namespace);
-        self.inner.state.borrow().snapshot(&*config.storage, &keys)
+        self.inner.state.borrow().snapshot(&self.disk())
     }
 
     /// Replaces everything the session keeps with `saved` (and saves it); refused
     /// while a run is in flight.
     pub fn load_state(&self, saved: SessionState) -> Result<(), AppError> {
-        let notices = {
-            let config = &self.inner.config;
-            let keys = Keys::new(&config.namespace);
-            self.inner
-                .state
-                .borrow_mut()
-                .load(saved, &*config.storage, &keys)?
-        };
+        let notices = self.inner.state.borrow_mut().load(saved, &self.disk())?;
         self.after_write(notices);
         Ok(())
     }
@@ -320,6 +280,16 @@ impl Session {
         self.inner.state.borrow_mut().destroyed = true;
         self.inner.listeners.borrow_mut().clear();
         *self.inner.approver.borrow_mut() = None;
+    }
+
+    /// Where and when the session writes, now.
+    fn disk(&self) -> state::Disk<'_> {
+        let config = &self.inner.config;
+        state::Disk {
+            storage: &*config.storage,
+            keys: Keys::new(&config.namespace),
+            now_ms: config.clock.now().epoch_ms,
+        }
     }
 
     /// Tells every listener, holding no borrow (a listener may call the session).

@@ -5,6 +5,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::json::schema::describe as kind;
+
 use super::Options;
 use crate::llm::ToolSpec;
 use crate::openai::ModelSettings;
@@ -164,17 +166,6 @@ fn join(path: &str, field: &str) -> String {
         field.to_owned()
     } else {
         format!("{path}.{field}")
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

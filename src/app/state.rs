@@ -21,6 +21,13 @@ use crate::event::Event;
 use crate::interaction::Conversation;
 use crate::run::Outcome;
 
+/// Where and when a session writes: its storage, its keys, and the time now.
+pub(super) struct Disk<'a> {
+    pub(super) storage: &'a dyn Storage,
+    pub(super) keys: Keys,
+    pub(super) now_ms: i64,
+}
+
 /// A call waiting for a decision, and where the decision goes.
 pub(super) struct Waiting {
     pub(super) pending: PendingApproval,
@@ -86,12 +93,8 @@ impl State {
         }
     }
 
-    pub(super) fn restore(
-        &mut self,
-        storage: &dyn Storage,
-        keys: &Keys,
-        now_ms: i64,
-    ) -> Vec<Notice> {
+    pub(super) fn restore(&mut self, disk: &Disk) -> Vec<Notice> {
+        let (storage, keys, now_ms) = (disk.storage, &disk.keys, disk.now_ms);
         let mut notices = Vec::new();
         match load_index(storage, &keys.index()) {
             Loaded::Found(index) => self.index = index,
@@ -150,15 +153,15 @@ impl State {
     }
 
     pub(super) fn stop_all(&mut self) {
-        for running in &mut self.running {
-            if let Some(stop) = running.stop.take() {
-                let _ = stop.send(());
-            }
-        }
+        self.stop_where(|_| true);
     }
 
     fn stop_conversation(&mut self, id: &str) {
-        for running in self.running.iter_mut().filter(|r| r.conversation == id) {
+        self.stop_where(|r| r.conversation == id);
+    }
+
+    fn stop_where(&mut self, which: impl Fn(&Running) -> bool) {
+        for running in self.running.iter_mut().filter(|r| which(r)) {
             if let Some(stop) = running.stop.take() {
                 let _ = stop.send(());
             }
@@ -191,13 +194,8 @@ impl State {
     }
 
     /// Saves `id` and, once that is saved, its place in the list.
-    pub(super) fn save(
-        &mut self,
-        id: &str,
-        now_ms: i64,
-        storage: &dyn Storage,
-        keys: &Keys,
-    ) -> Vec<Notice> {
+    pub(super) fn save(&mut self, id: &str, disk: &Disk) -> Vec<Notice> {
+        let (storage, keys, now_ms) = (disk.storage, &disk.keys, disk.now_ms);
         let Some(conversation) = self.conversations.get(id) else {
             return Vec::new();
         };
@@ -226,12 +224,8 @@ impl State {
         notices
     }
 
-    pub(super) fn open(
-        &mut self,
-        id: &str,
-        storage: &dyn Storage,
-        keys: &Keys,
-    ) -> Result<Vec<Notice>, AppError> {
+    pub(super) fn open(&mut self, id: &str, disk: &Disk) -> Result<Vec<Notice>, AppError> {
+        let (storage, keys) = (disk.storage, &disk.keys);
         if !self.conversations.contains_key(id) {
             match load_conversation(storage, &keys.conversation(id)) {
                 Loaded::Found(conversation) => {
@@ -251,12 +245,8 @@ impl State {
         Ok(save_json(storage, &keys.current(), &self.open))
     }
 
-    pub(super) fn open_new(
-        &mut self,
-        now_ms: i64,
-        storage: &dyn Storage,
-        keys: &Keys,
-    ) -> (String, Vec<Notice>) {
+    pub(super) fn open_new(&mut self, disk: &Disk) -> (String, Vec<Notice>) {
+        let (storage, keys, now_ms) = (disk.storage, &disk.keys, disk.now_ms);
         let salt = self.next_run();
         let id = new_id(now_ms, salt);
         self.conversations
@@ -266,19 +256,14 @@ impl State {
         (id.clone(), save_json(storage, &keys.current(), &id))
     }
 
-    pub(super) fn delete(
-        &mut self,
-        id: &str,
-        now_ms: i64,
-        storage: &dyn Storage,
-        keys: &Keys,
-    ) -> Vec<Notice> {
+    pub(super) fn delete(&mut self, id: &str, disk: &Disk) -> Vec<Notice> {
+        let (storage, keys) = (disk.storage, &disk.keys);
         self.stop_conversation(id);
         storage.remove(&keys.conversation(id));
         self.index.retain(|c| c.id != id);
         let mut notices = save_json(storage, &keys.index(), &self.index);
         if self.open == id {
-            notices.extend(self.open_new(now_ms, storage, keys).1);
+            notices.extend(self.open_new(disk).1);
         }
         self.conversations.remove(id);
         notices
@@ -294,7 +279,8 @@ impl State {
 
     /// Every listed conversation (read from storage unless in memory) and which is
     /// open.
-    pub(super) fn snapshot(&self, storage: &dyn Storage, keys: &Keys) -> SessionState {
+    pub(super) fn snapshot(&self, disk: &Disk) -> SessionState {
+        let (storage, keys) = (disk.storage, &disk.keys);
         let conversations = self
             .index
             .iter()
@@ -322,9 +308,9 @@ impl State {
     pub(super) fn load(
         &mut self,
         saved: SessionState,
-        storage: &dyn Storage,
-        keys: &Keys,
+        disk: &Disk,
     ) -> Result<Vec<Notice>, AppError> {
+        let (storage, keys) = (disk.storage, &disk.keys);
         if self.busy() {
             return Err(AppError::Busy("load a state"));
         }

@@ -10,7 +10,7 @@ use futures::future::{Either, FutureExt, Shared, select};
 
 use super::state::{Running, Waiting};
 use super::update::{Decision, PendingApproval, Update};
-use super::{AppError, Keys, Play, Session, character_prompt};
+use super::{AppError, Play, Session, character_prompt};
 use crate::agent::Agent;
 use crate::driver::{Seams, Stop, drive_until};
 use crate::event::Event;
@@ -388,13 +388,11 @@ impl Session {
 
     /// Saves a conversation; failures are told, never swallowed.
     pub(super) fn save(&self, conversation: &str) {
-        let config = &self.inner.config;
-        let notices = self.inner.state.borrow_mut().save(
-            conversation,
-            config.clock.now().epoch_ms,
-            &*config.storage,
-            &Keys::new(&config.namespace),
-        );
+        let notices = self
+            .inner
+            .state
+            .borrow_mut()
+            .save(conversation, &self.disk());
         self.after_write(notices);
     }
 }

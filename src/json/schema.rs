@@ -185,7 +185,8 @@ fn is_type(value: &Value, t: &str) -> bool {
     }
 }
 
-fn describe(value: &Value) -> &'static str {
+/// What kind of JSON value `value` is, as a sentence names it ("an array").
+pub fn describe(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -115,17 +115,7 @@ pub fn App() -> impl IntoView {
                             </ul>
                         </div>
                     </Show>
-                    <ol class="conversation" aria-live="polite" aria-label="Conversation">
-                        <For each=move || session.turns.get() key=|turn| turn.id let:turn>
-                            <Turn interaction=turn.interaction />
-                        </For>
-                    </ol>
-                    <Composer
-                        busy=session.busy
-                        on_send=move |text| session.send(text)
-                        on_stop=Callback::new(move |()| session.stop())
-                        completions=Signal::derive(move || session.completions())
-                    />
+                    <Chat session=session />
                 </main>
                 <Inspector state=session.inspector />
             </div>
@@ -143,19 +133,30 @@ pub fn Widget(
     view! {
         <div class="familiar-app familiar-widget">
             <main class="familiar">
-                <ol class="conversation" aria-live="polite" aria-label="Conversation">
-                    <For each=move || session.turns.get() key=|turn| turn.id let:turn>
-                        <Turn interaction=turn.interaction />
-                    </For>
-                </ol>
-                <Composer
-                    busy=session.busy
-                    on_send=move |text| session.send(text)
-                    on_stop=Callback::new(move |()| session.stop())
-                    completions=Signal::derive(move || session.completions())
-                />
+                <Chat session=session />
             </main>
         </div>
+    }
+}
+
+/// The conversation's turns and the composer under them.
+#[component]
+fn Chat(
+    /// The session whose conversation to show and send to.
+    session: Session,
+) -> impl IntoView {
+    view! {
+        <ol class="conversation" aria-live="polite" aria-label="Conversation">
+            <For each=move || session.turns.get() key=|turn| turn.id let:turn>
+                <Turn interaction=turn.interaction />
+            </For>
+        </ol>
+        <Composer
+            busy=session.busy
+            on_send=move |text| session.send(text)
+            on_stop=Callback::new(move |()| session.stop())
+            completions=Signal::derive(move || session.completions())
+        />
     }
 }
 
