@@ -142,6 +142,16 @@ fn answer(slot: &Rc<RefCell<Option<Result<Outcome, familiar::app::AppError>>>>) 
     }
 }
 
+/// The inputs of the open conversation's turns, in order.
+fn inputs(session: &Session) -> Vec<String> {
+    session
+        .conversation()
+        .interactions
+        .iter()
+        .map(|i| i.input.clone())
+        .collect()
+}
+
 fn names(updates: &[Update]) -> Vec<&'static str> {
     updates.iter().map(Update::name).collect()
 }
@@ -470,13 +480,7 @@ fn a_message_sent_while_a_turn_waits_is_queued_and_answered_after_it() {
     pool.run_until_stalled();
     assert_eq!(answer(&bump), "Bumped to 1.");
     assert_eq!(answer(&time), "It is noon.");
-    let inputs: Vec<String> = w
-        .session
-        .conversation()
-        .interactions
-        .iter()
-        .map(|i| i.input.clone())
-        .collect();
+    let inputs = inputs(&w.session);
     assert_eq!(inputs, ["bump it", "what time is it"]);
 }
 
@@ -529,13 +533,7 @@ fn conversations_survive_a_new_session_and_namespaces_do_not_mix() {
     pool.run_until_stalled();
     let again = world("npc1", Rc::clone(&storage));
     assert!(again.session.restore().is_empty());
-    let inputs: Vec<String> = again
-        .session
-        .conversation()
-        .interactions
-        .iter()
-        .map(|i| i.input.clone())
-        .collect();
+    let inputs = inputs(&again.session);
     assert_eq!(inputs, ["hello from a"]);
     assert!(storage.keys().iter().any(|k| k.starts_with("npc2.")));
 }

@@ -45,6 +45,23 @@ fn answer(stop: &Stop) -> &str {
     }
 }
 
+/// A coordinator with `sub` as its data tool, whose model asks `sub` for `request`
+/// and then says `answer`.
+fn coordinating(sub: Rc<Agent>, request: &str, answer: &str) -> (Rc<Agent>, Rc<ScriptedModel>) {
+    let name = sub.name.clone();
+    let mut tools = ToolRegistry::new();
+    register_as_tool(&mut tools, sub, Rc::new(CLOCK), ToolKind::Data);
+    let model = Rc::new(ScriptedModel::new());
+    model
+        .push_tool_calls(vec![ToolCall {
+            id: "c1".into(),
+            name,
+            arguments: serde_json::json!({ "request": request }).to_string(),
+        }])
+        .push_text(answer);
+    (agent("coordinator", &model, tools), model)
+}
+
 fn first_input(model: &ScriptedModel) -> String {
     model.requests()[0].messages.last().unwrap().content.clone()
 }
@@ -107,22 +124,11 @@ fn a_sub_agent_serves_as_a_tool_of_its_coordinator() {
         .push_text("Two books: Lore of the Road, Ale and You.");
     let librarian = agent("librarian", &librarian_model, librarian_tools);
 
-    let mut coordinator_tools = ToolRegistry::new();
-    register_as_tool(
-        &mut coordinator_tools,
+    let (coordinator, coordinator_model) = coordinating(
         librarian,
-        Rc::new(CLOCK),
-        ToolKind::Data,
+        "What books are on the shelf?",
+        "The librarian says there are two books.",
     );
-    let coordinator_model = Rc::new(ScriptedModel::new());
-    coordinator_model
-        .push_tool_calls(vec![ToolCall {
-            id: "c1".into(),
-            name: "librarian".into(),
-            arguments: r#"{"request": "What books are on the shelf?"}"#.into(),
-        }])
-        .push_text("The librarian says there are two books.");
-    let coordinator = agent("coordinator", &coordinator_model, coordinator_tools);
 
     let stop = block_on(coordinator.chat("r", "Any books?", &CLOCK, &mut |_| {}));
     assert_eq!(answer(&stop), "The librarian says there are two books.");
@@ -166,22 +172,8 @@ fn a_sub_agent_used_as_a_data_tool_cannot_act() {
         }])
         .push_text("I could not burn anything.");
     let arsonist = agent("arsonist", &arsonist_model, arsonist_tools);
-    let mut coordinator_tools = ToolRegistry::new();
-    register_as_tool(
-        &mut coordinator_tools,
-        arsonist,
-        Rc::new(CLOCK),
-        ToolKind::Data,
-    );
-    let coordinator_model = Rc::new(ScriptedModel::new());
-    coordinator_model
-        .push_tool_calls(vec![ToolCall {
-            id: "c1".into(),
-            name: "arsonist".into(),
-            arguments: r#"{"request": "Tell me about the library."}"#.into(),
-        }])
-        .push_text("Nothing happened.");
-    let coordinator = agent("coordinator", &coordinator_model, coordinator_tools);
+    let (coordinator, _) =
+        coordinating(arsonist, "Tell me about the library.", "Nothing happened.");
     block_on(coordinator.chat("r", "Look around", &CLOCK, &mut |_| {}));
     assert!(!burned.get(), "a look-up ran an action");
     // Not offered, and refused when called anyway.
