@@ -924,3 +924,45 @@ fn a_huge_tool_result_reaches_the_model_cut_to_its_start() {
         familiar::run::MAX_RESULT_CHARS
     );
 }
+
+#[test]
+fn a_look_up_whose_tool_asks_first_waits_for_a_person() {
+    let mut bench = bench();
+    bench.tools.set_approval("read", Approval::Ask);
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![call("r1", "read", "{}")])
+        .push_text("The counter is 0.")
+        .push_tool_calls(vec![call("r2", "read", "{}")])
+        .push_text("I was not allowed to look.");
+    let mut run = bench.run("read it");
+    let (stop, events) = bench.drive(&mut run, &model);
+    assert_eq!(stop, Stop::AwaitingApproval(call("r1", "read", "{}")));
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::ToolStarted { .. }))
+    );
+    run.approve("r1");
+    let (stop, _) = bench.drive(&mut run, &model);
+    assert!(matches!(stop, Stop::Done(Outcome::Answered { .. })));
+    assert_eq!(tool_messages(&run), [json!({"counter": 0})]);
+
+    let mut run = bench.run("read it again");
+    bench.drive(&mut run, &model);
+    run.deny("r2", "private");
+    let (stop, events) = bench.drive(&mut run, &model);
+    assert_eq!(
+        stop,
+        Stop::Done(Outcome::Answered {
+            text: "I was not allowed to look.".into()
+        })
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::ToolStarted { .. }))
+    );
+    let refused = tool_messages(&run)[0]["error"].as_str().unwrap().to_owned();
+    assert!(refused.contains("a person denied it: private"), "{refused}");
+}

@@ -23,6 +23,9 @@ pub(super) struct Act {
     /// The step's call ids in the model's order.
     #[serde(default)]
     order: Vec<String>,
+    /// Look-ups a person approved (their tools ask first).
+    #[serde(default)]
+    approved_data: Vec<String>,
     /// Results held until every call of the step has one, then recorded in call order.
     #[serde(default)]
     settled: Vec<Settled>,
@@ -310,22 +313,35 @@ impl AgentRun {
         }
     }
 
-    /// A person approved the pending action: it runs next.
+    /// A person approved the pending call (the action, or a look-up whose tool asks
+    /// first): it runs next.
     pub fn approve(&mut self, call_id: &str) {
-        if let Phase::Act(act) = &mut self.phase
-            && act.action.as_ref().is_some_and(|i| i.call.id == call_id)
-        {
+        let Phase::Act(act) = &mut self.phase else {
+            return;
+        };
+        if act.action.as_ref().is_some_and(|i| i.call.id == call_id) {
             act.approved = true;
+        } else if act.data.iter().any(|i| i.call.id == call_id) {
+            act.approved_data.push(call_id.to_owned());
         }
     }
 
-    /// A person denied the pending action: the model hears why and replans.
+    /// A person denied the pending call: it does not run, and the model hears why
+    /// (and replans, after a denied action).
     pub fn deny(&mut self, call_id: &str, reason: &str) {
         let mut act = match std::mem::replace(&mut self.phase, Phase::Reason) {
-            Phase::Act(act) if act.action.as_ref().is_some_and(|i| i.call.id == call_id) => act,
+            Phase::Act(act) => act,
             other => return self.phase = other,
         };
-        let Some(invocation) = act.action.take() else {
+        let action = act.action.take_if(|i| i.call.id == call_id);
+        let look_up = act
+            .data
+            .iter()
+            .position(|i| i.call.id == call_id)
+            .map(|index| act.data.remove(index));
+        let denied_action = action.is_some();
+        let Some(invocation) = action.or(look_up) else {
+            self.phase = Phase::Act(act);
             return;
         };
         self.refuse(
@@ -340,13 +356,23 @@ impl AgentRun {
         let tool = invocation.call.name;
         let error = act.error_of(&tool);
         self.flush(act);
-        self.after_action(&tool, error.as_deref(), false);
+        if denied_action {
+            self.after_action(&tool, error.as_deref(), false);
+        }
     }
 }
 
-/// The next effect of an act phase: page calls, then host calls, then the action
-/// (after its approval).
+/// The next effect of an act phase: approvals of look-ups that ask first, page
+/// calls, then host calls, then the action (after its approval).
 pub(super) fn act_step(act: &Act) -> NextStep {
+    // A look-up whose tool asks first waits for its person before anything runs.
+    let unapproved = act
+        .data
+        .iter()
+        .find(|i| i.approval == Approval::Ask && !act.approved_data.contains(&i.call.id));
+    if let Some(look_up) = unapproved {
+        return NextStep::AwaitApproval(look_up.call.clone());
+    }
     let (page, host): (Vec<_>, Vec<_>) = act
         .data
         .iter()
