@@ -70,7 +70,7 @@ pub fn server_wait_ms(
         return (seconds.is_finite() && seconds >= 0.0).then_some((seconds * 1000.0) as u64);
     }
     let at = http_date_epoch_ms(value)?;
-    Some(u64::try_from(at - now_epoch_ms).unwrap_or(0))
+    Some(u64::try_from(at.saturating_sub(now_epoch_ms)).unwrap_or(0))
 }
 
 /// Parses an IMF-fixdate (`Wed, 21 Oct 2015 07:28:00 GMT`).
@@ -87,7 +87,13 @@ fn http_date_epoch_ms(text: &str) -> Option<i64> {
     let year: i64 = parts.next()?.parse().ok()?;
     let mut clock = parts.next()?.split(':').map(|p| p.parse::<i64>().ok());
     let (h, m, s) = (clock.next()??, clock.next()??, clock.next()??);
-    if parts.next()? != "GMT" || !(1..=31).contains(&day) {
+    // Within what a date can mean, so the arithmetic below cannot overflow.
+    let sane = (1..=31).contains(&day)
+        && (1970..=9999).contains(&year)
+        && (0..24).contains(&h)
+        && (0..60).contains(&m)
+        && (0..=60).contains(&s);
+    if parts.next()? != "GMT" || !sane {
         return None;
     }
     let days = crate::clock::days_from_civil(year, month, day);
@@ -97,6 +103,21 @@ fn http_date_epoch_ms(text: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_dates_past_any_calendar_are_ignored_not_overflowed() {
+        for value in [
+            "Wed, 21 Oct 99999999999999 07:28:00 GMT",
+            "Wed, 21 Oct 2015 99999999999:28:00 GMT",
+            "Wed, 21 Oct -5 07:28:00 GMT",
+        ] {
+            assert_eq!(server_wait_ms(None, Some(value), 0), None, "{value}");
+        }
+        assert_eq!(
+            server_wait_ms(None, Some("Wed, 21 Oct 2015 07:28:00 GMT"), i64::MIN),
+            Some(u64::MAX.min(i64::MAX as u64))
+        );
+    }
 
     #[test]
     fn retryable_statuses_are_timeouts_conflicts_rate_limits_and_server_errors() {

@@ -199,3 +199,27 @@ fn a_garbage_tool_index_is_refused_not_allocated() {
         "{response:?}"
     );
 }
+
+#[test]
+fn a_stream_that_never_ends_a_line_is_refused_past_its_bound() {
+    let mut stream = ChatStream::new();
+    let mut sink = |_| {};
+    // One endless `data:` line (a server that never sends a newline), 1 MiB a chunk.
+    let chunk = vec![b'x'; 1 << 20];
+    assert!(stream.feed(b"data: ", &mut sink).is_ok());
+    let mut refused = None;
+    for n in 1..=16 {
+        if let Err(error) = stream.feed(&chunk, &mut sink) {
+            refused = Some((n, error));
+            break;
+        }
+    }
+    let (n, error) = refused.expect("never refused");
+    assert_eq!(n, 8, "refused once past 8 MiB");
+    assert_eq!(
+        error,
+        LlmError::Malformed("the answer passed 8 MiB and was refused".into())
+    );
+    // It stays refused.
+    assert!(stream.feed(b"\n\n", &mut sink).is_err());
+}

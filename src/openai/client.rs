@@ -14,7 +14,7 @@ use futures::future::LocalBoxFuture;
 
 use super::completion::parse_completion;
 use super::settings::{ModelSettings, SettingsError};
-use super::stream::{ChatStream, error_message};
+use super::stream::{ChatStream, MAX_ANSWER_BYTES, error_message, too_large};
 use super::wire::request_body;
 use crate::clock::{Clock, within};
 use crate::http::{Http, HttpError, HttpRequest, HttpResponse};
@@ -153,6 +153,9 @@ impl OpenAiClient {
                     ));
                 }
                 Some(Some(Ok(chunk))) => bytes.extend_from_slice(&chunk),
+            }
+            if bytes.len() > MAX_ANSWER_BYTES {
+                return Err(Failure::fatal(too_large()));
             }
         }
         let response = parse_completion(&bytes).map_err(Failure::fatal)?;

@@ -69,10 +69,16 @@ struct PartialCall {
     arguments: String,
 }
 
+/// The most bytes one answer may take, streamed or whole: past them the answer is
+/// refused, so a server cannot grow the page's memory without end (an endless line,
+/// an endless tool argument).
+pub const MAX_ANSWER_BYTES: usize = 8 << 20;
+
 /// The state of one streamed response.
 #[derive(Debug, Default)]
 pub struct ChatStream {
     decoder: SseDecoder,
+    received: usize,
     think: ThinkSplitter,
     text: String,
     reasoning: String,
@@ -81,6 +87,14 @@ pub struct ChatStream {
     usage: Option<Usage>,
     done: bool,
     failed: Option<LlmError>,
+}
+
+/// The error of an answer past [`MAX_ANSWER_BYTES`].
+pub fn too_large() -> LlmError {
+    LlmError::Malformed(format!(
+        "the answer passed {} MiB and was refused",
+        MAX_ANSWER_BYTES >> 20
+    ))
 }
 
 impl ChatStream {
@@ -101,6 +115,12 @@ impl ChatStream {
         }
         if self.done {
             return Ok(());
+        }
+        self.received = self.received.saturating_add(bytes.len());
+        if self.received > MAX_ANSWER_BYTES {
+            let error = too_large();
+            self.failed = Some(error.clone());
+            return Err(error);
         }
         for event in self.decoder.feed(bytes) {
             if let Err(error) = self.event(&event, sink) {

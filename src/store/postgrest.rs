@@ -347,6 +347,10 @@ impl Store for PostgrestStore {
     }
 }
 
+/// The most bytes one response may take: a runaway query or server cannot grow the
+/// page's memory without end.
+const MAX_RESPONSE_BYTES: usize = 32 << 20;
+
 /// The body of a response as JSON, or the store error (with the status) it reports.
 async fn read_response(response: HttpResponse, table: &str) -> Result<Value, (StoreError, u16)> {
     let status = response.status;
@@ -356,6 +360,13 @@ async fn read_response(response: HttpResponse, table: &str) -> Result<Value, (St
         match chunk {
             Ok(chunk) => bytes.extend_from_slice(&chunk),
             Err(error) => return Err((StoreError::Unreachable(error.to_string()), 0)),
+        }
+        if bytes.len() > MAX_RESPONSE_BYTES {
+            let error = format!(
+                "the response passed {} MiB and was refused",
+                MAX_RESPONSE_BYTES >> 20
+            );
+            return Err((StoreError::Invalid(error), status));
         }
     }
     let json: Value = if bytes.iter().all(u8::is_ascii_whitespace) {
