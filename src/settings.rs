@@ -61,6 +61,19 @@ impl Default for Settings {
     }
 }
 
+impl Settings {
+    /// What may be kept in the page's storage: everything, except that a widget
+    /// embedded in someone else's page keeps no proxy token there (any script of that
+    /// page could read it); the token then lasts as long as the page.
+    pub fn to_store(&self, embedded: bool) -> Settings {
+        let mut kept = self.clone();
+        if embedded && let ModelSource::Proxy(model) = &mut kept.model {
+            model.extra_header = None;
+        }
+        kept
+    }
+}
+
 /// One problem with one field.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -154,6 +167,22 @@ const SERVICE_KEY: &str = "this is a service key: it bypasses row-level security
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_embedded_widget_keeps_no_proxy_token_in_storage() {
+        let mut model = crate::openai::ModelSettings::new("https://llm.example.com/v1", "m");
+        model.extra_header = Some(("X-Proxy-Token".into(), "team-42".into()));
+        let settings = Settings {
+            model: ModelSource::Proxy(model),
+            ..Settings::default()
+        };
+        let ModelSource::Proxy(kept) = settings.to_store(true).model else {
+            panic!("not a proxy");
+        };
+        assert_eq!(kept.extra_header, None);
+        assert_eq!(kept.base_url, "https://llm.example.com/v1");
+        assert_eq!(settings.to_store(false), settings, "the demo's own page keeps it");
+    }
 
     #[test]
     fn supabase_over_plain_http_is_refused_except_on_loopback() {

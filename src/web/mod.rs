@@ -15,6 +15,15 @@ pub use page_title::PageTitle;
 pub use start::start;
 pub use storage::{BrowserStorage, LocalStorage, load_json, remove, save_json};
 
+/// Whether the app is a widget in someone else's page (it has a `#familiar` host
+/// element) rather than the demo's own page.
+pub fn embedded() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("familiar"))
+        .is_some()
+}
+
 /// Copies text to the clipboard, best effort: the page may not be allowed to.
 pub fn copy_to_clipboard(text: &str) {
     if let Some(window) = web_sys::window() {

@@ -524,7 +524,7 @@ impl Session {
         if !problems.is_empty() {
             return problems;
         }
-        save_json(SETTINGS_KEY, &settings);
+        save_json(SETTINGS_KEY, &settings.to_store(crate::web::embedded()));
         self.settings.set(settings);
         let demo = self
             .inner
