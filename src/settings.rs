@@ -181,7 +181,11 @@ mod tests {
         };
         assert_eq!(kept.extra_header, None);
         assert_eq!(kept.base_url, "https://llm.example.com/v1");
-        assert_eq!(settings.to_store(false), settings, "the demo's own page keeps it");
+        assert_eq!(
+            settings.to_store(false),
+            settings,
+            "the demo's own page keeps it"
+        );
     }
 
     #[test]

@@ -186,6 +186,19 @@ impl State {
         self.runs_started
     }
 
+    /// The conversation `id`, read back from storage if it was let go (a turn queued
+    /// while another conversation was opened), or new.
+    pub(super) fn conversation_mut(&mut self, id: &str, disk: &Disk) -> &mut Conversation {
+        if !self.conversations.contains_key(id) {
+            let conversation = match load_conversation(disk.storage, &disk.keys.conversation(id)) {
+                Loaded::Found(conversation) => closed(conversation),
+                Loaded::Missing | Loaded::Corrupt { .. } => Conversation::default(),
+            };
+            self.conversations.insert(id.to_owned(), conversation);
+        }
+        self.conversations.entry(id.to_owned()).or_default()
+    }
+
     /// Applies a run event to its own conversation, wherever that is.
     pub(super) fn apply(&mut self, conversation: &str, turn: u64, event: &Event) {
         if let Some(conversation) = self.conversations.get_mut(conversation) {

@@ -67,21 +67,16 @@ impl Session {
             Trigger::Chat(text) => text.clone(),
             Trigger::Event(observation) => observation.subject.content.clone(),
         };
-        let begun = {
+        let (turn, history) = {
+            let disk = self.disk();
             let mut state = self.inner.state.borrow_mut();
-            state.conversations.get_mut(conversation).map(|c| {
-                let history = c.context(budget);
-                let turn = c.begin(&input);
-                if let Some(interaction) = c.interactions.last_mut() {
-                    interaction.started_ms = self.inner.config.clock.now().epoch_ms;
-                }
-                (turn, history)
-            })
-        };
-        let Some((turn, history)) = begun else {
-            return Outcome::Aborted {
-                reason: "the conversation was deleted before its turn".into(),
-            };
+            let c = state.conversation_mut(conversation, &disk);
+            let history = c.context(budget);
+            let turn = c.begin(&input);
+            if let Some(interaction) = c.interactions.last_mut() {
+                interaction.started_ms = disk.now_ms;
+            }
+            (turn, history)
         };
         let place = Place {
             conversation: conversation.to_owned(),
