@@ -211,10 +211,13 @@ impl Channel {
         let function = function.to_owned();
         Rc::new(move |request_id, arguments| {
             let (tx, rx) = oneshot::channel();
-            channel
-                .waiting
-                .borrow_mut()
-                .insert(request_id.to_owned(), tx);
+            let mut waiting = channel.waiting.borrow_mut();
+            if waiting.len() >= REMEMBERED {
+                // Calls that gave up long ago (timed out, never answered) make room.
+                waiting.retain(|_, tx| !tx.is_canceled());
+            }
+            waiting.insert(request_id.to_owned(), tx);
+            drop(waiting);
             send(json!({
                 "type": "function_call",
                 "request_id": request_id,
