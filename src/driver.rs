@@ -18,7 +18,7 @@ use crate::event::Event;
 use crate::llm::{ChatResponse, Llm, LlmError};
 use crate::message::ToolCall;
 use crate::run::{AgentRun, Invocation, ModelCall, NextStep, Outcome, ToolResult};
-use crate::tool::{CallContext, RunsOn, ToolError, ToolRegistry};
+use crate::tool::{CallContext, RunsOn, ToolError, ToolKind, ToolRegistry};
 
 /// The page or game that runs host tools: it gets a call with a request id and
 /// answers it (a result, or an error message for the model).
@@ -169,19 +169,33 @@ async fn timed_call(invocation: &Invocation, seams: &Seams<'_>) -> ToolResult {
             }),
         }
     };
-    let result = within(seams.clock, invocation.timeout_ms, work)
-        .await
-        .unwrap_or_else(|| {
-            Err(ToolError::TimedOut {
-                tool: call.name.clone(),
-                ms: invocation.timeout_ms,
-            })
-        });
+    let result = match within(seams.clock, invocation.timeout_ms, work).await {
+        Some(result) => result,
+        None => Err(timed_out(invocation, seams).await),
+    };
     ToolResult {
         call_id: call.id.clone(),
         result,
         duration_ms: seams.clock.now().epoch_ms - started,
     }
+}
+
+/// How long marking a timed-out action may take before the run goes on without it.
+const MARK_MS: u64 = 5_000;
+
+/// The error of a call that took too long. An action may have taken effect all the
+/// same: its key is marked in the ledger (a resume does not apply it again) and the
+/// model is told its outcome is unknown.
+async fn timed_out(invocation: &Invocation, seams: &Seams<'_>) -> ToolError {
+    let (tool, ms) = (invocation.call.name.clone(), invocation.timeout_ms);
+    if invocation.kind != Some(ToolKind::Action) {
+        return ToolError::TimedOut { tool, ms };
+    }
+    if let (RunsOn::Page, Some(key)) = (invocation.runs_on, &invocation.idempotency_key) {
+        let mark = seams.tools.record_unknown(&invocation.call, key);
+        let _ = within(seams.clock, MARK_MS, mark).await;
+    }
+    ToolError::OutcomeUnknown { tool, ms }
 }
 
 #[cfg(test)]

@@ -115,6 +115,12 @@ pub enum ToolError {
     Failed { tool: String, message: String },
     #[error("`{tool}` took longer than {ms} ms and was stopped")]
     TimedOut { tool: String, ms: u64 },
+    /// An action that timed out: it may have taken effect all the same.
+    #[error(
+        "`{tool}` took longer than {ms} ms and was stopped; whether it took effect is \
+         unknown, so check before doing it again"
+    )]
+    OutcomeUnknown { tool: String, ms: u64 },
     /// Refused by the run: outside its boundaries, denied, or one action too many.
     #[error("`{tool}` was not run: {reason}")]
     Refused { tool: String, reason: String },
@@ -249,6 +255,26 @@ impl ToolRegistry {
 
     pub fn kind_of(&self, name: &str) -> Option<ToolKind> {
         self.tools.get(name).map(|e| e.info.kind)
+    }
+
+    /// Records that the action `call` under `key` may have taken effect (it timed
+    /// out): a resumed run gets this record back instead of applying it again.
+    pub async fn record_unknown(
+        &self,
+        call: &ToolCall,
+        key: &str,
+    ) -> Result<(), crate::store::StoreError> {
+        let Some(ledger) = &self.ledger else {
+            return Ok(());
+        };
+        if self.kind_of(&call.name) != Some(ToolKind::Action) {
+            return Ok(());
+        }
+        let outcome = serde_json::json!({
+            "outcome": "unknown",
+            "note": "an earlier attempt timed out and may have taken effect",
+        });
+        ledger.record(key, &call.name, &outcome).await
     }
 
     /// Runs one call; every failure comes back as a [`ToolError`], never a panic.

@@ -966,3 +966,42 @@ fn a_look_up_whose_tool_asks_first_waits_for_a_person() {
     let refused = tool_messages(&run)[0]["error"].as_str().unwrap().to_owned();
     assert!(refused.contains("a person denied it: private"), "{refused}");
 }
+
+#[test]
+fn an_action_that_times_out_is_marked_unknown_and_never_applied_again_under_its_key() {
+    let mut bench = bench();
+    let counter = Rc::clone(&bench.applied);
+    bench.tools.register_fn(
+        "slow_bump",
+        ToolKind::Action,
+        "Bumps, then never answers.",
+        move |_: NoArgs, _| {
+            counter.set(counter.get() + 1);
+            futures::future::pending::<Result<Value, String>>()
+        },
+    );
+    bench.tools.set_timeout("slow_bump", 5_000);
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![call("s1", "slow_bump", "{}")])
+        .push_text("Not sure it worked.");
+    let mut run = bench.run("bump slowly");
+    bench.drive(&mut run, &model);
+    assert_eq!(bench.applied.get(), 1);
+    let error = tool_messages(&run)[0]["error"].as_str().unwrap().to_owned();
+    assert!(
+        error.contains("whether it took effect is unknown"),
+        "{error}"
+    );
+    // The same call under the same key (a resumed run) is not applied again.
+    let key = "test-run/1/s1".to_owned();
+    let again = block_on(bench.tools.call(
+        &call("s1", "slow_bump", "{}"),
+        familiar::tool::CallContext {
+            idempotency_key: Some(key),
+        },
+    ))
+    .unwrap();
+    assert_eq!(again["outcome"], "unknown");
+    assert_eq!(bench.applied.get(), 1);
+}
