@@ -110,6 +110,48 @@ fn common_breakage_is_repaired_to_the_intended_value() {
 }
 
 #[test]
+fn what_models_and_javascript_write_is_repaired_too() {
+    let cases = [
+        (
+            r#"{"name" "Dotty", "age" 3}"#,
+            json!({"name": "Dotty", "age": 3}),
+        ),
+        ("[1, 2, 3, ...]", json!([1, 2, 3])),
+        ("[1, 2, …]", json!([1, 2])),
+        (r#"{"a": 1, ...}"#, json!({"a": 1})),
+        (
+            r#"{"ratio": NaN, "max": Infinity}"#,
+            json!({"ratio": null, "max": null}),
+        ),
+        (
+            r#"{"greeting": "Hello, " + "world" + "!"}"#,
+            json!({"greeting": "Hello, world!"}),
+        ),
+        (
+            r#"{"_id": ObjectId("5f1d7"), "n": NumberLong(42), "at": ISODate("2026-01-01")}"#,
+            json!({"_id": "5f1d7", "n": 42, "at": "2026-01-01"}),
+        ),
+        (r#"callback({"a": [1, 2]});"#, json!({"a": [1, 2]})),
+        (
+            "{\"note\": \"line one\nline two\"}",
+            json!({"note": "line one\nline two"}),
+        ),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(repaired(input), expected, "{input:?}");
+    }
+}
+
+#[test]
+fn hostile_wrappers_and_concatenations_are_bounded() {
+    let wrapped = format!("{}1{}", "f(".repeat(10_000), ")".repeat(10_000));
+    assert!(json::repair(&wrapped).is_err());
+    let joined = format!("[{}\"x\"]", "\"a\" + ".repeat(50_000));
+    let value: Value = serde_json::from_str(&json::repair(&joined).unwrap()).unwrap();
+    assert_eq!(value[0].as_str().unwrap().len(), 50_001);
+}
+
+#[test]
 fn hopeless_text_is_refused_with_a_reason() {
     assert_eq!(
         json::extract("I cannot help with that."),

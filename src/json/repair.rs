@@ -1,11 +1,14 @@
 //! Repairs the ways model-written JSON commonly breaks, by re-reading it with a
 //! forgiving parser that writes strict JSON as it goes.
 //!
-//! Forgiven: trailing and missing commas, single and curly quotes, unquoted keys,
-//! `//` and `/* */` comments, Python's `True`/`False`/`None`, raw newlines and stray
-//! double quotes inside strings, loose numbers (`+1`, `.5`, `1.`), bare words as object
-//! values, and truncation (unterminated strings, missing closing brackets, a key left
-//! without its value). Anything else is refused with the position where reading failed.
+//! Forgiven: trailing and missing commas, a missing colon before a value, single and
+//! curly quotes, unquoted keys, `//` and `/* */` comments, Python's `True`/`False`/
+//! `None`, JavaScript's `undefined`/`NaN`/`Infinity` (null), `"a" + "b"`, `...` for
+//! "and so on", wrappers such as `ObjectId("…")` or `NumberLong(5)` and a JSONP
+//! callback (their inner value stands), raw newlines and stray double quotes inside
+//! strings, loose numbers (`+1`, `.5`, `1.`), bare words as object values, and
+//! truncation (unterminated strings, missing closing brackets, a key left without its
+//! value). Anything else is refused with the position where reading failed.
 //! Key order and duplicate keys are kept as written.
 
 use super::JsonError;
@@ -127,6 +130,19 @@ impl Repairer {
         }
     }
 
+    /// Skips `...` or `…`, which models write for "and so on" in a list or an object.
+    fn skip_ellipsis(&mut self) -> bool {
+        if self.peek() == Some('…') {
+            self.pos += 1;
+            return true;
+        }
+        let dots = (0..3).all(|i| self.peek_at(i) == Some('.'));
+        if dots {
+            self.pos += 3;
+        }
+        dots
+    }
+
     fn nested(&mut self, read: fn(&mut Self) -> Result<(), JsonError>) -> Result<(), Fail> {
         if self.depth >= MAX_DEPTH {
             return Err(Fail::Error(
@@ -152,6 +168,7 @@ impl Repairer {
                     break;
                 }
                 Some(',') => self.pos += 1,
+                _ if self.skip_ellipsis() => {}
                 Some(_) => {
                     if !self.member(first)? {
                         break;
@@ -179,6 +196,9 @@ impl Repairer {
                 self.out.truncate(start);
                 return Ok(false);
             }
+            // `"key" "value"`: the colon is missing, not the sense.
+            Some(c)
+                if opening_quote(c).is_some() || c.is_ascii_digit() || matches!(c, '{' | '[') => {}
             Some(c) => return Err(self.error(format!("expected `:` after a key, found `{c}`"))),
         }
         self.out.push(':');
@@ -227,6 +247,7 @@ impl Repairer {
                     break;
                 }
                 Some(',') => self.pos += 1,
+                _ if self.skip_ellipsis() => {}
                 Some(_) => {
                     let start = self.out.len();
                     if !first {
@@ -249,6 +270,18 @@ impl Repairer {
 
     /// A string in any quotes; an unterminated one is closed at the end of the text.
     fn string(&mut self) -> Result<(), JsonError> {
+        let mut value = self.string_value()?;
+        // `"a" + "b"`: JavaScript's concatenation, joined (in a loop: no recursion).
+        while let Some(next) = self.concatenated() {
+            self.pos = next;
+            value.push_str(&self.string_value()?);
+        }
+        push_string(&mut self.out, &value);
+        Ok(())
+    }
+
+    /// One quoted string's text.
+    fn string_value(&mut self) -> Result<String, JsonError> {
         let Some(open) = self.peek() else {
             return Err(self.error("expected a string"));
         };
@@ -279,8 +312,27 @@ impl Repairer {
                 value.push(c);
             }
         }
-        push_string(&mut self.out, &value);
-        Ok(())
+        Ok(value)
+    }
+
+    /// Where the next string starts when a `+` joins one to the string just read.
+    fn concatenated(&self) -> Option<usize> {
+        let mut ahead = self.pos;
+        let skip = |ahead: &mut usize| {
+            while self.chars.get(*ahead).is_some_and(|c| c.is_whitespace()) {
+                *ahead += 1;
+            }
+        };
+        skip(&mut ahead);
+        if self.chars.get(ahead) != Some(&'+') {
+            return None;
+        }
+        ahead += 1;
+        skip(&mut ahead);
+        self.chars
+            .get(ahead)
+            .is_some_and(|c| opening_quote(*c).is_some())
+            .then_some(ahead)
     }
 
     /// Whether the quote just read ends the string: it does when what follows can
@@ -293,8 +345,9 @@ impl Repairer {
         match self.chars.get(ahead) {
             None => true,
             Some(c) => {
-                matches!(c, ',' | '}' | ']' | ':' | '"' | '\'' | '/' | '#' | '=')
+                matches!(c, ',' | '}' | ']' | ')' | ':' | '"' | '\'' | '/' | '#' | '=')
                     || (ahead > self.pos && self.chars.get(self.pos) == Some(&'\n'))
+                    || self.concatenated().is_some()
             }
         }
     }
@@ -381,6 +434,9 @@ impl Repairer {
             .unwrap_or_default()
             .iter()
             .collect();
+        if self.wrapper_opens() {
+            return self.unwrap_call(context);
+        }
         let at_end = self.peek().is_none();
         if let Some(literal) = literal(&word, at_end) {
             self.out.push_str(literal);
@@ -407,6 +463,52 @@ impl Repairer {
     }
 }
 
+impl Repairer {
+    /// Whether a `(` follows the word just read: `ObjectId("…")`, `NumberLong(5)`,
+    /// `ISODate("…")`, or a JSONP callback around the whole value.
+    fn wrapper_opens(&mut self) -> bool {
+        let mut ahead = self.pos;
+        while self.chars.get(ahead).is_some_and(|c| c.is_whitespace()) {
+            ahead += 1;
+        }
+        if self.chars.get(ahead) != Some(&'(') {
+            return false;
+        }
+        self.pos = ahead + 1;
+        true
+    }
+
+    /// The value inside a wrapper's parentheses stands for the whole; `()` is null.
+    fn unwrap_call(&mut self, context: Context) -> Result<(), JsonError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.error(format!("nesting deeper than {MAX_DEPTH}")));
+        }
+        self.skip_space();
+        if self.peek() == Some(')') {
+            self.out.push_str("null");
+        } else {
+            let inner = if context == Context::Top {
+                Context::Top
+            } else {
+                Context::Array
+            };
+            self.depth += 1;
+            let read = self.value(inner);
+            self.depth -= 1;
+            read?;
+        }
+        self.skip_space();
+        if self.peek() == Some(')') {
+            self.pos += 1;
+        }
+        self.skip_space();
+        if context == Context::Top && self.peek() == Some(';') {
+            self.pos += 1;
+        }
+        Ok(())
+    }
+}
+
 /// The quotes that may close a string opened by `c`, if `c` opens one.
 fn opening_quote(c: char) -> Option<&'static [char]> {
     match c {
@@ -423,7 +525,7 @@ fn is_key_char(c: char) -> bool {
 }
 
 fn literal(word: &str, at_end: bool) -> Option<&'static str> {
-    const LITERALS: [(&str, &str); 11] = [
+    const LITERALS: [(&str, &str); 13] = [
         ("true", "true"),
         ("True", "true"),
         ("TRUE", "true"),
@@ -435,6 +537,8 @@ fn literal(word: &str, at_end: bool) -> Option<&'static str> {
         ("NULL", "null"),
         ("undefined", "null"),
         ("nil", "null"),
+        ("NaN", "null"),
+        ("Infinity", "null"),
     ];
     LITERALS
         .iter()
