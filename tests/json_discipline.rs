@@ -132,6 +132,9 @@ fn what_models_and_javascript_write_is_repaired_too() {
             json!({"_id": "5f1d7", "n": 42, "at": "2026-01-01"}),
         ),
         (r#"callback({"a": [1, 2]});"#, json!({"a": [1, 2]})),
+        ("{\"a\": 1}\n{\"a\": 2}\n", json!([{"a": 1}, {"a": 2}])),
+        ("{\"a\": 1}, {'a': 2,}", json!([{"a": 1}, {"a": 2}])),
+        ("[1]\n[2, 3]", json!([[1], [2, 3]])),
         (
             "{\"note\": \"line one\nline two\"}",
             json!({"note": "line one\nline two"}),

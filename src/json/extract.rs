@@ -97,3 +97,29 @@ fn balanced_end(text: &str, start: usize) -> Option<usize> {
     }
     None
 }
+
+/// Newline-delimited or comma-separated values making up the whole of `text`
+/// (`{...}\n{...}`, `{...}, {...}`): each region, when there are two or more and
+/// nothing else but spaces and commas between them.
+pub(super) fn sequence(text: &str) -> Option<Vec<&str>> {
+    let mut regions = Vec::new();
+    let mut at = 0;
+    loop {
+        let rest = text.get(at..)?;
+        let skipped = rest.len()
+            - rest
+                .trim_start_matches(|c: char| c.is_whitespace() || c == ',')
+                .len();
+        at += skipped;
+        if at >= text.len() {
+            break;
+        }
+        if !text.get(at..)?.starts_with(['{', '[']) || regions.len() >= MAX_CANDIDATES * 64 {
+            return None;
+        }
+        let end = balanced_end(text, at)?;
+        regions.push(text.get(at..end)?);
+        at = end;
+    }
+    (regions.len() >= 2).then_some(regions)
+}

@@ -42,16 +42,27 @@ fn repaired_candidates(text: &str) -> Vec<Result<Cow<'_, str>, JsonError>> {
     if is_valid(text) {
         return vec![Ok(Cow::Borrowed(text))];
     }
-    extract::candidates(text)
-        .into_iter()
-        .map(|candidate| {
-            if is_valid(candidate) {
-                Ok(Cow::Borrowed(candidate))
-            } else {
-                repair(candidate).map(Cow::Owned)
-            }
-        })
-        .collect()
+    let mut found = Vec::new();
+    if let Some(values) = extract::sequence(text) {
+        // Several values one after another: the model meant a list of them (a typed
+        // contract that wants one of them still finds it among the rest).
+        let repaired: Result<Vec<Cow<'_, str>>, JsonError> =
+            values.into_iter().map(repaired_one).collect();
+        if let Ok(values) = repaired {
+            found.push(Ok(Cow::Owned(format!("[{}]", values.join(",")))));
+        }
+    }
+    found.extend(extract::candidates(text).into_iter().map(repaired_one));
+    found
+}
+
+/// One candidate as strict JSON: itself when valid, else repaired.
+fn repaired_one(candidate: &str) -> Result<Cow<'_, str>, JsonError> {
+    if is_valid(candidate) {
+        Ok(Cow::Borrowed(candidate))
+    } else {
+        repair(candidate).map(Cow::Owned)
+    }
 }
 
 fn is_valid(text: &str) -> bool {

@@ -345,8 +345,10 @@ impl Repairer {
         match self.chars.get(ahead) {
             None => true,
             Some(c) => {
-                matches!(c, ',' | '}' | ']' | ')' | ':' | '"' | '\'' | '/' | '#' | '=')
-                    || (ahead > self.pos && self.chars.get(self.pos) == Some(&'\n'))
+                matches!(
+                    c,
+                    ',' | '}' | ']' | ')' | ':' | '"' | '\'' | '/' | '#' | '='
+                ) || (ahead > self.pos && self.chars.get(self.pos) == Some(&'\n'))
                     || self.concatenated().is_some()
             }
         }
