@@ -625,3 +625,39 @@ fn a_played_character_runs_its_workflow_around_the_model() {
         })
     ));
 }
+
+#[test]
+fn two_tabs_on_one_conversation_never_overwrite_each_other() {
+    let storage = Rc::new(MemoryStorage::new());
+    let first = world("t", Rc::clone(&storage));
+    let mut pool = LocalPool::new();
+    spawn_send(&pool, &first.session, "hello");
+    pool.run_until_stalled();
+    // A second tab opens the same conversation, then both go on.
+    let second = world("t", Rc::clone(&storage));
+    second.session.restore();
+    assert_eq!(
+        second.session.conversation_id(),
+        first.session.conversation_id()
+    );
+    spawn_send(&pool, &second.session, "from the second tab");
+    pool.run_until_stalled();
+    spawn_send(&pool, &first.session, "from the first tab");
+    pool.run_until_stalled();
+    let conflicts: Vec<String> = first
+        .updates
+        .borrow()
+        .iter()
+        .filter_map(|u| match u {
+            Update::Notice(Notice::Conflict { key }) => Some(key.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(!conflicts.is_empty(), "the first tab was told");
+    // What is saved is the second tab's version, whole.
+    let reader = world("t", Rc::clone(&storage));
+    reader.session.restore();
+    assert_eq!(inputs(&reader.session), ["hello", "from the second tab"]);
+    // The first tab still shows its own turn: nothing is lost from view.
+    assert_eq!(inputs(&first.session), ["hello", "from the first tab"]);
+}

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::AppError;
 use super::storage::{
     self, ConversationEntry, Keys, Loaded, Storage, load_conversation, load_index,
-    save_conversation,
+    save_conversation, stored_revision,
 };
 use super::update::{Decision, Notice, PendingApproval};
 use crate::delegate::Delegate;
@@ -50,6 +50,8 @@ pub(super) struct State {
     pub(super) always: BTreeSet<(String, String, String)>,
     pub(super) waiting: Vec<Waiting>,
     pub(super) running: Vec<Running>,
+    /// The revision of each conversation as this session last read or wrote it.
+    revisions: BTreeMap<String, u64>,
     /// One lock per conversation: its runs go one at a time, in order.
     locks: BTreeMap<String, Rc<Mutex<()>>>,
     pub(super) destroyed: bool,
@@ -87,6 +89,7 @@ impl State {
             always: BTreeSet::new(),
             waiting: Vec::new(),
             running: Vec::new(),
+            revisions: BTreeMap::new(),
             locks: BTreeMap::new(),
             destroyed: false,
             runs_started: 0,
@@ -111,7 +114,7 @@ impl State {
         let Some(id) = current else {
             return notices;
         };
-        match load_conversation(storage, &keys.conversation(&id)) {
+        match self.read(&id, storage, keys) {
             Loaded::Found(conversation) => {
                 self.conversations.clear();
                 self.conversations.insert(id.clone(), closed(conversation));
@@ -190,13 +193,21 @@ impl State {
     /// while another conversation was opened), or new.
     pub(super) fn conversation_mut(&mut self, id: &str, disk: &Disk) -> &mut Conversation {
         if !self.conversations.contains_key(id) {
-            let conversation = match load_conversation(disk.storage, &disk.keys.conversation(id)) {
+            let conversation = match self.read(id, disk.storage, &disk.keys) {
                 Loaded::Found(conversation) => closed(conversation),
                 Loaded::Missing | Loaded::Corrupt { .. } => Conversation::default(),
             };
             self.conversations.insert(id.to_owned(), conversation);
         }
         self.conversations.entry(id.to_owned()).or_default()
+    }
+
+    /// Reads a conversation from storage, noting the revision it was read at.
+    fn read(&mut self, id: &str, storage: &dyn Storage, keys: &Keys) -> Loaded<Conversation> {
+        let key = keys.conversation(id);
+        self.revisions
+            .insert(id.to_owned(), stored_revision(storage, &key));
+        load_conversation(storage, &key)
     }
 
     /// Applies a run event to its own conversation, wherever that is.
@@ -217,10 +228,16 @@ impl State {
         };
         let title: String = first.input.chars().take(60).collect();
         let key = keys.conversation(id);
-        if let Err(error) = save_conversation(storage, &key, conversation) {
+        let known = self.revisions.get(id).copied().unwrap_or(0);
+        if stored_revision(storage, &key) > known {
+            // Another tab wrote it since: never overwrite its turns with ours.
+            return vec![Notice::Conflict { key }];
+        }
+        if let Err(error) = save_conversation(storage, &key, conversation, known + 1) {
             // The list is never advanced past what was saved.
             return vec![Notice::SaveFailed { key, error }];
         }
+        self.revisions.insert(id.to_owned(), known + 1);
         self.index.retain(|c| c.id != id);
         self.index.insert(
             0,
@@ -240,7 +257,7 @@ impl State {
     pub(super) fn open(&mut self, id: &str, disk: &Disk) -> Result<Vec<Notice>, AppError> {
         let (storage, keys) = (disk.storage, &disk.keys);
         if !self.conversations.contains_key(id) {
-            match load_conversation(storage, &keys.conversation(id)) {
+            match self.read(id, storage, keys) {
                 Loaded::Found(conversation) => {
                     self.conversations
                         .insert(id.to_owned(), closed(conversation));
@@ -345,8 +362,13 @@ impl State {
         } in saved.conversations
         {
             let key = keys.conversation(&entry.id);
-            match save_conversation(storage, &key, &conversation) {
-                Ok(()) => self.index.push(entry.clone()),
+            // Loading a state is a deliberate overwrite: it becomes the newest revision.
+            let revision = stored_revision(storage, &key) + 1;
+            match save_conversation(storage, &key, &conversation, revision) {
+                Ok(()) => {
+                    self.index.push(entry.clone());
+                    self.revisions.insert(entry.id.clone(), revision);
+                }
                 Err(error) => notices.push(Notice::SaveFailed { key, error }),
             }
             self.conversations.insert(entry.id, closed(conversation));

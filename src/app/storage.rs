@@ -75,6 +75,9 @@ pub struct ConversationEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct SavedConversation {
     version: u32,
+    /// Counts the writes: a tab that last saw an older one must not overwrite it.
+    #[serde(default)]
+    revision: u64,
     conversation: Conversation,
 }
 
@@ -137,13 +140,29 @@ pub fn save_conversation(
     storage: &dyn Storage,
     key: &str,
     conversation: &Conversation,
+    revision: u64,
 ) -> Result<(), String> {
     let saved = SavedConversation {
         version: VERSION,
+        revision,
         conversation: conversation.clone(),
     };
     let text = serde_json::to_string(&saved).map_err(|e| e.to_string())?;
     storage.save(key, &text)
+}
+
+/// The revision of the conversation saved under `key` (0 when there is none, or it
+/// predates revisions).
+pub fn stored_revision(storage: &dyn Storage, key: &str) -> u64 {
+    #[derive(Deserialize)]
+    struct Head {
+        #[serde(default)]
+        revision: u64,
+    }
+    storage
+        .load(key)
+        .and_then(|text| serde_json::from_str::<Head>(&text).ok())
+        .map_or(0, |head| head.revision)
 }
 
 /// Reads the list of conversations.
@@ -178,8 +197,14 @@ mod tests {
         let storage = MemoryStorage::new();
         let mut conversation = Conversation::default();
         conversation.begin("hello");
-        save_conversation(&storage, "k", &conversation).unwrap();
-        assert!(storage.load("k").unwrap().starts_with("{\"version\":1,"));
+        save_conversation(&storage, "k", &conversation, 1).unwrap();
+        assert!(
+            storage
+                .load("k")
+                .unwrap()
+                .starts_with("{\"version\":1,\"revision\":1,")
+        );
+        assert_eq!(stored_revision(&storage, "k"), 1);
         assert_eq!(
             load_conversation(&storage, "k"),
             Loaded::Found(conversation)

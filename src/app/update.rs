@@ -86,6 +86,9 @@ pub enum Notice {
         kept_as: String,
         error: String,
     },
+    /// Another tab saved this conversation since this one read it: this tab's turns
+    /// are kept in memory, not written over the other's.
+    Conflict { key: String },
     /// A message from the host was not a result any call was waiting for.
     HostMessageIgnored { reason: String },
 }
@@ -95,6 +98,7 @@ impl Notice {
         match self {
             Self::SaveFailed { .. } => "save_failed",
             Self::Corrupt { .. } => "corrupt_data",
+            Self::Conflict { .. } => "conflict",
             Self::HostMessageIgnored { .. } => "host_message_ignored",
         }
     }

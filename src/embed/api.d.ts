@@ -325,7 +325,7 @@ export type RunEvent =
 
 /**
  * What a listener gets: `{event, conversation, turn, …fields}`, where `event` is the
- * update's name. Notices (`save_failed`, `corrupt_data`, `host_message_ignored`)
+ * update's name. Notices (`save_failed`, `corrupt_data`, `conflict`, `host_message_ignored`)
  * belong to no turn and carry no `conversation` or `turn`.
  */
 export type Update =
@@ -340,6 +340,8 @@ export type Update =
   | { event: "save_failed"; key: string; error: string }
   /** Saved data could not be read: it was kept aside under `kept_as` and a fresh one started. */
   | { event: "corrupt_data"; key: string; kept_as: string; error: string }
+  /** Another tab saved this conversation since this agent read it: its new turns stay in memory, unsaved. */
+  | { event: "conflict"; key: string }
   /** A host message was not a result any call was waiting for. */
   | { event: "host_message_ignored"; reason: string };
 

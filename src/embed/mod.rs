@@ -63,12 +63,13 @@ pub struct FamiliarAgent {
 }
 
 /// The names `on` accepts besides run events.
-const UPDATE_NAMES: [&str; 7] = [
+const UPDATE_NAMES: [&str; 8] = [
     "turn_began",
     "character_prepared",
     "transaction_recorded",
     "save_failed",
     "corrupt_data",
+    "conflict",
     "host_message_ignored",
     "*",
 ];

@@ -394,6 +394,10 @@ impl Session {
             app::Notice::Corrupt { kept_as, error, .. } => {
                 format!("Saved data could not be read ({error}); it was kept aside as `{kept_as}`.")
             }
+            app::Notice::Conflict { .. } => "This conversation was changed in another tab, \
+                 so this tab's new turns are not saved over it. Reload to continue from the \
+                 other tab's version."
+                .to_owned(),
             app::Notice::HostMessageIgnored { .. } => return,
         };
         self.notices.update(|notices| {
