@@ -95,6 +95,7 @@ async fn bounded(
         return None;
     }
     let started = seams.clock.now().epoch_ms;
+    let action = action_of(&step);
     let work = pin!(within(seams.clock, budget, perform(step, seams, emit)));
     // The cancel signal is polled first: a stop pressed wins over anything.
     let fed = select(cancel, work).await;
@@ -103,11 +104,24 @@ async fn bounded(
     match fed {
         Either::Right((Some(fed), _)) => Some(fed),
         Either::Right((None, _)) => {
+            if let Some(action) = &action {
+                mark_unknown(action, seams).await;
+            }
             run.out_of_time();
             None
         }
         Either::Left(((), _)) => {
-            run.abort("stopped before it finished");
+            let reason = match &action {
+                Some(action) => {
+                    mark_unknown(action, seams).await;
+                    format!(
+                        "stopped while `{}` was running; whether it took effect is unknown",
+                        action.call.name
+                    )
+                }
+                None => "stopped before it finished".to_owned(),
+            };
+            run.abort(reason);
             None
         }
     }
@@ -184,18 +198,35 @@ async fn timed_call(invocation: &Invocation, seams: &Seams<'_>) -> ToolResult {
 const MARK_MS: u64 = 5_000;
 
 /// The error of a call that took too long. An action may have taken effect all the
-/// same: its key is marked in the ledger (a resume does not apply it again) and the
-/// model is told its outcome is unknown.
+/// same: its key is marked (see [`mark_unknown`]) and the model is told its outcome is
+/// unknown.
 async fn timed_out(invocation: &Invocation, seams: &Seams<'_>) -> ToolError {
     let (tool, ms) = (invocation.call.name.clone(), invocation.timeout_ms);
     if invocation.kind != Some(ToolKind::Action) {
         return ToolError::TimedOut { tool, ms };
     }
+    mark_unknown(invocation, seams).await;
+    ToolError::OutcomeUnknown { tool, ms }
+}
+
+/// Marks an action cut off mid-way (timed out, stopped, out of time) in the ledger as
+/// an unknown outcome, so a resume under its key does not apply it again.
+async fn mark_unknown(invocation: &Invocation, seams: &Seams<'_>) {
     if let (RunsOn::Page, Some(key)) = (invocation.runs_on, &invocation.idempotency_key) {
         let mark = seams.tools.record_unknown(&invocation.call, key);
         let _ = within(seams.clock, MARK_MS, mark).await;
     }
-    ToolError::OutcomeUnknown { tool, ms }
+}
+
+/// The action a step runs, if it runs one.
+fn action_of(step: &NextStep) -> Option<Invocation> {
+    match step {
+        NextStep::CallTools(calls) | NextStep::AwaitHost(calls) => calls
+            .iter()
+            .find(|i| i.kind == Some(ToolKind::Action))
+            .cloned(),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -1005,3 +1005,62 @@ fn an_action_that_times_out_is_marked_unknown_and_never_applied_again_under_its_
     assert_eq!(again["outcome"], "unknown");
     assert_eq!(bench.applied.get(), 1);
 }
+
+#[test]
+fn an_action_stopped_mid_way_is_marked_unknown_and_said_so() {
+    use std::cell::RefCell;
+    use std::task::{Poll, Waker};
+    let mut bench = bench();
+    let started = Rc::new(Cell::new(false));
+    let waker: Rc<RefCell<Option<Waker>>> = Rc::new(RefCell::new(None));
+    let (flag, wake) = (Rc::clone(&started), Rc::clone(&waker));
+    let counter = Rc::clone(&bench.applied);
+    bench.tools.register_fn(
+        "stuck",
+        ToolKind::Action,
+        "Starts, never ends.",
+        move |_: NoArgs, _| {
+            counter.set(counter.get() + 1);
+            flag.set(true);
+            if let Some(waker) = wake.borrow_mut().take() {
+                waker.wake();
+            }
+            futures::future::pending::<Result<Value, String>>()
+        },
+    );
+    let model = ScriptedModel::new();
+    model.push_tool_calls(vec![call("k1", "stuck", "{}")]);
+    let mut run = bench.run("start it");
+    let seams = Seams {
+        llm: &model,
+        tools: &bench.tools,
+        clock: &Frozen,
+        host: None,
+    };
+    // The person presses Stop once the action is under way.
+    let cancel = futures::future::poll_fn(|cx| {
+        if started.get() {
+            Poll::Ready(())
+        } else {
+            *waker.borrow_mut() = Some(cx.waker().clone());
+            Poll::Pending
+        }
+    });
+    let stop = block_on(drive_until(&mut run, &seams, &mut |_| {}, cancel));
+    let Stop::Done(Outcome::Aborted { reason }) = stop else {
+        panic!("{stop:?}");
+    };
+    assert_eq!(
+        reason,
+        "stopped while `stuck` was running; whether it took effect is unknown"
+    );
+    let again = block_on(bench.tools.call(
+        &call("k1", "stuck", "{}"),
+        familiar::tool::CallContext {
+            idempotency_key: Some("test-run/1/k1".to_owned()),
+        },
+    ))
+    .unwrap();
+    assert_eq!(again["outcome"], "unknown");
+    assert_eq!(bench.applied.get(), 1, "a resume does not apply it again");
+}

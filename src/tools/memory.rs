@@ -104,9 +104,9 @@ impl Recall {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RecallArgs {
-    /// How many memories at most; 5 when left out.
+    /// How many memories at most (1 to 50; more is read as 50); 5 when left out.
     #[serde(default)]
-    pub limit: Option<u8>,
+    pub limit: Option<u32>,
 }
 
 #[derive(Debug, Serialize)]
