@@ -5,7 +5,7 @@
 // to the moment an enabled composer is in the DOM (a MutationObserver installed before
 // any page script sets a mark), so no polling or round trip to the test process counts.
 // That composer is index.html's shell, which takes a message while the .wasm loads and
-// hands it to the app (web/start.rs); it is usable once it is also painted (first
+// hands it to the app (web/shell.rs, ui/start.rs); it is usable once it is also painted (first
 // contentful paint), and the later of the two is the goal's figure. The app's own
 // milestones are printed beside it: when its wasm runs, when it is mounted (the agent
 // is ready) and the first animation frame after that (the frame that draws it).

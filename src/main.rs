@@ -4,6 +4,6 @@ fn main() {
     #[cfg(target_arch = "wasm32")]
     {
         console_error_panic_hook::set_once();
-        familiar::web::start();
+        familiar::ui::start();
     }
 }

@@ -9,6 +9,7 @@ mod inspector;
 mod markdown;
 mod session;
 mod settings;
+mod start;
 mod steps;
 mod turn;
 
@@ -19,6 +20,7 @@ pub use inspector::Inspector;
 pub use markdown::Markdown;
 pub use session::{Session, TurnHandle};
 pub use settings::SettingsPanel;
+pub use start::start;
 pub use steps::StepList;
 pub use turn::Turn;
 

@@ -4,15 +4,13 @@ mod clock;
 pub mod demo;
 mod fetch;
 mod page_title;
-#[cfg(feature = "ui")]
-mod start;
+mod shell;
 mod storage;
 
 pub use clock::BrowserClock;
 pub use fetch::Fetch;
 pub use page_title::PageTitle;
-#[cfg(feature = "ui")]
-pub use start::start;
+pub use shell::{MountPoint, Page, mark};
 pub use storage::{BrowserStorage, LocalStorage, load_json, remove, save_json};
 
 /// Whether the app is a widget in someone else's page (it has a `#familiar` host

@@ -1,6 +1,7 @@
-//! Starting the app in a page: where it mounts (a host page's `#familiar` element, or
-//! else the body), the shell in index.html it takes the place of, and the User Timing
-//! marks `bench/ui` reads. What it mounts is [`crate::ui::App`].
+//! The page the app starts in: where it may mount (a host page's `#familiar` element,
+//! or the body of a page showing index.html's shell), the shell it takes the place of,
+//! and the User Timing marks `bench/ui` reads. Mounting itself is the UI's
+//! (`ui::start`); this only reads and hands over the page.
 //!
 //! The shell is the first screen in plain HTML, and its composer takes a message while
 //! the .wasm loads. Nothing typed there is lost: the text, the caret and the focus move
@@ -9,43 +10,65 @@
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, Event, EventInit, HtmlElement, HtmlTextAreaElement};
 
-/// Mounts the app and marks `familiar:start`, `familiar:mounted` and `familiar:frame`
-/// (the first animation frame after mounting: the one that draws it).
-pub fn start() {
-    mark("familiar:start");
-    let document = web_sys::window().and_then(|w| w.document());
-    let shell = element(document.as_ref(), "familiar-loading");
-    let draft = shell
-        .as_ref()
-        .zip(document.as_ref())
-        .and_then(|(shell, document)| Draft::read(shell, document));
-    let root = mount(document.as_ref());
-    // Removed only once the app is in: had mounting failed, the shell would still be
-    // there to say so (index.html's error handler writes into it).
-    if let Some(shell) = shell {
-        shell.remove();
-    }
-    if let (Some(draft), Some(root)) = (draft, root) {
-        draft.hand_to(&root);
-    }
-    mark("familiar:mounted");
-    leptos::prelude::request_animation_frame(|| mark("familiar:frame"));
+/// Where the app goes in the page.
+pub enum MountPoint {
+    /// The host page's `#familiar` element: the widget lives in it.
+    Host(HtmlElement),
+    /// The body of the demo's own page (it shows the shell).
+    Body,
 }
 
-/// Mounts the app into the page's `#familiar` element if it has one, else into the
-/// body of a page that shows its shell (the demo's index.html); returns the element it
-/// is in. A page with neither only uses the JavaScript API: nothing is mounted.
-fn mount(document: Option<&Document>) -> Option<Element> {
-    match element(document, "familiar").and_then(|e| e.dyn_into::<HtmlElement>().ok()) {
-        Some(host) => {
-            leptos::mount::mount_to(host.clone(), crate::ui::App).forget();
-            Some(host.into())
+/// The page as the app finds it when it starts.
+pub struct Page {
+    document: Option<Document>,
+    shell: Option<Element>,
+    draft: Option<Draft>,
+}
+
+impl Page {
+    /// Reads the page: its shell and what was typed into it.
+    pub fn read() -> Self {
+        let document = web_sys::window().and_then(|w| w.document());
+        let shell = element(document.as_ref(), "familiar-loading");
+        let draft = shell
+            .as_ref()
+            .zip(document.as_ref())
+            .and_then(|(shell, document)| Draft::read(shell, document));
+        Self {
+            document,
+            shell,
+            draft,
         }
-        None if element(document, "familiar-loading").is_some() => {
-            leptos::mount::mount_to_body(crate::ui::App);
-            document?.body().map(Into::into)
+    }
+
+    /// Where to mount: `#familiar` if the page has one, else the body of a page that
+    /// shows the shell; `None` for a page that only uses the JavaScript API.
+    pub fn mount_point(&self) -> Option<MountPoint> {
+        let host = element(self.document.as_ref(), "familiar");
+        match host.and_then(|e| e.dyn_into::<HtmlElement>().ok()) {
+            Some(host) => Some(MountPoint::Host(host)),
+            None => self.shell.as_ref().map(|_| MountPoint::Body),
         }
-        None => None,
+    }
+
+    /// The app is mounted at `point`: the shell goes (only now: had mounting failed,
+    /// it would still be there to say so), and what was typed into it moves to the app.
+    pub fn started(self, point: Option<&MountPoint>) {
+        if let Some(shell) = &self.shell {
+            shell.remove();
+        }
+        let root: Option<Element> = match point {
+            Some(MountPoint::Host(host)) => Some(host.clone().into()),
+            Some(MountPoint::Body) => self
+                .document
+                .as_ref()
+                .and_then(Document::body)
+                .map(Into::into),
+            None => None,
+        };
+        if let (Some(draft), Some(root)) = (self.draft, root) {
+            draft.hand_to(&root);
+        }
     }
 }
 
@@ -122,7 +145,7 @@ fn element(document: Option<&Document>, id: &str) -> Option<Element> {
 }
 
 /// A User Timing mark, if the page has a `performance` object.
-fn mark(name: &str) {
+pub fn mark(name: &str) {
     if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
         let _ = performance.mark(name);
     }
