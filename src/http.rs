@@ -71,3 +71,22 @@ pub fn secure_or_loopback(url: &str) -> bool {
             .parse::<std::net::IpAddr>()
             .is_ok_and(|ip| ip.is_loopback())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_http_passes_only_to_this_machine() {
+        for (url, ok) in [
+            ("http://127.0.0.1:54321", true),
+            ("http://localhost/rest", true),
+            ("http://[::1]:80", true),
+            ("http://127.attacker.example", false),
+            ("http://db.example.com", false),
+            ("https://db.example.com", true),
+        ] {
+            assert_eq!(secure_or_loopback(url), ok, "{url}");
+        }
+    }
+}

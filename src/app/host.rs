@@ -53,11 +53,7 @@ impl HostTool {
     /// within reason.
     pub fn check(&self) -> Result<(), HostToolError> {
         let name = &self.spec.name;
-        let valid = (1..=64).contains(&name.len())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-        if !valid {
+        if !is_name(name) {
             return Err(HostToolError::BadName(name.clone()));
         }
         crate::json::schema::check_schema(&self.spec.parameters).map_err(|reason| {
@@ -74,6 +70,15 @@ impl HostTool {
         }
         Ok(())
     }
+}
+
+/// Whether `name` can name a tool or an agent: 1 to 64 letters, digits, `_` or `-`
+/// (what model APIs accept as a function name).
+pub(super) fn is_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 /// The host's tools and the answers given so far.

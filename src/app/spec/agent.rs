@@ -1,38 +1,14 @@
-//! What a host page hands the JS API, read from JSON with every problem named by its
-//! path: the agent's configuration (`createAgent`), a tool's description
-//! (`registerTool`) and a game event (`trigger`). Pure, so the same checks run
-//! natively; the browser layer only turns JavaScript values into JSON first.
+//! `createAgent`'s configuration: name, instructions, model, run options, character,
+//! store, storage and built-in tools.
 
 use serde_json::{Map, Value};
 
-use crate::json::schema::describe as kind;
-
-use super::Options;
-use crate::llm::ToolSpec;
+use super::{Fields, Problem, kind};
+use crate::app::Options;
+use crate::app::host::is_name;
 use crate::openai::ModelSettings;
 use crate::rules::RulesModel;
-use crate::run::{Actor, Boundaries, Observation, Subject, Trigger};
 use crate::settings::Backend;
-use crate::tool::{Approval, DEFAULT_TOOL_TIMEOUT_MS, ToolKind};
-
-/// One problem with what the host gave, at a path such as `model.url`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    pub path: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for Problem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
-}
-
-/// Every problem as one message: a line each.
-pub fn describe(what: &str, problems: &[Problem]) -> String {
-    let lines: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
-    format!("{what}:\n{}", lines.join("\n"))
-}
 
 /// Where the agent's answers come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,107 +51,6 @@ pub struct AgentSpec {
 const DEFAULT_INSTRUCTIONS: &str = "You are a helpful agent. Use your tools when they help; \
     answer briefly.";
 
-/// A reader of one JSON object that collects problems instead of stopping.
-struct Fields<'a> {
-    object: &'a Map<String, Value>,
-    path: String,
-    problems: &'a mut Vec<Problem>,
-}
-
-impl<'a> Fields<'a> {
-    fn new(
-        value: &'a Value,
-        path: &str,
-        problems: &'a mut Vec<Problem>,
-        known: &[&str],
-    ) -> Option<Self> {
-        let Some(object) = value.as_object() else {
-            problems.push(Problem {
-                path: path.to_owned(),
-                message: format!("expected an object, got {}", kind(value)),
-            });
-            return None;
-        };
-        for key in object.keys().filter(|k| !known.contains(&k.as_str())) {
-            problems.push(Problem {
-                path: join(path, key),
-                message: format!("unknown field; known fields: {}", known.join(", ")),
-            });
-        }
-        Some(Self {
-            object,
-            path: path.to_owned(),
-            problems,
-        })
-    }
-
-    fn problem(&mut self, field: &str, message: impl Into<String>) {
-        self.problems.push(Problem {
-            path: join(&self.path, field),
-            message: message.into(),
-        });
-    }
-
-    fn get(&self, field: &str) -> Option<&'a Value> {
-        self.object.get(field).filter(|v| !v.is_null())
-    }
-
-    fn string(&mut self, field: &str) -> Option<String> {
-        match self.get(field)? {
-            Value::String(s) => Some(s.clone()),
-            other => {
-                let message = format!("expected a string, got {}", kind(other));
-                self.problem(field, message);
-                None
-            }
-        }
-    }
-
-    fn boolean(&mut self, field: &str) -> Option<bool> {
-        match self.get(field)? {
-            Value::Bool(b) => Some(*b),
-            other => {
-                let message = format!("expected true or false, got {}", kind(other));
-                self.problem(field, message);
-                None
-            }
-        }
-    }
-
-    fn number(&mut self, field: &str, range: std::ops::RangeInclusive<u64>) -> Option<u64> {
-        let value = self.get(field)?;
-        match value.as_u64().filter(|n| range.contains(n)) {
-            Some(n) => Some(n),
-            None => {
-                let message = format!(
-                    "expected a whole number from {} to {}, got {value}",
-                    range.start(),
-                    range.end()
-                );
-                self.problem(field, message);
-                None
-            }
-        }
-    }
-}
-
-fn join(path: &str, field: &str) -> String {
-    if field.is_empty() {
-        path.to_owned()
-    } else if path.is_empty() {
-        field.to_owned()
-    } else {
-        format!("{path}.{field}")
-    }
-}
-
-fn valid_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
 impl AgentSpec {
     /// Reads `createAgent`'s argument; every problem comes back at once.
     pub fn from_value(value: &Value) -> Result<Self, Vec<Problem>> {
@@ -201,7 +76,7 @@ impl AgentSpec {
             return Err(problems);
         };
         let name = f.string("name").unwrap_or_else(|| "familiar".into());
-        if !valid_name(&name) {
+        if !is_name(&name) {
             f.problem(
                 "name",
                 format!("use 1 to 64 letters, digits, `_` or `-`, got `{name}`"),
@@ -405,189 +280,9 @@ fn read_builtins(value: Option<&Value>, problems: &mut Vec<Problem>) -> Vec<Buil
     builtins
 }
 
-/// `registerTool`'s description of a tool (its handler is the caller's business).
-pub fn tool_from_value(value: &Value) -> Result<super::HostTool, Vec<Problem>> {
-    const KNOWN: [&str; 8] = [
-        "name",
-        "description",
-        "parameters",
-        "kind",
-        "approval",
-        "timeoutMs",
-        "handler",
-        "origin",
-    ];
-    let mut problems = Vec::new();
-    let Some(mut f) = Fields::new(value, "tool", &mut problems, &KNOWN) else {
-        return Err(problems);
-    };
-    let name = f.string("name").unwrap_or_default();
-    let description = f.string("description").unwrap_or_default();
-    if description.trim().is_empty() {
-        f.problem(
-            "description",
-            "say what the tool does: the model chooses tools by it",
-        );
-    }
-    let parameters = f
-        .get("parameters")
-        .cloned()
-        .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
-    let kind = match f.string("kind").as_deref() {
-        None | Some("action") => ToolKind::Action,
-        Some("data") => ToolKind::Data,
-        Some(other) => {
-            f.problem(
-                "kind",
-                format!("expected \"data\" or \"action\", got \"{other}\""),
-            );
-            ToolKind::Action
-        }
-    };
-    let approval = match f.string("approval").as_deref() {
-        None | Some("auto") => Approval::Auto,
-        Some("ask") => Approval::Ask,
-        Some("deny") => Approval::Deny,
-        Some(other) => {
-            f.problem(
-                "approval",
-                format!("expected \"auto\", \"ask\" or \"deny\", got \"{other}\""),
-            );
-            Approval::Auto
-        }
-    };
-    let timeout_ms = f
-        .number("timeoutMs", 1..=600_000)
-        .unwrap_or(DEFAULT_TOOL_TIMEOUT_MS);
-    if f.get("origin").is_some_and(|o| !o.is_string()) {
-        f.problem(
-            "origin",
-            "expected the origin to post to, e.g. \"https://game.example\"",
-        );
-    }
-    let tool = super::HostTool {
-        spec: ToolSpec {
-            name,
-            description,
-            parameters,
-        },
-        kind,
-        approval,
-        timeout_ms,
-    };
-    if let Err(error) = tool.check() {
-        let field = match error {
-            super::HostToolError::BadName(_) => "name",
-            super::HostToolError::BadSchema { .. } => "parameters",
-            super::HostToolError::BadTimeout { .. } => "timeoutMs",
-        };
-        f.problem(field, error.to_string());
-    }
-    if problems.is_empty() {
-        Ok(tool)
-    } else {
-        Err(problems)
-    }
-}
-
-/// `trigger`'s game event: `{kind, event, actor, subject, allowedActions}`.
-pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>> {
-    const KNOWN: [&str; 5] = ["kind", "event", "actor", "subject", "allowedActions"];
-    let mut problems = Vec::new();
-    let Some(mut f) = Fields::new(value, "event", &mut problems, &KNOWN) else {
-        return Err(problems);
-    };
-    let trigger_kind = f.string("kind").unwrap_or_default();
-    let event = f.string("event").unwrap_or_default();
-    if trigger_kind.trim().is_empty() {
-        f.problem("kind", "name the family of event, e.g. \"battle\"");
-    }
-    if event.trim().is_empty() {
-        f.problem("event", "name the event, e.g. \"battle.started\"");
-    }
-    let actor = match f.get("actor") {
-        None => Actor::default(),
-        Some(Value::String(name)) => Actor {
-            name: name.clone(),
-            ..Actor::default()
-        },
-        Some(actor) => match serde_json::from_value(actor.clone()) {
-            Ok(actor) => actor,
-            Err(error) => {
-                f.problem("actor", format!("expected {{id?, name?, state?}}: {error}"));
-                Actor::default()
-            }
-        },
-    };
-    let subject = match f.get("subject") {
-        Some(Value::String(content)) => Subject {
-            content: content.clone(),
-            ..Subject::default()
-        },
-        Some(subject) => {
-            let subject = subject.clone();
-            let renamed = match subject {
-                Value::Object(mut fields) => {
-                    if let Some(id) = fields.remove("messageId") {
-                        fields.insert("message_id".into(), id);
-                    }
-                    Value::Object(fields)
-                }
-                other => other,
-            };
-            match serde_json::from_value::<Subject>(renamed) {
-                Ok(subject) => subject,
-                Err(error) => {
-                    f.problem(
-                        "subject",
-                        format!(
-                            "expected a description or {{kind?, id?, content, messageId?}}: {error}"
-                        ),
-                    );
-                    Subject::default()
-                }
-            }
-        }
-        None => {
-            f.problem(
-                "subject",
-                "say what happened: the model reads it as its first message",
-            );
-            Subject::default()
-        }
-    };
-    if subject.content.trim().is_empty() && f.get("subject").is_some() {
-        f.problem("subject", "the description is empty");
-    }
-    let allowed_actions = match f.get("allowedActions") {
-        None => None,
-        Some(Value::Array(list)) if list.iter().all(Value::is_string) => Some(
-            list.iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect(),
-        ),
-        Some(other) => {
-            let message = format!("expected a list of tool names, got {}", kind(other));
-            f.problem("allowedActions", message);
-            None
-        }
-    };
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    Ok(Observation {
-        trigger: Trigger {
-            kind: trigger_kind,
-            event,
-        },
-        actor,
-        subject,
-        boundaries: Boundaries { allowed_actions },
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::describe;
     use super::*;
     use serde_json::json;
 
@@ -681,74 +376,5 @@ mod tests {
         };
         assert_eq!(rules.rules.len(), 1);
         assert_eq!(rules.fallback, "Hm.");
-    }
-
-    #[test]
-    fn a_tool_description_is_checked_whole() {
-        let tool = tool_from_value(&json!({
-            "name": "spawn", "description": "Spawns a monster.", "kind": "action",
-            "approval": "ask", "timeoutMs": 2000, "origin": "https://game.example",
-            "parameters": {"type": "object", "properties": {"kind": {"type": "string"}}}
-        }))
-        .unwrap();
-        assert_eq!(tool.approval, Approval::Ask);
-        assert_eq!(tool.timeout_ms, 2_000);
-        let problems = tool_from_value(&json!({
-            "name": "", "kind": "magic", "approval": "maybe", "timeoutMs": -1,
-            "parameters": {"type": "array"}
-        }))
-        .unwrap_err();
-        let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
-        assert_eq!(
-            paths,
-            [
-                "tool.description",
-                "tool.kind",
-                "tool.approval",
-                "tool.timeoutMs",
-                "tool.name"
-            ]
-        );
-    }
-
-    #[test]
-    fn a_game_event_becomes_an_observation_with_its_boundaries() {
-        let observation = observation_from_value(&json!({
-            "kind": "battle", "event": "battle.started",
-            "actor": {"id": 7, "name": "Grunt", "state": {"hp": 12}},
-            "subject": {"kind": "battle", "id": 3, "content": "Goblins attack", "messageId": 9},
-            "allowedActions": ["join_battle"]
-        }))
-        .unwrap();
-        assert_eq!(observation.actor.name, "Grunt");
-        assert_eq!(observation.subject.message_id, Some(json!(9)));
-        assert!(observation.boundaries.allows("join_battle"));
-        assert!(!observation.boundaries.allows("flee"));
-        let short = observation_from_value(&json!({
-            "kind": "chat", "event": "npc.greeted", "actor": "Grunt", "subject": "Hello"
-        }))
-        .unwrap();
-        assert_eq!(short.subject.content, "Hello");
-        for (url, ok) in [
-            ("http://127.0.0.1:54321", true),
-            ("http://localhost/rest", true),
-            ("http://[::1]:80", true),
-            ("http://127.attacker.example", false),
-            ("http://db.example.com", false),
-            ("https://db.example.com", true),
-        ] {
-            assert_eq!(crate::http::secure_or_loopback(url), ok, "{url}");
-        }
-        let problems = observation_from_value(&json!({"allowedActions": "all"})).unwrap_err();
-        let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
-        assert_eq!(
-            paths,
-            [
-                "event.kind",
-                "event.event",
-                "event.subject",
-                "event.allowedActions"
-            ]
-        );
     }
 }

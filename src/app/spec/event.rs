@@ -1,0 +1,140 @@
+//! `trigger`'s game event: `{kind, event, actor, subject, allowedActions}`, read as
+//! the run's `Observation`.
+
+use serde_json::Value;
+
+use super::{Fields, Problem, kind};
+use crate::run::{Actor, Boundaries, Observation, Subject, Trigger};
+
+/// `trigger`'s game event: `{kind, event, actor, subject, allowedActions}`.
+pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>> {
+    const KNOWN: [&str; 5] = ["kind", "event", "actor", "subject", "allowedActions"];
+    let mut problems = Vec::new();
+    let Some(mut f) = Fields::new(value, "event", &mut problems, &KNOWN) else {
+        return Err(problems);
+    };
+    let trigger_kind = f.string("kind").unwrap_or_default();
+    let event = f.string("event").unwrap_or_default();
+    if trigger_kind.trim().is_empty() {
+        f.problem("kind", "name the family of event, e.g. \"battle\"");
+    }
+    if event.trim().is_empty() {
+        f.problem("event", "name the event, e.g. \"battle.started\"");
+    }
+    let actor = match f.get("actor") {
+        None => Actor::default(),
+        Some(Value::String(name)) => Actor {
+            name: name.clone(),
+            ..Actor::default()
+        },
+        Some(actor) => match serde_json::from_value(actor.clone()) {
+            Ok(actor) => actor,
+            Err(error) => {
+                f.problem("actor", format!("expected {{id?, name?, state?}}: {error}"));
+                Actor::default()
+            }
+        },
+    };
+    let subject = match f.get("subject") {
+        Some(Value::String(content)) => Subject {
+            content: content.clone(),
+            ..Subject::default()
+        },
+        Some(subject) => {
+            let subject = subject.clone();
+            let renamed = match subject {
+                Value::Object(mut fields) => {
+                    if let Some(id) = fields.remove("messageId") {
+                        fields.insert("message_id".into(), id);
+                    }
+                    Value::Object(fields)
+                }
+                other => other,
+            };
+            match serde_json::from_value::<Subject>(renamed) {
+                Ok(subject) => subject,
+                Err(error) => {
+                    f.problem(
+                        "subject",
+                        format!(
+                            "expected a description or {{kind?, id?, content, messageId?}}: {error}"
+                        ),
+                    );
+                    Subject::default()
+                }
+            }
+        }
+        None => {
+            f.problem(
+                "subject",
+                "say what happened: the model reads it as its first message",
+            );
+            Subject::default()
+        }
+    };
+    if subject.content.trim().is_empty() && f.get("subject").is_some() {
+        f.problem("subject", "the description is empty");
+    }
+    let allowed_actions = match f.get("allowedActions") {
+        None => None,
+        Some(Value::Array(list)) if list.iter().all(Value::is_string) => Some(
+            list.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
+        ),
+        Some(other) => {
+            let message = format!("expected a list of tool names, got {}", kind(other));
+            f.problem("allowedActions", message);
+            None
+        }
+    };
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(Observation {
+        trigger: Trigger {
+            kind: trigger_kind,
+            event,
+        },
+        actor,
+        subject,
+        boundaries: Boundaries { allowed_actions },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_game_event_becomes_an_observation_with_its_boundaries() {
+        let observation = observation_from_value(&json!({
+            "kind": "battle", "event": "battle.started",
+            "actor": {"id": 7, "name": "Grunt", "state": {"hp": 12}},
+            "subject": {"kind": "battle", "id": 3, "content": "Goblins attack", "messageId": 9},
+            "allowedActions": ["join_battle"]
+        }))
+        .unwrap();
+        assert_eq!(observation.actor.name, "Grunt");
+        assert_eq!(observation.subject.message_id, Some(json!(9)));
+        assert!(observation.boundaries.allows("join_battle"));
+        assert!(!observation.boundaries.allows("flee"));
+        let short = observation_from_value(&json!({
+            "kind": "chat", "event": "npc.greeted", "actor": "Grunt", "subject": "Hello"
+        }))
+        .unwrap();
+        assert_eq!(short.subject.content, "Hello");
+        let problems = observation_from_value(&json!({"allowedActions": "all"})).unwrap_err();
+        let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "event.kind",
+                "event.event",
+                "event.subject",
+                "event.allowedActions"
+            ]
+        );
+    }
+}

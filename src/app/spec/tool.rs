@@ -1,0 +1,127 @@
+//! `registerTool`'s description of a tool (its handler is the caller's business).
+
+use serde_json::Value;
+
+use super::{Fields, Problem};
+use crate::app::{HostTool, HostToolError};
+use crate::llm::ToolSpec;
+use crate::tool::{Approval, DEFAULT_TOOL_TIMEOUT_MS, ToolKind};
+
+/// `registerTool`'s description of a tool (its handler is the caller's business).
+pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
+    const KNOWN: [&str; 8] = [
+        "name",
+        "description",
+        "parameters",
+        "kind",
+        "approval",
+        "timeoutMs",
+        "handler",
+        "origin",
+    ];
+    let mut problems = Vec::new();
+    let Some(mut f) = Fields::new(value, "tool", &mut problems, &KNOWN) else {
+        return Err(problems);
+    };
+    let name = f.string("name").unwrap_or_default();
+    let description = f.string("description").unwrap_or_default();
+    if description.trim().is_empty() {
+        f.problem(
+            "description",
+            "say what the tool does: the model chooses tools by it",
+        );
+    }
+    let parameters = f
+        .get("parameters")
+        .cloned()
+        .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
+    let kind = match f.string("kind").as_deref() {
+        None | Some("action") => ToolKind::Action,
+        Some("data") => ToolKind::Data,
+        Some(other) => {
+            f.problem(
+                "kind",
+                format!("expected \"data\" or \"action\", got \"{other}\""),
+            );
+            ToolKind::Action
+        }
+    };
+    let approval = match f.string("approval").as_deref() {
+        None | Some("auto") => Approval::Auto,
+        Some("ask") => Approval::Ask,
+        Some("deny") => Approval::Deny,
+        Some(other) => {
+            f.problem(
+                "approval",
+                format!("expected \"auto\", \"ask\" or \"deny\", got \"{other}\""),
+            );
+            Approval::Auto
+        }
+    };
+    let timeout_ms = f
+        .number("timeoutMs", 1..=600_000)
+        .unwrap_or(DEFAULT_TOOL_TIMEOUT_MS);
+    if f.get("origin").is_some_and(|o| !o.is_string()) {
+        f.problem(
+            "origin",
+            "expected the origin to post to, e.g. \"https://game.example\"",
+        );
+    }
+    let tool = HostTool {
+        spec: ToolSpec {
+            name,
+            description,
+            parameters,
+        },
+        kind,
+        approval,
+        timeout_ms,
+    };
+    if let Err(error) = tool.check() {
+        let field = match error {
+            HostToolError::BadName(_) => "name",
+            HostToolError::BadSchema { .. } => "parameters",
+            HostToolError::BadTimeout { .. } => "timeoutMs",
+        };
+        f.problem(field, error.to_string());
+    }
+    if problems.is_empty() {
+        Ok(tool)
+    } else {
+        Err(problems)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_tool_description_is_checked_whole() {
+        let tool = tool_from_value(&json!({
+            "name": "spawn", "description": "Spawns a monster.", "kind": "action",
+            "approval": "ask", "timeoutMs": 2000, "origin": "https://game.example",
+            "parameters": {"type": "object", "properties": {"kind": {"type": "string"}}}
+        }))
+        .unwrap();
+        assert_eq!(tool.approval, Approval::Ask);
+        assert_eq!(tool.timeout_ms, 2_000);
+        let problems = tool_from_value(&json!({
+            "name": "", "kind": "magic", "approval": "maybe", "timeoutMs": -1,
+            "parameters": {"type": "array"}
+        }))
+        .unwrap_err();
+        let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "tool.description",
+                "tool.kind",
+                "tool.approval",
+                "tool.timeoutMs",
+                "tool.name"
+            ]
+        );
+    }
+}
