@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    AgentRun, Invocation, MAX_CALLS_PER_REPLY, NextStep, Phase, ToolResult, memory, tool_message,
+    AgentRun, Invocation, MAX_CALLS_PER_REPLY, MAX_RESULT_CHARS, NextStep, Phase, ToolResult,
+    memory,
 };
 use crate::event::{Event, Thought};
 use crate::message::{Message, ToolCall};
@@ -392,4 +393,28 @@ pub(super) fn act_step(act: &Act) -> NextStep {
         Some(action) => NextStep::CallTools(vec![action.clone()]),
         None => NextStep::CallTools(Vec::new()),
     }
+}
+
+/// A result as the model reads it: the value, or `{"error": …}`; a long one cut to
+/// its start, saying so.
+fn tool_message(result: &Result<Value, String>) -> String {
+    let text = match result {
+        Ok(value) => value.to_string(),
+        Err(error) => serde_json::json!({ "error": error }).to_string(),
+    };
+    if text.len() <= MAX_RESULT_CHARS {
+        return text;
+    }
+    let total = text.chars().count();
+    if total <= MAX_RESULT_CHARS {
+        return text;
+    }
+    let start: String = text.chars().take(MAX_RESULT_CHARS).collect();
+    serde_json::json!({
+        "truncated": format!(
+            "the result is {total} characters; these are the first {MAX_RESULT_CHARS}"
+        ),
+        "start": start,
+    })
+    .to_string()
 }

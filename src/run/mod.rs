@@ -10,6 +10,7 @@
 
 mod act;
 mod decide;
+mod limits;
 mod memory;
 mod observation;
 mod review;
@@ -22,6 +23,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use decide::{AfterAction, after_action, says_yes};
+use limits::Limits;
+pub use limits::{
+    DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_LOOKUPS, DEFAULT_TIME_BUDGET_MS, MAX_CALLS_PER_REPLY,
+    MAX_RESULT_CHARS,
+};
 pub use memory::{ContextMemory, FollowUp, PLAN_TOOL, PlanUpdate};
 pub use observation::{Actor, Boundaries, Observation, Subject, Trigger};
 pub use review::{GoalGuess, Review, Verdict};
@@ -30,22 +36,6 @@ use crate::event::{Event, Thought};
 use crate::llm::{ChatRequest, ChatResponse, LlmError, ResponseFormat, ToolChoice, ToolSpec};
 use crate::message::{Message, ToolCall};
 use crate::tool::{Approval, RunsOn, ToolError, ToolInfo, ToolKind};
-
-/// How many iterations (reason → act rounds that act or answer) a run may take.
-pub const DEFAULT_MAX_ITERATIONS: u32 = 10;
-/// How many look-up-only model turns one iteration may take before only actions are
-/// offered. A look-up-only turn past them is refused and counts as an iteration, so
-/// every model turn counts against a bound: see [`AgentRun::max_model_turns`].
-pub const DEFAULT_MAX_LOOKUPS: u32 = 4;
-/// The most tool calls one model reply may make; the rest are refused (each still
-/// gets its answer, as the chat format requires).
-pub const MAX_CALLS_PER_REPLY: usize = 16;
-/// The most characters of one tool result the model is shown; past them it sees the
-/// start and how long the whole was.
-pub const MAX_RESULT_CHARS: usize = 16_000;
-/// The wall-clock time a run's effects (model calls and tools, not a person's
-/// approval) may take in all, so a server that trickles bytes cannot keep it alive.
-pub const DEFAULT_TIME_BUDGET_MS: u64 = 10 * 60 * 1000;
 
 /// What the driver should do next.
 #[derive(Debug, Clone, PartialEq)]
@@ -155,26 +145,6 @@ pub struct ActionRecord {
     pub duration_ms: i64,
 }
 
-/// The run's optional phases and caps.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Limits {
-    max_iterations: u32,
-    max_lookups: u32,
-    /// Offer the `plan` tool.
-    planning: bool,
-    /// After an action with nothing left to do, ask whether the goal is complete.
-    goal_check: bool,
-    /// Reflection rounds on a drafted answer (0: none).
-    reflections: u32,
-    guess_goal: bool,
-    #[serde(default = "default_time_budget")]
-    time_budget_ms: u64,
-}
-
-fn default_time_budget() -> u64 {
-    DEFAULT_TIME_BUDGET_MS
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 enum Phase {
@@ -277,25 +247,6 @@ impl AgentRun {
         self
     }
 
-    /// Caps the iterations; a cap of 0 answers at once without tools.
-    pub fn with_max_iterations(mut self, max_iterations: u32) -> Self {
-        self.limits.max_iterations = max_iterations;
-        self
-    }
-
-    /// Caps the look-up-only model turns of one iteration.
-    pub fn with_max_lookups(mut self, max_lookups: u32) -> Self {
-        self.limits.max_lookups = max_lookups;
-        self
-    }
-
-    /// Bounds the wall-clock time of the run's effects in all (a person's approval
-    /// does not count).
-    pub fn with_time_budget_ms(mut self, ms: u64) -> Self {
-        self.limits.time_budget_ms = ms;
-        self
-    }
-
     /// Offers the `plan` tool, for multi-step work and follow-ups.
     pub fn with_planning(mut self) -> Self {
         self.limits.planning = true;
@@ -347,45 +298,6 @@ impl AgentRun {
     /// Iterations taken so far: model turns that acted or answered.
     pub fn iterations(&self) -> u32 {
         self.iterations
-    }
-
-    pub fn max_iterations(&self) -> u32 {
-        self.limits.max_iterations
-    }
-
-    /// The most reason turns the run can take, whatever the model sends: each
-    /// iteration may take its look-ups, then one more turn that acts or answers; then
-    /// the tools-off answer. (A model that only looks up ends sooner: past its
-    /// look-ups each turn uses up an iteration.) Goal checks, reflections and a goal
-    /// guess are bounded by their own caps on top.
-    pub fn max_model_turns(&self) -> u32 {
-        let limits = &self.limits;
-        limits
-            .max_iterations
-            .saturating_mul(limits.max_lookups.saturating_add(1))
-            .saturating_add(1)
-    }
-
-    /// What is left of the time budget.
-    pub fn time_left_ms(&self) -> u64 {
-        self.limits.time_budget_ms.saturating_sub(self.spent_ms)
-    }
-
-    /// The driver spent `ms` on this run's effects.
-    pub fn spent(&mut self, ms: u64) {
-        self.spent_ms = self.spent_ms.saturating_add(ms);
-    }
-
-    /// The time budget ran out during an effect: the run fails, saying so.
-    pub fn out_of_time(&mut self) {
-        if !matches!(self.phase, Phase::Done(_)) {
-            self.finish(Outcome::Failed {
-                error: format!(
-                    "the run used up its time budget of {} s",
-                    self.limits.time_budget_ms / 1000
-                ),
-            });
-        }
     }
 
     pub fn messages(&self) -> &[Message] {
@@ -481,10 +393,6 @@ impl AgentRun {
             purpose: Purpose::CheckGoal,
             request,
         })
-    }
-
-    fn at_cap(&self) -> bool {
-        self.iterations >= self.limits.max_iterations
     }
 
     fn request(&self, tool_choice: ToolChoice) -> ChatRequest {
@@ -625,28 +533,4 @@ impl AgentRun {
             None => self.phase = Phase::Reason,
         }
     }
-}
-
-/// A result as the model reads it: the value, or `{"error": …}`; a long one cut to
-/// its start, saying so.
-fn tool_message(result: &Result<Value, String>) -> String {
-    let text = match result {
-        Ok(value) => value.to_string(),
-        Err(error) => serde_json::json!({ "error": error }).to_string(),
-    };
-    if text.len() <= MAX_RESULT_CHARS {
-        return text;
-    }
-    let total = text.chars().count();
-    if total <= MAX_RESULT_CHARS {
-        return text;
-    }
-    let start: String = text.chars().take(MAX_RESULT_CHARS).collect();
-    serde_json::json!({
-        "truncated": format!(
-            "the result is {total} characters; these are the first {MAX_RESULT_CHARS}"
-        ),
-        "start": start,
-    })
-    .to_string()
 }
