@@ -19,7 +19,6 @@ use super::update::{Decision, Notice, PendingApproval};
 use crate::delegate::Delegate;
 use crate::event::Event;
 use crate::interaction::Conversation;
-use crate::run::Outcome;
 
 /// Where and when a session writes: its storage, its keys, and the time now.
 pub(super) struct Disk<'a> {
@@ -117,7 +116,7 @@ impl State {
         match self.read(&id, storage, keys) {
             Loaded::Found(conversation) => {
                 self.conversations.clear();
-                self.conversations.insert(id.clone(), closed(conversation));
+                self.conversations.insert(id.clone(), conversation);
                 self.open = id;
             }
             Loaded::Missing => {}
@@ -194,7 +193,7 @@ impl State {
     pub(super) fn conversation_mut(&mut self, id: &str, disk: &Disk) -> &mut Conversation {
         if !self.conversations.contains_key(id) {
             let conversation = match self.read(id, disk.storage, &disk.keys) {
-                Loaded::Found(conversation) => closed(conversation),
+                Loaded::Found(conversation) => conversation,
                 Loaded::Missing | Loaded::Corrupt { .. } => Conversation::default(),
             };
             self.conversations.insert(id.to_owned(), conversation);
@@ -259,8 +258,7 @@ impl State {
         if !self.conversations.contains_key(id) {
             match self.read(id, storage, keys) {
                 Loaded::Found(conversation) => {
-                    self.conversations
-                        .insert(id.to_owned(), closed(conversation));
+                    self.conversations.insert(id.to_owned(), conversation);
                 }
                 Loaded::Missing => return Err(AppError::NoConversation(id.to_owned())),
                 Loaded::Corrupt { kept_as, error } => {
@@ -371,7 +369,8 @@ impl State {
                 }
                 Err(error) => notices.push(Notice::SaveFailed { key, error }),
             }
-            self.conversations.insert(entry.id, closed(conversation));
+            self.conversations
+                .insert(entry.id, storage::closed(conversation));
         }
         self.open = saved.open;
         self.conversations.entry(self.open.clone()).or_default();
@@ -380,19 +379,6 @@ impl State {
         self.forget_idle();
         Ok(notices)
     }
-}
-
-/// A saved conversation's unfinished turns end: a run cut off by a reload cannot go
-/// on, and its turn says so instead of spinning.
-fn closed(mut conversation: Conversation) -> Conversation {
-    for interaction in &mut conversation.interactions {
-        if !interaction.status.is_finished() {
-            interaction.apply(&Event::Done(Outcome::Aborted {
-                reason: "Stopped: the page was closed before the answer.".into(),
-            }));
-        }
-    }
-    conversation
 }
 
 fn save_json<T: Serialize>(storage: &dyn Storage, key: &str, value: &T) -> Vec<Notice> {

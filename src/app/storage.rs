@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::event::Event;
 use crate::interaction::Conversation;
+use crate::run::Outcome;
 
 /// Keyed text storage. A write can fail (a full or disabled storage) and says so.
 pub trait Storage {
@@ -119,7 +121,8 @@ impl Keys {
     }
 }
 
-/// Reads a conversation, migrating the unversioned form older builds wrote.
+/// Reads a conversation, migrating the unversioned form older builds wrote; turns it
+/// left unfinished are closed (see [`closed`]).
 pub fn load_conversation(storage: &dyn Storage, key: &str) -> Loaded<Conversation> {
     let Some(text) = storage.load(key) else {
         return Loaded::Missing;
@@ -127,12 +130,25 @@ pub fn load_conversation(storage: &dyn Storage, key: &str) -> Loaded<Conversatio
     if let Ok(saved) = serde_json::from_str::<SavedConversation>(&text)
         && saved.version <= VERSION
     {
-        return Loaded::Found(saved.conversation);
+        return Loaded::Found(closed(saved.conversation));
     }
     match serde_json::from_str::<Conversation>(&text) {
-        Ok(conversation) => Loaded::Found(conversation),
+        Ok(conversation) => Loaded::Found(closed(conversation)),
         Err(error) => keep_aside(storage, key, &text, error.to_string()),
     }
+}
+
+/// A saved conversation's unfinished turns end: a run cut off by a reload cannot go
+/// on, and its turn says so instead of spinning.
+pub(super) fn closed(mut conversation: Conversation) -> Conversation {
+    for interaction in &mut conversation.interactions {
+        if !interaction.status.is_finished() {
+            interaction.apply(&Event::Done(Outcome::Aborted {
+                reason: "Stopped: the page was closed before the answer.".into(),
+            }));
+        }
+    }
+    conversation
 }
 
 /// Writes a conversation in the current version.

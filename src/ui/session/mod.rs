@@ -72,6 +72,8 @@ struct Inner {
     source: Source,
     app: Option<app::Session>,
     world: Option<Rc<dyn Store>>,
+    /// A controller was connected before (settings rebuild it).
+    connected: bool,
 }
 
 /// The views' session; cheap to copy into event handlers.
@@ -98,6 +100,7 @@ impl Session {
                 source,
                 app: None,
                 world: None,
+                connected: false,
             }),
             turns: RwSignal::new(Vec::new()),
             busy: RwSignal::new(false),
@@ -187,9 +190,17 @@ impl Session {
             inner.app = Some(app.clone());
             inner.world = world;
         });
-        self.conversation_id.set(app.conversation_id());
         self.saved.set(app.conversations());
-        self.show(app.conversation());
+        // At start-up the conversation read from storage is on screen already (the
+        // same one the controller just read): its turns are not built a second time.
+        let shown = !self.turns.with_untracked(Vec::is_empty)
+            && self.conversation_id.get_untracked() == app.conversation_id()
+            && self.inner.try_with_value(|i| !i.connected).unwrap_or(false);
+        self.inner.update_value(|inner| inner.connected = true);
+        if !shown {
+            self.conversation_id.set(app.conversation_id());
+            self.show(app.conversation());
+        }
         listener
     }
 
