@@ -208,11 +208,28 @@ fn keep_aside<T>(storage: &dyn Storage, key: &str, text: &str, error: String) ->
 mod tests {
     use super::*;
 
+    fn answered() -> Event {
+        Event::Done(Outcome::Answered { text: "hi".into() })
+    }
+
+    #[test]
+    fn a_turn_left_unfinished_is_read_back_closed() {
+        let storage = MemoryStorage::new();
+        let mut conversation = Conversation::default();
+        conversation.begin("cut off by a reload");
+        save_conversation(&storage, "k", &conversation, 1).unwrap();
+        let Loaded::Found(read) = load_conversation(&storage, "k") else {
+            panic!("not read");
+        };
+        assert!(read.interactions[0].status.is_finished());
+    }
+
     #[test]
     fn a_conversation_round_trips_in_the_current_version() {
         let storage = MemoryStorage::new();
         let mut conversation = Conversation::default();
-        conversation.begin("hello");
+        let turn = conversation.begin("hello");
+        conversation.apply(turn, &answered());
         save_conversation(&storage, "k", &conversation, 1).unwrap();
         assert!(
             storage
@@ -231,7 +248,8 @@ mod tests {
     fn an_older_unversioned_conversation_is_migrated() {
         let storage = MemoryStorage::new();
         let mut conversation = Conversation::default();
-        conversation.begin("from before versions");
+        let turn = conversation.begin("from before versions");
+        conversation.apply(turn, &answered());
         storage
             .save("k", &serde_json::to_string(&conversation).unwrap())
             .unwrap();
