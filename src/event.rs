@@ -30,6 +30,14 @@ pub enum Thought {
     Error { message: String },
 }
 
+/// What a person decided about a call that asked first: a decision, not a failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decided {
+    Approved,
+    Denied { reason: String },
+}
+
 /// A change in a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -58,6 +66,12 @@ pub enum Event {
     ApprovalNeeded {
         call: ToolCall,
     },
+    /// A person decided about the call the run was paused for.
+    Decided {
+        call_id: String,
+        #[serde(flatten)]
+        decision: Decided,
+    },
     /// A reflection on the drafted answer.
     Reflection(Review),
     /// The model said whether the goal is complete.
@@ -79,6 +93,7 @@ impl Event {
             Self::ToolStarted { .. } => "tool_started",
             Self::PlanUpdated { .. } => "plan_updated",
             Self::ApprovalNeeded { .. } => "approval_needed",
+            Self::Decided { .. } => "decided",
             Self::Reflection(_) => "reflection",
             Self::GoalChecked { .. } => "goal_checked",
             Self::Done(_) => "done",
@@ -86,7 +101,7 @@ impl Event {
     }
 
     /// Every name [`Event::name`] can return.
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "started",
         "step_started",
         "delta",
@@ -94,6 +109,7 @@ impl Event {
         "tool_started",
         "plan_updated",
         "approval_needed",
+        "decided",
         "reflection",
         "goal_checked",
         "done",

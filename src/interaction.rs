@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::event::{Event, Thought};
+use crate::event::{Decided, Event, Thought};
 use crate::llm::Delta;
 use crate::message::{Message, ToolCall};
 use crate::run::{ContextMemory, Outcome, Purpose, Review, Trigger};
@@ -60,9 +60,11 @@ pub enum Step {
         result: Option<Result<Value, String>>,
         duration_ms: Option<i64>,
     },
-    /// The run waits for a person to approve this call.
+    /// The run asked a person about this call; `decision` is theirs, once made.
     Approval {
         call: ToolCall,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision: Option<Decided>,
     },
     Reflection {
         review: Review,
@@ -153,7 +155,15 @@ impl Interaction {
                 memory: memory.clone(),
             }),
             Event::ApprovalNeeded { call } => {
-                self.steps.push(Step::Approval { call: call.clone() });
+                self.steps.push(Step::Approval {
+                    call: call.clone(),
+                    decision: None,
+                });
+            }
+            Event::Decided { call_id, decision } => {
+                if let Some(Step::Approval { decision: slot, .. }) = self.approval_mut(call_id) {
+                    *slot = Some(decision.clone());
+                }
             }
             Event::Reflection(review) => self.steps.push(Step::Reflection {
                 review: review.clone(),
@@ -170,9 +180,17 @@ impl Interaction {
                     | Outcome::GoalComplete { .. }
                     | Outcome::CapReached { .. } => Status::Completed,
                 };
+                // Stopped mid-answer, the text that streamed is what the person read:
+                // it stays, and the outcome says it was stopped.
+                let text = match outcome {
+                    Outcome::Aborted { .. } if !self.draft.is_empty() => {
+                        std::mem::take(&mut self.draft)
+                    }
+                    _ => outcome.text().to_owned(),
+                };
                 self.draft.clear();
                 self.steps.push(Step::Answer {
-                    text: outcome.text().to_owned(),
+                    text,
                     outcome: outcome.clone(),
                 });
             }
@@ -211,8 +229,25 @@ impl Interaction {
         }
     }
 
+    /// Whether a person declined `call_id`.
+    fn declined(&self, call_id: &str) -> bool {
+        self.steps.iter().any(|step| {
+            matches!(step, Step::Approval { call, decision: Some(Decided::Denied { .. }) }
+                if call.id == call_id)
+        })
+    }
+
+    /// The step that asked a person about `call_id`.
+    fn approval_mut(&mut self, call_id: &str) -> Option<&mut Step> {
+        self.steps
+            .iter_mut()
+            .rev()
+            .find(|step| matches!(step, Step::Approval { call, .. } if call.id == call_id))
+    }
+
     /// Fills in the call's step; a call the run refused or handled itself (`plan`)
-    /// never started, so it gets a step of its own.
+    /// never started, so it gets a step of its own — except one a person declined,
+    /// which its approval step already shows as their decision.
     fn finish_tool(
         &mut self,
         call_id: &str,
@@ -231,7 +266,7 @@ impl Interaction {
         {
             *result = Some(outcome.clone());
             *duration_ms = Some(took);
-        } else if tool != crate::run::PLAN_TOOL {
+        } else if tool != crate::run::PLAN_TOOL && !self.declined(call_id) {
             self.steps.push(Step::ToolCall {
                 call: ToolCall {
                     id: call_id.to_owned(),
@@ -400,6 +435,59 @@ mod tests {
         assert_eq!(result, &Some(Ok(serde_json::json!({"time": "09:05"}))));
         assert_eq!(duration_ms, &Some(2));
         assert_eq!(text, "It is 09:05.");
+    }
+
+    #[test]
+    fn a_stop_keeps_the_text_that_streamed_and_says_it_was_stopped() {
+        let mut interaction = Interaction::new(1, "tell me a story");
+        interaction.apply(&Event::StepStarted(Purpose::Reason { iteration: 1 }));
+        interaction.apply(&Event::Delta(Delta::Text {
+            text: "Once upon a time".into(),
+        }));
+        interaction.apply(&Event::Done(Outcome::Aborted {
+            reason: "stopped before it finished".into(),
+        }));
+        assert_eq!(interaction.status, Status::Aborted);
+        assert!(interaction.draft.is_empty());
+        assert!(matches!(
+            interaction.steps.last(),
+            Some(Step::Answer { text, outcome: Outcome::Aborted { reason } })
+                if text == "Once upon a time" && reason == "stopped before it finished"
+        ));
+    }
+
+    #[test]
+    fn a_declined_call_is_a_decision_on_its_approval_step_not_a_failed_tool() {
+        let mut interaction = Interaction::new(1, "forget the ale");
+        let forget = ToolCall {
+            id: "c1".into(),
+            name: "forget".into(),
+            arguments: "{}".into(),
+        };
+        interaction.apply(&Event::ApprovalNeeded {
+            call: forget.clone(),
+        });
+        interaction.apply(&Event::Decided {
+            call_id: "c1".into(),
+            decision: Decided::Denied {
+                reason: "the user said no".into(),
+            },
+        });
+        interaction.apply(&Event::Thought(Thought::ToolReturn {
+            call_id: "c1".into(),
+            tool: "forget".into(),
+            result: Err("`forget` was not run: the person declined it".into()),
+            duration_ms: 0,
+        }));
+        assert_eq!(
+            interaction.steps,
+            [Step::Approval {
+                call: forget,
+                decision: Some(Decided::Denied {
+                    reason: "the user said no".into()
+                }),
+            }]
+        );
     }
 
     #[test]

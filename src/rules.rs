@@ -130,6 +130,9 @@ impl RulesModel {
             .unwrap_or("the tool");
         let value: Value = serde_json::from_str(&result.content)
             .unwrap_or_else(|_| Value::String(result.content.clone()));
+        if value.get("declined").is_some() {
+            return format!("Understood: you declined {tool}, so I left it alone.");
+        }
         if let Some(error) = value.get("error").and_then(Value::as_str) {
             return format!("I tried {tool}, but it failed: {error}");
         }

@@ -121,7 +121,10 @@ pub enum ToolError {
          unknown, so check before doing it again"
     )]
     OutcomeUnknown { tool: String, ms: u64 },
-    /// Refused by the run: outside its boundaries, denied, or one action too many.
+    /// A person said no: the call did not run, by their decision.
+    #[error("`{tool}` was not run: the person declined it ({reason})")]
+    Declined { tool: String, reason: String },
+    /// Refused by the run: outside its boundaries, switched off, or one action too many.
     #[error("`{tool}` was not run: {reason}")]
     Refused { tool: String, reason: String },
 }

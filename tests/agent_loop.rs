@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use familiar::clock::ManualClock;
 use familiar::driver::{Seams, Stop, drive, drive_until};
-use familiar::event::{Event, Thought};
+use familiar::event::{Decided, Event, Thought};
 use familiar::ledger::Ledger;
 use familiar::message::{Message, Role, ToolCall};
 use familiar::run::{AgentRun, Boundaries, NextStep, Observation, Outcome};
@@ -345,8 +345,14 @@ fn a_denied_action_is_not_applied_and_the_model_hears_why() {
         })
     );
     assert_eq!(bench.applied.get(), 0);
-    let error = tool_messages(&run)[1]["error"].as_str().unwrap().to_owned();
-    assert!(error.contains("a person denied it: not today"), "{error}");
+    let declined = tool_messages(&run)[1]["declined"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        declined.contains("the person declined it (not today)"),
+        "{declined}"
+    );
 }
 
 #[test]
@@ -958,13 +964,22 @@ fn a_look_up_whose_tool_asks_first_waits_for_a_person() {
             text: "I was not allowed to look.".into()
         })
     );
+    assert!(events.contains(&Event::Decided {
+        call_id: "r2".into(),
+        decision: Decided::Denied {
+            reason: "private".into()
+        }
+    }));
     assert!(
         !events
             .iter()
             .any(|e| matches!(e, Event::ToolStarted { .. }))
     );
-    let refused = tool_messages(&run)[0]["error"].as_str().unwrap().to_owned();
-    assert!(refused.contains("a person denied it: private"), "{refused}");
+    let declined = tool_messages(&run)[0]["declined"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(declined.contains("declined it (private)"), "{declined}");
 }
 
 #[test]

@@ -215,6 +215,19 @@ async fn a_hung_response_is_cut_by_the_timeout() {
 }
 
 #[wasm_bindgen_test]
+async fn a_response_that_stalls_after_its_headers_times_out_once_and_is_not_retried() {
+    let model = unique("stall");
+    let (deltas, result) = chat(&fault_client(&model), asking("hi")).await;
+    assert_eq!(result.unwrap_err(), LlmError::Timeout { after_ms: 1_000 });
+    assert!(deltas.is_empty());
+    assert_eq!(
+        fault_stats(&model).await.0,
+        1,
+        "the same wait would come again"
+    );
+}
+
+#[wasm_bindgen_test]
 async fn a_stream_cut_mid_arguments_is_an_error_and_not_retried() {
     let model = unique("cut-mid-args");
     let (deltas, result) = chat(&fault_client(&model), asking("hi")).await;

@@ -209,6 +209,21 @@ fn a_stream_that_stalls_after_output_times_out_without_a_retry() {
 }
 
 #[test]
+fn a_response_silent_after_its_headers_times_out_once_without_a_retry() {
+    let silent = Reply::Respond {
+        status: 200,
+        headers: vec![],
+        chunks: vec![],
+        hang: true,
+    };
+    let s = setup(vec![silent, respond(200, TEXT)]);
+    let (deltas, result) = ask(&s.client);
+    assert_eq!(result.unwrap_err(), LlmError::Timeout { after_ms: 5_000 });
+    assert!(deltas.is_empty());
+    assert_eq!(s.peer.requests.borrow().len(), 1);
+}
+
+#[test]
 fn an_empty_200_before_any_output_is_retried() {
     let s = setup(vec![respond(200, ""), respond(200, TEXT)]);
     assert_eq!(ask(&s.client).1.unwrap().text, "Hello");

@@ -1,9 +1,12 @@
 //! [`OpenAiClient`]: streaming chat completions through an OpenAI-compatible proxy,
 //! over the [`Http`] seam, with timeouts and bounded retries.
 //!
-//! Retried: connection failures, timeouts and retryable statuses (see `retry`), with
-//! backoff and jitter, honouring the server's requested wait — but never once any
-//! output has streamed, and never a 400/401. Aborting is dropping the future: the
+//! Retried: connection failures, timeouts waiting for the response and retryable
+//! statuses (see `retry`), with backoff and jitter, honouring the server's requested
+//! wait — but never once any output has streamed, never a 400/401, and never a
+//! response that began and then went silent: a proxy that sent its headers and
+//! nothing more within the timeout would make the person wait that long again on
+//! every attempt, so they get the error at once (and a Retry of their own). Aborting is dropping the future: the
 //! `Http` implementation cancels the request.
 
 use std::future::Future;
@@ -144,7 +147,7 @@ impl OpenAiClient {
         let mut bytes = Vec::new();
         loop {
             match self.within_timeout(body.next()).await {
-                None => return Err(Failure::retryable(self.timeout(), None)),
+                None => return Err(Failure::fatal(self.timeout())),
                 Some(None) => break,
                 Some(Some(Err(error))) => {
                     return Err(Failure::retryable(
@@ -173,7 +176,7 @@ impl OpenAiClient {
         loop {
             let had_output = stream.has_output();
             match self.within_timeout(body.next()).await {
-                None => return Err(Failure::unless_output(self.timeout(), had_output)),
+                None => return Err(Failure::fatal(self.timeout())),
                 Some(None) => break,
                 Some(Some(Err(error))) => {
                     return Err(Failure::unless_output(

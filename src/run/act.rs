@@ -9,7 +9,7 @@ use super::{
     AgentRun, Invocation, MAX_CALLS_PER_REPLY, MAX_RESULT_CHARS, NextStep, Phase, ToolResult,
     memory,
 };
-use crate::event::{Event, Thought};
+use crate::event::{Decided, Event, Thought};
 use crate::message::{Message, ToolCall};
 use crate::run::{ActionRecord, PLAN_TOOL};
 use crate::tool::{Approval, RunsOn, ToolError, ToolKind};
@@ -240,7 +240,12 @@ impl AgentRun {
         result: Result<Value, ToolError>,
         duration_ms: i64,
     ) {
+        let message = match &result {
+            Err(ToolError::Declined { .. }) => declined_message(&result),
+            _ => None,
+        };
         let result = result.map_err(|e| e.to_string());
+        let message = message.unwrap_or_else(|| tool_message(&result));
         self.events.push(Event::Thought(Thought::ToolReturn {
             call_id: invocation.call.id.clone(),
             tool: invocation.call.name.clone(),
@@ -249,7 +254,7 @@ impl AgentRun {
         }));
         act.settled.push(Settled {
             call_id: invocation.call.id.clone(),
-            message: Message::tool(&invocation.call.id, tool_message(&result)),
+            message: Message::tool(&invocation.call.id, message),
             record: Some(ActionRecord {
                 iteration: self.iterations,
                 tool: invocation.call.name.clone(),
@@ -324,7 +329,13 @@ impl AgentRun {
             act.approved = true;
         } else if act.data.iter().any(|i| i.call.id == call_id) {
             act.approved_data.push(call_id.to_owned());
+        } else {
+            return;
         }
+        self.events.push(Event::Decided {
+            call_id: call_id.to_owned(),
+            decision: Decided::Approved,
+        });
     }
 
     /// A person denied the pending call: it does not run, and the model hears why
@@ -345,11 +356,17 @@ impl AgentRun {
             self.phase = Phase::Act(act);
             return;
         };
-        self.refuse(
-            &mut act,
-            &invocation,
-            format!("a person denied it: {reason}"),
-        );
+        self.events.push(Event::Decided {
+            call_id: call_id.to_owned(),
+            decision: Decided::Denied {
+                reason: reason.to_owned(),
+            },
+        });
+        let declined = ToolError::Declined {
+            tool: invocation.call.name.clone(),
+            reason: reason.to_owned(),
+        };
+        self.record(&mut act, &invocation, Err(declined), 0);
         if !act.is_settled() {
             self.phase = Phase::Act(act);
             return;
@@ -397,6 +414,17 @@ pub(super) fn act_step(act: &Act) -> NextStep {
 
 /// A result as the model reads it: the value, or `{"error": …}`; a long one cut to
 /// its start, saying so.
+/// A person's "no" as the model reads it: `{"declined": …}`, apart from failures, so a
+/// model (the rules model too) answers it as a decision to respect, not an error to retry.
+fn declined_message(result: &Result<Value, ToolError>) -> Option<String> {
+    match result {
+        Err(error @ ToolError::Declined { .. }) => {
+            Some(serde_json::json!({ "declined": error.to_string() }).to_string())
+        }
+        _ => None,
+    }
+}
+
 fn tool_message(result: &Result<Value, String>) -> String {
     let text = match result {
         Ok(value) => value.to_string(),

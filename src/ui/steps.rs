@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use crate::event::Decided;
 use crate::interaction::Step;
 use crate::run::{Outcome, Purpose, Verdict};
 use crate::tool::ToolKind;
@@ -108,7 +109,7 @@ fn summary(steps: &[Step], cap: Option<u32>) -> String {
     }
     let state = steps.iter().rev().find_map(|s| match s {
         Step::Answer { outcome, .. } => Some(outcome_label(outcome)),
-        Step::Approval { .. } => Some("waiting for approval"),
+        Step::Approval { decision: None, .. } => Some("waiting for approval"),
         _ => None,
     });
     parts.push(state.unwrap_or("working").to_owned());
@@ -187,7 +188,16 @@ fn step_view(step: Step, continued: bool) -> AnyView {
             result,
             duration_ms,
         } => tool_card(call.name, kind, call.arguments, result, duration_ms),
-        Step::Approval { call } => line("step-approval", "Needs approval", call.name),
+        Step::Approval { call, decision } => {
+            let (label, text) = match decision {
+                None => ("Needs approval", call.name),
+                Some(Decided::Approved) => ("Approved", call.name),
+                Some(Decided::Denied { reason }) => {
+                    ("Declined", format!("{} ({reason})", call.name))
+                }
+            };
+            line("step-approval", label, text)
+        }
         Step::Reflection { review } => {
             let verdict = match review.verdict {
                 Verdict::Finished => "finished",

@@ -7,6 +7,7 @@ after the first `#` is a tag that keeps each test's counters apart:
   429-then-ok   429 with Retry-After: 1 (and a JSON error) once, then `text`
   500-always    500 with a JSON error, every time
   hang          accepts the request and never answers
+  stall         answers 200 with stream headers, then sends nothing
   cut-mid-args  streams the start of a tool call, then closes mid-arguments
   slow          streams a word every 100 ms for a minute (a client may abort)
 
@@ -74,6 +75,10 @@ class Handler(BaseHTTPRequestHandler):
         if behaviour == "500-always":
             return self.reply_json(500, {"error": {"message": "upstream exploded", "type": "server_error"}})
         if behaviour == "hang":
+            time.sleep(120)
+            return
+        if behaviour == "stall":
+            self.start_stream()
             time.sleep(120)
             return
         if behaviour in ("text", "429-then-ok"):
