@@ -319,6 +319,8 @@ export type RunEvent =
   | { event: "tool_started"; call: ToolCall; kind: ToolKind | null }
   | { event: "plan_updated"; plan: string[]; memory: ContextMemory }
   | { event: "approval_needed"; call: ToolCall }
+  /** A person (or an `onApproval` handler) decided about the call: a decision, not a failure. */
+  | ({ event: "decided"; call_id: string } & ({ decision: "approved" } | { decision: "denied"; reason: string }))
   | ({ event: "reflection" } & Review)
   | { event: "goal_checked"; complete: boolean; answer: string }
   | ({ event: "done" } & Outcome);

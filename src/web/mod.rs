@@ -3,12 +3,14 @@
 mod clock;
 pub mod demo;
 mod fetch;
+mod follow;
 mod page_title;
 mod shell;
 mod storage;
 
 pub use clock::BrowserClock;
 pub use fetch::Fetch;
+pub use follow::Follow;
 pub use page_title::PageTitle;
 pub use shell::{MountPoint, Page, mark};
 pub use storage::{BrowserStorage, LocalStorage, load_json, remove, save_json};
