@@ -88,8 +88,8 @@ test('a plain page creates an agent, gives it a tool, sends a game event and sho
   await page.evaluate(() => window.guard.mount(document.getElementById('chat')));
   const chat = page.locator('#chat');
   await chat.getByText('Goblins are at the gate').waitFor();
-  await chat.getByRole('textbox', { name: 'Message' }).fill('more goblins?');
-  await chat.getByRole('textbox', { name: 'Message' }).press('Enter');
+  await chat.getByRole('combobox', { name: 'Message' }).fill('more goblins?');
+  await chat.getByRole('combobox', { name: 'Message' }).press('Enter');
   await chat.locator('.turn').nth(1).locator('.message-assistant', { hasText: 'Gate barred.' }).waitFor();
   await page.screenshot({ path: `${artifacts}/api-keep.png` });
   await page.evaluate(() => window.guard.unmount());

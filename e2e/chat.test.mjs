@@ -23,7 +23,7 @@ test('asking the time shows the answer and the steps under it', async (t) => {
   assert.ok((await steps.count()) >= 2, 'at least two rendered steps');
   assert.equal(await turn.locator('.step-tool .tool-name').innerText(), 'current_time');
   assert.match(await turn.locator('.step-tool .tool-result').innerText(), /"iso":/);
-  assert.equal(await page.getByRole('textbox', { name: 'Message' }).inputValue(), '');
+  assert.equal(await page.getByRole('combobox', { name: 'Message' }).inputValue(), '');
 
   await page.screenshot({ path: join(artifacts, 'chat-time.png'), fullPage: true });
   assert.deepEqual(problems, []);
@@ -64,18 +64,18 @@ test('while the app loads, its first screen shows, then gives way to the app', a
   const { page, release } = await openHeld(env, t);
   assert.equal(await page.getByRole('status').innerText(), 'Loading the agent…');
   assert.equal(await page.locator('h1').innerText(), 'Familiar');
-  assert.ok(await page.getByRole('textbox', { name: 'Message' }).isEditable(), 'the composer takes input already');
+  assert.ok(await page.getByRole('combobox', { name: 'Message' }).isEditable(), 'the composer takes input already');
 
   release();
   await appReady(page);
   assert.equal(await page.locator('#familiar-loading').count(), 0);
   assert.equal(await page.locator('h1').count(), 1, 'one heading: the app\'s own');
-  assert.equal(await page.getByRole('textbox', { name: 'Message' }).count(), 1, 'one composer: the app\'s own');
+  assert.equal(await page.getByRole('combobox', { name: 'Message' }).count(), 1, 'one composer: the app\'s own');
 });
 
 test('a draft typed while the app loads moves into the app with its caret and focus', async (t) => {
   const { page, release } = await openHeld(env, t);
-  const box = page.getByRole('textbox', { name: 'Message' });
+  const box = page.getByRole('combobox', { name: 'Message' });
   await box.fill('What time is it in Lisbon?');
   await box.evaluate((input) => input.setSelectionRange(5, 9));
 
@@ -93,7 +93,7 @@ test('a draft typed while the app loads moves into the app with its caret and fo
 
 test('a message sent while the app loads is sent by the app when it starts', async (t) => {
   const { page, release } = await openHeld(env, t);
-  const box = page.getByRole('textbox', { name: 'Message' });
+  const box = page.getByRole('combobox', { name: 'Message' });
   await box.fill('What time is it?');
   await box.press('Enter');
   assert.match(await page.getByRole('status').innerText(), /your message goes out as soon as it is ready/);
@@ -113,7 +113,7 @@ test('if the app cannot start, the shell says so instead of loading forever', as
   await page.route('**/*.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
   await page.goto(env.server.url);
   await page.getByText(/^Familiar could not start: /).waitFor();
-  assert.ok(await page.getByRole('textbox', { name: 'Message' }).isDisabled(), 'nothing can be sent');
+  assert.ok(await page.getByRole('combobox', { name: 'Message' }).isDisabled(), 'nothing can be sent');
   assert.ok(await page.getByRole('button', { name: 'Send' }).isDisabled());
 });
 
@@ -125,7 +125,7 @@ test('without JavaScript the page says what it needs and offers nothing that can
   // (Chromium's script switch leaves the parser's scripting flag on, so <noscript> is
   // not rendered here; a browser with scripts off shows its text.)
   assert.equal(await page.locator('noscript').textContent(), 'Familiar runs in this tab: it needs JavaScript and WebAssembly.');
-  assert.ok(await page.getByRole('textbox', { name: 'Message' }).isDisabled());
+  assert.ok(await page.getByRole('combobox', { name: 'Message' }).isDisabled());
   assert.ok(await page.getByRole('button', { name: 'Send' }).isDisabled());
 });
 

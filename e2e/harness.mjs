@@ -173,7 +173,7 @@ export async function appReady(page) {
 
 /** Types `text` into the composer and sends it. */
 export async function send(page, text) {
-  const box = page.getByRole('textbox', { name: 'Message' });
+  const box = page.getByRole('combobox', { name: 'Message' });
   await box.fill(text);
   await box.press('Enter');
 }

@@ -46,7 +46,7 @@ test('embedded in a host page, the widget fits its sidebar, wears its theme and 
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   await page.goto(`${env.server.url}game.html`);
   const widget = page.locator('#familiar');
-  await widget.getByRole('textbox', { name: 'Message' }).waitFor();
+  await widget.getByRole('combobox', { name: 'Message' }).waitFor();
 
   assert.equal(await page.locator('body > .familiar-app').count(), 0, 'nothing mounted on the body');
   const said = await ask(page, 'What time is it?');
@@ -70,8 +70,8 @@ test('embedded in a host page, the widget fits its sidebar, wears its theme and 
 test('a host page with the shell in its #familiar takes a message before the app runs', async (t) => {
   const { page, release } = await openHeld(env, t, { path: 'game-with-shell.html', viewport: { width: 1440, height: 900 } });
   const widget = page.locator('#familiar');
-  await widget.getByRole('textbox', { name: 'Message' }).fill('What time is it?');
-  await widget.getByRole('textbox', { name: 'Message' }).press('Enter');
+  await widget.getByRole('combobox', { name: 'Message' }).fill('What time is it?');
+  await widget.getByRole('combobox', { name: 'Message' }).press('Enter');
   assert.match(await widget.getByRole('status').innerText(), /goes out as soon as it is ready/);
 
   release();

@@ -162,9 +162,35 @@ impl Delegate {
     }
 }
 
+/// Whether `route` (a `/command` or `@agent`) continues what a person is typing: the
+/// message so far is one word starting with `/` or `@`, and not the whole route yet.
+pub fn continues(typed: &str, route: &str) -> bool {
+    let word = typed.trim_start();
+    (word.starts_with('/') || word.starts_with('@'))
+        && !word.contains(char::is_whitespace)
+        && route.starts_with(word)
+        && route != word
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slash_or_at_word_is_continued_by_the_routes_it_begins() {
+        assert!(continues("/", "/time"));
+        assert!(continues(" /ti", "/time"));
+        assert!(continues("@", "@dotty"));
+        assert!(!continues("/ti", "@dotty"));
+    }
+
+    #[test]
+    fn nothing_continues_a_whole_route_or_a_message() {
+        assert!(!continues("/time", "/time"));
+        assert!(!continues("/time now", "/time"));
+        assert!(!continues("hello /", "/time"));
+        assert!(!continues("", "/time"));
+    }
 
     #[test]
     fn prefixes_route_and_everything_else_is_plain() {

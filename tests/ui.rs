@@ -297,7 +297,8 @@ async fn streaming_text_grows_in_place_as_it_arrives() {
     let root = mount(move || view! { <Turn interaction=interaction /> });
     interaction.update(|i| i.apply(&Event::StepStarted(Purpose::Reason { iteration: 1 })));
     leptos::task::tick().await;
-    assert_eq!(text_of(&root, ".markdown"), "…");
+    assert_eq!(text_of(&root, ".waiting"), "…", "working, no answer yet");
+    assert_eq!(count(&root, ".markdown"), 0);
     let mut seen = Vec::new();
     for piece in ["Once ", "upon ", "a **time**."] {
         interaction.update(|i| i.apply(&Event::Delta(Delta::Text { text: piece.into() })));
@@ -353,6 +354,128 @@ async fn forgetting_waits_for_approval() -> HtmlElement {
 }
 
 #[wasm_bindgen_test]
+async fn an_unfinished_answer_offers_no_copy_or_retry_and_focus_goes_to_the_approval() {
+    let root = forgetting_waits_for_approval().await;
+    assert_eq!(count(&root, ".turn:nth-child(1) .answer-actions"), 1);
+    assert_eq!(count(&root, ".turn:nth-child(2) .answer-actions"), 0);
+    let focused = document().active_element().unwrap();
+    assert!(
+        focused.class_list().contains("approval"),
+        "focus is on the card"
+    );
+    click(&root, ".approval .approve");
+    let textarea = root.query_selector("textarea").unwrap().unwrap();
+    assert_eq!(
+        document().active_element(),
+        Some(textarea),
+        "then back to the composer"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_stopped_answer_keeps_what_streamed_and_says_it_was_stopped() {
+    use familiar::event::Event;
+    use familiar::interaction::Interaction;
+    use familiar::llm::Delta;
+    use familiar::run::{Outcome, Purpose};
+    use familiar::ui::Turn;
+    let interaction = RwSignal::new(Interaction::new(1, "tell me a story"));
+    let root = mount(move || view! { <Turn interaction=interaction /> });
+    interaction.update(|i| {
+        i.apply(&Event::StepStarted(Purpose::Reason { iteration: 1 }));
+        i.apply(&Event::Delta(Delta::Text {
+            text: "Once upon a time, a dragon".into(),
+        }));
+        i.apply(&Event::Done(Outcome::Aborted {
+            reason: "stopped before it finished".into(),
+        }));
+    });
+    leptos::task::tick().await;
+    assert_eq!(text_of(&root, ".markdown"), "Once upon a time, a dragon");
+    assert_eq!(
+        text_of(&root, ".answer-stopped"),
+        "Stopped: stopped before it finished"
+    );
+}
+
+fn key(root: &HtmlElement, name: &str) {
+    let textarea = root.query_selector("textarea").unwrap().unwrap();
+    let init = KeyboardEventInit::new();
+    init.set_key(name);
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    let event = KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    textarea.dispatch_event(&event).unwrap();
+}
+
+fn type_text(root: &HtmlElement, text: &str) -> HtmlTextAreaElement {
+    let textarea: HtmlTextAreaElement = root
+        .query_selector("textarea")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    textarea.set_value(text);
+    textarea
+        .dispatch_event(&web_sys::Event::new("input").unwrap())
+        .unwrap();
+    textarea
+}
+
+#[wasm_bindgen_test]
+async fn the_completions_are_a_combobox_driven_by_the_keyboard() {
+    let root = fresh_app();
+    let textarea = type_text(&root, "/");
+    leptos::task::tick().await;
+    assert_eq!(
+        textarea.get_attribute("aria-expanded").as_deref(),
+        Some("true")
+    );
+    assert_eq!(
+        count(&root, ".completions [role=option] button"),
+        0,
+        "no button in an option"
+    );
+    // Enter on a bare `/` sends nothing.
+    key(&root, "Enter");
+    leptos::task::tick().await;
+    assert_eq!(count(&root, ".turn"), 0);
+    key(&root, "ArrowDown");
+    key(&root, "ArrowDown");
+    leptos::task::tick().await;
+    let offered = texts_of(&root, ".completion-insert");
+    let second = root
+        .query_selector("[role=option]:nth-child(2)")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        second.get_attribute("aria-selected").as_deref(),
+        Some("true")
+    );
+    assert_eq!(
+        textarea.get_attribute("aria-activedescendant"),
+        second.get_attribute("id")
+    );
+    key(&root, "Enter");
+    leptos::task::tick().await;
+    assert_eq!(
+        textarea.value(),
+        format!("{} ", offered[1]),
+        "Enter takes the highlighted one"
+    );
+    assert_eq!(count(&root, ".turn"), 0, "and sends nothing yet");
+    type_text(&root, "@");
+    leptos::task::tick().await;
+    assert!(count(&root, ".completions") == 1);
+    key(&root, "Escape");
+    leptos::task::tick().await;
+    assert_eq!(count(&root, ".completions"), 0, "Escape closes the list");
+    assert_eq!(
+        textarea.get_attribute("aria-expanded").as_deref(),
+        Some("false")
+    );
+}
+
+#[wasm_bindgen_test]
 async fn an_approved_action_runs_and_the_answer_follows() {
     let root = forgetting_waits_for_approval().await;
     click(&root, ".approval .approve");
@@ -376,7 +499,28 @@ async fn a_denied_action_is_not_run_and_the_answer_says_so() {
     .await;
     let shown = answers(&root);
     let last = shown.last().unwrap();
-    assert!(last.contains("denied"), "{last}");
+    assert!(last.contains("you declined forget"), "{last}");
+    assert!(
+        !root
+            .query_selector(".turn:nth-child(2) .message-assistant")
+            .unwrap()
+            .unwrap()
+            .class_list()
+            .contains("message-failed"),
+        "a person's no is not a failure"
+    );
+    let summary = text_of(&root, ".turn:nth-child(2) .steps-summary");
+    assert!(!summary.contains("failed"), "{summary}");
+    click(&root, ".turn:nth-child(2) .steps-summary");
+    until("the steps", || {
+        count(&root, ".turn:nth-child(2) .step-approval") == 1
+    })
+    .await;
+    assert_eq!(
+        text_of(&root, ".turn:nth-child(2) .step-approval .step-label"),
+        "Declined"
+    );
+    assert_eq!(count(&root, ".turn:nth-child(2) .step-tool"), 0);
     press(&root, "What do you remember?", false);
     until("the recall", || {
         count(&root, ".turn[data-status=completed]") == 3

@@ -24,7 +24,7 @@ use futures::future::LocalBoxFuture;
 
 pub use config::{Config, DEFAULT_CONTEXT_BUDGET, Options, Play, character_prompt};
 pub use host::{Channel, Handler, HostTool, HostToolError, HostTools, Ignored};
-pub use state::SessionState;
+pub use state::{Deleted, SessionState};
 pub use storage::{
     ConversationEntry, Keys, Loaded, MemoryStorage, Storage, load_conversation, load_index,
 };
@@ -255,8 +255,22 @@ impl Session {
 
     /// Deletes a saved conversation (stopping its runs); the open one is replaced by
     /// a new one.
-    pub fn delete(&self, id: &str) {
-        let notices = self.inner.state.borrow_mut().delete(id, &self.disk());
+    /// What was deleted comes back, for [`Self::undelete`] (`None` when it could not
+    /// be read: there is nothing to give back).
+    pub fn delete(&self, id: &str) -> Option<Deleted> {
+        let (deleted, notices) = self.inner.state.borrow_mut().delete(id, &self.disk());
+        self.after_write(notices);
+        deleted
+    }
+
+    /// Takes a deletion back: the conversation is saved again, in its old place in the
+    /// list (it is not opened).
+    pub fn undelete(&self, deleted: Deleted) {
+        let notices = self
+            .inner
+            .state
+            .borrow_mut()
+            .undelete(deleted, &self.disk());
         self.after_write(notices);
     }
 

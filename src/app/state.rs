@@ -57,6 +57,15 @@ pub(super) struct State {
     runs_started: u64,
 }
 
+/// A conversation just deleted, kept so that a person can take the deletion back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Deleted {
+    /// Its entry in the list, as it was.
+    pub entry: ConversationEntry,
+    position: usize,
+    conversation: Conversation,
+}
+
 /// Everything a session keeps, for `saveState` / `loadState`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionState {
@@ -284,17 +293,53 @@ impl State {
         (id.clone(), save_json(storage, &keys.current(), &id))
     }
 
-    pub(super) fn delete(&mut self, id: &str, disk: &Disk) -> Vec<Notice> {
+    /// Deletes `id`, keeping what it was (when it could be read) for [`Self::undelete`].
+    pub(super) fn delete(&mut self, id: &str, disk: &Disk) -> (Option<Deleted>, Vec<Notice>) {
         let (storage, keys) = (disk.storage, &disk.keys);
         self.stop_conversation(id);
+        let kept = match self.conversations.remove(id) {
+            Some(conversation) => Some(conversation),
+            None => match load_conversation(storage, &keys.conversation(id)) {
+                Loaded::Found(conversation) => Some(conversation),
+                Loaded::Missing | Loaded::Corrupt { .. } => None,
+            },
+        };
+        let position = self.index.iter().position(|c| c.id == id);
+        let deleted = match (kept, position) {
+            (Some(conversation), Some(position)) => Some(Deleted {
+                entry: self.index.remove(position),
+                position,
+                conversation,
+            }),
+            _ => None,
+        };
         storage.remove(&keys.conversation(id));
         self.index.retain(|c| c.id != id);
+        self.revisions.remove(id);
         let mut notices = save_json(storage, &keys.index(), &self.index);
         if self.open == id {
             notices.extend(self.open_new(disk).1);
         }
-        self.conversations.remove(id);
-        notices
+        (deleted, notices)
+    }
+
+    /// Puts a deleted conversation back where it was in the list.
+    pub(super) fn undelete(&mut self, deleted: Deleted, disk: &Disk) -> Vec<Notice> {
+        let (storage, keys) = (disk.storage, &disk.keys);
+        let Deleted {
+            entry,
+            position,
+            conversation,
+        } = deleted;
+        let key = keys.conversation(&entry.id);
+        let revision = stored_revision(storage, &key) + 1;
+        if let Err(error) = save_conversation(storage, &key, &conversation, revision) {
+            return vec![Notice::SaveFailed { key, error }];
+        }
+        self.revisions.insert(entry.id.clone(), revision);
+        self.index.retain(|c| c.id != entry.id);
+        self.index.insert(position.min(self.index.len()), entry);
+        save_json(storage, &keys.index(), &self.index)
     }
 
     /// Drops conversations neither open nor written into by a run.

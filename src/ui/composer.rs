@@ -1,6 +1,8 @@
 //! The composer: Enter sends, Shift+Enter adds a line; while a run is in flight the
 //! Send button becomes Stop. Typing `/` or `@` at the start offers the delegate's
-//! commands and agents.
+//! commands and agents as a combobox (the WAI-ARIA pattern): arrows move through the
+//! options, Enter or Tab takes the highlighted one, Escape or a click elsewhere closes
+//! the list, and the caret never leaves the message box.
 
 use leptos::ev::KeyboardEvent;
 use leptos::html::Textarea;
@@ -11,6 +13,21 @@ use leptos::prelude::*;
 pub struct Completion {
     pub insert: String,
     pub description: String,
+}
+
+/// The id of the list of completions (`aria-controls`), and of its options.
+const LIST_ID: &str = "familiar-completions";
+
+fn option_id(index: usize) -> String {
+    format!("{LIST_ID}-{index}")
+}
+
+/// The completions that continue what is typed.
+fn matching(typed: &str, all: &[Completion]) -> Vec<Completion> {
+    all.iter()
+        .filter(|c| crate::delegate::continues(typed, &c.insert))
+        .cloned()
+        .collect()
 }
 
 /// The message box under the conversation.
@@ -27,9 +44,15 @@ pub fn Composer(
     /// `/command` and `@agent` completions, read when the message starts with one.
     #[prop(into, optional)]
     completions: Signal<Vec<Completion>>,
+    /// The message box, for views that give focus back to it.
+    #[prop(optional)]
+    input: Option<NodeRef<Textarea>>,
 ) -> impl IntoView {
-    let input = NodeRef::<Textarea>::new();
+    let input = input.unwrap_or_default();
     let (typed, set_typed) = signal(String::new());
+    // The highlighted option, if any; `None` until the arrows pick one.
+    let (active, set_active) = signal(None::<usize>);
+    let (dismissed, set_dismissed) = signal(false);
     let send = std::rc::Rc::new(move || {
         if let Some(textarea) = input.get() {
             let text = textarea.value();
@@ -40,39 +63,58 @@ pub fn Composer(
             }
         }
     });
-    let matches = Memo::new(move |_| {
-        typed.with(|t| {
-            let word = t.trim_start();
-            if !(word.starts_with('/') || word.starts_with('@')) || word.contains(' ') {
-                return Vec::new();
-            }
-            completions.with(|all| {
-                all.iter()
-                    .filter(|c| c.insert.starts_with(word) && c.insert != word)
-                    .cloned()
-                    .collect::<Vec<_>>()
-            })
-        })
-    });
+    let matches = Memo::new(move |_| typed.with(|t| completions.with(|all| matching(t, all))));
+    let open = move || !dismissed.get() && matches.with(|m| !m.is_empty());
     let complete = move |insert: &str| {
         if let Some(textarea) = input.get() {
             let text = format!("{insert} ");
             textarea.set_value(&text);
             set_typed.set(text);
+            set_active.set(None);
             let _ = textarea.focus();
         }
     };
     let on_key = {
         let send = send.clone();
         move |ev: KeyboardEvent| {
-            if ev.key() == "Tab"
-                && let Some(first) = matches.with_untracked(|m| m.first().cloned())
-            {
-                ev.prevent_default();
-                complete(&first.insert);
-            } else if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
-                ev.prevent_default();
-                send();
+            let count = matches.with_untracked(Vec::len);
+            let listed = !dismissed.get_untracked() && count > 0;
+            let chosen = active
+                .get_untracked()
+                .and_then(|i| matches.with_untracked(|m| m.get(i).cloned()));
+            match ev.key().as_str() {
+                "ArrowDown" | "ArrowUp" if listed => {
+                    ev.prevent_default();
+                    let down = ev.key() == "ArrowDown";
+                    set_active.set(Some(match active.get_untracked() {
+                        None if down => 0,
+                        None => count - 1,
+                        Some(i) if down => (i + 1) % count,
+                        Some(i) => (i + count - 1) % count,
+                    }));
+                }
+                "Escape" if listed => {
+                    ev.prevent_default();
+                    set_dismissed.set(true);
+                    set_active.set(None);
+                }
+                "Tab" if listed && !ev.shift_key() => {
+                    ev.prevent_default();
+                    let pick = chosen.or_else(|| matches.with_untracked(|m| m.first().cloned()));
+                    if let Some(pick) = pick {
+                        complete(&pick.insert);
+                    }
+                }
+                "Enter" if !ev.shift_key() && !ev.is_composing() => {
+                    ev.prevent_default();
+                    match chosen.filter(|_| listed) {
+                        Some(pick) => complete(&pick.insert),
+                        // A bare `/` or `@` is the start of a command, not a message.
+                        None if listed && typed.with_untracked(|t| t.trim().len() == 1) => {}
+                        None => send(),
+                    }
+                }
+                _ => {}
             }
         }
     };
@@ -82,20 +124,43 @@ pub fn Composer(
         }
     };
     view! {
-        <form class="composer" on:submit=move |ev| {
-            ev.prevent_default();
-            send();
-        }>
-            <Show when=move || matches.with(|m| !m.is_empty())>
-                <ul class="completions" role="listbox" aria-label="Commands and agents">
-                    {move || matches.get().into_iter().map(|c| {
+        <form
+            class="composer"
+            on:submit=move |ev| {
+                ev.prevent_default();
+                send();
+            }
+            on:focusout=move |ev| {
+                // Focus leaving the composer (a click or Tab elsewhere) closes the list.
+                let inside = ev
+                    .related_target()
+                    .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Node>(t).ok())
+                    .zip(ev.current_target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Node>(t).ok()))
+                    .is_some_and(|(to, form)| form.contains(Some(&to)));
+                if !inside {
+                    set_dismissed.set(true);
+                    set_active.set(None);
+                }
+            }
+        >
+            <Show when=open>
+                <ul class="completions" id=LIST_ID role="listbox" aria-label="Commands and agents">
+                    {move || matches.get().into_iter().enumerate().map(|(index, c)| {
                         let insert = c.insert.clone();
+                        let selected = move || active.get() == Some(index);
                         view! {
-                            <li role="option">
-                                <button type="button" class="completion" on:click=move |_| complete(&insert)>
-                                    <span class="completion-insert">{c.insert}</span>
-                                    <span class="completion-description">{c.description}</span>
-                                </button>
+                            <li
+                                id=option_id(index)
+                                role="option"
+                                class="completion"
+                                class:completion-active=selected
+                                aria-selected=move || selected().to_string()
+                                // Pressing keeps focus in the message box; the click takes it.
+                                on:mousedown=|ev| ev.prevent_default()
+                                on:click=move |_| complete(&insert)
+                            >
+                                <span class="completion-insert">{c.insert}</span>
+                                <span class="completion-description">{c.description}</span>
                             </li>
                         }
                     }).collect_view()}
@@ -107,8 +172,17 @@ pub fn Composer(
                 rows="2"
                 placeholder="Ask something — “What time is it?”"
                 aria-label="Message"
+                role="combobox"
+                aria-autocomplete="list"
+                aria-controls=LIST_ID
+                aria-expanded=move || open().to_string()
+                aria-activedescendant=move || active.get().filter(|_| open()).map(option_id)
                 on:keydown=on_key
-                on:input=move |ev| set_typed.set(event_target_value(&ev))
+                on:input=move |ev| {
+                    set_typed.set(event_target_value(&ev));
+                    set_dismissed.set(false);
+                    set_active.set(None);
+                }
             ></textarea>
             <Show
                 when=move || busy.get()

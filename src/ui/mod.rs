@@ -45,6 +45,8 @@ pub fn App() -> impl IntoView {
     let session = Session::restore();
     session.prepare();
     provide_context(session);
+    let focus = ComposerFocus::new();
+    provide_context(focus);
     let panel = RwSignal::new(Panel::None);
     let toggle = move |which: Panel| {
         move |_| panel.update(|p| *p = if *p == which { Panel::None } else { which })
@@ -62,7 +64,7 @@ pub fn App() -> impl IntoView {
                         })}
                     </p>
                 </div>
-                <nav class="familiar-actions" aria-label="Conversation">
+                <nav class="familiar-actions" aria-label="Conversation actions">
                     <label class="character-choice">
                         "Talk to "
                         <select class="character-select" on:change=move |ev| {
@@ -83,13 +85,19 @@ pub fn App() -> impl IntoView {
                             }).collect_view()}
                         </select>
                     </label>
-                    <button type="button" class="new-conversation" on:click=move |_| session.new_conversation()>"New"</button>
+                    <button type="button" class="new-conversation" on:click=move |_| {
+                        session.new_conversation();
+                        focus.give();
+                    }>"New"</button>
                     <button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
                     <button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings)>"Settings"</button>
                 </nav>
             </header>
             <Show when=move || panel.get() == Panel::Conversations>
-                <ConversationList session=session />
+                <ConversationList session=session on_open=Callback::new(move |()| {
+                    panel.set(Panel::None);
+                    focus.give();
+                }) />
             </Show>
             <Show when=move || panel.get() == Panel::Settings>
                 <SettingsPanel current=session.settings on_save=move |s| session.apply_settings(s) />
@@ -111,7 +119,10 @@ pub fn App() -> impl IntoView {
                                 {move || {
                                     let character = session.settings.with(|s| s.character.clone());
                                     sample_prompts(character.as_deref()).iter().map(|prompt| view! {
-                                        <li><button type="button" class="sample-prompt" on:click=move |_| session.send((*prompt).to_owned())>{*prompt}</button></li>
+                                        <li><button type="button" class="sample-prompt" on:click=move |_| {
+                                            session.send((*prompt).to_owned());
+                                            focus.give();
+                                        }>{*prompt}</button></li>
                                     }).collect_view()
                                 }}
                             </ul>
@@ -141,23 +152,78 @@ pub fn Widget(
     }
 }
 
-/// The conversation's turns and the composer under them.
+/// The message box, for the views that hand focus back to it after their action
+/// (approve, stop, retry, a sample prompt, a new or reopened conversation).
+#[derive(Clone, Copy)]
+pub struct ComposerFocus(NodeRef<leptos::html::Textarea>);
+
+impl ComposerFocus {
+    fn new() -> Self {
+        Self(NodeRef::new())
+    }
+
+    /// Puts the caret in the composer.
+    pub fn give(self) {
+        if let Some(input) = self.0.get_untracked() {
+            let _ = input.focus();
+        }
+    }
+}
+
+/// Hands focus to the composer, when the view is inside a chat.
+fn focus_composer() {
+    if let Some(focus) = use_context::<ComposerFocus>() {
+        focus.give();
+    }
+}
+
+/// The conversation's turns and the composer under them. The list follows its
+/// bottom while the reader is there; a finished answer is announced once, apart.
 #[component]
 fn Chat(
     /// The session whose conversation to show and send to.
     session: Session,
 ) -> impl IntoView {
+    let focus = use_context::<ComposerFocus>().unwrap_or_else(|| {
+        let focus = ComposerFocus::new();
+        provide_context(focus);
+        focus
+    });
+    let list = NodeRef::<leptos::html::Ol>::new();
+    let (following, set_following) = signal(true);
+    let follow = StoredValue::new_local(None::<crate::web::Follow>);
+    list.on_load(move |list| {
+        follow.set_value(Some(crate::web::Follow::new(&list, move |on| {
+            set_following.set(on);
+        })));
+    });
+    on_cleanup(move || follow.set_value(None));
+    let jump = move || follow.with_value(|f| f.as_ref().map(crate::web::Follow::jump));
     view! {
-        <ol class="conversation" aria-live="polite" aria-label="Conversation">
+        <ol node_ref=list class="conversation" aria-label="Messages">
             <For each=move || session.turns.get() key=|turn| turn.id let:turn>
                 <Turn interaction=turn.interaction />
             </For>
         </ol>
+        <p class="sr-only" role="status" aria-live="polite">{move || session.announcement.get()}</p>
+        <Show when=move || !following.get()>
+            <button type="button" class="jump-to-latest" on:click=move |_| {
+                jump();
+                focus.give();
+            }>"Jump to latest ↓"</button>
+        </Show>
         <Composer
             busy=session.busy
-            on_send=move |text| session.send(text)
-            on_stop=Callback::new(move |()| session.stop())
+            on_send=move |text| {
+                jump();
+                session.send(text);
+            }
+            on_stop=Callback::new(move |()| {
+                session.stop();
+                focus.give();
+            })
             completions=Signal::derive(move || session.completions())
+            input=focus.0
         />
     }
 }
@@ -193,23 +259,43 @@ pub fn mount_widget(element: web_sys::HtmlElement, app: crate::app::Session) -> 
     }
 }
 
-/// Past conversations: open or delete one.
+/// Past conversations: open or delete one (with an undo for the last deleted).
 #[component]
 fn ConversationList(
     /// The session whose conversations to list.
     session: Session,
+    /// Called after a conversation is opened.
+    on_open: Callback<()>,
 ) -> impl IntoView {
     view! {
         <section class="conversations" aria-label="Past conversations">
+            <Show when=move || session.deleted.with(Option::is_some)>
+                <p class="deleted-note" role="status">
+                    {move || session.deleted.with(|d| d.as_ref().map(|d| format!("Deleted “{}”.", d.entry.title)))}
+                    " "
+                    <button type="button" class="undo-delete" on:click=move |_| session.undo_delete()>"Undo"</button>
+                </p>
+            </Show>
             <ul>
                 {move || session.saved.get().into_iter().map(|c| {
                     let open_id = c.id.clone();
                     let delete_id = c.id.clone();
                     let current = session.conversation_id.get() == c.id;
+                    let delete_label = format!("Delete conversation “{}”", c.title);
                     view! {
                         <li class:current=current>
-                            <button type="button" class="open-conversation" on:click=move |_| session.open(&open_id)>{c.title}</button>
-                            <button type="button" class="delete-conversation" aria-label="Delete" on:click=move |_| session.delete(&delete_id)>"×"</button>
+                            <button
+                                type="button"
+                                class="open-conversation"
+                                aria-current=current.then_some("true")
+                                on:click=move |_| {
+                                    session.open(&open_id);
+                                    on_open.run(());
+                                }
+                            >
+                                {c.title}
+                            </button>
+                            <button type="button" class="delete-conversation" aria-label=delete_label on:click=move |_| session.delete(&delete_id)>"×"</button>
                         </li>
                     }
                 }).collect_view()}

@@ -90,6 +90,10 @@ pub struct Session {
     /// What went wrong outside a run that the person should know (a save that
     /// failed, saved data that could not be read), newest last.
     pub notices: RwSignal<Vec<String>>,
+    /// What a screen reader hears once: a finished answer, an approval asked for.
+    pub announcement: RwSignal<String>,
+    /// The conversation deleted last, until it is taken back or another goes.
+    pub deleted: RwSignal<Option<app::Deleted>, LocalStorage>,
 }
 
 impl Session {
@@ -110,6 +114,8 @@ impl Session {
             conversation_id: RwSignal::new(String::new()),
             saved: RwSignal::new(Vec::new()),
             notices: RwSignal::new(Vec::new()),
+            announcement: RwSignal::new(String::new()),
+            deleted: RwSignal::new_local(None),
         }
     }
 
@@ -336,7 +342,7 @@ impl Session {
         let Some(app) = self.app() else {
             return;
         };
-        app.delete(id);
+        self.deleted.set(app.delete(id));
         self.saved.set(app.conversations());
         if self.conversation_id.get_untracked() != app.conversation_id() {
             self.conversation_id.set(app.conversation_id());
@@ -418,6 +424,16 @@ impl Session {
         });
     }
 
+    /// Takes the last deletion back: the conversation returns to its place in the list.
+    pub fn undo_delete(&self) {
+        let (Some(deleted), Some(app)) = (self.deleted.get_untracked(), self.app()) else {
+            return;
+        };
+        self.deleted.set(None);
+        app.undelete(deleted);
+        self.saved.set(app.conversations());
+    }
+
     /// Dismisses the notices shown.
     pub fn dismiss_notices(&self) {
         self.notices.set(Vec::new());
@@ -478,7 +494,16 @@ impl Session {
             Event::StepStarted(Purpose::Reason { iteration }) => {
                 self.inspector.update(|i| i.iterations = iteration - 1);
             }
+            Event::Done(outcome) => self.announcement.set(match outcome {
+                crate::run::Outcome::Aborted { .. } => "Stopped.".to_owned(),
+                crate::run::Outcome::Failed { error } => format!("The agent failed: {error}"),
+                done => format!("The agent answered: {}", done.text()),
+            }),
             Event::ApprovalNeeded { call } => {
+                self.announcement.set(format!(
+                    "Approval needed: the agent wants to run {}.",
+                    call.name
+                ));
                 self.busy.set(false);
                 self.pending.set(Some(Pending {
                     turn,
