@@ -138,6 +138,13 @@ export async function openDemo(env, t, { viewport = { width: 1280, height: 900 }
   const problems = [];
   page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  // The page's CSP (index.html) must hold for everything the app does: a violation is
+  // a problem, whatever the console makes of it.
+  await page.exposeFunction('__familiarCspViolation', (what) => problems.push(`CSP violation: ${what}`));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) =>
+      window.__familiarCspViolation(`${e.effectiveDirective} blocked ${e.blockedURI || 'inline'}`));
+  });
   page.on('request', (r) => {
     if (!r.url().startsWith(env.server.url) && !r.url().startsWith('data:')) {
       problems.push(`request off the page's origin: ${r.url()}`);

@@ -85,6 +85,73 @@ test('settings persist, and Stop ends a streaming run within a frame', async (t)
   }
   assert.equal(env.server.stats.aborted, before + 1, 'the request was cancelled');
   assert.match(await page.locator('.turn .steps-summary').innerText(), /stopped/);
+  const kept = await text.innerText();
+  assert.ok(kept.startsWith(early.trim()) && kept.length >= early.length, `the streamed text stays: ${kept}`);
+  assert.match(await page.locator('.turn .answer-stopped').innerText(), /^Stopped: /);
+  assert.deepEqual(problems, []);
+});
+
+test('the conversation follows the newest answer, and stops following when the reader scrolls up', async (t) => {
+  const { page, problems } = await openDemo(env, t, { viewport: { width: 1280, height: 800 } });
+  for (let n = 1; n <= 6; n += 1) {
+    await send(page, `What time is it? (${n})`);
+    await answer(page, n);
+  }
+  const inView = () => page.evaluate(() => {
+    const turns = document.querySelectorAll('.turn');
+    const last = turns[turns.length - 1].querySelector('.message-assistant').getBoundingClientRect();
+    const composer = document.querySelector('.composer').getBoundingClientRect();
+    return last.bottom <= composer.top + 1 && last.top >= 0;
+  });
+  assert.ok(await page.evaluate(() => window.scrollY) > 0, 'the page scrolled');
+  assert.ok(await inView(), 'the newest answer is in view, above the composer');
+  assert.equal(await page.locator('.jump-to-latest').count(), 0);
+
+  await page.mouse.wheel(0, -600);
+  await page.locator('.jump-to-latest').waitFor();
+  await send(page, 'What time is it? (7)');
+  await answer(page, 7);
+  // Sending jumps back to the bottom: a person who sends wants to see the answer.
+  assert.ok(await inView(), 'sending followed again');
+  await page.mouse.wheel(0, -600);
+  await page.locator('.jump-to-latest').waitFor();
+  const before = await page.evaluate(() => window.scrollY);
+  await page.evaluate(() => {
+    const filler = document.createElement('p');
+    filler.style.height = '400px';
+    document.querySelector('.turn:last-child .message-assistant').append(filler);
+  });
+  await page.waitForTimeout(100);
+  assert.equal(await page.evaluate(() => window.scrollY), before, 'scrolled up, the reader keeps their place');
+  await page.locator('.jump-to-latest').click();
+  assert.ok(await inView(), 'Jump to latest goes to the end');
+  assert.equal(await page.locator('.jump-to-latest').count(), 0);
+  assert.deepEqual(problems, []);
+});
+
+test('the page runs under a strict Content-Security-Policy with no inline script', async (t) => {
+  const html = await (await fetch(env.server.url)).text();
+  const policy = html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)?.[1] ?? '';
+  for (const directive of ["script-src 'self' 'wasm-unsafe-eval'", "object-src 'none'", "base-uri 'none'"]) {
+    assert.ok(policy.includes(directive), `${directive} in ${policy}`);
+  }
+  const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+  assert.ok(scripts.length >= 2);
+  for (const [, attributes, body] of scripts) {
+    assert.match(attributes, /\ssrc="/, 'every script is a file');
+    assert.equal(body.trim(), '', 'no inline code');
+  }
+  assert.doesNotMatch(html, /<style[\s>]|\sstyle="/, 'no inline style');
+  // A whole conversation, an approval and a reload break no rule of the policy
+  // (openDemo counts any violation as a problem).
+  const { page, problems } = await openDemo(env, t);
+  await send(page, 'Remember that the ale is cold');
+  await answer(page, 1);
+  await send(page, 'Forget about the ale');
+  await page.locator('.approval .approve').click();
+  await answer(page, 2);
+  await page.reload();
+  await appReady(page);
   assert.deepEqual(problems, []);
 });
 

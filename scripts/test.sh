@@ -87,6 +87,10 @@ trunk build --release --offline
 step "headless runtime (pkg/) and the TypeScript example against its declarations (tsc)"
 "$ROOT/scripts/typecheck.sh"
 
+step "no provider key or service-role JWT in the repository or the built bundles"
+python3 scripts/scan-secrets.py --self-test
+python3 scripts/scan-secrets.py dist pkg
+
 step "end-to-end tests (Playwright, headless Chromium, release build)"
 node --test --test-reporter=spec e2e/ 2>&1 | tee "$log/e2e"
 

@@ -3,7 +3,11 @@
 //! calls the same action with the same key and gets the recorded result back instead
 //! of changing the world twice. Failed calls are not recorded: they changed nothing
 //! and may be tried again.
+//!
+//! A record the store refuses is not dropped: it is held in memory, so apply-once
+//! still holds in this page, and written with the next record.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use serde_json::{Map, Value, json};
@@ -17,6 +21,8 @@ const TABLE: &str = "applied_actions";
 pub struct Ledger {
     store: Rc<dyn Store>,
     owner: String,
+    /// Records the store refused, oldest first: (key, tool, result).
+    unsaved: Rc<RefCell<Vec<(String, String, Value)>>>,
 }
 
 impl Ledger {
@@ -24,11 +30,26 @@ impl Ledger {
         Self {
             store,
             owner: owner.into(),
+            unsaved: Rc::default(),
         }
+    }
+
+    /// How many records wait to be written (the store refused them so far).
+    pub fn unsaved(&self) -> usize {
+        self.unsaved.borrow().len()
     }
 
     /// The result recorded under `key`, if that call was applied.
     pub async fn applied(&self, key: &str) -> Result<Option<Value>, StoreError> {
+        let held = self
+            .unsaved
+            .borrow()
+            .iter()
+            .find(|(k, ..)| k == key)
+            .map(|(.., result)| result.clone());
+        if held.is_some() {
+            return Ok(held);
+        }
         let select = Select::from(TABLE)
             .columns("result")
             .eq("key", key)
@@ -38,8 +59,25 @@ impl Ledger {
     }
 
     /// Records that `key` was applied with `result`; recording it twice keeps the
-    /// first.
+    /// first. Records refused earlier are written first; a refused one is held (see
+    /// [`Self::unsaved`]) and its error returned.
     pub async fn record(&self, key: &str, tool: &str, result: &Value) -> Result<(), StoreError> {
+        let held = std::mem::take(&mut *self.unsaved.borrow_mut());
+        for (key, tool, result) in held {
+            if self.write(&key, &tool, &result).await.is_err() {
+                self.unsaved.borrow_mut().push((key, tool, result));
+            }
+        }
+        let written = self.write(key, tool, result).await;
+        if written.is_err() {
+            self.unsaved
+                .borrow_mut()
+                .push((key.to_owned(), tool.to_owned(), result.clone()));
+        }
+        written
+    }
+
+    async fn write(&self, key: &str, tool: &str, result: &Value) -> Result<(), StoreError> {
         let mut row = Map::new();
         row.insert("key".into(), json!(key));
         row.insert("user_id".into(), json!(self.owner));

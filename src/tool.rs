@@ -302,13 +302,31 @@ impl ToolRegistry {
             return Ok(recorded);
         }
         let result = (entry.call)(args, cx).await?;
-        // The action happened; a failed record must not turn it into a failure the
-        // model would retry. Only a later resume of this very call could then apply it
-        // again; writing the action and its record in one transaction (an RPC) would
-        // close that gap.
-        let _ = ledger.record(&key, &call.name, &result).await;
+        // The action happened: a record the store refuses must not turn it into a
+        // failure the model would retry. The ledger holds it in memory (apply-once holds
+        // in this page) and writes it with its next record; only a reload before then
+        // loses it, which writing the action and its record in one transaction (an
+        // RPC, see migrations/) closes.
+        if ledger.record(&key, &call.name, &result).await.is_err() {
+            return Ok(unrecorded(result, ledger.unsaved()));
+        }
         Ok(result)
     }
+}
+
+/// An applied action's result, noting that its record is not saved yet (an object
+/// result gets the note as `ledger`; others are left as they are).
+fn unrecorded(mut result: Value, waiting: usize) -> Value {
+    if let Value::Object(fields) = &mut result {
+        fields.insert(
+            "ledger".into(),
+            Value::String(format!(
+                "applied; its record could not be saved yet ({waiting} waiting) and is kept \
+                 in this page"
+            )),
+        );
+    }
+    result
 }
 
 async fn call_typed<A, O, E, Fut>(
