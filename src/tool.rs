@@ -41,6 +41,10 @@ pub enum Approval {
     Auto,
     /// Pauses the run until a person approves or denies the call.
     Ask,
+    /// Runs without asking while the run has read nothing but the person's own words;
+    /// once a tool's result (a page, a host, the world) is in its context, asks first —
+    /// so text a page or a tool returned cannot, say, plant a memory unseen.
+    AskIfUntrusted,
     /// Never runs; the model is told so.
     Deny,
 }

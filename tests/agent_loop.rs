@@ -302,6 +302,45 @@ fn approval_bench() -> (Bench, ScriptedModel, AgentRun) {
 }
 
 #[test]
+fn ask_if_untrusted_runs_on_the_persons_words_alone_and_asks_once_a_tool_was_read() {
+    let mut bench = bench();
+    bench.tools.set_approval("bump", Approval::AskIfUntrusted);
+    // Straight from the person's message: it runs.
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![call("c1", "bump", r#"{"by": 1}"#)])
+        .push_text("done");
+    let mut run = bench.run("bump by one");
+    let (stop, _) = bench.drive(&mut run, &model);
+    assert!(
+        matches!(stop, Stop::Done(Outcome::Answered { .. })),
+        "{stop:?}"
+    );
+    assert_eq!(bench.applied.get(), 1);
+    // After a look-up in an earlier step: it asks.
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![call("r1", "read", "{}")])
+        .push_tool_calls(vec![call("c2", "bump", r#"{"by": 1}"#)])
+        .push_text("done");
+    let mut run = bench.run("read the page, then bump");
+    let (stop, _) = bench.drive(&mut run, &model);
+    assert_eq!(
+        stop,
+        Stop::AwaitingApproval(call("c2", "bump", r#"{"by": 1}"#))
+    );
+    // A look-up in the same reply counts too: its result is read before the action.
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![call("r2", "read", "{}"), call("c3", "bump", "{}")])
+        .push_text("done");
+    let mut run = bench.run("read and bump");
+    let (stop, _) = bench.drive(&mut run, &model);
+    assert_eq!(stop, Stop::AwaitingApproval(call("c3", "bump", "{}")));
+    assert_eq!(bench.applied.get(), 1, "neither ran unasked");
+}
+
+#[test]
 fn an_approval_pauses_the_run_and_approving_resumes_it() {
     let (bench, model, mut run) = approval_bench();
     let (stop, events) = bench.drive(&mut run, &model);

@@ -117,8 +117,12 @@ export interface ToolConfig<Args = any> {
   parameters?: ToolParameters;
   /** `"data"` only reads (several may run at once); `"action"` changes the world (one per step). Default `"action"`. */
   kind?: ToolKind;
-  /** `"ask"` pauses the run for an approval; `"deny"` never runs it. Default `"auto"`. */
-  approval?: "auto" | "ask" | "deny";
+  /**
+   * `"ask"` pauses the run for an approval; `"ask_if_untrusted"` asks only once the run
+   * has read a tool's result (a page, a host, the world), so such text cannot trigger it
+   * unseen; `"deny"` never runs it. Default `"auto"`.
+   */
+  approval?: "auto" | "ask" | "ask_if_untrusted" | "deny";
   /** How long a call may take, 1 to 600000 ms. Default 30000. */
   timeoutMs?: number;
   handler: ToolHandler<Args>;

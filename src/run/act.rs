@@ -104,7 +104,9 @@ impl AgentRun {
             let invocation = Invocation {
                 kind: info.map(|t| t.kind),
                 runs_on: info.map_or(RunsOn::Page, |t| t.runs_on),
-                approval: info.map_or(Approval::Auto, |t| t.approval),
+                approval: info.map_or(Approval::Auto, |t| {
+                    self.approval_now(t.approval, !act.data.is_empty())
+                }),
                 timeout_ms: info.map_or(crate::tool::DEFAULT_TOOL_TIMEOUT_MS, |t| t.timeout_ms),
                 idempotency_key: None,
                 call,
@@ -179,6 +181,17 @@ impl AgentRun {
             return Some("this tool is switched off".into());
         }
         has_action.then(|| "one action per step; call it again in the next step".to_owned())
+    }
+
+    /// `approval` as it applies to a call now: [`Approval::AskIfUntrusted`] asks once
+    /// any tool's result has entered the run (`looking_up`: look-ups of this very reply
+    /// will have, before the action runs).
+    fn approval_now(&self, approval: Approval, looking_up: bool) -> Approval {
+        match approval {
+            Approval::AskIfUntrusted if looking_up || !self.history.is_empty() => Approval::Ask,
+            Approval::AskIfUntrusted => Approval::Auto,
+            other => other,
+        }
     }
 
     /// Why a look-up may not run: its iteration's look-ups are used up, the tool is
@@ -412,8 +425,6 @@ pub(super) fn act_step(act: &Act) -> NextStep {
     }
 }
 
-/// A result as the model reads it: the value, or `{"error": …}`; a long one cut to
-/// its start, saying so.
 /// A person's "no" as the model reads it: `{"declined": …}`, apart from failures, so a
 /// model (the rules model too) answers it as a decision to respect, not an error to retry.
 fn declined_message(result: &Result<Value, ToolError>) -> Option<String> {
@@ -425,6 +436,8 @@ fn declined_message(result: &Result<Value, ToolError>) -> Option<String> {
     }
 }
 
+/// A result as the model reads it: the value, or `{"error": …}`; a long one cut to
+/// its start, saying so.
 fn tool_message(result: &Result<Value, String>) -> String {
     let text = match result {
         Ok(value) => value.to_string(),

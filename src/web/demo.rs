@@ -93,8 +93,9 @@ pub fn tools(world: Option<Rc<dyn Store>>) -> ToolRegistry {
     tools
 }
 
-/// Adds `remember`, `recall` and `forget` (which asks first) over `world`, with the
-/// ledger that applies each action once.
+/// Adds `remember` (which asks first once the run has read a page or a tool's
+/// result: such text must not plant memories unseen), `recall` and `forget` (which
+/// asks first) over `world`, with the ledger that applies each action once.
 pub fn register_memory(tools: &mut ToolRegistry, world: &Rc<dyn Store>) {
     tools.with_ledger(Ledger::new(Rc::clone(world), AGENT_ID.to_string()));
     tools
@@ -105,6 +106,7 @@ pub fn register_memory(tools: &mut ToolRegistry, world: &Rc<dyn Store>) {
         ))
         .register(Recall::new(Rc::clone(world), AGENT_ID))
         .register(Forget::new(Rc::clone(world), AGENT_ID))
+        .set_approval("remember", Approval::AskIfUntrusted)
         .set_approval("forget", Approval::Ask);
 }
 

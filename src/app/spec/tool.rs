@@ -49,11 +49,14 @@ pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
     let approval = match f.string("approval").as_deref() {
         None | Some("auto") => Approval::Auto,
         Some("ask") => Approval::Ask,
+        Some("ask_if_untrusted") => Approval::AskIfUntrusted,
         Some("deny") => Approval::Deny,
         Some(other) => {
             f.problem(
                 "approval",
-                format!("expected \"auto\", \"ask\" or \"deny\", got \"{other}\""),
+                format!(
+                    "expected \"auto\", \"ask\", \"ask_if_untrusted\" or \"deny\", got \"{other}\""
+                ),
             );
             Approval::Auto
         }
