@@ -1,7 +1,8 @@
 //! When to retry a failed request, and how long to wait first.
 //!
 //! Exponential backoff with full jitter, capped; a server's `Retry-After` /
-//! `retry-after-ms` is honoured when it is within the cap. Which failures are
+//! `retry-after-ms` is honoured when it is within the cap, and ends the retries when
+//! it is beyond it. Which failures are
 //! retryable is decided here too, so every client retries alike. Sleeping and
 //! randomness belong to the caller.
 
@@ -39,8 +40,12 @@ impl RetryPolicy {
         if retry >= self.max_retries {
             return None;
         }
-        if let Some(wait) = server_wait_ms.filter(|&wait| wait <= self.max_delay_ms) {
-            return Some(wait);
+        match server_wait_ms {
+            Some(wait) if wait <= self.max_delay_ms => return Some(wait),
+            // The server asked for longer than anyone waits at a chat: asking sooner
+            // than it said would only be refused again, so the error stands now.
+            Some(_) => return None,
+            None => {}
         }
         let ceiling = self
             .base_delay_ms
@@ -148,13 +153,13 @@ mod tests {
     }
 
     #[test]
-    fn the_server_wait_is_honoured_within_the_cap() {
+    fn the_server_wait_is_honoured_within_the_cap_and_ends_retries_beyond_it() {
         let policy = RetryPolicy::default();
         assert_eq!(policy.delay_ms(0, 0.1, Some(3_000)), Some(3_000));
         assert_eq!(
             policy.delay_ms(0, 0.5, Some(600_000)),
-            Some(250),
-            "over the cap: own backoff"
+            None,
+            "over the cap: no retry sooner than the server said"
         );
     }
 

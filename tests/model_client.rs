@@ -270,3 +270,88 @@ async fn stopping_mid_stream_aborts_the_request() {
         "the server saw the client go away"
     );
 }
+
+/// One row of the fault matrix: a misbehaviour of the server, whether the client
+/// streams, and what must come of it.
+struct Fault {
+    model: &'static str,
+    stream: bool,
+    /// `Ok` or the `LlmError::kind` the call must end with (`a|b`: either).
+    outcome: &'static str,
+    /// How many requests the server may see: the retries stay within the policy.
+    requests: std::ops::RangeInclusive<u64>,
+}
+
+const fn fault(
+    model: &'static str,
+    stream: bool,
+    outcome: &'static str,
+    requests: std::ops::RangeInclusive<u64>,
+) -> Fault {
+    Fault {
+        model,
+        stream,
+        outcome,
+        requests,
+    }
+}
+
+/// Every fault the issue names, against the real fault server: a typed outcome within
+/// the client's bounds (timeout 1 s, 2 retries), and retries only where they can help.
+/// Prints its table (run with `--nocapture` to see it when it passes).
+#[wasm_bindgen_test]
+async fn the_fault_matrix_ends_every_fault_in_a_typed_outcome_within_bounds() {
+    let matrix = [
+        fault("429-then-ok", true, "ok", 2..=2),
+        fault("429-date-once", true, "ok", 2..=2),
+        fault("429-far", true, "status", 1..=1),
+        fault("status-408-once", true, "ok", 2..=2),
+        fault("status-500-once", true, "ok", 2..=2),
+        fault("status-502-once", true, "ok", 2..=2),
+        fault("status-503-once", false, "ok", 2..=2),
+        fault("status-504-once", true, "ok", 2..=2),
+        fault("status-500-always", true, "status", 3..=3),
+        fault("status-400-always", true, "status", 1..=1),
+        fault("status-401-always", false, "status", 1..=1),
+        fault("reset-once", true, "ok", 2..=2),
+        fault("hang", true, "timeout", 3..=3),
+        fault("stall", true, "timeout", 1..=1),
+        fault("cut-mid-args", true, "incomplete", 1..=1),
+        fault("error-event", true, "provider", 1..=1),
+        fault("json-text", false, "ok", 1..=1),
+        fault("json-cut", false, "unreachable|malformed", 1..=3),
+        fault("json-stall", false, "timeout", 1..=1),
+    ];
+    let mut table = vec![format!(
+        "{:<20} {:<8} {:<22} {:<22} {:>8}",
+        "fault", "stream", "expected", "got", "requests"
+    )];
+    let mut wrong = Vec::new();
+    for row in &matrix {
+        let model = unique(row.model);
+        let mut settings = ModelSettings::new(format!("{}/v1", fault_url()), &model);
+        settings.timeout_ms = 1_000;
+        settings.stream = row.stream;
+        let (_, result) = chat(&client(settings), asking("hi")).await;
+        let got = match &result {
+            Ok(_) => "ok",
+            Err(error) => error.kind(),
+        };
+        let requests = fault_stats(&model).await.0;
+        let fine = row.outcome.split('|').any(|o| o == got) && row.requests.contains(&requests);
+        table.push(format!(
+            "{:<20} {:<8} {:<22} {:<22} {:>8}{}",
+            row.model,
+            row.stream,
+            row.outcome,
+            got,
+            requests,
+            if fine { "" } else { "  ✗" }
+        ));
+        if !fine {
+            wrong.push(format!("{}: {result:?}, {requests} request(s)", row.model));
+        }
+    }
+    web_sys::console::log_1(&table.join("\n").into());
+    assert!(wrong.is_empty(), "{}\n{wrong:#?}", table.join("\n"));
+}

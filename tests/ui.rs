@@ -354,6 +354,32 @@ async fn forgetting_waits_for_approval() -> HtmlElement {
 }
 
 #[wasm_bindgen_test]
+async fn escape_closes_the_settings_and_gives_focus_back_to_their_button() {
+    let root = fresh_app();
+    click(&root, ".show-settings");
+    leptos::task::tick().await;
+    let form = root.query_selector("form.settings").unwrap().unwrap();
+    assert_eq!(
+        document().active_element(),
+        Some(form.clone()),
+        "the panel takes focus"
+    );
+    assert!(
+        form.has_attribute("novalidate"),
+        "our messages, not the browser's"
+    );
+    let init = KeyboardEventInit::new();
+    init.set_key("Escape");
+    init.set_bubbles(true);
+    let event = KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    form.dispatch_event(&event).unwrap();
+    leptos::task::tick().await;
+    assert_eq!(count(&root, "form.settings"), 0);
+    let button = root.query_selector(".show-settings").unwrap().unwrap();
+    assert_eq!(document().active_element(), Some(button));
+}
+
+#[wasm_bindgen_test]
 async fn an_unfinished_answer_offers_no_copy_or_retry_and_focus_goes_to_the_approval() {
     let root = forgetting_waits_for_approval().await;
     assert_eq!(count(&root, ".turn:nth-child(1) .answer-actions"), 1);
@@ -580,6 +606,23 @@ async fn settings_refuse_a_service_key_and_a_bad_step_cap_with_clear_messages() 
     assert!(texts[0].contains("step cap must be 1 to 50"), "{texts:?}");
     assert!(texts[1].contains("service key"), "{texts:?}");
     assert_eq!(applied.get_untracked(), 0);
+    let cap = root.query_selector(".step-cap").unwrap().unwrap();
+    assert_eq!(cap.get_attribute("aria-invalid").as_deref(), Some("true"));
+    assert_eq!(
+        cap.get_attribute("aria-describedby").as_deref(),
+        Some("error-max_iterations hint-cap"),
+        "the error, then the range, read with the field"
+    );
+    assert_eq!(
+        text_of(&root, "#hint-cap"),
+        "1 to 50 steps a run",
+        "the range shows before any error"
+    );
+    // Fixing a field clears its error at once, before any Save.
+    fill(&root, ".step-cap", "8");
+    leptos::task::tick().await;
+    assert_eq!(texts_of(&root, ".field-error").len(), 1);
+    assert_eq!(cap.get_attribute("aria-invalid").as_deref(), Some("false"));
     // An anon key and a sane cap are accepted.
     fill(
         &root,

@@ -47,6 +47,7 @@ pub fn App() -> impl IntoView {
     provide_context(session);
     let focus = ComposerFocus::new();
     provide_context(focus);
+    let settings_button = NodeRef::<leptos::html::Button>::new();
     let panel = RwSignal::new(Panel::None);
     let toggle = move |which: Panel| {
         move |_| panel.update(|p| *p = if *p == which { Panel::None } else { which })
@@ -90,7 +91,7 @@ pub fn App() -> impl IntoView {
                         focus.give();
                     }>"New"</button>
                     <button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
-                    <button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings)>"Settings"</button>
+                    <button node_ref=settings_button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings)>"Settings"</button>
                 </nav>
             </header>
             <Show when=move || panel.get() == Panel::Conversations>
@@ -100,7 +101,16 @@ pub fn App() -> impl IntoView {
                 }) />
             </Show>
             <Show when=move || panel.get() == Panel::Settings>
-                <SettingsPanel current=session.settings on_save=move |s| session.apply_settings(s) />
+                <SettingsPanel
+                    current=session.settings
+                    on_save=move |s| session.apply_settings(s)
+                    on_close=Callback::new(move |()| {
+                        panel.set(Panel::None);
+                        if let Some(button) = settings_button.get_untracked() {
+                            let _ = button.focus();
+                        }
+                    })
+                />
             </Show>
             <Show when=move || session.notices.with(|n| !n.is_empty())>
                 <div class="familiar-notice" role="alert">

@@ -1,5 +1,7 @@
 //! The settings panel: model source, temperature, step cap, reflection, backend. It
-//! edits a copy; Save validates and shows each problem next to its field.
+//! edits a copy; Save validates and shows each problem next to its field (tied to it
+//! with `aria-invalid` and `aria-describedby`), and once a save was tried each problem
+//! goes away as soon as its field is fixed. Escape or Close closes the panel.
 
 use leptos::prelude::*;
 
@@ -14,6 +16,9 @@ pub fn SettingsPanel(
     current: Signal<Settings>,
     /// Applies settings; returns the problems that stopped them.
     on_save: impl Fn(Settings) -> Vec<Problem> + 'static,
+    /// Closes the panel (Escape, or the Close button).
+    #[prop(optional)]
+    on_close: Option<Callback<()>>,
 ) -> impl IntoView {
     let initial = current.get_untracked();
     let (proxy_url, proxy_model, header) = match &initial.model {
@@ -44,6 +49,8 @@ pub fn SettingsPanel(
     let images = RwSignal::new(initial.remote_images);
     let problems = RwSignal::new(Vec::<Problem>::new());
     let saved = RwSignal::new(false);
+    // After a save was tried, problems follow the fields as they are edited.
+    let tried = RwSignal::new(false);
 
     let collect = move || -> Result<Settings, Vec<Problem>> {
         let mut found = Vec::new();
@@ -106,9 +113,27 @@ pub fn SettingsPanel(
             Err(found)
         }
     };
+    Effect::new(move |_| {
+        // Read every field, so an edit re-checks them.
+        let _ = (
+            use_proxy.get(),
+            proxy_url.get(),
+            proxy_model.get(),
+            header.get(),
+            temperature.get(),
+            cap.get(),
+            use_supabase.get(),
+            supabase_url.get(),
+            anon_key.get(),
+        );
+        if tried.get_untracked() {
+            problems.set(collect().err().unwrap_or_default());
+        }
+    });
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         saved.set(false);
+        tried.set(true);
         let result = collect().map(&on_save);
         match result {
             Ok(found) if found.is_empty() => {
@@ -123,29 +148,77 @@ pub fn SettingsPanel(
             problems.with(|p| {
                 p.iter()
                     .filter(|p| p.field == field)
-                    .map(|p| view! { <p class="field-error" role="alert">{p.message.clone()}</p> })
+                    .map(|p| {
+                        view! {
+                            <p class="field-error" id=error_id(field) role="alert">{p.message.clone()}</p>
+                        }
+                    })
                     .collect_view()
             })
         }
     };
+    let invalid = move |field: &'static str| {
+        move || {
+            problems
+                .with(|p| p.iter().any(|p| p.field == field))
+                .to_string()
+        }
+    };
+    // Errors first, then the field's hint: what a screen reader reads with the field.
+    let described = move |field: &'static str, hint: &'static str| {
+        move || {
+            let erred = problems.with(|p| p.iter().any(|p| p.field == field));
+            if erred {
+                format!("{} {hint}", error_id(field))
+            } else {
+                hint.to_owned()
+            }
+        }
+    };
+    let close = move || {
+        if let Some(on_close) = on_close {
+            on_close.run(());
+        }
+    };
+    let form = NodeRef::<leptos::html::Form>::new();
+    // Opened, the panel takes focus, so its first field is a Tab away.
+    form.on_load(|form| {
+        let _ = form.focus();
+    });
     view! {
-        <form class="settings" aria-label="Settings" on:submit=save>
+        <form
+            node_ref=form
+            class="settings"
+            aria-label="Settings"
+            tabindex="-1"
+            novalidate
+            on:submit=save
+            on:keydown=move |ev| {
+                if ev.key() == "Escape" {
+                    ev.prevent_default();
+                    close();
+                }
+            }
+        >
             <fieldset>
                 <legend>"Model"</legend>
                 <label><input type="radio" name="model" prop:checked=move || !use_proxy.get() on:change=move |_| use_proxy.set(false) />" Rules model (offline)"</label>
                 <label><input type="radio" name="model" class="use-proxy" prop:checked=move || use_proxy.get() on:change=move |_| use_proxy.set(true) />" OpenAI-compatible proxy"</label>
                 <div hidden=move || !use_proxy.get()>
-                    <label>"Proxy URL"<input class="proxy-url" type="url" bind:value=proxy_url placeholder="https://llm.example.com/v1" /></label>
-                    <label>"Model"<input class="proxy-model" bind:value=proxy_model placeholder="gpt-4o-mini" /></label>
-                    <label>"Extra header (optional)"<input class="proxy-header" bind:value=header placeholder="X-Proxy-Token: …" /></label>
+                    <label>"Proxy URL"<input class="proxy-url" type="url" bind:value=proxy_url placeholder="https://llm.example.com/v1" aria-invalid=invalid("model") aria-describedby=described("model", "hint-proxy") /></label>
+                    <p class="field-hint" id="hint-proxy">"https://, or http:// on this machine (localhost)"</p>
+                    <label>"Model"<input class="proxy-model" bind:value=proxy_model placeholder="gpt-4o-mini" aria-invalid=invalid("model") /></label>
+                    <label>"Extra header (optional)"<input class="proxy-header" bind:value=header placeholder="X-Proxy-Token: …" aria-invalid=invalid("model") /></label>
                 </div>
                 {error("model")}
-                <label>"Temperature"<input class="temperature" inputmode="decimal" bind:value=temperature /></label>
+                <label>"Temperature"<input class="temperature" inputmode="decimal" bind:value=temperature aria-invalid=invalid("temperature") aria-describedby=described("temperature", "hint-temperature") /></label>
+                <p class="field-hint" id="hint-temperature">"0 to 2"</p>
                 {error("temperature")}
             </fieldset>
             <fieldset>
                 <legend>"Agent"</legend>
-                <label>"Step cap"<input class="step-cap" inputmode="numeric" bind:value=cap /></label>
+                <label>"Step cap"<input class="step-cap" inputmode="numeric" bind:value=cap aria-invalid=invalid("max_iterations") aria-describedby=described("max_iterations", "hint-cap") /></label>
+                <p class="field-hint" id="hint-cap">"1 to 50 steps a run"</p>
                 {error("max_iterations")}
                 <label><input type="checkbox" class="reflection" bind:checked=reflection />" Review each answer once (reflection)"</label>
                 <label><input type="checkbox" class="remote-images" bind:checked=images />" Show images from other sites"</label>
@@ -155,16 +228,26 @@ pub fn SettingsPanel(
                 <label><input type="radio" name="backend" prop:checked=move || !use_supabase.get() on:change=move |_| use_supabase.set(false) />" In this page"</label>
                 <label><input type="radio" name="backend" class="use-supabase" prop:checked=move || use_supabase.get() on:change=move |_| use_supabase.set(true) />" Supabase"</label>
                 <div hidden=move || !use_supabase.get()>
-                    <label>"Project URL"<input class="supabase-url" type="url" bind:value=supabase_url placeholder="https://xyz.supabase.co" /></label>
+                    <label>"Project URL"<input class="supabase-url" type="url" bind:value=supabase_url placeholder="https://xyz.supabase.co" aria-invalid=invalid("backend.url") aria-describedby=described("backend.url", "hint-supabase") /></label>
+                    <p class="field-hint" id="hint-supabase">"https://, or http:// on this machine"</p>
                     {error("backend.url")}
-                    <label>"Anon key"<input class="anon-key" bind:value=anon_key placeholder="the public anon key" /></label>
+                    <label>"Anon key"<input class="anon-key" bind:value=anon_key placeholder="the public anon key" aria-invalid=invalid("backend.anon_key") aria-describedby=described("backend.anon_key", "hint-anon") /></label>
+                    <p class="field-hint" id="hint-anon">"The public anon key — never the service-role key"</p>
                     {error("backend.anon_key")}
                 </div>
             </fieldset>
-            <button type="submit" class="settings-save">"Save"</button>
+            <div class="settings-actions">
+                <button type="submit" class="settings-save">"Save"</button>
+                <button type="button" class="settings-close" on:click=move |_| close()>"Close"</button>
+            </div>
             <p class="settings-saved" role="status">{move || if saved.get() { "Saved." } else { "" }}</p>
         </form>
     }
+}
+
+/// The id of `field`'s error message, for `aria-describedby`.
+fn error_id(field: &str) -> String {
+    format!("error-{}", field.replace('.', "-"))
 }
 
 /// `text` parsed as a `T`, or `None` with `message` noted as `field`'s problem.

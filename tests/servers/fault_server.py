@@ -10,15 +10,26 @@ after the first `#` is a tag that keeps each test's counters apart:
   stall         answers 200 with stream headers, then sends nothing
   cut-mid-args  streams the start of a tool call, then closes mid-arguments
   slow          streams a word every 100 ms for a minute (a client may abort)
+  status-N-once      status N (a JSON error) on the first request, then `text`
+  status-N-always    status N every time
+  429-date-once      429 with Retry-After as an HTTP date 1 s ahead, then `text`
+  429-far            429 asking to wait a day
+  reset-once         closes the connection without answering, then `text`
+  error-event        streams some text, then an error event, then stops
+  json-text          one JSON completion instead of a stream
+  json-cut           a JSON completion cut off half-way
+  json-stall         JSON headers, then nothing
 
 GET /stats?model=M answers {"requests": n, "disconnected": bool} for model M.
 CORS is open, and Retry-After is exposed to scripts. Prints `listening on PORT` once
 bound (port 0 picks a free one). Standard library only.
 """
 import json
+import socket
 import sys
 import threading
 import time
+from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
@@ -30,6 +41,13 @@ def chunk(delta, finish=None):
     body = {"id": "chatcmpl-fault", "object": "chat.completion.chunk", "created": 0,
             "model": "fault", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
     return f"data: {json.dumps(body)}\n\n".encode()
+
+
+TEXT = [chunk({"role": "assistant", "content": "Hello"}), chunk({"content": " from the fault server."}),
+        chunk({}, "stop"), b"data: [DONE]\n\n"]
+COMPLETION = {"id": "chatcmpl-fault", "object": "chat.completion", "created": 0, "model": "fault",
+              "choices": [{"index": 0, "finish_reason": "stop",
+                           "message": {"role": "assistant", "content": "Hello from the fault server."}}]}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -69,6 +87,8 @@ class Handler(BaseHTTPRequestHandler):
             stats["requests"] += 1
             seen = stats["requests"]
         behaviour = model.split("#", 1)[0]
+        if self.fault(behaviour, seen):
+            return
         if behaviour == "429-then-ok" and seen == 1:
             return self.reply_json(429, {"error": {"message": "rate limited, retry in 1 s"}},
                                    {"Retry-After": "1"})
@@ -102,6 +122,55 @@ class Handler(BaseHTTPRequestHandler):
                     STATS[model]["disconnected"] = True
             return
         self.reply_json(404, {"error": {"message": f"unknown model {model}"}})
+
+    def fault(self, behaviour, seen):
+        """The fault matrix's behaviours; True when this request was answered."""
+        parts = behaviour.split("-")
+        if parts[0] == "status" and len(parts) == 3:
+            if parts[2] == "always" or seen == 1:
+                self.reply_json(int(parts[1]), {"error": {"message": f"injected {parts[1]}"}})
+                return True
+            self.stream(TEXT)
+            return True
+        if behaviour == "429-date-once":
+            if seen == 1:
+                when = formatdate(time.time() + 1, usegmt=True)
+                self.reply_json(429, {"error": {"message": "rate limited"}}, {"Retry-After": when})
+            else:
+                self.stream(TEXT)
+            return True
+        if behaviour == "429-far":
+            self.reply_json(429, {"error": {"message": "come back tomorrow"}}, {"Retry-After": "86400"})
+            return True
+        if behaviour == "reset-once":
+            if seen == 1:
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+            else:
+                self.stream(TEXT)
+            return True
+        if behaviour == "error-event":
+            self.stream([chunk({"role": "assistant", "content": "Half an ans"}),
+                         b'data: {"error": {"message": "the provider fell over", "type": "server_error"}}\n\n'])
+            return True
+        if behaviour == "json-text":
+            self.reply_json(200, COMPLETION)
+            return True
+        if behaviour in ("json-cut", "json-stall"):
+            data = json.dumps(COMPLETION).encode()
+            self.send_response(200)
+            self.cors()
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            if behaviour == "json-cut":
+                self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+            else:
+                time.sleep(120)
+            return True
+        return False
 
     def start_stream(self):
         self.send_response(200)
