@@ -539,6 +539,40 @@ fn conversations_survive_a_new_session_and_namespaces_do_not_mix() {
 }
 
 #[test]
+fn a_deleted_conversation_can_be_taken_back_into_its_place() {
+    let storage = Rc::new(MemoryStorage::new());
+    let w = world("t", Rc::clone(&storage));
+    let mut pool = LocalPool::new();
+    spawn_send(&pool, &w.session, "first");
+    pool.run_until_stalled();
+    let first = w.session.conversation_id();
+    w.session.new_conversation();
+    spawn_send(&pool, &w.session, "second");
+    pool.run_until_stalled();
+    let titles = |s: &Session| {
+        s.conversations()
+            .into_iter()
+            .map(|c| c.title)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(titles(&w.session), ["second", "first"]);
+
+    let deleted = w
+        .session
+        .delete(&first)
+        .expect("a saved conversation comes back");
+    assert_eq!(titles(&w.session), ["second"]);
+    assert!(storage.load(&format!("t.conversation.{first}")).is_none());
+    w.session.undelete(deleted);
+    assert_eq!(titles(&w.session), ["second", "first"], "back in its place");
+    // Saved again: a new session reads it, turns and all.
+    let again = world("t", Rc::clone(&storage));
+    again.session.restore();
+    again.session.open(&first).unwrap();
+    assert_eq!(inputs(&again.session), ["first"]);
+}
+
+#[test]
 fn corrupt_saved_data_is_kept_aside_and_told() {
     let storage = Rc::new(MemoryStorage::new());
     storage.save("t.current", "\"c1\"").unwrap();
