@@ -1,6 +1,10 @@
-//! Property tests: arbitrary bytes and arbitrary chunkings never panic the decoders or
-//! the JSON repair, valid input decodes the same however it is cut, and the program's
-//! one sort orders like the standard library's.
+//! Property tests: arbitrary bytes and arbitrary chunkings never panic the decoders, the
+//! JSON repair or the PostgREST response reader; valid input decodes the same however it
+//! is cut; each class of broken JSON models write repairs to the value meant; and the
+//! program's one sort orders like the standard library's.
+//!
+//! The normal run tries a bounded number of cases; a longer fuzzing run sets
+//! `PROPTEST_CASES` (e.g. `PROPTEST_CASES=100000 cargo test --release --test properties`).
 #![cfg(not(target_arch = "wasm32"))]
 // The standard library's sorts are fine here: tests are not shipped in the wasm.
 #![allow(
@@ -9,12 +13,30 @@
     clippy::disallowed_methods
 )]
 
+mod common;
+
+use std::rc::Rc;
+
+use common::ScriptedHttp;
+use familiar::clock::ManualClock;
 use familiar::json;
 use familiar::llm::{ChatResponse, Delta, LlmError};
 use familiar::openai::ChatStream;
 use familiar::sse::{SseDecoder, SseEvent};
+use familiar::store::postgrest::error_from_body;
+use familiar::store::{Insert, PostgrestStore, Rpc, Select, Store, StoreError};
+use futures::executor::block_on;
 use proptest::prelude::*;
 use serde_json::{Value, json};
+
+/// Cases per property: `default` in the normal test run, `PROPTEST_CASES` when set.
+fn cases(default: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default);
+    ProptestConfig::with_cases(cases)
+}
 
 /// Splits `input` at the given cut points (taken modulo its length).
 fn cut<'a>(input: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
@@ -85,7 +107,7 @@ fn arb_stream() -> impl Strategy<Value = (Vec<u8>, String, String)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(cases(512))]
 
     #[test]
     fn sse_decoding_never_panics_and_ignores_chunking(
@@ -117,35 +139,276 @@ proptest! {
 
     #[test]
     fn repair_never_panics_and_never_returns_invalid_json(input in "\\PC{0,200}") {
-        if let Ok(text) = json::extract(&input) {
-            prop_assert!(serde_json::from_str::<Value>(&text).is_ok(), "{:?} -> {:?}", input, text);
-        }
+        assert_repairs_to_json_or_refuses(&input)?;
     }
 
     #[test]
-    fn repair_of_json_like_noise_never_returns_invalid_json(input in "[{}\\[\\],:\"' a-z0-9TrueFalsNn.+\\-/*\\\\\n]{0,80}") {
-        if let Ok(text) = json::extract(&input) {
-            prop_assert!(serde_json::from_str::<Value>(&text).is_ok(), "{:?} -> {:?}", input, text);
-        }
+    fn repair_of_arbitrary_bytes_never_panics(input in prop::collection::vec(any::<u8>(), 0..300)) {
+        assert_repairs_to_json_or_refuses(&String::from_utf8_lossy(&input))?;
+    }
+
+    #[test]
+    fn repair_of_json_like_noise_never_returns_invalid_json(input in "[{}\\[\\],:\"'`“” a-z0-9TrueFalsNn.+\\-/*#\\\\\n\t]{0,80}") {
+        assert_repairs_to_json_or_refuses(&input)?;
     }
 
     #[test]
     fn valid_json_is_returned_unchanged(value in arb_json(), pretty in any::<bool>()) {
         let text = if pretty { serde_json::to_string_pretty(&value) } else { serde_json::to_string(&value) }.unwrap();
         prop_assert_eq!(json::extract(&text).unwrap(), text.as_str());
+        // Parsed alike (serde_json's float parsing is not exact, so not `value`).
+        let repaired: Value = serde_json::from_str(&json::repair(&text).unwrap()).unwrap();
+        prop_assert_eq!(repaired, serde_json::from_str::<Value>(&text).unwrap());
     }
 
     #[test]
-    fn truncated_json_repairs_to_valid_json_or_is_refused(value in arb_json(), at in any::<usize>()) {
-        let text = serde_json::to_string(&value).unwrap();
-        let at = (0..=at % (text.len() + 1)).rev().find(|&i| text.is_char_boundary(i)).unwrap();
-        if let Ok(repaired) = json::extract(&text[..at]) {
-            prop_assert!(serde_json::from_str::<Value>(&repaired).is_ok(), "{:?}", repaired);
+    fn a_truncated_document_repairs_to_json(value in arb_json(), at in any::<usize>(), pretty in any::<bool>()) {
+        let value = if value.is_object() || value.is_array() { value } else { json!([value]) };
+        let text = if pretty { serde_json::to_string_pretty(&value) } else { serde_json::to_string(&value) }.unwrap();
+        let at = (1..=at % text.len() + 1).rev().find(|&i| text.is_char_boundary(i)).unwrap();
+        let repaired = json::extract(&text[..at]);
+        prop_assert!(repaired.is_ok(), "{:?}: {:?}", &text[..at], repaired);
+        prop_assert!(serde_json::from_str::<Value>(&repaired.unwrap()).is_ok());
+    }
+
+    #[test]
+    fn broken_json_as_models_write_it_repairs_to_the_value_meant(value in arb_plain(), style in arb_style()) {
+        let mut text = String::new();
+        write_broken(&value, &style, &mut text);
+        if style.truncated {
+            // Cut off where the closing brackets begin.
+            text.truncate(text.trim_end_matches([']', '}']).len());
+        }
+        let repaired = json::extract(&text);
+        prop_assert!(repaired.is_ok(), "{:?}: {:?}", text, repaired);
+        let repaired: Value = serde_json::from_str(&repaired.unwrap()).unwrap();
+        prop_assert_eq!(repaired, value, "{}", text);
+    }
+
+    #[test]
+    fn newline_delimited_values_are_collected_into_a_list(values in prop::collection::vec(arb_plain(), 2..5), style in arb_style()) {
+        // One value per line whose quotes do not pair is not split (a known limit).
+        let style = Style { truncated: false, end_quotes_dropped: false, ..style };
+        let values: Vec<Value> = values.into_iter().map(|v| json!({"item": v})).collect();
+        let mut text = String::new();
+        for value in &values {
+            write_broken(value, &style, &mut text);
+            text.push('\n');
+        }
+        let repaired: Value = serde_json::from_str(&json::extract(&text).unwrap()).unwrap();
+        prop_assert_eq!(repaired, Value::Array(values), "{}", text);
+    }
+
+    #[test]
+    fn postgrest_error_bodies_never_panic(status in 100u16..600, body in arb_json()) {
+        let error = error_from_body(status, &body, "people");
+        prop_assert!(!error.to_string().is_empty());
+    }
+
+    #[test]
+    fn postgrest_responses_of_arbitrary_bytes_never_panic(
+        status in prop_oneof![Just(200u16), Just(201), Just(204), Just(400), Just(401), Just(404), Just(406), Just(409), Just(500), 100u16..600],
+        body in prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..200),
+            arb_json().prop_map(|v| v.to_string().into_bytes()),
+        ],
+    ) {
+        for call in 0..3 {
+            let http = Rc::new(ScriptedHttp::default());
+            for _ in 0..4 {
+                http.push(common::Reply::Respond {
+                    status,
+                    headers: Vec::new(),
+                    chunks: vec![Ok(body.clone())],
+                    hang: false,
+                });
+            }
+            let store = PostgrestStore::new("http://127.0.0.1:1/rest/v1", "anon", http.clone(), Rc::new(ManualClock::default()), Box::new(|| 0.5));
+            let outcome: Result<(), StoreError> = block_on(async {
+                match call {
+                    0 => store.select(&Select::from("people")).await.map(drop),
+                    1 => store.insert(&Insert { table: "people".into(), rows: common::rows(json!([{"id": 1}])), on_conflict: None, client_key: None, returning: true }).await.map(drop),
+                    _ => store.rpc(&Rpc { function: "f".into(), args: serde_json::Map::new() }).await.map(drop),
+                }
+            });
+            if (200..300).contains(&status) {
+                prop_assert!(outcome.is_ok(), "{} {:?}", status, outcome);
+            } else {
+                prop_assert!(outcome.is_err());
+            }
+        }
+    }
+}
+
+fn assert_repairs_to_json_or_refuses(input: &str) -> Result<(), TestCaseError> {
+    if let Ok(text) = json::extract(input) {
+        prop_assert!(
+            serde_json::from_str::<Value>(&text).is_ok(),
+            "{:?} -> {:?}",
+            input,
+            text
+        );
+    }
+    if let Ok(text) = json::repair(input) {
+        prop_assert!(
+            serde_json::from_str::<Value>(&text).is_ok(),
+            "{:?} -> {:?}",
+            input,
+            text
+        );
+    }
+    Ok(())
+}
+
+/// JSON whose strings and keys a model writes plainly (letters, digits, inner spaces),
+/// so that every broken spelling below has one meaning.
+fn arb_plain() -> impl Strategy<Value = Value> {
+    let text = "[a-zA-Z0-9]([a-zA-Z0-9 ]{0,8}[a-zA-Z0-9])?";
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i32>().prop_map(|n| json!(n)),
+        text.prop_map(Value::String),
+    ];
+    let tree = leaf.prop_recursive(3, 24, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z_][a-z_0-9]{0,6}", inner, 0..5)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    });
+    prop::collection::btree_map("[a-z_][a-z_0-9]{0,6}", tree, 1..5)
+        .prop_map(|m| Value::Object(m.into_iter().collect()))
+}
+
+/// One way a model breaks JSON (several at once).
+#[derive(Debug, Clone)]
+struct Style {
+    quotes: (char, char),
+    unquoted_keys: bool,
+    trailing_commas: bool,
+    comments: bool,
+    python: bool,
+    newlines_for_commas: bool,
+    end_quotes_dropped: bool,
+    truncated: bool,
+}
+
+fn arb_style() -> impl Strategy<Value = Style> {
+    (
+        prop_oneof![
+            Just(('"', '"')),
+            Just(('\'', '\'')),
+            Just(('“', '”')),
+            Just(('`', '`'))
+        ],
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(
+                quotes,
+                unquoted_keys,
+                trailing_commas,
+                comments,
+                python,
+                newlines_for_commas,
+                end_quotes_dropped,
+                truncated,
+            )| Style {
+                quotes,
+                unquoted_keys,
+                trailing_commas,
+                comments: comments && !end_quotes_dropped,
+                python,
+                newlines_for_commas: newlines_for_commas && !end_quotes_dropped,
+                end_quotes_dropped,
+                truncated,
+            },
+        )
+}
+
+/// Writes `value` broken in the ways `style` says; the intended value stays `value`.
+fn write_broken(value: &Value, style: &Style, out: &mut String) {
+    let (open, close) = style.quotes;
+    let separator = if style.newlines_for_commas {
+        "\n  "
+    } else {
+        ", "
+    };
+    match value {
+        Value::Null => out.push_str(if style.python { "None" } else { "null" }),
+        Value::Bool(b) => out.push_str(match (b, style.python) {
+            (true, true) => "True",
+            (false, true) => "False",
+            (true, false) => "true",
+            (false, false) => "false",
+        }),
+        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::String(s) => {
+            out.push(open);
+            out.push_str(s);
+            out.push(close);
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(separator);
+                }
+                write_broken(item, style, out);
+                let next_is_string = items.get(i + 1).is_some_and(Value::is_string);
+                if style.end_quotes_dropped && item.is_string() && next_is_string {
+                    out.pop();
+                }
+            }
+            if style.trailing_commas && !items.is_empty() {
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Value::Object(members) => {
+            out.push('{');
+            for (i, (key, item)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(separator);
+                }
+                if style.comments {
+                    out.push_str("/* note */ ");
+                }
+                if style.unquoted_keys {
+                    out.push_str(key);
+                } else {
+                    out.push(open);
+                    out.push_str(key);
+                    out.push(close);
+                }
+                out.push_str(": ");
+                write_broken(item, style, out);
+                let last = i + 1 == members.len();
+                if style.end_quotes_dropped && item.is_string() && !last && !style.unquoted_keys {
+                    out.pop();
+                }
+                if style.comments {
+                    out.push_str(" // why\n");
+                }
+            }
+            if style.trailing_commas && !members.is_empty() {
+                out.push(',');
+            }
+            out.push('}');
         }
     }
 }
 
 proptest! {
+    #![proptest_config(cases(256))]
+
     #[test]
     fn the_one_sort_orders_like_the_standard_library(
         items in proptest::collection::vec((0u8..8, any::<u16>()), 0..200),

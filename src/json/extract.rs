@@ -12,6 +12,13 @@ pub fn candidates(text: &str) -> Vec<&str> {
         .into_iter()
         .filter(|block| block.trim_start().starts_with(['{', '[']))
         .collect();
+    // The whole text when it opens with a bracket: quotes that do not pair can make
+    // the balanced regions below end too early (repair refuses it when text follows
+    // the value, so prose after a value still finds the region alone).
+    let trimmed = text.trim();
+    if trimmed.starts_with(['{', '[']) {
+        found.push(trimmed);
+    }
     let mut regions = bracketed_regions(text);
     crate::sort::sort_by_key(&mut regions, |region| std::cmp::Reverse(region.len()));
     found.extend(regions);
