@@ -37,23 +37,27 @@ pub trait Contract: DeserializeOwned + JsonSchema {
 }
 
 /// Each candidate region of `text`, as strict JSON (repaired where needed), with
-/// the reason any candidate was refused.
-fn repaired_candidates(text: &str) -> Vec<Result<Cow<'_, str>, JsonError>> {
+/// the reason any candidate was refused; lazily, so the first that serves ends the work.
+fn repaired_candidates(
+    text: &str,
+) -> Box<dyn Iterator<Item = Result<Cow<'_, str>, JsonError>> + '_> {
     if is_valid(text) {
-        return vec![Ok(Cow::Borrowed(text))];
+        return Box::new(std::iter::once(Ok(Cow::Borrowed(text))));
     }
-    let mut found = Vec::new();
-    if let Some(values) = extract::sequence(text) {
-        // Several values one after another: the model meant a list of them (a typed
-        // contract that wants one of them still finds it among the rest).
+    // Several values one after another: the model meant a list of them (a typed
+    // contract that wants one of them still finds it among the rest).
+    let sequence = extract::sequence(text).and_then(|values| {
         let repaired: Result<Vec<Cow<'_, str>>, JsonError> =
             values.into_iter().map(repaired_one).collect();
-        if let Ok(values) = repaired {
-            found.push(Ok(Cow::Owned(format!("[{}]", values.join(",")))));
-        }
-    }
-    found.extend(extract::candidates(text).into_iter().map(repaired_one));
-    found
+        repaired
+            .ok()
+            .map(|values| Ok(Cow::Owned(format!("[{}]", values.join(",")))))
+    });
+    Box::new(
+        sequence
+            .into_iter()
+            .chain(extract::candidates(text).into_iter().map(repaired_one)),
+    )
 }
 
 /// One candidate as strict JSON: itself when valid, else repaired.
@@ -95,7 +99,7 @@ pub fn extract(text: &str) -> Result<Cow<'_, str>, JsonError> {
 /// The first candidate in `text` that deserializes into `T` and validates. When none
 /// does, the error of the most likely candidate.
 pub fn parse<T: Contract>(text: &str) -> Result<T, JsonError> {
-    first_success(repaired_candidates(text).into_iter().map(|candidate| {
+    first_success(repaired_candidates(text).map(|candidate| {
         let json = candidate?;
         let value: T =
             serde_json::from_str(&json).map_err(|e| JsonError::Invalid(e.to_string()))?;
