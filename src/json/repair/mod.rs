@@ -76,13 +76,17 @@ fn repair_once(text: &str) -> Result<String, JsonError> {
 /// One level of string escapes taken off a document that starts string-escaped
 /// (`{\"`, `[\"`, `{\n  \"`), or `None` when it does not.
 fn unescape_document(text: &str) -> Option<String> {
-    let body = text.trim_start().strip_prefix(['{', '['])?;
-    let mut rest = body.trim_start_matches(|c: char| c.is_whitespace() || c == '{' || c == '[');
-    while let Some(after) = ["\\n", "\\r", "\\t"]
-        .iter()
-        .find_map(|escape| rest.strip_prefix(escape))
-    {
-        rest = after.trim_start();
+    let mut rest = text.trim_start().strip_prefix(['{', '['])?;
+    // Past the opening brackets and spaces, raw or escaped (`[\n  {\"a\": 1}]`).
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '{' || c == '[');
+        match ["\\n", "\\r", "\\t"]
+            .iter()
+            .find_map(|escape| rest.strip_prefix(escape))
+        {
+            Some(after) => rest = after,
+            None => break,
+        }
     }
     if !rest.trim_start_matches('\\').starts_with('"') || !rest.starts_with('\\') {
         return None;
