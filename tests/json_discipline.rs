@@ -147,6 +147,20 @@ fn hostile_wrappers_and_concatenations_are_bounded() {
 }
 
 #[test]
+fn stray_quotes_by_the_thousand_still_repair_to_json() {
+    // Each of these made the old repair go back over the rest of the text at every
+    // quote; now going back is paid from a budget and the result stays JSON.
+    for input in [
+        format!("{{\"k\": \"{}", "a\"b".repeat(5_000)),
+        format!("[\"{}]", "x, \"".repeat(5_000)),
+        format!("{{{}}}", "\"a\": \"x, ".repeat(5_000)),
+    ] {
+        let text = json::extract(&input).unwrap();
+        assert!(serde_json::from_str::<Value>(&text).is_ok());
+    }
+}
+
+#[test]
 fn hopeless_text_is_refused_with_a_reason() {
     assert_eq!(
         json::extract("I cannot help with that."),

@@ -62,7 +62,7 @@ fn repair_once(text: &str) -> Result<String, JsonError> {
     if repairer.peek().is_none() {
         return Err(JsonError::NoJson);
     }
-    repairer.value(Context::Top)?;
+    repairer.top_value()?;
     repairer.rest_is_empty()?;
     serde_json::from_str::<serde::de::IgnoredAny>(&repairer.out).map_err(|e| {
         JsonError::Unrepairable {
@@ -226,8 +226,9 @@ impl Repairer {
         }
     }
 
-    fn value(&mut self, context: Context) -> Result<(), JsonError> {
-        match self.value_or_end(context, Parent::Top) {
+    /// The one value the text holds.
+    fn top_value(&mut self) -> Result<(), JsonError> {
+        match self.value_or_end(Context::Top, Parent::Top) {
             Ok(()) => Ok(()),
             Err(Fail::Ended(_)) => Err(self.error("the text ends where a value should be")),
             Err(Fail::Error(error)) => Err(error),
