@@ -187,8 +187,7 @@ proptest! {
 
     #[test]
     fn newline_delimited_values_are_collected_into_a_list(values in prop::collection::vec(arb_plain(), 2..5), style in arb_style()) {
-        // One value per line whose quotes do not pair is not split (a known limit).
-        let style = Style { truncated: false, end_quotes_dropped: false, ..style };
+        let style = Style { truncated: false, ..style };
         let values: Vec<Value> = values.into_iter().map(|v| json!({"item": v})).collect();
         let mut text = String::new();
         for value in &values {

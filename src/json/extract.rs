@@ -105,10 +105,41 @@ fn balanced_end(text: &str, start: usize) -> Option<usize> {
     None
 }
 
+/// Ways to read `text` as several values one after another, most likely first: by
+/// balanced brackets, then one per line.
+pub(super) fn sequences(text: &str) -> impl Iterator<Item = Vec<&str>> {
+    [balanced_sequence, line_sequence]
+        .into_iter()
+        .filter_map(move |split| split(text))
+}
+
+/// One value per line whose quotes do not pair (`{"a": "x, "b": 1}`), so brackets
+/// cannot be balanced across strings: every line starts with `{` or `[` in its first
+/// column, opens as many brackets as it closes (quotes ignored), and every line but
+/// the last ends with `}` or `]` (a comma after it allowed).
+fn line_sequence(text: &str) -> Option<Vec<&str>> {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    let (_, before_last) = lines.split_last()?;
+    let opens = |line: &&str| line.starts_with(['{', '[']);
+    let closes = |line: &&str| line.trim_end().trim_end_matches(',').ends_with(['}', ']']);
+    let one_per_line = lines.len() >= 2
+        && lines.len() <= MAX_CANDIDATES * 64
+        && lines.iter().all(opens)
+        && lines.iter().all(|line| {
+            let count = |set: [char; 2]| line.chars().filter(|c| set.contains(c)).count();
+            count(['{', '[']) == count(['}', ']'])
+        })
+        && before_last.iter().all(closes);
+    one_per_line.then_some(lines)
+}
+
 /// Newline-delimited or comma-separated values making up the whole of `text`
 /// (`{...}\n{...}`, `{...}, {...}`): each region, when there are two or more and
 /// nothing else but spaces and commas between them.
-pub(super) fn sequence(text: &str) -> Option<Vec<&str>> {
+fn balanced_sequence(text: &str) -> Option<Vec<&str>> {
     let mut regions = Vec::new();
     let mut at = 0;
     loop {

@@ -46,7 +46,7 @@ fn repaired_candidates(
     }
     // Several values one after another: the model meant a list of them (a typed
     // contract that wants one of them still finds it among the rest).
-    let sequence = extract::sequence(text).and_then(|values| {
+    let sequence = extract::sequences(text).find_map(|values| {
         let repaired: Result<Vec<Cow<'_, str>>, JsonError> =
             values.into_iter().map(repaired_one).collect();
         repaired
