@@ -27,6 +27,9 @@ struct Inner {
     /// `None`: the page scrolls.
     scroller: Option<Element>,
     following: Cell<bool>,
+    /// Where the last scroll event left the view, to tell a reader's scroll up from
+    /// content growing under a view that has not caught up yet.
+    last_top: Cell<i32>,
     /// Told whether the reader is following, when that changes.
     changed: Box<dyn Fn(bool)>,
 }
@@ -38,6 +41,7 @@ impl Follow {
         let inner = Rc::new(Inner {
             scroller: scrollable_ancestor(list),
             following: Cell::new(true),
+            last_top: Cell::new(0),
             changed: Box::new(changed),
         });
         let mut follow = Self {
@@ -68,9 +72,7 @@ impl Follow {
             self.observer = Some(observer);
         }
         let inner = Rc::clone(&self.inner);
-        let on_scroll = Closure::<dyn FnMut()>::new(move || {
-            inner.set_following(inner.at_bottom());
-        });
+        let on_scroll = Closure::<dyn FnMut()>::new(move || inner.scrolled());
         if let Some(target) = self.scroll_target() {
             let _ = target
                 .add_event_listener_with_callback("scroll", on_scroll.as_ref().unchecked_ref());
@@ -104,6 +106,20 @@ impl Inner {
         if self.following.replace(following) != following {
             (self.changed)(following);
         }
+    }
+
+    /// A scroll: back at the bottom follows again; moving up stops following. Content
+    /// that grew before our own scroll to the end caught up is neither.
+    fn scrolled(&self) {
+        let top = self
+            .scrolling_element()
+            .map_or(0, |element| element.scroll_top());
+        if self.at_bottom() {
+            self.set_following(true);
+        } else if top < self.last_top.get() {
+            self.set_following(false);
+        }
+        self.last_top.set(top);
     }
 
     fn at_bottom(&self) -> bool {
