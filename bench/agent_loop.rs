@@ -84,6 +84,7 @@ fn per_step(tools: &ToolRegistry, history: &[Message]) -> f64 {
         tools,
         clock: &clock,
         host: None,
+        checkpoint: None,
     };
     let mut timed = Duration::ZERO;
     let mut runs = 0u32;

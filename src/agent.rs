@@ -86,6 +86,7 @@ impl Agent {
             tools: &self.tools,
             clock,
             host: None,
+            checkpoint: None,
         };
         drive(&mut run, &seams, emit).await
     }

@@ -97,6 +97,14 @@ impl Delegate {
         Rc::clone(&self.default)
     }
 
+    /// The agent called `name`, the default one included.
+    pub fn named(&self, name: &str) -> Option<Rc<Agent>> {
+        if self.default.name == name {
+            return Some(Rc::clone(&self.default));
+        }
+        self.agent(name)
+    }
+
     fn agent(&self, name: &str) -> Option<Rc<Agent>> {
         self.agents.iter().find(|a| a.name == name).cloned()
     }

@@ -5,7 +5,9 @@
 //! to the run, and emits each [`Event`]. A run stops when it is done, when it needs a
 //! person's approval (approve or deny on the run, then drive it again), when the
 //! cancel signal fires, or when the run's time budget is spent (the effect in flight
-//! is dropped and the run fails, saying so).
+//! is dropped and the run fails, saying so). Before each step (and when it pauses for
+//! an approval) it hands the run to the optional checkpoint, so the caller can save
+//! it and resume it after a reload.
 
 use std::future::Future;
 use std::pin::{Pin, pin};
@@ -36,6 +38,8 @@ pub struct Seams<'a> {
     pub tools: &'a ToolRegistry,
     pub clock: &'a dyn Clock,
     pub host: Option<&'a dyn Host>,
+    /// Called with the run before each step, once the events of the last are emitted.
+    pub checkpoint: Option<&'a dyn Fn(&AgentRun)>,
 }
 
 /// Why [`drive`] returned.
@@ -62,7 +66,11 @@ pub async fn drive_until(
     let mut cancel = pin!(cancel);
     loop {
         run.take_events().into_iter().for_each(&mut *emit);
-        let step = match run.next_step() {
+        let step = run.next_step();
+        if let (Some(checkpoint), false) = (seams.checkpoint, matches!(step, NextStep::Done(_))) {
+            checkpoint(run);
+        }
+        let step = match step {
             NextStep::Done(outcome) => return Stop::Done(outcome),
             NextStep::AwaitApproval(call) => {
                 emit(Event::ApprovalNeeded { call: call.clone() });
@@ -246,6 +254,15 @@ mod tests {
     }"#;
 
     fn run_to_end(input: &str) -> (Stop, Vec<Event>) {
+        run_from(None, input, None)
+    }
+
+    /// Drives `run` (a new one on `input` if `None`) to its end.
+    fn run_from(
+        run: Option<AgentRun>,
+        input: &str,
+        checkpoint: Option<&dyn Fn(&AgentRun)>,
+    ) -> (Stop, Vec<Event>) {
         let clock = FixedClock(Instant {
             epoch_ms: 1_795_320_964_000,
             utc_offset_minutes: 0,
@@ -258,8 +275,11 @@ mod tests {
             tools: &tools,
             clock: &clock,
             host: None,
+            checkpoint,
         };
-        let mut run = AgentRun::new("", Vec::new(), Observation::chat(input), tools.catalogue());
+        let mut run = run.unwrap_or_else(|| {
+            AgentRun::new("", Vec::new(), Observation::chat(input), tools.catalogue())
+        });
         let mut events = Vec::new();
         let stop = futures::executor::block_on(drive(&mut run, &seams, &mut |e| events.push(e)));
         (stop, events)
@@ -288,6 +308,20 @@ mod tests {
         assert_eq!(kinds, ["observe", "reason", "tool", "reason", "answer"]);
         assert!(matches!(events.first(), Some(Event::Started { .. })));
         assert_eq!(events.last(), Some(&Event::Done(outcome)));
+    }
+
+    #[test]
+    fn the_checkpoint_sees_the_run_before_every_step_and_any_of_them_resumes() {
+        let saved = std::cell::RefCell::new(Vec::new());
+        let save = |run: &AgentRun| saved.borrow_mut().push(serde_json::to_string(run).unwrap());
+        let (stop, _) = run_from(None, "What time is it?", Some(&save));
+        // Ask the model, run the clock, ask again: three steps, three checkpoints.
+        let saved = saved.into_inner();
+        assert_eq!(saved.len(), 3);
+        for text in &saved {
+            let run: AgentRun = serde_json::from_str(text).unwrap();
+            assert_eq!(run_from(Some(run), "", None).0, stop);
+        }
     }
 
     #[test]

@@ -118,6 +118,23 @@ impl Interaction {
         })
     }
 
+    /// Reopens a turn that was closed as aborted (a reload cut its run off) so that
+    /// its resumed run can go on: the closing answer is taken back. Whether it was.
+    pub fn reopen(&mut self) -> bool {
+        if !matches!(
+            self.steps.last(),
+            Some(Step::Answer {
+                outcome: Outcome::Aborted { .. },
+                ..
+            })
+        ) {
+            return false;
+        }
+        self.steps.pop();
+        self.status = Status::Executing;
+        true
+    }
+
     /// Folds one driver event into the record.
     pub fn apply(&mut self, event: &Event) {
         match event {

@@ -154,6 +154,7 @@ pub async fn play(scenario: &Scenario) -> Result<Report, ScenarioError> {
         tools: &tools,
         clock: &clock,
         host: None,
+        checkpoint: None,
     };
     let system = scenario.system.clone().unwrap_or_else(|| {
         "You are a character in a living game world. Act in character, and act on the \

@@ -103,6 +103,7 @@ impl Bench {
             tools: &self.tools,
             clock: &self.clock,
             host: None,
+            checkpoint: None,
         };
         let mut events = Vec::new();
         let stop = block_on(drive(run, &seams, &mut |e| events.push(e)));
@@ -418,6 +419,7 @@ fn a_run_saved_mid_way_resumes_to_the_same_history_without_applying_twice() {
         tools: &bench.tools,
         clock: &bench.clock,
         host: None,
+        checkpoint: None,
     };
     let NextStep::CallModel(step) = run.next_step() else {
         panic!()
@@ -482,6 +484,7 @@ fn a_cancelled_run_ends_aborted_and_keeps_its_record() {
         tools: &bench.tools,
         clock: &bench.clock,
         host: None,
+        checkpoint: None,
     };
     let (stop_tx, stop_rx) = futures::channel::oneshot::channel::<()>();
     let mut events = Vec::new();
@@ -581,6 +584,7 @@ fn data_tools_of_one_step_run_concurrently() {
         tools: &tools,
         clock: &Frozen,
         host: None,
+        checkpoint: None,
     };
     let stop = block_on(drive(&mut run, &seams, &mut |_| {}));
     assert_eq!(
@@ -643,6 +647,7 @@ fn host_tools_are_awaited_by_request_id_under_their_timeout() {
         tools: &tools,
         clock: &clock,
         host: Some(&game),
+        checkpoint: None,
     };
     let stop = block_on(drive(&mut run, &seams, &mut |_| {}));
     assert_eq!(
@@ -911,6 +916,7 @@ fn a_model_that_never_answers_is_stopped_by_the_time_budget() {
         tools: &bench.tools,
         clock: &bench.clock,
         host: None,
+        checkpoint: None,
     };
     let stop = block_on(drive(&mut run, &seams, &mut |_| {}));
     assert!(
@@ -1090,6 +1096,7 @@ fn an_action_stopped_mid_way_is_marked_unknown_and_said_so() {
         tools: &bench.tools,
         clock: &Frozen,
         host: None,
+        checkpoint: None,
     };
     // The person presses Stop once the action is under way.
     let cancel = futures::future::poll_fn(|cx| {

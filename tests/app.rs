@@ -1,6 +1,7 @@
 //! The session controller, natively: routing, a run per trigger kind, approvals and
 //! their scope, updates landing in their own conversation, queued turns, saving and
-//! its failures, state kept and restored, a character played. Futures run on a local
+//! its failures, state kept and restored, a character played, runs resumed after a
+//! reload (in `app/durable.rs`). Futures run on a local
 //! pool, so a test can act while a run waits.
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
@@ -14,7 +15,7 @@ use familiar::app::{
 use familiar::clock::{Clock, Instant};
 use familiar::delegate::Delegate;
 use familiar::event::Event;
-use familiar::llm::ToolSpec;
+use familiar::llm::{Llm, ToolSpec};
 use familiar::rules::RulesModel;
 use familiar::run::{Actor, Boundaries, Observation, Outcome, Subject, Trigger};
 use familiar::store::LocalStore;
@@ -25,6 +26,9 @@ use futures::executor::LocalPool;
 use futures::future::LocalBoxFuture;
 use futures::task::LocalSpawnExt;
 use serde_json::{Value, json};
+
+#[path = "app/durable.rs"]
+mod durable;
 
 const RULES: &str = r#"{
     "fallback": "I am here.",
@@ -67,7 +71,16 @@ struct World {
 /// A session over two agents: `familiar` (clock, bump that asks first) and `@keeper`
 /// (the same tools), with `/time` going to `keeper`.
 fn world(namespace: &str, storage: Rc<MemoryStorage>) -> World {
-    let counter = Rc::new(RefCell::new(0));
+    world_with(namespace, storage, rules(), Rc::new(RefCell::new(0)))
+}
+
+/// [`world`] with `familiar` answering through `llm` and bumping `counter`.
+fn world_with(
+    namespace: &str,
+    storage: Rc<MemoryStorage>,
+    llm: Rc<dyn Llm>,
+    counter: Rc<RefCell<i64>>,
+) -> World {
     let tools = |counter: &Rc<RefCell<i64>>| {
         let mut tools = ToolRegistry::new();
         tools.register_fn("clock", ToolKind::Data, "The time.", |_: NoArgs, _| async {
@@ -82,7 +95,7 @@ fn world(namespace: &str, storage: Rc<MemoryStorage>) -> World {
         tools.set_approval("bump", Approval::Ask);
         Rc::new(tools)
     };
-    let familiar = Agent::new("familiar", "Helps", "You help.", rules(), tools(&counter));
+    let familiar = Agent::new("familiar", "Helps", "You help.", llm, tools(&counter));
     let keeper = Agent::new(
         "keeper",
         "Keeps count",

@@ -41,6 +41,7 @@ async fn the_demo_agent_runs_to_an_answer_with_a_real_model() {
         tools: &tools,
         clock: &BrowserClock,
         host: None,
+        checkpoint: None,
     };
     let mut run = AgentRun::new(
         demo::SYSTEM_PROMPT,

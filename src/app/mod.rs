@@ -5,12 +5,14 @@
 //! one agent), plays a character's workflows around the model, keeps conversations
 //! through the [`Storage`] seam, and tells its listeners every [`Update`], each tagged
 //! with the conversation and turn it belongs to. Runs of one conversation go one at
-//! a time, in the order they were asked for; nothing asked for is dropped.
+//! a time, in the order they were asked for; nothing asked for is dropped. A run is
+//! saved before every step, so one cut off by a reload can be resumed.
 //!
 //! Front ends spawn the futures it returns; it spawns nothing itself.
 
 mod config;
 mod host;
+mod resume;
 pub mod spec;
 mod state;
 mod storage;
@@ -57,6 +59,10 @@ pub enum AppError {
     NoConversation(String),
     #[error("cannot {0} while a run is in flight; abort it first")]
     Busy(&'static str),
+    #[error("conversation `{0}` has no interrupted run")]
+    NotInterrupted(String),
+    #[error("the interrupted run cannot be resumed: {0}")]
+    CannotResume(String),
     #[error("the saved state cannot be read: {0}")]
     BadState(String),
     #[error("the session was destroyed")]
@@ -100,9 +106,11 @@ impl Session {
     }
 
     /// Reads the saved conversations and opens the one open last; what could not be
-    /// read is kept aside and reported (to the listeners, and returned).
+    /// read is kept aside and reported, and so is every run a reload cut off (see
+    /// [`Session::resume`]), to the listeners and returned.
     pub fn restore(&self) -> Vec<Notice> {
-        let notices = self.inner.state.borrow_mut().restore(&self.disk());
+        let mut notices = self.inner.state.borrow_mut().restore(&self.disk());
+        notices.extend(self.interrupted());
         for notice in &notices {
             self.tell(&Update::Notice(notice.clone()));
         }

@@ -1,6 +1,7 @@
 //! Where a session keeps its conversations: the [`Storage`] seam (the page's
 //! `localStorage`, memory in tests), the keys under a namespace so several agents
-//! share a page without sharing entries, and the saved forms with their version.
+//! share a page without sharing entries, and the saved forms with their version
+//! (a run in flight is saved by `resume`).
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -119,6 +120,11 @@ impl Keys {
     pub fn conversation(&self, id: &str) -> String {
         format!("{}.conversation.{id}", self.namespace)
     }
+
+    /// The run of a conversation's turn in flight, saved after every step.
+    pub fn run(&self, conversation: &str) -> String {
+        format!("{}.run.{conversation}", self.namespace)
+    }
 }
 
 /// Reads a conversation, migrating the unversioned form older builds wrote; turns it
@@ -193,7 +199,12 @@ pub fn load_index(storage: &dyn Storage, key: &str) -> Loaded<Vec<ConversationEn
 }
 
 /// Keeps unreadable text under `<key>.corrupt`, never overwriting it silently.
-fn keep_aside<T>(storage: &dyn Storage, key: &str, text: &str, error: String) -> Loaded<T> {
+pub(super) fn keep_aside<T>(
+    storage: &dyn Storage,
+    key: &str,
+    text: &str,
+    error: String,
+) -> Loaded<T> {
     let kept_as = format!("{key}.corrupt");
     match storage.save(&kept_as, text) {
         Ok(()) => Loaded::Corrupt { kept_as, error },

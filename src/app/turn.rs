@@ -1,7 +1,7 @@
 //! One turn of a conversation: a trigger becomes a run (routed through the delegate
 //! for chat, through the character's workflows when one is played), the run is
-//! driven to its end across approvals, and every change is tagged with its
-//! conversation and turn.
+//! driven to its end across approvals (saved before every step, see `resume`), and
+//! every change is tagged with its conversation and turn.
 
 use std::rc::Rc;
 
@@ -27,7 +27,7 @@ pub(super) enum Trigger {
 }
 
 /// Fires when the turn is stopped; never when its sender is merely dropped.
-type StopSignal = Shared<oneshot::Receiver<()>>;
+pub(super) type StopSignal = Shared<oneshot::Receiver<()>>;
 
 async fn stopped(signal: StopSignal) {
     if signal.await.is_err() {
@@ -37,9 +37,9 @@ async fn stopped(signal: StopSignal) {
 
 /// Where a turn's updates go.
 #[derive(Clone)]
-struct Place {
-    conversation: String,
-    turn: u64,
+pub(super) struct Place {
+    pub(super) conversation: String,
+    pub(super) turn: u64,
 }
 
 impl Session {
@@ -88,13 +88,7 @@ impl Session {
             input,
         });
         self.save(conversation);
-        let (stop, signal) = oneshot::channel();
-        self.inner.state.borrow_mut().running.push(Running {
-            conversation: conversation.to_owned(),
-            turn,
-            stop: Some(stop),
-        });
-        let signal = signal.shared();
+        let signal = self.start_running(&place);
         let outcome = match (trigger, &self.inner.config.play) {
             (Trigger::Chat(text), Some(play)) => {
                 self.in_character(&place, history, text, play, signal).await
@@ -104,16 +98,11 @@ impl Session {
                 let observation = *observation;
                 let agent = self.inner.state.borrow().delegate.default_agent();
                 let goal_check = self.inner.config.options.goal_check_on_events;
-                self.drive(&place, &agent, observation, history, goal_check, signal)
-                    .await
+                let run = self.build_run(&place, &agent, observation, history, goal_check);
+                self.drive(&place, &agent, run, false, signal).await
             }
         };
-        self.inner
-            .state
-            .borrow_mut()
-            .running
-            .retain(|r| !(r.conversation == place.conversation && r.turn == place.turn));
-        self.save(conversation);
+        self.end_turn(&place);
         outcome
     }
 
@@ -133,15 +122,8 @@ impl Session {
             self.event(place, Event::Done(outcome.clone()));
             return outcome;
         }
-        self.drive(
-            place,
-            &agent,
-            Observation::chat(request),
-            history,
-            false,
-            signal,
-        )
-        .await
+        let run = self.build_run(place, &agent, Observation::chat(request), history, false);
+        self.drive(place, &agent, run, false, signal).await
     }
 
     /// A message to the character: its workflows first (intent, transaction,
@@ -195,16 +177,8 @@ impl Session {
             llm,
             Rc::new(ToolRegistry::new()),
         ));
-        let outcome = self
-            .drive(
-                place,
-                &agent,
-                Observation::chat(text),
-                history,
-                false,
-                signal,
-            )
-            .await;
+        let run = self.build_run(place, &agent, Observation::chat(text), history, false);
+        let outcome = self.drive(place, &agent, run, true, signal).await;
         if matches!(outcome, Outcome::Failed { .. } | Outcome::Aborted { .. }) {
             return outcome;
         }
@@ -224,24 +198,49 @@ impl Session {
         outcome
     }
 
-    /// Builds the run and drives it to its end, pausing for each approval.
-    async fn drive(
+    /// Registers the turn's run as in flight; its stop signal.
+    pub(super) fn start_running(&self, place: &Place) -> StopSignal {
+        let (stop, signal) = oneshot::channel();
+        self.inner.state.borrow_mut().running.push(Running {
+            conversation: place.conversation.clone(),
+            turn: place.turn,
+            stop: Some(stop),
+        });
+        signal.shared()
+    }
+
+    /// The turn's run is over, however it ended: it is no longer in flight, its saved
+    /// run is removed, and the conversation is saved.
+    pub(super) fn end_turn(&self, place: &Place) {
+        self.inner
+            .state
+            .borrow_mut()
+            .running
+            .retain(|r| !(r.conversation == place.conversation && r.turn == place.turn));
+        self.forget_run(&place.conversation);
+        self.save(&place.conversation);
+    }
+
+    /// Drives `run` to its end, pausing for each approval and saving it (with the
+    /// conversation) before every step; `character`: a played character's workflows
+    /// follow it, so it cannot be resumed after a reload.
+    pub(super) async fn drive(
         &self,
         place: &Place,
         agent: &Agent,
-        observation: Observation,
-        history: Vec<Message>,
-        goal_check: bool,
+        mut run: AgentRun,
+        character: bool,
         signal: StopSignal,
     ) -> Outcome {
-        let mut run = self.build_run(place, agent, observation, history, goal_check);
         let config = &self.inner.config;
+        let checkpoint = |run: &AgentRun| self.checkpoint(place, &agent.name, character, run);
         loop {
             let seams = Seams {
                 llm: &*agent.llm,
                 tools: &agent.tools,
                 clock: &*config.clock,
                 host: Some(&self.inner.host),
+                checkpoint: Some(&checkpoint),
             };
             // An approval is announced by `decision`, once it can be decided.
             let mut emit = |event: Event| {
@@ -254,7 +253,6 @@ impl Session {
                 Stop::Done(outcome) => return outcome,
                 Stop::AwaitingApproval(call) => call,
             };
-            self.save(&place.conversation);
             match self
                 .decision(place, &agent.name, &call, signal.clone())
                 .await

@@ -1,6 +1,7 @@
 //! What a session tells its front ends: every run event tagged with the conversation
-//! and turn it belongs to, the turns it begins, a character's workflow results, and
-//! notices of what went wrong outside a run (a failed save, an ignored host message).
+//! and turn it belongs to, the turns it begins or resumes, a character's workflow
+//! results, and notices of what went wrong outside a run (a failed save, an ignored
+//! host message, a run cut off by a reload).
 //! Also the approval vocabulary: what is pending and what a person decided.
 
 use serde::{Deserialize, Serialize};
@@ -18,6 +19,11 @@ pub enum Update {
         conversation: String,
         turn: u64,
         input: String,
+    },
+    /// A turn cut off by a reload goes on: its run was resumed.
+    TurnResumed {
+        conversation: String,
+        turn: u64,
     },
     /// A run event of this turn.
     Event {
@@ -47,6 +53,7 @@ impl Update {
     pub fn name(&self) -> &'static str {
         match self {
             Self::TurnBegan { .. } => "turn_began",
+            Self::TurnResumed { .. } => "turn_resumed",
             Self::Event { event, .. } => event.name(),
             Self::CharacterPrepared { .. } => "character_prepared",
             Self::TransactionRecorded { .. } => "transaction_recorded",
@@ -60,6 +67,7 @@ impl Update {
             Self::TurnBegan {
                 conversation, turn, ..
             }
+            | Self::TurnResumed { conversation, turn }
             | Self::Event {
                 conversation, turn, ..
             }
@@ -91,6 +99,15 @@ pub enum Notice {
     Conflict { key: String },
     /// A message from the host was not a result any call was waiting for.
     HostMessageIgnored { reason: String },
+    /// A run was cut off mid-way (the page was closed or reloaded): its turn can be
+    /// resumed or the saved run discarded. `refused` says why resuming cannot be
+    /// done faithfully, when it cannot.
+    Interrupted {
+        conversation: String,
+        turn: u64,
+        agent: String,
+        refused: Option<String>,
+    },
 }
 
 impl Notice {
@@ -100,6 +117,7 @@ impl Notice {
             Self::Corrupt { .. } => "corrupt_data",
             Self::Conflict { .. } => "conflict",
             Self::HostMessageIgnored { .. } => "host_message_ignored",
+            Self::Interrupted { .. } => "interrupted",
         }
     }
 }

@@ -1,0 +1,223 @@
+//! Durable runs: a turn's run is saved (under [`Keys::run`]) before every step and
+//! while it waits for an approval, and removed when the turn ends. One left behind
+//! was cut off by a reload: [`Session::restore`] reports it, and [`Session::resume`]
+//! drives it on in the same turn with the same agent. Its action calls keep their
+//! idempotency keys, so an action applied before the reload is not applied again
+//! (the ledger answers with its recorded result). What cannot be resumed faithfully
+//! is refused, saying why.
+
+use serde::{Deserialize, Serialize};
+
+use super::storage::{Keys, Loaded, Storage, keep_aside};
+use super::turn::Place;
+use super::update::{Notice, Update};
+use super::{AppError, Session};
+use crate::run::{AgentRun, Outcome};
+
+/// The version of what [`SavedRun`] is written as; other versions are kept aside.
+const RUN_VERSION: u32 = 1;
+
+/// A run in flight as saved: where its events go, which agent drives it, the run.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct SavedRun<R> {
+    version: u32,
+    conversation: String,
+    turn: u64,
+    agent: String,
+    /// A played character's run: its workflows follow the answer, and a resume
+    /// cannot redo them.
+    character: bool,
+    run: R,
+}
+
+/// Reads the run saved for `conversation`; one that cannot be read (corrupt, or of
+/// another version) is kept aside and removed.
+fn load_run(storage: &dyn Storage, keys: &Keys, conversation: &str) -> Loaded<SavedRun<AgentRun>> {
+    let key = keys.run(conversation);
+    let Some(text) = storage.load(&key) else {
+        return Loaded::Missing;
+    };
+    let error = match serde_json::from_str::<SavedRun<AgentRun>>(&text) {
+        Ok(saved) if saved.version == RUN_VERSION => return Loaded::Found(saved),
+        Ok(saved) => format!(
+            "a run saved as version {}, this build reads {RUN_VERSION}",
+            saved.version
+        ),
+        Err(error) => error.to_string(),
+    };
+    let loaded = keep_aside(storage, &key, &text, error);
+    if storage.load(&format!("{key}.corrupt")).as_deref() == Some(text.as_str()) {
+        storage.remove(&key);
+    }
+    loaded
+}
+
+impl Session {
+    /// Saves the conversation and its run in flight, before a step.
+    pub(super) fn checkpoint(&self, place: &Place, agent: &str, character: bool, run: &AgentRun) {
+        self.save(&place.conversation);
+        let saved = SavedRun {
+            version: RUN_VERSION,
+            conversation: place.conversation.clone(),
+            turn: place.turn,
+            agent: agent.to_owned(),
+            character,
+            run,
+        };
+        let disk = self.disk();
+        let key = disk.keys.run(&place.conversation);
+        let written = serde_json::to_string(&saved)
+            .map_err(|e| e.to_string())
+            .and_then(|text| disk.storage.save(&key, &text));
+        if let Err(error) = written {
+            self.tell(&Update::Notice(Notice::SaveFailed { key, error }));
+        }
+    }
+
+    /// Removes the saved run of a conversation.
+    pub(super) fn forget_run(&self, conversation: &str) {
+        let disk = self.disk();
+        disk.storage.remove(&disk.keys.run(conversation));
+    }
+
+    /// The runs a reload cut off, of every saved conversation (reported by
+    /// [`Session::restore`]); saved runs that cannot be read are kept aside and told.
+    pub(super) fn interrupted(&self) -> Vec<Notice> {
+        let disk = self.disk();
+        let ids: Vec<String> = {
+            let state = self.inner.state.borrow();
+            let mut ids: Vec<String> = state.index.iter().map(|c| c.id.clone()).collect();
+            if !ids.contains(&state.open) {
+                ids.push(state.open.clone());
+            }
+            ids
+        };
+        ids.iter()
+            .filter_map(|id| match load_run(disk.storage, &disk.keys, id) {
+                Loaded::Missing => None,
+                Loaded::Found(saved) => Some(Notice::Interrupted {
+                    refused: self.refusal(&saved).err().map(|e| e.to_string()),
+                    conversation: saved.conversation,
+                    turn: saved.turn,
+                    agent: saved.agent,
+                }),
+                Loaded::Corrupt { kept_as, error } => Some(Notice::Corrupt {
+                    key: disk.keys.run(id),
+                    kept_as,
+                    error,
+                }),
+            })
+            .collect()
+    }
+
+    /// Why a saved run cannot be resumed faithfully, if it cannot.
+    fn refusal(&self, saved: &SavedRun<AgentRun>) -> Result<(), AppError> {
+        let refuse = |why: String| Err(AppError::CannotResume(why));
+        if saved.character {
+            return refuse(
+                "a played character records its transaction after the answer, and that \
+                 cannot be redone after a reload; discard it and ask again"
+                    .into(),
+            );
+        }
+        if self
+            .inner
+            .state
+            .borrow()
+            .delegate
+            .named(&saved.agent)
+            .is_none()
+        {
+            return refuse(format!(
+                "the agent `{}` is not in this session",
+                saved.agent
+            ));
+        }
+        Ok(())
+    }
+
+    /// Drives the run a reload cut off in `conversation` to its end, in the same turn
+    /// (reopened) with the same agent, pausing for approvals as any turn does. Actions
+    /// applied before the reload are not applied again. Refused (with why) when there
+    /// is none, when it cannot be read or resumed faithfully, or when the
+    /// conversation went on since.
+    pub async fn resume(&self, conversation: &str) -> Result<Outcome, AppError> {
+        let lock = {
+            let mut state = self.inner.state.borrow_mut();
+            if state.destroyed {
+                return Err(AppError::Destroyed);
+            }
+            state.lock(conversation)
+        };
+        let _turn = lock.lock().await;
+        let disk = self.disk();
+        let saved = match load_run(disk.storage, &disk.keys, conversation) {
+            Loaded::Found(saved) => saved,
+            Loaded::Missing => return Err(AppError::NotInterrupted(conversation.to_owned())),
+            Loaded::Corrupt { kept_as, error } => {
+                self.tell(&Update::Notice(Notice::Corrupt {
+                    key: disk.keys.run(conversation),
+                    kept_as: kept_as.clone(),
+                    error: error.clone(),
+                }));
+                return Err(AppError::BadState(format!(
+                    "the interrupted run is unreadable ({error}); it was kept under {kept_as}"
+                )));
+            }
+        };
+        self.refusal(&saved)?;
+        let agent = self.inner.state.borrow().delegate.named(&saved.agent);
+        let agent = agent.ok_or_else(|| {
+            AppError::CannotResume(format!(
+                "the agent `{}` is not in this session",
+                saved.agent
+            ))
+        })?;
+        {
+            let mut state = self.inner.state.borrow_mut();
+            if state.destroyed {
+                return Err(AppError::Destroyed);
+            }
+            let c = state.conversation_mut(conversation, &disk);
+            let reopened = match c.interactions.last_mut() {
+                Some(last) if last.id == saved.turn => last.reopen(),
+                _ => false,
+            };
+            if !reopened {
+                return Err(AppError::CannotResume(format!(
+                    "turn {} has ended, or the conversation went on after it",
+                    saved.turn
+                )));
+            }
+        }
+        let place = Place {
+            conversation: conversation.to_owned(),
+            turn: saved.turn,
+        };
+        self.tell(&Update::TurnResumed {
+            conversation: conversation.to_owned(),
+            turn: saved.turn,
+        });
+        let signal = self.start_running(&place);
+        let outcome = self.drive(&place, &agent, saved.run, false, signal).await;
+        self.end_turn(&place);
+        Ok(outcome)
+    }
+
+    /// Forgets the run a reload cut off in `conversation`; its turn stays closed.
+    /// Refused while a run of that conversation is in flight (the saved run is its).
+    pub fn discard_interrupted(&self, conversation: &str) -> Result<(), AppError> {
+        let state = self.inner.state.borrow();
+        if state.running.iter().any(|r| r.conversation == conversation) {
+            return Err(AppError::Busy("discard the saved run"));
+        }
+        drop(state);
+        let disk = self.disk();
+        let key = disk.keys.run(conversation);
+        if disk.storage.load(&key).is_none() {
+            return Err(AppError::NotInterrupted(conversation.to_owned()));
+        }
+        disk.storage.remove(&key);
+        Ok(())
+    }
+}
