@@ -1,8 +1,8 @@
 //! The session controller, natively: routing, a run per trigger kind, approvals and
 //! their scope, updates landing in their own conversation, queued turns, saving and
 //! its failures, state kept and restored, a character played, runs resumed after a
-//! reload (in `app/durable.rs`). Futures run on a local
-//! pool, so a test can act while a run waits.
+//! reload (in `app/durable.rs`). Futures run on a local pool, so a test can act while
+//! a run waits.
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
 use std::cell::RefCell;

@@ -80,9 +80,10 @@ impl Session {
         disk.storage.remove(&disk.keys.run(conversation));
     }
 
-    /// The runs a reload cut off, of every saved conversation (reported by
-    /// [`Session::restore`]); saved runs that cannot be read are kept aside and told.
-    pub(super) fn interrupted(&self) -> Vec<Notice> {
+    /// The runs a reload cut off, of every saved conversation with no run in flight
+    /// in this session (also reported by [`Session::restore`]); saved runs that
+    /// cannot be read are kept aside and told.
+    pub fn interrupted(&self) -> Vec<Notice> {
         let disk = self.disk();
         let ids: Vec<String> = {
             let state = self.inner.state.borrow();
@@ -90,6 +91,8 @@ impl Session {
             if !ids.contains(&state.open) {
                 ids.push(state.open.clone());
             }
+            // A run in flight here saves its own run: that one was not cut off.
+            ids.retain(|id| !state.running.iter().any(|r| &r.conversation == id));
             ids
         };
         ids.iter()

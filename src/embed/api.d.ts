@@ -331,13 +331,15 @@ export type RunEvent =
 
 /**
  * What a listener gets: `{event, conversation, turn, …fields}`, where `event` is the
- * update's name. Notices (`save_failed`, `corrupt_data`, `conflict`, `host_message_ignored`)
- * belong to no turn and carry no `conversation` or `turn`.
+ * update's name. Notices (`save_failed`, `corrupt_data`, `conflict`, `host_message_ignored`,
+ * `interrupted`) belong to no turn (`interrupted` names the turn it would resume).
  */
 export type Update =
   | (RunEvent & TurnTag)
   /** A turn began on this input (a message, or an event's description). */
   | ({ event: "turn_began"; input: string } & TurnTag)
+  /** A turn cut off by a reload goes on: `resume()` drives its run again. */
+  | ({ event: "turn_resumed" } & TurnTag)
   /** A character's workflows prepared this turn: what they added to the prompt. */
   | ({ event: "character_prepared"; injection: string | null } & TurnTag)
   /** A character's transaction after the answer, or why it was not recorded. */
@@ -349,7 +351,22 @@ export type Update =
   /** Another tab saved this conversation since this agent read it: its new turns stay in memory, unsaved. */
   | { event: "conflict"; key: string }
   /** A host message was not a result any call was waiting for. */
-  | { event: "host_message_ignored"; reason: string };
+  | { event: "host_message_ignored"; reason: string }
+  /** A run was cut off by a reload (reported when the agent starts, and by `interrupted()`). */
+  | ({ event: "interrupted" } & Interrupted);
+
+/**
+ * A run a reload cut off: `resume(conversation)` drives it on in its own turn (no
+ * action it applied is applied again), `discardInterrupted(conversation)` forgets it.
+ */
+export interface Interrupted {
+  conversation: string;
+  turn: number;
+  /** The agent whose run it is. */
+  agent: string;
+  /** Why resuming it would be refused (a played character's run), or null. */
+  refused: string | null;
+}
 
 /** Every update's name. */
 export type UpdateName = Update["event"];

@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
 use crate::app::spec::{self, AgentSpec};
-use crate::app::{Channel, Decision, PendingApproval, Session, SessionState, Update};
+use crate::app::{Channel, Decision, Notice, PendingApproval, Session, SessionState, Update};
 use crate::event::Event;
 pub use handler::function_handler;
 use js::{console_error, error, field, message_of, to_js, to_json};
@@ -63,14 +63,16 @@ pub struct FamiliarAgent {
 }
 
 /// The names `on` accepts besides run events.
-const UPDATE_NAMES: [&str; 8] = [
+const UPDATE_NAMES: [&str; 10] = [
     "turn_began",
+    "turn_resumed",
     "character_prepared",
     "transaction_recorded",
     "save_failed",
     "corrupt_data",
     "conflict",
     "host_message_ignored",
+    "interrupted",
     "*",
 ];
 
@@ -341,6 +343,42 @@ impl FamiliarAgent {
     /// Stops every run in flight or waiting; each resolves `aborted`.
     pub fn abort(&self) {
         self.session.abort();
+    }
+
+    /// The runs a reload cut off, `{conversation, turn, agent, refused}` each
+    /// (`refused`: why it cannot be resumed, or null).
+    #[wasm_bindgen(unchecked_return_type = "Interrupted[]")]
+    pub fn interrupted(&self) -> JsValue {
+        let notices = self.session.interrupted().into_iter();
+        let runs: Vec<Value> = notices
+            .filter(|n| matches!(n, Notice::Interrupted { .. }))
+            .map(|n| payload(&Update::Notice(n)))
+            .collect();
+        to_js(&runs)
+    }
+
+    /// Drives the run a reload cut off in `conversation` (the open one by default)
+    /// on to its end, in its own turn; resolves to the outcome. Actions it applied
+    /// before the reload are not applied again.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Outcome>")]
+    pub fn resume(&self, conversation: Option<String>) -> Promise {
+        let session = self.session.clone();
+        let conversation = conversation.unwrap_or_else(|| session.conversation_id());
+        future_to_promise(async move {
+            match session.resume(&conversation).await {
+                Ok(outcome) => Ok(to_js(&outcome)),
+                Err(e) => Err(error(&e.to_string())),
+            }
+        })
+    }
+
+    /// Forgets the run a reload cut off in `conversation` (the open one by default).
+    #[wasm_bindgen(js_name = discardInterrupted)]
+    pub fn discard_interrupted(&self, conversation: Option<String>) -> Result<(), JsValue> {
+        let conversation = conversation.unwrap_or_else(|| self.session.conversation_id());
+        self.session
+            .discard_interrupted(&conversation)
+            .map_err(|e| error(&e.to_string()))
     }
 
     /// The open conversation, with every turn and its steps.

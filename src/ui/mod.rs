@@ -120,6 +120,16 @@ pub fn App() -> impl IntoView {
                     <button type="button" class="dismiss-notice" on:click=move |_| session.dismiss_notices()>"Dismiss"</button>
                 </div>
             </Show>
+            {move || session.interrupted.get().into_iter().map(|run| {
+                let (resume, discard) = (run.conversation.clone(), run.conversation);
+                view! {
+                    <div class="familiar-notice" role="status">
+                        "A reply was cut off when the page closed. "{run.refused.clone().map(|why| format!("It cannot be resumed: {why}. "))}
+                        {run.refused.is_none().then(|| view! { <button type="button" on:click=move |_| session.resume(&resume)>"Resume"</button> })}
+                        <button type="button" on:click=move |_| session.discard(&discard)>"Discard"</button>
+                    </div>
+                }
+            }).collect_view()}
             <div class="familiar-body">
                 <main class="familiar">
                     <Show when=empty>

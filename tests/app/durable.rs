@@ -242,3 +242,52 @@ fn an_unreadable_saved_run_is_kept_aside_and_told() {
     let error = futures::executor::block_on(w.session.resume(&conversation)).unwrap_err();
     assert_eq!(error, AppError::NotInterrupted(conversation));
 }
+
+#[test]
+fn a_played_characters_run_is_reported_but_resuming_it_is_refused() {
+    let storage = Rc::new(MemoryStorage::new());
+    let played = |llm: Rc<ScriptedModel>| {
+        let world_store = Rc::new(LocalStore::new(familiar::world::schemas().unwrap()));
+        let character =
+            Character::from_json(include_str!("../../public/characters/dotty.json")).unwrap();
+        let mut config = config("t", &storage);
+        config.play = Some(Play {
+            character: Rc::new(character),
+            world: world_store,
+            llm: Some(llm),
+            player: "player".into(),
+        });
+        let familiar = Agent::new("familiar", "", "", rules(), Rc::new(ToolRegistry::new()));
+        Session::new(config, Delegate::new(Rc::new(familiar)))
+    };
+    {
+        // The character waits on the host when the page goes.
+        let model = Rc::new(ScriptedModel::new());
+        model.push_tool_calls(vec![call("c1", "slow")]);
+        let session = played(model);
+        let _slow = host_slow(&session);
+        let mut pool = LocalPool::new();
+        let sent = spawn_send(&pool, &session, "Hello there");
+        pool.run_until_stalled();
+        assert!(sent.borrow().is_none());
+        assert_eq!(run_keys(&storage).len(), 1);
+    }
+    let session = played(answering("Here you are."));
+    let notices = session.restore();
+    let [
+        Notice::Interrupted {
+            conversation,
+            refused: Some(why),
+            ..
+        },
+    ] = &notices[..]
+    else {
+        panic!("not reported as refused: {notices:?}");
+    };
+    assert!(why.contains("character"), "{why}");
+    let error = futures::executor::block_on(session.resume(conversation)).unwrap_err();
+    assert!(matches!(error, AppError::CannotResume(_)), "{error}");
+    assert_eq!(run_keys(&storage).len(), 1, "kept until it is discarded");
+    session.discard_interrupted(conversation).unwrap();
+    assert!(run_keys(&storage).is_empty());
+}

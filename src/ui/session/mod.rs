@@ -5,6 +5,9 @@
 //! on screen, and keeps the demo's settings and inspector.
 
 mod character;
+mod resume;
+
+pub use resume::Interrupted;
 
 use std::rc::Rc;
 
@@ -90,6 +93,8 @@ pub struct Session {
     /// What went wrong outside a run that the person should know (a save that
     /// failed, saved data that could not be read), newest last.
     pub notices: RwSignal<Vec<String>>,
+    /// Runs a reload cut off, to resume or discard.
+    pub interrupted: RwSignal<Vec<Interrupted>>,
     /// What a screen reader hears once: a finished answer, an approval asked for.
     pub announcement: RwSignal<String>,
     /// The conversation deleted last, until it is taken back or another goes.
@@ -114,6 +119,7 @@ impl Session {
             conversation_id: RwSignal::new(String::new()),
             saved: RwSignal::new(Vec::new()),
             notices: RwSignal::new(Vec::new()),
+            interrupted: RwSignal::new(Vec::new()),
             announcement: RwSignal::new(String::new()),
             deleted: RwSignal::new_local(None),
         }
@@ -356,7 +362,14 @@ impl Session {
         match update {
             app::Update::TurnBegan {
                 conversation, turn, ..
-            } if *conversation == shown => self.turn_began(conversation, *turn),
+            }
+            | app::Update::TurnResumed { conversation, turn } => {
+                // A new turn supersedes a run cut off in the same conversation.
+                self.forget_interrupted(conversation);
+                if *conversation == shown {
+                    self.turn_began(conversation, *turn);
+                }
+            }
             app::Update::Event {
                 conversation,
                 turn,
@@ -416,6 +429,7 @@ impl Session {
                  other tab's version."
                 .to_owned(),
             app::Notice::HostMessageIgnored { .. } => return,
+            app::Notice::Interrupted { .. } => return self.offer_resume(notice),
         };
         self.notices.update(|notices| {
             if !notices.contains(&text) {
