@@ -6,12 +6,15 @@
 //! (the ledger answers with its recorded result). What cannot be resumed faithfully
 //! is refused, saying why.
 
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
 
 use super::storage::{Keys, Loaded, Storage, keep_aside};
 use super::turn::Place;
 use super::update::{Notice, Update};
 use super::{AppError, Session};
+use crate::agent::Agent;
 use crate::run::{AgentRun, Outcome};
 
 /// The version of what [`SavedRun`] is written as; other versions are kept aside.
@@ -99,7 +102,7 @@ impl Session {
             .filter_map(|id| match load_run(disk.storage, &disk.keys, id) {
                 Loaded::Missing => None,
                 Loaded::Found(saved) => Some(Notice::Interrupted {
-                    refused: self.refusal(&saved).err().map(|e| e.to_string()),
+                    refused: self.resumable(&saved).err().map(|e| e.to_string()),
                     conversation: saved.conversation,
                     turn: saved.turn,
                     agent: saved.agent,
@@ -113,30 +116,22 @@ impl Session {
             .collect()
     }
 
-    /// Why a saved run cannot be resumed faithfully, if it cannot.
-    fn refusal(&self, saved: &SavedRun<AgentRun>) -> Result<(), AppError> {
-        let refuse = |why: String| Err(AppError::CannotResume(why));
+    /// The agent to resume a saved run with, or why it cannot be resumed faithfully.
+    fn resumable(&self, saved: &SavedRun<AgentRun>) -> Result<Rc<Agent>, AppError> {
         if saved.character {
-            return refuse(
+            return Err(AppError::CannotResume(
                 "a played character records its transaction after the answer, and that \
                  cannot be redone after a reload; discard it and ask again"
                     .into(),
-            );
-        }
-        if self
-            .inner
-            .state
-            .borrow()
-            .delegate
-            .named(&saved.agent)
-            .is_none()
-        {
-            return refuse(format!(
-                "the agent `{}` is not in this session",
-                saved.agent
             ));
         }
-        Ok(())
+        let agent = self.inner.state.borrow().delegate.named(&saved.agent);
+        agent.ok_or_else(|| {
+            AppError::CannotResume(format!(
+                "the agent `{}` is not in this session",
+                saved.agent
+            ))
+        })
     }
 
     /// Drives the run a reload cut off in `conversation` to its end, in the same turn
@@ -168,14 +163,7 @@ impl Session {
                 )));
             }
         };
-        self.refusal(&saved)?;
-        let agent = self.inner.state.borrow().delegate.named(&saved.agent);
-        let agent = agent.ok_or_else(|| {
-            AppError::CannotResume(format!(
-                "the agent `{}` is not in this session",
-                saved.agent
-            ))
-        })?;
+        let agent = self.resumable(&saved)?;
         {
             let mut state = self.inner.state.borrow_mut();
             if state.destroyed {
