@@ -213,6 +213,10 @@ fn finished_and_stopped_runs_leave_no_saved_run_behind() {
         1,
         "saved while it waits for a person"
     );
+    assert!(
+        w.session.interrupted().is_empty(),
+        "a run in flight here was not cut off"
+    );
     w.session.abort();
     pool.run_until_stalled();
     assert!(matches!(
