@@ -24,7 +24,7 @@ pub enum Block {
     Plain(Vec<Inline>),
     /// Level 1–6.
     Heading(u8, Vec<Inline>),
-    /// A fenced or indented code block, with its language tag if any.
+    /// A fenced or indented code block, with its info string (the language, first) if any.
     Code {
         language: String,
         text: String,

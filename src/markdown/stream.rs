@@ -57,7 +57,10 @@ impl Stream {
                         let key = self.key();
                         self.settled.push((key, Arc::new(block)));
                     }
-                    let end = parsed.starts.get(settle).copied().unwrap_or_default();
+                    // The next block's line: a block starts after its indentation.
+                    let next = parsed.starts.get(settle).copied().unwrap_or_default();
+                    let before = unsettled.get(..next).unwrap_or_default();
+                    let end = before.rfind('\n').map_or(0, |newline| newline + 1);
                     let newly_settled = unsettled.get(..end).unwrap_or_default();
                     self.settled_source.push_str(newly_settled);
                     break blocks.collect::<Vec<_>>();

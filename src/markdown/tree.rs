@@ -25,7 +25,7 @@ pub(super) fn parse(text: &str, max_depth: usize) -> Parsed {
     let mut builder = Builder {
         source: text,
         max_depth,
-        root: Frame::new(Kind::Root, 0),
+        root: Frame::new(Kind::Root, 0..text.len()),
         stack: Vec::new(),
         skipping: 0,
         starts: Vec::new(),
@@ -68,6 +68,9 @@ enum Kind {
 struct Frame {
     kind: Kind,
     start: usize,
+    end: usize,
+    /// In a table row: where its last cell ends in the source.
+    cells_end: usize,
     blocks: Vec<Block>,
     inlines: Vec<Inline>,
     items: Vec<Item>,
@@ -78,10 +81,12 @@ struct Frame {
 }
 
 impl Frame {
-    fn new(kind: Kind, start: usize) -> Self {
+    fn new(kind: Kind, range: Range<usize>) -> Self {
         Frame {
             kind,
-            start,
+            start: range.start,
+            end: range.end,
+            cells_end: range.start,
             blocks: Vec::new(),
             inlines: Vec::new(),
             items: Vec::new(),
@@ -207,12 +212,7 @@ impl Builder<'_> {
             Tag::Paragraph => Kind::Paragraph,
             Tag::Heading { level, .. } => Kind::Heading(level as u8),
             Tag::BlockQuote(_) => Kind::Quote,
-            Tag::CodeBlock(CodeBlockKind::Fenced(info)) => Kind::Code(
-                info.split_whitespace()
-                    .next()
-                    .unwrap_or_default()
-                    .to_owned(),
-            ),
+            Tag::CodeBlock(CodeBlockKind::Fenced(info)) => Kind::Code(info.trim().to_owned()),
             Tag::CodeBlock(CodeBlockKind::Indented) => Kind::Code(String::new()),
             Tag::HtmlBlock => Kind::Html,
             Tag::List(start) => Kind::List(start),
@@ -237,7 +237,7 @@ impl Builder<'_> {
             } => Kind::Image(target(link_type, &dest_url), title.into_string()),
             _ => Kind::Other,
         };
-        self.stack.push(Frame::new(kind, range.start));
+        self.stack.push(Frame::new(kind, range));
     }
 
     /// Keeps an element that opens too deep as its source text.
@@ -322,10 +322,28 @@ impl Builder<'_> {
                 };
                 self.block(block, start);
             }
-            Kind::Row => self.top().rows.push(frame.cells),
+            Kind::Row => {
+                let mut cells = frame.cells;
+                // GitHub drops the cells past the header's count; they are kept, as written.
+                let past = self
+                    .source
+                    .get(frame.cells_end..frame.end)
+                    .unwrap_or_default();
+                let past = past
+                    .trim()
+                    .trim_start_matches('|')
+                    .trim_end_matches('|')
+                    .trim();
+                if !past.is_empty() {
+                    cells.push(vec![Inline::Text(past.to_owned())]);
+                }
+                self.top().rows.push(cells);
+            }
             Kind::Cell => {
                 let cell = autolink::linkify(frame.inlines);
-                self.top().cells.push(cell);
+                let row = self.top();
+                row.cells.push(cell);
+                row.cells_end = frame.end;
             }
             Kind::Emphasis => {
                 let inlines = self.linkify(frame.inlines);
