@@ -464,7 +464,7 @@ fn letters(text: &str) -> std::collections::BTreeMap<char, usize> {
 proptest! {
     #[test]
     fn the_parser_never_panics_and_never_drops_a_character(source in markdownish()) {
-        let limits = Limits { max_bytes: 120, max_depth: 6 };
+        let limits = Limits { max_bytes: 120, max_depth: 3 };
         for doc in [parse(&source), parse_within(&source, limits)] {
             let shown = letters(&visible_text(&doc));
             for (c, count) in letters(&source) {
@@ -479,7 +479,7 @@ proptest! {
         source in markdownish(),
         cuts in prop::collection::vec(0usize..400, 0..30),
     ) {
-        let limits = Limits { max_bytes: 200, max_depth: 6 };
+        let limits = Limits { max_bytes: 200, max_depth: 3 };
         let mut points: Vec<usize> = cuts
             .into_iter()
             .map(|cut| cut % (source.len() + 1))

@@ -154,6 +154,30 @@ fn nesting_past_the_limit_is_kept_as_its_source_text() {
 }
 
 #[test]
+fn list_items_and_table_cells_past_the_limit_are_kept_too() {
+    let limits = Limits {
+        max_bytes: 1 << 20,
+        max_depth: 2,
+    };
+    let shown = visible_text(&parse_within("- a\n  - b\n    - c", limits));
+    assert!(shown.contains('a') && shown.contains("- c"), "{shown}");
+    let one_level = Limits {
+        max_bytes: 1 << 20,
+        max_depth: 1,
+    };
+    let shown = visible_text(&parse_within("- a\n- b", one_level));
+    assert_eq!(shown, "- a\n- b\n\n", "an item too deep is kept as written");
+    let shown = visible_text(&parse_within("> | a |\n> |---|\n> | b |", limits));
+    assert!(shown.contains('a') && shown.contains('b'), "{shown}");
+    let limits = Limits {
+        max_bytes: 1 << 20,
+        max_depth: 3,
+    };
+    let shown = visible_text(&parse_within("> | a |\n> |---|\n> | b |", limits));
+    assert!(shown.contains('a') && shown.contains('b'), "{shown}");
+}
+
+#[test]
 fn text_past_the_byte_limit_is_kept_as_written_after_a_line_break() {
     let limits = Limits {
         max_bytes: 12,

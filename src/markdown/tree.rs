@@ -252,14 +252,25 @@ impl Builder<'_> {
             tag,
             Tag::Emphasis | Tag::Strong | Tag::Strikethrough | Tag::Link { .. } | Tag::Image { .. }
         );
-        if inline_tag {
-            self.top().push_inline(Inline::Text(text));
-        } else {
-            let block = Block::Verbatim {
-                text,
-                why: Verbatim::TooDeep,
-            };
-            self.block(block, range.start);
+        let verbatim = |text: String| Block::Verbatim {
+            text: text.trim_end_matches('\n').to_owned(),
+            why: Verbatim::TooDeep,
+        };
+        // Kept where the parent gathers its children: a list's items, a table's rows,
+        // a row's cells, or its blocks or inlines.
+        let parent = self.top();
+        match parent.kind {
+            Kind::List(_) => parent.items.push(Item {
+                task: None,
+                blocks: vec![verbatim(text)],
+            }),
+            Kind::Table(_) => parent.rows.push(vec![vec![Inline::Text(text)]]),
+            Kind::Row => {
+                parent.cells.push(vec![Inline::Text(text)]);
+                parent.cells_end = range.end;
+            }
+            _ if inline_tag => parent.push_inline(Inline::Text(text)),
+            _ => self.block(verbatim(text), range.start),
         }
     }
 
