@@ -8,7 +8,8 @@
 //! it, which is still the last). Two things reach further, and both are handled by
 //! parsing everything again: link reference definitions (a definition anywhere
 //! changes links anywhere, so a document that has one is never split), and a
-//! source that is not the previous one with text appended.
+//! source that is not the previous one with text appended (each update compares the
+//! settled source with the new text's start: a byte comparison at memory speed).
 
 use std::sync::Arc;
 
