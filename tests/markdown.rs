@@ -100,14 +100,13 @@ fn block_html(block: &Block, out: &mut String) {
             inlines_html(inlines, out);
             out.push_str(&format!("</h{level}>\n"));
         }
-        Block::Code { language, text } => {
-            if language.is_empty() {
-                out.push_str("<pre><code>");
-            } else {
-                out.push_str(&format!(
+        Block::Code { info, text } => {
+            match info.split_whitespace().next() {
+                None => out.push_str("<pre><code>"),
+                Some(language) => out.push_str(&format!(
                     r#"<pre><code class="language-{}">"#,
                     escape(language)
-                ));
+                )),
             }
             out.push_str(&escape(text));
             out.push_str("</code></pre>\n");

@@ -24,9 +24,10 @@ pub enum Block {
     Plain(Vec<Inline>),
     /// Level 1–6.
     Heading(u8, Vec<Inline>),
-    /// A fenced or indented code block, with its info string (the language, first) if any.
+    /// A fenced or indented code block, with its info string if any (a fence's words
+    /// after the backticks: the language first).
     Code {
-        language: String,
+        info: String,
         text: String,
     },
     Quote(Vec<Block>),
@@ -206,8 +207,8 @@ fn block_text(block: &Block, out: &mut String) {
         Block::Paragraph(inlines) | Block::Plain(inlines) | Block::Heading(_, inlines) => {
             inline_texts(inlines, out);
         }
-        Block::Code { language, text } => {
-            out.push_str(language);
+        Block::Code { info, text } => {
+            out.push_str(info);
             out.push(' ');
             out.push_str(text);
         }

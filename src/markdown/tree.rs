@@ -308,9 +308,9 @@ impl Builder<'_> {
                 };
                 self.top().items.push(item);
             }
-            Kind::Code(language) => {
+            Kind::Code(info) => {
                 let block = Block::Code {
-                    language,
+                    info,
                     text: frame.text,
                 };
                 self.block(block, start);

@@ -83,7 +83,7 @@ fn block(node: &Block, images: bool) -> AnyView {
         Block::Paragraph(children) => view! { <p>{inlines(children, images)}</p> }.into_any(),
         Block::Plain(children) => inlines(children, images),
         Block::Heading(level, children) => heading(*level, inlines(children, images)),
-        Block::Code { language, text } => code_block(language, text),
+        Block::Code { info, text } => code_block(info, text),
         Block::Quote(children) => {
             view! { <blockquote>{blocks(children, images)}</blockquote> }.into_any()
         }
@@ -174,20 +174,20 @@ fn table(
     .into_any()
 }
 
-fn code_block(language: &str, text: &str) -> AnyView {
+/// A code block; its label is the fence's info string, its name says the language.
+fn code_block(info: &str, text: &str) -> AnyView {
     let copied = RwSignal::new(false);
     let source = text.to_owned();
     let copy = move |_| {
         super::copy_text(&source);
         copied.set(true);
     };
-    let name = if language.is_empty() {
-        "Code".to_owned()
-    } else {
-        format!("Code: {language}")
+    let name = match info.split_whitespace().next() {
+        Some(language) => format!("Code: {language}"),
+        None => "Code".to_owned(),
     };
-    let label = (!language.is_empty())
-        .then(|| view! { <span class="code-language">{language.to_owned()}</span> });
+    let label =
+        (!info.is_empty()).then(|| view! { <span class="code-language">{info.to_owned()}</span> });
     // Focusable with a name, so a long line can be scrolled from the keyboard.
     view! {
         <div class="code-block">
