@@ -663,6 +663,10 @@ const XSS: &[&str] = &[
     "<<script>script>alert(1)<</script>/script>",
     "&lt;script&gt;alert(1)&lt;/script&gt;",
     "[a](https://ok.example)[b](mailto:ada@example.com)",
+    "<div onclick=alert(1)>\n\nblock html\n\n</div>",
+    "| <b>a</b> | [x](javascript:alert(1)) |\n|---|---|\n| <i>1</i> | ![i](https://x.example/i.png) |",
+    "- [x] <u>done</u>\n- [ ] [y](data:text/html,x)",
+    "[ref]\n\n[ref]: javascript:alert(1)",
 ];
 
 fn allowed(tag: &str, attribute: &str) -> bool {
@@ -673,6 +677,9 @@ fn allowed(tag: &str, attribute: &str) -> bool {
             | ("ol", "start")
             | ("button", "type")
             | ("img", "src" | "alt" | "loading" | "referrerpolicy")
+            | ("pre" | "div", "tabindex" | "role" | "aria-label")
+            | ("span", "role" | "aria-label")
+            | ("th", "scope")
     )
 }
 
@@ -697,6 +704,12 @@ const TAGS: &[&str] = &[
     "a",
     "span",
     "button",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
 ];
 
 #[wasm_bindgen_test]
@@ -734,6 +747,49 @@ async fn hostile_markdown_yields_only_the_renderers_own_elements_and_attributes(
         root.remove();
     }
     assert_eq!(scripts(), scripts_before, "no script element was added");
+}
+
+#[wasm_bindgen_test]
+async fn markdown_builds_tables_task_lists_and_code_that_scrolls_by_keyboard() {
+    use familiar::ui::Markdown;
+    let source = "| a | b |\n|:-|-:|\n| 1 | **2** |\n\n- [x] done\n- [ ] to do\n\n```rust\nfn main() {}\n```\n\nsee https://example.com and [rel](/x)";
+    let root = mount(move || view! { <Markdown text=source.to_string() /> });
+    leptos::task::tick().await;
+    assert_eq!(texts_of(&root, "th"), ["a", "b"]);
+    assert_eq!(texts_of(&root, "td.align-right strong"), ["2"]);
+    assert_eq!(count(&root, ".table-scroll[tabindex='0'][aria-label]"), 1);
+    assert_eq!(texts_of(&root, "li.task .task-mark"), ["☑", "☐"]);
+    let pre = root.query_selector("pre").unwrap().unwrap();
+    assert_eq!(pre.get_attribute("tabindex").as_deref(), Some("0"));
+    assert_eq!(
+        pre.get_attribute("aria-label").as_deref(),
+        Some("Code: rust")
+    );
+    assert_eq!(texts_of(&root, "a"), ["https://example.com"]);
+    assert_eq!(
+        texts_of(&root, ".link-refused"),
+        ["rel"],
+        "a relative link is its text"
+    );
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn a_long_code_block_streams_to_its_last_byte() {
+    use familiar::ui::Markdown;
+    let text = RwSignal::new(String::from("```\n"));
+    let root = mount(move || view! { <Markdown text=text /> });
+    let line = "let value = compute(input, &mut state); // a long line of code\n";
+    for _ in 0..400 {
+        text.update(|t| t.push_str(line));
+        leptos::task::tick().await;
+    }
+    let expected = line.repeat(400);
+    until("the whole code block", || {
+        text_of(&root, "pre code") == expected
+    })
+    .await;
+    root.remove();
 }
 
 #[wasm_bindgen_test]
