@@ -365,6 +365,20 @@ fn always_holds_for_its_conversation_and_agent_only() {
     let again = spawn_send(&pool, &w.session, "bump again");
     pool.run_until_stalled();
     assert_eq!(answer(&again), "Bumped to 2.");
+    assert_eq!(
+        w.session.always_allowed(),
+        [("familiar".to_owned(), "bump".to_owned())],
+        "what was allowed is visible"
+    );
+    // Taken back, it asks again; allowed once more, it goes on as before.
+    w.session.ask_again("familiar", "bump");
+    assert!(w.session.always_allowed().is_empty());
+    let asked = spawn_send(&pool, &w.session, "bump once more");
+    pool.run_until_stalled();
+    assert!(asked.borrow().is_none(), "waits for a person again");
+    let call = w.session.pending()[0].call.id.clone();
+    w.session.approve(&call, true).unwrap();
+    pool.run_until_stalled();
     // Another agent in the same conversation asks.
     let keeper = spawn_send(&pool, &w.session, "@keeper bump");
     pool.run_until_stalled();

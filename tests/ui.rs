@@ -502,6 +502,20 @@ async fn the_completions_are_a_combobox_driven_by_the_keyboard() {
 }
 
 #[wasm_bindgen_test]
+async fn always_leaves_a_visible_trace_that_can_be_taken_back() {
+    let root = forgetting_waits_for_approval().await;
+    click(&root, ".approval .approve-always");
+    until("the answer", || {
+        count(&root, ".turn[data-status=completed]") == 2
+    })
+    .await;
+    assert!(text_of(&root, ".always-allowed").contains("forget"));
+    click(&root, ".always-allowed .ask-again");
+    leptos::task::tick().await;
+    assert_eq!(count(&root, ".always-allowed"), 0);
+}
+
+#[wasm_bindgen_test]
 async fn an_approved_action_runs_and_the_answer_follows() {
     let root = forgetting_waits_for_approval().await;
     click(&root, ".approval .approve");

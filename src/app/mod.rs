@@ -186,6 +186,24 @@ impl Session {
         self.decide(call_id, decision)
     }
 
+    /// The (agent, tool) pairs approved "always" in the open conversation.
+    pub fn always_allowed(&self) -> Vec<(String, String)> {
+        let state = self.inner.state.borrow();
+        state
+            .always
+            .iter()
+            .filter(|(conversation, ..)| *conversation == state.open)
+            .map(|(_, agent, tool)| (agent.clone(), tool.clone()))
+            .collect()
+    }
+
+    /// Takes an "always" back: `agent`'s `tool` asks again in the open conversation.
+    pub fn ask_again(&self, agent: &str, tool: &str) {
+        let mut state = self.inner.state.borrow_mut();
+        let key = (state.open.clone(), agent.to_owned(), tool.to_owned());
+        state.always.remove(&key);
+    }
+
     /// Denies a waiting call; the model hears `reason` and replans.
     pub fn deny(&self, call_id: &str, reason: &str) -> Result<(), AppError> {
         let reason = if reason.trim().is_empty() {

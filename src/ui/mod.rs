@@ -226,6 +226,22 @@ fn Chat(
             </For>
         </ol>
         <p class="sr-only" role="status" aria-live="polite">{move || session.announcement.get()}</p>
+        <Show when=move || session.allowed.with(|a| !a.is_empty())>
+            <ul class="always-allowed" aria-label="Allowed without asking in this conversation">
+                {move || session.allowed.get().into_iter().map(|(agent, tool)| {
+                    let label = format!("Ask again before {tool}");
+                    let (a, t) = (agent.clone(), tool.clone());
+                    view! {
+                        <li>
+                            "Allowed without asking here: " <code>{tool}</code> " (" {agent} ") "
+                            <button type="button" class="ask-again" aria-label=label on:click=move |_| session.ask_again(&a, &t)>
+                                "Ask again"
+                            </button>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </Show>
         <Show when=move || !following.get()>
             <button type="button" class="jump-to-latest" on:click=move |_| {
                 jump();

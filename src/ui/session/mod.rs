@@ -95,6 +95,8 @@ pub struct Session {
     pub notices: RwSignal<Vec<String>>,
     /// Runs a reload cut off, to resume or discard.
     pub interrupted: RwSignal<Vec<Interrupted>>,
+    /// (agent, tool) a person allowed "always" in the open conversation.
+    pub allowed: RwSignal<Vec<(String, String)>>,
     /// What a screen reader hears once: a finished answer, an approval asked for.
     pub announcement: RwSignal<String>,
     /// The conversation deleted last, until it is taken back or another goes.
@@ -120,6 +122,7 @@ impl Session {
             saved: RwSignal::new(Vec::new()),
             notices: RwSignal::new(Vec::new()),
             interrupted: RwSignal::new(Vec::new()),
+            allowed: RwSignal::new(Vec::new()),
             announcement: RwSignal::new(String::new()),
             deleted: RwSignal::new_local(None),
         }
@@ -241,6 +244,8 @@ impl Session {
                 .collect()
         });
         self.turns.set(turns);
+        self.allowed
+            .set(self.app().map(|a| a.always_allowed()).unwrap_or_default());
         self.pending.set(None);
     }
 
@@ -295,6 +300,15 @@ impl Session {
         } else {
             app.deny(&pending.call.id, "the user said no")
         };
+        self.allowed.set(app.always_allowed());
+    }
+
+    /// Takes back an "always": the tool asks again in this conversation.
+    pub fn ask_again(&self, agent: &str, tool: &str) {
+        if let Some(app) = self.app() {
+            app.ask_again(agent, tool);
+            self.allowed.set(app.always_allowed());
+        }
     }
 
     /// Stops the run in flight (or the one waiting for approval).
