@@ -300,7 +300,6 @@ impl Session {
         } else {
             app.deny(&pending.call.id, "the user said no")
         };
-        self.allowed.set(app.always_allowed());
     }
 
     /// Takes back an "always": the tool asks again in this conversation.
@@ -527,6 +526,12 @@ impl Session {
                 crate::run::Outcome::Failed { error } => format!("The agent failed: {error}"),
                 done => format!("The agent answered: {}", done.text()),
             }),
+            // The controller has recorded an "always" by the time the run hears it.
+            Event::Decided { .. } => {
+                if let Some(app) = self.app() {
+                    self.allowed.set(app.always_allowed());
+                }
+            }
             Event::ApprovalNeeded { call } => {
                 self.announcement.set(format!(
                     "Approval needed: the agent wants to run {}.",
