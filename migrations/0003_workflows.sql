@@ -18,11 +18,13 @@ create unique index transactions_one_pending
   on transactions (user_id, character) where status = 'pending';
 
 -- Actions a run applied, by idempotency key: a resumed or retried run reads the
--- recorded result instead of applying the action again.
+-- recorded result instead of applying the action again. Keys are per user: another
+-- user's key never hides yours.
 create table applied_actions (
-  key text primary key,
   user_id text not null,
+  key text not null,
   tool text not null,
   result jsonb not null,
-  applied_at timestamptz not null default now()
+  applied_at timestamptz not null default now(),
+  primary key (user_id, key)
 );

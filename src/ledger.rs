@@ -16,7 +16,8 @@ use crate::store::{Filtered, Insert, Select, Store, StoreError};
 
 const TABLE: &str = "applied_actions";
 
-/// The record of applied actions of one owner (the agent's user id).
+/// The record of applied actions of one owner (the signed-in user: keys are theirs
+/// alone, so another user's key never hides one of theirs).
 #[derive(Clone)]
 pub struct Ledger {
     store: Rc<dyn Store>,
@@ -52,6 +53,7 @@ impl Ledger {
         }
         let select = Select::from(TABLE)
             .columns("result")
+            .eq("user_id", self.owner.as_str())
             .eq("key", key)
             .maybe_single();
         let mut rows = self.store.select(&select).await?;
@@ -87,7 +89,7 @@ impl Ledger {
             table: TABLE.into(),
             rows: vec![row],
             on_conflict: None,
-            client_key: Some(vec!["key".into()]),
+            client_key: Some(vec!["user_id".into(), "key".into()]),
             returning: false,
         };
         match self.store.insert(&insert).await {

@@ -479,3 +479,52 @@ fn the_seed_fills_tables_once_and_names_only_known_tables() {
         Err(StoreError::UnknownTable("nope".into()))
     );
 }
+
+#[test]
+fn an_id_given_for_an_always_generated_identity_is_refused_and_the_sequence_goes_on() {
+    let world = world();
+    let squat = Insert {
+        table: "memories".into(),
+        rows: rows(json!([{"id": 2, "user_id": 3, "content": "squat"}])),
+        on_conflict: None,
+        client_key: None,
+        returning: true,
+    };
+    assert_eq!(
+        world.run_insert(&squat),
+        Err(StoreError::Invalid(
+            "cannot insert a non-DEFAULT value into column \"id\"".into()
+        ))
+    );
+    let fair = Insert {
+        rows: rows(json!([{"user_id": 3, "content": "fair"}])),
+        ..squat
+    };
+    assert_eq!(world.run_insert(&fair).unwrap()[0]["id"], json!(2));
+}
+
+#[test]
+fn a_function_that_fails_leaves_no_write_behind() {
+    let store = store().with_function(
+        "add_then_fail",
+        Rc::new(|store: &LocalStore, _: &Row| {
+            store.run_insert(&Insert {
+                table: "users".into(),
+                rows: rows(json!([{"name": "Eve"}])),
+                on_conflict: None,
+                client_key: None,
+                returning: false,
+            })?;
+            Err(StoreError::Rule("no room at the inn".into()))
+        }),
+    );
+    let call = Rpc {
+        function: "add_then_fail".into(),
+        args: Row::new(),
+    };
+    assert_eq!(
+        store.run_rpc(&call),
+        Err(StoreError::Rule("no room at the inn".into()))
+    );
+    assert_eq!(names(store.run_select(&Select::from("users"))).len(), 4);
+}

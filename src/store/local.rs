@@ -41,6 +41,8 @@ pub struct LocalStore {
     persist: Option<Box<dyn Persist>>,
     /// Tables that came back from a snapshot: the seed never touches them again.
     restored: std::collections::BTreeSet<String>,
+    /// Who is signed in (a JWT's `sub` online), for functions that act as them.
+    signed_in: RefCell<Option<String>>,
 }
 
 impl LocalStore {
@@ -64,6 +66,7 @@ impl LocalStore {
             functions: BTreeMap::new(),
             persist: None,
             restored: std::collections::BTreeSet::new(),
+            signed_in: RefCell::new(None),
         }
     }
 
@@ -72,6 +75,17 @@ impl LocalStore {
     pub fn with_clock(mut self, clock: Rc<dyn Clock>) -> Self {
         self.clock = Some(clock);
         self
+    }
+
+    /// Acts as the user `sub` (as a JWT's `sub` claim does online), or as no one with
+    /// `None`. Functions read it through [`LocalStore::signed_in`].
+    pub fn sign_in_as(&self, sub: Option<String>) {
+        *self.signed_in.borrow_mut() = sub;
+    }
+
+    /// The user the store acts as, if any.
+    pub fn signed_in(&self) -> Option<String> {
+        self.signed_in.borrow().clone()
     }
 
     /// Registers a function for `rpc`.
@@ -113,20 +127,22 @@ impl LocalStore {
                 continue;
             }
             seeded = true;
-            self.run_insert(&Insert {
+            let insert = Insert {
                 table: table.clone(),
                 rows,
                 on_conflict: None,
                 client_key: None,
                 returning: false,
-            })?;
+            };
+            // Seeding is the owner's work: its ids stand (`overriding system value`).
+            self.write(&insert, true)?;
             let schema = self.schema(&table)?;
             let mut tables = self.tables.borrow_mut();
             if let Some(t) = tables.get_mut(&table) {
                 let highest = schema
                     .columns
                     .iter()
-                    .filter(|c| c.default == Some(Default::Identity))
+                    .filter(|c| c.default.as_ref().is_some_and(Default::is_identity))
                     .flat_map(|c| t.rows.iter().filter_map(|row| row.get(&c.name)?.as_i64()))
                     .max();
                 if let Some(highest) = highest {
@@ -160,7 +176,7 @@ impl LocalStore {
                 continue;
             }
             let value = match &column.default {
-                Some(Default::Identity) => {
+                Some(Default::Identity | Default::AlwaysIdentity) => {
                     let id = *next_id;
                     *next_id += 1;
                     Value::from(id)
@@ -238,8 +254,16 @@ impl LocalStore {
 
     /// Runs an insert (or upsert) now; all rows or none.
     pub fn run_insert(&self, query: &Insert) -> Result<Vec<Row>, StoreError> {
+        self.write(query, false)
+    }
+
+    /// An insert; `overriding` lets given values stand in `generated always` columns.
+    fn write(&self, query: &Insert, overriding: bool) -> Result<Vec<Row>, StoreError> {
         let schema = self.schema(&query.table)?;
         same_columns(&query.rows)?;
+        if !overriding {
+            always_generated_untouched(schema, &query.rows)?;
+        }
         let conflict_key = match &query.on_conflict {
             Some(columns) => Some(conflict_key(schema, columns)?),
             None => None,
@@ -322,13 +346,20 @@ impl LocalStore {
         Ok(if query.returning { removed } else { Vec::new() })
     }
 
-    /// Calls a registered function now.
+    /// Calls a registered function now, in one transaction as PostgreSQL does: if it
+    /// fails, every write it made is undone.
     pub fn run_rpc(&self, query: &Rpc) -> Result<Value, StoreError> {
         let function = self
             .functions
             .get(&query.function)
             .ok_or_else(|| StoreError::UnknownFunction(query.function.clone()))?;
-        function(self, &query.args)
+        let before = self.tables.borrow().clone();
+        let result = function(self, &query.args);
+        if result.is_err() {
+            *self.tables.borrow_mut() = before;
+            self.save();
+        }
+        result
     }
 }
 
@@ -351,6 +382,21 @@ impl Store for LocalStore {
 
     fn rpc<'a>(&'a self, query: &'a Rpc) -> LocalBoxFuture<'a, Result<Value, StoreError>> {
         Box::pin(async move { self.run_rpc(query) })
+    }
+}
+
+/// PostgreSQL refuses a value for a `generated always` identity, in its words.
+fn always_generated_untouched(schema: &TableSchema, rows: &[Row]) -> Result<(), StoreError> {
+    let given = schema.columns.iter().find(|column| {
+        column.default == Some(Default::AlwaysIdentity)
+            && rows.iter().any(|row| row.contains_key(&column.name))
+    });
+    match given {
+        Some(column) => Err(StoreError::Invalid(format!(
+            "cannot insert a non-DEFAULT value into column \"{}\"",
+            column.name
+        ))),
+        None => Ok(()),
     }
 }
 

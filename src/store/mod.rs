@@ -49,6 +49,10 @@ pub enum StoreError {
     Invalid(String),
     #[error("not allowed: {0}")]
     PermissionDenied(String),
+    /// A game rule refused the call (a database function raised it): said as is, for
+    /// the model to plan around ("Insufficient gold. Need 10, have 0").
+    #[error("{0}")]
+    Rule(String),
     #[error("the store could not be reached: {0}")]
     Unreachable(String),
     #[error("the store failed: {0}")]
@@ -73,6 +77,7 @@ impl StoreError {
             Self::NotNull(_) => "not_null",
             Self::Invalid(_) => "invalid",
             Self::PermissionDenied(_) => "permission_denied",
+            Self::Rule(_) => "rule",
             Self::Unreachable(_) => "unreachable",
             Self::Server(_) => "server",
         }

@@ -416,6 +416,8 @@ pub fn error_from_body(status: u16, json: &Value, table: &str) -> StoreError {
         ),
         "PGRST116" => StoreError::NotSingle(first_number(details)),
         "42501" => StoreError::PermissionDenied(message.to_owned()),
+        // `raise exception '…'` in a function: a rule of the game said no.
+        "P0001" => StoreError::Rule(message.to_owned()),
         _ if status == 401 || status == 403 => StoreError::PermissionDenied(message.to_owned()),
         _ if status >= 500 || status == 408 || status == 429 => {
             StoreError::Server(format!("HTTP {status}: {message}"))

@@ -1,8 +1,21 @@
--- Row-level security, asserted against the real database: run with psql as the
--- superuser after the migrations (scripts/test.sh does). Each check raises on failure;
--- everything runs in one transaction that is rolled back, leaving the data as it was.
+-- Row-level security and the game's rules, asserted against the real database: run with
+-- psql as the superuser after the migrations (scripts/test.sh does). Each check raises
+-- on failure; everything runs in one transaction that is rolled back, leaving the data
+-- as it was.
+--
+-- First the grants a new Supabase project gives: every table, sequence and function to
+-- anon and authenticated. So what refuses below is the policies and the functions'
+-- rules, never a missing grant.
 
 begin;
+
+grant all on all tables in schema public to anon, authenticated;
+grant all on all sequences in schema public to anon, authenticated;
+grant execute on all functions in schema public to anon, authenticated;
+
+-- Two signed-in players: `auth-player` plays user 3, `auth-dotty` user 1.
+update users set auth_id = 'auth-player' where id = 3;
+update users set auth_id = 'auth-dotty' where id = 1;
 
 create function pg_temp.expect_denied(statement text) returns void language plpgsql as $$
 begin
@@ -10,6 +23,19 @@ begin
   raise exception 'expected this to be refused: %', statement;
 exception
   when insufficient_privilege then null;
+end $$;
+
+-- `statement` fails with a message like `pattern`.
+create function pg_temp.expect_refused(statement text, pattern text) returns void
+  language plpgsql as $$
+begin
+  execute statement;
+  raise exception 'expected this to be refused (%): %', pattern, statement;
+exception
+  when others then
+    if sqlerrm like 'expected this to be refused%' or sqlerrm not like pattern then
+      raise exception 'expected "%", got "%": %', pattern, sqlerrm, statement;
+    end if;
 end $$;
 
 create function pg_temp.expect_count(statement text, expected bigint) returns void language plpgsql as $$
@@ -21,37 +47,150 @@ begin
   end if;
 end $$;
 
+-- `statement` (a write) changes no row: under RLS an update or delete of rows no
+-- policy shows is silently empty, so the check is what it returned.
+create function pg_temp.expect_no_change(statement text) returns void language plpgsql as $$
+declare n bigint;
+begin
+  execute statement;
+  get diagnostics n = row_count;
+  if n <> 0 then
+    raise exception 'expected no row to change, % did: %', n, statement;
+  end if;
+end $$;
+
+create function pg_temp.expect_value(statement text, expected text) returns void language plpgsql as $$
+declare got text;
+begin
+  execute statement into got;
+  if got is distinct from expected then
+    raise exception 'expected %, got %: %', expected, got, statement;
+  end if;
+end $$;
+
+create function pg_temp.sign_in(sub text) returns void language sql as $$
+  select set_config('request.jwt.claims', json_build_object('sub', sub, 'role', 'authenticated')::text, false)
+$$;
+
 -- anon: reads what the demos show, writes nothing, sees nothing private.
 set role anon;
 select pg_temp.expect_count('select * from users', 4);
 select pg_temp.expect_count('select * from communities', 2);
 select pg_temp.expect_count('select * from market_items', 3);  -- the unavailable map is hidden
 select pg_temp.expect_count('select * from battles where status = ''active''', 1);
-select pg_temp.expect_denied('select * from messages');
-select pg_temp.expect_denied('select * from memories');
-select pg_temp.expect_denied('select * from transactions');
+select pg_temp.expect_count('select * from messages', 0);
+select pg_temp.expect_count('select * from memories', 0);
+select pg_temp.expect_count('select * from transactions', 0);
+select pg_temp.expect_count('select * from inventory', 0);
+select pg_temp.expect_count('select * from applied_actions', 0);
 select pg_temp.expect_denied('insert into users (username) values (''intruder'')');
-select pg_temp.expect_denied('update users set gold = 9999');
-select pg_temp.expect_denied('delete from market_items');
+select pg_temp.expect_no_change('update users set gold = 9999');
+select pg_temp.expect_no_change('delete from market_items');
 select pg_temp.expect_denied('insert into posts (author_id, content) values (3, ''spam'')');
+select pg_temp.expect_denied('select buy_item(''ale'')');
+select pg_temp.expect_denied('select enter_world(''ghost'')');
 reset role;
 
--- authenticated as user 3: their own rows only.
+-- authenticated as the player (user 3): their own rows only.
 set role authenticated;
-select set_config('request.jwt.claims', '{"sub": "3", "role": "authenticated"}', false);
+select pg_temp.sign_in('auth-player');
 select pg_temp.expect_count('select * from inventory', 1);
 select pg_temp.expect_count('select * from messages', 1);
 select pg_temp.expect_count('select * from memories', 0);
-insert into messages (sender_id, receiver_id, content) values (3, 1, 'A round of ale, please.');
-insert into posts (author_id, community_id, content) values (3, 1, 'Lanterns lit.');
-select pg_temp.expect_denied('insert into messages (sender_id, receiver_id, content) values (1, 3, ''forged'')');
-select pg_temp.expect_denied('insert into posts (author_id, content) values (2, ''forged'')');
-select pg_temp.expect_denied('update users set gold = 9999 where id = 3');
 select pg_temp.expect_count('select * from inventory where user_id = 1', 0);
+select pg_temp.expect_value('select world_user()::text', '3');
+
+-- 999 healing draughts, written straight into the inventory, or by changing a count.
+select pg_temp.expect_denied('insert into inventory (user_id, item_name, quantity) values (3, ''healing draught'', 999)');
+select pg_temp.expect_no_change('update inventory set quantity = 999 where user_id = 3');
+select pg_temp.expect_refused('select buy_item(''healing draught'', 999)', 'quantity must be 1 to 100, not 999');
+select pg_temp.expect_refused('select buy_item(''healing draught'', 2)', 'Insufficient gold. Need 50, have 25');
+select pg_temp.expect_refused('select buy_item(''old map'')', 'Item old map not found in the market');
+
+-- Gold, energy and stats only through the rules.
+select pg_temp.expect_no_change('update users set gold = 9999 where id = 3');
+select pg_temp.expect_denied('insert into users (username, gold) values (''rich'', 9999)');
+select pg_temp.expect_value('select buy_item(''healing draught'') ->> ''gold_left''', '0');
+select pg_temp.expect_value('select gold::text from users where id = 3', '0');
+select pg_temp.expect_value('select quantity::text from inventory where user_id = 3 and item_name = ''healing draught''', '1');
+select pg_temp.expect_value('select do_work(''mining'') ->> ''gold''', '50');
+select pg_temp.expect_value('select energy::text from users where id = 3', '80');
+select pg_temp.expect_value('select consume_item(''bread'', 2) -> ''now'' ->> ''energy''', '100');
+select pg_temp.expect_refused('select consume_item(''bread'')', 'Insufficient bread in inventory: need 1, have 0');
+select pg_temp.expect_refused('select do_work(''smuggling'')', 'Unknown job type: smuggling');
+
+-- A completed transaction cannot be written in; a pending one moves on, never back.
+select pg_temp.expect_denied('insert into transactions (user_id, character, transaction_type, state, status) values (''auth-player'', ''dotty'', ''drink_order'', ''completed'', ''completed'')');
+select pg_temp.expect_denied('insert into transactions (user_id, character, transaction_type, state) values (''auth-dotty'', ''dotty'', ''drink_order'', ''x'')');
 insert into transactions (user_id, character, transaction_type, state)
-  values ('3', 'dotty', 'drink_order', 'pending_payment');
-select pg_temp.expect_denied('insert into transactions (user_id, character, transaction_type, state) values (''1'', ''dotty'', ''drink_order'', ''x'')');
+  values ('auth-player', 'dotty', 'drink_order', 'awaiting_payment');
+update transactions set status = 'completed', state = 'completed' where user_id = 'auth-player';
+select pg_temp.expect_no_change('update transactions set status = ''pending'' where user_id = ''auth-player''');
+select pg_temp.expect_no_change('delete from transactions');
+
+-- Two billion damage: not inserted, not updated, not through the function.
+select pg_temp.expect_denied('insert into battle_participants (battle_id, user_id, side, damage_dealt) values (1, 3, 1, 2000000000)');
+select pg_temp.expect_no_change('update battle_participants set damage_dealt = 2000000000 where user_id = 3');
+select pg_temp.expect_no_change('update battles set community1_damage = 2000000000');
+select pg_temp.expect_refused('select join_battle(1, 2000000000)', 'energy must be 1 to 100, not 2000000000');
+select pg_temp.expect_value('select join_battle(1, 30) ->> ''energy_left''', '70');
+select pg_temp.expect_value('select community1_damage::text from battles where id = 1', '150');
+select pg_temp.expect_value('select damage_dealt::text from battle_participants where battle_id = 1 and user_id = 3', '80');
+
+-- Squatting an id the sequence will hand out: refused, and later inserts still work.
+select pg_temp.expect_refused('insert into memories (id, user_id, content) values (2, 3, ''squat'')', 'cannot insert a non-DEFAULT value into column "id"');
+insert into memories (user_id, content) values (3, 'The ale is cold.');
+select pg_temp.expect_count('select * from memories', 1);
+select pg_temp.expect_denied('insert into memories (user_id, content) values (1, ''planted in Dotty''''s head'')');
+
+-- Messages: sent through the function, as yourself, to someone who exists.
+select pg_temp.expect_denied('insert into messages (sender_id, receiver_id, content) values (3, 1, ''direct'')');
+select pg_temp.expect_value('select send_message(1, ''  A round of ale, please.  '') ->> ''sender_id''', '3');
+select pg_temp.expect_refused('select send_message(99, ''hello'')', 'there is no user 99');
+select pg_temp.expect_refused('select send_message(1, ''   '')', 'the message is empty');
+
+-- Membership: proposals only where you belong; one vote each; leave only what you joined.
+select pg_temp.expect_refused('select create_proposal(2, ''Surrender the hill'')', 'you are not a member of community 2');
+select pg_temp.expect_refused('select vote_on_proposal(1, false)', 'you already voted on proposal 1');
+select pg_temp.expect_refused('select join_community(1)', 'you already belong to Lantern Guild');
+select pg_temp.expect_no_change('delete from user_communities where user_id = 3');
+select pg_temp.expect_value('select leave_community(1) ->> ''left''', '1');
+select pg_temp.expect_refused('select leave_community(1)', 'you are not a member of community 1');
+
+-- Apply-once: the same key twice applies once and answers the same.
+select pg_temp.expect_value('select do_work(''farming'', ''work-1'') ->> ''gold''', '80');
+select pg_temp.expect_value('select do_work(''farming'', ''work-1'') ->> ''gold''', '80');
+select pg_temp.expect_value('select gold::text from users where id = 3', '80');
 reset role;
 
-select 'row-level security: all checks passed' as result;
+-- Dotty (user 1): the player's message to her is hers to read, not to rewrite.
+set role authenticated;
+select pg_temp.sign_in('auth-dotty');
+select pg_temp.expect_count('select * from messages where receiver_id = 1', 2);
+select pg_temp.expect_no_change('update messages set content = ''forged'', sender_id = 2 where id = 1');
+select pg_temp.expect_no_change('delete from messages where id = 1');
+select pg_temp.expect_count('select * from memories', 1);  -- her own, not the player's
+
+-- Another user's ledger key neither shows nor hides her own: the player's `work-1`
+-- is invisible, and Dotty's own `work-1` applies.
+select pg_temp.expect_count('select * from applied_actions', 0);
+select pg_temp.expect_denied('insert into applied_actions (user_id, key, tool, result) values (''auth-player'', ''work-2'', ''do_work'', ''{}'')');
+select pg_temp.expect_value('select do_work(''farming'', ''work-1'') ->> ''gold''', '70');
+select pg_temp.expect_no_change('update applied_actions set result = ''{}''');
+select pg_temp.expect_refused('select reply_to_message(99, ''hm'')', 'there is no message 99');
+reset role;
+
+-- A new anonymous user enters the world once, as a new player.
+set role authenticated;
+select pg_temp.sign_in('auth-newcomer');
+select pg_temp.expect_refused('select do_work(''mining'')', 'sign in and enter the world first');
+select pg_temp.expect_value('select enter_world(''player'') ->> ''gold''', '25');
+select pg_temp.expect_value('select (enter_world(''other'') ->> ''id'') = (enter_world() ->> ''id'')', 'true');
+select pg_temp.expect_count('select * from memories', 0);
+select pg_temp.expect_refused('select reply_to_message(1, ''I read your mail'')', 'there is no message 1');
+reset role;
+
+select pg_temp.expect_value('select count(*)::text from users where username like ''player-%''', '1');
+
+select 'row-level security and the game''s rules: all checks passed' as result;
 rollback;
