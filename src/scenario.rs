@@ -142,8 +142,10 @@ pub async fn play(scenario: &Scenario) -> Result<Report, ScenarioError> {
         epoch_ms: SCENARIO_TIME_MS,
         utc_offset_minutes: 0,
     });
-    let store = Rc::new(LocalStore::new(world::schemas()?).with_clock(Rc::new(clock)));
+    let store = LocalStore::new(world::schemas()?).with_clock(Rc::new(clock));
+    let store = Rc::new(world::rules::install(store));
     store.seed(&Value::Object(scenario.world.clone()).to_string())?;
+    world::rules::play_as(&store, me)?;
     let store: Rc<dyn Store> = store;
     let mut tools = ToolRegistry::new();
     world::register_tools(&mut tools, Rc::clone(&store), me);

@@ -2,7 +2,7 @@
 //! "the AI decides what it needs").
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::rows::{Refusal, World, add, one, select};
@@ -123,7 +123,7 @@ pub struct UserArgs {
     pub user_id: i64,
 }
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Serialize, Deserialize, JsonSchema)]
 pub struct CommunityArgs {
     /// The community's id.
     pub community_id: i64,

@@ -25,6 +25,7 @@ pub fn schemas() -> Result<Vec<TableSchema>, StoreError> {
 mod actions;
 mod data;
 mod rows;
+pub mod rules;
 
 use std::rc::Rc;
 
@@ -33,7 +34,9 @@ use crate::tool::ToolRegistry;
 
 /// Registers the game world's tools (seed 000) over `store`, acting as user `me`:
 /// read-only data tools to look things up, and action tools that change the world
-/// by its rules (gold and energy are checked, energy is capped at 100).
+/// through its functions, which check its rules (gold and energy are checked, stats
+/// stay within 0-100). The store must act as `me`: signed in as them online, or
+/// [`rules::play_as`] offline.
 pub fn register_tools(registry: &mut ToolRegistry, store: Rc<dyn Store>, me: i64) {
     let world = rows::World { store, me };
     data::register(registry, &world);

@@ -1,15 +1,15 @@
-//! What the world's tools are made of: the store and the acting user, a way to
-//! register an `async fn` as a tool, and the few store operations they use, with
-//! errors as the model should read them.
+//! What the world's data tools are made of: the store and the acting user, a way to
+//! register an `async fn` as a tool, and the reads they make, with errors as the
+//! model should read them.
 
 use std::future::Future;
 use std::rc::Rc;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::store::{Delete, Filter, Insert, Row, Select, Store, Update};
+use crate::store::{Row, Select, Store};
 use crate::tool::{ToolKind, ToolRegistry};
 
 /// The world as one user's tools see it.
@@ -55,68 +55,4 @@ pub async fn one(
     let select = select.maybe_single();
     let mut rows = store.select(&select).await.map_err(|e| e.to_string())?;
     rows.pop().ok_or_else(|| missing.into())
-}
-
-/// Inserts one row and returns it as stored.
-pub async fn insert(store: &dyn Store, table: &str, row: Row) -> Result<Value, Refusal> {
-    let insert = Insert {
-        table: table.into(),
-        rows: vec![row],
-        on_conflict: None,
-        client_key: None,
-        returning: true,
-    };
-    let mut rows = store.insert(&insert).await.map_err(|e| e.to_string())?;
-    Ok(rows.pop().map_or(Value::Null, Value::Object))
-}
-
-/// Sets `set` on the rows `filters` match; returns how many matched.
-pub async fn update(
-    store: &dyn Store,
-    table: &str,
-    set: Row,
-    filters: Vec<Filter>,
-) -> Result<usize, Refusal> {
-    let update = Update {
-        table: table.into(),
-        set,
-        filters,
-        returning: true,
-    };
-    store
-        .update(&update)
-        .await
-        .map(|rows| rows.len())
-        .map_err(|e| e.to_string())
-}
-
-pub async fn delete(
-    store: &dyn Store,
-    table: &str,
-    filters: Vec<Filter>,
-) -> Result<usize, Refusal> {
-    let delete = Delete {
-        table: table.into(),
-        filters,
-        returning: true,
-    };
-    store
-        .delete(&delete)
-        .await
-        .map(|rows| rows.len())
-        .map_err(|e| e.to_string())
-}
-
-pub fn eq(column: &str, value: impl Into<Value>) -> Filter {
-    Filter::compare(column, crate::store::Op::Eq, value)
-}
-
-/// An integer column, 0 when absent.
-pub fn int(row: &Row, column: &str) -> i64 {
-    row.get(column).and_then(Value::as_i64).unwrap_or(0)
-}
-
-/// A stat after a change, kept within 0..=100.
-pub fn clamp_stat(value: i64) -> Value {
-    json!(value.clamp(0, 100))
 }

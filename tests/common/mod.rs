@@ -1,6 +1,8 @@
 //! Fixtures shared by the store tests.
 #![allow(dead_code)]
 
+pub mod world;
+
 use familiar::store::{ColumnDefault, ColumnSchema, ColumnType, Row, TableSchema};
 use serde_json::{Value, json};
 
