@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # A throwaway backend on loopback: PostgreSQL 15 (a cluster in a temp dir, on a free
-# port) with the migrations applied, and postrust serving PostgREST's API in front of it.
+# port) with the migrations applied, postrust serving PostgREST's API in front of it,
+# and tests/servers/auth_server.py answering Supabase Auth with JWTs postrust accepts
+# (and passing /rest/v1/ on to postrust: one project URL, as Supabase gives).
 #   scripts/backend.sh start DIR [SQL...]
-#                                  starts both, writes DIR/env (FAMILIAR_PG_PORT,
-#                                  FAMILIAR_POSTGREST_URL, FAMILIAR_ANON_KEY); returns.
+#                                  starts them, writes DIR/env (FAMILIAR_PG_PORT,
+#                                  FAMILIAR_POSTGREST_URL, FAMILIAR_ANON_KEY,
+#                                  FAMILIAR_SUPABASE_URL: auth + rest); returns.
 #                                  Extra SQL files run after the migrations, before
 #                                  postrust reads the schema.
 #   scripts/backend.sh stop DIR    stops both and removes DIR
@@ -65,10 +68,21 @@ SQL
   done
   curl -sf -o /dev/null "http://127.0.0.1:$api_port/users?select=id&limit=1" ||
     { cat "$dir/postrust.log"; die "postrust did not answer"; }
+  setsid python3 tests/servers/auth_server.py 0 "$JWT_SECRET" 3600 "http://127.0.0.1:$api_port" \
+    >"$dir/auth.log" 2>&1 &
+  echo $! >"$dir/auth.pid"
+  local auth_port=
+  for _ in $(seq 50); do
+    auth_port=$(awk '/^listening on/ { print $3 }' "$dir/auth.log")
+    [ -n "$auth_port" ] && break
+    sleep 0.1
+  done
+  [ -n "$auth_port" ] || { cat "$dir/auth.log"; die "the auth server did not start"; }
   cat >"$dir/env" <<ENV
 export FAMILIAR_PG_PORT=$pg_port
 export FAMILIAR_POSTGREST_URL=http://127.0.0.1:$api_port
 export FAMILIAR_ANON_KEY=$(jwt_for anon)
+export FAMILIAR_SUPABASE_URL=http://127.0.0.1:$auth_port
 ENV
 }
 
@@ -76,6 +90,7 @@ stop() {
   local dir=$1
   [ -d "$dir" ] || return 0
   if [ -f "$dir/postrust.pid" ]; then kill -- "-$(cat "$dir/postrust.pid")" 2>/dev/null || true; fi
+  if [ -f "$dir/auth.pid" ]; then kill -- "-$(cat "$dir/auth.pid")" 2>/dev/null || true; fi
   if [ -f "$dir/data/postmaster.pid" ]; then as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true; fi
   rm -rf "$dir"
 }
