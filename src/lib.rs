@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod auth;
 pub mod clock;
 pub mod delegate;
 pub mod driver;
