@@ -24,23 +24,30 @@ const VARYING: [&str; 6] = [
     "user_id",
 ];
 
-/// `value` with the varying columns left out, at any depth.
-pub fn steady(value: Value) -> Value {
+/// Columns that name the acting user, whose id differs between stores.
+const ACTOR: [&str; 2] = ["sender_id", "author_id"];
+
+/// `value` with the varying columns left out and the acting user `me` named "me", at
+/// any depth.
+pub fn steady(value: Value, me: i64) -> Value {
     match value {
         Value::Object(map) => Value::Object(
             map.into_iter()
                 .filter(|(k, _)| !VARYING.contains(&k.as_str()))
-                .map(|(k, v)| (k, steady(v)))
+                .map(|(k, v)| match v {
+                    v if ACTOR.contains(&k.as_str()) && v == json!(me) => (k, json!("me")),
+                    v => (k, steady(v, me)),
+                })
                 .collect(),
         ),
-        Value::Array(items) => Value::Array(items.into_iter().map(steady).collect()),
+        Value::Array(items) => Value::Array(items.into_iter().map(|v| steady(v, me)).collect()),
         other => other,
     }
 }
 
-fn outcome<T: Into<Value>, E: std::fmt::Display>(result: Result<T, E>) -> Value {
+fn outcome<T: Into<Value>, E: std::fmt::Display>(result: Result<T, E>, me: i64) -> Value {
     match result {
-        Ok(value) => json!({ "ok": steady(value.into()) }),
+        Ok(value) => json!({ "ok": steady(value.into(), me) }),
         Err(error) => json!({ "error": error.to_string() }),
     }
 }
@@ -62,12 +69,12 @@ pub async fn world_suite(store: Rc<dyn Store>, sub: &str) -> Vec<(String, Value)
         .and_then(|user| user.get("id"))
         .and_then(Value::as_i64)
         .unwrap_or_default();
-    log.push(("enter the world".to_owned(), outcome(entered)));
+    log.push(("enter the world".to_owned(), outcome(entered, me)));
     let again = store
         .rpc(&enter)
         .await
         .map(|user| user.get("id") == Some(&json!(me)));
-    log.push(("enter again: the same user".to_owned(), outcome(again)));
+    log.push(("enter again: the same user".to_owned(), outcome(again, me)));
 
     let mut tools = ToolRegistry::new();
     familiar::world::register_tools(&mut tools, Rc::clone(&store), me);
@@ -219,17 +226,20 @@ pub async fn world_suite(store: Rc<dyn Store>, sub: &str) -> Vec<(String, Value)
         let cx = CallContext {
             idempotency_key: key.map(str::to_owned),
         };
-        log.push((name.to_owned(), outcome(tools.call(&call, cx).await)));
+        log.push((name.to_owned(), outcome(tools.call(&call, cx).await, me)));
     }
     let ledger = Ledger::new(Rc::clone(&store), sub);
     let recorded = ledger.applied("buy-1").await.map(|r| r.unwrap_or_default());
     log.push((
         "the ledger holds the purchase".to_owned(),
-        outcome(recorded),
+        outcome(recorded, me),
     ));
     let elsewhere = Ledger::new(Rc::clone(&store), "someone-else");
     let hidden = elsewhere.applied("buy-1").await.map(|r| json!(r.is_none()));
-    log.push(("another user's key is not mine".to_owned(), outcome(hidden)));
+    log.push((
+        "another user's key is not mine".to_owned(),
+        outcome(hidden, me),
+    ));
 
     // A character transaction: begun pending, moved on to completed.
     let dotty = Transactions {
@@ -253,11 +263,12 @@ pub async fn world_suite(store: Rc<dyn Store>, sub: &str) -> Vec<(String, Value)
                 .as_ref()
                 .map(|t| json!([t.state, t.status]))
                 .map_err(|e| e.to_string()),
+            me,
         ),
     ));
     log.push((
         "it is pending".to_owned(),
-        outcome(pending.map(|t| json!(t.map(|t| t.state)))),
+        outcome(pending.map(|t| json!(t.map(|t| t.state))), me),
     ));
     if let Ok(begun) = begun {
         let done = dotty
@@ -270,11 +281,11 @@ pub async fn world_suite(store: Rc<dyn Store>, sub: &str) -> Vec<(String, Value)
             )
             .await
             .map(|t| json!(t.map(|t| [json!(t.state), json!(t.status)])));
-        log.push(("it completes".to_owned(), outcome(done)));
+        log.push(("it completes".to_owned(), outcome(done, me)));
     }
     log.push((
         "nothing is pending after".to_owned(),
-        outcome(dotty.pending(sub).await.map(|t| json!(t.is_none()))),
+        outcome(dotty.pending(sub).await.map(|t| json!(t.is_none())), me),
     ));
     log
 }
