@@ -383,10 +383,20 @@ impl SignedInStore {
         Self { store, account }
     }
 
-    async fn as_user(&self) -> Result<(), StoreError> {
+    /// Puts the user's fresh token on the next request. Reads may go as anon; a
+    /// write (`writes`) with no one signed in is refused plainly rather than sent to
+    /// be refused by row-level security in the database's words.
+    async fn as_user(&self, writes: bool) -> Result<(), StoreError> {
         if self.account.session().is_none() {
             self.store.sign_in_as(None);
-            return Ok(());
+            return if writes {
+                Err(StoreError::PermissionDenied(format!(
+                    "{}: sign in to the Supabase project first",
+                    AuthError::SignedOut
+                )))
+            } else {
+                Ok(())
+            };
         }
         match self.account.access_token().await {
             Ok(token) => {
@@ -405,35 +415,35 @@ impl SignedInStore {
 impl Store for SignedInStore {
     fn select<'a>(&'a self, query: &'a Select) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
         Box::pin(async move {
-            self.as_user().await?;
+            self.as_user(false).await?;
             self.store.select(query).await
         })
     }
 
     fn insert<'a>(&'a self, query: &'a Insert) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
         Box::pin(async move {
-            self.as_user().await?;
+            self.as_user(true).await?;
             self.store.insert(query).await
         })
     }
 
     fn update<'a>(&'a self, query: &'a Update) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
         Box::pin(async move {
-            self.as_user().await?;
+            self.as_user(true).await?;
             self.store.update(query).await
         })
     }
 
     fn delete<'a>(&'a self, query: &'a Delete) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
         Box::pin(async move {
-            self.as_user().await?;
+            self.as_user(true).await?;
             self.store.delete(query).await
         })
     }
 
     fn rpc<'a>(&'a self, query: &'a Rpc) -> LocalBoxFuture<'a, Result<Value, StoreError>> {
         Box::pin(async move {
-            self.as_user().await?;
+            self.as_user(true).await?;
             self.store.rpc(query).await
         })
     }

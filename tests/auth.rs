@@ -234,3 +234,40 @@ fn signing_out_ends_the_session_on_the_server_and_here() {
     assert_eq!(account.session(), None);
     assert_eq!(block_on(account.access_token()), Err(AuthError::SignedOut));
 }
+
+#[test]
+fn a_write_with_no_one_signed_in_is_refused_before_it_is_sent() {
+    let (http, clock, memory) = (
+        Rc::new(ScriptedHttp::default()),
+        ManualClock::starting_at(NOW_MS),
+        Memory::default(),
+    );
+    let account = Rc::new(account(&http, &clock, &memory));
+    let rest = PostgrestStore::new(
+        "https://demo.supabase.co/rest/v1",
+        "anon-key",
+        http.clone(),
+        Rc::new(clock.clone()),
+        Box::new(|| 0.5),
+    );
+    let store = SignedInStore::new(rest, account);
+    let call = familiar::store::Rpc {
+        function: "do_work".into(),
+        args: familiar::store::Row::new(),
+    };
+    let refused = block_on(store.rpc(&call)).unwrap_err();
+    assert_eq!(
+        refused,
+        StoreError::PermissionDenied(
+            "you are not signed in: sign in to the Supabase project first".into()
+        )
+    );
+    assert!(http.requests.borrow().is_empty());
+    http.reply(200, "[]");
+    block_on(store.select(&Select::from("users"))).unwrap();
+    assert_eq!(
+        http.header(0, "authorization").as_deref(),
+        Some("Bearer anon-key"),
+        "reads go as anon"
+    );
+}

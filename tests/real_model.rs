@@ -35,7 +35,10 @@ async fn the_demo_agent_runs_to_an_answer_with_a_real_model() {
         Box::new(js_sys::Math::random),
     )
     .unwrap();
-    let tools = demo::tools(demo::world_for(&familiar::settings::Backend::Local));
+    let tools = demo::tools(
+        demo::world_for(&familiar::settings::Backend::Local),
+        &demo::Identity::local(),
+    );
     let seams = Seams {
         llm: &llm,
         tools: &tools,

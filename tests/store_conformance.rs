@@ -3,7 +3,7 @@
 //! fetch path. They must give identical rows and identical error kinds.
 #![cfg(target_arch = "wasm32")]
 // clippy does not see `#[wasm_bindgen_test]` functions as tests.
-#![allow(clippy::unwrap_used, clippy::panic)]
+#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
 use std::rc::Rc;
 

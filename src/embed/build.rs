@@ -53,7 +53,7 @@ pub async fn session(spec: AgentSpec) -> Result<Session, String> {
             Builtin::PageTitle => _ = tools.register(PageTitle),
             Builtin::Memory => {
                 if let Some(world) = &world {
-                    demo::register_memory(&mut tools, world);
+                    demo::register_memory(&mut tools, world, &demo::Identity::local());
                 }
             }
         }

@@ -4,6 +4,7 @@
 //! Views only render signals and call [`Session`]'s actions; the session owns the
 //! agent and turns driver events into those signals.
 
+mod account;
 mod composer;
 mod inspector;
 mod markdown;

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use super::account::AccountPanel;
 use crate::openai::{ModelSettings, temperature_text};
 use crate::settings::{Backend, ModelSource, Problem, Settings};
 
@@ -234,6 +235,7 @@ pub fn SettingsPanel(
                     <label>"Anon key"<input class="anon-key" bind:value=anon_key placeholder="the public anon key" aria-invalid=invalid("backend.anon_key") aria-describedby=described("backend.anon_key", "hint-anon") /></label>
                     <p class="field-hint" id="hint-anon">"The public anon key — never the service-role key"</p>
                     {error("backend.anon_key")}
+                    <AccountPanel />
                 </div>
             </fieldset>
             <div class="settings-actions">

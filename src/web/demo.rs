@@ -3,16 +3,20 @@
 
 use std::rc::Rc;
 
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
 use super::{BrowserClock, BrowserStorage, Fetch, LocalStorage, PageTitle};
 use crate::agent::Agent;
 use crate::app::{Config, Options, Play};
+use crate::auth::{Account, AuthClient, SignedInStore};
 use crate::delegate::Delegate;
 use crate::ledger::Ledger;
 use crate::llm::Llm;
 use crate::openai::OpenAiClient;
 use crate::rules::RulesModel;
 use crate::settings::{Backend, ModelSource, Settings};
-use crate::store::{LocalStore, PostgrestStore, Store, StoreError};
+use crate::store::{LocalStore, Persist, PostgrestStore, Row, Rpc, Store, StoreError};
 use crate::tool::{Approval, ToolRegistry};
 use crate::tools::{CurrentTime, Forget, Recall, Remember};
 use crate::workflow::Character;
@@ -23,6 +27,111 @@ const RULES: &str = include_str!("../../public/rules/demo.json");
 pub const WORLD_KEY: &str = "familiar.world";
 /// The demo agent's own user in the world (Dotty, the tavern keeper).
 pub const AGENT_ID: i64 = 1;
+/// The world user the person plays in the page's own world.
+pub const LOCAL_PLAYER_ID: i64 = 3;
+/// The `localStorage` key of the Supabase Auth session (it survives a reload).
+pub const AUTH_KEY: &str = "familiar.auth";
+/// The `localStorage` key of the world user the signed-in person plays.
+pub const PLAYER_KEY: &str = "familiar.player";
+
+/// Who acts in the world: whose memories the tools keep, whose ledger records the
+/// applied actions, and who the player of character transactions is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// The world user whose memories the memory tools keep.
+    pub owner: i64,
+    /// The world user the world's tools act as (data tools read as them).
+    pub me: i64,
+    /// The ledger's owner and the transactions' player: the signed-in user's id
+    /// (their JWT's `sub`) online.
+    pub user: String,
+}
+
+impl Identity {
+    /// The page's own world: Dotty keeps the memories; the person plays user 3.
+    pub fn local() -> Self {
+        Self {
+            owner: AGENT_ID,
+            me: LOCAL_PLAYER_ID,
+            user: LOCAL_PLAYER_ID.to_string(),
+        }
+    }
+}
+
+/// The world user a signed-in person plays, kept with whose sign-in it is.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Player {
+    sub: String,
+    id: i64,
+}
+
+/// Who acts in the world `backend` names: in a Supabase project, the signed-in user
+/// (from the session kept in the page) and the world user they entered as; no one
+/// (id 0, empty user) before signing in, so writes are refused plainly.
+pub fn identity_for(backend: &Backend) -> Identity {
+    match backend {
+        Backend::Local => Identity::local(),
+        Backend::Supabase { .. } => {
+            let Some(sub) = signed_in_user() else {
+                return Identity {
+                    owner: 0,
+                    me: 0,
+                    user: String::new(),
+                };
+            };
+            let player = super::load_json::<Player>(PLAYER_KEY)
+                .filter(|p| p.sub == sub)
+                .map_or(0, |p| p.id);
+            Identity {
+                owner: player,
+                me: player,
+                user: sub,
+            }
+        }
+    }
+}
+
+/// The id of the user signed in to the Supabase project, if any.
+pub fn signed_in_user() -> Option<String> {
+    let text = LocalStorage::new(AUTH_KEY).load()?;
+    let session: crate::auth::Session = serde_json::from_str(&text).ok()?;
+    Some(session.user.id)
+}
+
+/// The sign-in to a Supabase project, with its session kept in `localStorage`.
+pub fn account(url: &str, anon_key: &str) -> Account {
+    let client = AuthClient::new(url, anon_key, Rc::new(Fetch), Rc::new(BrowserClock));
+    Account::new(client, Box::new(LocalStorage::new(AUTH_KEY)))
+}
+
+/// A Supabase project's world as the signed-in user (anon before signing in).
+pub fn signed_in_world(url: &str, anon_key: &str, account: Rc<Account>) -> SignedInStore {
+    SignedInStore::new(supabase(url, anon_key), account)
+}
+
+/// Enters the world as the signed-in user (created on the first visit) and keeps
+/// which world user that is; the world user's id.
+pub async fn enter_world(store: &dyn Store, sub: &str) -> Result<i64, StoreError> {
+    let mut args = Row::new();
+    args.insert("username".into(), Value::from("player"));
+    let call = Rpc {
+        function: "enter_world".into(),
+        args,
+    };
+    let user = store.rpc(&call).await?;
+    let id = user
+        .get("id")
+        .and_then(Value::as_i64)
+        .ok_or_else(|| StoreError::Invalid("entering the world returned no user".into()))?;
+    super::save_json(
+        PLAYER_KEY,
+        &Player {
+            sub: sub.to_owned(),
+            id,
+        },
+    );
+    Ok(id)
+}
 
 /// The demo agent's instructions to its model.
 pub const SYSTEM_PROMPT: &str = "You are Familiar, an assistant that lives in the user's \
@@ -71,48 +180,52 @@ pub fn world() -> Result<LocalStore, StoreError> {
 /// `localStorage` (or in memory only, with no key).
 pub fn local_world(key: Option<&str>) -> Result<LocalStore, StoreError> {
     let store = LocalStore::new(world::schemas()?).with_clock(Rc::new(BrowserClock));
+    let store = world::rules::install(store);
     let store = match key {
         Some(key) => store.with_persistence(Box::new(LocalStorage::new(key)))?,
         None => store,
     };
     store.seed(world::SEED)?;
+    world::rules::play_as(&store, LOCAL_PLAYER_ID)?;
     Ok(store)
 }
 
-/// The demo's tools: the clock, the page, and memory in the world (`forget` asks a
-/// person first). If the saved world cannot be read, the memory tools are left out
-/// (and the saved world untouched) rather than overwriting it.
-pub fn tools(world: Option<Rc<dyn Store>>) -> ToolRegistry {
+/// The demo's tools: the clock, the page, memory in the world (`forget` asks a
+/// person first), and the world's own tools (its actions run through its functions).
+/// If the saved world cannot be read, the world's tools are left out (and the saved
+/// world untouched) rather than overwriting it.
+pub fn tools(world: Option<Rc<dyn Store>>, who: &Identity) -> ToolRegistry {
     let mut tools = ToolRegistry::new();
     tools
         .register(CurrentTime::new(Rc::new(BrowserClock)))
         .register(PageTitle);
     if let Some(world) = world {
-        register_memory(&mut tools, &world);
+        register_memory(&mut tools, &world, who);
+        world::register_tools(&mut tools, world, who.me);
     }
     tools
 }
 
 /// Adds `remember` (which asks first once the run has read a page or a tool's
 /// result: such text must not plant memories unseen), `recall` and `forget` (which
-/// asks first) over `world`, with the ledger that applies each action once.
-pub fn register_memory(tools: &mut ToolRegistry, world: &Rc<dyn Store>) {
-    tools.with_ledger(Ledger::new(Rc::clone(world), AGENT_ID.to_string()));
+/// asks first) over `world` for `who`, with the ledger that applies each action once.
+pub fn register_memory(tools: &mut ToolRegistry, world: &Rc<dyn Store>, who: &Identity) {
+    tools.with_ledger(Ledger::new(Rc::clone(world), who.user.clone()));
     tools
         .register(Remember::new(
             Rc::clone(world),
             Rc::new(BrowserClock),
-            AGENT_ID,
+            who.owner,
         ))
-        .register(Recall::new(Rc::clone(world), AGENT_ID))
-        .register(Forget::new(Rc::clone(world), AGENT_ID))
+        .register(Recall::new(Rc::clone(world), who.owner))
+        .register(Forget::new(Rc::clone(world), who.owner))
         .set_approval("remember", Approval::AskIfUntrusted)
         .set_approval("forget", Approval::Ask);
 }
 
 /// The world the settings name: the page's own, or a Supabase project through its
-/// REST endpoint with the anon key. `None`, with the reason in the console, if the
-/// page's saved world cannot be read.
+/// REST endpoint as the signed-in user (the anon key before signing in). `None`, with
+/// the reason in the console, if the page's saved world cannot be read.
 pub fn world_for(backend: &Backend) -> Option<Rc<dyn Store>> {
     match backend {
         Backend::Local => match world() {
@@ -124,7 +237,10 @@ pub fn world_for(backend: &Backend) -> Option<Rc<dyn Store>> {
                 None
             }
         },
-        Backend::Supabase { url, anon_key } => Some(Rc::new(supabase(url, anon_key))),
+        Backend::Supabase { url, anon_key } => {
+            let account = Rc::new(account(url, anon_key));
+            Some(Rc::new(signed_in_world(url, anon_key, account)))
+        }
     }
 }
 
@@ -171,7 +287,7 @@ pub fn model_for(source: &ModelSource) -> Rc<dyn Llm> {
 /// The demo's agents behind one router: Familiar answers by default; `@scribe` keeps
 /// notes, `@clock` tells the time and `@page` reads the page; `/time`, `/title`,
 /// `/recall` and `/note` reach them directly.
-pub fn delegate(llm: Rc<dyn Llm>, world: Option<Rc<dyn Store>>) -> Delegate {
+pub fn delegate(llm: Rc<dyn Llm>, world: Option<Rc<dyn Store>>, who: &Identity) -> Delegate {
     let agent = |name: &str, description: &str, system: &str, tools: ToolRegistry| {
         Rc::new(Agent::new(
             name,
@@ -187,13 +303,13 @@ pub fn delegate(llm: Rc<dyn Llm>, world: Option<Rc<dyn Store>>) -> Delegate {
     page.register(PageTitle);
     let mut scribe = ToolRegistry::new();
     if let Some(world) = &world {
-        register_memory(&mut scribe, world);
+        register_memory(&mut scribe, world, who);
     }
     let familiar = agent(
         "familiar",
         "Answers anything it can",
         SYSTEM_PROMPT,
-        tools(world),
+        tools(world, who),
     );
     Delegate::new(familiar)
         .with_agent(agent(
@@ -260,6 +376,7 @@ pub const NAMESPACE: &str = "familiar";
 /// the world they act on, for the inspector.
 pub fn session(settings: &Settings) -> (Config, Delegate, Option<Rc<dyn Store>>) {
     let world = world_for(&settings.backend);
+    let who = identity_for(&settings.backend);
     let llm = model_for(&settings.model);
     let proxy = matches!(settings.model, ModelSource::Proxy(_)).then(|| Rc::clone(&llm));
     let play = settings
@@ -271,7 +388,10 @@ pub fn session(settings: &Settings) -> (Config, Delegate, Option<Rc<dyn Store>>)
             character,
             world,
             llm: proxy,
-            player: PLAYER.into(),
+            player: match settings.backend {
+                Backend::Local => PLAYER.into(),
+                Backend::Supabase { .. } => who.user.clone(),
+            },
         });
     let options = Options {
         max_iterations: settings.max_iterations,
@@ -286,5 +406,5 @@ pub fn session(settings: &Settings) -> (Config, Delegate, Option<Rc<dyn Store>>)
         storage: Rc::new(BrowserStorage),
         random: Rc::new(js_sys::Math::random),
     };
-    (config, delegate(llm, world.clone()), world)
+    (config, delegate(llm, world.clone(), &who), world)
 }

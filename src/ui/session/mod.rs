@@ -560,10 +560,16 @@ impl Session {
         };
         let inspector = self.inspector;
         let character = self.settings.with_untracked(|s| s.character.clone());
+        let backend = self.settings.with_untracked(|s| s.backend.clone());
+        let who = demo::identity_for(&backend);
+        let player = match backend {
+            crate::settings::Backend::Local => demo::PLAYER.to_owned(),
+            crate::settings::Backend::Supabase { .. } => who.user.clone(),
+        };
         spawn_local(async move {
             let select = Select::from("memories")
                 .columns("content")
-                .eq("user_id", demo::AGENT_ID)
+                .eq("user_id", who.owner)
                 .order("id", false)
                 .limit(20);
             if let Ok(rows) = world.select(&select).await {
@@ -581,7 +587,7 @@ impl Session {
                 store: &*world,
                 character: &character.identity.name,
             };
-            if let Ok(pending) = transactions.pending(demo::PLAYER).await {
+            if let Ok(pending) = transactions.pending(&player).await {
                 let text = pending
                     .as_ref()
                     .map_or_else(|| "none pending".to_owned(), describe);
