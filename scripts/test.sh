@@ -55,10 +55,10 @@ passed() { grep -Eo 'test result: ok\. [0-9]+ passed' "$1" | awk '{ n += $4 } EN
 "$ROOT/scripts/setup.sh" test
 start_servers
 
-step "PostgreSQL + postrust on loopback, migrations applied"
+step "PostgreSQL + postrust + the Supabase Auth stand-in on loopback, migrations applied"
 "$ROOT/scripts/backend.sh" start "$backend" tests/sql/conformance.sql
 source "$backend/env"
-step "row-level security (SQL against the real database)"
+step "row-level security and the game's rules under Supabase's default grants (SQL against the real database)"
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/rls.sql
 
 step "cargo fmt --check"

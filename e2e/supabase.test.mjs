@@ -1,0 +1,122 @@
+// The demo in Supabase mode on the release build, against PostgreSQL + postrust + the
+// Supabase Auth stand-in (scripts/backend.sh; its gateway serves /auth/v1 and /rest/v1
+// on one project URL): an anonymous sign-in, memories that outlive a reload, a
+// character's order, a world action through its database function — and a second
+// user who sees none of the first's memories and cannot change them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { appReady, artifacts, ask, useDist } from './harness.mjs';
+
+const env = useDist();
+const project = process.env.FAMILIAR_SUPABASE_URL;
+const anonKey = process.env.FAMILIAR_ANON_KEY;
+
+/** A fresh person (their own storage) on the demo; console errors and requests
+ * beyond the page and the project are collected in `problems`. */
+async function person(t) {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => {
+    const url = r.url();
+    if (!url.startsWith(env.server.url) && !url.startsWith(project) && !url.startsWith('data:')) {
+      problems.push(`request off the page's origin: ${url}`);
+    }
+  });
+  await page.goto(env.server.url);
+  await appReady(page);
+  return { page, problems };
+}
+
+/** Points the demo at the project and signs in anonymously, in the settings. */
+async function signInAnonymously(page) {
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.locator('.use-supabase').check();
+  await page.locator('.supabase-url').fill(project);
+  await page.locator('.anon-key').fill(anonKey);
+  await page.locator('.settings-save').click();
+  await page.locator('.settings-saved', { hasText: 'Saved.' }).waitFor();
+  await page.locator('.sign-in-anonymously').click();
+  await page.locator('.account-status', { hasText: 'Signed in anonymously.' }).waitFor();
+  assert.equal(await page.locator('.account-error').innerText(), '');
+  await page.getByRole('button', { name: 'Settings' }).click();
+}
+
+/** The signed-in user's access token, as the page keeps it. */
+function token(page) {
+  return page.evaluate(() => JSON.parse(localStorage.getItem('familiar.auth')).access_token);
+}
+
+/** A PostgREST request from the page, as the signed-in user; the rows it answers. */
+function rest(page, method, path, body) {
+  return page.evaluate(async ({ url, key, jwt, method, body }) => {
+    const response = await fetch(url, {
+      method,
+      headers: {
+        apikey: key,
+        authorization: `Bearer ${jwt}`,
+        'content-type': 'application/json',
+        prefer: 'return=representation',
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, rows: await response.json().catch(() => null) };
+  }, { url: `${project}/rest/v1/${path}`, key: anonKey, jwt: await token(page), method, body });
+}
+
+test('a signed-in player remembers across a reload, orders, works, and is walled off from another', async (t) => {
+  assert.ok(project && anonKey, 'FAMILIAR_SUPABASE_URL and FAMILIAR_ANON_KEY come from scripts/backend.sh');
+  const first = await person(t);
+  const { page } = first;
+  await signInAnonymously(page);
+
+  const fact = `the ale is cold ${Date.now()}`;
+  assert.equal(await ask(page, `Remember that ${fact}`, 1), `I'll remember: ${fact}.`);
+  await page.reload();
+  await appReady(page);
+  assert.match(await ask(page, 'What do you remember?', 2), new RegExp(`I remember 1 thing\\(s\\): .*${fact}`));
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.locator('.account-status', { hasText: 'Signed in anonymously.' }).waitFor();
+  await page.getByRole('button', { name: 'Settings' }).click();
+
+  // A world action through its function: a new player has 25 gold and 100 energy.
+  assert.equal(
+    await ask(page, 'Work a shift at mining', 3),
+    'A shift of mining done: 50 gold earned, 20 energy spent. You have 75 gold and 80 energy now.',
+  );
+  const sub = await page.evaluate(() => JSON.parse(localStorage.getItem('familiar.auth')).user.id);
+  const me = await rest(page, 'GET', `users?select=gold,energy&auth_id=eq.${sub}`);
+  assert.deepEqual(me.rows, [{ gold: 75, energy: 80 }]);
+
+  // A character's order, kept as this user's transaction in the database.
+  await page.locator('.character-select').selectOption('dotty');
+  await page.locator('.sample-prompt', { hasText: "I'll have a whiskey" }).waitFor();
+  assert.equal(await ask(page, "I'll have a whiskey", 1), "One whiskey coming up, love — that'll be 5 coins.");
+  await page.waitForFunction(() => document.querySelector('.inspector-transaction').textContent.includes('awaiting_payment'));
+  assert.match(await ask(page, 'Here you go', 2), /slides the whiskey across the bar/);
+  await page.waitForFunction(() => document.querySelector('.inspector-transaction').textContent.includes('completed'));
+  const orders = await rest(page, 'GET', 'transactions?select=state,status&character=eq.Dotty');
+  assert.deepEqual(orders.rows, [{ state: 'completed', status: 'completed' }]);
+  await page.screenshot({ path: join(artifacts, 'supabase.png'), fullPage: true });
+
+  // A second person: none of the first's memories, and no way to change them.
+  const second = await person(t);
+  await signInAnonymously(second.page);
+  assert.match(await ask(second.page, 'What do you remember?', 1), /^I remember 0 thing\(s\)/);
+  const filter = `memories?content=eq.${encodeURIComponent(fact)}`;
+  assert.deepEqual((await rest(second.page, 'GET', filter)).rows, []);
+  assert.deepEqual((await rest(second.page, 'PATCH', filter, { content: 'forged' })).rows, []);
+  assert.deepEqual((await rest(second.page, 'DELETE', filter)).rows, []);
+  const squat = await rest(second.page, 'POST', 'inventory', { user_id: 1, item_name: 'ale', quantity: 999 });
+  assert.equal(squat.status, 403);
+  assert.equal((await rest(page, 'GET', filter)).rows.length, 1, "the first's memory is untouched");
+  assert.deepEqual((await rest(page, 'GET', 'transactions?select=status')).rows.length, 1);
+  assert.deepEqual((await rest(second.page, 'GET', 'transactions?select=status')).rows, []);
+
+  assert.deepEqual(first.problems, []);
+  assert.deepEqual(second.problems, []);
+});
