@@ -79,7 +79,18 @@ impl Ledger {
         written
     }
 
+    /// Writes one record, unless the store has it already: a database function
+    /// records its own call in the same transaction, and an insert refused as a
+    /// duplicate would be noise (a 409 in the browser's console).
     async fn write(&self, key: &str, tool: &str, result: &Value) -> Result<(), StoreError> {
+        let select = Select::from(TABLE)
+            .columns("key")
+            .eq("user_id", self.owner.as_str())
+            .eq("key", key)
+            .maybe_single();
+        if !self.store.select(&select).await?.is_empty() {
+            return Ok(());
+        }
         let mut row = Map::new();
         row.insert("key".into(), json!(key));
         row.insert("user_id".into(), json!(self.owner));
