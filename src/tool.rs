@@ -309,8 +309,8 @@ impl ToolRegistry {
         // The action happened: a record the store refuses must not turn it into a
         // failure the model would retry. The ledger holds it in memory (apply-once holds
         // in this page) and writes it with its next record; only a reload before then
-        // loses it, which writing the action and its record in one transaction (an
-        // RPC, see migrations/) closes.
+        // loses it. The world's actions close that too: their database functions write
+        // the action and its record in one transaction (migrations/0006_actions.sql).
         if ledger.record(&key, &call.name, &result).await.is_err() {
             return Ok(unrecorded(result, ledger.unsaved()));
         }
