@@ -1,15 +1,17 @@
-//! A character file: identity and declarative workflows (seed 002), read with serde
-//! and then checked as a whole. Every problem is reported with its JSON path — a
+//! A character, compiled: its identity and enabled workflows, checked as a whole once
+//! [`super::file`] has read the file's sections. Every problem is reported with its
+//! JSON path — a
 //! `next_state` naming no state, a pattern that does not compile or is too large, a
 //! `{context.field}` placeholder naming no field — so an author can fix the file in
 //! one pass. Patterns compile with size and nesting limits (and `regex-lite` matches
 //! in linear time), so a hostile file cannot stall the page.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use regex_lite::{Regex, RegexBuilder};
-use serde::Deserialize;
 use serde_json::{Map, Value};
+
+use super::file::{CharacterFile, CreateDef, Identity, LoadError, Note, TriggersDef, WorkflowDef};
 
 /// Longest pattern source accepted, in bytes.
 const MAX_PATTERN_LEN: usize = 1_000;
@@ -18,144 +20,6 @@ const MAX_PATTERN_SIZE: usize = 64 * 1024;
 const MAX_NESTING: u32 = 32;
 /// The next state that completes a transaction.
 pub const COMPLETED: &str = "completed";
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CharacterFile {
-    pub identity: Identity,
-    #[serde(default)]
-    pub workflows: BTreeMap<String, WorkflowDef>,
-    /// What the character says, with no model, when no workflow has a reply.
-    #[serde(default)]
-    pub offline_reply: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Identity {
-    pub name: String,
-    #[serde(default)]
-    pub occupation: String,
-    #[serde(default)]
-    pub personality: String,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WorkflowDef {
-    #[serde(default)]
-    pub enabled: bool,
-    /// Defaults to the workflow's name.
-    #[serde(default)]
-    pub transaction_type: Option<String>,
-    #[serde(default)]
-    pub description: String,
-    #[serde(default)]
-    pub states: Vec<StateDef>,
-    #[serde(default)]
-    pub cancellation: Option<CancellationDef>,
-    #[serde(default)]
-    pub timeout: Option<TimeoutDef>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StateDef {
-    pub name: String,
-    #[serde(default)]
-    pub triggers: TriggersDef,
-    #[serde(default)]
-    pub actions: ActionsDef,
-    #[serde(default)]
-    pub next_state: Option<String>,
-}
-
-/// Every field may be left out.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TriggersDef {
-    /// Regexes (case-insensitive); named groups become context fields.
-    pub intent_patterns: Vec<String>,
-    /// Words that suggest the intent: alone, they only make the match uncertain.
-    pub keywords: Vec<String>,
-    /// When only keywords match, ask the model.
-    pub llm_classification: bool,
-}
-
-/// Every field may be left out.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ActionsDef {
-    pub create_transaction: Option<CreateDef>,
-    pub update_transaction: Option<UpdateDef>,
-    pub complete_transaction: Option<UpdateDef>,
-    pub prompt_injection: Option<String>,
-    /// What the character says with no model (the demo's rules mode), in character.
-    pub offline_reply: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CreateDef {
-    #[serde(default)]
-    pub context_fields: Vec<String>,
-    /// Prices by the (lower-cased) value of the price field.
-    #[serde(default)]
-    pub price_lookup: BTreeMap<String, Value>,
-    /// The field the price is looked up by; the first named group by default.
-    #[serde(default)]
-    pub price_field: Option<String>,
-    /// The price of anything the lookup lacks.
-    #[serde(default = "default_price")]
-    pub default_price: Value,
-}
-
-fn default_price() -> Value {
-    Value::from(5)
-}
-
-/// Every field may be left out.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct UpdateDef {
-    pub context_updates: Map<String, Value>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CancellationDef {
-    pub triggers: TriggersDef,
-    #[serde(default)]
-    pub prompt_injection: Option<String>,
-    #[serde(default)]
-    pub offline_reply: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TimeoutDef {
-    pub duration_minutes: u32,
-    /// What happens at the timeout; `auto_cancel` (the only one) expires it.
-    #[serde(default = "auto_cancel")]
-    pub action: String,
-    #[serde(default)]
-    pub prompt_injection: Option<String>,
-    #[serde(default)]
-    pub offline_reply: Option<String>,
-}
-
-fn auto_cancel() -> String {
-    "auto_cancel".into()
-}
-
-/// One problem in a character file.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: {message}")]
-pub struct LoadError {
-    /// Where, e.g. `workflows.drink_order.states[1].next_state`.
-    pub path: String,
-    pub message: String,
-}
 
 /// Compiled triggers.
 #[derive(Debug, Clone)]
@@ -200,6 +64,8 @@ pub struct State {
     pub lines: Lines,
     /// The state the transaction moves to; [`COMPLETED`] ends it.
     pub next: String,
+    /// The context field a created transaction's price is looked up by.
+    pub item_field: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -213,23 +79,23 @@ pub struct Workflow {
     pub timeout: Option<(u32, Lines)>,
 }
 
-/// A loaded character: its identity and its enabled workflows, compiled.
+/// A loaded character: its identity and its enabled workflows, compiled, with the
+/// rest of its file kept.
 #[derive(Debug, Clone)]
 pub struct Character {
     pub identity: Identity,
     pub workflows: Vec<Workflow>,
     pub offline_reply: Option<String>,
+    /// The file's other top-level sections (backstory, personality…), as written.
+    pub sections: Map<String, Value>,
+    /// What the file holds that the workflows keep but do not use.
+    pub notes: Vec<Note>,
 }
 
 impl Character {
     /// Reads and checks a character file; every problem comes back at once.
     pub fn from_json(text: &str) -> Result<Self, Vec<LoadError>> {
-        let file: CharacterFile = serde_json::from_str(text).map_err(|e| {
-            vec![LoadError {
-                path: "$".into(),
-                message: e.to_string(),
-            }]
-        })?;
+        let file = CharacterFile::parse(text)?;
         let mut errors = Vec::new();
         let mut workflows = Vec::new();
         for (name, def) in &file.workflows {
@@ -245,6 +111,8 @@ impl Character {
                 identity: file.identity,
                 workflows,
                 offline_reply: file.offline_reply,
+                sections: file.sections,
+                notes: file.notes,
             })
         } else {
             Err(errors)
@@ -326,12 +194,17 @@ fn compile_workflow(
             }
             None => COMPLETED.to_owned(),
         };
+        let item_field = match &action {
+            Action::Create(create) => item_field(create, &matcher),
+            _ => None,
+        };
         states.push(State {
             name: state.name.clone(),
             matcher,
             action,
             lines: Lines::new(&actions.prompt_injection, &actions.offline_reply),
             next,
+            item_field,
         });
     }
     let cancellation = def.cancellation.as_ref().map(|c| {
@@ -398,6 +271,25 @@ fn compile_workflow(
         cancellation,
         timeout,
     })
+}
+
+/// The field a price is looked up by: the author's `price_field`, else the first
+/// named group of the state's patterns, else its first context field but `price`.
+fn item_field(create: &CreateDef, matcher: &Matcher) -> Option<String> {
+    let group = || {
+        matcher
+            .patterns
+            .iter()
+            .find_map(|p| p.capture_names().flatten().next().map(str::to_owned))
+    };
+    let listed = || {
+        create
+            .context_fields
+            .iter()
+            .find(|f| f.as_str() != "price")
+            .cloned()
+    };
+    create.price_field.clone().or_else(group).or_else(listed)
 }
 
 fn compile_triggers(def: &TriggersDef, path: &str, errors: &mut Vec<LoadError>) -> Matcher {

@@ -1,13 +1,35 @@
 //! Declarative character workflows (seed 002): guardrails for transactions in a
-//! character's JSON file — a bartender takes an order, states the price, waits for
-//! payment and serves. The layer runs around any agent's model call:
-//! [`Character::before`] expires a stale transaction, detects the message's intent
-//! (the pending transaction first — does the message advance or cancel it? — then
-//! every workflow's first state) and returns the text to inject into the system
+//! character's file — a bartender takes an order, states the price, waits for payment
+//! and serves. The layer runs around any agent's model call: [`Character::before`]
+//! expires stale transactions, detects the message's intent ([`detect`]: each pending
+//! transaction first — does the message advance or cancel it? — then the first state
+//! of every workflow with none pending) and returns the text to inject into the system
 //! prompt; [`Character::after`] records the transaction once the model has answered.
 //! The model's reply stays free and in character.
+//!
+//! **One pending transaction per workflow type.** A pending drink order does not
+//! block a food order; each workflow's cancellation and timeout apply to its own
+//! transaction. When several could be cancelled or advanced ("never mind"), the one
+//! the message names goes first ("cancel the stew"), else the newest.
+//!
+//! **Keywords.** A pattern match is sure. A keyword-only match (a `keywords` entry as
+//! a whole word or phrase, no pattern) *triggers when no classifier can decide*: when
+//! its triggers do not ask for `llm_classification`, or when no model is there to ask
+//! (the rules model, offline play). With a model and `llm_classification`, the model
+//! is asked one strict-JSON question and decides; a "no" or an unreadable answer
+//! means no. So "nevermind", a cancellation keyword, cancels offline. Patterns beat
+//! keywords wherever they match, and a keyword-only *start* of a workflow with a
+//! price list needs an item on that list in the message ("I have a question" orders
+//! nothing).
+//!
+//! **Extraction.** A pattern's named groups become the transaction's context. When
+//! the group a price is looked up by captured something the price list lacks (the
+//! seed's `(I'll have|give me|order) (?<drink>\w+)` captures `a` in "I'll have a
+//! whiskey"), the item on the list the message names wins: the author's intent holds.
 
 mod character;
+mod detect;
+mod file;
 mod transaction;
 
 use schemars::JsonSchema;
@@ -15,8 +37,12 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 pub use character::{
-    Action, COMPLETED, Character, CharacterFile, Identity, Lines, LoadError, Matcher, State,
-    Workflow, interpolate, placeholders,
+    Action, COMPLETED, Character, Lines, Matcher, State, Workflow, interpolate, placeholders,
+};
+pub use detect::{Detection, Intent, Match};
+pub use file::{
+    ActionsDef, CancellationDef, CharacterFile, CreateDef, Identity, LoadError, Note, StateDef,
+    TimeoutDef, TriggersDef, UpdateDef, WorkflowDef,
 };
 pub use transaction::{Transaction, TransactionStatus, Transactions, parse_rfc3339};
 
@@ -26,88 +52,16 @@ use crate::llm::{ChatRequest, Llm};
 use crate::message::Message;
 use crate::store::{Store, StoreError};
 
-/// How strongly a matcher matched a message.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Match {
-    /// A pattern matched; its named groups.
-    Pattern(Map<String, Value>),
-    /// Only keywords matched: a weak signal.
-    Keyword,
-    No,
-}
-
-impl Matcher {
-    pub fn check(&self, message: &str) -> Match {
-        for pattern in &self.patterns {
-            if !pattern.is_match(message) {
-                continue;
-            }
-            if let Some(captures) = pattern.captures(message) {
-                let mut groups = Map::new();
-                groups.extend(pattern.capture_names().flatten().filter_map(|name| {
-                    let value = captures.name(name)?.as_str().trim();
-                    Some((name.to_owned(), Value::from(value)))
-                }));
-                return Match::Pattern(groups);
-            }
-        }
-        let lower = message.to_lowercase();
-        let words: Vec<&str> = lower
-            .split(|c: char| !c.is_alphanumeric() && c != '\'')
-            .collect();
-        let hit = self.keywords.iter().any(|k| {
-            if k.contains(' ') {
-                lower.contains(k.as_str())
-            } else {
-                words.contains(&k.as_str())
-            }
-        });
-        if hit { Match::Keyword } else { Match::No }
-    }
-}
-
-/// What a message means for the character's workflows.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Intent {
-    /// Starts workflow `workflow`, with what the pattern extracted.
-    Start {
-        workflow: usize,
-        extracted: Map<String, Value>,
-    },
-    /// Moves the pending transaction through state `state` of `workflow`.
-    Advance {
-        workflow: usize,
-        state: usize,
-        extracted: Map<String, Value>,
-    },
-    Cancel {
-        workflow: usize,
-    },
-    None,
-}
-
-/// The outcome of pattern and keyword detection, before any model is asked.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Detection {
-    Sure(Intent),
-    /// Only keywords matched a state that allows a model to decide.
-    Unsure {
-        intent: Intent,
-        question: String,
-    },
-    Nothing,
-}
-
 /// What [`Character::before`] found, for the prompt and for [`Character::after`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prepared {
     pub intent: Intent,
     /// The text for the system prompt, if the workflows have something to say.
     pub injection: Option<String>,
-    /// The pending transaction the intent applies to.
-    pub pending: Option<Transaction>,
-    /// A transaction that expired before this message.
-    pub expired: Option<Transaction>,
+    /// The user's live pending transactions, one per workflow type, newest first.
+    pub pending: Vec<Transaction>,
+    /// Transactions that expired before this message.
+    pub expired: Vec<Transaction>,
 }
 
 /// The model's answer to "does this message mean that?".
@@ -130,87 +84,9 @@ pub fn inject(system: &str, injection: Option<&str>) -> String {
 }
 
 impl Character {
-    /// Patterns and keywords only: the pending transaction first, then every
-    /// workflow's first state.
-    pub fn detect(&self, message: &str, pending: Option<&Transaction>) -> Detection {
-        let mut unsure = None;
-        let mut consider =
-            |intent: Intent, matcher: &Matcher, question: &str| -> Option<Detection> {
-                match matcher.check(message) {
-                    Match::Pattern(extracted) => Some(Detection::Sure(match intent {
-                        Intent::Start { workflow, .. } => Intent::Start {
-                            workflow,
-                            extracted,
-                        },
-                        Intent::Advance {
-                            workflow, state, ..
-                        } => Intent::Advance {
-                            workflow,
-                            state,
-                            extracted,
-                        },
-                        other => other,
-                    })),
-                    Match::Keyword if matcher.llm && unsure.is_none() => {
-                        unsure = Some(Detection::Unsure {
-                            intent,
-                            question: question.to_owned(),
-                        });
-                        None
-                    }
-                    Match::Keyword | Match::No => None,
-                }
-            };
-        if let Some(pending) = pending {
-            let Some((w, workflow)) = self
-                .workflows
-                .iter()
-                .enumerate()
-                .find(|(_, w)| w.transaction_type == pending.transaction_type)
-            else {
-                return Detection::Nothing;
-            };
-            if let Some((matcher, _)) = &workflow.cancellation {
-                let question = format!("cancel the {}", workflow.transaction_type);
-                if let Some(found) = consider(Intent::Cancel { workflow: w }, matcher, &question) {
-                    return found;
-                }
-            }
-            if let Some((s, state)) = workflow
-                .states
-                .iter()
-                .enumerate()
-                .find(|(_, s)| s.name == pending.state)
-            {
-                let intent = Intent::Advance {
-                    workflow: w,
-                    state: s,
-                    extracted: Map::new(),
-                };
-                let question = format!("{} (step `{}`)", workflow.description, state.name);
-                if let Some(found) = consider(intent, &state.matcher, &question) {
-                    return found;
-                }
-            }
-        } else {
-            for (w, workflow) in self.workflows.iter().enumerate() {
-                let Some(first) = workflow.states.first() else {
-                    continue;
-                };
-                let intent = Intent::Start {
-                    workflow: w,
-                    extracted: Map::new(),
-                };
-                if let Some(found) = consider(intent, &first.matcher, &workflow.description) {
-                    return found;
-                }
-            }
-        }
-        unsure.unwrap_or(Detection::Nothing)
-    }
-
-    /// Before the model call: expires a stale transaction, detects the intent (asking
-    /// `llm`, when given, about keyword-only matches), and says what to inject.
+    /// Before the model call: expires stale transactions, detects the intent (asking
+    /// `llm`, when given, about keyword-only matches that want it), and says what to
+    /// inject.
     pub async fn before(
         &self,
         store: &dyn Store,
@@ -219,27 +95,22 @@ impl Character {
         user: &str,
         message: &str,
     ) -> Result<Prepared, StoreError> {
-        let now = clock.now();
-        let mut notes = Vec::new();
-        let (pending, expired) = self.current(store, now, user).await?;
+        let (pending, expired) = self.current(store, clock.now(), user).await?;
         let injection = |lines: &Lines| lines.injection.clone();
-        if let Some(text) = expired
-            .as_ref()
-            .and_then(|t| self.timeout_said(t, injection))
-        {
-            notes.push(text);
-        }
-        let intent = match self.detect(message, pending.as_ref()) {
+        let mut notes: Vec<String> = expired
+            .iter()
+            .filter_map(|t| self.timeout_said(t, injection))
+            .collect();
+        let intent = match self.detect(message, &pending) {
             Detection::Sure(intent) => intent,
             Detection::Unsure { intent, question } => match llm {
+                None => intent,
                 Some(llm) if classify(llm, &question, message).await => intent,
-                _ => Intent::None,
+                Some(_) => Intent::None,
             },
             Detection::Nothing => Intent::None,
         };
-        if let Some(text) = self.injection(&intent, pending.as_ref()) {
-            notes.push(text);
-        }
+        notes.extend(self.injection(&intent, &pending));
         Ok(Prepared {
             intent,
             injection: (!notes.is_empty()).then(|| notes.join("\n")),
@@ -248,46 +119,54 @@ impl Character {
         })
     }
 
-    /// Expires the user's pending transaction if it outlived its workflow's timeout,
-    /// as a page does on load so a closed tab loses nothing; the expired one, if any.
+    /// Expires the user's pending transactions that outlived their workflow's
+    /// timeout, as a page does when it loads or opens the character, so nothing shows
+    /// an order that already timed out; the expired ones.
     pub async fn expire_stale(
         &self,
         store: &dyn Store,
         clock: &dyn Clock,
         user: &str,
-    ) -> Result<Option<Transaction>, StoreError> {
+    ) -> Result<Vec<Transaction>, StoreError> {
         Ok(self.current(store, clock.now(), user).await?.1)
     }
 
-    /// The user's live pending transaction, and the one that just expired instead.
-    async fn current(
+    /// The user's live pending transactions, after expiring the stale ones: (live,
+    /// expired now).
+    pub async fn current(
         &self,
         store: &dyn Store,
         now: crate::clock::Instant,
         user: &str,
-    ) -> Result<(Option<Transaction>, Option<Transaction>), StoreError> {
-        let transactions = Transactions {
-            store,
-            character: &self.identity.name,
-        };
-        let mut pending = transactions.pending(user).await?;
-        let Some(stale) = pending.take_if(|t| self.is_stale(t, now.epoch_ms)) else {
-            return Ok((pending, None));
-        };
-        let context = stale.context.clone();
-        let expired = transactions
-            .change(
-                &stale,
-                &stale.state,
-                TransactionStatus::Expired,
-                context,
-                now,
-            )
-            .await?;
-        Ok((None, expired))
+    ) -> Result<(Vec<Transaction>, Vec<Transaction>), StoreError> {
+        let transactions = self.transactions(store);
+        let (stale, live): (Vec<_>, Vec<_>) = transactions
+            .all_pending(user)
+            .await?
+            .into_iter()
+            .partition(|t| self.is_stale(t, now.epoch_ms));
+        let mut expired = Vec::new();
+        for stale in stale {
+            let context = stale.context.clone();
+            let status = TransactionStatus::Expired;
+            let changed = transactions
+                .change(&stale, &stale.state, status, context, now)
+                .await?;
+            expired.extend(changed);
+        }
+        Ok((live, expired))
     }
 
-    /// After the model answered: records what the intent does to the transaction.
+    /// The character's transactions in `store`.
+    pub fn transactions<'a>(&'a self, store: &'a dyn Store) -> Transactions<'a> {
+        Transactions {
+            store,
+            character: &self.identity.name,
+        }
+    }
+
+    /// After the model answered: records what the intent does to its workflow's
+    /// transaction; the transaction as recorded.
     pub async fn after(
         &self,
         store: &dyn Store,
@@ -295,12 +174,13 @@ impl Character {
         user: &str,
         prepared: &Prepared,
     ) -> Result<Option<Transaction>, StoreError> {
-        let transactions = Transactions {
-            store,
-            character: &self.identity.name,
-        };
+        let transactions = self.transactions(store);
         let now = clock.now();
-        match (&prepared.intent, &prepared.pending) {
+        let pending = prepared
+            .intent
+            .workflow()
+            .and_then(|w| self.pending_of(w, &prepared.pending));
+        match (&prepared.intent, pending) {
             (
                 Intent::Start {
                     workflow,
@@ -314,10 +194,10 @@ impl Character {
                 let Some(first) = workflow.states.first() else {
                     return Ok(None);
                 };
-                let context = start_context(first, extracted);
                 if first.next == COMPLETED {
                     return Ok(None);
                 }
+                let context = start_context(first, extracted);
                 let created = transactions
                     .create(user, &workflow.transaction_type, &first.next, context, now)
                     .await?;
@@ -350,33 +230,50 @@ impl Character {
             }
             (Intent::Cancel { .. }, Some(pending)) => {
                 let context = pending.context.clone();
+                let status = TransactionStatus::Cancelled;
                 transactions
-                    .change(
-                        pending,
-                        &pending.state,
-                        TransactionStatus::Cancelled,
-                        context,
-                        now,
-                    )
+                    .change(pending, &pending.state, status, context, now)
                     .await
             }
             _ => Ok(None),
         }
     }
 
-    /// What the character says about `prepared` with no model: the matched state's
-    /// (or cancellation's, or timeout's) offline reply, else the character's own.
+    /// What the character says about `prepared` with no model: the timeouts' offline
+    /// replies, then the matched step's (or cancellation's), else the character's own.
     pub fn offline_reply(&self, prepared: &Prepared) -> Option<String> {
         let reply = |lines: &Lines| lines.offline_reply.clone();
-        let said = self.said(&prepared.intent, prepared.pending.as_ref(), reply);
-        let expired = prepared
+        let mut said: Vec<String> = prepared
             .expired
-            .as_ref()
-            .and_then(|t| self.timeout_said(t, reply));
-        match (expired, said) {
-            (Some(e), Some(s)) => Some(format!("{e} {s}")),
-            (e, s) => s.or(e).or_else(|| self.offline_reply.clone()),
+            .iter()
+            .filter_map(|t| self.timeout_said(t, reply))
+            .collect();
+        said.extend(self.said(&prepared.intent, &prepared.pending, reply));
+        if said.is_empty() {
+            self.offline_reply.clone()
+        } else {
+            Some(said.join(" "))
         }
+    }
+
+    /// The pending transaction of workflow `workflow`, if any.
+    fn pending_of<'a>(
+        &self,
+        workflow: usize,
+        pending: &'a [Transaction],
+    ) -> Option<&'a Transaction> {
+        let workflow = self.workflows.get(workflow)?;
+        pending
+            .iter()
+            .find(|t| t.transaction_type == workflow.transaction_type)
+    }
+
+    /// A workflow by transaction type, with its index.
+    fn workflow_index(&self, transaction_type: &str) -> Option<(usize, &Workflow)> {
+        self.workflows
+            .iter()
+            .enumerate()
+            .find(|(_, w)| w.transaction_type == transaction_type)
     }
 
     /// One of the lines (`pick`) of the step `intent` takes, interpolated with the
@@ -384,7 +281,7 @@ impl Character {
     fn said(
         &self,
         intent: &Intent,
-        pending: Option<&Transaction>,
+        pending: &[Transaction],
         pick: impl Fn(&Lines) -> Option<String>,
     ) -> Option<String> {
         let (text, context) = match intent {
@@ -401,12 +298,14 @@ impl Character {
                 extracted,
             } => {
                 let state = self.workflows.get(*workflow)?.states.get(*state)?;
-                let context = advance_context(state, &pending?.context, extracted);
+                let pending = self.pending_of(*workflow, pending)?;
+                let context = advance_context(state, &pending.context, extracted);
                 (pick(&state.lines)?, context)
             }
             Intent::Cancel { workflow } => {
                 let (_, lines) = self.workflows.get(*workflow)?.cancellation.as_ref()?;
-                (pick(lines)?, pending?.context.clone())
+                let pending = self.pending_of(*workflow, pending)?;
+                (pick(lines)?, pending.context.clone())
             }
             Intent::None => return None,
         };
@@ -424,9 +323,7 @@ impl Character {
     }
 
     fn workflow_of(&self, transaction: &Transaction) -> Option<&Workflow> {
-        self.workflows
-            .iter()
-            .find(|w| w.transaction_type == transaction.transaction_type)
+        Some(self.workflow_index(&transaction.transaction_type)?.1)
     }
 
     fn is_stale(&self, transaction: &Transaction, now_ms: i64) -> bool {
@@ -440,18 +337,27 @@ impl Character {
         now_ms - updated > i64::from(*minutes) * 60_000
     }
 
-    /// The injection for `intent`: the state's text with the context it produces, or
-    /// a reminder of the pending transaction when the message did nothing to it.
-    fn injection(&self, intent: &Intent, pending: Option<&Transaction>) -> Option<String> {
-        if *intent != Intent::None {
-            return self.said(intent, pending, |lines| lines.injection.clone());
-        }
-        let pending = pending?;
-        let context = serde_json::to_string(&pending.context).unwrap_or_default();
-        Some(format!(
-            "A {} is pending, waiting for `{}`: {context}.",
-            pending.transaction_type, pending.state
-        ))
+    /// The injection for `intent`: the step's text with the context it produces, and
+    /// a reminder of every other pending transaction (the model always knows them).
+    fn injection(&self, intent: &Intent, pending: &[Transaction]) -> Option<String> {
+        let acted_on = intent.workflow().and_then(|w| self.workflows.get(w));
+        let mut lines: Vec<String> = self
+            .said(intent, pending, |lines| lines.injection.clone())
+            .into_iter()
+            .collect();
+        lines.extend(
+            pending
+                .iter()
+                .filter(|t| acted_on.is_none_or(|w| w.transaction_type != t.transaction_type))
+                .map(|t| {
+                    let context = serde_json::to_string(&t.context).unwrap_or_default();
+                    format!(
+                        "A {} is pending, waiting for `{}`: {context}.",
+                        t.transaction_type, t.state
+                    )
+                }),
+        );
+        (!lines.is_empty()).then(|| lines.join("\n"))
     }
 }
 
@@ -461,16 +367,12 @@ fn start_context(state: &State, extracted: &Map<String, Value>) -> Map<String, V
     if let Action::Create(create) = &state.action
         && (!create.price_lookup.is_empty() || create.context_fields.iter().any(|f| f == "price"))
     {
-        let field = create
-            .price_field
-            .clone()
-            .or_else(|| extracted.keys().next().cloned());
-        let key = field
-            .and_then(|f| context.get(&f)?.as_str().map(str::to_lowercase))
-            .unwrap_or_default();
-        let price = create
-            .price_lookup
-            .get(&key)
+        let item = state
+            .item_field
+            .as_ref()
+            .and_then(|f| context.get(f)?.as_str());
+        let price = item
+            .and_then(|item| detect::lookup(&create.price_lookup, item))
             .cloned()
             .unwrap_or_else(|| create.default_price.clone());
         context.insert("price".into(), price);

@@ -1,4 +1,4 @@
-//! Transactions: one per user and character at a time, moving through a workflow's
+//! Transactions: one pending per user, character and workflow type, moving through a workflow's
 //! states to completed, cancelled or expired — kept in the `transactions` table
 //! through the [`Store`] seam (Supabase online, the local store offline).
 
@@ -9,6 +9,8 @@ use crate::clock::Instant;
 use crate::store::{Filtered, Insert, Row, Select, Store, StoreError, Update, row};
 
 const TABLE: &str = "transactions";
+/// The most pending transactions read at once (a character has a few workflows).
+const MAX_PENDING: u64 = 100;
 
 /// Where a transaction is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,16 +56,32 @@ pub struct Transactions<'a> {
 }
 
 impl Transactions<'_> {
-    /// The user's pending transaction with this character, if any.
+    /// The user's newest pending transaction with this character, if any.
     pub async fn pending(&self, user: &str) -> Result<Option<Transaction>, StoreError> {
+        Ok(self.all_pending(user).await?.into_iter().next())
+    }
+
+    /// The user's pending transactions with this character, one per workflow type
+    /// (the newest, should a store hold two), newest first.
+    pub async fn all_pending(&self, user: &str) -> Result<Vec<Transaction>, StoreError> {
         let select = Select::from(TABLE)
             .eq("user_id", user)
             .eq("character", self.character)
             .eq("status", "pending")
             .order("created_at", false)
-            .limit(1);
-        let mut rows = self.store.select(&select).await?;
-        rows.pop().map(Transaction::from_row).transpose()
+            .limit(MAX_PENDING);
+        let rows = self.store.select(&select).await?;
+        let mut found: Vec<Transaction> = Vec::new();
+        for row in rows {
+            let transaction = Transaction::from_row(row)?;
+            if !found
+                .iter()
+                .any(|t| t.transaction_type == transaction.transaction_type)
+            {
+                found.push(transaction);
+            }
+        }
+        Ok(found)
     }
 
     pub async fn create(
