@@ -12,6 +12,7 @@
 
 mod config;
 mod host;
+mod play;
 mod resume;
 pub mod spec;
 mod state;
@@ -26,6 +27,7 @@ use futures::future::LocalBoxFuture;
 
 pub use config::{Config, DEFAULT_CONTEXT_BUDGET, Options, Play, character_prompt};
 pub use host::{Channel, Handler, HostTool, HostToolError, HostTools, Ignored};
+pub use play::load_character;
 pub use state::{Deleted, SessionState};
 pub use storage::{
     ConversationEntry, Keys, Loaded, MemoryStorage, Storage, load_conversation, load_index,
@@ -67,6 +69,8 @@ pub enum AppError {
     BadState(String),
     #[error("the session was destroyed")]
     Destroyed,
+    #[error("the character's transactions are unavailable: {0}")]
+    Transactions(String),
 }
 
 /// The most characters one input may have.

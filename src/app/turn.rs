@@ -158,6 +158,11 @@ impl Session {
                 return outcome;
             }
         };
+        for transaction in &prepared.expired {
+            self.tell(&Update::TransactionExpired {
+                transaction: transaction.clone(),
+            });
+        }
         self.tell(&Update::CharacterPrepared {
             conversation: place.conversation.clone(),
             turn: place.turn,

@@ -44,6 +44,10 @@ pub enum Update {
         transaction: Option<Transaction>,
         error: Option<String>,
     },
+    /// A character's transaction outlived its workflow's timeout and expired.
+    TransactionExpired {
+        transaction: Transaction,
+    },
     Notice(Notice),
 }
 
@@ -57,6 +61,7 @@ impl Update {
             Self::Event { event, .. } => event.name(),
             Self::CharacterPrepared { .. } => "character_prepared",
             Self::TransactionRecorded { .. } => "transaction_recorded",
+            Self::TransactionExpired { .. } => "transaction_expired",
             Self::Notice(notice) => notice.name(),
         }
     }
@@ -77,7 +82,7 @@ impl Update {
             | Self::TransactionRecorded {
                 conversation, turn, ..
             } => Some((conversation, *turn)),
-            Self::Notice(_) => None,
+            Self::TransactionExpired { .. } | Self::Notice(_) => None,
         }
     }
 }

@@ -344,6 +344,8 @@ export type Update =
   | ({ event: "character_prepared"; injection: string | null } & TurnTag)
   /** A character's transaction after the answer, or why it was not recorded. */
   | ({ event: "transaction_recorded"; transaction: Transaction | null; error: string | null } & TurnTag)
+  /** A character's transaction outlived its workflow's timeout and expired (at a turn, at load, or when read). */
+  | { event: "transaction_expired"; transaction: Transaction }
   /** A write failed; what was not saved is still in memory. */
   | { event: "save_failed"; key: string; error: string }
   /** Saved data could not be read: it was kept aside under `kept_as` and a fresh one started. */

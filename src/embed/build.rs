@@ -3,24 +3,18 @@
 
 use std::rc::Rc;
 
-use futures::StreamExt;
-
 use crate::agent::Agent;
 use crate::app::spec::{AgentSpec, Builtin, CharacterSpec, ModelSpec};
-use crate::app::{Config, MemoryStorage, Play, Session, Storage};
+use crate::app::{self, Config, MemoryStorage, Play, Session, Storage};
 use crate::delegate::Delegate;
-use crate::http::{Http, HttpRequest};
 use crate::llm::Llm;
 use crate::openai::OpenAiClient;
 use crate::settings::Backend;
 use crate::store::Store;
 use crate::tool::ToolRegistry;
 use crate::tools::CurrentTime;
-use crate::web::{BrowserClock, BrowserStorage, Fetch, PageTitle, demo};
+use crate::web::{BrowserClock, BrowserStorage, Fetch, PageTitle, characters, demo};
 use crate::workflow::Character;
-
-/// The largest character file read from a URL.
-const MAX_CHARACTER_BYTES: usize = 1 << 20;
 
 /// Builds the session; every failure is one message saying what to fix.
 pub async fn session(spec: AgentSpec) -> Result<Session, String> {
@@ -104,54 +98,8 @@ fn world(spec: &AgentSpec) -> Result<Rc<dyn Store>, String> {
 }
 
 async fn load_character(source: &CharacterSpec) -> Result<Character, String> {
-    let (text, from) = match source {
-        CharacterSpec::File(file) => (file.to_string(), "config.character".to_owned()),
-        CharacterSpec::Url(url) => (fetch_text(url).await?, url.clone()),
-    };
-    Character::from_json(&text).map_err(|problems| {
-        let lines: Vec<String> = problems
-            .iter()
-            .map(|p| format!("  {}: {}", p.path, p.message))
-            .collect();
-        format!(
-            "the character file {from} has problems:\n{}",
-            lines.join("\n")
-        )
-    })
-}
-
-async fn fetch_text(url: &str) -> Result<String, String> {
-    let failed = |why: String| format!("the character file {url} cannot be read: {why}");
-    let request = HttpRequest {
-        method: "GET",
-        url: resolve(url),
-        headers: Vec::new(),
-        body: None,
-    };
-    let mut response = Fetch
-        .send(request)
-        .await
-        .map_err(|e| failed(e.to_string()))?;
-    if response.status != 200 {
-        return Err(failed(format!("the server answered {}", response.status)));
-    }
-    let mut bytes = Vec::new();
-    while let Some(chunk) = response.body.next().await {
-        bytes.extend(chunk.map_err(|e| failed(e.to_string()))?);
-        if bytes.len() > MAX_CHARACTER_BYTES {
-            return Err(failed(format!(
-                "it is larger than {MAX_CHARACTER_BYTES} bytes"
-            )));
-        }
-    }
-    String::from_utf8(bytes).map_err(|_| failed("it is not UTF-8 text".into()))
-}
-
-/// A URL relative to the page, made absolute.
-fn resolve(url: &str) -> String {
-    let base = web_sys::window().and_then(|w| w.location().href().ok());
-    match base.and_then(|base| web_sys::Url::new_with_base(url, &base).ok()) {
-        Some(resolved) => resolved.href(),
-        None => url.to_owned(),
+    match source {
+        CharacterSpec::File(file) => app::load_character(&file.to_string(), "config.character"),
+        CharacterSpec::Url(url) => app::load_character(&characters::fetch_text(url).await?, url),
     }
 }

@@ -39,7 +39,13 @@ pub async fn create_agent(
         ))
     })?;
     let session = build::session(spec).await.map_err(|e| error(&e))?;
-    Ok(FamiliarAgent::new(session))
+    let agent = FamiliarAgent::new(session);
+    // A page load: a character's orders that timed out while the page was closed
+    // expire now, not at the next message.
+    if let Err(e) = agent.session.expire_stale().await {
+        console_error(&e.to_string());
+    }
+    Ok(agent)
 }
 
 /// A JavaScript listener for one update name (or `*`).
@@ -63,11 +69,12 @@ pub struct FamiliarAgent {
 }
 
 /// The names `on` accepts besides run events.
-const UPDATE_NAMES: [&str; 10] = [
+const UPDATE_NAMES: [&str; 11] = [
     "turn_began",
     "turn_resumed",
     "character_prepared",
     "transaction_recorded",
+    "transaction_expired",
     "save_failed",
     "corrupt_data",
     "conflict",
@@ -338,6 +345,20 @@ impl FamiliarAgent {
     #[wasm_bindgen(unchecked_return_type = "PendingApproval[]")]
     pub fn pending(&self) -> JsValue {
         to_js(&self.session.pending())
+    }
+
+    /// The played character's pending transactions with the player (one per
+    /// workflow type, newest first), once the stale ones have expired; `[]` with no
+    /// character.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Transaction[]>")]
+    pub fn transactions(&self) -> Promise {
+        let session = self.session.clone();
+        future_to_promise(async move {
+            match session.transactions().await {
+                Ok(pending) => Ok(to_js(&pending)),
+                Err(e) => Err(error(&e.to_string())),
+            }
+        })
     }
 
     /// Stops every run in flight or waiting; each resolves `aborted`.

@@ -41,6 +41,8 @@ pub fn Inspector(
             <dl>
                 <dt>"Transaction"</dt>
                 <dd class="inspector-transaction">{field(|s| if s.transaction.is_empty() { "—".into() } else { s.transaction.clone() })}</dd>
+                <dt>"Pending"</dt>
+                <dd class="inspector-pending">{field(|s| if s.pending.is_empty() { "none".into() } else { s.pending.join("; ") })}</dd>
                 <dt>"Injected"</dt>
                 <dd class="inspector-injection">{field(|s| if s.injection.is_empty() { "—".into() } else { s.injection.clone() })}</dd>
             </dl>

@@ -7,11 +7,13 @@
 mod account;
 mod composer;
 mod inspector;
+mod load_character;
 mod markdown;
 mod session;
 mod settings;
 mod start;
 mod steps;
+mod talk_to;
 mod turn;
 
 use leptos::prelude::*;
@@ -25,7 +27,8 @@ pub use start::start;
 pub use steps::StepList;
 pub use turn::Turn;
 
-use crate::web::demo::{self, sample_prompts};
+use crate::web::demo::sample_prompts;
+use talk_to::TalkTo;
 
 /// Copies text to the clipboard (best effort: the page may not be allowed to).
 fn copy_text(text: &str) {
@@ -67,26 +70,7 @@ pub fn App() -> impl IntoView {
                     </p>
                 </div>
                 <nav class="familiar-actions" aria-label="Conversation actions">
-                    <label class="character-choice">
-                        "Talk to "
-                        <select class="character-select" on:change=move |ev| {
-                            let key = event_target_value(&ev);
-                            let mut settings = session.settings.get_untracked();
-                            settings.character = (!key.is_empty()).then_some(key);
-                            session.apply_settings(settings);
-                            session.new_conversation();
-                        }>
-                            <option value="" selected=move || session.settings.with(|s| s.character.is_none())>"Familiar"</option>
-                            {demo::CHARACTERS.iter().map(|(key, name, _)| {
-                                let key = *key;
-                                view! {
-                                    <option value=key selected=move || session.settings.with(|s| s.character.as_deref() == Some(key))>
-                                        {*name}
-                                    </option>
-                                }
-                            }).collect_view()}
-                        </select>
-                    </label>
+                    <TalkTo session=session />
                     <button type="button" class="new-conversation" on:click=move |_| {
                         session.new_conversation();
                         focus.give();

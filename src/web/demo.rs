@@ -6,6 +6,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use super::characters::{CHARACTERS, character};
 use super::{BrowserClock, BrowserStorage, Fetch, LocalStorage, PageTitle};
 use crate::agent::Agent;
 use crate::app::{Config, Options, Play};
@@ -19,7 +20,6 @@ use crate::settings::{Backend, ModelSource, Settings};
 use crate::store::{LocalStore, Persist, PostgrestStore, Row, Rpc, Store, StoreError};
 use crate::tool::{Approval, ToolRegistry};
 use crate::tools::{CurrentTime, Forget, Recall, Remember};
-use crate::workflow::Character;
 use crate::world;
 
 const RULES: &str = include_str!("../../public/rules/demo.json");
@@ -152,7 +152,9 @@ pub fn sample_prompts(character: Option<&str>) -> &'static [&'static str] {
             "Deal, I'll find it",
             "Here is your hammer!",
         ],
-        _ => &[
+        // A character loaded at run time: its author knows what it answers to.
+        Some(_) => &[],
+        None => &[
             "What time is it?",
             "What is this page called?",
             "Remember that the ale is cold",
@@ -334,35 +336,6 @@ pub fn delegate(llm: Rc<dyn Llm>, world: Option<Rc<dyn Store>>, who: &Identity) 
         .with_command("title", "page")
         .with_command("recall", "scribe")
         .with_command("note", "scribe")
-}
-
-/// The characters the demo can play: file name, display name, file. Each file is also
-/// in `public/characters/` for hosts to load; it is only parsed once chosen.
-pub const CHARACTERS: [(&str, &str, &str); 2] = [
-    (
-        "dotty",
-        "Dotty",
-        include_str!("../../public/characters/dotty.json"),
-    ),
-    (
-        "brannoc",
-        "Brannoc",
-        include_str!("../../public/characters/brannoc.json"),
-    ),
-];
-
-/// The character named `key`, loaded; a broken file is reported in the console.
-pub fn character(key: &str) -> Option<Rc<Character>> {
-    let (_, _, text) = CHARACTERS.iter().find(|(k, ..)| *k == key)?;
-    match Character::from_json(text) {
-        Ok(character) => Some(Rc::new(character)),
-        Err(errors) => {
-            for error in errors {
-                web_sys::console::error_1(&format!("familiar: {key}.json: {error}").into());
-            }
-            None
-        }
-    }
 }
 
 /// The player's id in character transactions.

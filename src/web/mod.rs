@@ -1,5 +1,6 @@
 //! The browser behind the seams: the only module that touches `web_sys` and `js_sys`.
 
+pub mod characters;
 mod clock;
 pub mod demo;
 mod fetch;

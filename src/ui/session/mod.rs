@@ -21,8 +21,7 @@ use crate::message::ToolCall;
 use crate::run::{Boundaries, ContextMemory, Purpose};
 use crate::settings::Settings;
 use crate::store::{Filtered, Select, Store};
-use crate::web::{BrowserStorage, demo, load_json, save_json};
-use crate::workflow::Transactions;
+use crate::web::{BrowserStorage, characters, demo, load_json, save_json};
 use character::describe;
 
 const SETTINGS_KEY: &str = "familiar.settings";
@@ -49,6 +48,8 @@ pub struct Inspector {
     pub transaction: String,
     /// What the character's workflows injected into the last prompt.
     pub injection: String,
+    /// Every pending transaction with the character, newest first.
+    pub pending: Vec<String>,
 }
 
 /// A call waiting for a person.
@@ -486,8 +487,7 @@ impl Session {
         let character = self
             .settings
             .with_untracked(|s| s.character.clone())
-            .and_then(|key| demo::CHARACTERS.iter().find(|(k, ..)| *k == key))
-            .map(|(_, name, _)| *name);
+            .and_then(|key| characters::name_of(&key));
         self.inspector.update(|i| {
             i.trigger = match character {
                 Some(name) => format!("chat · message to {name}"),
@@ -553,19 +553,14 @@ impl Session {
         self.refresh(true);
     }
 
-    /// Reads the agent's memories, and the pending transaction when `transaction`.
+    /// Reads the agent's memories and the character's pending transactions (the
+    /// controller expires the stale ones first); the newest pending one becomes the
+    /// inspector's transaction when `transaction`.
     fn refresh(&self, transaction: bool) {
-        let Some(world) = self.world() else {
+        let (Some(world), Some(app)) = (self.world(), self.app()) else {
             return;
         };
         let inspector = self.inspector;
-        let character = self.settings.with_untracked(|s| s.character.clone());
-        let backend = self.settings.with_untracked(|s| s.backend.clone());
-        let who = demo::identity_for(&backend);
-        let player = match backend {
-            crate::settings::Backend::Local => demo::PLAYER.to_owned(),
-            crate::settings::Backend::Supabase { .. } => who.user.clone(),
-        };
         spawn_local(async move {
             let select = Select::from("memories")
                 .columns("content")
@@ -579,19 +574,16 @@ impl Session {
                     .collect();
                 inspector.update(|i| i.world = memories);
             }
-            let character = character.filter(|_| transaction);
-            let Some(character) = character.as_deref().and_then(demo::character) else {
-                return;
-            };
-            let transactions = Transactions {
-                store: &*world,
-                character: &character.identity.name,
-            };
-            if let Ok(pending) = transactions.pending(&player).await {
-                let text = pending
-                    .as_ref()
-                    .map_or_else(|| "none pending".to_owned(), describe);
-                inspector.update(|i| i.transaction = text);
+            match app.transactions().await {
+                Ok(pending) => inspector.update(|i| {
+                    i.pending = pending.iter().map(describe).collect();
+                    if transaction {
+                        i.transaction = pending
+                            .first()
+                            .map_or_else(|| "none pending".to_owned(), describe);
+                    }
+                }),
+                Err(error) => inspector.update(|i| i.transaction = error.to_string()),
             }
         });
     }
