@@ -67,7 +67,7 @@ pub fn LoadCharacter(
             <form class="character-url" on:submit=from_url>
                 <label>
                     "Character file URL "
-                    <input type="url" name="character-url" placeholder="https://…/character.json" prop:value=url on:input=move |ev| url.set(event_target_value(&ev)) />
+                    <input type="text" inputmode="url" name="character-url" placeholder="https://…/character.json or /characters/….json" prop:value=url on:input=move |ev| url.set(event_target_value(&ev)) />
                 </label>
                 <button type="submit">"Load"</button>
             </form>

@@ -6,6 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
 mod bar;
+// proptest is a native dev-dependency.
+#[cfg(not(target_arch = "wasm32"))]
 mod fuzz;
 mod keywords;
 mod loader;
