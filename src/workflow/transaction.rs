@@ -70,10 +70,16 @@ impl Transactions<'_> {
             .eq("status", "pending")
             .order("created_at", false)
             .limit(MAX_PENDING);
-        let rows = self.store.select(&select).await?;
+        let mut rows = Vec::new();
+        for row in self.store.select(&select).await? {
+            rows.push(Transaction::from_row(row)?);
+        }
+        // By instant, not by text: stamps may differ in offset or precision.
+        crate::sort::sort_by_key(&mut rows, |t| {
+            std::cmp::Reverse(parse_rfc3339(&t.created_at).unwrap_or(i64::MIN))
+        });
         let mut found: Vec<Transaction> = Vec::new();
-        for row in rows {
-            let transaction = Transaction::from_row(row)?;
+        for transaction in rows {
             if !found
                 .iter()
                 .any(|t| t.transaction_type == transaction.transaction_type)
@@ -92,7 +98,7 @@ impl Transactions<'_> {
         context: Map<String, Value>,
         now: Instant,
     ) -> Result<Transaction, StoreError> {
-        let stamp = now.rfc3339();
+        let stamp = stamp(now);
         let row = row([
             ("user_id", json!(user)),
             ("character", json!(self.character)),
@@ -131,7 +137,7 @@ impl Transactions<'_> {
             ("state", json!(state)),
             ("status", json!(status)),
             ("context", Value::Object(context)),
-            ("updated_at", json!(now.rfc3339())),
+            ("updated_at", json!(stamp(now))),
         ]);
         let update = Update {
             table: TABLE.into(),
@@ -144,6 +150,13 @@ impl Transactions<'_> {
         let mut rows = self.store.update(&update).await?;
         rows.pop().map(Transaction::from_row).transpose()
     }
+}
+
+/// `now` in RFC 3339 with milliseconds, so two changes within a second still order.
+fn stamp(now: Instant) -> String {
+    let text = now.rfc3339();
+    let (seconds, offset) = text.split_at(text.len().min(19));
+    format!("{seconds}.{:03}{offset}", now.epoch_ms.rem_euclid(1_000))
 }
 
 /// Milliseconds since the epoch of an RFC 3339 timestamp such as
@@ -198,5 +211,15 @@ mod tests {
             Some(1_795_320_964_123)
         );
         assert_eq!(parse_rfc3339("yesterday"), None);
+    }
+
+    #[test]
+    fn stamps_keep_milliseconds_and_read_back() {
+        let now = Instant {
+            epoch_ms: 1_795_320_964_042,
+            utc_offset_minutes: 60,
+        };
+        assert_eq!(stamp(now), "2026-11-22T05:16:04.042+01:00");
+        assert_eq!(parse_rfc3339(&stamp(now)), Some(now.epoch_ms));
     }
 }
