@@ -561,6 +561,7 @@ impl Session {
             return;
         };
         let inspector = self.inspector;
+        let who = demo::identity_for(&self.settings.with_untracked(|s| s.backend.clone()));
         spawn_local(async move {
             let select = Select::from("memories")
                 .columns("content")
