@@ -97,7 +97,9 @@ test('a signed-in player remembers across a reload, orders, works, and is walled
   assert.deepEqual(me.rows, [{ gold: 75, energy: 80 }]);
 
   // A character's order, kept as this user's transaction in the database.
+  // The conversation has turns: choosing Dotty is proposed, and committed by its button.
   await page.locator('.character-select').selectOption('dotty');
+  await page.getByRole('button', { name: 'Start a new conversation with Dotty' }).click();
   await page.locator('.sample-prompt', { hasText: "I'll have a whiskey" }).waitFor();
   assert.equal(await ask(page, "I'll have a whiskey", 1), "One whiskey coming up, love — that'll be 5 coins.");
   await page.waitForFunction(() => document.querySelector('.inspector-transaction').textContent.includes('awaiting_payment'));
