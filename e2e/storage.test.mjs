@@ -2,7 +2,7 @@
 // conversation could not be saved instead of losing it silently on the next reload.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ask, openDemo, useDist } from './harness.mjs';
+import { answer, appReady, ask, openDemo, send, useDist } from './harness.mjs';
 
 const env = useDist();
 
@@ -29,5 +29,29 @@ test('a full localStorage is reported to the person and the turn is not lost', a
   assert.match(await notice.innerText(), /could not be saved \(localStorage is full\)/);
   await notice.getByRole('button', { name: 'Dismiss' }).click();
   assert.equal(await notice.count(), 0);
+  assert.deepEqual(problems, []);
+});
+
+test('a reload while a run waits for approval offers to resume it, and the resumed run finishes once', async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  assert.equal(await ask(page, 'Remember that the ale is cold'), "I'll remember: the ale is cold.");
+  await send(page, 'Forget about the ale');
+  await page.locator('.approval').waitFor();
+  await page.reload();
+  await appReady(page);
+  const banner = page.locator('.familiar-notice', { hasText: 'A reply was cut off when the page closed.' });
+  await banner.waitFor();
+  await banner.getByRole('button', { name: 'Resume' }).click();
+  // The resumed run asks the person again, then finishes in the same turn.
+  await page.locator('.approval .approve').click();
+  assert.match(await answer(page, 2), /^Forgotten \(1\): the ale is cold/);
+  assert.equal(await page.locator('.turn').count(), 2, 'one turn, resumed, not a new one');
+  assert.equal(await banner.count(), 0);
+  await page.reload();
+  await appReady(page);
+  assert.equal(await page.locator('.familiar-notice').count(), 0, 'nothing left to resume');
+  const recalled = await ask(page, 'What do you remember?', 3);
+  assert.match(recalled, /^I remember/);
+  assert.doesNotMatch(recalled, /the ale is cold/, 'forgotten once, by the resumed run');
   assert.deepEqual(problems, []);
 });

@@ -474,14 +474,23 @@ impl Session {
         let Some(interaction) = app.interaction(conversation, turn) else {
             return;
         };
-        let interaction = self.owner().with(|| RwSignal::new(interaction));
-        self.turns.update(|turns| {
-            turns.retain(|t| t.id != turn);
-            turns.push(TurnHandle {
-                id: turn,
-                interaction,
-            });
-        });
+        // A resumed turn is already on screen: its row (keyed by id) keeps its signal,
+        // so the reopened record goes into that signal rather than a new handle.
+        let shown = self
+            .turns
+            .with_untracked(|t| t.iter().find(|t| t.id == turn).map(|t| t.interaction));
+        match shown {
+            Some(signal) => signal.set(interaction),
+            None => {
+                let interaction = self.owner().with(|| RwSignal::new(interaction));
+                self.turns.update(|turns| {
+                    turns.push(TurnHandle {
+                        id: turn,
+                        interaction,
+                    });
+                });
+            }
+        }
         self.busy.set(true);
         let cap = self.settings.with_untracked(|s| s.max_iterations);
         let character = self
