@@ -16,6 +16,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::json::schema::describe;
+
 /// The sections the workflows read; every other top-level section is kept.
 const READ: [&str; 3] = ["identity", "workflows", "offline_reply"];
 
@@ -66,7 +68,7 @@ impl CharacterFile {
         let Value::Object(mut sections) = value else {
             return Err(vec![LoadError {
                 path: "$".into(),
-                message: format!("expected an object, got {}", kind(&value)),
+                message: format!("expected an object, got {}", describe(&value)),
             }]);
         };
         let mut errors = Vec::new();
@@ -137,18 +139,6 @@ fn section<T: DeserializeOwned>(value: Value, at: &str, errors: &mut Vec<LoadErr
             });
         })
         .ok()
-}
-
-/// A JSON value's kind, for messages.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Who the character is; fields besides these are kept (and noted).

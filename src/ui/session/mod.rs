@@ -5,8 +5,10 @@
 //! on screen, and keeps the demo's settings and inspector.
 
 mod character;
+mod inspector;
 mod resume;
 
+pub use inspector::Inspector;
 pub use resume::Interrupted;
 
 use std::rc::Rc;
@@ -20,7 +22,7 @@ use crate::interaction::{Conversation, Interaction};
 use crate::message::ToolCall;
 use crate::run::{Boundaries, ContextMemory, Purpose};
 use crate::settings::Settings;
-use crate::store::{Filtered, Select, Store};
+use crate::store::Store;
 use crate::web::{BrowserStorage, characters, demo, load_json, save_json};
 use character::describe;
 
@@ -31,25 +33,6 @@ const SETTINGS_KEY: &str = "familiar.settings";
 pub struct TurnHandle {
     pub id: u64,
     pub interaction: RwSignal<Interaction>,
-}
-
-/// What the inspector shows about the latest run.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Inspector {
-    pub trigger: String,
-    pub boundaries: Boundaries,
-    pub plan: Vec<String>,
-    pub memory: ContextMemory,
-    pub iterations: u32,
-    pub cap: u32,
-    /// The agent's memories in the world, newest first.
-    pub world: Vec<String>,
-    /// The character's transaction with the player, when a character is played.
-    pub transaction: String,
-    /// What the character's workflows injected into the last prompt.
-    pub injection: String,
-    /// Every pending transaction with the character, newest first.
-    pub pending: Vec<String>,
 }
 
 /// A call waiting for a person.
@@ -554,48 +537,6 @@ impl Session {
             }
             _ => {}
         }
-    }
-
-    /// Reads the agent's memories and the character's pending transaction for the
-    /// inspector.
-    fn refresh_world(&self) {
-        self.refresh(true);
-    }
-
-    /// Reads the agent's memories and the character's pending transactions (the
-    /// controller expires the stale ones first); the newest pending one becomes the
-    /// inspector's transaction when `transaction`.
-    fn refresh(&self, transaction: bool) {
-        let (Some(world), Some(app)) = (self.world(), self.app()) else {
-            return;
-        };
-        let inspector = self.inspector;
-        let who = demo::identity_for(&self.settings.with_untracked(|s| s.backend.clone()));
-        spawn_local(async move {
-            let select = Select::from("memories")
-                .columns("content")
-                .eq("user_id", who.owner)
-                .order("id", false)
-                .limit(20);
-            if let Ok(rows) = world.select(&select).await {
-                let memories = rows
-                    .iter()
-                    .filter_map(|r| r.get("content")?.as_str().map(str::to_owned))
-                    .collect();
-                inspector.update(|i| i.world = memories);
-            }
-            match app.transactions().await {
-                Ok(pending) => inspector.update(|i| {
-                    i.pending = pending.iter().map(describe).collect();
-                    if transaction {
-                        i.transaction = pending
-                            .first()
-                            .map_or_else(|| "none pending".to_owned(), describe);
-                    }
-                }),
-                Err(error) => inspector.update(|i| i.transaction = error.to_string()),
-            }
-        });
     }
 
     /// Applies and saves valid settings (the controller is rebuilt with them);

@@ -8,17 +8,20 @@
 //! The store conformance suite runs the tools over both and compares the answers; a
 //! change to a rule is made in both files.
 
+mod community;
+
 use std::rc::Rc;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::actions::{
-    BattleArgs, ItemArgs, MessageArgs, PostArgs, ProposalArgs, ReplyArgs, VoteArgs, WorkArgs,
-};
-use super::data::CommunityArgs;
+use super::actions::{BattleArgs, ItemArgs, WorkArgs};
 use crate::store::{
-    Delete, Filtered, Insert, LocalStore, Row, Select, StoreError, Update, local::Function,
+    Filtered, Insert, LocalStore, Row, Select, StoreError, Update, local::Function,
+};
+use community::{
+    create_post, create_proposal, guild_tick, join_community, leave_community, reply_to_message,
+    send_message, vote_on_proposal,
 };
 
 type Outcome = Result<Value, StoreError>;
@@ -251,54 +254,6 @@ fn enter_world(store: &LocalStore, args: &Row) -> Outcome {
     insert(store, "users", user).map(Value::Object)
 }
 
-fn send_message(actor: &Actor, args: MessageArgs) -> Outcome {
-    let content = text(&args.content, "message", 2000)?;
-    if !exists(actor.store, Select::from("users").eq("id", args.user_id))? {
-        return Err(rule(format!("there is no user {}", args.user_id)));
-    }
-    let mut message = Row::new();
-    message.insert("sender_id".into(), json!(actor.id()));
-    message.insert("receiver_id".into(), json!(args.user_id));
-    message.insert("content".into(), json!(content));
-    insert(actor.store, "messages", message).map(Value::Object)
-}
-
-fn reply_to_message(actor: &Actor, args: ReplyArgs) -> Outcome {
-    let content = text(&args.content, "reply", 2000)?;
-    let me = actor.id();
-    let original = first(
-        actor.store,
-        Select::from("messages").eq("id", args.message_id),
-    )?
-    .filter(|m| int(m, "sender_id") == me || int(m, "receiver_id") == me)
-    .ok_or_else(|| rule(format!("there is no message {}", args.message_id)))?;
-    let to = if int(&original, "sender_id") == me {
-        int(&original, "receiver_id")
-    } else {
-        int(&original, "sender_id")
-    };
-    let mut reply = Row::new();
-    reply.insert("sender_id".into(), json!(me));
-    reply.insert("receiver_id".into(), json!(to));
-    reply.insert("reply_to".into(), json!(args.message_id));
-    reply.insert("content".into(), json!(content));
-    insert(actor.store, "messages", reply).map(Value::Object)
-}
-
-fn create_post(actor: &Actor, args: PostArgs) -> Outcome {
-    let content = text(&args.content, "post", 2000)?;
-    if let Some(community) = args.community_id
-        && !exists(actor.store, Select::from("communities").eq("id", community))?
-    {
-        return Err(rule(format!("there is no community {community}")));
-    }
-    let mut post = Row::new();
-    post.insert("author_id".into(), json!(actor.id()));
-    post.insert("community_id".into(), json!(args.community_id));
-    post.insert("content".into(), json!(content));
-    insert(actor.store, "posts", post).map(Value::Object)
-}
-
 fn join_battle(actor: &Actor, args: BattleArgs) -> Outcome {
     let amount = amount(args.energy, "energy", 100)?;
     let battle = first(
@@ -484,122 +439,5 @@ fn do_work(actor: &Actor, args: WorkArgs) -> Outcome {
     Ok(json!({
         "job": args.job, "earned": pay, "energy_spent": cost, "gold": gold + pay,
         "energy": energy - cost,
-    }))
-}
-
-fn join_community(actor: &Actor, args: CommunityArgs) -> Outcome {
-    let community = first(
-        actor.store,
-        Select::from("communities")
-            .columns("id,name")
-            .eq("id", args.community_id),
-    )?
-    .ok_or_else(|| rule(format!("there is no community {}", args.community_id)))?;
-    if is_member(actor, args.community_id)? {
-        let name = community.get("name").and_then(Value::as_str).unwrap_or("");
-        return Err(rule(format!("you already belong to {name}")));
-    }
-    let mut member = Row::new();
-    member.insert("user_id".into(), json!(actor.id()));
-    member.insert("community_id".into(), json!(args.community_id));
-    insert(actor.store, "user_communities", member)?;
-    Ok(json!({ "joined": community }))
-}
-
-fn leave_community(actor: &Actor, args: CommunityArgs) -> Outcome {
-    let membership = Delete {
-        table: "user_communities".into(),
-        filters: Vec::new(),
-        returning: true,
-    }
-    .eq("user_id", actor.id())
-    .eq("community_id", args.community_id);
-    if actor.store.run_delete(&membership)?.is_empty() {
-        return Err(rule(format!(
-            "you are not a member of community {}",
-            args.community_id
-        )));
-    }
-    Ok(json!({ "left": args.community_id }))
-}
-
-fn vote_on_proposal(actor: &Actor, args: VoteArgs) -> Outcome {
-    let proposal = first(
-        actor.store,
-        Select::from("proposals").eq("id", args.proposal_id),
-    )?
-    .ok_or_else(|| rule(format!("there is no proposal {}", args.proposal_id)))?;
-    if proposal.get("status") != Some(&json!("open")) {
-        return Err(rule(format!("proposal {} is closed", args.proposal_id)));
-    }
-    let voted = Select::from("votes")
-        .eq("proposal_id", args.proposal_id)
-        .eq("user_id", actor.id());
-    if exists(actor.store, voted)? {
-        return Err(rule(format!(
-            "you already voted on proposal {}",
-            args.proposal_id
-        )));
-    }
-    let mut vote = Row::new();
-    vote.insert("proposal_id".into(), json!(args.proposal_id));
-    vote.insert("user_id".into(), json!(actor.id()));
-    vote.insert("in_favour".into(), json!(args.in_favour));
-    insert(actor.store, "votes", vote).map(Value::Object)
-}
-
-fn create_proposal(actor: &Actor, args: ProposalArgs) -> Outcome {
-    let title = text(&args.title, "title", 200)?;
-    if !is_member(actor, args.community_id)? {
-        return Err(rule(format!(
-            "you are not a member of community {}",
-            args.community_id
-        )));
-    }
-    let mut proposal = Row::new();
-    proposal.insert("community_id".into(), json!(args.community_id));
-    proposal.insert("author_id".into(), json!(actor.id()));
-    proposal.insert("title".into(), json!(title));
-    insert(actor.store, "proposals", proposal).map(Value::Object)
-}
-
-/// The guild's next tick: the accepted proposals' effects applied to the latest state
-/// as a new state; they become `applied`.
-fn guild_tick(actor: &Actor) -> Outcome {
-    let latest = first(actor.store, Select::from("game_state").order("tick", false))?
-        .ok_or_else(|| rule("the guild has no state yet".into()))?;
-    let state = int(&latest, "id");
-    let accepted = Select::from("guild_proposals")
-        .eq("state_id", state)
-        .eq("status", "accepted");
-    let accepted = actor.store.run_select(&accepted)?;
-    let effect = |name: &str| -> i64 {
-        accepted
-            .iter()
-            .filter_map(|p| p.get("effects")?.get(name)?.as_i64())
-            .sum()
-    };
-    let mut next = Row::new();
-    next.insert("tick".into(), json!(int(&latest, "tick") + 1));
-    next.insert(
-        "gold".into(),
-        json!((int(&latest, "gold") + effect("gold")).max(0)),
-    );
-    next.insert(
-        "food".into(),
-        json!((int(&latest, "food") + effect("food")).max(0)),
-    );
-    next.insert(
-        "morale".into(),
-        json!(clamp_stat(int(&latest, "morale") + effect("morale"))),
-    );
-    let next = insert(actor.store, "game_state", next)?;
-    let applied = set("guild_proposals", vec![("status", json!("applied"))])
-        .eq("state_id", state)
-        .eq("status", "accepted");
-    let applied = update(actor.store, applied)?;
-    Ok(json!({
-        "tick": next.get("tick"), "gold": next.get("gold"), "food": next.get("food"),
-        "morale": next.get("morale"), "applied": applied,
     }))
 }
