@@ -10,10 +10,10 @@
 
 use std::time::{Duration, Instant};
 
-use familiar::clock::FixedClock;
-use familiar::driver::{Seams, drive};
+use familiar::base::clock::FixedClock;
+use familiar::llm::message::{Message, Role, ToolCall};
 use familiar::llm::{ChatRequest, ChatResponse, DeltaSink, FinishReason, Llm, LlmError};
-use familiar::message::{Message, Role, ToolCall};
+use familiar::run::driver::{Seams, drive};
 use familiar::run::{AgentRun, Observation};
 use familiar::tool::{NoArgs, ToolKind, ToolRegistry};
 use futures::executor::block_on;
@@ -75,7 +75,7 @@ fn history(len: usize) -> Vec<Message> {
 
 /// Microseconds per model step at this history length.
 fn per_step(tools: &ToolRegistry, history: &[Message]) -> f64 {
-    let clock = FixedClock(familiar::clock::Instant {
+    let clock = FixedClock(familiar::base::clock::Instant {
         epoch_ms: 0,
         utc_offset_minutes: 0,
     });

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use familiar::markdown::{Limits, Stream, parse_within};
+use familiar::base::markdown::{Limits, Stream, parse_within};
 
 /// No cut-off, so the figures are the parser's own.
 const LIMITS: Limits = Limits {

@@ -5,8 +5,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use familiar::json;
-use familiar::openai::ChatStream;
+use familiar::base::json;
+use familiar::llm::openai::ChatStream;
 use serde_json::json;
 
 /// Runs `work` repeatedly for about `budget` and returns MB/s over `bytes` per run.

@@ -4,7 +4,7 @@
 -- Given a `key` already in the user's ledger, a function returns the recorded result
 -- and changes nothing (apply-once). A refusal is `raise exception` (P0001) with a
 -- plain reason the model can plan around. The local store runs the same rules in Rust
--- (src/world/rules.rs); the conformance suite checks that they answer alike.
+-- (src/world/functions/); the conformance suite checks that they answer alike.
 --
 -- The functions are SECURITY DEFINER: they write rows no policy lets a user write, so
 -- each acts only as `world_user()` (from the JWT) and pins its search_path.

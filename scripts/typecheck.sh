@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Type-checks the TypeScript examples (examples/*.ts) against the JS API's
-# declarations: pkg/familiar.d.ts from scripts/headless.sh, and src/embed/api.d.ts.
+# declarations: pkg/familiar.d.ts from scripts/headless.sh, and src/js_api/api.d.ts.
 # Rebuilds pkg/ first unless it is newer than every source file.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"

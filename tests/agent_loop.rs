@@ -5,14 +5,14 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use familiar::clock::ManualClock;
-use familiar::driver::{Seams, Stop, drive, drive_until};
-use familiar::event::{Decided, Event, Thought};
-use familiar::ledger::Ledger;
-use familiar::message::{Message, Role, ToolCall};
+use familiar::base::clock::ManualClock;
+use familiar::llm::message::{Message, Role, ToolCall};
+use familiar::llm::scripted::ScriptedModel;
+use familiar::run::driver::{Seams, Stop, drive, drive_until};
+use familiar::run::event::{Decided, Event, Thought};
 use familiar::run::{AgentRun, Boundaries, NextStep, Observation, Outcome};
-use familiar::scripted::ScriptedModel;
 use familiar::store::{LocalStore, Store};
+use familiar::tool::ledger::Ledger;
 use familiar::tool::{Approval, NoArgs, ToolKind, ToolRegistry};
 use futures::executor::block_on;
 use schemars::JsonSchema;
@@ -536,9 +536,9 @@ fn a_failed_action_replans_with_the_error_in_the_prompt() {
 /// A clock whose timers never fire: timeouts stay out of the way.
 struct Frozen;
 
-impl familiar::clock::Clock for Frozen {
-    fn now(&self) -> familiar::clock::Instant {
-        familiar::clock::Instant {
+impl familiar::base::clock::Clock for Frozen {
+    fn now(&self) -> familiar::base::clock::Instant {
+        familiar::base::clock::Instant {
             epoch_ms: 0,
             utc_offset_minutes: 0,
         }
@@ -601,7 +601,7 @@ struct Game {
     requests: std::cell::RefCell<Vec<String>>,
 }
 
-impl familiar::driver::Host for Game {
+impl familiar::run::driver::Host for Game {
     fn call<'a>(
         &'a self,
         request_id: &'a str,

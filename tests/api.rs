@@ -9,7 +9,7 @@
     clippy::indexing_slicing
 )]
 
-use familiar::embed::{FamiliarAgent, create_agent};
+use familiar::js_api::{FamiliarAgent, create_agent};
 use js_sys::{Array, Function, JSON, Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -476,9 +476,9 @@ async fn state_saves_and_loads_and_two_agents_keep_apart() {
 #[wasm_bindgen_test]
 async fn a_repeated_request_id_calls_the_handler_once() {
     use familiar::app::{HostTool, HostTools};
-    use familiar::driver::Host;
+    use familiar::run::driver::Host;
     js("window.calls = 0");
-    let handler = familiar::embed::function_handler(
+    let handler = familiar::js_api::function_handler(
         js("async a => { window.calls++; return { n: window.calls } }").unchecked_into(),
     );
     let host = HostTools::new();
@@ -494,7 +494,7 @@ async fn a_repeated_request_id_calls_the_handler_once() {
         timeout_ms: 1_000,
     };
     host.register(tool, handler).unwrap();
-    let call = familiar::message::ToolCall {
+    let call = familiar::llm::message::ToolCall {
         id: "c1".into(),
         name: "count".into(),
         arguments: "{}".into(),

@@ -8,15 +8,15 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use familiar::agent::Agent;
 use familiar::app::{
-    Config, Decision, HostTool, MemoryStorage, Notice, Options, Play, Session, Storage, Update,
+    Config, Decision, HostTool, Notice, Options, Play, Session, Storage, Update, VolatileStorage,
 };
-use familiar::clock::{Clock, Instant};
-use familiar::delegate::Delegate;
-use familiar::event::Event;
+use familiar::base::clock::{Clock, Instant};
+use familiar::compose::agent::Agent;
+use familiar::compose::delegate::Delegate;
+use familiar::llm::rules::RulesModel;
 use familiar::llm::{Llm, ToolSpec};
-use familiar::rules::RulesModel;
+use familiar::run::event::Event;
 use familiar::run::{Actor, Boundaries, Observation, Outcome, Subject, Trigger};
 use familiar::store::LocalStore;
 use familiar::tool::{Approval, NoArgs, ToolKind, ToolRegistry};
@@ -70,14 +70,14 @@ struct World {
 
 /// A session over two agents: `familiar` (clock, bump that asks first) and `@keeper`
 /// (the same tools), with `/time` going to `keeper`.
-fn world(namespace: &str, storage: Rc<MemoryStorage>) -> World {
+fn world(namespace: &str, storage: Rc<VolatileStorage>) -> World {
     world_with(namespace, storage, rules(), Rc::new(RefCell::new(0)))
 }
 
 /// [`world`] with `familiar` answering through `llm` and bumping `counter`.
 fn world_with(
     namespace: &str,
-    storage: Rc<MemoryStorage>,
+    storage: Rc<VolatileStorage>,
     llm: Rc<dyn Llm>,
     counter: Rc<RefCell<i64>>,
 ) -> World {
@@ -117,7 +117,7 @@ fn world_with(
     }
 }
 
-fn config(namespace: &str, storage: &Rc<MemoryStorage>) -> Config {
+fn config(namespace: &str, storage: &Rc<VolatileStorage>) -> Config {
     Config {
         namespace: namespace.into(),
         play: None,
@@ -129,7 +129,7 @@ fn config(namespace: &str, storage: &Rc<MemoryStorage>) -> Config {
 }
 
 fn solo(namespace: &str) -> World {
-    world(namespace, Rc::new(MemoryStorage::new()))
+    world(namespace, Rc::new(VolatileStorage::new()))
 }
 
 /// Spawns `send(text)`; its outcome lands in the returned cell.
@@ -513,7 +513,7 @@ fn a_message_sent_while_a_turn_waits_is_queued_and_answered_after_it() {
 
 #[test]
 fn a_failed_save_is_reported_and_the_list_is_not_advanced() {
-    let storage = Rc::new(MemoryStorage::new());
+    let storage = Rc::new(VolatileStorage::new());
     let w = world("t", Rc::clone(&storage));
     let mut pool = LocalPool::new();
     spawn_send(&pool, &w.session, "hello");
@@ -551,7 +551,7 @@ fn a_failed_save_is_reported_and_the_list_is_not_advanced() {
 
 #[test]
 fn conversations_survive_a_new_session_and_namespaces_do_not_mix() {
-    let storage = Rc::new(MemoryStorage::new());
+    let storage = Rc::new(VolatileStorage::new());
     let a = world("npc1", Rc::clone(&storage));
     let b = world("npc2", Rc::clone(&storage));
     let mut pool = LocalPool::new();
@@ -567,7 +567,7 @@ fn conversations_survive_a_new_session_and_namespaces_do_not_mix() {
 
 #[test]
 fn a_deleted_conversation_can_be_taken_back_into_its_place() {
-    let storage = Rc::new(MemoryStorage::new());
+    let storage = Rc::new(VolatileStorage::new());
     let w = world("t", Rc::clone(&storage));
     let mut pool = LocalPool::new();
     spawn_send(&pool, &w.session, "first");
@@ -601,7 +601,7 @@ fn a_deleted_conversation_can_be_taken_back_into_its_place() {
 
 #[test]
 fn corrupt_saved_data_is_kept_aside_and_told() {
-    let storage = Rc::new(MemoryStorage::new());
+    let storage = Rc::new(VolatileStorage::new());
     storage.save("t.current", "\"c1\"").unwrap();
     storage.save("t.conversation.c1", "{broken").unwrap();
     let w = world("t", Rc::clone(&storage));
@@ -650,7 +650,7 @@ fn a_destroyed_session_refuses_new_turns() {
 
 #[test]
 fn a_played_character_runs_its_workflow_around_the_model() {
-    let storage = Rc::new(MemoryStorage::new());
+    let storage = Rc::new(VolatileStorage::new());
     let world_store = Rc::new(LocalStore::new(familiar::world::schemas().unwrap()));
     let character = Character::from_json(include_str!("../public/characters/dotty.json")).unwrap();
     let mut config = config("t", &storage);
@@ -689,7 +689,7 @@ fn a_played_character_runs_its_workflow_around_the_model() {
 
 #[test]
 fn two_tabs_on_one_conversation_never_overwrite_each_other() {
-    let storage = Rc::new(MemoryStorage::new());
+    let storage = Rc::new(VolatileStorage::new());
     let first = world("t", Rc::clone(&storage));
     let mut pool = LocalPool::new();
     spawn_send(&pool, &first.session, "hello");

@@ -9,8 +9,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use common::ScriptedHttp;
-use familiar::auth::{Account, AuthClient, AuthError, SignedInStore};
-use familiar::clock::{Clock, ManualClock};
+use familiar::base::clock::{Clock, ManualClock};
+use familiar::store::auth::{Account, AuthClient, AuthError, SignedInStore};
 use familiar::store::{Persist, PostgrestStore, Select, Store, StoreError};
 use futures::executor::block_on;
 use serde_json::{Value, json};
@@ -72,7 +72,7 @@ fn an_anonymous_sign_in_is_a_signup_with_no_email_and_survives_a_reload() {
     assert_eq!(body(&http, 0), json!({"data": {}}));
     assert_eq!(http.header(0, "apikey").as_deref(), Some("anon-key"));
     let reloaded = account(&http, &clock, &memory);
-    assert_eq!(reloaded.session(), Some(signed_in));
+    assert_eq!(reloaded.login(), Some(signed_in));
     assert_eq!(block_on(reloaded.access_token()).unwrap(), "first");
     assert_eq!(
         http.requests.borrow().len(),
@@ -125,7 +125,7 @@ fn a_revoked_session_is_a_clear_notice_and_is_forgotten() {
         error.to_string(),
         "your session has ended (Invalid Refresh Token: Refresh Token Not Found); sign in again"
     );
-    assert_eq!(account.session(), None);
+    assert_eq!(account.login(), None);
     assert_eq!(memory.load().as_deref(), Some("null"));
 }
 
@@ -160,7 +160,7 @@ fn a_wrong_password_is_refused_in_the_servers_words_old_or_new() {
             .url
             .ends_with("/auth/v1/token?grant_type=password")
     );
-    assert_eq!(account.session(), None);
+    assert_eq!(account.login(), None);
 }
 
 #[test]
@@ -231,7 +231,7 @@ fn signing_out_ends_the_session_on_the_server_and_here() {
         http.header(1, "authorization").as_deref(),
         Some("Bearer user-jwt")
     );
-    assert_eq!(account.session(), None);
+    assert_eq!(account.login(), None);
     assert_eq!(block_on(account.access_token()), Err(AuthError::SignedOut));
 }
 

@@ -7,13 +7,13 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use familiar::agent::Agent;
 use familiar::app::{
-    Config, MemoryStorage, Options, Play, Session, Storage, Update, load_character,
+    Config, Options, Play, Session, Storage, Update, VolatileStorage, load_character,
 };
-use familiar::clock::{Clock, Instant};
-use familiar::delegate::Delegate;
-use familiar::rules::RulesModel;
+use familiar::base::clock::{Clock, Instant};
+use familiar::compose::agent::Agent;
+use familiar::compose::delegate::Delegate;
+use familiar::llm::rules::RulesModel;
 use familiar::store::{LocalStore, Store};
 use familiar::tool::ToolRegistry;
 use familiar::workflow::{Character, TransactionStatus};
@@ -60,7 +60,7 @@ fn session(play: Option<Play>, clock: &SetClock) -> Page {
         play,
         options: Options::default(),
         clock: Rc::new(clock.clone()),
-        storage: Rc::new(MemoryStorage::new()) as Rc<dyn Storage>,
+        storage: Rc::new(VolatileStorage::new()) as Rc<dyn Storage>,
         random: Rc::new(|| 0.5),
     };
     let rules = Rc::new(RulesModel::from_json(r#"{"fallback": "", "rules": []}"#).unwrap());

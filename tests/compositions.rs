@@ -4,14 +4,14 @@
 
 use std::rc::Rc;
 
-use familiar::agent::{Agent, register_as_tool};
-use familiar::clock::{FixedClock, Instant};
-use familiar::delegate::{Delegate, Routed};
-use familiar::driver::Stop;
-use familiar::message::{Role, ToolCall};
+use familiar::base::clock::{FixedClock, Instant};
+use familiar::compose::agent::{Agent, register_as_tool};
+use familiar::compose::delegate::{Delegate, Routed};
+use familiar::compose::supervisor::{Level, Progress, Supervisor};
+use familiar::llm::message::{Role, ToolCall};
+use familiar::llm::scripted::ScriptedModel;
 use familiar::run::Outcome;
-use familiar::scripted::ScriptedModel;
-use familiar::supervisor::{Level, Notice, Supervisor};
+use familiar::run::driver::Stop;
 use familiar::tool::{NoArgs, ToolKind, ToolRegistry};
 use futures::executor::block_on;
 
@@ -215,7 +215,7 @@ fn a_simple_request_goes_straight_to_the_executor() {
     .unwrap();
     assert_eq!(report.complexity.level, Level::Simple);
     assert!(report.plan.is_empty());
-    assert_eq!(report.decision, None);
+    assert_eq!(report.judgement, None);
     assert_eq!(
         report.outcome,
         Outcome::Answered {
@@ -227,8 +227,8 @@ fn a_simple_request_goes_straight_to_the_executor() {
     let statuses: Vec<_> = notices
         .iter()
         .filter_map(|n| match n {
-            Notice::Status(s) => Some(s.as_str()),
-            Notice::Executor(_) => None,
+            Progress::Status(s) => Some(s.as_str()),
+            Progress::Executor(_) => None,
         })
         .collect();
     assert_eq!(statuses, ["Analysing the request", "Working on it"]);
@@ -258,7 +258,7 @@ fn a_complex_request_is_planned_executed_with_the_whole_plan_and_decided() {
     assert_eq!(report.complexity.level, Level::Complex);
     assert_eq!(report.plan.len(), 3);
     assert_eq!(report.rounds, 2);
-    assert!(report.decision.unwrap().done);
+    assert!(report.judgement.unwrap().done);
     let brief = first_input(&hands);
     assert!(
         brief.contains("1. Create Elena\n2. Write her greeting\n3. Add a choice hub"),
@@ -273,9 +273,9 @@ fn a_complex_request_is_planned_executed_with_the_whole_plan_and_decided() {
     assert!(
         notices
             .iter()
-            .any(|n| matches!(n, Notice::Status(s) if s == "Plan of 3 tasks"))
+            .any(|n| matches!(n, Progress::Status(s) if s == "Plan of 3 tasks"))
     );
-    assert!(notices.iter().any(|n| matches!(n, Notice::Executor(_))));
+    assert!(notices.iter().any(|n| matches!(n, Progress::Executor(_))));
 }
 
 #[test]

@@ -1,10 +1,11 @@
 //! The strict-JSON discipline: extraction, repair, typed contracts and the re-ask loop.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use familiar::json::{self, Contract, ContractError, JsonError};
+use familiar::base::json::{self, Contract, JsonError};
 use familiar::llm::ChatRequest;
-use familiar::message::{Message, Role};
-use familiar::scripted::ScriptedModel;
+use familiar::llm::contract::{self, ContractError};
+use familiar::llm::message::{Message, Role};
+use familiar::llm::scripted::ScriptedModel;
 use futures::executor::block_on;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -71,7 +72,7 @@ fn corpus() -> Vec<Case> {
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|e| e == "txt"))
         .collect();
-    familiar::sort::sort_by(&mut files, |a, b| a.cmp(b));
+    familiar::base::sort::sort_by(&mut files, |a, b| a.cmp(b));
     let mut cases = Vec::new();
     for path in files {
         let class = path.file_stem().unwrap().to_string_lossy().into_owned();
@@ -255,7 +256,7 @@ fn an_invalid_answer_is_re_asked_with_the_error_then_accepted() {
         .push_text("I think it is finished.")
         .push_text(r#"{"verdict": "done", "confidence": 0.5}"#)
         .push_text(r#"{"verdict": "finished", "confidence": 0.5}"#);
-    let verdict: Verdict = block_on(json::ask(&model, request(), 2, &mut |_| {})).unwrap();
+    let verdict: Verdict = block_on(contract::ask(&model, request(), 2, &mut |_| {})).unwrap();
     assert_eq!(verdict.verdict, "finished");
 
     let requests = model.requests();
@@ -285,7 +286,7 @@ fn an_answer_still_invalid_after_the_re_asks_is_rejected() {
         .push_text("no")
         .push_text("still no")
         .push_text("never");
-    let result = block_on(json::ask::<Verdict>(&model, request(), 2, &mut |_| {}));
+    let result = block_on(contract::ask::<Verdict>(&model, request(), 2, &mut |_| {}));
     assert_eq!(
         result,
         Err(ContractError::Rejected {
@@ -300,7 +301,7 @@ fn an_answer_still_invalid_after_the_re_asks_is_rejected() {
 fn a_model_error_stops_the_loop_at_once() {
     let model = ScriptedModel::new();
     model.push(Err(familiar::llm::LlmError::Aborted));
-    let result = block_on(json::ask::<Verdict>(&model, request(), 2, &mut |_| {}));
+    let result = block_on(contract::ask::<Verdict>(&model, request(), 2, &mut |_| {}));
     assert_eq!(
         result,
         Err(ContractError::Model(familiar::llm::LlmError::Aborted))

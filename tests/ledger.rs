@@ -10,9 +10,9 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use familiar::ledger::Ledger;
-use familiar::message::ToolCall;
-use familiar::store::{Delete, Insert, LocalStore, Row, Rpc, Select, Store, StoreError, Update};
+use familiar::llm::message::ToolCall;
+use familiar::store::{Delete, Insert, LocalStore, Patch, Row, Rpc, Select, Store, StoreError};
+use familiar::tool::ledger::Ledger;
 use familiar::tool::{CallContext, NoArgs, ToolKind, ToolRegistry};
 use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
@@ -34,7 +34,7 @@ impl Store for Flaky {
         }
         self.inner.insert(q)
     }
-    fn update<'a>(&'a self, q: &'a Update) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
+    fn update<'a>(&'a self, q: &'a Patch) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
         self.inner.update(q)
     }
     fn delete<'a>(&'a self, q: &'a Delete) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {

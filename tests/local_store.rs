@@ -9,8 +9,8 @@ mod common;
 
 use common::rows;
 use familiar::store::{
-    Delete, Filter, Filtered, Insert, LocalStore, Op, Persist, Row, Rpc, Select, StoreError,
-    TableSchema, Update,
+    Delete, Filter, Filtered, Insert, LocalStore, Op, Patch, Persist, Row, Rpc, Select, StoreError,
+    TableSchema,
 };
 use serde_json::{Value, json};
 
@@ -229,7 +229,7 @@ fn upsert_merges_on_a_unique_key_and_refuses_other_columns() {
 #[test]
 fn updates_and_deletes_return_the_rows_they_touched() {
     let s = store();
-    let update = Update {
+    let update = Patch {
         table: "users".into(),
         set: rows(json!([{"guild": "foxes"}])).remove(0),
         filters: vec![],
@@ -237,7 +237,7 @@ fn updates_and_deletes_return_the_rows_they_touched() {
     }
     .eq("guild", "owls");
     assert_eq!(names(s.run_update(&update)), ["Ann", "Cy, the Bold"]);
-    let clash = Update {
+    let clash = Patch {
         table: "users".into(),
         set: rows(json!([{"name": "Ann"}])).remove(0),
         filters: vec![],

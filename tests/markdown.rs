@@ -11,7 +11,7 @@
     clippy::disallowed_methods
 )]
 
-use familiar::markdown::{
+use familiar::base::markdown::{
     Alignment, Block, Inline, Limits, Stream, Target, parse, parse_within, visible_text,
 };
 use proptest::prelude::*;

@@ -15,11 +15,11 @@ use std::cell::Cell;
 use std::rc::Rc;
 use std::task::Poll;
 
-use familiar::http::{Http, HttpRequest};
+use familiar::base::http::{Http, HttpRequest};
+use familiar::base::retry::RetryPolicy;
+use familiar::llm::message::{Message, ToolCall};
+use familiar::llm::openai::{ModelSettings, OpenAiClient};
 use familiar::llm::{ChatRequest, ChatResponse, Delta, FinishReason, Llm, LlmError, ToolSpec};
-use familiar::message::{Message, ToolCall};
-use familiar::openai::{ModelSettings, OpenAiClient};
-use familiar::retry::RetryPolicy;
 use familiar::web::{BrowserClock, Fetch};
 use futures::StreamExt;
 use futures::future::{Either, poll_fn, select};

@@ -15,12 +15,12 @@ use std::task::Poll;
 
 use common::{Reply, ScriptedHttp as Peer, respond};
 
-use familiar::clock::{Clock, Instant, ManualClock};
-use familiar::http::HttpError;
+use familiar::base::clock::{Clock, Instant, ManualClock};
+use familiar::base::http::HttpError;
+use familiar::base::retry::RetryPolicy;
+use familiar::llm::message::Message;
+use familiar::llm::openai::{ModelSettings, OpenAiClient, SettingsError};
 use familiar::llm::{ChatRequest, Delta, FinishReason, Llm, LlmError};
-use familiar::message::Message;
-use familiar::openai::{ModelSettings, OpenAiClient, SettingsError};
-use familiar::retry::RetryPolicy;
 use futures::executor::block_on;
 use futures::future::{Either, LocalBoxFuture, poll_fn, select};
 

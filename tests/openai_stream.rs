@@ -2,9 +2,9 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 //! variants real OpenAI-compatible servers send, decoded at every chunking.
 
+use familiar::llm::message::ToolCall;
+use familiar::llm::openai::ChatStream;
 use familiar::llm::{ChatResponse, Delta, FinishReason, LlmError, Usage};
-use familiar::message::ToolCall;
-use familiar::openai::ChatStream;
 
 type Decoded = (Vec<Delta>, Result<ChatResponse, LlmError>);
 

@@ -7,8 +7,8 @@ mod common;
 use std::rc::Rc;
 
 use common::{ScriptedHttp, rows};
-use familiar::clock::ManualClock;
-use familiar::http::HttpError;
+use familiar::base::clock::ManualClock;
+use familiar::base::http::HttpError;
 use familiar::store::{Filtered, Insert, PostgrestStore, Select, Store, StoreError};
 use futures::executor::block_on;
 use serde_json::json;

@@ -18,11 +18,11 @@ mod common;
 use std::rc::Rc;
 
 use common::ScriptedHttp;
-use familiar::clock::ManualClock;
-use familiar::json;
+use familiar::base::clock::ManualClock;
+use familiar::base::json;
+use familiar::llm::openai::ChatStream;
+use familiar::llm::openai::sse::{SseDecoder, SseEvent};
 use familiar::llm::{ChatResponse, Delta, LlmError};
-use familiar::openai::ChatStream;
-use familiar::sse::{SseDecoder, SseEvent};
 use familiar::store::postgrest::error_from_body;
 use familiar::store::{Insert, PostgrestStore, Rpc, Select, Store, StoreError};
 use futures::executor::block_on;
@@ -414,7 +414,7 @@ proptest! {
     ) {
         let mut ours = items.clone();
         let mut std = items;
-        familiar::sort::sort_by(&mut ours, |a, b| a.0.cmp(&b.0));
+        familiar::base::sort::sort_by(&mut ours, |a, b| a.0.cmp(&b.0));
         std.sort_by_key(|a| a.0);
         prop_assert_eq!(ours, std);
     }

@@ -8,11 +8,12 @@
 
 use std::rc::Rc;
 
-use familiar::driver::{Seams, Stop, drive};
-use familiar::event::Event;
-use familiar::openai::{ModelSettings, OpenAiClient};
+use familiar::demo;
+use familiar::llm::openai::{ModelSettings, OpenAiClient};
+use familiar::run::driver::{Seams, Stop, drive};
+use familiar::run::event::Event;
 use familiar::run::{AgentRun, Observation, Outcome};
-use familiar::web::{BrowserClock, Fetch, demo};
+use familiar::web::{BrowserClock, Fetch};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -36,8 +37,8 @@ async fn the_demo_agent_runs_to_an_answer_with_a_real_model() {
     )
     .unwrap();
     let tools = demo::tools(
-        demo::world_for(&familiar::settings::Backend::Local),
-        &demo::Identity::local(),
+        demo::world_for(&familiar::app::settings::Backend::Local),
+        &familiar::app::Participant::local(),
     );
     let seams = Seams {
         llm: &llm,

@@ -4,11 +4,11 @@
 //! rules each scenario exists for are asserted here too.
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
-use familiar::message::Role;
-use familiar::scenario::{Report, Scenario, play};
+use familiar::llm::message::Role;
+use familiar::world::scenario::{Replay, Scenario, play};
 use serde_json::{Value, json};
 
-fn played(file: &str) -> Report {
+fn played(file: &str) -> Replay {
     let path = format!("{}/tests/scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
     let scenario = Scenario::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let report = futures::executor::block_on(play(&scenario)).unwrap();
@@ -17,7 +17,7 @@ fn played(file: &str) -> Report {
     report
 }
 
-fn row<'a>(report: &'a Report, table: &str, column: &str, value: Value) -> &'a Value {
+fn row<'a>(report: &'a Replay, table: &str, column: &str, value: Value) -> &'a Value {
     report.world[table]
         .as_array()
         .unwrap()
@@ -143,7 +143,7 @@ fn the_same_battle_is_fought_when_loyal_and_ignored_when_not() {
     assert_eq!(loyal.tools[..3], lookups);
     assert_eq!(disloyal.tools, lookups);
     assert_eq!(loyal.tools[3], "join_battle");
-    let community = |r: &Report| {
+    let community = |r: &Replay| {
         r.transcript
             .iter()
             .find(|m| m.role == Role::Tool && m.content.contains("loyalty"))

@@ -7,15 +7,15 @@
 
 use std::rc::Rc;
 
-use familiar::retry::RetryPolicy;
+use familiar::base::retry::RetryPolicy;
 mod common;
 
 use common::rows;
 use common::world::world_suite;
-use familiar::auth::{Account, AuthClient, SignedInStore};
+use familiar::store::auth::{Account, AuthClient, SignedInStore};
 use familiar::store::{
-    Delete, Filter, Filtered, Insert, LocalStore, Op, Persist, PostgrestStore, Row, Rpc, Select,
-    Store, StoreError, Update,
+    Delete, Filter, Filtered, Insert, LocalStore, Op, Patch, Persist, PostgrestStore, Row, Rpc,
+    Select, Store, StoreError,
 };
 use familiar::web::{BrowserClock, Fetch};
 use serde_json::{Value, json};
@@ -169,7 +169,7 @@ async fn suite(store: &dyn Store) -> Vec<(&'static str, Value)> {
         ),
     ));
     log.push(("after the violation", outcome(store.select(&by_id()).await)));
-    let update = Update {
+    let update = Patch {
         table: TABLE.into(),
         set: rows(json!([{"guild": "foxes"}])).remove(0),
         filters: vec![],
@@ -365,7 +365,7 @@ impl Persist for Forgetful {
 #[wasm_bindgen_test]
 async fn the_worlds_tools_answer_alike_for_a_signed_in_player() {
     let local =
-        familiar::world::rules::install(LocalStore::new(familiar::world::schemas().unwrap()));
+        familiar::world::functions::install(LocalStore::new(familiar::world::schemas().unwrap()));
     local.seed(familiar::world::SEED).unwrap();
     local.sign_in_as(Some("local-player".into()));
     let expected = world_suite(Rc::new(local), "local-player").await;

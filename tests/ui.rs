@@ -8,8 +8,8 @@
     clippy::indexing_slicing
 )]
 
-use familiar::interaction::Step;
-use familiar::message::ToolCall;
+use familiar::llm::message::ToolCall;
+use familiar::run::interaction::Step;
 use familiar::tool::ToolKind;
 use familiar::ui::{App, StepList};
 use gloo_timers::future::TimeoutFuture;
@@ -288,10 +288,10 @@ async fn closed_steps_are_built_only_when_opened() {
 
 #[wasm_bindgen_test]
 async fn streaming_text_grows_in_place_as_it_arrives() {
-    use familiar::event::Event;
-    use familiar::interaction::Interaction;
     use familiar::llm::Delta;
     use familiar::run::Purpose;
+    use familiar::run::event::Event;
+    use familiar::run::interaction::Interaction;
     use familiar::ui::Turn;
     let interaction = RwSignal::new(Interaction::new(1, "tell me a story"));
     let root = mount(move || view! { <Turn interaction=interaction /> });
@@ -400,9 +400,9 @@ async fn an_unfinished_answer_offers_no_copy_or_retry_and_focus_goes_to_the_appr
 
 #[wasm_bindgen_test]
 async fn a_stopped_answer_keeps_what_streamed_and_says_it_was_stopped() {
-    use familiar::event::Event;
-    use familiar::interaction::Interaction;
     use familiar::llm::Delta;
+    use familiar::run::event::Event;
+    use familiar::run::interaction::Interaction;
     use familiar::run::{Outcome, Purpose};
     use familiar::ui::Turn;
     let interaction = RwSignal::new(Interaction::new(1, "tell me a story"));
@@ -586,7 +586,7 @@ fn fill(root: &HtmlElement, selector: &str, value: &str) {
 
 #[wasm_bindgen_test]
 async fn settings_refuse_a_service_key_and_a_bad_step_cap_with_clear_messages() {
-    use familiar::settings::Settings;
+    use familiar::app::settings::Settings;
     use familiar::ui::SettingsPanel;
     let applied = RwSignal::new(0);
     let root = mount(move || {

@@ -3,7 +3,7 @@
 // clippy does not see `#[wasm_bindgen_test]` functions as tests.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use familiar::clock::Clock;
+use familiar::base::clock::Clock;
 use familiar::tool::{NoArgs, Tool};
 use familiar::web::{BrowserClock, PageTitle};
 use wasm_bindgen_test::*;

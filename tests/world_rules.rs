@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 fn world() -> Rc<LocalStore> {
     let store =
-        familiar::world::rules::install(LocalStore::new(familiar::world::schemas().unwrap()));
+        familiar::world::functions::install(LocalStore::new(familiar::world::schemas().unwrap()));
     store.seed(familiar::world::SEED).unwrap();
     Rc::new(store)
 }

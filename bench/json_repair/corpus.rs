@@ -5,7 +5,7 @@
 
 use std::io::Read;
 
-use familiar::json;
+use familiar::base::json;
 use serde_json::{Value, json};
 
 fn main() {

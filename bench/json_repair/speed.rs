@@ -5,7 +5,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use familiar::json;
+use familiar::base::json;
 
 /// Milliseconds per MB of input for one `json::extract` (the best of a few runs).
 fn ms_per_mb(input: &str) -> f64 {

@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use super::storage::Storage;
-use crate::clock::Clock;
+use crate::base::clock::Clock;
 use crate::llm::Llm;
 use crate::run::{DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_LOOKUPS, DEFAULT_TIME_BUDGET_MS};
 use crate::store::Store;

@@ -14,9 +14,9 @@ use futures::channel::oneshot;
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use serde_json::{Value, json};
 
-use crate::driver::Host;
 use crate::llm::ToolSpec;
-use crate::message::ToolCall;
+use crate::llm::message::ToolCall;
+use crate::run::driver::Host;
 use crate::tool::{Approval, RunsOn, ToolInfo, ToolKind};
 
 /// Answers one call: the request id and the parsed, checked arguments in; a JSON
@@ -56,7 +56,7 @@ impl HostTool {
         if !is_name(name) {
             return Err(HostToolError::BadName(name.clone()));
         }
-        crate::json::schema::check_schema(&self.spec.parameters).map_err(|reason| {
+        crate::base::json::schema::check_schema(&self.spec.parameters).map_err(|reason| {
             HostToolError::BadSchema {
                 tool: name.clone(),
                 reason,
@@ -160,7 +160,7 @@ impl HostTools {
         let args = crate::tool::parse_arguments(&call.name, &call.arguments)
             .map_err(|e| e.to_string())
             .and_then(|args| {
-                crate::json::schema::validate(&schema, &args)
+                crate::base::json::schema::validate(&schema, &args)
                     .map(|()| args)
                     .map_err(|e| format!("invalid arguments: {e}"))
             });

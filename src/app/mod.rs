@@ -12,8 +12,10 @@
 
 mod config;
 mod host;
+mod identity;
 mod play;
 mod resume;
+pub mod settings;
 pub mod spec;
 mod state;
 mod storage;
@@ -27,15 +29,16 @@ use futures::future::LocalBoxFuture;
 
 pub use config::{Config, DEFAULT_CONTEXT_BUDGET, Options, Play, character_prompt};
 pub use host::{Channel, Handler, HostTool, HostToolError, HostTools, Ignored};
+pub use identity::{Participant, register_memory};
 pub use play::load_character;
 pub use state::{Deleted, SessionState};
 pub use storage::{
-    ConversationEntry, Keys, Loaded, MemoryStorage, Storage, load_conversation, load_index,
+    ConversationEntry, Keys, Loaded, Storage, VolatileStorage, load_conversation, load_index,
 };
 pub use update::{Decision, Notice, PendingApproval, Update};
 
-use crate::delegate::Delegate;
-use crate::interaction::{Conversation, Interaction};
+use crate::compose::delegate::Delegate;
+use crate::run::interaction::{Conversation, Interaction};
 use crate::run::{Observation, Outcome};
 use state::State;
 
@@ -159,7 +162,7 @@ impl Session {
     /// approvals). While another run of the conversation is going, it waits its turn.
     pub async fn send(&self, text: &str) -> Result<Outcome, AppError> {
         let text = checked_input(text)?;
-        self.take_turn(turn::Trigger::Chat(text)).await
+        self.take_turn(turn::Input::Chat(text)).await
     }
 
     /// Runs the agent on a game event (or a schedule): the universal loop, with the
@@ -170,7 +173,7 @@ impl Session {
             return Err(AppError::UnnamedEvent);
         }
         checked_input(&observation.subject.content)?;
-        self.take_turn(turn::Trigger::Event(Box::new(observation)))
+        self.take_turn(turn::Input::Observation(Box::new(observation)))
             .await
     }
 

@@ -14,7 +14,7 @@ use super::storage::{Keys, Loaded, Storage, keep_aside};
 use super::turn::Place;
 use super::update::{Notice, Update};
 use super::{AppError, Session};
-use crate::agent::Agent;
+use crate::compose::agent::Agent;
 use crate::run::{AgentRun, Outcome};
 
 /// The version of what [`SavedRun`] is written as; other versions are kept aside.

@@ -16,9 +16,9 @@ use super::storage::{
     save_conversation, stored_revision,
 };
 use super::update::{Decision, Notice, PendingApproval};
-use crate::delegate::Delegate;
-use crate::event::Event;
-use crate::interaction::Conversation;
+use crate::compose::delegate::Delegate;
+use crate::run::event::Event;
+use crate::run::interaction::Conversation;
 
 /// Where and when a session writes: its storage, its keys, and the time now.
 pub(super) struct Disk<'a> {

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::Event;
-use crate::interaction::Conversation;
 use crate::run::Outcome;
+use crate::run::event::Event;
+use crate::run::interaction::Conversation;
 
 /// Keyed text storage. A write can fail (a full or disabled storage) and says so.
 pub trait Storage {
@@ -22,12 +22,12 @@ pub trait Storage {
 /// Storage in memory: for tests, and for hosts that keep state themselves
 /// (`saveState` / `loadState`).
 #[derive(Debug, Default)]
-pub struct MemoryStorage {
+pub struct VolatileStorage {
     entries: RefCell<BTreeMap<String, String>>,
     full: Cell<bool>,
 }
 
-impl MemoryStorage {
+impl VolatileStorage {
     pub fn new() -> Self {
         Self::default()
     }
@@ -43,7 +43,7 @@ impl MemoryStorage {
     }
 }
 
-impl Storage for MemoryStorage {
+impl Storage for VolatileStorage {
     fn load(&self, key: &str) -> Option<String> {
         self.entries.borrow().get(key).cloned()
     }
@@ -225,7 +225,7 @@ mod tests {
 
     #[test]
     fn a_turn_left_unfinished_is_read_back_closed() {
-        let storage = MemoryStorage::new();
+        let storage = VolatileStorage::new();
         let mut conversation = Conversation::default();
         conversation.begin("cut off by a reload");
         save_conversation(&storage, "k", &conversation, 1).unwrap();
@@ -237,7 +237,7 @@ mod tests {
 
     #[test]
     fn a_conversation_round_trips_in_the_current_version() {
-        let storage = MemoryStorage::new();
+        let storage = VolatileStorage::new();
         let mut conversation = Conversation::default();
         let turn = conversation.begin("hello");
         conversation.apply(turn, &answered());
@@ -257,7 +257,7 @@ mod tests {
 
     #[test]
     fn an_older_unversioned_conversation_is_migrated() {
-        let storage = MemoryStorage::new();
+        let storage = VolatileStorage::new();
         let mut conversation = Conversation::default();
         let turn = conversation.begin("from before versions");
         conversation.apply(turn, &answered());
@@ -272,7 +272,7 @@ mod tests {
 
     #[test]
     fn corrupt_data_is_kept_aside_and_reported() {
-        let storage = MemoryStorage::new();
+        let storage = VolatileStorage::new();
         storage.save("k", "{not json").unwrap();
         let Loaded::Corrupt { kept_as, error } = load_conversation(&storage, "k") else {
             panic!("not reported as corrupt");

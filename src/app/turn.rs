@@ -11,19 +11,19 @@ use futures::future::{Either, FutureExt, Shared, select};
 use super::state::{Running, Waiting};
 use super::update::{Decision, PendingApproval, Update};
 use super::{AppError, Play, Session, character_prompt};
-use crate::agent::Agent;
-use crate::driver::{Seams, Stop, drive_until};
-use crate::event::Event;
-use crate::message::{Message, ToolCall};
-use crate::rules::RulesModel;
+use crate::compose::agent::Agent;
+use crate::llm::message::{Message, ToolCall};
+use crate::llm::rules::RulesModel;
+use crate::run::driver::{Seams, Stop, drive_until};
+use crate::run::event::Event;
 use crate::run::{AgentRun, Observation, Outcome};
 use crate::tool::ToolRegistry;
 use crate::workflow::inject;
 
-/// What starts a turn.
-pub(super) enum Trigger {
+/// What a turn was asked for: a person's message, or an event the host observed.
+pub(super) enum Input {
     Chat(String),
-    Event(Box<Observation>),
+    Observation(Box<Observation>),
 }
 
 /// Fires when the turn is stopped; never when its sender is merely dropped.
@@ -44,7 +44,7 @@ pub(super) struct Place {
 
 impl Session {
     /// Waits for the conversation's earlier turns, then takes this one.
-    pub(super) async fn take_turn(&self, trigger: Trigger) -> Result<Outcome, AppError> {
+    pub(super) async fn take_turn(&self, asked: Input) -> Result<Outcome, AppError> {
         let (conversation, lock) = {
             let mut state = self.inner.state.borrow_mut();
             if state.destroyed {
@@ -58,14 +58,14 @@ impl Session {
         if self.inner.state.borrow().destroyed {
             return Err(AppError::Destroyed);
         }
-        Ok(self.run_turn(&conversation, trigger).await)
+        Ok(self.run_turn(&conversation, asked).await)
     }
 
-    async fn run_turn(&self, conversation: &str, trigger: Trigger) -> Outcome {
+    async fn run_turn(&self, conversation: &str, asked: Input) -> Outcome {
         let budget = self.inner.config.options.context_budget;
-        let input = match &trigger {
-            Trigger::Chat(text) => text.clone(),
-            Trigger::Event(observation) => observation.subject.content.clone(),
+        let input = match &asked {
+            Input::Chat(text) => text.clone(),
+            Input::Observation(observation) => observation.subject.content.clone(),
         };
         let (turn, history) = {
             let disk = self.disk();
@@ -89,12 +89,12 @@ impl Session {
         });
         self.save(conversation);
         let signal = self.start_running(&place);
-        let outcome = match (trigger, &self.inner.config.play) {
-            (Trigger::Chat(text), Some(play)) => {
+        let outcome = match (asked, &self.inner.config.play) {
+            (Input::Chat(text), Some(play)) => {
                 self.in_character(&place, history, text, play, signal).await
             }
-            (Trigger::Chat(text), None) => self.chat(&place, history, &text, signal).await,
-            (Trigger::Event(observation), _) => {
+            (Input::Chat(text), None) => self.chat(&place, history, &text, signal).await,
+            (Input::Observation(observation), _) => {
                 let observation = *observation;
                 let agent = self.inner.state.borrow().delegate.default_agent();
                 let goal_check = self.inner.config.options.goal_check_on_events;

@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::Event;
-use crate::message::ToolCall;
+use crate::llm::message::ToolCall;
+use crate::run::event::Event;
 use crate::workflow::Transaction;
 
 /// One change a front end may show.

@@ -5,16 +5,16 @@
 //! `familiar-probe sse [--chunk N]` reads a raw chat-completions SSE stream on stdin,
 //! decodes it N bytes at a time (0: all at once), prints each delta as a JSON line, and
 //! ends with a line holding the assembled response or the typed error (exit 1).
-//! `familiar-probe scenario FILE.json` plays a scenario (see `familiar::scenario`):
+//! `familiar-probe scenario FILE.json` plays a scenario (see `familiar::world::scenario`):
 //! one JSON line per driver event, then `{"outcome": …, "iterations": …, "tools": …}`,
 //! then `{"world": …}` with the final rows; exit 1 if the file's `expect` is not met.
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-use familiar::json;
-use familiar::openai::ChatStream;
-use familiar::scenario::{self, Scenario};
+use familiar::base::json;
+use familiar::llm::openai::ChatStream;
+use familiar::world::scenario::{self, Scenario};
 use serde_json::json;
 
 const USAGE: &str = "usage: familiar-probe json < text\n       familiar-probe sse [--chunk N] < stream\n       familiar-probe scenario FILE.json";

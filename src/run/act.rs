@@ -7,10 +7,10 @@ use serde_json::Value;
 
 use super::{
     AgentRun, Invocation, MAX_CALLS_PER_REPLY, MAX_RESULT_CHARS, NextStep, Phase, ToolResult,
-    memory,
+    context,
 };
-use crate::event::{Decided, Event, Thought};
-use crate::message::{Message, ToolCall};
+use crate::llm::message::{Message, ToolCall};
+use crate::run::event::{Decided, Event, Thought};
 use crate::run::{ActionRecord, PLAN_TOOL};
 use crate::tool::{Approval, RunsOn, ToolError, ToolKind};
 
@@ -61,7 +61,7 @@ impl AgentRun {
     /// first allowed action kept and every other action refused. A turn that only
     /// looks up counts against the iteration's look-ups; past them its calls are
     /// refused and the turn uses up an iteration, so no model can loop forever.
-    pub(super) fn decide(&mut self, calls: Vec<ToolCall>) {
+    pub(super) fn sort_calls(&mut self, calls: Vec<ToolCall>) {
         let acts = calls
             .iter()
             .any(|c| self.kind_of(&c.name) == Some(ToolKind::Action));
@@ -224,7 +224,7 @@ impl AgentRun {
     }
 
     fn apply_plan(&mut self, act: &mut Act, call: &ToolCall) {
-        let result = memory::apply_plan(&call.arguments, &mut self.plan, &mut self.memory);
+        let result = context::apply_plan(&call.arguments, &mut self.plan, &mut self.memory);
         if result.is_ok() {
             self.events.push(Event::PlanUpdated {
                 plan: self.plan.clone(),
@@ -286,7 +286,7 @@ impl AgentRun {
             order, mut settled, ..
         } = act;
         let position = |id: &str| order.iter().position(|o| o == id).unwrap_or(order.len());
-        crate::sort::sort_by_key(&mut settled, |s| position(&s.call_id));
+        crate::base::sort::sort_by_key(&mut settled, |s| position(&s.call_id));
         for Settled {
             message, record, ..
         } in settled

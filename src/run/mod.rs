@@ -9,9 +9,12 @@
 //! survives the round trip, so a resumed run never applies an action twice.
 
 mod act;
-mod decide;
+mod after_action;
+mod context;
+pub mod driver;
+pub mod event;
+pub mod interaction;
 mod limits;
-mod memory;
 mod observation;
 mod review;
 
@@ -22,19 +25,19 @@ use act::{Act, act_step};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use decide::{AfterAction, after_action, says_yes};
+pub use after_action::{AfterAction, after_action, says_yes};
+pub use context::{ContextMemory, FollowUp, PLAN_TOOL, PlanUpdate};
 use limits::Limits;
 pub use limits::{
     DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_LOOKUPS, DEFAULT_TIME_BUDGET_MS, MAX_CALLS_PER_REPLY,
     MAX_RESULT_CHARS,
 };
-pub use memory::{ContextMemory, FollowUp, PLAN_TOOL, PlanUpdate};
 pub use observation::{Actor, Boundaries, Observation, Subject, Trigger};
 pub use review::{GoalGuess, Review, Verdict};
 
-use crate::event::{Event, Thought};
+use crate::llm::message::{Message, ToolCall};
 use crate::llm::{ChatRequest, ChatResponse, LlmError, ResponseFormat, ToolChoice, ToolSpec};
-use crate::message::{Message, ToolCall};
+use crate::run::event::{Event, Thought};
 use crate::tool::{Approval, RunsOn, ToolError, ToolInfo, ToolKind};
 
 /// What the driver should do next.
@@ -140,7 +143,7 @@ pub struct ActionRecord {
     pub tool: String,
     pub arguments: String,
     pub kind: Option<ToolKind>,
-    #[serde(with = "crate::event::tool_result")]
+    #[serde(with = "crate::run::event::tool_result")]
     pub result: Result<Value, String>,
     pub duration_ms: i64,
 }
@@ -388,7 +391,7 @@ impl AgentRun {
         let mut request = self.request(ToolChoice::None);
         request.max_tokens = Some(100);
         Rc::make_mut(&mut request.messages)
-            .push(Message::user(decide::goal_question(goal, &actions)));
+            .push(Message::user(after_action::goal_question(goal, &actions)));
         NextStep::CallModel(ModelCall {
             purpose: Purpose::CheckGoal,
             request,
@@ -427,7 +430,7 @@ impl AgentRun {
             .map(|t| t.spec.clone())
             .collect();
         if self.limits.planning {
-            specs.push(memory::plan_tool_spec());
+            specs.push(context::plan_tool_spec());
         }
         specs.into()
     }
@@ -512,7 +515,7 @@ impl AgentRun {
             text,
             calls: tool_calls.clone(),
         }));
-        self.decide(tool_calls);
+        self.sort_calls(tool_calls);
     }
 
     /// The loop node: what follows a finished (or refused) action.
@@ -523,7 +526,7 @@ impl AgentRun {
                 self.plan.remove(0);
             }
         }
-        let next = decide::after_action(tool, error, &self.plan, &self.memory.owed);
+        let next = after_action::after_action(tool, error, &self.plan, &self.memory.owed);
         match next.prompt() {
             Some(prompt) => {
                 self.push(Message::user(prompt));

@@ -4,11 +4,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AgentRun, Outcome, Phase, decide::says_yes};
-use crate::event::{Event, Thought};
-use crate::json::{self, Contract, DEFAULT_REASKS};
+use super::{AgentRun, Outcome, Phase, after_action::says_yes};
+use crate::base::json::{self, Contract};
 use crate::llm::ChatResponse;
-use crate::message::Message;
+use crate::llm::contract::DEFAULT_REASKS;
+use crate::llm::message::Message;
+use crate::run::event::{Event, Thought};
 
 /// What a reflection decided about the draft answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -152,7 +153,7 @@ impl AgentRun {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::parse;
+    use crate::base::json::parse;
 
     #[test]
     fn a_review_must_say_what_to_change_unless_finished() {

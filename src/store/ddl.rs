@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::StoreError;
-use super::schema::{ColumnSchema, ColumnType, Default, Reference, TableSchema};
+use super::table::{ColumnSchema, ColumnType, Default, Reference, TableSchema};
 
 /// Every table created in `sql`, in order.
 pub fn tables(sql: &str) -> Result<Vec<TableSchema>, StoreError> {

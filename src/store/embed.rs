@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::eval::order_values;
-use super::schema::TableSchema;
+use super::table::TableSchema;
 use super::{Row, StoreError};
 
 /// One element of a select list, resolved against the schemas.

@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use serde_json::Value;
 
 use super::query::{Filter, Op, Order};
-use super::schema::{ColumnType, TableSchema, coerce};
+use super::table::{ColumnType, TableSchema, coerce};
 use super::{Row, StoreError};
 
 /// Filters checked against a table's schema once, their operands read as the columns'
@@ -215,7 +215,7 @@ pub fn order_values(a: &Value, b: &Value) -> Ordering {
 
 /// Sorts rows by the orderings, PostgreSQL's way with nulls.
 pub fn sort(rows: &mut [&Row], order: &[Order]) {
-    crate::sort::sort_by(rows, |a, b| {
+    crate::base::sort::sort_by(rows, |a, b| {
         for o in order {
             let (x, y) = (
                 a.get(&o.column).unwrap_or(&Value::Null),

@@ -12,10 +12,10 @@ use serde_json::Value;
 
 use super::embed;
 use super::eval::{compile, order_values, sort};
-use super::query::{Cardinality, Delete, Insert, Rpc, Select, Update};
-use super::schema::{Default, TableSchema, coerce};
+use super::query::{Cardinality, Delete, Insert, Patch, Rpc, Select};
+use super::table::{Default, TableSchema, coerce};
 use super::{Row, Store, StoreError};
-use crate::clock::{Clock, Instant};
+use crate::base::clock::{Clock, Instant};
 
 /// Where the local store keeps its snapshot (browser storage in the page).
 pub trait Persist {
@@ -48,7 +48,7 @@ pub struct LocalStore {
 impl LocalStore {
     /// Empty tables of these shapes.
     pub fn new(schemas: Vec<TableSchema>) -> Self {
-        // Maps are extended rather than collected: collecting sorts (see `crate::sort`).
+        // Maps are extended rather than collected: collecting sorts (see `crate::base::sort`).
         let mut tables = BTreeMap::new();
         let mut by_name = BTreeMap::new();
         for schema in schemas {
@@ -300,7 +300,7 @@ impl LocalStore {
     }
 
     /// Runs an update now; all matching rows or none.
-    pub fn run_update(&self, query: &Update) -> Result<Vec<Row>, StoreError> {
+    pub fn run_update(&self, query: &Patch) -> Result<Vec<Row>, StoreError> {
         let schema = self.schema(&query.table)?;
         let set = typed(schema, &query.set)?;
         let filters = compile(schema, &query.filters)?;
@@ -372,7 +372,7 @@ impl Store for LocalStore {
         Box::pin(async move { self.run_insert(query) })
     }
 
-    fn update<'a>(&'a self, query: &'a Update) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
+    fn update<'a>(&'a self, query: &'a Patch) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
         Box::pin(async move { self.run_update(query) })
     }
 
@@ -415,12 +415,12 @@ fn same_columns(rows: &[Row]) -> Result<(), StoreError> {
 /// The unique key named by `on_conflict`, which must be one of the table's.
 fn conflict_key(schema: &TableSchema, columns: &[String]) -> Result<Vec<String>, StoreError> {
     let mut wanted = columns.to_vec();
-    crate::sort::sort(&mut wanted);
+    crate::base::sort::sort(&mut wanted);
     schema
         .unique_keys()
         .find(|key| {
             let mut key = (*key).clone();
-            crate::sort::sort(&mut key);
+            crate::base::sort::sort(&mut key);
             key == wanted
         })
         .cloned()

@@ -2,13 +2,14 @@
 //! vocabulary (`query`), answered by Supabase/PostgREST over HTTP or by the local store
 //! in the page (`local`) with the same rows and the same kinds of errors.
 
+pub mod auth;
 mod ddl;
 mod embed;
 mod eval;
 pub mod local;
 pub mod postgrest;
 pub mod query;
-pub mod schema;
+pub mod table;
 
 use futures::future::LocalBoxFuture;
 use serde_json::{Map, Value};
@@ -16,14 +17,14 @@ use serde_json::{Map, Value};
 pub use ddl::tables as tables_from_sql;
 pub use local::{LocalStore, Persist};
 pub use postgrest::PostgrestStore;
-pub use query::{Cardinality, Delete, Filter, Filtered, Insert, Op, Order, Rpc, Select, Update};
-pub use schema::{ColumnSchema, ColumnType, Default as ColumnDefault, Reference, TableSchema};
+pub use query::{Cardinality, Delete, Filter, Filtered, Insert, Op, Order, Patch, Rpc, Select};
+pub use table::{ColumnSchema, ColumnType, Default as ColumnDefault, Reference, TableSchema};
 
 /// A row: column name to value.
 pub type Row = Map<String, Value>;
 
 /// A row from `(column, value)` pairs. (Extended, not collected: collecting a map
-/// sorts its entries, and each such sort is compiled anew; see `crate::sort`.)
+/// sorts its entries, and each such sort is compiled anew; see `crate::base::sort`.)
 pub fn row<const N: usize>(pairs: [(&str, Value); N]) -> Row {
     let mut row = Map::new();
     row.extend(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)));
@@ -91,7 +92,7 @@ pub trait Store {
     /// The inserted (or upserted) rows when `returning`, else none.
     fn insert<'a>(&'a self, query: &'a Insert) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>>;
     /// The updated rows when `returning`, else none.
-    fn update<'a>(&'a self, query: &'a Update) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>>;
+    fn update<'a>(&'a self, query: &'a Patch) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>>;
     /// The deleted rows when `returning`, else none.
     fn delete<'a>(&'a self, query: &'a Delete) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>>;
     /// The function's result.

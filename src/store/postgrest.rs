@@ -11,13 +11,13 @@ use futures::future::LocalBoxFuture;
 use serde_json::Value;
 
 use super::query::{
-    Cardinality, Delete, Filter, Insert, Op, Rpc, Select, Update, filter_param, order_param,
+    Cardinality, Delete, Filter, Insert, Op, Patch, Rpc, Select, filter_param, order_param,
     query_string,
 };
 use super::{Row, Store, StoreError};
-use crate::clock::{Clock, within};
-use crate::http::{Http, HttpError, HttpRequest, HttpResponse};
-use crate::retry::{RetryPolicy, is_retryable_status};
+use crate::base::clock::{Clock, within};
+use crate::base::http::{Http, HttpError, HttpRequest, HttpResponse};
+use crate::base::retry::{RetryPolicy, is_retryable_status};
 
 /// A PostgREST endpoint, e.g. `https://<project>.supabase.co/rest/v1` with the project's
 /// public anon key (never a service key: row-level security protects the tables).
@@ -65,6 +65,24 @@ impl PostgrestStore {
             retry: RetryPolicy::default(),
             timeout_ms: 30_000,
         }
+    }
+
+    /// A Supabase project's REST endpoint (`/rest/v1` is added when `project_url`
+    /// lacks it), or any PostgREST server's, with its anon key.
+    pub fn supabase(
+        project_url: &str,
+        anon_key: &str,
+        http: Rc<dyn Http>,
+        clock: Rc<dyn Clock>,
+        random: Box<dyn Fn() -> f64>,
+    ) -> Self {
+        let url = project_url.trim().trim_end_matches('/');
+        let rest = if url.ends_with("/rest/v1") {
+            url.to_owned()
+        } else {
+            format!("{url}/rest/v1")
+        };
+        Self::new(&rest, anon_key.trim(), http, clock, random)
     }
 
     /// The longest wait for a response and its body (30 s by default).
@@ -301,7 +319,7 @@ impl Store for PostgrestStore {
         })
     }
 
-    fn update<'a>(&'a self, query: &'a Update) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
+    fn update<'a>(&'a self, query: &'a Patch) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>> {
         Box::pin(async move {
             let call = Call {
                 method: "PATCH",

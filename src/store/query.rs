@@ -1,6 +1,6 @@
 //! Queries in PostgREST's vocabulary, as plain data, and their PostgREST encoding.
 //!
-//! A [`Select`], [`Insert`], [`Update`], [`Delete`] or [`Rpc`] says what to do;
+//! A [`Select`], [`Insert`], [`Patch`], [`Delete`] or [`Rpc`] says what to do;
 //! `store::postgrest` sends it over HTTP and `store::local` runs it in memory, so both
 //! answer the same question. Encoding follows PostgREST's rules: values holding
 //! reserved characters are double-quoted inside `in` and `or`, with `"` and `\`
@@ -112,9 +112,9 @@ pub struct Insert {
     pub returning: bool,
 }
 
-/// Changes the filtered rows.
+/// Changes the filtered rows (SQL `UPDATE`, PostgREST `PATCH`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Update {
+pub struct Patch {
     pub table: String,
     pub set: Map<String, Value>,
     pub filters: Vec<Filter>,
@@ -207,7 +207,7 @@ impl Filtered for Select {
     }
 }
 
-impl Filtered for Update {
+impl Filtered for Patch {
     fn filters_mut(&mut self) -> &mut Vec<Filter> {
         &mut self.filters
     }

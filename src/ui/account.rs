@@ -1,18 +1,18 @@
 //! The sign-in control for a Supabase project: one click signs in anonymously (the
 //! default); an email and password sign up or sign in instead; sign-out ends the
-//! session. Signing in enters the world as that user, then rebuilds the session so
-//! the agent's tools act as them. The auth logic lives in `crate::auth`; the page's
-//! storage of the session in `web::demo`.
+//! login. Signing in enters the world as that user, then rebuilds the chat so the
+//! agent's tools act as them. The auth logic lives in `crate::store::auth`; the page's
+//! storage of the login in `demo`.
 
 use std::rc::Rc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::Session;
-use crate::auth::{Account, AuthError, AuthUser};
-use crate::settings::Backend;
-use crate::web::demo;
+use super::Chat;
+use crate::app::settings::Backend;
+use crate::demo;
+use crate::store::auth::{Account, AuthError, AuthUser};
 
 /// Who is signed in, said for a person.
 fn describe(user: Option<&AuthUser>) -> String {
@@ -26,8 +26,8 @@ fn describe(user: Option<&AuthUser>) -> String {
 }
 
 /// The project the saved settings name, if it is a Supabase one.
-fn project(session: Session) -> Option<(String, String)> {
-    session.settings.with_untracked(|s| match &s.backend {
+fn project(chat: Chat) -> Option<(String, String)> {
+    chat.settings.with_untracked(|s| match &s.backend {
         Backend::Supabase { url, anon_key } => Some((url.clone(), anon_key.clone())),
         Backend::Local => None,
     })
@@ -42,7 +42,7 @@ enum Step {
     SignOut,
 }
 
-/// Runs `step`, enters the world as the signed-in user, and rebuilds the session.
+/// Runs `step`, enters the world as the signed-in user, and rebuilds the chat.
 async fn run(account: Rc<Account>, url: String, key: String, step: Step) -> Result<(), AuthError> {
     let signed_in = match step {
         Step::Anonymous => account.sign_in_anonymously().await?,
@@ -60,13 +60,13 @@ async fn run(account: Rc<Account>, url: String, key: String, step: Step) -> Resu
 /// The sign-in control, for the Supabase project in the saved settings.
 #[component]
 pub fn AccountPanel() -> impl IntoView {
-    let Some(session) = use_context::<Session>() else {
+    let Some(chat) = use_context::<Chat>() else {
         return ().into_any();
     };
     let user = RwSignal::new(
-        project(session)
+        project(chat)
             .map(|(url, key)| demo::account(&url, &key))
-            .and_then(|a| a.session())
+            .and_then(|a| a.login())
             .map(|s| s.user),
     );
     let email = RwSignal::new(String::new());
@@ -74,7 +74,7 @@ pub fn AccountPanel() -> impl IntoView {
     let busy = RwSignal::new(false);
     let error = RwSignal::new(String::new());
     let act = move |step: Step| {
-        let Some((url, key)) = project(session) else {
+        let Some((url, key)) = project(chat) else {
             error.set("Save a Supabase project first.".into());
             return;
         };
@@ -84,12 +84,12 @@ pub fn AccountPanel() -> impl IntoView {
         spawn_local(async move {
             let result = run(Rc::clone(&account), url, key, step).await;
             busy.set(false);
-            user.set(account.session().map(|s| s.user));
+            user.set(account.login().map(|s| s.user));
             if let Err(problem) = result {
                 error.set(problem.to_string());
             }
             // The agent's tools act as whoever is signed in now.
-            session.apply_settings(session.settings.get_untracked());
+            chat.apply_settings(chat.settings.get_untracked());
         });
     };
     let credentials = move || (email.get_untracked(), password.get_untracked());

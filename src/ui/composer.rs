@@ -25,7 +25,7 @@ fn option_id(index: usize) -> String {
 /// The completions that continue what is typed.
 fn matching(typed: &str, all: &[Completion]) -> Vec<Completion> {
     all.iter()
-        .filter(|c| crate::delegate::continues(typed, &c.insert))
+        .filter(|c| crate::compose::delegate::continues(typed, &c.insert))
         .cloned()
         .collect()
 }

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::session::Inspector as State;
+use super::chat::Inspector as State;
 
 /// The side panel, updating live.
 #[component]

@@ -2,12 +2,12 @@
 //! machine: the file is checked as a whole, and its problems are shown to its author
 //! with their paths (`workflows.drink_order.states[0].triggers.intent_pattern: unknown
 //! field…`), as are the sections kept but not used. A file that loads is kept in the
-//! page (see [`crate::web::characters`]) and chosen.
+//! page (see [`crate::demo::characters`]) and chosen.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::web::characters;
+use crate::demo::characters;
 use crate::workflow::{Character, LoadError};
 
 /// The loader's form and what it found.
@@ -51,7 +51,12 @@ pub fn LoadCharacter(
             return status.set("Give the character file's URL.".into());
         }
         status.set(format!("Loading {source}…"));
-        spawn_local(async move { take(characters::fetch_text(&source).await, source) });
+        spawn_local(async move {
+            take(
+                crate::web::character_file::fetch_text(&source).await,
+                source,
+            )
+        });
     };
     let from_file = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
@@ -60,7 +65,9 @@ pub fn LoadCharacter(
         };
         let source = file.name();
         status.set(format!("Reading {source}…"));
-        spawn_local(async move { take(characters::read_file(&file).await, source) });
+        spawn_local(
+            async move { take(crate::web::character_file::read_file(&file).await, source) },
+        );
     };
     view! {
         <section class="character-loader" aria-label="Load a character">

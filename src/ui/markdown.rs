@@ -1,4 +1,4 @@
-//! Markdown as DOM: the parsed tree (`crate::markdown`) walked into elements of a
+//! Markdown as DOM: the parsed tree (`crate::base::markdown`) walked into elements of a
 //! fixed set. Model text only ever becomes text nodes; links get
 //! `rel="noopener noreferrer"` and open in a new tab; a link the page may not follow
 //! is its text; images from other sites show only when the settings allow them; code
@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::markdown::{Alignment, Block, Inline, Item, Limits, Stream, Target, Verbatim};
+use crate::base::markdown::{Alignment, Block, Inline, Item, Limits, Stream, Target, Verbatim};
 
 /// Unsettled source longer than this is rebuilt at most once per animation frame.
 const FRAME_BYTES: usize = 8 * 1024;

@@ -1,15 +1,16 @@
 //! The Leptos interface: the conversation with its steps, the composer, the
 //! inspector, approvals and settings.
 //!
-//! Views only render signals and call [`Session`]'s actions; the session owns the
+//! Views only render signals and call [`Chat`]'s actions; the chat owns the
 //! agent and turns driver events into those signals.
 
 mod account;
+mod chat;
 mod composer;
+mod follow;
 mod inspector;
 mod load_character;
 mod markdown;
-mod session;
 mod settings;
 mod start;
 mod steps;
@@ -18,16 +19,17 @@ mod turn;
 
 use leptos::prelude::*;
 
+pub use chat::{Chat, TurnHandle};
 pub use composer::{Completion, Composer};
+pub use follow::Follow;
 pub use inspector::Inspector;
 pub use markdown::Markdown;
-pub use session::{Session, TurnHandle};
 pub use settings::SettingsPanel;
 pub use start::start;
 pub use steps::StepList;
 pub use turn::Turn;
 
-use crate::web::demo::sample_prompts;
+use crate::demo::sample_prompts;
 use talk_to::TalkTo;
 
 /// Copies text to the clipboard (best effort: the page may not be allowed to).
@@ -46,9 +48,9 @@ enum Panel {
 /// The whole demo page.
 #[component]
 pub fn App() -> impl IntoView {
-    let session = Session::restore();
-    session.prepare();
-    provide_context(session);
+    let chat = Chat::restore();
+    chat.prepare();
+    provide_context(chat);
     let focus = ComposerFocus::new();
     provide_context(focus);
     let settings_button = NodeRef::<leptos::html::Button>::new();
@@ -56,23 +58,23 @@ pub fn App() -> impl IntoView {
     let toggle = move |which: Panel| {
         move |_| panel.update(|p| *p = if *p == which { Panel::None } else { which })
     };
-    let empty = move || session.turns.with(Vec::is_empty);
+    let empty = move || chat.turns.with(Vec::is_empty);
     view! {
         <div class="familiar-app">
             <header class="familiar-header">
                 <div>
                     <h1>"Familiar"</h1>
                     <p class="familiar-tagline">
-                        {move || session.settings.with(|s| match s.model {
-                            crate::settings::ModelSource::Rules => "An agent that lives in this tab · rules model · no server",
-                            crate::settings::ModelSource::Proxy(_) => "An agent that lives in this tab · model proxy",
+                        {move || chat.settings.with(|s| match s.model {
+                            crate::app::settings::ModelSource::Rules => "An agent that lives in this tab · rules model · no server",
+                            crate::app::settings::ModelSource::Proxy(_) => "An agent that lives in this tab · model proxy",
                         })}
                     </p>
                 </div>
                 <nav class="familiar-actions" aria-label="Conversation actions">
-                    <TalkTo session=session />
+                    <TalkTo chat=chat />
                     <button type="button" class="new-conversation" on:click=move |_| {
-                        session.new_conversation();
+                        chat.new_conversation();
                         focus.give();
                     }>"New"</button>
                     <button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
@@ -80,15 +82,15 @@ pub fn App() -> impl IntoView {
                 </nav>
             </header>
             <Show when=move || panel.get() == Panel::Conversations>
-                <ConversationList session=session on_open=Callback::new(move |()| {
+                <ConversationList chat=chat on_open=Callback::new(move |()| {
                     panel.set(Panel::None);
                     focus.give();
                 }) />
             </Show>
             <Show when=move || panel.get() == Panel::Settings>
                 <SettingsPanel
-                    current=session.settings
-                    on_save=move |s| session.apply_settings(s)
+                    current=chat.settings
+                    on_save=move |s| chat.apply_settings(s)
                     on_close=Callback::new(move |()| {
                         panel.set(Panel::None);
                         if let Some(button) = settings_button.get_untracked() {
@@ -97,21 +99,21 @@ pub fn App() -> impl IntoView {
                     })
                 />
             </Show>
-            <Show when=move || session.notices.with(|n| !n.is_empty())>
+            <Show when=move || chat.notices.with(|n| !n.is_empty())>
                 <div class="familiar-notice" role="alert">
                     <ul>
-                        {move || session.notices.get().into_iter().map(|text| view! { <li>{text}</li> }).collect_view()}
+                        {move || chat.notices.get().into_iter().map(|text| view! { <li>{text}</li> }).collect_view()}
                     </ul>
-                    <button type="button" class="dismiss-notice" on:click=move |_| session.dismiss_notices()>"Dismiss"</button>
+                    <button type="button" class="dismiss-notice" on:click=move |_| chat.dismiss_notices()>"Dismiss"</button>
                 </div>
             </Show>
-            {move || session.interrupted.get().into_iter().map(|run| {
+            {move || chat.interrupted.get().into_iter().map(|run| {
                 let (resume, discard) = (run.conversation.clone(), run.conversation);
                 view! {
                     <div class="familiar-notice" role="status">
                         "A reply was cut off when the page closed. "{run.refused.clone().map(|why| format!("It cannot be resumed: {why}. "))}
-                        {run.refused.is_none().then(|| view! { <button type="button" on:click=move |_| session.resume(&resume)>"Resume"</button> })}
-                        <button type="button" on:click=move |_| session.discard(&discard)>"Discard"</button>
+                        {run.refused.is_none().then(|| view! { <button type="button" on:click=move |_| chat.resume(&resume)>"Resume"</button> })}
+                        <button type="button" on:click=move |_| chat.discard(&discard)>"Discard"</button>
                     </div>
                 }
             }).collect_view()}
@@ -122,10 +124,10 @@ pub fn App() -> impl IntoView {
                             <p>"Try one of these:"</p>
                             <ul class="sample-prompts">
                                 {move || {
-                                    let character = session.settings.with(|s| s.character.clone());
+                                    let character = chat.settings.with(|s| s.character.clone());
                                     sample_prompts(character.as_deref()).iter().map(|prompt| view! {
                                         <li><button type="button" class="sample-prompt" on:click=move |_| {
-                                            session.send((*prompt).to_owned());
+                                            chat.send((*prompt).to_owned());
                                             focus.give();
                                         }>{*prompt}</button></li>
                                     }).collect_view()
@@ -133,9 +135,9 @@ pub fn App() -> impl IntoView {
                             </ul>
                         </div>
                     </Show>
-                    <Chat session=session />
+                    <Chat chat=chat />
                 </main>
-                <Inspector state=session.inspector />
+                <Inspector state=chat.inspector />
             </div>
         </div>
     }
@@ -144,14 +146,14 @@ pub fn App() -> impl IntoView {
 /// A host's agent as a chat widget: its conversation, approvals and composer.
 #[component]
 pub fn Widget(
-    /// The session to show.
-    session: Session,
+    /// The chat to show.
+    chat: Chat,
 ) -> impl IntoView {
-    provide_context(session);
+    provide_context(chat);
     view! {
         <div class="familiar-app familiar-widget">
             <main class="familiar">
-                <Chat session=session />
+                <Chat chat=chat />
             </main>
         </div>
     }
@@ -186,8 +188,8 @@ fn focus_composer() {
 /// bottom while the reader is there; a finished answer is announced once, apart.
 #[component]
 fn Chat(
-    /// The session whose conversation to show and send to.
-    session: Session,
+    /// The chat whose conversation to show and send to.
+    chat: Chat,
 ) -> impl IntoView {
     let focus = use_context::<ComposerFocus>().unwrap_or_else(|| {
         let focus = ComposerFocus::new();
@@ -196,30 +198,30 @@ fn Chat(
     });
     let list = NodeRef::<leptos::html::Ol>::new();
     let (following, set_following) = signal(true);
-    let follow = StoredValue::new_local(None::<crate::web::Follow>);
+    let follow = StoredValue::new_local(None::<Follow>);
     list.on_load(move |list| {
-        follow.set_value(Some(crate::web::Follow::new(&list, move |on| {
+        follow.set_value(Some(Follow::new(&list, move |on| {
             set_following.set(on);
         })));
     });
     on_cleanup(move || follow.set_value(None));
-    let jump = move || follow.with_value(|f| f.as_ref().map(crate::web::Follow::jump));
+    let jump = move || follow.with_value(|f| f.as_ref().map(Follow::jump));
     view! {
         <ol node_ref=list class="conversation" aria-label="Messages">
-            <For each=move || session.turns.get() key=|turn| turn.id let:turn>
+            <For each=move || chat.turns.get() key=|turn| turn.id let:turn>
                 <Turn interaction=turn.interaction />
             </For>
         </ol>
-        <p class="sr-only" role="status" aria-live="polite">{move || session.announcement.get()}</p>
-        <Show when=move || session.allowed.with(|a| !a.is_empty())>
+        <p class="sr-only" role="status" aria-live="polite">{move || chat.announcement.get()}</p>
+        <Show when=move || chat.allowed.with(|a| !a.is_empty())>
             <ul class="always-allowed" aria-label="Allowed without asking in this conversation">
-                {move || session.allowed.get().into_iter().map(|(agent, tool)| {
+                {move || chat.allowed.get().into_iter().map(|(agent, tool)| {
                     let label = format!("Ask again before {tool}");
                     let (a, t) = (agent.clone(), tool.clone());
                     view! {
                         <li>
                             "Allowed without asking here: " <code>{tool}</code> " (" {agent} ") "
-                            <button type="button" class="ask-again" aria-label=label on:click=move |_| session.ask_again(&a, &t)>
+                            <button type="button" class="ask-again" aria-label=label on:click=move |_| chat.ask_again(&a, &t)>
                                 "Ask again"
                             </button>
                         </li>
@@ -234,16 +236,16 @@ fn Chat(
             }>"Jump to latest ↓"</button>
         </Show>
         <Composer
-            busy=session.busy
+            busy=chat.busy
             on_send=move |text| {
                 jump();
-                session.send(text);
+                chat.send(text);
             }
             on_stop=Callback::new(move |()| {
-                session.stop();
+                chat.stop();
                 focus.give();
             })
-            completions=Signal::derive(move || session.completions())
+            completions=Signal::derive(move || chat.completions())
             input=focus.0
         />
     }
@@ -269,9 +271,9 @@ pub fn mount_widget(element: web_sys::HtmlElement, app: crate::app::Session) -> 
     let listener = std::rc::Rc::new(std::cell::Cell::new(None));
     let (shown, id) = (app.clone(), std::rc::Rc::clone(&listener));
     let handle = leptos::mount::mount_to(element, move || {
-        let (session, listener) = Session::attach(shown);
+        let (chat, listener) = Chat::attach(shown);
         id.set(Some(listener));
-        view! { <Widget session=session /> }
+        view! { <Widget chat=chat /> }
     });
     Mounted {
         app,
@@ -283,25 +285,25 @@ pub fn mount_widget(element: web_sys::HtmlElement, app: crate::app::Session) -> 
 /// Past conversations: open or delete one (with an undo for the last deleted).
 #[component]
 fn ConversationList(
-    /// The session whose conversations to list.
-    session: Session,
+    /// The chat whose conversations to list.
+    chat: Chat,
     /// Called after a conversation is opened.
     on_open: Callback<()>,
 ) -> impl IntoView {
     view! {
         <section class="conversations" aria-label="Past conversations">
-            <Show when=move || session.deleted.with(Option::is_some)>
+            <Show when=move || chat.deleted.with(Option::is_some)>
                 <p class="deleted-note" role="status">
-                    {move || session.deleted.with(|d| d.as_ref().map(|d| format!("Deleted “{}”.", d.entry.title)))}
+                    {move || chat.deleted.with(|d| d.as_ref().map(|d| format!("Deleted “{}”.", d.entry.title)))}
                     " "
-                    <button type="button" class="undo-delete" on:click=move |_| session.undo_delete()>"Undo"</button>
+                    <button type="button" class="undo-delete" on:click=move |_| chat.undo_delete()>"Undo"</button>
                 </p>
             </Show>
             <ul>
-                {move || session.saved.get().into_iter().map(|c| {
+                {move || chat.saved.get().into_iter().map(|c| {
                     let open_id = c.id.clone();
                     let delete_id = c.id.clone();
-                    let current = session.conversation_id.get() == c.id;
+                    let current = chat.conversation_id.get() == c.id;
                     let delete_label = format!("Delete conversation “{}”", c.title);
                     view! {
                         <li class:current=current>
@@ -310,13 +312,13 @@ fn ConversationList(
                                 class="open-conversation"
                                 aria-current=current.then_some("true")
                                 on:click=move |_| {
-                                    session.open(&open_id);
+                                    chat.open(&open_id);
                                     on_open.run(());
                                 }
                             >
                                 {c.title}
                             </button>
-                            <button type="button" class="delete-conversation" aria-label=delete_label on:click=move |_| session.delete(&delete_id)>"×"</button>
+                            <button type="button" class="delete-conversation" aria-label=delete_label on:click=move |_| chat.delete(&delete_id)>"×"</button>
                         </li>
                     }
                 }).collect_view()}

@@ -6,8 +6,8 @@
 use leptos::prelude::*;
 
 use super::account::AccountPanel;
-use crate::openai::{ModelSettings, temperature_text};
-use crate::settings::{Backend, ModelSource, Problem, Settings};
+use crate::app::settings::{Backend, FieldProblem, ModelSource, Settings};
+use crate::llm::openai::{ModelSettings, temperature_text};
 
 /// The settings form.
 #[component]
@@ -16,7 +16,7 @@ pub fn SettingsPanel(
     #[prop(into)]
     current: Signal<Settings>,
     /// Applies settings; returns the problems that stopped them.
-    on_save: impl Fn(Settings) -> Vec<Problem> + 'static,
+    on_save: impl Fn(Settings) -> Vec<FieldProblem> + 'static,
     /// Closes the panel (Escape, or the Close button).
     #[prop(optional)]
     on_close: Option<Callback<()>>,
@@ -48,12 +48,12 @@ pub fn SettingsPanel(
     let supabase_url = RwSignal::new(supabase_url);
     let anon_key = RwSignal::new(anon_key);
     let images = RwSignal::new(initial.remote_images);
-    let problems = RwSignal::new(Vec::<Problem>::new());
+    let problems = RwSignal::new(Vec::<FieldProblem>::new());
     let saved = RwSignal::new(false);
     // After a save was tried, problems follow the fields as they are edited.
     let tried = RwSignal::new(false);
 
-    let collect = move || -> Result<Settings, Vec<Problem>> {
+    let collect = move || -> Result<Settings, Vec<FieldProblem>> {
         let mut found = Vec::new();
         // A field that does not parse is noted in `found` and a valid stand-in takes its
         // place, so the checks below don't report it twice; any problem stops the save.
@@ -81,7 +81,7 @@ pub fn SettingsPanel(
             if let Some((name, value)) = header.split_once(':') {
                 settings.extra_header = Some((name.trim().to_owned(), value.trim().to_owned()));
             } else if !header.trim().is_empty() {
-                found.push(Problem {
+                found.push(FieldProblem {
                     field: "model",
                     message: "the extra header must look like `Name: value`".into(),
                 });
@@ -257,11 +257,11 @@ fn parse<T: std::str::FromStr>(
     text: &str,
     field: &'static str,
     message: &str,
-    found: &mut Vec<Problem>,
+    found: &mut Vec<FieldProblem>,
 ) -> Option<T> {
     let parsed = text.trim().parse().ok();
     if parsed.is_none() {
-        found.push(Problem {
+        found.push(FieldProblem {
             field,
             message: message.into(),
         });

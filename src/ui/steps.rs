@@ -5,8 +5,8 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::event::Decided;
-use crate::interaction::Step;
+use crate::run::event::Decided;
+use crate::run::interaction::Step;
 use crate::run::{Outcome, Purpose, Verdict};
 use crate::tool::ToolKind;
 

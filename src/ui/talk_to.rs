@@ -9,9 +9,9 @@
 
 use leptos::prelude::*;
 
-use super::Session;
+use super::Chat;
 use super::load_character::LoadCharacter;
-use crate::web::characters;
+use crate::demo::characters;
 
 /// The menu entry that opens the loader rather than choosing anyone.
 const LOAD: &str = "load-character";
@@ -19,8 +19,8 @@ const LOAD: &str = "load-character";
 /// The menu and, when a choice waits for it, the confirmation.
 #[component]
 pub fn TalkTo(
-    /// The session whose conversation the choice applies to.
-    session: Session,
+    /// The chat whose conversation the choice applies to.
+    chat: Chat,
 ) -> impl IntoView {
     let choices = RwSignal::new(characters::choices());
     // The key chosen but not yet applied ("" is the assistant).
@@ -28,8 +28,7 @@ pub fn TalkTo(
     let loading = RwSignal::new(false);
     let select = NodeRef::<leptos::html::Select>::new();
     let current = move || {
-        session
-            .settings
+        chat.settings
             .with(|s| s.character.clone().unwrap_or_default())
     };
     let shown = move || proposed.get().unwrap_or_else(current);
@@ -42,20 +41,20 @@ pub fn TalkTo(
     };
     let apply = move |key: String, fresh: bool| {
         proposed.set(None);
-        let mut settings = session.settings.get_untracked();
+        let mut settings = chat.settings.get_untracked();
         settings.character = (!key.is_empty()).then_some(key);
-        session.apply_settings(settings);
+        chat.apply_settings(settings);
         if fresh {
-            session.new_conversation();
+            chat.new_conversation();
         }
     };
     let choose = move |key: String| {
-        let now = session
+        let now = chat
             .settings
             .with_untracked(|s| s.character.clone().unwrap_or_default());
         if key == now {
             proposed.set(None);
-        } else if session.turns.with_untracked(Vec::is_empty) {
+        } else if chat.turns.with_untracked(Vec::is_empty) {
             apply(key, false);
         } else {
             proposed.set(Some(key));
@@ -68,8 +67,7 @@ pub fn TalkTo(
             // The menu goes back to whom the conversation is with.
             if let Some(select) = select.get_untracked() {
                 select.set_value(&proposed.get_untracked().unwrap_or_else(|| {
-                    session
-                        .settings
+                    chat.settings
                         .with_untracked(|s| s.character.clone().unwrap_or_default())
                 }));
             }

@@ -3,13 +3,13 @@
 
 use leptos::prelude::*;
 
-use crate::clock::{Clock, Instant};
-use crate::interaction::{Interaction, Status, Step};
+use crate::base::clock::{Clock, Instant};
 use crate::run::Outcome;
+use crate::run::interaction::{Interaction, Status, Step};
 use crate::web::BrowserClock;
 
 use super::steps::pretty_text;
-use super::{Markdown, Session, StepList};
+use super::{Chat, Markdown, StepList};
 
 /// A user message with the agent's answer and the steps that led to it.
 #[component]
@@ -18,7 +18,7 @@ pub fn Turn(
     #[prop(into)]
     interaction: Signal<Interaction>,
 ) -> impl IntoView {
-    let session = use_context::<Session>();
+    let chat = use_context::<Chat>();
     let id = interaction.with_untracked(|i| i.id);
     let input = interaction.with_untracked(|i| i.input.clone());
     let time = interaction.with_untracked(|i| clock_time(i.started_ms));
@@ -38,8 +38,8 @@ pub fn Turn(
     };
     let thinking = Memo::new(move |_| interaction.with(reasoning));
     let steps = Memo::new(move |_| interaction.with(|i| i.steps.clone()));
-    let remote_images = session.is_some_and(|s| s.settings.with_untracked(|s| s.remote_images));
-    let cap = session.map(|s| s.settings.with_untracked(|s| s.max_iterations));
+    let remote_images = chat.is_some_and(|s| s.settings.with_untracked(|s| s.remote_images));
+    let cap = chat.map(|s| s.settings.with_untracked(|s| s.max_iterations));
     let copy = move |_| super::copy_text(&answer.get_untracked());
     let about = quoted(&input);
     let (copy_label, retry_label) = (
@@ -48,7 +48,7 @@ pub fn Turn(
     );
     // Shown once the answer is final: a draft is not worth copying, and a run in
     // flight is not restarted.
-    let actions = session.map(|session| {
+    let actions = chat.map(|chat| {
         view! {
             <Show when=finished>
                 <div class="answer-actions">
@@ -59,9 +59,9 @@ pub fn Turn(
                         type="button"
                         class="answer-retry"
                         aria-label=retry_label.clone()
-                        disabled=move || session.busy.get()
+                        disabled=move || chat.busy.get()
                         on:click=move |_| {
-                            session.retry(id);
+                            chat.retry(id);
                             super::focus_composer();
                         }
                     >
@@ -96,7 +96,7 @@ pub fn Turn(
                 {move || stopped().map(|note| view! { <p class="answer-stopped">{note}</p> })}
                 {actions}
             </div>
-            {session.map(|session| view! { <ApprovalCard session=session turn=id /> })}
+            {chat.map(|chat| view! { <ApprovalCard chat=chat turn=id /> })}
             <StepList steps=steps cap=cap.unwrap_or_default() />
         </li>
     }
@@ -180,12 +180,12 @@ fn clock_time(epoch_ms: i64) -> String {
 /// Approve or deny the call this turn's run waits for.
 #[component]
 fn ApprovalCard(
-    /// The session that holds the paused run.
-    session: Session,
+    /// The chat that holds the paused run.
+    chat: Chat,
     /// The turn this card belongs to.
     turn: u64,
 ) -> impl IntoView {
-    let pending = move || session.pending.get().filter(|p| p.turn == turn);
+    let pending = move || chat.pending.get().filter(|p| p.turn == turn);
     move || {
         pending().map(|p| {
             let card = NodeRef::<leptos::html::Div>::new();
@@ -194,7 +194,7 @@ fn ApprovalCard(
                 let _ = card.focus();
             });
             let decide = move |approve: bool, always: bool| {
-                session.decide(approve, always);
+                chat.decide(approve, always);
                 super::focus_composer();
             };
             view! {
@@ -211,7 +211,7 @@ fn ApprovalCard(
                             "Deny"
                         </button>
                         <button type="button" class="approve-always" on:click=move |_| decide(true, true)>
-                            "Always for this session"
+                            "Always for this chat"
                         </button>
                     </div>
                 </div>

@@ -2,7 +2,7 @@
 
 use futures::future::LocalBoxFuture;
 
-use crate::clock::{Clock, Instant};
+use crate::base::clock::{Clock, Instant};
 
 /// The page's clock and time zone.
 #[derive(Debug, Clone, Copy, Default)]

@@ -9,7 +9,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestInit, Response};
 
-use crate::http::{Http, HttpError, HttpRequest, HttpResponse};
+use crate::base::http::{Http, HttpError, HttpRequest, HttpResponse};
 
 /// The page's `fetch`.
 #[derive(Debug, Clone, Copy, Default)]

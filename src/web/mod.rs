@@ -1,28 +1,37 @@
 //! The browser behind the seams: the only module that touches `web_sys` and `js_sys`.
 
-pub mod characters;
+pub mod character_file;
 mod clock;
-pub mod demo;
 mod fetch;
-mod follow;
 mod page_title;
 mod shell;
 mod storage;
 
 pub use clock::BrowserClock;
 pub use fetch::Fetch;
-pub use follow::Follow;
 pub use page_title::PageTitle;
 pub use shell::{MountPoint, Page, mark};
 pub use storage::{BrowserStorage, LocalStorage, load_json, remove, save_json};
 
 /// Whether the app is a widget in someone else's page (it has a `#familiar` host
 /// element) rather than the demo's own page.
-pub fn embedded() -> bool {
+pub fn in_host_page() -> bool {
     web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.get_element_by_id("familiar"))
         .is_some()
+}
+
+/// A Supabase project's REST endpoint (or any PostgREST server) over `fetch`, with
+/// its anon key.
+pub fn supabase(url: &str, anon_key: &str) -> crate::store::PostgrestStore {
+    crate::store::PostgrestStore::supabase(
+        url,
+        anon_key,
+        std::rc::Rc::new(Fetch),
+        std::rc::Rc::new(BrowserClock),
+        Box::new(js_sys::Math::random),
+    )
 }
 
 /// Copies text to the clipboard, best effort: the page may not be allowed to.

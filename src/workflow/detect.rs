@@ -144,7 +144,7 @@ impl Character {
     fn candidates<'a>(&'a self, message: &str, pending: &[Transaction]) -> Vec<Candidate<'a>> {
         let lower = message.to_lowercase();
         let mut ordered: Vec<&Transaction> = pending.iter().collect();
-        crate::sort::sort_by_key(&mut ordered, |t| !mentions(&lower, t));
+        crate::base::sort::sort_by_key(&mut ordered, |t| !mentions(&lower, t));
         let mut found = Vec::new();
         for transaction in ordered {
             let Some((w, workflow)) = self.workflow_index(&transaction.transaction_type) else {

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::json::schema::describe;
+use crate::base::json::schema::describe;
 
 /// The sections the workflows read; every other top-level section is kept.
 const READ: [&str; 3] = ["identity", "workflows", "offline_reply"];

@@ -46,10 +46,11 @@ pub use file::{
 };
 pub use transaction::{Transaction, TransactionStatus, Transactions, parse_rfc3339};
 
-use crate::clock::Clock;
-use crate::json::{Contract, ask};
+use crate::base::clock::Clock;
+use crate::base::json::Contract;
+use crate::llm::contract::ask;
+use crate::llm::message::Message;
 use crate::llm::{ChatRequest, Llm};
-use crate::message::Message;
 use crate::store::{Store, StoreError};
 
 /// What [`Character::before`] found, for the prompt and for [`Character::after`].
@@ -136,7 +137,7 @@ impl Character {
     pub async fn current(
         &self,
         store: &dyn Store,
-        now: crate::clock::Instant,
+        now: crate::base::clock::Instant,
         user: &str,
     ) -> Result<(Vec<Transaction>, Vec<Transaction>), StoreError> {
         let transactions = self.transactions(store);

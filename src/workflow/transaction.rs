@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::clock::Instant;
-use crate::store::{Filtered, Insert, Row, Select, Store, StoreError, Update, row};
+use crate::base::clock::Instant;
+use crate::store::{Filtered, Insert, Patch, Row, Select, Store, StoreError, row};
 
 const TABLE: &str = "transactions";
 /// The most pending transactions read at once (a character has a few workflows).
@@ -75,7 +75,7 @@ impl Transactions<'_> {
             rows.push(Transaction::from_row(row)?);
         }
         // By instant, not by text: stamps may differ in offset or precision.
-        crate::sort::sort_by_key(&mut rows, |t| {
+        crate::base::sort::sort_by_key(&mut rows, |t| {
             std::cmp::Reverse(parse_rfc3339(&t.created_at).unwrap_or(i64::MIN))
         });
         let mut found: Vec<Transaction> = Vec::new();
@@ -139,7 +139,7 @@ impl Transactions<'_> {
             ("context", Value::Object(context)),
             ("updated_at", json!(stamp(now))),
         ]);
-        let update = Update {
+        let update = Patch {
             table: TABLE.into(),
             set,
             filters: Vec::new(),
@@ -186,7 +186,7 @@ pub fn parse_rfc3339(text: &str) -> Option<i64> {
     };
     let month = u32::try_from(month).ok()?;
     let day = u32::try_from(day).ok()?;
-    let days = crate::clock::days_from_civil(year, month, day);
+    let days = crate::base::clock::days_from_civil(year, month, day);
     let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second - offset_minutes * 60;
     Some(seconds * 1_000 + fraction)
 }

@@ -136,7 +136,7 @@ pub struct TargetArgs {
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct BattleArgs {
+pub struct BattleIdArgs {
     /// The battle's id.
     pub battle_id: i64,
 }
@@ -228,7 +228,7 @@ async fn relationship(w: World, args: TargetArgs) -> Result<Value, Refusal> {
     ))
 }
 
-async fn battle_details(w: World, args: BattleArgs) -> Result<Value, Refusal> {
+async fn battle_details(w: World, args: BattleIdArgs) -> Result<Value, Refusal> {
     let query = Select::from("battles")
         .columns(
             "id,status,community1_damage,community2_damage,\

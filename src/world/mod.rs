@@ -24,21 +24,45 @@ pub fn schemas() -> Result<Vec<TableSchema>, StoreError> {
 
 mod actions;
 mod data;
+pub mod functions;
 mod rows;
-pub mod rules;
+pub mod scenario;
 
 use std::rc::Rc;
 
-use crate::store::Store;
+use crate::base::clock::Clock;
+use crate::store::{LocalStore, Persist, Store};
 use crate::tool::ToolRegistry;
+
+/// The seeded world user the agent is in the page's own world (Dotty, the tavern
+/// keeper): the owner of its memories.
+pub const AGENT_ID: i64 = 1;
+/// The seeded world user the person plays in the page's own world.
+pub const PLAYER_ID: i64 = 3;
 
 /// Registers the game world's tools (seed 000) over `store`, acting as user `me`:
 /// read-only data tools to look things up, and action tools that change the world
 /// through its functions, which check its rules (gold and energy are checked, stats
 /// stay within 0-100). The store must act as `me`: signed in as them online, or
-/// [`rules::play_as`] offline.
+/// [`functions::play_as`] offline.
 pub fn register_tools(registry: &mut ToolRegistry, store: Rc<dyn Store>, me: i64) {
     let world = rows::World { store, me };
     data::register(registry, &world);
     actions::register(registry, &world);
+}
+
+/// The world's tables in the page with their functions, seeded on first use and played
+/// as [`PLAYER_ID`]: kept through `persist` across reloads, or in memory only.
+pub fn local(
+    clock: Rc<dyn Clock>,
+    persist: Option<Box<dyn Persist>>,
+) -> Result<LocalStore, StoreError> {
+    let store = functions::install(LocalStore::new(schemas()?).with_clock(clock));
+    let store = match persist {
+        Some(persist) => store.with_persistence(persist)?,
+        None => store,
+    };
+    store.seed(SEED)?;
+    functions::play_as(&store, PLAYER_ID)?;
+    Ok(store)
 }

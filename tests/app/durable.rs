@@ -3,9 +3,9 @@
 //! storage, resumed in its own turn without applying its actions again, or discarded.
 
 use familiar::app::AppError;
-use familiar::interaction::Step;
-use familiar::message::ToolCall;
-use familiar::scripted::ScriptedModel;
+use familiar::llm::message::ToolCall;
+use familiar::llm::scripted::ScriptedModel;
+use familiar::run::interaction::Step;
 
 use super::*;
 
@@ -48,13 +48,13 @@ fn spawn_resume(
     slot
 }
 
-fn run_keys(storage: &MemoryStorage) -> Vec<String> {
+fn run_keys(storage: &VolatileStorage) -> Vec<String> {
     let keys = storage.keys().into_iter();
     keys.filter(|k| k.starts_with("t.run.")).collect()
 }
 
 /// A run that bumped (approved) and then waited on the host, when its session went.
-fn cut_off_after_the_action(storage: &Rc<MemoryStorage>, counter: &Rc<RefCell<i64>>) -> String {
+fn cut_off_after_the_action(storage: &Rc<VolatileStorage>, counter: &Rc<RefCell<i64>>) -> String {
     let w = world_with(
         "t",
         Rc::clone(storage),
@@ -77,7 +77,7 @@ fn cut_off_after_the_action(storage: &Rc<MemoryStorage>, counter: &Rc<RefCell<i6
 
 #[test]
 fn a_run_cut_off_by_a_reload_is_reported_and_resumed_without_applying_twice() {
-    let storage = Rc::new(MemoryStorage::new());
+    let storage = Rc::new(VolatileStorage::new());
     let counter = Rc::new(RefCell::new(0));
     let conversation = cut_off_after_the_action(&storage, &counter);
 
@@ -141,7 +141,7 @@ fn a_run_cut_off_by_a_reload_is_reported_and_resumed_without_applying_twice() {
 
 #[test]
 fn a_run_cut_off_while_waiting_for_approval_asks_again_when_resumed() {
-    let storage = Rc::new(MemoryStorage::new());
+    let storage = Rc::new(VolatileStorage::new());
     let counter = Rc::new(RefCell::new(0));
     {
         let model = Rc::new(ScriptedModel::new());
@@ -180,7 +180,7 @@ fn a_run_cut_off_while_waiting_for_approval_asks_again_when_resumed() {
 
 #[test]
 fn a_discarded_run_is_gone_and_cannot_be_resumed() {
-    let storage = Rc::new(MemoryStorage::new());
+    let storage = Rc::new(VolatileStorage::new());
     let counter = Rc::new(RefCell::new(0));
     let conversation = cut_off_after_the_action(&storage, &counter);
     let w = world("t", Rc::clone(&storage));
@@ -199,7 +199,7 @@ fn a_discarded_run_is_gone_and_cannot_be_resumed() {
 
 #[test]
 fn finished_and_stopped_runs_leave_no_saved_run_behind() {
-    let storage = Rc::new(MemoryStorage::new());
+    let storage = Rc::new(VolatileStorage::new());
     let w = world("t", Rc::clone(&storage));
     let mut pool = LocalPool::new();
     let time = spawn_send(&pool, &w.session, "what time is it");
@@ -228,7 +228,7 @@ fn finished_and_stopped_runs_leave_no_saved_run_behind() {
 
 #[test]
 fn an_unreadable_saved_run_is_kept_aside_and_told() {
-    let storage = Rc::new(MemoryStorage::new());
+    let storage = Rc::new(VolatileStorage::new());
     let counter = Rc::new(RefCell::new(0));
     let conversation = cut_off_after_the_action(&storage, &counter);
     let key = format!("t.run.{conversation}");
@@ -249,7 +249,7 @@ fn an_unreadable_saved_run_is_kept_aside_and_told() {
 
 #[test]
 fn a_played_characters_run_is_reported_but_resuming_it_is_refused() {
-    let storage = Rc::new(MemoryStorage::new());
+    let storage = Rc::new(VolatileStorage::new());
     let played = |llm: Rc<ScriptedModel>| {
         let world_store = Rc::new(LocalStore::new(familiar::world::schemas().unwrap()));
         let character =

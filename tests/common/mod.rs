@@ -62,7 +62,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use familiar::http::{Http, HttpError, HttpRequest, HttpResponse};
+use familiar::base::http::{Http, HttpError, HttpRequest, HttpResponse};
 use futures::future::LocalBoxFuture;
 use futures::stream::{self, StreamExt};
 

@@ -5,10 +5,10 @@
 
 use std::rc::Rc;
 
-use familiar::clock::Instant;
-use familiar::ledger::Ledger;
-use familiar::message::ToolCall;
+use familiar::base::clock::Instant;
+use familiar::llm::message::ToolCall;
 use familiar::store::{Row, Rpc, Store};
+use familiar::tool::ledger::Ledger;
 use familiar::tool::{CallContext, ToolRegistry};
 use familiar::workflow::{TransactionStatus, Transactions};
 use serde_json::{Map, Value, json};

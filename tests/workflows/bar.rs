@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use familiar::clock::{Clock, ManualClock};
+use familiar::base::clock::{Clock, ManualClock};
 use familiar::llm::Llm;
 use familiar::store::{LocalStore, Store};
 use familiar::workflow::{Character, Prepared, Transaction};

@@ -2,7 +2,7 @@
 //! triggers ask for none, or no model is there); with a model and
 //! `llm_classification`, the model decides. Patterns beat keywords.
 
-use familiar::scripted::ScriptedModel;
+use familiar::llm::scripted::ScriptedModel;
 use familiar::workflow::{Intent, TransactionStatus};
 use serde_json::json;
 

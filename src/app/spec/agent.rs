@@ -6,9 +6,9 @@ use serde_json::{Map, Value};
 use super::{Fields, Problem, kind};
 use crate::app::Options;
 use crate::app::host::is_name;
-use crate::openai::ModelSettings;
-use crate::rules::RulesModel;
-use crate::settings::Backend;
+use crate::app::settings::Backend;
+use crate::llm::openai::ModelSettings;
+use crate::llm::rules::RulesModel;
 
 /// Where the agent's answers come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -237,9 +237,9 @@ fn read_store(value: Option<&Value>, problems: &mut Vec<Problem>) -> Backend {
             let url = f.string("supabaseUrl").unwrap_or_default();
             let anon_key = f.string("anonKey").unwrap_or_default();
             let backend = Backend::Supabase { url, anon_key };
-            let settings = crate::settings::Settings {
+            let settings = crate::app::settings::Settings {
                 backend: backend.clone(),
-                ..crate::settings::Settings::default()
+                ..crate::app::settings::Settings::default()
             };
             for problem in settings.problems() {
                 let field = if problem.field.ends_with("url") {

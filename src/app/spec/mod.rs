@@ -5,15 +5,15 @@
 //! This module holds what they share: the problem list and a reader that fills it.
 
 mod agent;
-mod event;
+mod observation;
 mod tool;
 
 use serde_json::{Map, Value};
 
-use crate::json::schema::describe as kind;
+use crate::base::json::schema::describe as kind;
 
 pub use agent::{AgentSpec, Builtin, CharacterSpec, ModelSpec};
-pub use event::observation_from_value;
+pub use observation::observation_from_value;
 pub use tool::tool_from_value;
 
 /// One problem with what the host gave, at a path such as `model.url`.

@@ -1,0 +1,298 @@
+//! The app's settings: where the model comes from, how the agent runs, and which
+//! backend holds the world. Validation reports every problem by field, so a form can
+//! show each next to its input; nothing invalid is saved. A Supabase key must be the
+//! public anon (publishable) key: a service key in the page would bypass row-level
+//! security, so it is refused.
+
+use serde::{Deserialize, Serialize};
+
+use crate::llm::openai::{ModelSettings, is_web_url, temperature_text};
+
+/// Where answers come from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ModelSource {
+    /// The deterministic rules model: no network, no key.
+    #[default]
+    Rules,
+    /// An OpenAI-compatible proxy.
+    Proxy(ModelSettings),
+}
+
+/// Where the world lives.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Backend {
+    /// In the page, kept in local storage.
+    #[default]
+    Local,
+    /// A Supabase (or PostgREST) project, reached with its public anon key.
+    Supabase { url: String, anon_key: String },
+}
+
+/// Everything the settings panel edits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub model: ModelSource,
+    pub temperature: f32,
+    /// The iteration cap of a run.
+    pub max_iterations: u32,
+    /// Review each answer once before it stands.
+    pub reflection: bool,
+    pub backend: Backend,
+    /// Show images from other sites in answers (off: only their alt text).
+    pub remote_images: bool,
+    /// Talk to this character (its file name, e.g. `dotty`) instead of the assistant.
+    pub character: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            model: ModelSource::Rules,
+            temperature: 0.2,
+            max_iterations: crate::run::DEFAULT_MAX_ITERATIONS,
+            reflection: false,
+            backend: Backend::Local,
+            remote_images: false,
+            character: None,
+        }
+    }
+}
+
+impl Settings {
+    /// What may be kept in the page's storage: everything, except that a widget
+    /// embedded in someone else's page keeps no proxy token there (any script of that
+    /// page could read it); the token then lasts as long as the page.
+    pub fn to_store(&self, embedded: bool) -> Settings {
+        let mut kept = self.clone();
+        if embedded && let ModelSource::Proxy(model) = &mut kept.model {
+            model.extra_header = None;
+        }
+        kept
+    }
+}
+
+/// One problem with one field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldProblem {
+    /// The field, e.g. `backend.anon_key`.
+    pub field: &'static str,
+    pub message: String,
+}
+
+impl Settings {
+    /// Every problem, in field order; empty when the settings can be used.
+    pub fn problems(&self) -> Vec<FieldProblem> {
+        let mut found = Vec::new();
+        let mut problem = |field, message: String| found.push(FieldProblem { field, message });
+        if let ModelSource::Proxy(model) = &self.model
+            && let Err(error) = model.validate()
+        {
+            problem("model", error.to_string());
+        }
+        if !(0.0..=2.0).contains(&self.temperature) {
+            problem(
+                "temperature",
+                format!(
+                    "the temperature must be between 0 and 2, got {}",
+                    temperature_text(self.temperature)
+                ),
+            );
+        }
+        if !(1..=50).contains(&self.max_iterations) {
+            problem(
+                "max_iterations",
+                format!("the step cap must be 1 to 50, got {}", self.max_iterations),
+            );
+        }
+        if let Backend::Supabase { url, anon_key } = &self.backend {
+            if is_web_url(url) && !crate::base::http::secure_or_loopback(url) {
+                problem(
+                    "backend.url",
+                    format!(
+                        "the Supabase URL must use https:// (plain http:// only on this \
+                         machine's loopback), got `{}`",
+                        url.trim()
+                    ),
+                );
+            }
+            if !is_web_url(url) {
+                problem(
+                    "backend.url",
+                    format!(
+                        "the Supabase URL must start with https:// and name a host, got `{}`",
+                        url.trim()
+                    ),
+                );
+            }
+            if let Err(message) = anon_key_only(anon_key) {
+                problem("backend.anon_key", message);
+            }
+        }
+        found
+    }
+}
+
+/// Accepts a public key: a legacy JWT whose role is `anon`, or a `sb_publishable_` key.
+fn anon_key_only(key: &str) -> Result<(), String> {
+    let key = key.trim();
+    if key.is_empty() {
+        return Err("the anon key is empty".into());
+    }
+    if key.starts_with("sb_secret_") {
+        return Err(SERVICE_KEY.into());
+    }
+    if key.starts_with("sb_publishable_") {
+        return Ok(());
+    }
+    let role = crate::base::secret::jwt_role(key).ok_or_else(|| {
+        "this is not a Supabase key: expected the project's anon key (a JWT) or a \
+         sb_publishable_ key"
+            .to_owned()
+    })?;
+    match role.as_str() {
+        "anon" => Ok(()),
+        "service_role" => Err(SERVICE_KEY.into()),
+        other => Err(format!(
+            "the key's role is `{other}`; use the project's anon key"
+        )),
+    }
+}
+
+const SERVICE_KEY: &str = "this is a service key: it bypasses row-level security and must \
+    never be in a web page; use the project's anon key";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_embedded_widget_keeps_no_proxy_token_in_storage() {
+        let mut model = crate::llm::openai::ModelSettings::new("https://llm.example.com/v1", "m");
+        model.extra_header = Some(("X-Proxy-Token".into(), "team-42".into()));
+        let settings = Settings {
+            model: ModelSource::Proxy(model),
+            ..Settings::default()
+        };
+        let ModelSource::Proxy(kept) = settings.to_store(true).model else {
+            panic!("not a proxy");
+        };
+        assert_eq!(kept.extra_header, None);
+        assert_eq!(kept.base_url, "https://llm.example.com/v1");
+        assert_eq!(
+            settings.to_store(false),
+            settings,
+            "the demo's own page keeps it"
+        );
+    }
+
+    #[test]
+    fn supabase_over_plain_http_is_refused_except_on_loopback() {
+        let with = |url: &str| Settings {
+            backend: Backend::Supabase {
+                url: url.into(),
+                anon_key: "sb_publishable_abc".into(),
+            },
+            ..Settings::default()
+        };
+        let problems = with("http://db.example.com").problems();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].message.contains("https://"));
+        assert!(with("http://127.0.0.1:54321").problems().is_empty());
+        assert!(with("https://db.example.com").problems().is_empty());
+    }
+
+    /// A JWT with these claims (the signature is not checked here).
+    fn jwt(claims: &str) -> String {
+        const ALPHABET: &[u8; 64] =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let encode = |bytes: &[u8]| -> String {
+            bytes
+                .chunks(3)
+                .flat_map(|chunk| {
+                    let n = chunk.iter().fold(0u32, |n, b| (n << 8) | u32::from(*b))
+                        << (8 * (3 - chunk.len()));
+                    (0..=chunk.len())
+                        .map(move |i| ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char)
+                })
+                .collect()
+        };
+        format!(
+            "{}.{}.signature",
+            encode(br#"{"alg":"HS256","typ":"JWT"}"#),
+            encode(claims.as_bytes())
+        )
+    }
+
+    fn supabase(anon_key: &str) -> Settings {
+        Settings {
+            backend: Backend::Supabase {
+                url: "https://abc.supabase.co".into(),
+                anon_key: anon_key.into(),
+            },
+            ..Settings::default()
+        }
+    }
+
+    #[test]
+    fn the_defaults_are_valid() {
+        assert_eq!(Settings::default().problems(), []);
+    }
+
+    #[test]
+    fn an_anon_key_is_accepted_and_a_service_key_refused() {
+        assert_eq!(
+            supabase(&jwt(r#"{"iss":"supabase","role":"anon"}"#)).problems(),
+            []
+        );
+        assert_eq!(supabase("sb_publishable_abc123").problems(), []);
+        for key in [
+            jwt(r#"{"role":"service_role"}"#),
+            "sb_secret_abc".to_owned(),
+        ] {
+            let problems = supabase(&key).problems();
+            assert_eq!(problems.len(), 1, "{key}");
+            assert_eq!(problems[0].field, "backend.anon_key");
+            assert!(problems[0].message.contains("service key"), "{problems:?}");
+        }
+        let problems = supabase("not-a-key").problems();
+        assert!(problems[0].message.contains("not a Supabase key"));
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_field() {
+        let settings = Settings {
+            model: ModelSource::Proxy(ModelSettings::new("ftp://x", "m")),
+            temperature: 3.0,
+            max_iterations: 0,
+            backend: Backend::Supabase {
+                url: "abc.supabase.co".into(),
+                anon_key: String::new(),
+            },
+            ..Settings::default()
+        };
+        let fields: Vec<_> = settings.problems().iter().map(|p| p.field).collect();
+        assert_eq!(
+            fields,
+            [
+                "model",
+                "temperature",
+                "max_iterations",
+                "backend.url",
+                "backend.anon_key"
+            ]
+        );
+    }
+
+    #[test]
+    fn settings_round_trip_and_missing_fields_take_defaults() {
+        let settings = supabase("sb_publishable_x");
+        let json = serde_json::to_string(&settings).unwrap();
+        assert_eq!(serde_json::from_str::<Settings>(&json).unwrap(), settings);
+        let partial: Settings = serde_json::from_str(r#"{"reflection": true}"#).unwrap();
+        assert!(partial.reflection);
+        assert_eq!(partial.max_iterations, 10);
+    }
+}

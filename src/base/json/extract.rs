@@ -1,0 +1,163 @@
+//! Finds the JSON in model text: the whole text, fenced code blocks, or balanced
+//! `{…}` / `[…]` regions inside prose (a region the text cuts off runs to its end).
+
+/// At most this many candidate regions are considered: prose full of brackets
+/// cannot make extraction slow.
+const MAX_CANDIDATES: usize = 16;
+
+/// Candidate JSON regions of `text`, most likely first: fenced blocks, then
+/// bracketed regions from the longest to the shortest.
+pub fn candidates(text: &str) -> Vec<&str> {
+    let mut found: Vec<&str> = fenced_blocks(text)
+        .into_iter()
+        .filter(|block| block.trim_start().starts_with(['{', '[']))
+        .collect();
+    // The whole text when it opens with a bracket: quotes that do not pair can make
+    // the balanced regions below end too early (repair refuses it when text follows
+    // the value, so prose after a value still finds the region alone).
+    let trimmed = text.trim();
+    if trimmed.starts_with(['{', '[']) {
+        found.push(trimmed);
+    }
+    let mut regions = bracketed_regions(text);
+    crate::base::sort::sort_by_key(&mut regions, |region| std::cmp::Reverse(region.len()));
+    found.extend(regions);
+    found.dedup();
+    found.truncate(MAX_CANDIDATES);
+    found
+}
+
+/// The contents of ``` fences (an unclosed fence runs to the end of the text).
+fn fenced_blocks(text: &str) -> Vec<&str> {
+    let mut blocks = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("```") {
+        let after = rest.get(open + 3..).unwrap_or_default();
+        // Skip the info string (`json`, `jsonc`, …) up to the end of the line.
+        let body_start = after.find('\n').map_or(after.len(), |n| n + 1);
+        let info = after.get(..body_start).unwrap_or_default().trim();
+        let body = if info.starts_with(['{', '[']) {
+            after
+        } else {
+            after.get(body_start..).unwrap_or_default()
+        };
+        match body.find("```") {
+            Some(close) => {
+                blocks.push(body.get(..close).unwrap_or_default().trim());
+                rest = body.get(close + 3..).unwrap_or_default();
+            }
+            None => {
+                blocks.push(body.trim());
+                break;
+            }
+        }
+    }
+    blocks
+}
+
+/// Top-level regions that open with `{` or `[` and close where their brackets balance,
+/// skipping brackets inside double-quoted strings.
+fn bracketed_regions(text: &str) -> Vec<&str> {
+    let mut regions = Vec::new();
+    let mut search = 0;
+    while regions.len() < MAX_CANDIDATES {
+        let Some(start) = text
+            .get(search..)
+            .and_then(|rest| rest.find(['{', '[']))
+            .map(|n| n + search)
+        else {
+            break;
+        };
+        let end = balanced_end(text, start).unwrap_or(text.len());
+        regions.push(text.get(start..end).unwrap_or_default());
+        search = if end > start + 1 { end } else { start + 1 };
+    }
+    regions
+}
+
+/// The byte just past the bracket that closes the one at `start`, if any.
+fn balanced_end(text: &str, start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (offset, c) in text.get(start..)?.char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' | '[' => depth += 1,
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(start + offset + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Ways to read `text` as several values one after another, most likely first: by
+/// balanced brackets, then one per line.
+pub(super) fn sequences(text: &str) -> impl Iterator<Item = Vec<&str>> {
+    [balanced_sequence, line_sequence]
+        .into_iter()
+        .filter_map(move |split| split(text))
+}
+
+/// One value per line whose quotes do not pair (`{"a": "x, "b": 1}`), so brackets
+/// cannot be balanced across strings: every line starts with `{` or `[` in its first
+/// column, opens as many brackets as it closes (quotes ignored), and every line but
+/// the last ends with `}` or `]` (a comma after it allowed).
+fn line_sequence(text: &str) -> Option<Vec<&str>> {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    let (_, before_last) = lines.split_last()?;
+    let opens = |line: &&str| line.starts_with(['{', '[']);
+    let closes = |line: &&str| line.trim_end().trim_end_matches(',').ends_with(['}', ']']);
+    let one_per_line = lines.len() >= 2
+        && lines.len() <= MAX_CANDIDATES * 64
+        && lines.iter().all(opens)
+        && lines.iter().all(|line| {
+            let count = |set: [char; 2]| line.chars().filter(|c| set.contains(c)).count();
+            count(['{', '[']) == count(['}', ']'])
+        })
+        && before_last.iter().all(closes);
+    one_per_line.then_some(lines)
+}
+
+/// Newline-delimited or comma-separated values making up the whole of `text`
+/// (`{...}\n{...}`, `{...}, {...}`): each region, when there are two or more and
+/// nothing else but spaces and commas between them.
+fn balanced_sequence(text: &str) -> Option<Vec<&str>> {
+    let mut regions = Vec::new();
+    let mut at = 0;
+    loop {
+        let rest = text.get(at..)?;
+        let skipped = rest.len()
+            - rest
+                .trim_start_matches(|c: char| c.is_whitespace() || c == ',')
+                .len();
+        at += skipped;
+        if at >= text.len() {
+            break;
+        }
+        if !text.get(at..)?.starts_with(['{', '[']) || regions.len() >= MAX_CANDIDATES * 64 {
+            return None;
+        }
+        let end = balanced_end(text, at)?;
+        regions.push(text.get(at..end)?);
+        at = end;
+    }
+    (regions.len() >= 2).then_some(regions)
+}

@@ -1,0 +1,107 @@
+//! The strict-JSON discipline for model output: extract the JSON region, repair common
+//! breakage, deserialize into the caller's typed [`Contract`] and validate it; the
+//! re-ask loop (`contract`) sends a short summary of the failure back to the model.
+//! Valid JSON passes through unchanged; nothing invalid is ever returned as valid.
+
+mod extract;
+mod repair;
+pub mod schema;
+
+use std::borrow::Cow;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+pub use repair::{MAX_DEPTH, repair};
+
+/// Why model text did not yield the JSON asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JsonError {
+    #[error("no JSON object or array was found in the text")]
+    NoJson,
+    #[error("the JSON is broken beyond repair at character {at}: {reason}")]
+    Unrepairable { at: usize, reason: String },
+    #[error("the JSON does not match the expected shape: {0}")]
+    Invalid(String),
+}
+
+/// A typed shape model output must take. The JSON Schema (derived) goes to the model;
+/// serde checks types and required fields; [`Contract::validate`] checks the rest.
+pub trait Contract: DeserializeOwned + JsonSchema {
+    /// Rules the type cannot express (ranges, lengths, cross-field rules).
+    fn validate(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Each candidate region of `text`, as strict JSON (repaired where needed), with
+/// the reason any candidate was refused; lazily, so the first that serves ends the work.
+fn repaired_candidates(
+    text: &str,
+) -> Box<dyn Iterator<Item = Result<Cow<'_, str>, JsonError>> + '_> {
+    if is_valid(text) {
+        return Box::new(std::iter::once(Ok(Cow::Borrowed(text))));
+    }
+    // Several values one after another: the model meant a list of them (a typed
+    // contract that wants one of them still finds it among the rest).
+    let sequence = extract::sequences(text).find_map(|values| {
+        let repaired: Result<Vec<Cow<'_, str>>, JsonError> =
+            values.into_iter().map(repaired_one).collect();
+        repaired
+            .ok()
+            .map(|values| Ok(Cow::Owned(format!("[{}]", values.join(",")))))
+    });
+    Box::new(
+        sequence
+            .into_iter()
+            .chain(extract::candidates(text).into_iter().map(repaired_one)),
+    )
+}
+
+/// One candidate as strict JSON: itself when valid, else repaired.
+fn repaired_one(candidate: &str) -> Result<Cow<'_, str>, JsonError> {
+    if is_valid(candidate) {
+        Ok(Cow::Borrowed(candidate))
+    } else {
+        repair(candidate).map(Cow::Owned)
+    }
+}
+
+fn is_valid(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
+/// The first attempt that succeeds; else the error of the first (the most likely
+/// candidate's), or `NoJson` when there was nothing to try.
+fn first_success<T>(
+    attempts: impl IntoIterator<Item = Result<T, JsonError>>,
+) -> Result<T, JsonError> {
+    let mut first_error = None;
+    for attempt in attempts {
+        match attempt {
+            Ok(value) => return Ok(value),
+            Err(error) => {
+                first_error.get_or_insert(error);
+            }
+        }
+    }
+    Err(first_error.unwrap_or(JsonError::NoJson))
+}
+
+/// The most likely JSON in `text`, repaired if needed. Text that is already valid
+/// JSON comes back unchanged.
+pub fn extract(text: &str) -> Result<Cow<'_, str>, JsonError> {
+    first_success(repaired_candidates(text))
+}
+
+/// The first candidate in `text` that deserializes into `T` and validates. When none
+/// does, the error of the most likely candidate.
+pub fn parse<T: Contract>(text: &str) -> Result<T, JsonError> {
+    first_success(repaired_candidates(text).map(|candidate| {
+        let json = candidate?;
+        let value: T =
+            serde_json::from_str(&json).map_err(|e| JsonError::Invalid(e.to_string()))?;
+        value.validate().map_err(JsonError::Invalid)?;
+        Ok(value)
+    }))
+}

@@ -1,0 +1,141 @@
+//! An agent: a name, a purpose, instructions, a model and tools — everything a run
+//! needs besides its trigger. The compositions are made of agents: another agent's
+//! tool ([`register_as_tool`], the composite), a router (`delegate`), a supervisor
+//! (`supervisor`).
+
+use std::rc::Rc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::base::clock::Clock;
+use crate::llm::Llm;
+use crate::llm::message::Message;
+use crate::run::driver::{Seams, Stop, drive};
+use crate::run::event::Event;
+use crate::run::{AgentRun, Boundaries, DEFAULT_MAX_ITERATIONS, Observation, Outcome};
+use crate::tool::{ToolKind, ToolRegistry};
+
+/// Everything a run needs besides the trigger.
+pub struct Agent {
+    /// How others call it: `@name`, or the tool name when it serves another agent.
+    pub name: String,
+    /// What it is good for, for routers and for the model that may call it.
+    pub description: String,
+    pub system: String,
+    pub llm: Rc<dyn Llm>,
+    pub tools: Rc<ToolRegistry>,
+    pub max_iterations: u32,
+}
+
+impl Agent {
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        system: impl Into<String>,
+        llm: Rc<dyn Llm>,
+        tools: Rc<ToolRegistry>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            system: system.into(),
+            llm,
+            tools,
+            max_iterations: DEFAULT_MAX_ITERATIONS,
+        }
+    }
+
+    /// A run of this agent on `observation`, after `history`.
+    pub fn run(&self, observation: Observation, history: Vec<Message>) -> AgentRun {
+        AgentRun::new(
+            self.system.clone(),
+            history,
+            observation,
+            self.tools.catalogue(),
+        )
+        .with_max_iterations(self.max_iterations)
+    }
+
+    /// Runs the agent on a chat message to its end or its first pause.
+    pub async fn chat(
+        &self,
+        run_id: &str,
+        input: &str,
+        clock: &dyn Clock,
+        emit: &mut dyn FnMut(Event),
+    ) -> Stop {
+        self.chat_within(run_id, input, Boundaries::default(), clock, emit)
+            .await
+    }
+
+    /// [`Agent::chat`] under `boundaries`: the actions its run may take.
+    pub async fn chat_within(
+        &self,
+        run_id: &str,
+        input: &str,
+        boundaries: Boundaries,
+        clock: &dyn Clock,
+        emit: &mut dyn FnMut(Event),
+    ) -> Stop {
+        let mut observation = Observation::chat(input);
+        observation.boundaries = boundaries;
+        let mut run = self.run(observation, Vec::new()).with_id(run_id);
+        let seams = Seams {
+            llm: &*self.llm,
+            tools: &self.tools,
+            clock,
+            host: None,
+            checkpoint: None,
+        };
+        drive(&mut run, &seams, emit).await
+    }
+}
+
+/// What a coordinator sends an agent it calls as a tool.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Request {
+    /// The task, in plain words.
+    pub request: String,
+}
+
+/// Registers `agent` as the tool `agent.name` of `registry` (the composite pattern):
+/// the calling model hands it a request and reads its answer. `kind` says whether
+/// the sub-agent may change the world; its actions take the call's idempotency key
+/// as their run id, so a resumed coordinator does not repeat them.
+pub fn register_as_tool(
+    registry: &mut ToolRegistry,
+    agent: Rc<Agent>,
+    clock: Rc<dyn Clock>,
+    kind: ToolKind,
+) {
+    let name = agent.name.clone();
+    let description = agent.description.clone();
+    registry.register_fn(&name, kind, description, move |args: Request, cx| {
+        let agent = Rc::clone(&agent);
+        let clock = Rc::clone(&clock);
+        async move {
+            let run_id = cx
+                .idempotency_key
+                .unwrap_or_else(|| format!("{}-{}", agent.name, clock.now().epoch_ms));
+            // A sub-agent serving as a data tool may only look things up.
+            let boundaries = match kind {
+                ToolKind::Data => Boundaries {
+                    allowed_actions: Some(Vec::new()),
+                },
+                ToolKind::Action => Boundaries::default(),
+            };
+            match agent
+                .chat_within(&run_id, &args.request, boundaries, &*clock, &mut |_| {})
+                .await
+            {
+                Stop::Done(Outcome::Failed { error }) => Err(error),
+                Stop::Done(outcome) => Ok(outcome.text().to_owned()),
+                Stop::AwaitingApproval(call) => Err(format!(
+                    "`{}` needs a person's approval, which a sub-agent cannot ask for",
+                    call.name
+                )),
+            }
+        }
+    });
+}

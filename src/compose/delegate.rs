@@ -1,0 +1,229 @@
+//! The delegate: routes each message to an agent. `/command rest` goes to the agent
+//! the command names, `@agent rest` switches to that agent (and stays there), plain
+//! text goes to the current agent; an unknown command or agent falls back to
+//! chit-chat with the default agent, which gets the whole message.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use crate::base::clock::Clock;
+use crate::compose::agent::Agent;
+use crate::run::Outcome;
+use crate::run::driver::Stop;
+use crate::run::event::Event;
+
+/// How a message asks to be routed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route<'a> {
+    Command { command: &'a str, rest: &'a str },
+    Mention { agent: &'a str, rest: &'a str },
+    Plain(&'a str),
+}
+
+/// Reads the routing prefix of `input`: `/word` or `@word` at its start.
+pub fn route(input: &str) -> Route<'_> {
+    let input = input.trim();
+    let split = |text: &'static str| -> Option<(&str, &str)> {
+        let body = input.strip_prefix(text)?;
+        let end = body.find(char::is_whitespace).unwrap_or(body.len());
+        let (word, rest) = body.split_at(end);
+        (!word.is_empty()).then(|| (word, rest.trim()))
+    };
+    if let Some((command, rest)) = split("/") {
+        return Route::Command { command, rest };
+    }
+    if let Some((agent, rest)) = split("@") {
+        return Route::Mention { agent, rest };
+    }
+    Route::Plain(input)
+}
+
+/// Where a message went, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Routed {
+    Command(String),
+    Agent(String),
+    Current(String),
+    /// The default agent, for plain chat or an unknown command or agent.
+    ChitChat,
+}
+
+/// A router over agents, with a default for chit-chat.
+pub struct Delegate {
+    default: Rc<Agent>,
+    agents: Vec<Rc<Agent>>,
+    commands: BTreeMap<String, String>,
+    current: Option<Rc<Agent>>,
+}
+
+impl Delegate {
+    pub fn new(default: Rc<Agent>) -> Self {
+        Self {
+            default,
+            agents: Vec::new(),
+            commands: BTreeMap::new(),
+            current: None,
+        }
+    }
+
+    /// Adds an agent that `@name` reaches.
+    pub fn with_agent(mut self, agent: Rc<Agent>) -> Self {
+        self.agents.push(agent);
+        self
+    }
+
+    /// Makes `/command` go to the agent named `agent`.
+    pub fn with_command(mut self, command: &str, agent: &str) -> Self {
+        self.commands.insert(command.to_owned(), agent.to_owned());
+        self
+    }
+
+    /// Every route a person can type, with what it reaches: `/command`s, then
+    /// `@agent`s.
+    pub fn routes(&self) -> Vec<(String, String)> {
+        let commands = self.commands.iter().filter_map(|(command, agent)| {
+            let agent = self.agent(agent)?;
+            Some((format!("/{command}"), agent.description.clone()))
+        });
+        let agents = self
+            .agents
+            .iter()
+            .map(|a| (format!("@{}", a.name), a.description.clone()));
+        commands.chain(agents).collect()
+    }
+
+    /// The agent plain chat and events go to when nothing else is chosen.
+    pub fn default_agent(&self) -> Rc<Agent> {
+        Rc::clone(&self.default)
+    }
+
+    /// The agent called `name`, the default one included.
+    pub fn named(&self, name: &str) -> Option<Rc<Agent>> {
+        if self.default.name == name {
+            return Some(Rc::clone(&self.default));
+        }
+        self.agent(name)
+    }
+
+    fn agent(&self, name: &str) -> Option<Rc<Agent>> {
+        self.agents.iter().find(|a| a.name == name).cloned()
+    }
+
+    /// The agent for `input`, the text it gets, and why; `@agent` switches the
+    /// current agent.
+    pub fn resolve(&mut self, input: &str) -> (Rc<Agent>, String, Routed) {
+        match route(input) {
+            Route::Command { command, rest } => {
+                match self.commands.get(command).and_then(|a| self.agent(a)) {
+                    // A bare `/command` asks the agent for the command itself.
+                    Some(agent) if rest.is_empty() => {
+                        (agent, command.to_owned(), Routed::Command(command.into()))
+                    }
+                    Some(agent) => (agent, rest.to_owned(), Routed::Command(command.into())),
+                    None => self.chit_chat(input),
+                }
+            }
+            Route::Mention { agent, rest } => match self.agent(agent) {
+                Some(found) => {
+                    self.current = Some(Rc::clone(&found));
+                    (found, rest.to_owned(), Routed::Agent(agent.into()))
+                }
+                None => self.chit_chat(input),
+            },
+            Route::Plain(text) => match &self.current {
+                Some(current) => (
+                    Rc::clone(current),
+                    text.to_owned(),
+                    Routed::Current(current.name.clone()),
+                ),
+                None => self.chit_chat(input),
+            },
+        }
+    }
+
+    fn chit_chat(&self, input: &str) -> (Rc<Agent>, String, Routed) {
+        (
+            Rc::clone(&self.default),
+            input.trim().to_owned(),
+            Routed::ChitChat,
+        )
+    }
+
+    /// Routes `input` and runs the chosen agent; `@agent` alone only switches.
+    pub async fn chat(
+        &mut self,
+        run_id: &str,
+        input: &str,
+        clock: &dyn Clock,
+        emit: &mut dyn FnMut(Event),
+    ) -> (Routed, Stop) {
+        let (agent, text, routed) = self.resolve(input);
+        if text.is_empty() {
+            let outcome = Outcome::Answered {
+                text: format!("You are now talking to {}.", agent.name),
+            };
+            emit(Event::Done(outcome.clone()));
+            return (routed, Stop::Done(outcome));
+        }
+        let stop = agent.chat(run_id, &text, clock, emit).await;
+        (routed, stop)
+    }
+}
+
+/// Whether `route` (a `/command` or `@agent`) continues what a person is typing: the
+/// message so far is one word starting with `/` or `@`, and not the whole route yet.
+pub fn continues(typed: &str, route: &str) -> bool {
+    let word = typed.trim_start();
+    (word.starts_with('/') || word.starts_with('@'))
+        && !word.contains(char::is_whitespace)
+        && route.starts_with(word)
+        && route != word
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slash_or_at_word_is_continued_by_the_routes_it_begins() {
+        assert!(continues("/", "/time"));
+        assert!(continues(" /ti", "/time"));
+        assert!(continues("@", "@dotty"));
+        assert!(!continues("/ti", "@dotty"));
+    }
+
+    #[test]
+    fn nothing_continues_a_whole_route_or_a_message() {
+        assert!(!continues("/time", "/time"));
+        assert!(!continues("/time now", "/time"));
+        assert!(!continues("hello /", "/time"));
+        assert!(!continues("", "/time"));
+    }
+
+    #[test]
+    fn prefixes_route_and_everything_else_is_plain() {
+        assert_eq!(
+            route("/search python tutorials"),
+            Route::Command {
+                command: "search",
+                rest: "python tutorials"
+            }
+        );
+        assert_eq!(
+            route("  @page summarize this"),
+            Route::Mention {
+                agent: "page",
+                rest: "summarize this"
+            }
+        );
+        assert_eq!(
+            route("@page"),
+            Route::Mention {
+                agent: "page",
+                rest: ""
+            }
+        );
+        assert_eq!(route("/ nothing"), Route::Plain("/ nothing"));
+        assert_eq!(route("mail me @ noon"), Route::Plain("mail me @ noon"));
+    }
+}

@@ -1,0 +1,462 @@
+// What the JavaScript API takes and gives, as the Rust code reads and writes it:
+// `createAgent`'s config and `registerTool`'s tool (src/app/spec.rs), `trigger`'s
+// game event, the outcome a run resolves to (src/run/mod.rs), the updates listeners
+// get (src/js_api/mod.rs `payload`, src/run/event.rs, src/app/update.rs), approvals, and
+// `saveState` (src/app/state.rs). Everything crosses as JSON: `undefined` and
+// functions inside a value are dropped, and a field given as `null` counts as absent.
+// Keep this file in step with those modules; it is appended to pkg/familiar.d.ts.
+
+/** A JSON value, as the agent gives it back. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+// ---------------------------------------------------------------------------------
+// createAgent(config)
+// ---------------------------------------------------------------------------------
+
+/**
+ * `createAgent`'s configuration. Every field is optional: `createAgent()` (or `{}`)
+ * is an offline agent named `familiar` answering with the rules model's fallback.
+ * Unknown fields are refused, and every problem is listed in the one `Error`.
+ */
+export interface AgentConfig {
+  /** 1 to 64 letters, digits, `_` or `-`. Default `"familiar"`. */
+  name?: string;
+  /** The system prompt. Default: a short helpful-agent prompt. */
+  instructions?: string;
+  /** Where answers come from. Default: the rules model with no rules. */
+  model?: ModelConfig;
+  /** The iteration cap of a run, 1 to 50. Default 10. */
+  maxSteps?: number;
+  /** Offer the model the built-in `plan` tool. Default `false`. */
+  planning?: boolean;
+  /** Reflection rounds on a drafted answer: `true` is one, or a number 0 to 3. Default none. */
+  reflection?: boolean | number;
+  /** On a game event, ask the model whether the goal is complete after an action. Default `true`. */
+  goalCheck?: boolean;
+  /** A character to play: its file (as in `public/characters/*.json`) or the URL to fetch it from (1 MiB at most). */
+  character?: CharacterFile | string;
+  /** Where the world (memory, a character's transactions) is kept. Default `"local"`. */
+  store?: StoreConfig;
+  /** Prefix of every storage key: letters, digits, `.`, `_` or `-`, 1 to 100. Default `familiar.agent.<name>`. */
+  namespace?: string;
+  /** Keep conversations in `localStorage`; `false` keeps them in memory only. Default `true`. */
+  persist?: boolean;
+  /** Built-in tools to give the agent. Default none. */
+  builtins?: Builtin[];
+  /** A run's time budget in ms, 1000 to 3600000. Default 600000. */
+  timeBudgetMs?: number;
+}
+
+/** The built-in tools: `current_time`, `page_title`, and `remember` / `recall` / `forget`. */
+export type Builtin = "clock" | "page_title" | "memory";
+
+/** `"rules"` (the rules model with no rules), rules given inline, or an OpenAI-compatible proxy. */
+export type ModelConfig = "rules" | RulesModelConfig | ProxyModelConfig;
+
+/** The deterministic rules model, with the host's rules: no network, no key. */
+export interface RulesModelConfig {
+  rules: Rule[];
+  /** What it says when no rule applies. Default: that it runs offline with no rule for this. */
+  fallback?: string;
+}
+
+/** When a message mentions one of `keywords`, call `tool`, then answer from its result. */
+export interface Rule {
+  /** Lower-case words or phrases; any one triggers the rule. */
+  keywords: string[];
+  /** The tool to call (the rule is skipped when the run does not offer it). */
+  tool: string;
+  /** The call's arguments; in text values `{message}` is the user's words, `{rest}` the words after the keyword. Default `{}`. */
+  arguments?: { [name: string]: unknown };
+  /** The answer; each `{field}` is filled from the tool's JSON result. */
+  answer: string;
+}
+
+/** An OpenAI-compatible chat-completions server (a proxy holding the provider key). */
+export interface ProxyModelConfig {
+  /** Its base URL, `http(s)://…` (`/chat/completions` is added unless already there). */
+  url: string;
+  /** The model name it serves. */
+  model: string;
+  /** One extra request header, e.g. a proxy token; provider API keys are refused. */
+  header?: { name: string; value: string };
+  /** 0 to 2. */
+  temperature?: number;
+  /** 1 to 1000000. */
+  maxTokens?: number;
+  /** Longest wait for the response to start and between streamed chunks, 1000 to 600000 ms. Default 60000. */
+  timeoutMs?: number;
+  /** Ask for a streamed answer. Default `true`. */
+  stream?: boolean;
+}
+
+/** `"local"` (the page's `localStorage`) or a Supabase project (anon key only; `https://`, or `http://` on loopback). */
+export type StoreConfig = "local" | { supabaseUrl: string; anonKey: string };
+
+/** A character file (`identity`, `workflows`, …), checked as a whole when the agent is created. */
+export interface CharacterFile {
+  [field: string]: unknown;
+}
+
+// ---------------------------------------------------------------------------------
+// registerTool(tool)
+// ---------------------------------------------------------------------------------
+
+/**
+ * A tool the page runs. `handler` is a function, or something to post
+ * `function_call` messages to (an iframe's window, a `MessagePort`, an extension
+ * port) whose `function_result` answers come back the same way or through
+ * `receive`. A tool of the same name is replaced.
+ */
+export interface ToolConfig<Args = any> {
+  /** 1 to 64 letters, digits, `_` or `-`. */
+  name: string;
+  /** What the tool does: the model chooses tools by it. Must not be empty. */
+  description: string;
+  /** The arguments as a JSON Schema of type `object`; checked before the handler runs. Default: no arguments. */
+  parameters?: ToolParameters;
+  /** `"data"` only reads (several may run at once); `"action"` changes the world (one per step). Default `"action"`. */
+  kind?: ToolKind;
+  /**
+   * `"ask"` pauses the run for an approval; `"ask_if_untrusted"` asks only once the run
+   * has read a tool's result (a page, a host, the world), so such text cannot trigger it
+   * unseen; `"deny"` never runs it. Default `"auto"`.
+   */
+  approval?: "auto" | "ask" | "ask_if_untrusted" | "deny";
+  /** How long a call may take, 1 to 600000 ms. Default 30000. */
+  timeoutMs?: number;
+  handler: ToolHandler<Args>;
+  /** For an iframe's window: the origin to post to and to accept answers from. Default `"*"`. */
+  origin?: string;
+}
+
+/** Runs a call: a function, or a target to post `function_call` messages to. */
+export type ToolHandler<Args = any> = ToolFunction<Args> | MessageTarget;
+
+/**
+ * Called with the checked arguments and the call's request id (the same across
+ * retries: answer a repeat once). Its result, or what it resolves to, must be JSON;
+ * a throw, a rejection or a result that is not JSON becomes an error the model reads.
+ */
+export type ToolFunction<Args = any> = (args: Args, context: { requestId: string }) => unknown;
+
+/** Anything with `postMessage`: a window, a `MessagePort`, a worker, an extension port. */
+export interface MessageTarget {
+  postMessage(message: FunctionCallMessage, ...rest: any[]): void;
+}
+
+/** A JSON Schema subset: `type`, `properties`, `required`, `items`, `enum`, `const`, `additionalProperties: false`. */
+export interface ToolParameters {
+  type?: "object";
+  properties?: { [name: string]: JsonSchema };
+  required?: string[];
+  additionalProperties?: boolean;
+  [keyword: string]: unknown;
+}
+
+/** One property's schema. */
+export interface JsonSchema {
+  type?: "object" | "array" | "string" | "number" | "integer" | "boolean" | "null" | string[];
+  description?: string;
+  properties?: { [name: string]: JsonSchema };
+  required?: string[];
+  items?: JsonSchema;
+  enum?: unknown[];
+  const?: unknown;
+  additionalProperties?: boolean;
+  [keyword: string]: unknown;
+}
+
+/** What a message-target tool is sent. */
+export interface FunctionCallMessage {
+  type: "function_call";
+  request_id: string;
+  function: string;
+  arguments: JsonValue;
+}
+
+/** The answer a message-target tool sends back (or the host hands to `receive`). A failure's `result` is its error message. */
+export interface FunctionResultMessage {
+  type: "function_result";
+  request_id: string;
+  success: boolean;
+  result?: unknown;
+}
+
+// ---------------------------------------------------------------------------------
+// trigger(event)
+// ---------------------------------------------------------------------------------
+
+/** Something that happened in the game, for the agent to act on. */
+export interface GameEvent {
+  /** The family of event, e.g. `"battle"`. */
+  kind: string;
+  /** The event, e.g. `"battle.started"`. */
+  event: string;
+  /** Who acts: a name, or the agent's identity and stats. */
+  actor?: string | GameActor;
+  /** What happened: a description, or its subject; the model reads `content` as its first message. */
+  subject: string | GameSubject;
+  /** The action tools this event allows; absent allows all. Data tools are always allowed. */
+  allowedActions?: string[];
+}
+
+export interface GameActor {
+  id?: unknown;
+  name?: string;
+  /** Identity, stats, anything the agent should know about itself. */
+  state?: { [key: string]: unknown };
+}
+
+export interface GameSubject {
+  /** e.g. `"battle"`, `"market"`. */
+  kind?: string;
+  id?: unknown;
+  /** A description of what happened; must not be empty. */
+  content: string;
+  /** The message to answer, when the event is one. */
+  messageId?: unknown;
+}
+
+// ---------------------------------------------------------------------------------
+// What `send` and `trigger` resolve to
+// ---------------------------------------------------------------------------------
+
+/** How a run ended. */
+export type Outcome =
+  /** The model answered in text. */
+  | { type: "answered"; text: string }
+  /** The model acted and judged the goal complete; `text` is its judgement. */
+  | { type: "goal_complete"; text: string }
+  /** The iteration cap was hit; `text` is the final, tools-off answer. */
+  | { type: "cap_reached"; text: string }
+  /** Stopped from outside (`abort`, `destroy`). */
+  | { type: "aborted"; reason: string }
+  /** The run could not go on. */
+  | { type: "failed"; error: string };
+
+// ---------------------------------------------------------------------------------
+// on(name, listener): updates
+// ---------------------------------------------------------------------------------
+
+/** A model's request to run one tool. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The arguments as the model wrote them: JSON text, possibly invalid. */
+  arguments: string;
+}
+
+export type ToolKind = "data" | "action";
+
+/** A tool's result or error. */
+export type ToolResult = { ok: JsonValue } | { error: string };
+
+/** What started a run. */
+export interface Trigger {
+  kind: string;
+  event: string;
+}
+
+/** Why the model is asked. */
+export type Purpose =
+  | { purpose: "guess_goal" }
+  /** Reason and decide; `iteration` counts from 1. */
+  | { purpose: "reason"; iteration: number }
+  /** The cap was hit: one last answer with tools off. */
+  | { purpose: "final_answer" }
+  | { purpose: "check_goal" }
+  | { purpose: "reflect"; round: number };
+
+/** A piece of the model's response as it streams. */
+export type Delta =
+  | { type: "text"; text: string }
+  | { type: "reasoning"; text: string }
+  /** A fragment of the tool call at `index`; name and id come with the first. */
+  | { type: "tool_call"; index: number; id: string | null; name: string | null; arguments: string };
+
+/** What the model decided, or what came back to it. */
+export type Thought =
+  | { type: "actions"; text: string; calls: ToolCall[] }
+  | { type: "message"; text: string }
+  | { type: "tool_return"; call_id: string; tool: string; result: ToolResult; duration_ms: number }
+  | { type: "error"; message: string };
+
+/** The run's facts and follow-ups owed (each absent when empty). */
+export interface ContextMemory {
+  facts?: { [name: string]: JsonValue };
+  owed?: { tool: string; note: string }[];
+}
+
+/** A reflection on the drafted answer. */
+export interface Review {
+  verdict: "finished" | "revise" | "more_actions";
+  feedback: string;
+}
+
+/** A character's transaction, as kept in the `transactions` table. */
+export interface Transaction {
+  id: string;
+  user_id: string;
+  character: string;
+  transaction_type: string;
+  state: string;
+  status: "pending" | "completed" | "cancelled" | "expired";
+  context: { [key: string]: JsonValue };
+  created_at: string;
+  updated_at: string;
+}
+
+/** The conversation and turn an update belongs to. */
+export interface TurnTag {
+  conversation: string;
+  turn: number;
+}
+
+/** A run event as a listener gets it (without its `TurnTag`). */
+export type RunEvent =
+  | { event: "started"; trigger: Trigger; input: string }
+  | ({ event: "step_started" } & Purpose)
+  | ({ event: "delta" } & Delta)
+  | ({ event: "thought" } & Thought)
+  /** `kind` is null for a tool the agent does not know (the call fails). */
+  | { event: "tool_started"; call: ToolCall; kind: ToolKind | null }
+  | { event: "plan_updated"; plan: string[]; memory: ContextMemory }
+  | { event: "approval_needed"; call: ToolCall }
+  /** A person (or an `onApproval` handler) decided about the call: a decision, not a failure. */
+  | ({ event: "decided"; call_id: string } & ({ decision: "approved" } | { decision: "denied"; reason: string }))
+  | ({ event: "reflection" } & Review)
+  | { event: "goal_checked"; complete: boolean; answer: string }
+  | ({ event: "done" } & Outcome);
+
+/**
+ * What a listener gets: `{event, conversation, turn, …fields}`, where `event` is the
+ * update's name. Notices (`save_failed`, `corrupt_data`, `conflict`, `host_message_ignored`,
+ * `interrupted`) belong to no turn (`interrupted` names the turn it would resume).
+ */
+export type Update =
+  | (RunEvent & TurnTag)
+  /** A turn began on this input (a message, or an event's description). */
+  | ({ event: "turn_began"; input: string } & TurnTag)
+  /** A turn cut off by a reload goes on: `resume()` drives its run again. */
+  | ({ event: "turn_resumed" } & TurnTag)
+  /** A character's workflows prepared this turn: what they added to the prompt. */
+  | ({ event: "character_prepared"; injection: string | null } & TurnTag)
+  /** A character's transaction after the answer, or why it was not recorded. */
+  | ({ event: "transaction_recorded"; transaction: Transaction | null; error: string | null } & TurnTag)
+  /** A character's transaction outlived its workflow's timeout and expired (at a turn, at load, or when read). */
+  | { event: "transaction_expired"; transaction: Transaction }
+  /** A write failed; what was not saved is still in memory. */
+  | { event: "save_failed"; key: string; error: string }
+  /** Saved data could not be read: it was kept aside under `kept_as` and a fresh one started. */
+  | { event: "corrupt_data"; key: string; kept_as: string; error: string }
+  /** Another tab saved this conversation since this agent read it: its new turns stay in memory, unsaved. */
+  | { event: "conflict"; key: string }
+  /** A host message was not a result any call was waiting for. */
+  | { event: "host_message_ignored"; reason: string }
+  /** A run was cut off by a reload (reported when the agent starts, and by `interrupted()`). */
+  | ({ event: "interrupted" } & Interrupted);
+
+/**
+ * A run a reload cut off: `resume(conversation)` drives it on in its own turn (no
+ * action it applied is applied again), `discardInterrupted(conversation)` forgets it.
+ */
+export interface Interrupted {
+  conversation: string;
+  turn: number;
+  /** The agent whose run it is. */
+  agent: string;
+  /** Why resuming it would be refused (a played character's run), or null. */
+  refused: string | null;
+}
+
+/** Every update's name. */
+export type UpdateName = Update["event"];
+
+/** What `on` and `off` take: an update's name, or `"*"` for all. */
+export type ListenerName = UpdateName | "*";
+
+/** The update named `N`: `(u: UpdateOf<"done">) => u.type`. */
+export type UpdateOf<N extends UpdateName> = Extract<Update, { event: N }>;
+
+export type UpdateListener = (update: Update) => void;
+
+// ---------------------------------------------------------------------------------
+// Approvals: pending(), onApproval(handler), approve / deny
+// ---------------------------------------------------------------------------------
+
+/** A call waiting for a decision. */
+export interface PendingApproval {
+  conversation: string;
+  turn: number;
+  /** The agent whose run made the call. */
+  agent: string;
+  call: ToolCall;
+}
+
+/**
+ * What an approval handler may return (or resolve to): `true` approves, `"always"`
+ * approves this tool for this agent in this conversation from now on, `false`
+ * denies; as an object, `approve: true` approves (`always: true` for good) and
+ * anything else denies with `reason`. Any other value, a throw or a rejection denies.
+ */
+export type ApprovalAnswer = boolean | "always" | { approve?: boolean; always?: boolean; reason?: string };
+
+export type ApprovalHandler = (pending: PendingApproval) => ApprovalAnswer | PromiseLike<ApprovalAnswer>;
+
+// ---------------------------------------------------------------------------------
+// conversation(), saveState() / loadState(state)
+// ---------------------------------------------------------------------------------
+
+/** One step of an interaction's timeline. */
+export type Step =
+  | { type: "observe"; trigger: Trigger }
+  /** A model call: why, its visible reasoning, and the tools it chose. */
+  | { type: "reason"; purpose: Purpose; reasoning: string; calls: string[] }
+  | { type: "plan"; steps: string[]; memory: ContextMemory }
+  /** `result` and `duration_ms` are null until the call finishes. */
+  | { type: "tool_call"; call: ToolCall; kind: ToolKind | null; result: ToolResult | null; duration_ms: number | null }
+  | { type: "approval"; call: ToolCall }
+  | { type: "reflection"; review: Review }
+  | { type: "goal_check"; complete: boolean; answer: string }
+  | { type: "error"; message: string }
+  | { type: "answer"; text: string; outcome: Outcome };
+
+/** One trigger and everything the agent did about it. */
+export interface Interaction {
+  /** The turn. */
+  id: number;
+  input: string;
+  steps: Step[];
+  status: "Start" | "Planning" | "Executing" | "Reflecting" | "Completed" | "Failed" | "Aborted";
+  /** Answer text streamed so far, until the outcome replaces it. */
+  draft: string;
+  /** When it began, ms since the epoch (0: unknown). */
+  started_ms: number;
+}
+
+/** What `conversation()` returns: the open conversation. */
+export interface ConversationView {
+  id: string;
+  interactions: Interaction[];
+}
+
+/** Everything an agent keeps, from `saveState()`, for `loadState()`. */
+export interface SavedState {
+  /** The save format's version (1); a newer one than the build's is refused. */
+  version: number;
+  /** The open conversation's id. */
+  open: string;
+  conversations: SavedConversation[];
+}
+
+export interface SavedConversation {
+  id: string;
+  title: string;
+  updated_ms: number;
+  conversation: {
+    interactions: Interaction[];
+    /** Facts the model always sees; absent when none. */
+    pinned?: string[];
+  };
+}

@@ -1,0 +1,500 @@
+//! The JavaScript API: `createAgent(config)` and the agent it resolves to, a thin skin
+//! over the session controller (`app`). Everything a host page can do here the demo
+//! UI does through the same controller calls; the TypeScript declarations in
+//! `familiar.d.ts` describe it.
+
+mod build;
+mod handler;
+mod js;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use js_sys::{Function, Promise};
+use serde_json::{Value, json};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{JsFuture, future_to_promise};
+
+use crate::app::spec::{self, AgentSpec};
+use crate::app::{Channel, Decision, Notice, PendingApproval, Session, SessionState, Update};
+use crate::run::event::Event;
+pub use handler::function_handler;
+use js::{console_error, error, field, message_of, to_js, to_json};
+
+/// The declarations of what the API takes and gives, appended to the generated
+/// `.d.ts` so the parameters below can name them.
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = include_str!("api.d.ts");
+
+/// Creates an agent from `config`; rejects with one `Error` listing every problem.
+#[wasm_bindgen(js_name = createAgent)]
+pub async fn create_agent(
+    #[wasm_bindgen(unchecked_param_type = "AgentConfig | void")] config: JsValue,
+) -> Result<FamiliarAgent, JsValue> {
+    let value = to_json(&config).map_err(|e| error(&format!("createAgent's config: {e}")))?;
+    let spec = AgentSpec::from_value(&value).map_err(|problems| {
+        error(&spec::describe(
+            "createAgent's config has problems",
+            &problems,
+        ))
+    })?;
+    let session = build::session(spec).await.map_err(|e| error(&e))?;
+    let agent = FamiliarAgent::new(session);
+    // A page load: a character's orders that timed out while the page was closed
+    // expire now, not at the next message.
+    if let Err(e) = agent.session.expire_stale().await {
+        console_error(&e.to_string());
+    }
+    Ok(agent)
+}
+
+/// A JavaScript listener for one update name (or `*`).
+struct Listener {
+    id: u32,
+    name: String,
+    callback: Function,
+}
+
+/// An agent in the page.
+#[wasm_bindgen]
+pub struct FamiliarAgent {
+    session: Session,
+    channel: Rc<Channel>,
+    listeners: Rc<RefCell<Vec<Listener>>>,
+    next_listener: Cell<u32>,
+    /// Message listeners of channel tools, by tool name; dropping one stops it.
+    listening: RefCell<Vec<(String, handler::Listening)>>,
+    #[cfg(feature = "ui")]
+    widget: RefCell<Option<crate::ui::Mounted>>,
+}
+
+/// The names `on` accepts besides run events.
+const UPDATE_NAMES: [&str; 11] = [
+    "turn_began",
+    "turn_resumed",
+    "character_prepared",
+    "transaction_recorded",
+    "transaction_expired",
+    "save_failed",
+    "corrupt_data",
+    "conflict",
+    "host_message_ignored",
+    "interrupted",
+    "*",
+];
+
+impl FamiliarAgent {
+    fn new(session: Session) -> Self {
+        let listeners: Rc<RefCell<Vec<Listener>>> = Rc::new(RefCell::new(Vec::new()));
+        let dispatch = Rc::clone(&listeners);
+        session.on(move |update| {
+            let name = update.name();
+            let callbacks: Vec<Function> = dispatch
+                .borrow()
+                .iter()
+                .filter(|l| l.name == name || l.name == "*")
+                .map(|l| l.callback.clone())
+                .collect();
+            if callbacks.is_empty() {
+                return;
+            }
+            let payload = to_js(&payload(update));
+            for callback in callbacks {
+                if let Err(e) = callback.call1(&JsValue::NULL, &payload) {
+                    console_error(&format!("a `{name}` listener threw: {}", message_of(&e)));
+                }
+            }
+        });
+        for notice in session.restore() {
+            console_error(&format!("{notice:?}"));
+        }
+        Self {
+            session,
+            channel: Channel::new(),
+            listeners,
+            next_listener: Cell::new(1),
+            listening: RefCell::new(Vec::new()),
+            #[cfg(feature = "ui")]
+            widget: RefCell::new(None),
+        }
+    }
+}
+
+/// An update as listeners get it: `{event, conversation, turn, …}`, where `event` is
+/// the update's name and the rest its fields.
+fn payload(update: &Update) -> Value {
+    let mut value = match update {
+        Update::Event { event, .. } => serde_json::to_value(event).unwrap_or_default(),
+        Update::Notice(notice) => serde_json::to_value(notice).unwrap_or_default(),
+        other => serde_json::to_value(other).unwrap_or_default(),
+    };
+    if let Some(object) = value.as_object_mut() {
+        object.remove("update");
+        object.remove("notice");
+        object.insert("event".into(), json!(update.name()));
+        if let Some((conversation, turn)) = update.turn() {
+            object.insert("conversation".into(), json!(conversation));
+            object.insert("turn".into(), json!(turn));
+        }
+    }
+    value
+}
+
+#[wasm_bindgen]
+impl FamiliarAgent {
+    /// Gives the agent a tool the page runs: `{name, description, parameters, kind,
+    /// approval, timeoutMs, handler}`, where `handler` is a function or a target to
+    /// post `function_call` messages to (with `origin` for an iframe's window).
+    #[wasm_bindgen(js_name = registerTool)]
+    pub fn register_tool(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ToolConfig")] tool: JsValue,
+    ) -> Result<(), JsValue> {
+        // The handler is not JSON (a function, or a window that cannot be written).
+        let described =
+            js_sys::Object::assign(&js_sys::Object::new(), &tool.clone().unchecked_into());
+        let _ = js_sys::Reflect::delete_property(&described, &"handler".into());
+        let described = to_json(&described).map_err(|e| error(&format!("registerTool: {e}")))?;
+        let host_tool = spec::tool_from_value(&described)
+            .map_err(|problems| error(&spec::describe("registerTool has problems", &problems)))?;
+        let handler_value = field(&tool, "handler");
+        let name = host_tool.spec.name.clone();
+        let (handler, listening) = if let Some(function) = handler_value.dyn_ref::<Function>() {
+            (handler::function_handler(function.clone()), None)
+        } else if handler::is_target(&handler_value) {
+            let origin = field(&tool, "origin").as_string();
+            let (handler, listening) = handler::channel_handler(
+                &self.channel,
+                &self.session,
+                &name,
+                handler_value,
+                origin,
+            );
+            (handler, Some(listening))
+        } else {
+            return Err(error(&format!(
+                "registerTool has problems:\n  tool.handler: expected a function or something to \
+                 postMessage to (an iframe's window, a MessagePort, an extension port) for `{name}`"
+            )));
+        };
+        self.session
+            .host_tools()
+            .register(host_tool, handler)
+            .map_err(|e| error(&e.to_string()))?;
+        let mut listening_now = self.listening.borrow_mut();
+        listening_now.retain(|(tool, _)| *tool != name);
+        if let Some(listening) = listening {
+            listening_now.push((name, listening));
+        }
+        Ok(())
+    }
+
+    /// Removes a tool; whether it was there.
+    #[wasm_bindgen(js_name = unregisterTool)]
+    pub fn unregister_tool(&self, name: &str) -> bool {
+        self.listening.borrow_mut().retain(|(tool, _)| tool != name);
+        self.session.host_tools().unregister(name)
+    }
+
+    /// Takes a `function_result` message that arrived some other way (a socket).
+    /// Whether a call was waiting for it; if not, `host_message_ignored` says why.
+    pub fn receive(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "FunctionResultMessage")] message: JsValue,
+    ) -> bool {
+        let Ok(message) = to_json(&message) else {
+            return false;
+        };
+        match self.channel.receive(&message) {
+            Ok(()) => true,
+            Err(ignored) => {
+                self.session.host_message_ignored(&ignored);
+                false
+            }
+        }
+    }
+
+    /// Sends a chat message; resolves to the outcome `{type, text | reason | error}`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Outcome>")]
+    pub fn send(&self, text: String) -> Promise {
+        let session = self.session.clone();
+        future_to_promise(async move {
+            match session.send(&text).await {
+                Ok(outcome) => Ok(to_js(&outcome)),
+                Err(e) => Err(error(&e.to_string())),
+            }
+        })
+    }
+
+    /// Runs the agent on a game event `{kind, event, actor, subject, allowedActions}`;
+    /// resolves to the outcome.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Outcome>")]
+    pub fn trigger(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "GameEvent")] event: JsValue,
+    ) -> Promise {
+        let session = self.session.clone();
+        let observation = to_json(&event)
+            .map_err(|e| format!("trigger: {e}"))
+            .and_then(|v| {
+                spec::observation_from_value(&v)
+                    .map_err(|problems| spec::describe("trigger's event has problems", &problems))
+            });
+        future_to_promise(async move {
+            let observation = observation.map_err(|e| error(&e))?;
+            match session.trigger(observation).await {
+                Ok(outcome) => Ok(to_js(&outcome)),
+                Err(e) => Err(error(&e.to_string())),
+            }
+        })
+    }
+
+    /// Calls `callback` with every update named `name` (a run event such as `done`,
+    /// `delta`, `tool_started`, `approval_needed`; or `turn_began`, `save_failed`…;
+    /// `*` for all). Returns an id for `off`.
+    pub fn on(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ListenerName")] name: &str,
+        #[wasm_bindgen(unchecked_param_type = "UpdateListener")] callback: Function,
+    ) -> Result<u32, JsValue> {
+        if !Event::NAMES.contains(&name) && !UPDATE_NAMES.contains(&name) {
+            let mut known: Vec<&str> = Event::NAMES.to_vec();
+            known.extend(UPDATE_NAMES);
+            return Err(error(&format!(
+                "there is no update named `{name}`; known: {}",
+                known.join(", ")
+            )));
+        }
+        let id = self.next_listener.get();
+        self.next_listener.set(id + 1);
+        self.listeners.borrow_mut().push(Listener {
+            id,
+            name: name.to_owned(),
+            callback,
+        });
+        Ok(id)
+    }
+
+    /// Removes listeners: `off(id)`, or `off(name, callback)`. How many were removed.
+    pub fn off(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number | ListenerName")] name_or_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "UpdateListener | void")] callback: Option<Function>,
+    ) -> u32 {
+        let mut listeners = self.listeners.borrow_mut();
+        let before = listeners.len();
+        if let Some(id) = name_or_id.as_f64() {
+            listeners.retain(|l| f64::from(l.id) != id);
+        } else if let Some(name) = name_or_id.as_string() {
+            listeners.retain(|l| {
+                l.name != name
+                    || callback
+                        .as_ref()
+                        .is_some_and(|c| !js_sys::Object::is(c, &l.callback))
+            });
+        }
+        u32::try_from(before - listeners.len()).unwrap_or(0)
+    }
+
+    /// Decides approvals in code: `callback(pending)` returns (or resolves to) `true`,
+    /// `false`, `"always"` or `{approve, always, reason}`; `null` hands them back to
+    /// `approve` / `deny`. A callback that throws denies.
+    #[wasm_bindgen(js_name = onApproval)]
+    pub fn on_approval(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ApprovalHandler | null | void")] callback: Option<
+            Function,
+        >,
+    ) {
+        let approver = callback.map(|callback| -> crate::app::Approver {
+            Rc::new(move |pending: &PendingApproval| {
+                let returned = callback.call1(&JsValue::NULL, &to_js(pending));
+                Box::pin(async move {
+                    let settled = match returned {
+                        Ok(value) => JsFuture::from(Promise::resolve(&value)).await,
+                        Err(e) => Err(e),
+                    };
+                    match settled {
+                        Ok(answer) => decision(&answer),
+                        Err(e) => Decision::Deny {
+                            reason: format!("the approval handler failed: {}", message_of(&e)),
+                        },
+                    }
+                })
+            })
+        });
+        self.session.set_approver(approver);
+    }
+
+    /// Approves a waiting call (`always`: this tool, for this agent, in this
+    /// conversation, from now on).
+    pub fn approve(&self, call_id: &str, always: Option<bool>) -> Result<(), JsValue> {
+        self.session
+            .approve(call_id, always.unwrap_or(false))
+            .map_err(|e| error(&e.to_string()))
+    }
+
+    /// Denies a waiting call; the model hears `reason`.
+    pub fn deny(&self, call_id: &str, reason: Option<String>) -> Result<(), JsValue> {
+        self.session
+            .deny(call_id, reason.as_deref().unwrap_or_default())
+            .map_err(|e| error(&e.to_string()))
+    }
+
+    /// The calls waiting for a decision.
+    #[wasm_bindgen(unchecked_return_type = "PendingApproval[]")]
+    pub fn pending(&self) -> JsValue {
+        to_js(&self.session.pending())
+    }
+
+    /// The played character's pending transactions with the player (one per
+    /// workflow type, newest first), once the stale ones have expired; `[]` with no
+    /// character.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Transaction[]>")]
+    pub fn transactions(&self) -> Promise {
+        let session = self.session.clone();
+        future_to_promise(async move {
+            match session.transactions().await {
+                Ok(pending) => Ok(to_js(&pending)),
+                Err(e) => Err(error(&e.to_string())),
+            }
+        })
+    }
+
+    /// Stops every run in flight or waiting; each resolves `aborted`.
+    pub fn abort(&self) {
+        self.session.abort();
+    }
+
+    /// The runs a reload cut off, `{conversation, turn, agent, refused}` each
+    /// (`refused`: why it cannot be resumed, or null).
+    #[wasm_bindgen(unchecked_return_type = "Interrupted[]")]
+    pub fn interrupted(&self) -> JsValue {
+        let notices = self.session.interrupted().into_iter();
+        let runs: Vec<Value> = notices
+            .filter(|n| matches!(n, Notice::Interrupted { .. }))
+            .map(|n| payload(&Update::Notice(n)))
+            .collect();
+        to_js(&runs)
+    }
+
+    /// Drives the run a reload cut off in `conversation` (the open one by default)
+    /// on to its end, in its own turn; resolves to the outcome. Actions it applied
+    /// before the reload are not applied again.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Outcome>")]
+    pub fn resume(&self, conversation: Option<String>) -> Promise {
+        let session = self.session.clone();
+        let conversation = conversation.unwrap_or_else(|| session.conversation_id());
+        future_to_promise(async move {
+            match session.resume(&conversation).await {
+                Ok(outcome) => Ok(to_js(&outcome)),
+                Err(e) => Err(error(&e.to_string())),
+            }
+        })
+    }
+
+    /// Forgets the run a reload cut off in `conversation` (the open one by default).
+    #[wasm_bindgen(js_name = discardInterrupted)]
+    pub fn discard_interrupted(&self, conversation: Option<String>) -> Result<(), JsValue> {
+        let conversation = conversation.unwrap_or_else(|| self.session.conversation_id());
+        self.session
+            .discard_interrupted(&conversation)
+            .map_err(|e| error(&e.to_string()))
+    }
+
+    /// The open conversation, with every turn and its steps.
+    #[wasm_bindgen(unchecked_return_type = "ConversationView")]
+    pub fn conversation(&self) -> JsValue {
+        let conversation = self.session.conversation();
+        to_js(&json!({
+            "id": self.session.conversation_id(),
+            "interactions": conversation.interactions,
+        }))
+    }
+
+    /// Everything the agent keeps, as a plain object to store anywhere.
+    #[wasm_bindgen(js_name = saveState)]
+    #[wasm_bindgen(unchecked_return_type = "SavedState")]
+    pub fn save_state(&self) -> JsValue {
+        to_js(&self.session.save_state())
+    }
+
+    /// Replaces what the agent keeps with a `saveState()` value.
+    #[wasm_bindgen(js_name = loadState)]
+    pub fn load_state(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SavedState")] state: JsValue,
+    ) -> Result<(), JsValue> {
+        let value = to_json(&state).map_err(|e| error(&format!("loadState: {e}")))?;
+        let state: SessionState = serde_json::from_value(value)
+            .map_err(|e| error(&format!("loadState: not a saveState() value ({e})")))?;
+        self.session
+            .load_state(state)
+            .map_err(|e| error(&e.to_string()))
+    }
+
+    /// Shows the agent as a chat widget inside `element` (its conversation,
+    /// approvals and composer), replacing one mounted before.
+    pub fn mount(&self, element: web_sys::HtmlElement) -> Result<(), JsValue> {
+        #[cfg(feature = "ui")]
+        {
+            self.widget.borrow_mut().take();
+            let mounted = crate::ui::mount_widget(element, self.session.clone());
+            *self.widget.borrow_mut() = Some(mounted);
+            Ok(())
+        }
+        #[cfg(not(feature = "ui"))]
+        {
+            let _ = element;
+            Err(error(
+                "this is the headless build of Familiar: it has no widget to mount",
+            ))
+        }
+    }
+
+    /// Takes the widget out of the page; the agent goes on.
+    pub fn unmount(&self) {
+        #[cfg(feature = "ui")]
+        self.widget.borrow_mut().take();
+    }
+
+    /// Stops everything and lets go of listeners, tools and the widget.
+    pub fn destroy(&self) {
+        self.unmount();
+        self.session.destroy();
+        self.listeners.borrow_mut().clear();
+        self.listening.borrow_mut().clear();
+    }
+}
+
+/// A host's approval answer as a decision; anything unclear denies.
+fn decision(answer: &JsValue) -> Decision {
+    if answer.as_bool() == Some(true) {
+        return Decision::Approve;
+    }
+    if answer.as_string().as_deref() == Some("always") {
+        return Decision::ApproveAlways;
+    }
+    if answer.is_object() {
+        let approve = field(answer, "approve").as_bool() == Some(true);
+        let always = field(answer, "always").as_bool() == Some(true);
+        let reason = field(answer, "reason").as_string();
+        return match (approve, always) {
+            (true, true) => Decision::ApproveAlways,
+            (true, false) => Decision::Approve,
+            (false, _) => Decision::Deny {
+                reason: reason.unwrap_or_else(|| "the host denied it".into()),
+            },
+        };
+    }
+    Decision::Deny {
+        reason: if answer.as_bool() == Some(false) {
+            "the host denied it".into()
+        } else {
+            format!(
+                "the approval handler answered {}, not true, false or \"always\"",
+                to_json(answer).map(|v| v.to_string()).unwrap_or_default()
+            )
+        },
+    }
+}

@@ -1,0 +1,268 @@
+//! [`OpenAiClient`]: streaming chat completions through an OpenAI-compatible proxy,
+//! over the [`Http`] seam, with timeouts and bounded retries.
+//!
+//! Retried: connection failures, timeouts waiting for the response and retryable
+//! statuses (see `retry`), with backoff and jitter, honouring the server's requested
+//! wait — but never once any output has streamed, never a 400/401, and never a
+//! response that began and then went silent: a proxy that sent its headers and
+//! nothing more within the timeout would make the person wait that long again on
+//! every attempt, so they get the error at once (and a Retry of their own). Aborting is dropping the future: the
+//! `Http` implementation cancels the request.
+
+use std::future::Future;
+use std::rc::Rc;
+
+use futures::StreamExt;
+use futures::future::LocalBoxFuture;
+
+use super::completion::parse_completion;
+use super::proxy::{ModelSettings, SettingsError};
+use super::stream::{ChatStream, MAX_ANSWER_BYTES, error_message, too_large};
+use super::wire::request_body;
+use crate::base::clock::{Clock, within};
+use crate::base::http::{Http, HttpError, HttpRequest, HttpResponse};
+use crate::base::retry::{RetryPolicy, is_retryable_status, server_wait_ms};
+use crate::llm::{ChatRequest, ChatResponse, DeltaSink, Llm, LlmError, replay_as_deltas};
+
+/// A chat model behind an OpenAI-compatible proxy.
+pub struct OpenAiClient {
+    settings: ModelSettings,
+    http: Rc<dyn Http>,
+    clock: Rc<dyn Clock>,
+    random: Box<dyn Fn() -> f64>,
+    retry: RetryPolicy,
+}
+
+/// A failed attempt, and whether (with what server-requested wait) to try again.
+struct Failure {
+    error: LlmError,
+    retry: Option<Option<u64>>,
+}
+
+impl Failure {
+    fn fatal(error: LlmError) -> Self {
+        Self { error, retry: None }
+    }
+
+    fn retryable(error: LlmError, server_wait: Option<u64>) -> Self {
+        Self {
+            error,
+            retry: Some(server_wait),
+        }
+    }
+
+    /// Retryable only while nothing has been delivered to the caller.
+    fn unless_output(error: LlmError, had_output: bool) -> Self {
+        if had_output {
+            Self::fatal(error)
+        } else {
+            Self::retryable(error, None)
+        }
+    }
+}
+
+impl OpenAiClient {
+    /// A client for the proxy in `settings`, which are validated first. `random`
+    /// returns uniform numbers in `[0, 1)` for retry jitter.
+    pub fn new(
+        settings: ModelSettings,
+        http: Rc<dyn Http>,
+        clock: Rc<dyn Clock>,
+        random: Box<dyn Fn() -> f64>,
+    ) -> Result<Self, SettingsError> {
+        settings.validate()?;
+        Ok(Self {
+            settings,
+            http,
+            clock,
+            random,
+            retry: RetryPolicy::default(),
+        })
+    }
+
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    async fn chat_with_retries(
+        &self,
+        request: &ChatRequest,
+        sink: &mut DeltaSink<'_>,
+    ) -> Result<ChatResponse, LlmError> {
+        let body = request_body(&self.settings, request).to_string();
+        let mut retries = 0;
+        loop {
+            let failure = match self.attempt(&body, sink).await {
+                Ok(response) => return Ok(response),
+                Err(failure) => failure,
+            };
+            let Some(server_wait) = failure.retry else {
+                return Err(failure.error);
+            };
+            let Some(wait) = self.retry.delay_ms(retries, (self.random)(), server_wait) else {
+                return Err(failure.error);
+            };
+            self.clock.sleep(wait).await;
+            retries += 1;
+        }
+    }
+
+    async fn attempt(&self, body: &str, sink: &mut DeltaSink<'_>) -> Result<ChatResponse, Failure> {
+        let request = HttpRequest {
+            method: "POST",
+            url: self.settings.endpoint(),
+            headers: self.headers(),
+            body: Some(body.to_owned()),
+        };
+        let response = match self.within_timeout(self.http.send(request)).await {
+            None => return Err(Failure::retryable(self.timeout(), None)),
+            Some(Err(HttpError::Network(why))) => {
+                return Err(Failure::retryable(LlmError::Unreachable(why), None));
+            }
+            Some(Err(HttpError::Invalid(why))) => {
+                return Err(Failure::fatal(LlmError::Unreachable(why)));
+            }
+            Some(Ok(response)) => response,
+        };
+        if !(200..300).contains(&response.status) {
+            return Err(self.status_failure(response).await);
+        }
+        let is_json = response
+            .header("content-type")
+            .is_some_and(|t| t.starts_with("application/json"));
+        if is_json {
+            return self.read_whole(response, sink).await;
+        }
+        self.read_stream(response, sink).await
+    }
+
+    /// A server that answered with one JSON completion instead of a stream.
+    async fn read_whole(
+        &self,
+        response: HttpResponse,
+        sink: &mut DeltaSink<'_>,
+    ) -> Result<ChatResponse, Failure> {
+        let mut body = response.body;
+        let mut bytes = Vec::new();
+        loop {
+            match self.within_timeout(body.next()).await {
+                None => return Err(Failure::fatal(self.timeout())),
+                Some(None) => break,
+                Some(Some(Err(error))) => {
+                    return Err(Failure::retryable(
+                        LlmError::Unreachable(error.to_string()),
+                        None,
+                    ));
+                }
+                Some(Some(Ok(chunk))) => bytes.extend_from_slice(&chunk),
+            }
+            if bytes.len() > MAX_ANSWER_BYTES {
+                return Err(Failure::fatal(too_large()));
+            }
+        }
+        let response = parse_completion(&bytes).map_err(Failure::fatal)?;
+        replay_as_deltas(&response, sink);
+        Ok(response)
+    }
+
+    async fn read_stream(
+        &self,
+        response: HttpResponse,
+        sink: &mut DeltaSink<'_>,
+    ) -> Result<ChatResponse, Failure> {
+        let mut body = response.body;
+        let mut stream = ChatStream::new();
+        loop {
+            let had_output = stream.has_output();
+            match self.within_timeout(body.next()).await {
+                None => return Err(Failure::fatal(self.timeout())),
+                Some(None) => break,
+                Some(Some(Err(error))) => {
+                    return Err(Failure::unless_output(
+                        LlmError::Unreachable(error.to_string()),
+                        had_output,
+                    ));
+                }
+                Some(Some(Ok(bytes))) => {
+                    if let Err(error) = stream.feed(&bytes, sink) {
+                        let had_output = stream.has_output();
+                        return Err(match error {
+                            LlmError::Provider(_) => Failure::unless_output(error, had_output),
+                            _ => Failure::fatal(error),
+                        });
+                    }
+                }
+            }
+        }
+        let had_output = stream.has_output();
+        stream.finish(sink).map_err(|error| match error {
+            LlmError::Incomplete(_) => Failure::unless_output(error, had_output),
+            _ => Failure::fatal(error),
+        })
+    }
+
+    /// Turns an error status into a failure, reading the server's message and wait.
+    async fn status_failure(&self, response: HttpResponse) -> Failure {
+        let status = response.status;
+        let wait = server_wait_ms(
+            response.header("retry-after-ms"),
+            response.header("retry-after"),
+            self.clock.now().epoch_ms,
+        );
+        let text = self.read_text(response).await;
+        let message = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .map(|json| error_message(json.get("error").unwrap_or(&json)))
+            .unwrap_or_else(|| text.trim().chars().take(300).collect());
+        let error = LlmError::Status { status, message };
+        if is_retryable_status(status) {
+            Failure::retryable(error, wait)
+        } else {
+            Failure::fatal(error)
+        }
+    }
+
+    /// The body as text, as much as arrives within the timeout (at most 64 KB).
+    async fn read_text(&self, response: HttpResponse) -> String {
+        let mut body = response.body;
+        let mut bytes = Vec::new();
+        while bytes.len() < 65_536 {
+            match self.within_timeout(body.next()).await {
+                Some(Some(Ok(chunk))) => bytes.extend_from_slice(&chunk),
+                _ => break,
+            }
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    fn headers(&self) -> Vec<(String, String)> {
+        let mut headers = vec![
+            ("content-type".to_owned(), "application/json".to_owned()),
+            ("accept".to_owned(), "text/event-stream".to_owned()),
+        ];
+        headers.extend(self.settings.extra_header.clone());
+        headers
+    }
+
+    fn timeout(&self) -> LlmError {
+        LlmError::Timeout {
+            after_ms: self.settings.timeout_ms,
+        }
+    }
+
+    /// `work`'s output, or `None` if the timeout passes first (dropping `work`).
+    async fn within_timeout<T>(&self, work: impl Future<Output = T>) -> Option<T> {
+        within(&*self.clock, self.settings.timeout_ms, work).await
+    }
+}
+
+impl Llm for OpenAiClient {
+    fn chat<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+        sink: &'a mut DeltaSink<'_>,
+    ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(self.chat_with_retries(request, sink))
+    }
+}

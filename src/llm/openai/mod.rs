@@ -1,0 +1,18 @@
+//! The OpenAI-compatible chat-completions client: settings, the wire format, stream
+//! assembly, and the client that sends requests over the `Http` seam.
+
+mod client;
+mod completion;
+mod proxy;
+pub mod sse;
+mod stream;
+mod think;
+mod wire;
+
+pub use client::OpenAiClient;
+pub use completion::parse_completion;
+pub(crate) use proxy::is_web_url;
+pub use proxy::{ModelSettings, SettingsError, temperature_text};
+pub use stream::ChatStream;
+pub use think::ThinkSplitter;
+pub use wire::request_body;

@@ -1,0 +1,576 @@
+//! The record the UI renders: a conversation of interactions, each made of steps.
+//!
+//! An [`Interaction`] is built only by applying the driver's [`Event`]s, so the UI,
+//! a saved transcript and a test all see the same record. A [`Conversation`] gives
+//! the model its history within a context budget. How it looks is the UI's business.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::llm::Delta;
+use crate::llm::message::{Message, ToolCall};
+use crate::run::event::{Decided, Event, Thought};
+use crate::run::{ContextMemory, Outcome, Purpose, Review, Trigger};
+use crate::tool::ToolKind;
+
+/// Where an interaction is in its life: Start → Planning → Executing → Reflecting →
+/// Completed | Failed | Aborted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Status {
+    Start,
+    Planning,
+    Executing,
+    Reflecting,
+    Completed,
+    Failed,
+    Aborted,
+}
+
+impl Status {
+    pub fn is_finished(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed | Self::Aborted)
+    }
+}
+
+/// One step of an interaction's timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Step {
+    /// What started the run.
+    Observe {
+        trigger: Trigger,
+    },
+    /// A model call: why, its visible reasoning, and what it decided.
+    Reason {
+        purpose: Purpose,
+        reasoning: String,
+        /// Tools the model chose to call; empty when it answered.
+        calls: Vec<String>,
+    },
+    /// The model's plan and context memory, as it last set them.
+    Plan {
+        steps: Vec<String>,
+        memory: ContextMemory,
+    },
+    /// A tool call and, once finished, its result or error.
+    ToolCall {
+        call: ToolCall,
+        kind: Option<ToolKind>,
+        #[serde(with = "crate::run::event::tool_result::optional", default)]
+        result: Option<Result<Value, String>>,
+        duration_ms: Option<i64>,
+    },
+    /// The run asked a person about this call; `decision` is theirs, once made.
+    Approval {
+        call: ToolCall,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision: Option<Decided>,
+    },
+    Reflection {
+        review: Review,
+    },
+    GoalCheck {
+        complete: bool,
+        answer: String,
+    },
+    /// Something the run survived, such as an unusable review.
+    Error {
+        message: String,
+    },
+    /// The final answer.
+    Answer {
+        text: String,
+        outcome: Outcome,
+    },
+}
+
+/// One trigger and everything the agent did about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Interaction {
+    pub id: u64,
+    pub input: String,
+    pub steps: Vec<Step>,
+    pub status: Status,
+    /// Answer text streamed by the current model call, until the outcome replaces it.
+    pub draft: String,
+    /// When it began, in milliseconds since the epoch (0: unknown).
+    #[serde(default)]
+    pub started_ms: i64,
+}
+
+impl Interaction {
+    pub fn new(id: u64, input: impl Into<String>) -> Self {
+        Self {
+            id,
+            input: input.into(),
+            steps: Vec::new(),
+            status: Status::Start,
+            draft: String::new(),
+            started_ms: 0,
+        }
+    }
+
+    /// The final outcome, once there is one.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.steps.iter().rev().find_map(|step| match step {
+            Step::Answer { outcome, .. } => Some(outcome),
+            _ => None,
+        })
+    }
+
+    /// Reopens a turn that was closed as aborted (a reload cut its run off) so that
+    /// its resumed run can go on: the closing answer is taken back. Whether it was.
+    pub fn reopen(&mut self) -> bool {
+        if !matches!(
+            self.steps.last(),
+            Some(Step::Answer {
+                outcome: Outcome::Aborted { .. },
+                ..
+            })
+        ) {
+            return false;
+        }
+        self.steps.pop();
+        self.status = Status::Executing;
+        true
+    }
+
+    /// Folds one driver event into the record.
+    pub fn apply(&mut self, event: &Event) {
+        match event {
+            Event::Started { trigger, .. } => {
+                self.status = Status::Start;
+                self.steps.push(Step::Observe {
+                    trigger: trigger.clone(),
+                });
+            }
+            Event::StepStarted(purpose) => {
+                self.status = match purpose {
+                    Purpose::CheckGoal | Purpose::Reflect { .. } => Status::Reflecting,
+                    _ => Status::Planning,
+                };
+                self.draft.clear();
+                self.steps.push(Step::Reason {
+                    purpose: *purpose,
+                    reasoning: String::new(),
+                    calls: Vec::new(),
+                });
+            }
+            Event::Delta(delta) => self.apply_delta(delta),
+            Event::Thought(thought) => self.apply_thought(thought),
+            Event::ToolStarted { call, kind } => {
+                self.status = Status::Executing;
+                self.steps.push(Step::ToolCall {
+                    call: call.clone(),
+                    kind: *kind,
+                    result: None,
+                    duration_ms: None,
+                });
+            }
+            Event::PlanUpdated { plan, memory } => self.steps.push(Step::Plan {
+                steps: plan.clone(),
+                memory: memory.clone(),
+            }),
+            Event::ApprovalNeeded { call } => {
+                self.steps.push(Step::Approval {
+                    call: call.clone(),
+                    decision: None,
+                });
+            }
+            Event::Decided { call_id, decision } => {
+                if let Some(Step::Approval { decision: slot, .. }) = self.approval_mut(call_id) {
+                    *slot = Some(decision.clone());
+                }
+            }
+            Event::Reflection(review) => self.steps.push(Step::Reflection {
+                review: review.clone(),
+            }),
+            Event::GoalChecked { complete, answer } => self.steps.push(Step::GoalCheck {
+                complete: *complete,
+                answer: answer.clone(),
+            }),
+            Event::Done(outcome) => {
+                self.status = match outcome {
+                    Outcome::Failed { .. } => Status::Failed,
+                    Outcome::Aborted { .. } => Status::Aborted,
+                    Outcome::Answered { .. }
+                    | Outcome::GoalComplete { .. }
+                    | Outcome::CapReached { .. } => Status::Completed,
+                };
+                // Stopped mid-answer, the text that streamed is what the person read:
+                // it stays, and the outcome says it was stopped.
+                let text = match outcome {
+                    Outcome::Aborted { .. } if !self.draft.is_empty() => {
+                        std::mem::take(&mut self.draft)
+                    }
+                    _ => outcome.text().to_owned(),
+                };
+                self.draft.clear();
+                self.steps.push(Step::Answer {
+                    text,
+                    outcome: outcome.clone(),
+                });
+            }
+        }
+    }
+
+    fn apply_delta(&mut self, delta: &Delta) {
+        match delta {
+            Delta::Text { text } => self.draft.push_str(text),
+            Delta::Reasoning { text } => {
+                if let Some(Step::Reason { reasoning, .. }) = self.steps.last_mut() {
+                    reasoning.push_str(text);
+                }
+            }
+            Delta::ToolCall { .. } => {}
+        }
+    }
+
+    fn apply_thought(&mut self, thought: &Thought) {
+        match thought {
+            Thought::Actions { calls: asked, .. } => {
+                if let Some(Step::Reason { calls, .. }) = self.steps.last_mut() {
+                    *calls = asked.iter().map(|c| c.name.clone()).collect();
+                }
+            }
+            Thought::Message { .. } => {}
+            Thought::ToolReturn {
+                call_id,
+                tool,
+                result,
+                duration_ms,
+            } => self.finish_tool(call_id, tool, result, *duration_ms),
+            Thought::Error { message } => self.steps.push(Step::Error {
+                message: message.clone(),
+            }),
+        }
+    }
+
+    /// Whether a person declined `call_id`.
+    fn declined(&self, call_id: &str) -> bool {
+        self.steps.iter().any(|step| {
+            matches!(step, Step::Approval { call, decision: Some(Decided::Denied { .. }) }
+                if call.id == call_id)
+        })
+    }
+
+    /// The step that asked a person about `call_id`.
+    fn approval_mut(&mut self, call_id: &str) -> Option<&mut Step> {
+        self.steps
+            .iter_mut()
+            .rev()
+            .find(|step| matches!(step, Step::Approval { call, .. } if call.id == call_id))
+    }
+
+    /// Fills in the call's step; a call the run refused or handled itself (`plan`)
+    /// never started, so it gets a step of its own — except one a person declined,
+    /// which its approval step already shows as their decision.
+    fn finish_tool(
+        &mut self,
+        call_id: &str,
+        tool: &str,
+        outcome: &Result<Value, String>,
+        took: i64,
+    ) {
+        let step = self.steps.iter_mut().rev().find(
+            |step| matches!(step, Step::ToolCall { call, result: None, .. } if call.id == call_id),
+        );
+        if let Some(Step::ToolCall {
+            result,
+            duration_ms,
+            ..
+        }) = step
+        {
+            *result = Some(outcome.clone());
+            *duration_ms = Some(took);
+        } else if tool != crate::run::PLAN_TOOL && !self.declined(call_id) {
+            self.steps.push(Step::ToolCall {
+                call: ToolCall {
+                    id: call_id.to_owned(),
+                    name: tool.to_owned(),
+                    arguments: String::new(),
+                },
+                kind: None,
+                result: Some(outcome.clone()),
+                duration_ms: Some(took),
+            });
+        }
+    }
+}
+
+/// Roughly how many tokens a text costs: four characters a token, as tokenizers of
+/// English average. Good enough to budget a context; not a tokenizer.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+/// Per-message overhead of the chat format, in tokens.
+const MESSAGE_OVERHEAD: usize = 4;
+
+/// The interactions of one conversation, oldest first, and the facts pinned to it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Conversation {
+    pub interactions: Vec<Interaction>,
+    /// Facts the model must always see, however long the conversation grows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pinned: Vec<String>,
+}
+
+impl Conversation {
+    /// Opens a new interaction on `input` and returns its id.
+    pub fn begin(&mut self, input: impl Into<String>) -> u64 {
+        let id = self.interactions.last().map_or(1, |last| last.id + 1);
+        self.interactions.push(Interaction::new(id, input));
+        id
+    }
+
+    /// Applies an event to the interaction `id`; events for unknown ids are dropped.
+    pub fn apply(&mut self, id: u64, event: &Event) {
+        if let Some(interaction) = self.interactions.iter_mut().find(|i| i.id == id) {
+            interaction.apply(event);
+        }
+    }
+
+    /// The finished exchanges as model history: each input and its answer.
+    pub fn history(&self) -> Vec<Message> {
+        self.context(usize::MAX)
+    }
+
+    /// The history that fits in `budget` estimated tokens: the pinned facts always,
+    /// then the newest exchanges that fit, whole, in order. The system prompt is the
+    /// caller's; leave room for it in the budget.
+    pub fn context(&self, budget: usize) -> Vec<Message> {
+        let pinned = (!self.pinned.is_empty())
+            .then(|| Message::system(format!("Pinned memory:\n- {}", self.pinned.join("\n- "))));
+        let mut left = budget.saturating_sub(pinned.as_ref().map_or(0, cost));
+        let mut kept: Vec<[Message; 2]> = Vec::new();
+        for exchange in self.interactions.iter().rev().filter_map(exchange) {
+            let price: usize = exchange.iter().map(cost).sum();
+            if price > left {
+                break;
+            }
+            left -= price;
+            kept.push(exchange);
+        }
+        pinned
+            .into_iter()
+            .chain(kept.into_iter().rev().flatten())
+            .collect()
+    }
+}
+
+fn cost(message: &Message) -> usize {
+    estimate_tokens(&message.content) + MESSAGE_OVERHEAD
+}
+
+/// An interaction as a user message and the answer, when it has an answer.
+fn exchange(interaction: &Interaction) -> Option<[Message; 2]> {
+    let answer = match interaction.outcome()? {
+        Outcome::Answered { text }
+        | Outcome::GoalComplete { text }
+        | Outcome::CapReached { text } => text,
+        Outcome::Failed { .. } | Outcome::Aborted { .. } => return None,
+    };
+    Some([
+        Message::user(&interaction.input),
+        Message::assistant(answer, Vec::new()),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call() -> ToolCall {
+        ToolCall {
+            id: "call_1".into(),
+            name: "current_time".into(),
+            arguments: "{}".into(),
+        }
+    }
+
+    fn events() -> Vec<Event> {
+        vec![
+            Event::StepStarted(Purpose::Reason { iteration: 1 }),
+            Event::Delta(Delta::Reasoning {
+                text: "needs the clock".into(),
+            }),
+            Event::Thought(Thought::Actions {
+                text: String::new(),
+                calls: vec![call()],
+            }),
+            Event::ToolStarted {
+                call: call(),
+                kind: Some(ToolKind::Data),
+            },
+            Event::Thought(Thought::ToolReturn {
+                call_id: "call_1".into(),
+                tool: "current_time".into(),
+                result: Ok(serde_json::json!({"time": "09:05"})),
+                duration_ms: 2,
+            }),
+            Event::StepStarted(Purpose::Reason { iteration: 2 }),
+            Event::Delta(Delta::Text {
+                text: "It is ".into(),
+            }),
+            Event::Delta(Delta::Text {
+                text: "09:05.".into(),
+            }),
+        ]
+    }
+
+    #[test]
+    fn events_build_the_timeline_reason_tool_answer() {
+        let mut interaction = Interaction::new(1, "time?");
+        for event in events() {
+            interaction.apply(&event);
+        }
+        assert_eq!(interaction.status, Status::Planning);
+        assert_eq!(interaction.draft, "It is 09:05.");
+        interaction.apply(&Event::Done(Outcome::Answered {
+            text: "It is 09:05.".into(),
+        }));
+        assert_eq!(interaction.status, Status::Completed);
+        assert!(interaction.draft.is_empty());
+        let [
+            Step::Reason {
+                reasoning, calls, ..
+            },
+            Step::ToolCall {
+                result,
+                duration_ms,
+                ..
+            },
+            Step::Reason { .. },
+            Step::Answer { text, .. },
+        ] = &interaction.steps[..]
+        else {
+            panic!("unexpected steps: {:?}", interaction.steps);
+        };
+        assert_eq!(reasoning, "needs the clock");
+        assert_eq!(calls, &["current_time"]);
+        assert_eq!(result, &Some(Ok(serde_json::json!({"time": "09:05"}))));
+        assert_eq!(duration_ms, &Some(2));
+        assert_eq!(text, "It is 09:05.");
+    }
+
+    #[test]
+    fn a_stop_keeps_the_text_that_streamed_and_says_it_was_stopped() {
+        let mut interaction = Interaction::new(1, "tell me a story");
+        interaction.apply(&Event::StepStarted(Purpose::Reason { iteration: 1 }));
+        interaction.apply(&Event::Delta(Delta::Text {
+            text: "Once upon a time".into(),
+        }));
+        interaction.apply(&Event::Done(Outcome::Aborted {
+            reason: "stopped before it finished".into(),
+        }));
+        assert_eq!(interaction.status, Status::Aborted);
+        assert!(interaction.draft.is_empty());
+        assert!(matches!(
+            interaction.steps.last(),
+            Some(Step::Answer { text, outcome: Outcome::Aborted { reason } })
+                if text == "Once upon a time" && reason == "stopped before it finished"
+        ));
+    }
+
+    #[test]
+    fn a_declined_call_is_a_decision_on_its_approval_step_not_a_failed_tool() {
+        let mut interaction = Interaction::new(1, "forget the ale");
+        let forget = ToolCall {
+            id: "c1".into(),
+            name: "forget".into(),
+            arguments: "{}".into(),
+        };
+        interaction.apply(&Event::ApprovalNeeded {
+            call: forget.clone(),
+        });
+        interaction.apply(&Event::Decided {
+            call_id: "c1".into(),
+            decision: Decided::Denied {
+                reason: "the user said no".into(),
+            },
+        });
+        interaction.apply(&Event::Thought(Thought::ToolReturn {
+            call_id: "c1".into(),
+            tool: "forget".into(),
+            result: Err("`forget` was not run: the person declined it".into()),
+            duration_ms: 0,
+        }));
+        assert_eq!(
+            interaction.steps,
+            [Step::Approval {
+                call: forget,
+                decision: Some(Decided::Denied {
+                    reason: "the user said no".into()
+                }),
+            }]
+        );
+    }
+
+    #[test]
+    fn history_keeps_answered_exchanges_and_skips_failures() {
+        let mut conversation = Conversation::default();
+        let first = conversation.begin("hi");
+        conversation.apply(
+            first,
+            &Event::Done(Outcome::Answered {
+                text: "hello".into(),
+            }),
+        );
+        let second = conversation.begin("time?");
+        conversation.apply(second, &Event::Done(Outcome::Failed { error: "x".into() }));
+        assert_eq!((first, second), (1, 2));
+        assert_eq!(
+            conversation.history(),
+            vec![Message::user("hi"), Message::assistant("hello", Vec::new())]
+        );
+    }
+
+    #[test]
+    fn a_conversation_round_trips_through_json() {
+        let mut conversation = Conversation::default();
+        let id = conversation.begin("time?");
+        for event in events() {
+            conversation.apply(id, &event);
+        }
+        let json = serde_json::to_string(&conversation).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Conversation>(&json).unwrap(),
+            conversation
+        );
+    }
+
+    #[test]
+    fn the_context_keeps_pinned_facts_and_the_newest_turns_that_fit() {
+        let mut conversation = Conversation {
+            pinned: vec!["The player is called Ada.".into()],
+            ..Conversation::default()
+        };
+        for n in 1..=5 {
+            let id = conversation.begin(format!("question {n} {}", "x".repeat(40)));
+            conversation.apply(
+                id,
+                &Event::Done(Outcome::Answered {
+                    text: format!("answer {n}"),
+                }),
+            );
+        }
+        let all = conversation.context(usize::MAX);
+        assert_eq!(all.len(), 11);
+        // An exchange costs (13 + 4) + (2 + 4) = 23 estimated tokens, the pinned
+        // memory 11 + 4: room for two exchanges and change.
+        let budget = 15 + 2 * 23 + 10;
+        let kept = conversation.context(budget);
+        assert_eq!(kept[0].role, crate::llm::message::Role::System);
+        assert!(kept[0].content.contains("Ada"));
+        let kept: Vec<&str> = kept[1..].iter().map(|m| m.content.as_str()).collect();
+        assert_eq!(kept.len(), 4);
+        assert!(kept[0].starts_with("question 4"));
+        assert_eq!(kept[3], "answer 5");
+        assert_eq!(
+            conversation.context(5).len(),
+            1,
+            "pinned memory is never trimmed"
+        );
+    }
+}

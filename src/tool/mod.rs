@@ -1,0 +1,513 @@
+//! Tools and the registry that offers them to the model.
+//!
+//! A tool is typed at the edge — [`Tool::Args`] derives its JSON Schema, its output
+//! serializes — and erased once, privately, when registered. The registry hands the
+//! schemas to the model and turns every way a call can go wrong (unknown tool, bad
+//! arguments, a failing tool, a refusal) into a [`ToolError`] the model reads on its
+//! next turn. Each tool also carries its policy — approval, timeout, where it runs —
+//! which the run reads from the [`ToolInfo`] catalogue; the run enforces boundaries
+//! and approvals, the driver timeouts.
+
+mod current_time;
+pub mod ledger;
+mod memory;
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::llm::ToolSpec;
+use crate::llm::message::ToolCall;
+use crate::tool::ledger::Ledger;
+
+pub use current_time::CurrentTime;
+pub use memory::{Forget, Recall, Remember};
+
+/// Whether a tool only reads the world or changes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    /// Read-only; several may run at once.
+    Data,
+    /// Changes the world; one per step.
+    Action,
+}
+
+/// Whether a person must approve a call first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Approval {
+    /// Runs without asking.
+    #[default]
+    Auto,
+    /// Pauses the run until a person approves or denies the call.
+    Ask,
+    /// Runs without asking while the run has read nothing but the person's own words;
+    /// once a tool's result (a page, a host, the world) is in its context, asks first —
+    /// so text a page or a tool returned cannot, say, plant a memory unseen.
+    AskIfUntrusted,
+    /// Never runs; the model is told so.
+    Deny,
+}
+
+/// Where a tool's work happens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunsOn {
+    /// In the page, by the registry.
+    #[default]
+    Page,
+    /// In the host (a game, say): the call goes out with a request id and the run
+    /// awaits the host's answer under the tool's timeout.
+    Host,
+}
+
+/// How long a tool may take before its call fails, unless set otherwise.
+pub const DEFAULT_TOOL_TIMEOUT_MS: u64 = 30_000;
+
+/// A tool as the run sees it: what to offer the model and how calls are governed.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct ToolInfo {
+    pub spec: ToolSpec,
+    pub kind: ToolKind,
+    #[serde(default)]
+    pub approval: Approval,
+    #[serde(default)]
+    pub runs_on: RunsOn,
+    pub timeout_ms: u64,
+}
+
+/// What a call knows besides its arguments.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallContext {
+    /// Set on every action call: the same key for every attempt of the same call, so
+    /// a retried or resumed run can never apply it twice.
+    pub idempotency_key: Option<String>,
+}
+
+/// A typed tool.
+pub trait Tool: 'static {
+    /// The name the model calls it by.
+    const NAME: &'static str;
+    const KIND: ToolKind;
+    type Args: DeserializeOwned + JsonSchema;
+    type Output: Serialize;
+    type Error: std::fmt::Display;
+
+    /// What the tool does, for the model.
+    fn description(&self) -> String;
+
+    fn call(
+        &self,
+        args: Self::Args,
+        cx: CallContext,
+    ) -> impl Future<Output = Result<Self::Output, Self::Error>>;
+}
+
+/// Arguments for a tool that takes none.
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+/// A call that did not produce a result. All of these go back to the model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    #[error("there is no tool named `{0}`")]
+    Unknown(String),
+    #[error("invalid arguments for `{tool}`: {reason}")]
+    InvalidArguments { tool: String, reason: String },
+    #[error("`{tool}` failed: {message}")]
+    Failed { tool: String, message: String },
+    #[error("`{tool}` took longer than {ms} ms and was stopped")]
+    TimedOut { tool: String, ms: u64 },
+    /// An action that timed out: it may have taken effect all the same.
+    #[error(
+        "`{tool}` took longer than {ms} ms and was stopped; whether it took effect is \
+         unknown, so check before doing it again"
+    )]
+    OutcomeUnknown { tool: String, ms: u64 },
+    /// A person said no: the call did not run, by their decision.
+    #[error("`{tool}` was not run: the person declined it ({reason})")]
+    Declined { tool: String, reason: String },
+    /// Refused by the run: outside its boundaries, switched off, or one action too many.
+    #[error("`{tool}` was not run: {reason}")]
+    Refused { tool: String, reason: String },
+}
+
+type ErasedCall =
+    Box<dyn Fn(Value, CallContext) -> LocalBoxFuture<'static, Result<Value, ToolError>>>;
+
+struct Entry {
+    info: ToolInfo,
+    call: ErasedCall,
+}
+
+/// The tools an agent may use.
+#[derive(Default)]
+pub struct ToolRegistry {
+    tools: BTreeMap<String, Entry>,
+    ledger: Option<Ledger>,
+}
+
+impl ToolRegistry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a tool, replacing any tool of the same name.
+    pub fn register<T: Tool>(&mut self, tool: T) -> &mut Self {
+        let tool = Rc::new(tool);
+        let description = tool.description();
+        self.register_fn(T::NAME, T::KIND, description, move |args: T::Args, cx| {
+            let tool = Rc::clone(&tool);
+            async move { tool.call(args, cx).await }
+        })
+    }
+
+    /// Adds a tool made of a function of typed arguments, replacing any tool of the
+    /// same name. Tools with no state of their own are shortest written this way.
+    pub fn register_fn<A, O, E, F, Fut>(
+        &mut self,
+        name: &str,
+        kind: ToolKind,
+        description: impl Into<String>,
+        f: F,
+    ) -> &mut Self
+    where
+        A: DeserializeOwned + JsonSchema,
+        O: Serialize,
+        E: std::fmt::Display,
+        F: Fn(A, CallContext) -> Fut + 'static,
+        Fut: Future<Output = Result<O, E>> + 'static,
+    {
+        let info = ToolInfo {
+            spec: ToolSpec {
+                name: name.to_owned(),
+                description: description.into(),
+                parameters: parameters_schema::<A>(),
+            },
+            kind,
+            approval: Approval::Auto,
+            runs_on: RunsOn::Page,
+            timeout_ms: DEFAULT_TOOL_TIMEOUT_MS,
+        };
+        let f = Rc::new(f);
+        let tool = name.to_owned();
+        let call: ErasedCall = Box::new(move |args, cx| {
+            let f = Rc::clone(&f);
+            let tool = tool.clone();
+            Box::pin(async move { call_typed(&tool, &*f, args, cx).await })
+        });
+        self.tools.insert(name.to_owned(), Entry { info, call });
+        self
+    }
+
+    /// Adds a tool the host runs (a game answering from JavaScript, say): its schema
+    /// comes from the host, and its calls go to the driver's `Host` with a request id
+    /// and the tool's timeout. Called in the page, it fails.
+    pub fn register_host(&mut self, spec: ToolSpec, kind: ToolKind, timeout_ms: u64) -> &mut Self {
+        let name = spec.name.clone();
+        let info = ToolInfo {
+            spec,
+            kind,
+            approval: Approval::Auto,
+            runs_on: RunsOn::Host,
+            timeout_ms,
+        };
+        let call: ErasedCall = Box::new(move |_, _| {
+            let tool = name.clone();
+            Box::pin(async move {
+                Err(ToolError::Failed {
+                    tool,
+                    message: "it runs in the host, not in the page".into(),
+                })
+            })
+        });
+        self.tools
+            .insert(info.spec.name.clone(), Entry { info, call });
+        self
+    }
+
+    /// Records applied action calls in `ledger`, so a call repeated with the same
+    /// idempotency key returns the recorded result instead of acting again.
+    pub fn with_ledger(&mut self, ledger: Ledger) -> &mut Self {
+        self.ledger = Some(ledger);
+        self
+    }
+
+    /// Sets who must approve calls to `name`; unknown names are ignored.
+    pub fn set_approval(&mut self, name: &str, approval: Approval) -> &mut Self {
+        if let Some(entry) = self.tools.get_mut(name) {
+            entry.info.approval = approval;
+        }
+        self
+    }
+
+    /// Sets how long calls to `name` may take; unknown names are ignored.
+    pub fn set_timeout(&mut self, name: &str, ms: u64) -> &mut Self {
+        if let Some(entry) = self.tools.get_mut(name) {
+            entry.info.timeout_ms = ms;
+        }
+        self
+    }
+
+    /// The tools and their policies, in name order: what a run is given.
+    pub fn catalogue(&self) -> Vec<ToolInfo> {
+        self.tools.values().map(|e| e.info.clone()).collect()
+    }
+
+    /// The schemas to offer the model, in name order.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.values().map(|e| e.info.spec.clone()).collect()
+    }
+
+    pub fn kind_of(&self, name: &str) -> Option<ToolKind> {
+        self.tools.get(name).map(|e| e.info.kind)
+    }
+
+    /// Records that the action `call` under `key` may have taken effect (it timed
+    /// out): a resumed run gets this record back instead of applying it again.
+    pub async fn record_unknown(
+        &self,
+        call: &ToolCall,
+        key: &str,
+    ) -> Result<(), crate::store::StoreError> {
+        let Some(ledger) = &self.ledger else {
+            return Ok(());
+        };
+        if self.kind_of(&call.name) != Some(ToolKind::Action) {
+            return Ok(());
+        }
+        let outcome = serde_json::json!({
+            "outcome": "unknown",
+            "note": "an earlier attempt timed out and may have taken effect",
+        });
+        ledger.record(key, &call.name, &outcome).await
+    }
+
+    /// Runs one call; every failure comes back as a [`ToolError`], never a panic.
+    pub async fn call(&self, call: &ToolCall, cx: CallContext) -> Result<Value, ToolError> {
+        let entry = self
+            .tools
+            .get(&call.name)
+            .ok_or_else(|| ToolError::Unknown(call.name.clone()))?;
+        let args = parse_arguments(&call.name, &call.arguments)?;
+        let key = match (&self.ledger, entry.info.kind, &cx.idempotency_key) {
+            (Some(ledger), ToolKind::Action, Some(key)) => Some((ledger, key.clone())),
+            _ => None,
+        };
+        let Some((ledger, key)) = key else {
+            return (entry.call)(args, cx).await;
+        };
+        let unreadable = |e: crate::store::StoreError| ToolError::Failed {
+            tool: call.name.clone(),
+            message: format!("its record of applied calls could not be read: {e}"),
+        };
+        if let Some(recorded) = ledger.applied(&key).await.map_err(unreadable)? {
+            return Ok(recorded);
+        }
+        let result = (entry.call)(args, cx).await?;
+        // The action happened: a record the store refuses must not turn it into a
+        // failure the model would retry. The ledger holds it in memory (apply-once holds
+        // in this page) and writes it with its next record; only a reload before then
+        // loses it. The world's actions close that too: their database functions write
+        // the action and its record in one transaction (migrations/0006_actions.sql).
+        if ledger.record(&key, &call.name, &result).await.is_err() {
+            return Ok(unrecorded(result, ledger.unsaved()));
+        }
+        Ok(result)
+    }
+}
+
+/// An applied action's result, noting that its record is not saved yet (an object
+/// result gets the note as `ledger`; others are left as they are).
+fn unrecorded(mut result: Value, waiting: usize) -> Value {
+    if let Value::Object(fields) = &mut result {
+        fields.insert(
+            "ledger".into(),
+            Value::String(format!(
+                "applied; its record could not be saved yet ({waiting} waiting) and is kept \
+                 in this page"
+            )),
+        );
+    }
+    result
+}
+
+async fn call_typed<A, O, E, Fut>(
+    tool: &str,
+    f: &dyn Fn(A, CallContext) -> Fut,
+    args: Value,
+    cx: CallContext,
+) -> Result<Value, ToolError>
+where
+    A: DeserializeOwned,
+    O: Serialize,
+    E: std::fmt::Display,
+    Fut: Future<Output = Result<O, E>>,
+{
+    let args: A = serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments {
+        tool: tool.to_owned(),
+        reason: e.to_string(),
+    })?;
+    let output = f(args, cx).await.map_err(|e| ToolError::Failed {
+        tool: tool.to_owned(),
+        message: e.to_string(),
+    })?;
+    serde_json::to_value(output).map_err(|e| ToolError::Failed {
+        tool: tool.to_owned(),
+        message: format!("its result could not be encoded: {e}"),
+    })
+}
+
+/// Parses the model's argument text; an empty string means no arguments.
+/// A call's arguments as JSON: empty means `{}`; broken JSON (a raw newline in a
+/// string, a missing brace) goes through the same repair as the model's other output
+/// before it is refused.
+pub(crate) fn parse_arguments(tool: &str, text: &str) -> Result<Value, ToolError> {
+    let text = if text.trim().is_empty() { "{}" } else { text };
+    serde_json::from_str(text).or_else(|error| {
+        crate::base::json::repair(text)
+            .ok()
+            .and_then(|repaired| serde_json::from_str(&repaired).ok())
+            .ok_or_else(|| ToolError::InvalidArguments {
+                tool: tool.to_owned(),
+                reason: format!("not valid JSON ({error})"),
+            })
+    })
+}
+
+/// The JSON Schema of `A` as a function's `parameters`: an object schema without the
+/// meta keys models do not need.
+fn parameters_schema<A: JsonSchema>() -> Value {
+    let mut schema = schemars::schema_for!(A).to_value();
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("$schema");
+        object.remove("title");
+    }
+    schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::executor::block_on;
+    use serde_json::json;
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    struct AddArgs {
+        /// The first number.
+        a: i64,
+        b: i64,
+    }
+
+    struct Add;
+
+    impl Tool for Add {
+        const NAME: &'static str = "add";
+        const KIND: ToolKind = ToolKind::Data;
+        type Args = AddArgs;
+        type Output = i64;
+        type Error = String;
+
+        fn description(&self) -> String {
+            "Adds two numbers.".into()
+        }
+
+        async fn call(&self, args: AddArgs, _: CallContext) -> Result<i64, String> {
+            args.a.checked_add(args.b).ok_or_else(|| "overflow".into())
+        }
+    }
+
+    fn registry() -> ToolRegistry {
+        let mut registry = ToolRegistry::new();
+        registry.register(Add);
+        registry
+    }
+
+    fn call(name: &str, arguments: &str) -> Result<Value, ToolError> {
+        let call = ToolCall {
+            id: "1".into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        };
+        block_on(registry().call(&call, CallContext::default()))
+    }
+
+    #[test]
+    fn a_valid_call_returns_the_typed_output_as_json() {
+        assert_eq!(call("add", r#"{"a": 2, "b": 3}"#), Ok(json!(5)));
+    }
+
+    #[test]
+    fn the_schema_comes_from_the_argument_type() {
+        let specs = registry().specs();
+        let parameters = &specs[0].parameters;
+        assert_eq!(parameters["type"], "object");
+        assert_eq!(
+            parameters["properties"]["a"]["description"],
+            "The first number."
+        );
+        assert_eq!(parameters["required"], json!(["a", "b"]));
+        assert!(parameters.get("$schema").is_none());
+    }
+
+    #[test]
+    fn arguments_with_a_raw_newline_or_a_missing_brace_are_repaired_before_the_call() {
+        assert_eq!(call("add", "{\"a\": 2, \"b\": 3"), Ok(json!(5)));
+        assert_eq!(call("add", "{'a': 2, 'b': 3,}"), Ok(json!(5)));
+    }
+
+    #[test]
+    fn every_bad_call_is_a_tool_error() {
+        assert_eq!(call("sub", "{}"), Err(ToolError::Unknown("sub".into())));
+        assert!(matches!(
+            call("add", "{oops"),
+            Err(ToolError::InvalidArguments { .. })
+        ));
+        assert!(matches!(
+            call("add", r#"{"a": 1}"#),
+            Err(ToolError::InvalidArguments { .. })
+        ));
+        let overflow = call("add", &format!(r#"{{"a": {}, "b": 1}}"#, i64::MAX));
+        assert_eq!(
+            overflow.map_err(|e| e.to_string()),
+            Err("`add` failed: overflow".into())
+        );
+    }
+
+    #[test]
+    fn empty_argument_text_means_no_arguments() {
+        let mut registry = ToolRegistry::new();
+        struct Ping;
+        impl Tool for Ping {
+            const NAME: &'static str = "ping";
+            const KIND: ToolKind = ToolKind::Data;
+            type Args = NoArgs;
+            type Output = &'static str;
+            type Error = String;
+            fn description(&self) -> String {
+                "Pong.".into()
+            }
+            async fn call(&self, _: NoArgs, _: CallContext) -> Result<&'static str, String> {
+                Ok("pong")
+            }
+        }
+        registry.register(Ping);
+        let call = ToolCall {
+            id: "1".into(),
+            name: "ping".into(),
+            arguments: " ".into(),
+        };
+        assert_eq!(
+            block_on(registry.call(&call, CallContext::default())),
+            Ok(json!("pong"))
+        );
+    }
+}

@@ -1,0 +1,569 @@
+//! The chat pane's state: the controller's (`app::Session`) state as signals — one per
+//! turn, so a streaming answer re-renders only its own turn — and its actions for
+//! the views to call. It decides nothing itself: routing, runs, approvals, characters
+//! and saving are the controller's; this only mirrors its updates for the conversation
+//! on screen, and keeps the demo's settings and inspector.
+
+mod inspector;
+mod resume;
+mod transaction;
+
+pub use inspector::Inspector;
+pub use resume::Interrupted;
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::app::settings::Settings;
+use crate::app::{self, ConversationEntry, Keys, Loaded};
+use crate::demo::{self, characters};
+use crate::llm::message::ToolCall;
+use crate::run::event::Event;
+use crate::run::interaction::{Conversation, Interaction};
+use crate::run::{Boundaries, ContextMemory, Purpose};
+use crate::store::Store;
+use crate::web::{BrowserStorage, load_json, save_json};
+use transaction::describe;
+
+const SETTINGS_KEY: &str = "familiar.settings";
+
+/// One turn of the conversation and its live record.
+#[derive(Clone, Copy)]
+pub struct TurnHandle {
+    pub id: u64,
+    pub interaction: RwSignal<Interaction>,
+}
+
+/// A call waiting for a person.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pending {
+    pub turn: u64,
+    pub call: ToolCall,
+}
+
+/// Where the chat pane gets its controller.
+enum Source {
+    /// The demo: built from its settings on first use (reading the world is the
+    /// slowest part of startup and nothing on the first screen needs it), rebuilt
+    /// when they change.
+    Demo,
+    /// A host's agent (`mount`): given.
+    Given,
+}
+
+struct Inner {
+    /// The app's reactive owner: turn signals are created under it, not under the
+    /// button that happened to start them (which may be gone a moment later).
+    owner: Owner,
+    source: Source,
+    app: Option<app::Session>,
+    world: Option<Rc<dyn Store>>,
+    /// A controller was connected before (settings rebuild it).
+    connected: bool,
+}
+
+/// The chat pane's state; cheap to copy into event handlers.
+#[derive(Clone, Copy)]
+pub struct Chat {
+    inner: StoredValue<Inner, LocalStorage>,
+    pub turns: RwSignal<Vec<TurnHandle>>,
+    pub busy: RwSignal<bool>,
+    pub pending: RwSignal<Option<Pending>>,
+    pub inspector: RwSignal<Inspector>,
+    pub settings: RwSignal<Settings>,
+    pub conversation_id: RwSignal<String>,
+    pub saved: RwSignal<Vec<ConversationEntry>>,
+    /// What went wrong outside a run that the person should know (a save that
+    /// failed, saved data that could not be read), newest last.
+    pub notices: RwSignal<Vec<String>>,
+    /// Runs a reload cut off, to resume or discard.
+    pub interrupted: RwSignal<Vec<Interrupted>>,
+    /// (agent, tool) a person allowed "always" in the open conversation.
+    pub allowed: RwSignal<Vec<(String, String)>>,
+    /// What a screen reader hears once: a finished answer, an approval asked for.
+    pub announcement: RwSignal<String>,
+    /// The conversation deleted last, until it is taken back or another goes.
+    pub deleted: RwSignal<Option<app::Deleted>, LocalStorage>,
+}
+
+impl Chat {
+    fn empty(source: Source, settings: Settings) -> Self {
+        Self {
+            inner: StoredValue::new_local(Inner {
+                owner: Owner::current().unwrap_or_default(),
+                source,
+                app: None,
+                world: None,
+                connected: false,
+            }),
+            turns: RwSignal::new(Vec::new()),
+            busy: RwSignal::new(false),
+            pending: RwSignal::new(None),
+            inspector: RwSignal::new(Inspector::default()),
+            settings: RwSignal::new(settings),
+            conversation_id: RwSignal::new(String::new()),
+            saved: RwSignal::new(Vec::new()),
+            notices: RwSignal::new(Vec::new()),
+            interrupted: RwSignal::new(Vec::new()),
+            allowed: RwSignal::new(Vec::new()),
+            announcement: RwSignal::new(String::new()),
+            deleted: RwSignal::new_local(None),
+        }
+    }
+
+    /// The demo's chat: its settings, and the conversation open last, shown at once
+    /// from storage; the controller is built after the first frame ([`Self::prepare`]).
+    pub fn restore() -> Self {
+        let settings: Settings = load_json(SETTINGS_KEY)
+            .filter(|s: &Settings| s.problems().is_empty())
+            .unwrap_or_default();
+        let chat = Self::empty(Source::Demo, settings);
+        let keys = Keys::new(demo::NAMESPACE);
+        if let Loaded::Found(index) = app::load_index(&BrowserStorage, &keys.index()) {
+            chat.saved.set(index);
+        }
+        let current: Option<String> = load_json(&keys.current());
+        if let Some(id) = current
+            && let Loaded::Found(conversation) =
+                app::load_conversation(&BrowserStorage, &keys.conversation(&id))
+        {
+            chat.conversation_id.set(id);
+            chat.show(conversation);
+        }
+        chat
+    }
+
+    /// A chat showing a host's agent, and the listener to remove when it goes.
+    pub fn attach(app: app::Session) -> (Self, app::ListenerId) {
+        let chat = Self::empty(Source::Given, Settings::default());
+        let listener = chat.connect(app, None, false);
+        (chat, listener)
+    }
+
+    /// Builds the controller and fills the inspector once the first frame is out
+    /// (the second animation frame), so the page is interactive and painted before the
+    /// world is read. A message sent sooner builds it itself.
+    pub fn prepare(&self) {
+        let chat = *self;
+        request_animation_frame(move || {
+            request_animation_frame(move || {
+                set_timeout(
+                    move || {
+                        chat.app();
+                        chat.refresh_world();
+                    },
+                    std::time::Duration::ZERO,
+                );
+            });
+        });
+    }
+
+    /// The controller, built first if needed; `None` once the chat is gone.
+    fn app(&self) -> Option<app::Session> {
+        if let Some(app) = self.inner.try_with_value(|inner| inner.app.clone())? {
+            return Some(app);
+        }
+        let settings = self.settings.try_get_untracked()?;
+        let (config, delegate, world) = demo::session(&settings);
+        let app = app::Session::new(config, delegate);
+        self.connect(app.clone(), world, true);
+        Some(app)
+    }
+
+    /// Mirrors `app`'s updates into the signals (after reading its saved state, when
+    /// `restore`), and shows its open conversation.
+    fn connect(
+        &self,
+        app: app::Session,
+        world: Option<Rc<dyn Store>>,
+        restore: bool,
+    ) -> app::ListenerId {
+        let chat = *self;
+        let listener = app.on(move |update| chat.on_update(update));
+        if restore {
+            // The listener above has told the person already.
+            let _ = app.restore();
+        }
+        self.inner.update_value(|inner| {
+            inner.app = Some(app.clone());
+            inner.world = world;
+        });
+        self.saved.set(app.conversations());
+        // At start-up the conversation read from storage is on screen already (the
+        // same one the controller just read): its turns are not built a second time.
+        let shown = !self.turns.with_untracked(Vec::is_empty)
+            && self.conversation_id.get_untracked() == app.conversation_id()
+            && self.inner.try_with_value(|i| !i.connected).unwrap_or(false);
+        self.inner.update_value(|inner| inner.connected = true);
+        if !shown {
+            self.conversation_id.set(app.conversation_id());
+            self.show(app.conversation());
+        }
+        listener
+    }
+
+    fn world(&self) -> Option<Rc<dyn Store>> {
+        self.app()?;
+        self.inner.try_with_value(|inner| inner.world.clone())?
+    }
+
+    fn owner(&self) -> Owner {
+        self.inner
+            .try_with_value(|i| i.owner.clone())
+            .unwrap_or_default()
+    }
+
+    /// Replaces the conversation on screen with `conversation`.
+    fn show(&self, conversation: Conversation) {
+        let owner = self.owner();
+        let turns = owner.with(|| {
+            conversation
+                .interactions
+                .into_iter()
+                .map(|i| TurnHandle {
+                    id: i.id,
+                    interaction: RwSignal::new(i),
+                })
+                .collect()
+        });
+        self.turns.set(turns);
+        self.allowed
+            .set(self.app().map(|a| a.always_allowed()).unwrap_or_default());
+        self.pending.set(None);
+    }
+
+    /// Sends `text`. While a run is in flight the composer shows Stop instead; a
+    /// message sent while an approval waits is queued by the controller and answered
+    /// after it, never dropped.
+    pub fn send(&self, text: String) {
+        let text = text.trim().to_owned();
+        if text.is_empty() || self.busy.get_untracked() {
+            return;
+        }
+        let Some(app) = self.app() else {
+            return;
+        };
+        if self.pending.get_untracked().is_none() {
+            // Busy at once: the turn itself begins a moment later.
+            self.busy.set(true);
+        }
+        let chat = *self;
+        spawn_local(async move {
+            let _ = app.send(&text).await;
+            // A played character's turn already showed its transaction as recorded,
+            // which is newer than a re-read would say (a completed one is no longer
+            // pending).
+            chat.refresh(false);
+        });
+    }
+
+    /// The `/command`s and `@agent`s the composer offers.
+    pub fn completions(&self) -> Vec<super::Completion> {
+        self.app()
+            .map(|app| app.routes())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(insert, description)| super::Completion {
+                insert,
+                description,
+            })
+            .collect()
+    }
+
+    /// A person's answer to the pending call; `always` approves the tool for this
+    /// agent in this conversation.
+    pub fn decide(&self, approve: bool, always: bool) {
+        let (Some(pending), Some(app)) = (self.pending.get_untracked(), self.app()) else {
+            return;
+        };
+        self.pending.set(None);
+        self.busy.set(true);
+        let _ = if approve {
+            app.approve(&pending.call.id, always)
+        } else {
+            app.deny(&pending.call.id, "the user said no")
+        };
+    }
+
+    /// Takes back an "always": the tool asks again in this conversation.
+    pub fn ask_again(&self, agent: &str, tool: &str) {
+        if let Some(app) = self.app() {
+            app.ask_again(agent, tool);
+            self.allowed.set(app.always_allowed());
+        }
+    }
+
+    /// Stops the run in flight (or the one waiting for approval).
+    pub fn stop(&self) {
+        if let Some(app) = self.app() {
+            app.abort();
+        }
+        self.pending.set(None);
+    }
+
+    /// Asks `input` of turn `id` again.
+    pub fn retry(&self, id: u64) {
+        let input = self.turns.with_untracked(|turns| {
+            turns
+                .iter()
+                .find(|t| t.id == id)
+                .map(|t| t.interaction.with_untracked(|i| i.input.clone()))
+        });
+        if let Some(input) = input {
+            self.send(input);
+        }
+    }
+
+    /// Opens a new, empty conversation (the current one stays in the list).
+    pub fn new_conversation(&self) {
+        let Some(app) = self.app() else {
+            return;
+        };
+        app.abort();
+        let id = app.new_conversation();
+        self.conversation_id.set(id);
+        self.inspector.set(Inspector::default());
+        self.show(app.conversation());
+        self.refresh_world();
+    }
+
+    /// Opens a saved conversation.
+    pub fn open(&self, id: &str) {
+        let Some(app) = self.app() else {
+            return;
+        };
+        app.abort();
+        if app.open(id).is_ok() {
+            self.conversation_id.set(id.to_owned());
+            self.show(app.conversation());
+        }
+    }
+
+    /// Deletes a saved conversation; the open one is replaced by a new one.
+    pub fn delete(&self, id: &str) {
+        let Some(app) = self.app() else {
+            return;
+        };
+        self.deleted.set(app.delete(id));
+        self.saved.set(app.conversations());
+        if self.conversation_id.get_untracked() != app.conversation_id() {
+            self.conversation_id.set(app.conversation_id());
+            self.show(app.conversation());
+        }
+    }
+
+    /// Mirrors one of the controller's updates.
+    fn on_update(&self, update: &app::Update) {
+        let shown = self.conversation_id.get_untracked();
+        match update {
+            app::Update::TurnBegan {
+                conversation, turn, ..
+            }
+            | app::Update::TurnResumed { conversation, turn } => {
+                // A new turn supersedes a run cut off in the same conversation.
+                self.forget_interrupted(conversation);
+                if *conversation == shown {
+                    self.turn_began(conversation, *turn);
+                }
+            }
+            app::Update::Event {
+                conversation,
+                turn,
+                event,
+            } if *conversation == shown => self.on_event(*turn, event),
+            app::Update::CharacterPrepared {
+                conversation,
+                injection,
+                ..
+            } if *conversation == shown => self.inspector.update(|i| {
+                i.injection = injection.clone().unwrap_or_else(|| "—".into());
+            }),
+            app::Update::TransactionRecorded {
+                conversation,
+                transaction,
+                error,
+                ..
+            } if *conversation == shown => {
+                let text = match (transaction, error) {
+                    (_, Some(error)) => format!("not recorded: {error}"),
+                    (Some(transaction), None) => describe(transaction),
+                    (None, None) => return,
+                };
+                self.inspector.update(|i| i.transaction = text);
+            }
+            app::Update::Notice(notice) => self.notice(notice),
+            _ => {}
+        }
+        if let app::Update::Event {
+            conversation,
+            event: Event::Done(_),
+            ..
+        } = update
+            && let Some(app) = self.inner.try_with_value(|i| i.app.clone()).flatten()
+        {
+            self.saved.set(app.conversations());
+            if *conversation == shown {
+                // A turn queued behind this one sets it again when it begins.
+                self.busy.set(false);
+            }
+        }
+    }
+
+    /// Tells the person what went wrong, once (the console gets the details).
+    fn notice(&self, notice: &app::Notice) {
+        web_sys::console::warn_1(&format!("familiar: {notice:?}").into());
+        let text = match notice {
+            app::Notice::SaveFailed { error, .. } => format!(
+                "This conversation could not be saved ({error}). It stays in this tab; \
+                 delete old conversations to make room before closing the page."
+            ),
+            app::Notice::Corrupt { kept_as, error, .. } => {
+                format!("Saved data could not be read ({error}); it was kept aside as `{kept_as}`.")
+            }
+            app::Notice::Conflict { .. } => "This conversation was changed in another tab, \
+                 so this tab's new turns are not saved over it. Reload to continue from the \
+                 other tab's version."
+                .to_owned(),
+            app::Notice::HostMessageIgnored { .. } => return,
+            app::Notice::Interrupted { .. } => return self.offer_resume(notice),
+        };
+        self.notices.update(|notices| {
+            if !notices.contains(&text) {
+                notices.push(text);
+            }
+        });
+    }
+
+    /// Takes the last deletion back: the conversation returns to its place in the list.
+    pub fn undo_delete(&self) {
+        let (Some(deleted), Some(app)) = (self.deleted.get_untracked(), self.app()) else {
+            return;
+        };
+        self.deleted.set(None);
+        app.undelete(deleted);
+        self.saved.set(app.conversations());
+    }
+
+    /// Dismisses the notices shown.
+    pub fn dismiss_notices(&self) {
+        self.notices.set(Vec::new());
+    }
+
+    fn turn_began(&self, conversation: &str, turn: u64) {
+        let Some(app) = self.inner.try_with_value(|i| i.app.clone()).flatten() else {
+            return;
+        };
+        let Some(interaction) = app.interaction(conversation, turn) else {
+            return;
+        };
+        // A resumed turn is already on screen: its row (keyed by id) keeps its signal,
+        // so the reopened record goes into that signal rather than a new handle.
+        let shown = self
+            .turns
+            .with_untracked(|t| t.iter().find(|t| t.id == turn).map(|t| t.interaction));
+        match shown {
+            Some(signal) => signal.set(interaction),
+            None => {
+                let interaction = self.owner().with(|| RwSignal::new(interaction));
+                self.turns.update(|turns| {
+                    turns.push(TurnHandle {
+                        id: turn,
+                        interaction,
+                    });
+                });
+            }
+        }
+        self.busy.set(true);
+        let cap = self.settings.with_untracked(|s| s.max_iterations);
+        let character = self
+            .settings
+            .with_untracked(|s| s.character.clone())
+            .and_then(|key| characters::name_of(&key));
+        self.inspector.update(|i| {
+            i.trigger = match character {
+                Some(name) => format!("chat · message to {name}"),
+                None => "chat · message.received".into(),
+            };
+            i.boundaries = Boundaries::default();
+            i.plan.clear();
+            i.memory = ContextMemory::default();
+            i.iterations = 0;
+            i.cap = cap;
+        });
+    }
+
+    fn on_event(&self, turn: u64, event: &Event) {
+        if let Some(handle) = self
+            .turns
+            .with_untracked(|t| t.iter().find(|t| t.id == turn).copied())
+        {
+            handle.interaction.update(|i| i.apply(event));
+        }
+        match event {
+            Event::Started { trigger, .. } => self.inspector.update(|i| {
+                if trigger.kind != "chat" {
+                    i.trigger = format!("{} · {}", trigger.kind, trigger.event);
+                }
+            }),
+            Event::PlanUpdated { plan, memory } => self.inspector.update(|i| {
+                i.plan.clone_from(plan);
+                i.memory = memory.clone();
+            }),
+            Event::StepStarted(Purpose::Reason { iteration }) => {
+                self.inspector.update(|i| i.iterations = iteration - 1);
+            }
+            Event::Done(outcome) => self.announcement.set(match outcome {
+                crate::run::Outcome::Aborted { .. } => "Stopped.".to_owned(),
+                crate::run::Outcome::Failed { error } => format!("The agent failed: {error}"),
+                done => format!("The agent answered: {}", done.text()),
+            }),
+            // The controller has recorded an "always" by the time the run hears it.
+            Event::Decided { .. } => {
+                if let Some(app) = self.app() {
+                    self.allowed.set(app.always_allowed());
+                }
+            }
+            Event::ApprovalNeeded { call } => {
+                self.announcement.set(format!(
+                    "Approval needed: the agent wants to run {}.",
+                    call.name
+                ));
+                self.busy.set(false);
+                self.pending.set(Some(Pending {
+                    turn,
+                    call: call.clone(),
+                }));
+            }
+            _ => {}
+        }
+    }
+
+    /// Applies and saves valid settings (the controller is rebuilt with them);
+    /// returns the problems otherwise.
+    pub fn apply_settings(&self, settings: Settings) -> Vec<crate::app::settings::FieldProblem> {
+        let problems = settings.problems();
+        if !problems.is_empty() {
+            return problems;
+        }
+        save_json(SETTINGS_KEY, &settings.to_store(crate::web::in_host_page()));
+        self.settings.set(settings);
+        let demo = self
+            .inner
+            .try_with_value(|i| matches!(i.source, Source::Demo))
+            .unwrap_or(false);
+        if demo {
+            let old = self
+                .inner
+                .try_update_value(|inner| inner.app.take())
+                .flatten();
+            if let Some(old) = old {
+                old.destroy();
+            }
+            self.app();
+            self.refresh_world();
+        }
+        problems
+    }
+}

@@ -1,0 +1,441 @@
+//! The world's rules for the local store: the Rust twin of the action functions in
+//! `migrations/0006_actions.sql`, registered as the local store's `rpc` functions so
+//! offline play gives the answers Supabase gives. Each function acts as the signed-in
+//! user's world user (`users.auth_id` = the store's `sub`), checks the same rules with
+//! the same words, changes the rows, and records its result under the user's ledger
+//! key; the local store undoes every write of a function that fails.
+//!
+//! The store conformance suite runs the tools over both and compares the answers; a
+//! change to a rule is made in both files.
+
+mod community;
+
+use std::rc::Rc;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use super::actions::{BattleArgs, ItemArgs, WorkArgs};
+use crate::store::{Filtered, Insert, LocalStore, Patch, Row, Select, StoreError, local::Function};
+use community::{
+    create_post, create_proposal, guild_tick, join_community, leave_community, reply_to_message,
+    send_message, vote_on_proposal,
+};
+
+type Outcome = Result<Value, StoreError>;
+
+/// The acting user and their store, for one call.
+struct Actor<'a> {
+    store: &'a LocalStore,
+    me: Row,
+}
+
+impl Actor<'_> {
+    fn id(&self) -> i64 {
+        int(&self.me, "id")
+    }
+}
+
+/// The world's action functions, added to `store` (the names the tools call by rpc).
+pub fn install(store: LocalStore) -> LocalStore {
+    store
+        .with_function("enter_world", Rc::new(enter_world))
+        .with_function("send_message", action("send_message", send_message))
+        .with_function(
+            "reply_to_message",
+            action("reply_to_message", reply_to_message),
+        )
+        .with_function("create_post", action("create_post", create_post))
+        .with_function("join_battle", action("join_battle", join_battle))
+        .with_function("buy_item", action("buy_item", buy_item))
+        .with_function("consume_item", action("consume_item", consume_item))
+        .with_function("do_work", action("do_work", do_work))
+        .with_function("join_community", action("join_community", join_community))
+        .with_function(
+            "leave_community",
+            action("leave_community", leave_community),
+        )
+        .with_function(
+            "vote_on_proposal",
+            action("vote_on_proposal", vote_on_proposal),
+        )
+        .with_function(
+            "create_proposal",
+            action("create_proposal", create_proposal),
+        )
+        .with_function(
+            "guild_tick",
+            action("guild_tick", |actor, _: Map<String, Value>| {
+                guild_tick(actor)
+            }),
+        )
+}
+
+/// Plays as world user `id` in the local store: links that user to a local sign-in
+/// (`sub` = the id as text, which is also the ledger's owner) and signs in as it.
+pub fn play_as(store: &LocalStore, id: i64) -> Result<(), StoreError> {
+    let sub = id.to_string();
+    let link = Patch {
+        table: "users".into(),
+        set: one_value("auth_id", json!(sub)),
+        filters: Vec::new(),
+        returning: true,
+    }
+    .eq("id", id);
+    if store.run_update(&link)?.is_empty() {
+        return Err(StoreError::Invalid(format!("there is no user {id}")));
+    }
+    store.sign_in_as(Some(sub));
+    Ok(())
+}
+
+/// Wraps a rule as an rpc function: the ledger first (a key already recorded answers
+/// with its result and changes nothing), then the acting user, the typed arguments,
+/// the rule, and the ledger record.
+fn action<A, F>(tool: &'static str, rule: F) -> Function
+where
+    A: DeserializeOwned + 'static,
+    F: Fn(&Actor, A) -> Outcome + 'static,
+{
+    Rc::new(move |store: &LocalStore, args: &Row| {
+        let mut args = args.clone();
+        let key = args
+            .remove("key")
+            .and_then(|k| k.as_str().map(str::to_owned));
+        let sub = store.signed_in().ok_or_else(not_entered)?;
+        if let Some(key) = &key
+            && let Some(result) = recorded(store, &sub, key)?
+        {
+            return Ok(result);
+        }
+        let me = first(store, Select::from("users").eq("auth_id", sub.as_str()))?
+            .ok_or_else(not_entered)?;
+        let args: A = serde_json::from_value(Value::Object(args))
+            .map_err(|e| StoreError::Invalid(format!("the arguments do not fit ({e})")))?;
+        let result = rule(&Actor { store, me }, args)?;
+        if let Some(key) = key {
+            record(store, &sub, &key, tool, &result)?;
+        }
+        Ok(result)
+    })
+}
+
+fn not_entered() -> StoreError {
+    StoreError::PermissionDenied("sign in and enter the world first".into())
+}
+
+fn rule(reason: String) -> StoreError {
+    StoreError::Rule(reason)
+}
+
+fn recorded(store: &LocalStore, sub: &str, key: &str) -> Result<Option<Value>, StoreError> {
+    let select = Select::from("applied_actions")
+        .eq("user_id", sub)
+        .eq("key", key);
+    Ok(first(store, select)?.and_then(|mut row| row.remove("result")))
+}
+
+fn record(
+    store: &LocalStore,
+    sub: &str,
+    key: &str,
+    tool: &str,
+    result: &Value,
+) -> Result<(), StoreError> {
+    let mut row = Row::new();
+    row.insert("user_id".into(), json!(sub));
+    row.insert("key".into(), json!(key));
+    row.insert("tool".into(), json!(tool));
+    row.insert("result".into(), result.clone());
+    insert(store, "applied_actions", row).map(drop)
+}
+
+fn first(store: &LocalStore, select: Select) -> Result<Option<Row>, StoreError> {
+    Ok(store.run_select(&select.limit(1))?.pop())
+}
+
+fn insert(store: &LocalStore, table: &str, row: Row) -> Result<Row, StoreError> {
+    let insert = Insert {
+        table: table.into(),
+        rows: vec![row],
+        on_conflict: None,
+        client_key: None,
+        returning: true,
+    };
+    store
+        .run_insert(&insert)?
+        .pop()
+        .ok_or_else(|| StoreError::Server(format!("the new {table} row was not returned")))
+}
+
+fn update(store: &LocalStore, update: Patch) -> Result<usize, StoreError> {
+    Ok(store.run_update(&update)?.len())
+}
+
+fn set(table: &str, pairs: Vec<(&str, Value)>) -> Patch {
+    let mut set = Row::new();
+    set.extend(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)));
+    Patch {
+        table: table.into(),
+        set,
+        filters: Vec::new(),
+        returning: true,
+    }
+}
+
+fn one_value(column: &str, value: Value) -> Row {
+    let mut row = Row::new();
+    row.insert(column.into(), value);
+    row
+}
+
+fn int(row: &Row, column: &str) -> i64 {
+    row.get(column).and_then(Value::as_i64).unwrap_or(0)
+}
+
+/// Trimmed text of 1 to `max` characters.
+fn text(value: &str, what: &str, max: usize) -> Result<String, StoreError> {
+    let value = value.trim();
+    match value.chars().count() {
+        0 => Err(rule(format!("the {what} is empty"))),
+        n if n > max => Err(rule(format!("the {what} is {n} characters; at most {max}"))),
+        _ => Ok(value.to_owned()),
+    }
+}
+
+/// A whole number from 1 to `max`.
+fn amount(value: i64, what: &str, max: i64) -> Result<i64, StoreError> {
+    if (1..=max).contains(&value) {
+        Ok(value)
+    } else {
+        Err(rule(format!("{what} must be 1 to {max}, not {value}")))
+    }
+}
+
+fn clamp_stat(value: i64) -> i64 {
+    value.clamp(0, 100)
+}
+
+fn exists(store: &LocalStore, select: Select) -> Result<bool, StoreError> {
+    Ok(first(store, select)?.is_some())
+}
+
+fn is_member(actor: &Actor, community: i64) -> Result<bool, StoreError> {
+    let membership = Select::from("user_communities")
+        .eq("user_id", actor.id())
+        .eq("community_id", community);
+    exists(actor.store, membership)
+}
+
+/// The signed-in user's world user, created on first call (25 gold, fresh stats).
+fn enter_world(store: &LocalStore, args: &Row) -> Outcome {
+    let sub = store
+        .signed_in()
+        .ok_or_else(|| StoreError::PermissionDenied("sign in first".into()))?;
+    if let Some(me) = first(store, Select::from("users").eq("auth_id", sub.as_str()))? {
+        return Ok(Value::Object(me));
+    }
+    let wish = args
+        .get("username")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .unwrap_or("player");
+    let mut name: String = wish.chars().take(40).collect();
+    if exists(store, Select::from("users").eq("username", name.as_str()))? {
+        name = format!("{name}-{}", sub.chars().take(6).collect::<String>());
+    }
+    let mut user = Row::new();
+    user.insert("username".into(), json!(name));
+    user.insert("auth_id".into(), json!(sub));
+    user.insert("gold".into(), json!(25));
+    insert(store, "users", user).map(Value::Object)
+}
+
+fn join_battle(actor: &Actor, args: BattleArgs) -> Outcome {
+    let amount = amount(args.energy, "energy", 100)?;
+    let battle = first(
+        actor.store,
+        Select::from("battles").eq("id", args.battle_id),
+    )?
+    .ok_or_else(|| rule(format!("there is no battle {}", args.battle_id)))?;
+    if battle.get("status") != Some(&json!("active")) {
+        return Err(rule(format!("battle {} is over", args.battle_id)));
+    }
+    let sides = [int(&battle, "community1_id"), int(&battle, "community2_id")];
+    let memberships = Select::from("user_communities")
+        .eq("user_id", actor.id())
+        .order("is_primary", false)
+        .order("community_id", true);
+    let side = actor
+        .store
+        .run_select(&memberships)?
+        .iter()
+        .find_map(|m| {
+            let community = int(m, "community_id");
+            sides.iter().position(|c| *c == community)
+        })
+        .map(|at| at as i64 + 1)
+        .ok_or_else(|| {
+            rule(format!(
+                "you belong to neither side of battle {}",
+                args.battle_id
+            ))
+        })?;
+    let energy = int(&actor.me, "energy");
+    if energy < amount {
+        return Err(rule(format!(
+            "Insufficient energy. Need {amount}, have {energy}"
+        )));
+    }
+    let me = actor.id();
+    update(
+        actor.store,
+        set("users", vec![("energy", json!(energy - amount))]).eq("id", me),
+    )?;
+    let fought = Select::from("battle_participants")
+        .eq("battle_id", args.battle_id)
+        .eq("user_id", me);
+    match first(actor.store, fought)? {
+        Some(earlier) => {
+            let damage = int(&earlier, "damage_dealt") + amount;
+            let more = set("battle_participants", vec![("damage_dealt", json!(damage))])
+                .eq("battle_id", args.battle_id)
+                .eq("user_id", me);
+            update(actor.store, more)?;
+        }
+        None => {
+            let mut joined = Row::new();
+            joined.insert("battle_id".into(), json!(args.battle_id));
+            joined.insert("user_id".into(), json!(me));
+            joined.insert("side".into(), json!(side));
+            joined.insert("damage_dealt".into(), json!(amount));
+            insert(actor.store, "battle_participants", joined)?;
+        }
+    }
+    let column = format!("community{side}_damage");
+    let total = int(&battle, &column) + amount;
+    update(
+        actor.store,
+        set("battles", vec![(column.as_str(), json!(total))]).eq("id", args.battle_id),
+    )?;
+    Ok(json!({
+        "battle_id": args.battle_id, "side": side, "damage": amount,
+        "energy_left": energy - amount,
+    }))
+}
+
+fn buy_item(actor: &Actor, args: ItemArgs) -> Outcome {
+    let quantity = amount(args.quantity, "quantity", 100)?;
+    let on_sale = Select::from("market_items")
+        .eq("name", args.item_name.as_str())
+        .eq("available", true);
+    let item = first(actor.store, on_sale)?
+        .ok_or_else(|| rule(format!("Item {} not found in the market", args.item_name)))?;
+    let cost = int(&item, "price") * quantity;
+    let gold = int(&actor.me, "gold");
+    if gold < cost {
+        return Err(rule(format!("Insufficient gold. Need {cost}, have {gold}")));
+    }
+    let me = actor.id();
+    update(
+        actor.store,
+        set("users", vec![("gold", json!(gold - cost))]).eq("id", me),
+    )?;
+    let held = Select::from("inventory")
+        .eq("user_id", me)
+        .eq("item_name", args.item_name.as_str());
+    match first(actor.store, held)? {
+        Some(slot) => {
+            let total = int(&slot, "quantity") + quantity;
+            let more = set("inventory", vec![("quantity", json!(total))])
+                .eq("user_id", me)
+                .eq("item_name", args.item_name.as_str());
+            update(actor.store, more)?;
+        }
+        None => {
+            let mut slot = Row::new();
+            slot.insert("user_id".into(), json!(me));
+            slot.insert("item_name".into(), json!(args.item_name));
+            slot.insert("quantity".into(), json!(quantity));
+            insert(actor.store, "inventory", slot)?;
+        }
+    }
+    Ok(json!({
+        "purchased": args.item_name, "quantity": quantity, "cost": cost,
+        "gold_left": gold - cost,
+    }))
+}
+
+fn consume_item(actor: &Actor, args: ItemArgs) -> Outcome {
+    let quantity = amount(args.quantity, "quantity", 100)?;
+    let me = actor.id();
+    let held = Select::from("inventory")
+        .eq("user_id", me)
+        .eq("item_name", args.item_name.as_str());
+    let have = first(actor.store, held)?.map_or(0, |slot| int(&slot, "quantity"));
+    if have < quantity {
+        return Err(rule(format!(
+            "Insufficient {} in inventory: need {quantity}, have {have}",
+            args.item_name
+        )));
+    }
+    let item = first(
+        actor.store,
+        Select::from("market_items").eq("name", args.item_name.as_str()),
+    )?
+    .ok_or_else(|| rule(format!("Item {} is unknown", args.item_name)))?;
+    let effects = item.get("effects").cloned().unwrap_or(Value::Null);
+    let mut now = Map::new();
+    for stat in ["energy", "health", "morale"] {
+        if let Some(change) = effects.get(stat).and_then(Value::as_i64) {
+            let value = clamp_stat(int(&actor.me, stat) + change * quantity);
+            now.insert(stat.into(), json!(value));
+        }
+    }
+    if !now.is_empty() {
+        let stats = Patch {
+            table: "users".into(),
+            set: now.clone(),
+            filters: Vec::new(),
+            returning: true,
+        }
+        .eq("id", me);
+        update(actor.store, stats)?;
+    }
+    let less = set("inventory", vec![("quantity", json!(have - quantity))])
+        .eq("user_id", me)
+        .eq("item_name", args.item_name.as_str());
+    update(actor.store, less)?;
+    Ok(json!({
+        "consumed": args.item_name, "quantity": quantity, "effects": effects, "now": now,
+    }))
+}
+
+fn do_work(actor: &Actor, args: WorkArgs) -> Outcome {
+    let job = first(
+        actor.store,
+        Select::from("jobs").eq("name", args.job.as_str()),
+    )?
+    .ok_or_else(|| rule(format!("Unknown job type: {}", args.job)))?;
+    let (pay, cost) = (int(&job, "pay"), int(&job, "energy_cost"));
+    let (energy, gold) = (int(&actor.me, "energy"), int(&actor.me, "gold"));
+    if energy < cost {
+        return Err(rule(format!(
+            "Insufficient energy. Need {cost}, have {energy}"
+        )));
+    }
+    let worked = set(
+        "users",
+        vec![
+            ("energy", json!(energy - cost)),
+            ("gold", json!(gold + pay)),
+        ],
+    )
+    .eq("id", actor.id());
+    update(actor.store, worked)?;
+    Ok(json!({
+        "job": args.job, "earned": pay, "energy_spent": cost, "gold": gold + pay,
+        "energy": energy - cost,
+    }))
+}
