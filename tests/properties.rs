@@ -205,7 +205,7 @@ proptest! {
     }
 
     #[test]
-    fn postgrest_responses_of_arbitrary_bytes_never_panic(
+    fn postgrest_successes_are_read_or_refused_and_failures_are_errors(
         status in prop_oneof![Just(200u16), Just(201), Just(204), Just(400), Just(401), Just(404), Just(406), Just(409), Just(500), 100u16..600],
         body in prop_oneof![
             prop::collection::vec(any::<u8>(), 0..200),
@@ -231,7 +231,21 @@ proptest! {
                 }
             });
             if (200..300).contains(&status) {
-                prop_assert!(outcome.is_ok(), "{} {:?}", status, outcome);
+                // A success is only as good as its body: rows for a select or an insert
+                // that asked for them, any JSON (or nothing) for a function. Anything
+                // else is an error, never "no rows".
+                let readable = if body.iter().all(u8::is_ascii_whitespace) {
+                    Some(Value::Null)
+                } else {
+                    serde_json::from_slice::<Value>(&body).ok()
+                };
+                let rows = match &readable {
+                    Some(Value::Array(items)) => items.iter().all(Value::is_object),
+                    Some(Value::Object(_)) => true,
+                    _ => false,
+                };
+                let expected = if call == 2 { readable.is_some() } else { rows };
+                prop_assert_eq!(outcome.is_ok(), expected, "{} {:?} {:?}", status, String::from_utf8_lossy(&body), outcome);
             } else {
                 prop_assert!(outcome.is_err());
             }

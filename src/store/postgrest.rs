@@ -205,7 +205,7 @@ impl PostgrestStore {
             single: false,
             idempotent: query.on_conflict.is_some(),
         };
-        Ok(rows_of(self.send(call, &query.table).await?))
+        rows_of(self.send(call, &query.table).await?, query.returning)
     }
 
     /// An insert whose rows carry client-generated keys. If the first attempt fails in
@@ -270,17 +270,24 @@ fn returning(returning: bool) -> &'static str {
     }
 }
 
-fn rows_of(value: Value) -> Vec<Row> {
+/// The rows of a successful answer. With `return=minimal` there is no body; any other
+/// answer that is not rows is an error, never "no rows": rows the server returned but
+/// the page cannot read are lost data, and the caller must know.
+fn rows_of(value: Value, expected: bool) -> Result<Vec<Row>, StoreError> {
+    let not_rows =
+        |what: &str| StoreError::Invalid(format!("the server answered {what}, not rows"));
     match value {
         Value::Array(items) => items
             .into_iter()
-            .filter_map(|item| match item {
-                Value::Object(row) => Some(row),
-                _ => None,
+            .map(|item| match item {
+                Value::Object(row) => Ok(row),
+                other => Err(not_rows(&format!("a list holding {other}"))),
             })
             .collect(),
-        Value::Object(row) => vec![row],
-        _ => Vec::new(),
+        Value::Object(row) => Ok(vec![row]),
+        Value::Null if !expected => Ok(Vec::new()),
+        Value::Null => Err(not_rows("nothing")),
+        other => Err(not_rows(&other.to_string())),
     }
 }
 
@@ -301,7 +308,7 @@ impl Store for PostgrestStore {
                 single: query.cardinality == Cardinality::Single,
                 idempotent: true,
             };
-            let rows = rows_of(self.send(call, &query.table).await?);
+            let rows = rows_of(self.send(call, &query.table).await?, true)?;
             match (query.cardinality, rows.len()) {
                 (Cardinality::Single, n) if n != 1 => Err(StoreError::NotSingle(n)),
                 (Cardinality::MaybeSingle, n) if n > 1 => Err(StoreError::NotSingle(n)),
@@ -330,7 +337,7 @@ impl Store for PostgrestStore {
                 single: false,
                 idempotent: true,
             };
-            Ok(rows_of(self.send(call, &query.table).await?))
+            rows_of(self.send(call, &query.table).await?, query.returning)
         })
     }
 
@@ -345,7 +352,7 @@ impl Store for PostgrestStore {
                 single: false,
                 idempotent: true,
             };
-            Ok(rows_of(self.send(call, &query.table).await?))
+            rows_of(self.send(call, &query.table).await?, query.returning)
         })
     }
 
@@ -387,16 +394,25 @@ async fn read_response(response: HttpResponse, table: &str) -> Result<Value, (St
             return Err((StoreError::Invalid(error), status));
         }
     }
-    let json: Value = if bytes.iter().all(u8::is_ascii_whitespace) {
-        Value::Null
+    let parsed = if bytes.iter().all(u8::is_ascii_whitespace) {
+        Ok(Value::Null)
     } else {
         serde_json::from_slice(&bytes)
-            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
     };
-    if (200..300).contains(&status) {
-        return Ok(json);
+    match parsed {
+        Ok(json) if (200..300).contains(&status) => Ok(json),
+        // A success whose body cannot be read may have been applied: it is an error the
+        // caller sees (never "no rows"), and one that is not retried.
+        Err(error) if (200..300).contains(&status) => {
+            let why = format!("the server's answer ({status}) cannot be read: {error}");
+            Err((StoreError::Invalid(why), status))
+        }
+        Ok(json) => Err((error_from_body(status, &json, table), status)),
+        Err(_) => {
+            let text = Value::String(String::from_utf8_lossy(&bytes).into_owned());
+            Err((error_from_body(status, &text, table), status))
+        }
     }
-    Err((error_from_body(status, &json, table), status))
 }
 
 fn text<'v>(json: &'v Value, key: &str) -> &'v str {
