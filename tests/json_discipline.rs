@@ -99,7 +99,8 @@ fn corpus() -> Vec<Case> {
 #[test]
 fn every_corpus_case_is_repaired_to_the_intended_value_or_refused() {
     let cases = corpus();
-    assert!(cases.len() >= 200, "the corpus shrank to {}", cases.len());
+    // Every case of the corpus is read: one lost to a broken line fails here.
+    assert!(cases.len() >= 306, "the corpus shrank to {}", cases.len());
     let mut wrong = Vec::new();
     for case in &cases {
         let got =
