@@ -1,7 +1,11 @@
 //! Seed 000's five worked scenarios, played from `tests/scenarios/*.json` through the
 //! same code as `familiar-probe scenario`: the engine, the world's tools and the local
 //! store, with each file's scripted model. Each file's `expect` is checked, and the
-//! rules each scenario exists for are asserted here too.
+//! rules each scenario exists for are asserted here too. What the agent decides comes
+//! from the script (the disloyal agent stops because its script never calls
+//! `join_battle`); what is tested is everything around it: the tools' answers, the
+//! world's rules, the loop's replans and reminders, and actions applied once. The
+//! names say so.
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
 use familiar::llm::message::Role;
@@ -27,7 +31,7 @@ fn row<'a>(report: &'a Replay, table: &str, column: &str, value: Value) -> &'a V
 }
 
 #[test]
-fn a_greeting_is_one_send_message_in_one_iteration() {
+fn a_scripted_greeting_reply_is_one_send_message_in_one_iteration() {
     let report = played("01_hi.json");
     assert_eq!(report.tools, ["send_message"]);
     assert_eq!(report.iterations, 1);
@@ -36,7 +40,7 @@ fn a_greeting_is_one_send_message_in_one_iteration() {
 }
 
 #[test]
-fn an_invite_from_an_enemy_is_looked_into_then_refused() {
+fn a_scripted_refusal_of_an_enemys_invite_reaches_the_model_with_its_lookups() {
     let report = played("02_community_invite.json");
     assert_eq!(
         report.tools,
@@ -63,7 +67,7 @@ fn an_invite_from_an_enemy_is_looked_into_then_refused() {
 }
 
 #[test]
-fn no_gold_means_work_then_buy_then_eat_in_four_iterations() {
+fn a_scripted_purchase_without_gold_fails_then_work_buy_eat_apply_once_each() {
     let report = played("03_market_check.json");
     assert_eq!(
         report.tools,
@@ -99,7 +103,7 @@ fn no_gold_means_work_then_buy_then_eat_in_four_iterations() {
 }
 
 #[test]
-fn the_leaders_call_is_answered_after_six_iterations_of_work_from_context_memory() {
+fn the_loop_reminds_a_scripted_model_of_the_leaders_owed_reply_after_six_iterations() {
     let report = played("04_leaders_call.json");
     assert_eq!(report.iterations, 6);
     assert_eq!(
@@ -136,7 +140,7 @@ fn the_leaders_call_is_answered_after_six_iterations_of_work_from_context_memory
 }
 
 #[test]
-fn the_same_battle_is_fought_when_loyal_and_ignored_when_not() {
+fn scripted_loyal_and_disloyal_replies_join_the_battle_or_stop_after_the_lookups() {
     let loyal = played("05a_battle_loyal.json");
     let disloyal = played("05b_battle_disloyal.json");
     let lookups = ["get_battle_details", "get_user_community", "get_my_stats"];
