@@ -95,12 +95,17 @@ python3 scripts/scan-secrets.py --self-test
 python3 scripts/scan-secrets.py dist pkg
 
 step "end-to-end tests (Playwright, headless Chromium, release build)"
-node --test --test-reporter=spec e2e/ 2>&1 | tee "$log/e2e"
+mkdir -p "$log/e2e"
+for file in e2e/*.test.mjs; do
+  node --test --test-reporter=spec "$file" 2>&1 | tee "$log/e2e/$(basename "$file" .test.mjs).log"
+done
+
+step "every suite ran at least the tests recorded in tests/counts.txt, none ignored or skipped"
+python3 scripts/counts.py check tests/counts.txt \
+  native="$log/native" browser="$log/browser" e2e="$log/e2e" ||
+  die "a suite shrank or skipped tests (scripts/counts.py write tests/counts.txt … records new ones)"
 
 native=$(passed "$log/native")
 browser=$(passed "$log/browser")
-e2e=$(grep -Eo '(ℹ|#) pass [0-9]+' "$log/e2e" | awk '{ n += $3 } END { print n + 0 }')
+e2e=$(cat "$log"/e2e/*.log | grep -Eo '(ℹ|#) pass [0-9]+' | awk '{ n += $3 } END { print n + 0 }')
 printf '\n==> all green: %s native, %s browser, %s end-to-end tests passed\n' "$native" "$browser" "$e2e"
-for count in "$native" "$browser" "$e2e"; do
-  [ "$count" -gt 0 ] || die "a suite ran no tests"
-done
