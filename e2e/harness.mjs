@@ -10,6 +10,8 @@ import { chromium } from 'playwright-core';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const dist = resolve(root, 'dist');
+/** The headless runtime scripts/headless.sh builds, served under /pkg/. */
+export const pkg = resolve(root, 'pkg');
 export const artifacts = resolve(root, 'e2e', 'artifacts');
 
 const types = {
@@ -51,7 +53,7 @@ function slowModel(req, res, stats) {
   }, 200);
 }
 
-/** Serves `dist/` (and a slow model at /v1) on 127.0.0.1 at a free port; resolves to
+/** Serves `dist/`, `pkg/` under /pkg/ (and a slow model at /v1) on 127.0.0.1 at a free port; resolves to
  * { url, close, stats }. `pages` maps extra paths to HTML bodies (the benchmark's
  * baseline page). */
 export async function serveDist({ pages = {} } = {}) {
@@ -66,8 +68,10 @@ export async function serveDist({ pages = {} } = {}) {
       res.writeHead(200, { 'content-type': types['.html'] }).end(pages[path]);
       return;
     }
-    const file = join(dist, path.endsWith('/') ? `${path}index.html` : path);
-    if (!file.startsWith(dist)) {
+    const base = path.startsWith('/pkg/') ? pkg : dist;
+    const relative = path.startsWith('/pkg/') ? path.slice('/pkg'.length) : path;
+    const file = join(base, relative.endsWith('/') ? `${relative}index.html` : relative);
+    if (!file.startsWith(base)) {
       res.writeHead(403).end();
       return;
     }
