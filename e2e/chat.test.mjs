@@ -39,7 +39,7 @@ test('the page title question is answered from the document', async (t) => {
 test('the widget stays usable at 360 px wide', async (t) => {
   const { page, problems } = await openDemo(env, t, small);
   await page.setViewportSize({ width: 360, height: 640 });
-  await ask(page, 'hello');
+  assert.match(await ask(page, 'hello'), /^I'm Familiar, running entirely in this tab/);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `horizontal overflow of ${overflow}px`);
   await page.screenshot({ path: join(artifacts, 'chat-360.png'), fullPage: true });

@@ -79,7 +79,7 @@ test('settings persist, and Stop ends a streaming run within a frame', async (t)
   }));
   assert.ok(frames <= 1, `stopped after ${frames} frames`);
   await page.locator('.composer-send').waitFor();
-  await page.waitForFunction(() => true);
+  await page.locator('.turn .steps-summary', { hasText: 'stopped' }).waitFor();
   for (let i = 0; i < 50 && env.server.stats.aborted === before; i += 1) {
     await new Promise((r) => setTimeout(r, 20));
   }
