@@ -195,17 +195,36 @@ async fn every_way_a_handler_fails_becomes_an_error_the_model_reads() {
 #[wasm_bindgen_test]
 async fn a_result_after_the_timeout_changes_nothing() {
     js("window.late = null");
-    let error = failing(
-        "() => new Promise(r => setTimeout(() => { window.late = 'resolved'; r({ spawned: 'late goblin' }) }, 150))",
-        30,
-    )
-    .await;
+    let agent = agent("").await;
+    agent
+        .register_tool(tool(
+            "() => new Promise(r => setTimeout(() => { window.late = 'resolved'; r({ spawned: 'late goblin' }) }, 150))",
+            ", timeoutMs: 30",
+        ))
+        .unwrap();
+    js("window.told = 0");
+    let counter: Function = js("() => { window.told += 1 }").unchecked_into();
+    agent.on("*", counter).unwrap();
+    settle(agent.send("goblin".into())).await.unwrap();
     assert_eq!(
-        error,
+        tool_error(&agent),
         "`spawn` took longer than 30 ms and was stopped; whether it took effect is unknown, so check before doing it again"
     );
+    let state = JSON::stringify(&agent.save_state()).unwrap();
+    let told = js("window.told").as_f64();
+    assert!(told > Some(0.0), "the listener hears the run");
     gloo_sleep(250).await;
     assert_eq!(js("window.late").as_string().as_deref(), Some("resolved"));
+    assert_eq!(
+        JSON::stringify(&agent.save_state()).unwrap(),
+        state,
+        "the late result changed nothing the agent keeps"
+    );
+    assert_eq!(
+        js("window.told").as_f64(),
+        told,
+        "and told its listeners nothing"
+    );
 }
 
 async fn gloo_sleep(ms: i32) {

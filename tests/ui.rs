@@ -513,6 +513,22 @@ async fn always_leaves_a_visible_trace_that_can_be_taken_back() {
     click(&root, ".always-allowed .ask-again");
     leptos::task::tick().await;
     assert_eq!(count(&root, ".always-allowed"), 0);
+    // Taken back, `forget` asks again.
+    press(&root, "Remember that the ale is cold", false);
+    until("the second memory", || {
+        count(&root, ".turn[data-status=completed]") == 3
+    })
+    .await;
+    press(&root, "Forget about the ale", false);
+    until("the approval card, again", || {
+        count(&root, ".approval") == 1
+    })
+    .await;
+    assert_eq!(
+        count(&root, ".turn[data-status=completed]"),
+        3,
+        "the run waits for the person"
+    );
 }
 
 #[wasm_bindgen_test]
