@@ -3,7 +3,7 @@
 // sends it a game event, shows what happened; then mounts the chat widget.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { artifacts, useDist } from './harness.mjs';
+import { artifacts, useDist, watch } from './harness.mjs';
 
 const game = `<!doctype html>
 <html lang="en">
@@ -68,9 +68,7 @@ test('a plain page creates an agent, gives it a tool, sends a game event and sho
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
   t.after(() => context.close());
   const page = await context.newPage();
-  const problems = [];
-  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  const problems = await watch(page, env);
   await page.goto(`${env.server.url}keep.html`);
   await page.locator('#raid:enabled').waitFor();
   assert.equal(await page.locator('.familiar-app').count(), 0, 'an API page gets no widget it did not ask for');

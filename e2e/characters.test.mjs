@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { appReady, artifacts, ask, openDemo, useDist } from './harness.mjs';
+import { appReady, artifacts, ask, openDemo, useDist, watch } from './harness.mjs';
 
 const fixture = (name) => readFileSync(new URL(`../tests/fixtures/characters/${name}`, import.meta.url), 'utf8');
 const broken = JSON.stringify({
@@ -154,9 +154,7 @@ test('the JS API plays a character given as an object (the seed file verbatim) o
   const context = await env.browser.newContext();
   t.after(() => context.close());
   const page = await context.newPage();
-  const problems = [];
-  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  const problems = await watch(page, env);
   await page.goto(`${env.server.url}api-characters.html`);
   await page.waitForFunction(() => window.result !== undefined, null, { timeout: 20_000 });
   const result = await page.evaluate(() => window.result);

@@ -139,11 +139,22 @@ export async function openDemo(env, t, { viewport = { width: 1280, height: 900 }
   const context = await env.browser.newContext({ viewport, colorScheme });
   t.after(() => context.close());
   const page = await context.newPage();
+  const problems = await watch(page, env);
+  await page.goto(env.server.url);
+  await appReady(page);
+  return { page, problems };
+}
+
+/**
+ * What every test page is held to, before it loads: the list it returns collects
+ * console errors, page errors, Content-Security-Policy violations (a page's policy must
+ * hold for everything the app does, whatever the console makes of it) and any request
+ * off the page's origin. Tests end by asserting it empty.
+ */
+export async function watch(page, env) {
   const problems = [];
   page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  // The page's CSP (index.html) must hold for everything the app does: a violation is
-  // a problem, whatever the console makes of it.
   await page.exposeFunction('__familiarCspViolation', (what) => problems.push(`CSP violation: ${what}`));
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) =>
@@ -154,9 +165,7 @@ export async function openDemo(env, t, { viewport = { width: 1280, height: 900 }
       problems.push(`request off the page's origin: ${r.url()}`);
     }
   });
-  await page.goto(env.server.url);
-  await appReady(page);
-  return { page, problems };
+  return problems;
 }
 
 /**

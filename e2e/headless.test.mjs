@@ -4,7 +4,7 @@
 // that this build has no widget to mount.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useDist } from './harness.mjs';
+import { useDist, watch } from './harness.mjs';
 
 const game = `<!doctype html>
 <html lang="en">
@@ -66,10 +66,7 @@ test('the headless build runs a game event, a chat message and a saved state in 
   const context = await env.browser.newContext();
   t.after(() => context.close());
   const page = await context.newPage();
-  const problems = [];
-  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => !r.url().startsWith(env.server.url) && problems.push(`left the page: ${r.url()}`));
+  const problems = await watch(page, env);
   await page.goto(`${env.server.url}headless.html`);
   await page.waitForFunction(() => window.result !== undefined);
   const result = await page.evaluate(() => window.result);

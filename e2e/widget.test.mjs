@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { answer, artifacts, ask, openHeld, useDist } from './harness.mjs';
+import { answer, artifacts, ask, openHeld, useDist, watch } from './harness.mjs';
 
 const host = `<!doctype html>
 <html lang="en">
@@ -41,9 +41,7 @@ test('embedded in a host page, the widget fits its sidebar, wears its theme and 
   const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
   t.after(() => context.close());
   const page = await context.newPage();
-  const problems = [];
-  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  const problems = await watch(page, env);
   await page.goto(`${env.server.url}game.html`);
   const widget = page.locator('#familiar');
   await widget.getByRole('combobox', { name: 'Message' }).waitFor();
