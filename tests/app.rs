@@ -29,6 +29,8 @@ use serde_json::{Value, json};
 
 #[path = "app/durable.rs"]
 mod durable;
+#[path = "app/saves.rs"]
+mod saves;
 
 const RULES: &str = r#"{
     "fallback": "I am here.",

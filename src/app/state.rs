@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::AppError;
 use super::storage::{
-    self, ConversationEntry, Keys, Loaded, Storage, load_conversation, load_index,
-    save_conversation, stored_revision,
+    self, ConversationEntry, Dirty, Keys, Loaded, Storage, load_conversation, load_index,
+    load_stored, remove_conversation, save_conversation, save_turns, stored_revision,
 };
 use super::update::{Decision, Notice, PendingApproval};
 use crate::compose::delegate::Delegate;
@@ -51,6 +51,8 @@ pub(super) struct State {
     pub(super) running: Vec<Running>,
     /// The revision of each conversation as this session last read or wrote it.
     revisions: BTreeMap<String, u64>,
+    /// The turns of each conversation changed since it was last stored.
+    dirty: BTreeMap<String, Dirty>,
     /// One lock per conversation: its runs go one at a time, in order.
     locks: BTreeMap<String, Rc<Mutex<()>>>,
     pub(super) destroyed: bool,
@@ -98,6 +100,7 @@ impl State {
             waiting: Vec::new(),
             running: Vec::new(),
             revisions: BTreeMap::new(),
+            dirty: BTreeMap::new(),
             locks: BTreeMap::new(),
             destroyed: false,
             runs_started: 0,
@@ -215,13 +218,22 @@ impl State {
         let key = keys.conversation(id);
         self.revisions
             .insert(id.to_owned(), stored_revision(storage, &key));
-        load_conversation(storage, &key)
+        match load_stored(storage, &key) {
+            Loaded::Found((conversation, dirty)) => {
+                self.dirty.insert(id.to_owned(), dirty);
+                Loaded::Found(conversation)
+            }
+            Loaded::Missing => Loaded::Missing,
+            Loaded::Corrupt { kept_as, error } => Loaded::Corrupt { kept_as, error },
+        }
     }
 
     /// Applies a run event to its own conversation, wherever that is.
     pub(super) fn apply(&mut self, conversation: &str, turn: u64, event: &Event) {
-        if let Some(conversation) = self.conversations.get_mut(conversation) {
-            conversation.apply(turn, event);
+        if let Some(c) = self.conversations.get_mut(conversation) {
+            c.apply(turn, event);
+            let dirty = self.dirty.entry(conversation.to_owned()).or_default();
+            dirty.turns.insert(turn);
         }
     }
 
@@ -241,10 +253,12 @@ impl State {
             // Another tab wrote it since: never overwrite its turns with ours.
             return vec![Notice::Conflict { key }];
         }
-        if let Err(error) = save_conversation(storage, &key, conversation, known + 1) {
+        let dirty = self.dirty.get(id).cloned().unwrap_or_default();
+        if let Err(error) = save_turns(storage, &key, conversation, known + 1, &dirty) {
             // The list is never advanced past what was saved.
             return vec![Notice::SaveFailed { key, error }];
         }
+        self.dirty.remove(id);
         self.revisions.insert(id.to_owned(), known + 1);
         self.index.retain(|c| c.id != id);
         self.index.insert(
@@ -313,9 +327,10 @@ impl State {
             }),
             _ => None,
         };
-        storage.remove(&keys.conversation(id));
+        remove_conversation(storage, &keys.conversation(id));
         self.index.retain(|c| c.id != id);
         self.revisions.remove(id);
+        self.dirty.remove(id);
         let mut notices = save_json(storage, &keys.index(), &self.index);
         if self.open == id {
             notices.extend(self.open_new(disk).1);
@@ -396,15 +411,17 @@ impl State {
         }
         let mut notices = Vec::new();
         for old in std::mem::take(&mut self.index) {
-            storage.remove(&keys.conversation(&old.id));
+            remove_conversation(storage, &keys.conversation(&old.id));
         }
         self.conversations.clear();
+        self.dirty.clear();
         for SavedEntry {
             entry,
             conversation,
         } in saved.conversations
         {
             let key = keys.conversation(&entry.id);
+            let conversation = storage::closed(conversation);
             // Loading a state is a deliberate overwrite: it becomes the newest revision.
             let revision = stored_revision(storage, &key) + 1;
             match save_conversation(storage, &key, &conversation, revision) {
@@ -414,8 +431,7 @@ impl State {
                 }
                 Err(error) => notices.push(Notice::SaveFailed { key, error }),
             }
-            self.conversations
-                .insert(entry.id, storage::closed(conversation));
+            self.conversations.insert(entry.id, conversation);
         }
         self.open = saved.open;
         self.conversations.entry(self.open.clone()).or_default();

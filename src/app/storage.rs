@@ -1,16 +1,18 @@
 //! Where a session keeps its conversations: the [`Storage`] seam (the page's
 //! `localStorage`, memory in tests), the keys under a namespace so several agents
 //! share a page without sharing entries, and the saved forms with their version
-//! (a run in flight is saved by `resume`).
+//! (a run in flight is saved by `resume`). A conversation is stored as a small head
+//! under its key and each turn under a key of its own, so a save writes the turns that
+//! changed and the head, whatever the conversation's length.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
 use crate::run::Outcome;
 use crate::run::event::Event;
-use crate::run::interaction::Conversation;
+use crate::run::interaction::{Conversation, Interaction};
 
 /// Keyed text storage. A write can fail (a full or disabled storage) and says so.
 pub trait Storage {
@@ -25,6 +27,7 @@ pub trait Storage {
 pub struct VolatileStorage {
     entries: RefCell<BTreeMap<String, String>>,
     full: Cell<bool>,
+    written: Cell<usize>,
 }
 
 impl VolatileStorage {
@@ -41,6 +44,11 @@ impl VolatileStorage {
     pub fn keys(&self) -> Vec<String> {
         self.entries.borrow().keys().cloned().collect()
     }
+
+    /// How many bytes have been written, keys and values, since it was made.
+    pub fn bytes_written(&self) -> usize {
+        self.written.get()
+    }
 }
 
 impl Storage for VolatileStorage {
@@ -52,6 +60,8 @@ impl Storage for VolatileStorage {
         if self.full.get() {
             return Err("the storage is full".into());
         }
+        self.written
+            .set(self.written.get() + key.len() + value.len());
         self.entries
             .borrow_mut()
             .insert(key.to_owned(), value.to_owned());
@@ -63,8 +73,12 @@ impl Storage for VolatileStorage {
     }
 }
 
-/// The version of what [`SavedConversation`] and the index are written as.
+/// The version of the whole-state form (`SessionState`, [`SavedConversation`]) and
+/// the index.
 pub const VERSION: u32 = 1;
+
+/// The version of a conversation's head, which lists its turns stored apart.
+const HEAD_VERSION: u32 = 2;
 
 /// A conversation in the list of saved ones.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -82,6 +96,57 @@ struct SavedConversation {
     #[serde(default)]
     revision: u64,
     conversation: Conversation,
+}
+
+/// A conversation as stored since [`HEAD_VERSION`]: its turns' ids as ranges and its
+/// pinned facts; each turn is under [`turn_key`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Head {
+    version: u32,
+    revision: u64,
+    turns: Vec<[u64; 2]>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pinned: Vec<String>,
+}
+
+impl Head {
+    fn ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.turns.iter().flat_map(|[first, last]| *first..=*last)
+    }
+}
+
+/// Ids as inclusive ranges of consecutive ones (turn ids grow by one).
+fn ranges(ids: impl Iterator<Item = u64>) -> Vec<[u64; 2]> {
+    let mut ranges: Vec<[u64; 2]> = Vec::new();
+    for id in ids {
+        match ranges.last_mut() {
+            Some(range) if range[1].checked_add(1) == Some(id) => range[1] = id,
+            _ => ranges.push([id, id]),
+        }
+    }
+    ranges
+}
+
+/// Where turn `id` of the conversation stored under `key` is.
+pub fn turn_key(key: &str, id: u64) -> String {
+    format!("{key}.turn.{id}")
+}
+
+/// Which turns of a conversation changed since it was stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dirty {
+    /// Everything: it was never stored in this form.
+    pub all: bool,
+    pub turns: BTreeSet<u64>,
+}
+
+impl Dirty {
+    pub fn all() -> Self {
+        Self {
+            all: true,
+            turns: BTreeSet::new(),
+        }
+    }
 }
 
 /// What a saved entry turned out to be.
@@ -130,47 +195,123 @@ impl Keys {
 /// Reads a conversation, migrating the unversioned form older builds wrote; turns it
 /// left unfinished are closed (see [`closed`]).
 pub fn load_conversation(storage: &dyn Storage, key: &str) -> Loaded<Conversation> {
+    match load_stored(storage, key) {
+        Loaded::Found((conversation, _)) => Loaded::Found(conversation),
+        Loaded::Missing => Loaded::Missing,
+        Loaded::Corrupt { kept_as, error } => Loaded::Corrupt { kept_as, error },
+    }
+}
+
+/// [`load_conversation`], with what must be written back at the next save: every turn
+/// of an older form (it is migrated then), and the turns closed on reading.
+pub fn load_stored(storage: &dyn Storage, key: &str) -> Loaded<(Conversation, Dirty)> {
     let Some(text) = storage.load(key) else {
         return Loaded::Missing;
     };
-    if let Ok(saved) = serde_json::from_str::<SavedConversation>(&text)
-        && saved.version <= VERSION
+    if let Ok(head) = serde_json::from_str::<Head>(&text)
+        && head.version <= HEAD_VERSION
     {
-        return Loaded::Found(closed(saved.conversation));
+        let mut interactions = Vec::new();
+        for id in head.ids() {
+            let turn = storage
+                .load(&turn_key(key, id))
+                .ok_or_else(|| "it is missing".to_owned());
+            match turn
+                .and_then(|t| serde_json::from_str::<Interaction>(&t).map_err(|e| e.to_string()))
+            {
+                Ok(interaction) => interactions.push(interaction),
+                Err(why) => return keep_aside(storage, key, &text, format!("turn {id}: {why}")),
+            }
+        }
+        let conversation = Conversation {
+            interactions,
+            pinned: head.pinned,
+        };
+        let (conversation, closed) = closing(conversation);
+        let dirty = Dirty {
+            all: false,
+            turns: closed,
+        };
+        return Loaded::Found((conversation, dirty));
     }
-    match serde_json::from_str::<Conversation>(&text) {
-        Ok(conversation) => Loaded::Found(closed(conversation)),
+    let older = match serde_json::from_str::<SavedConversation>(&text) {
+        Ok(saved) if saved.version <= VERSION => Ok(saved.conversation),
+        _ => serde_json::from_str::<Conversation>(&text),
+    };
+    match older {
+        Ok(conversation) => Loaded::Found((closed(conversation), Dirty::all())),
         Err(error) => keep_aside(storage, key, &text, error.to_string()),
     }
 }
 
 /// A saved conversation's unfinished turns end: a run cut off by a reload cannot go
 /// on, and its turn says so instead of spinning.
-pub(super) fn closed(mut conversation: Conversation) -> Conversation {
+pub(super) fn closed(conversation: Conversation) -> Conversation {
+    closing(conversation).0
+}
+
+/// [`closed`], with the ids of the turns it closed.
+fn closing(mut conversation: Conversation) -> (Conversation, BTreeSet<u64>) {
+    let mut ids = BTreeSet::new();
     for interaction in &mut conversation.interactions {
         if !interaction.status.is_finished() {
             interaction.apply(&Event::Done(Outcome::Aborted {
                 reason: "Stopped: the page was closed before the answer.".into(),
             }));
+            ids.insert(interaction.id);
         }
     }
-    conversation
+    (conversation, ids)
 }
 
-/// Writes a conversation in the current version.
+/// Writes a whole conversation in the current form.
 pub fn save_conversation(
     storage: &dyn Storage,
     key: &str,
     conversation: &Conversation,
     revision: u64,
 ) -> Result<(), String> {
-    let saved = SavedConversation {
-        version: VERSION,
+    save_turns(storage, key, conversation, revision, &Dirty::all())
+}
+
+/// Writes the turns of `conversation` that `dirty` names, its last turn (the one a
+/// turn in progress writes into), then its head: the work is the turns', not the
+/// conversation's. The head goes last, so it never names a turn that is not stored.
+pub fn save_turns(
+    storage: &dyn Storage,
+    key: &str,
+    conversation: &Conversation,
+    revision: u64,
+    dirty: &Dirty,
+) -> Result<(), String> {
+    let last = conversation.interactions.last().map(|i| i.id);
+    for interaction in &conversation.interactions {
+        if dirty.all || dirty.turns.contains(&interaction.id) || Some(interaction.id) == last {
+            let text = serde_json::to_string(interaction).map_err(|e| e.to_string())?;
+            storage.save(&turn_key(key, interaction.id), &text)?;
+        }
+    }
+    let head = Head {
+        version: HEAD_VERSION,
         revision,
-        conversation: conversation.clone(),
+        turns: ranges(conversation.interactions.iter().map(|i| i.id)),
+        pinned: conversation.pinned.clone(),
     };
-    let text = serde_json::to_string(&saved).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string(&head).map_err(|e| e.to_string())?;
     storage.save(key, &text)
+}
+
+/// Removes the conversation stored under `key`, its turns included.
+pub fn remove_conversation(storage: &dyn Storage, key: &str) {
+    let head = storage
+        .load(key)
+        .and_then(|text| serde_json::from_str::<Head>(&text).ok());
+    if let Some(head) = head {
+        for id in head.ids() {
+            storage.remove(&turn_key(key, id));
+        }
+    }
+    storage.remove(key);
 }
 
 /// The revision of the conversation saved under `key` (0 when there is none, or it
@@ -242,11 +383,9 @@ mod tests {
         let turn = conversation.begin("hello");
         conversation.apply(turn, &answered());
         save_conversation(&storage, "k", &conversation, 1).unwrap();
-        assert!(
-            storage
-                .load("k")
-                .unwrap()
-                .starts_with("{\"version\":1,\"revision\":1,")
+        assert_eq!(
+            storage.load("k").unwrap(),
+            "{\"version\":2,\"revision\":1,\"turns\":[[1,1]]}"
         );
         assert_eq!(stored_revision(&storage, "k"), 1);
         assert_eq!(
@@ -280,6 +419,95 @@ mod tests {
         assert_eq!(kept_as, "k.corrupt");
         assert!(!error.is_empty());
         assert_eq!(storage.load("k.corrupt").as_deref(), Some("{not json"));
+    }
+
+    #[test]
+    fn the_whole_state_form_of_before_turn_keys_is_read_and_migrated_at_the_next_save() {
+        let storage = VolatileStorage::new();
+        let mut conversation = Conversation::default();
+        let turn = conversation.begin("from version 1");
+        conversation.apply(turn, &answered());
+        let saved = SavedConversation {
+            version: 1,
+            revision: 4,
+            conversation: conversation.clone(),
+        };
+        storage
+            .save("k", &serde_json::to_string(&saved).unwrap())
+            .unwrap();
+        assert_eq!(stored_revision(&storage, "k"), 4);
+        let Loaded::Found((read, dirty)) = load_stored(&storage, "k") else {
+            panic!("not read");
+        };
+        assert_eq!(read, conversation);
+        assert!(dirty.all, "every turn is written at the next save");
+        save_turns(&storage, "k", &read, 5, &dirty).unwrap();
+        assert!(storage.load("k.turn.1").is_some());
+        assert_eq!(
+            load_conversation(&storage, "k"),
+            Loaded::Found(conversation)
+        );
+    }
+
+    #[test]
+    fn a_save_writes_the_changed_and_last_turns_and_the_head_only() {
+        let storage = VolatileStorage::new();
+        let mut conversation = Conversation::default();
+        for n in 0..200 {
+            let turn = conversation.begin(format!("turn {n} {}", "x".repeat(200)));
+            conversation.apply(turn, &answered());
+        }
+        save_conversation(&storage, "k", &conversation, 1).unwrap();
+        let whole = storage.bytes_written();
+        let turn = conversation.begin("one more");
+        conversation.apply(turn, &answered());
+        let before = storage.bytes_written();
+        save_turns(&storage, "k", &conversation, 2, &Dirty::default()).unwrap();
+        let one = storage.bytes_written() - before;
+        let last = serde_json::to_string(conversation.interactions.last().unwrap()).unwrap();
+        let head = storage.load("k").unwrap();
+        assert_eq!(
+            one,
+            "k.turn.201".len() + last.len() + "k".len() + head.len(),
+            "the new turn and the head, nothing else"
+        );
+        assert!(
+            one * 50 < whole,
+            "{one} bytes against {whole} for the whole"
+        );
+        assert_eq!(head, "{\"version\":2,\"revision\":2,\"turns\":[[1,201]]}");
+        assert_eq!(
+            load_conversation(&storage, "k"),
+            Loaded::Found(conversation)
+        );
+    }
+
+    #[test]
+    fn a_missing_turn_makes_the_conversation_corrupt_not_shorter() {
+        let storage = VolatileStorage::new();
+        let mut conversation = Conversation::default();
+        for text in ["one", "two"] {
+            let turn = conversation.begin(text);
+            conversation.apply(turn, &answered());
+        }
+        save_conversation(&storage, "k", &conversation, 1).unwrap();
+        storage.remove("k.turn.1");
+        let Loaded::Corrupt { kept_as, error } = load_conversation(&storage, "k") else {
+            panic!("a conversation missing a turn read as whole");
+        };
+        assert_eq!(kept_as, "k.corrupt");
+        assert!(error.contains("turn 1"), "{error}");
+    }
+
+    #[test]
+    fn removing_a_conversation_removes_its_turns() {
+        let storage = VolatileStorage::new();
+        let mut conversation = Conversation::default();
+        conversation.begin("one");
+        conversation.begin("two");
+        save_conversation(&storage, "k", &conversation, 1).unwrap();
+        remove_conversation(&storage, "k");
+        assert!(storage.keys().is_empty(), "{:?}", storage.keys());
     }
 
     #[test]
