@@ -1,7 +1,8 @@
 -- What a player can no longer do through the database (issue 22). Under Supabase's
 -- default grants every table and function is open to anon and authenticated, so each
 -- rule below is checked where the write happens, never by a missing grant:
---   * posting in a community and voting on its proposals need membership of it;
+--   * posting in a community and voting on its proposals need membership of it, and a
+--     fighter cannot change sides by changing communities;
 --   * the guild's tick is the game's own (a role that bypasses row-level security:
 --     Supabase's service_role, a cron job as the owner), never a player's;
 --   * every free-text column a player writes, directly or through a function, has a
@@ -61,6 +62,54 @@ begin
     values (proposal.id, me.id, coalesce(vote_on_proposal.in_favour, false))
     returning * into cast_vote;
   return ledger_record(key, 'vote_on_proposal', to_jsonb(cast_vote));
+end $$;
+
+-- A fighter keeps their side: one who fought for one side, then left for a community
+-- on the other, no longer adds damage to both (their row kept the first side while
+-- the battle counted the second).
+create or replace function join_battle(battle_id bigint, energy integer, key text default null)
+  returns jsonb language plpgsql security definer set search_path = public, pg_temp as $$
+#variable_conflict use_column
+declare me users; amount integer; battle battles; fighting_side integer; fought_side integer;
+begin
+  if ledger_result(key) is not null then return ledger_result(key); end if;
+  me := acting_user();
+  amount := checked_amount(join_battle.energy, 'energy', 100);
+  select * into battle from battles b where b.id = join_battle.battle_id for update;
+  if not found then
+    raise exception 'there is no battle %', join_battle.battle_id;
+  end if;
+  if battle.status <> 'active' then
+    raise exception 'battle % is over', battle.id;
+  end if;
+  select case m.community_id when battle.community1_id then 1 else 2 end into fighting_side
+    from user_communities m
+    where m.user_id = me.id and m.community_id in (battle.community1_id, battle.community2_id)
+    order by m.is_primary desc, m.community_id
+    limit 1;
+  if fighting_side is null then
+    raise exception 'you belong to neither side of battle %', battle.id;
+  end if;
+  select p.side into fought_side from battle_participants p
+    where p.battle_id = battle.id and p.user_id = me.id;
+  if fought_side is not null and fought_side <> fighting_side then
+    raise exception 'you fight for side % of battle %; you cannot change sides', fought_side, battle.id;
+  end if;
+  if me.energy < amount then
+    raise exception 'Insufficient energy. Need %, have %', amount, me.energy;
+  end if;
+  update users set energy = users.energy - amount where id = me.id;
+  insert into battle_participants (battle_id, user_id, side, damage_dealt)
+    values (battle.id, me.id, fighting_side, amount)
+    on conflict (battle_id, user_id)
+    do update set damage_dealt = battle_participants.damage_dealt + excluded.damage_dealt;
+  if fighting_side = 1 then
+    update battles set community1_damage = battles.community1_damage + amount where id = battle.id;
+  else
+    update battles set community2_damage = battles.community2_damage + amount where id = battle.id;
+  end if;
+  return ledger_record(key, 'join_battle', jsonb_build_object('battle_id', battle.id,
+    'side', fighting_side, 'damage', amount, 'energy_left', me.energy - amount));
 end $$;
 
 -- The guild's tick is the game's: SECURITY INVOKER, so it writes only what its caller

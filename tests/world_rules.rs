@@ -1,7 +1,8 @@
 //! The world's rules in the local store (the twin of migrations/0006_actions.sql and
 //! 0008_player_rules.sql), played through the world's tools and its rpc functions: the
 //! shared suite, read for what it must show, and the rules a player must not get round
-//! (membership, the guild's tick, the ledger's key cap, gold from nothing).
+//! (membership, sides in a battle, the guild's tick, the ledger's key cap, gold from
+//! nothing).
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
 mod common;
@@ -186,6 +187,31 @@ fn posting_and_voting_in_a_community_need_its_membership() {
         )),
         "you are not a member of community 1"
     );
+}
+
+#[test]
+fn a_fighter_cannot_change_sides_by_changing_communities() {
+    let store = world();
+    familiar::world::functions::play_as(&store, 3).unwrap();
+    let battle = || {
+        rows(&store, Select::from("battles").eq("id", 1))
+            .pop()
+            .unwrap()
+    };
+    let before = battle();
+    // The player fought for the Lantern Guild (side 1); now of the Ashen Circle only.
+    call(&store, "join_community", json!({"community_id": 2})).unwrap();
+    call(&store, "leave_community", json!({"community_id": 1})).unwrap();
+    assert_eq!(
+        refusal(call(
+            &store,
+            "join_battle",
+            json!({"battle_id": 1, "energy": 10})
+        )),
+        "you fight for side 1 of battle 1; you cannot change sides"
+    );
+    assert_eq!(battle(), before, "no damage to either side");
+    assert_eq!(int(&user(&store, 3), "energy"), 100, "no energy spent");
 }
 
 #[test]

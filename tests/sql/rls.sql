@@ -138,6 +138,14 @@ create temp table damage_before as select community1_damage from battles where i
 select pg_temp.expect_value('select join_battle(1, 30) ->> ''energy_left''', '52');
 select pg_temp.expect_value('select (b.community1_damage - d.community1_damage)::text from battles b, damage_before d where b.id = 1', '30');
 select pg_temp.expect_value('select damage_dealt::text from battle_participants where battle_id = 1 and user_id = 3', '80');
+-- Fought for the Lantern Guild (side 1): joining the Ashen Circle and leaving the guild
+-- does not let the same fighter add damage to side 2.
+select pg_temp.expect_value('select join_community(2) ->> ''joined''', '{"id": 2, "name": "Ashen Circle"}');
+select pg_temp.expect_value('select leave_community(1) ->> ''left''', '1');
+select pg_temp.expect_refused('select join_battle(1, 10)', 'you fight for side 1 of battle 1; you cannot change sides');
+select pg_temp.expect_value('select community2_damage::text from battles where id = 1', '95');
+select pg_temp.expect_value('select leave_community(2) ->> ''left''', '2');
+select pg_temp.expect_value('select join_community(1) ->> ''joined''', '{"id": 1, "name": "Lantern Guild"}');
 
 -- Squatting an id the sequence will hand out: refused, and later inserts still work.
 select pg_temp.expect_refused('insert into memories (id, user_id, content) values (2, 3, ''squat'')', 'cannot insert a non-DEFAULT value into column "id"');

@@ -349,21 +349,32 @@ fn join_battle(actor: &Actor, args: BattleArgs) -> Outcome {
                 args.battle_id
             ))
         })?;
+    let me = actor.id();
+    let fought = Select::from("battle_participants")
+        .eq("battle_id", args.battle_id)
+        .eq("user_id", me);
+    let fought = first(actor.store, fought)?;
+    // A fighter keeps their side, whatever community they move to.
+    if let Some(earlier) = &fought
+        && int(earlier, "side") != side
+    {
+        return Err(rule(format!(
+            "you fight for side {} of battle {}; you cannot change sides",
+            int(earlier, "side"),
+            args.battle_id
+        )));
+    }
     let energy = int(&actor.me, "energy");
     if energy < amount {
         return Err(rule(format!(
             "Insufficient energy. Need {amount}, have {energy}"
         )));
     }
-    let me = actor.id();
     update(
         actor.store,
         set("users", vec![("energy", json!(energy - amount))]).eq("id", me),
     )?;
-    let fought = Select::from("battle_participants")
-        .eq("battle_id", args.battle_id)
-        .eq("user_id", me);
-    match first(actor.store, fought)? {
+    match fought {
         Some(earlier) => {
             let damage = int(&earlier, "damage_dealt") + amount;
             let more = set("battle_participants", vec![("damage_dealt", json!(damage))])
