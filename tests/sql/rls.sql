@@ -89,6 +89,7 @@ select pg_temp.expect_no_change('delete from market_items');
 select pg_temp.expect_denied('insert into posts (author_id, content) values (3, ''spam'')');
 select pg_temp.expect_denied('select buy_item(''ale'')');
 select pg_temp.expect_denied('select enter_world(''ghost'')');
+select pg_temp.expect_denied('select guild_tick()');
 reset role;
 
 -- authenticated as the player (user 3): their own rows only.
@@ -115,7 +116,7 @@ select pg_temp.expect_value('select gold::text from users where id = 3', '0');
 select pg_temp.expect_value('select quantity::text from inventory where user_id = 3 and item_name = ''healing draught''', '1');
 select pg_temp.expect_value('select do_work(''mining'') ->> ''gold''', '50');
 select pg_temp.expect_value('select energy::text from users where id = 3', '80');
-select pg_temp.expect_value('select consume_item(''bread'', 2) -> ''now'' ->> ''energy''', '100');
+select pg_temp.expect_value('select consume_item(''bread'', 2) -> ''now'' ->> ''energy''', '82');
 select pg_temp.expect_refused('select consume_item(''bread'')', 'Insufficient bread in inventory: need 1, have 0');
 select pg_temp.expect_refused('select do_work(''smuggling'')', 'Unknown job type: smuggling');
 
@@ -134,15 +135,39 @@ select pg_temp.expect_no_change('update battle_participants set damage_dealt = 2
 select pg_temp.expect_no_change('update battles set community1_damage = 2000000000');
 select pg_temp.expect_refused('select join_battle(1, 2000000000)', 'energy must be 1 to 100, not 2000000000');
 create temp table damage_before as select community1_damage from battles where id = 1;
-select pg_temp.expect_value('select join_battle(1, 30) ->> ''energy_left''', '70');
+select pg_temp.expect_value('select join_battle(1, 30) ->> ''energy_left''', '52');
 select pg_temp.expect_value('select (b.community1_damage - d.community1_damage)::text from battles b, damage_before d where b.id = 1', '30');
 select pg_temp.expect_value('select damage_dealt::text from battle_participants where battle_id = 1 and user_id = 3', '80');
+-- Fought for the Lantern Guild (side 1): joining the Ashen Circle and leaving the guild
+-- does not let the same fighter add damage to side 2.
+select pg_temp.expect_value('select join_community(2) ->> ''joined''', '{"id": 2, "name": "Ashen Circle"}');
+select pg_temp.expect_value('select leave_community(1) ->> ''left''', '1');
+select pg_temp.expect_refused('select join_battle(1, 10)', 'you fight for side 1 of battle 1; you cannot change sides');
+select pg_temp.expect_value('select community2_damage::text from battles where id = 1', '95');
+select pg_temp.expect_value('select leave_community(2) ->> ''left''', '2');
+select pg_temp.expect_value('select join_community(1) ->> ''joined''', '{"id": 1, "name": "Lantern Guild"}');
 
 -- Squatting an id the sequence will hand out: refused, and later inserts still work.
 select pg_temp.expect_refused('insert into memories (id, user_id, content) values (2, 3, ''squat'')', 'cannot insert a non-DEFAULT value into column "id"');
 insert into memories (user_id, content) values (3, 'The ale is cold.');
 select pg_temp.expect_count('select * from memories', 1);
 select pg_temp.expect_denied('insert into memories (user_id, content) values (1, ''planted in Dotty''''s head'')');
+
+-- Size caps on what a player writes straight into their rows: memories, the ledger
+-- (directly, through its helper, or as a function's key) and character transactions.
+select pg_temp.expect_refused('insert into memories (user_id, content) values (3, repeat(''x'', 2001))', 'the memory is 2001 characters; at most 2000');
+select pg_temp.expect_refused('update memories set content = repeat(''x'', 100000)', 'the memory is 100000 characters; at most 2000');
+select pg_temp.expect_refused('insert into applied_actions (user_id, key, tool, result) values (''auth-player'', ''big'', ''do_work'', jsonb_build_object(''x'', repeat(''x'', 20000)))', 'the result as JSON is 20009 characters; at most 16000');
+select pg_temp.expect_refused('insert into applied_actions (user_id, key, tool, result) values (''auth-player'', repeat(''k'', 257), ''do_work'', ''{}'')', 'the key is 257 characters; at most 256');
+select pg_temp.expect_refused('select ledger_record(''big'', repeat(''t'', 101), ''{}'')', 'the tool name is 101 characters; at most 100');
+select pg_temp.expect_refused('select do_work(''farming'', repeat(''k'', 300))', 'the key is 300 characters; at most 256');
+select pg_temp.expect_value('select energy::text from users where id = 3', '52');  -- the refused work undone
+select pg_temp.expect_refused('insert into transactions (user_id, character, transaction_type, state, context) values (''auth-player'', ''dotty'', ''drink_order'', ''x'', jsonb_build_object(''note'', repeat(''x'', 5000)))', 'the context as JSON is 5012 characters; at most 4000');
+select pg_temp.expect_refused('insert into transactions (user_id, character, transaction_type, state) values (''auth-player'', repeat(''c'', 101), ''drink_order'', ''x'')', 'the character is 101 characters; at most 100');
+select pg_temp.expect_refused('insert into transactions (user_id, character, transaction_type, state) values (''auth-player'', ''dotty'', repeat(''t'', 101), ''x'')', 'the transaction type is 101 characters; at most 100');
+select pg_temp.expect_refused('insert into transactions (user_id, character, transaction_type, state) values (''auth-player'', ''dotty'', ''drink_order'', repeat(''s'', 101))', 'the state is 101 characters; at most 100');
+select pg_temp.expect_count('select * from memories', 1);
+select pg_temp.expect_count('select * from applied_actions', 0);
 
 -- Messages: sent through the function, as yourself, to someone who exists.
 select pg_temp.expect_denied('insert into messages (sender_id, receiver_id, content) values (3, 1, ''direct'')');
@@ -154,9 +179,21 @@ select pg_temp.expect_refused('select send_message(1, ''   '')', 'the message is
 select pg_temp.expect_refused('select create_proposal(2, ''Surrender the hill'')', 'you are not a member of community 2');
 select pg_temp.expect_refused('select vote_on_proposal(1, false)', 'you already voted on proposal 1');
 select pg_temp.expect_refused('select join_community(1)', 'you already belong to Lantern Guild');
+select pg_temp.expect_value('select create_post(''Lanterns lit.'', 1) ->> ''community_id''', '1');
+select pg_temp.expect_refused('select create_post(''Yield the hill.'', 2)', 'you are not a member of community 2');
+select pg_temp.expect_refused('select create_post(''Lanterns lit.'', 99)', 'there is no community 99');
 select pg_temp.expect_no_change('delete from user_communities where user_id = 3');
 select pg_temp.expect_value('select leave_community(1) ->> ''left''', '1');
 select pg_temp.expect_refused('select leave_community(1)', 'you are not a member of community 1');
+-- Once out, neither posting nor voting there; a post to no community is still anyone's.
+select pg_temp.expect_refused('select create_post(''Still here.'', 1)', 'you are not a member of community 1');
+select pg_temp.expect_refused('select vote_on_proposal(1, false)', 'you are not a member of community 1');
+select pg_temp.expect_value('select create_post(''Hello, town.'') ->> ''community_id''', null);
+select pg_temp.expect_count('select * from posts where author_id = 3', 2);
+
+-- The guild's tick is the game's, not a player's.
+select pg_temp.expect_denied('select guild_tick()');
+select pg_temp.expect_count('select * from game_state', 1);
 
 -- Apply-once: the same key twice applies once and answers the same.
 select pg_temp.expect_value('select do_work(''farming'', ''work-1'') ->> ''gold''', '80');
@@ -189,10 +226,57 @@ select pg_temp.expect_value('select enter_world(''player'') ->> ''gold''', '25')
 select pg_temp.expect_value('select (enter_world(''other'') ->> ''id'') = (enter_world() ->> ''id'')', 'true');
 select pg_temp.expect_count('select * from memories', 0);
 select pg_temp.expect_refused('select reply_to_message(1, ''I read your mail'')', 'there is no message 1');
+-- Not a member of the Lantern Guild: no vote on its proposal, no post in it.
+select pg_temp.expect_refused('select vote_on_proposal(1, false)', 'you are not a member of community 1');
+select pg_temp.expect_refused('select create_post(''Vote no on the lantern!'', 1)', 'you are not a member of community 1');
+select pg_temp.expect_count('select * from votes where proposal_id = 1', 1);
+select pg_temp.expect_denied('select guild_tick()');
 reset role;
 
 -- The name wished for was taken (the seed's player), so it was made unique.
 select pg_temp.expect_value('select username from users where auth_id = ''auth-newcomer''', 'player-' || left(md5('auth-newcomer'), 6));
+
+-- The game itself (here the owner; on Supabase the service_role) runs the guild's tick.
+select pg_temp.expect_value('select guild_tick() ->> ''tick''', '1');
+
+-- Size caps hold for every writer, a function written later included.
+select pg_temp.expect_refused('insert into posts (author_id, content) values (3, repeat(''x'', 2001))', 'the post is 2001 characters; at most 2000');
+select pg_temp.expect_refused('insert into messages (sender_id, receiver_id, content) values (3, 1, repeat(''x'', 2001))', 'the message is 2001 characters; at most 2000');
+select pg_temp.expect_refused('insert into proposals (community_id, author_id, title) values (1, 3, repeat(''x'', 201))', 'the title is 201 characters; at most 200');
+select pg_temp.expect_refused('update users set username = repeat(''x'', 65) where id = 3', 'the username is 65 characters; at most 64');
+
+-- No gold from nothing. Every cycle of one job and one food, played through the
+-- functions from full energy back to full energy: none nets gold (before: mining and
+-- two loaves netted 44, farming and one loaf 27). That every other cycle nets no gold
+-- either is `gold_loop`'s proof in 0008_player_rules.sql; its premise holds of the data,
+-- and no change to the jobs or the market may break it.
+create function pg_temp.most_gold_a_cycle_makes() returns integer language plpgsql as $$
+declare job record; food record; loaves integer; net integer; best integer;
+begin
+  for job in select * from jobs where energy_cost > 0 loop
+    for food in select * from market_items
+                where available and (effects ->> 'energy')::integer > 0 loop
+      update users set gold = 100000, energy = 100 where id = 3;
+      perform do_work(job.name);
+      loaves := ceil(job.energy_cost::numeric / (food.effects ->> 'energy')::integer);
+      perform buy_item(food.name, loaves);
+      perform consume_item(food.name, loaves);
+      if (select energy from users where id = 3) <> 100 then
+        raise exception 'the cycle % / % did not come back to full energy', job.name, food.name;
+      end if;
+      net := (select gold from users where id = 3) - 100000;
+      best := greatest(best, net);
+    end loop;
+  end loop;
+  return best;
+end $$;
+select pg_temp.sign_in('auth-player');
+select pg_temp.expect_value('select pg_temp.most_gold_a_cycle_makes()::text', '0');
+select pg_temp.expect_value('select gold_loop()', null);
+select pg_temp.expect_refused('update market_items set price = 2 where name = ''bread''', 'farming pays 30 gold for 10 energy, and bread restores 1 energy for 2 gold: work, buy and eat would make gold');
+select pg_temp.expect_refused('insert into market_items (name, price, effects) values (''stew'', 30, ''{"energy": 50}'')', 'farming pays 30 gold for 10 energy, and stew restores 50 energy for 30 gold: work, buy and eat would make gold');
+select pg_temp.expect_refused('insert into jobs (name, pay, energy_cost) values (''begging'', 5, 0)', 'begging pays 5 gold for no energy');
+select pg_temp.expect_refused('update jobs set pay = 31 where name = ''farming''', 'farming pays 31 gold for 10 energy, and bread restores 1 energy for 3 gold: work, buy and eat would make gold');
 
 select 'row-level security and the game''s rules: all checks passed' as result;
 rollback;

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::{
     Actor, Outcome, clamp_stat, exists, first, insert, int, is_member, rule, set, text, update,
 };
-use crate::store::{Delete, Filtered, Row, Select};
+use crate::store::{Delete, Filtered, LocalStore, Row, Select, StoreError};
 use crate::world::actions::{MessageArgs, PostArgs, ProposalArgs, ReplyArgs, VoteArgs};
 use crate::world::data::CommunityArgs;
 
@@ -45,12 +45,16 @@ pub(super) fn reply_to_message(actor: &Actor, args: ReplyArgs) -> Outcome {
     insert(actor.store, "messages", reply).map(Value::Object)
 }
 
+/// A post to no community is anyone's; one in a community needs its membership.
 pub(super) fn create_post(actor: &Actor, args: PostArgs) -> Outcome {
     let content = text(&args.content, "post", 2000)?;
-    if let Some(community) = args.community_id
-        && !exists(actor.store, Select::from("communities").eq("id", community))?
-    {
-        return Err(rule(format!("there is no community {community}")));
+    if let Some(community) = args.community_id {
+        if !exists(actor.store, Select::from("communities").eq("id", community))? {
+            return Err(rule(format!("there is no community {community}")));
+        }
+        if !is_member(actor, community)? {
+            return Err(not_a_member(community));
+        }
     }
     let mut post = Row::new();
     post.insert("author_id".into(), json!(actor.id()));
@@ -101,6 +105,10 @@ pub(super) fn vote_on_proposal(actor: &Actor, args: VoteArgs) -> Outcome {
         Select::from("proposals").eq("id", args.proposal_id),
     )?
     .ok_or_else(|| rule(format!("there is no proposal {}", args.proposal_id)))?;
+    let community = int(&proposal, "community_id");
+    if !is_member(actor, community)? {
+        return Err(not_a_member(community));
+    }
     if proposal.get("status") != Some(&json!("open")) {
         return Err(rule(format!("proposal {} is closed", args.proposal_id)));
     }
@@ -123,10 +131,7 @@ pub(super) fn vote_on_proposal(actor: &Actor, args: VoteArgs) -> Outcome {
 pub(super) fn create_proposal(actor: &Actor, args: ProposalArgs) -> Outcome {
     let title = text(&args.title, "title", 200)?;
     if !is_member(actor, args.community_id)? {
-        return Err(rule(format!(
-            "you are not a member of community {}",
-            args.community_id
-        )));
+        return Err(not_a_member(args.community_id));
     }
     let mut proposal = Row::new();
     proposal.insert("community_id".into(), json!(args.community_id));
@@ -135,16 +140,21 @@ pub(super) fn create_proposal(actor: &Actor, args: ProposalArgs) -> Outcome {
     insert(actor.store, "proposals", proposal).map(Value::Object)
 }
 
+fn not_a_member(community: i64) -> StoreError {
+    rule(format!("you are not a member of community {community}"))
+}
+
 /// The guild's next tick: the accepted proposals' effects applied to the latest state
-/// as a new state; they become `applied`.
-pub(super) fn guild_tick(actor: &Actor) -> Outcome {
-    let latest = first(actor.store, Select::from("game_state").order("tick", false))?
+/// as a new state; they become `applied`. The game's to run, never a player's (see
+/// [`super::tick_guild`]).
+pub(super) fn guild_tick(store: &LocalStore) -> Outcome {
+    let latest = first(store, Select::from("game_state").order("tick", false))?
         .ok_or_else(|| rule("the guild has no state yet".into()))?;
     let state = int(&latest, "id");
     let accepted = Select::from("guild_proposals")
         .eq("state_id", state)
         .eq("status", "accepted");
-    let accepted = actor.store.run_select(&accepted)?;
+    let accepted = store.run_select(&accepted)?;
     let effect = |name: &str| -> i64 {
         accepted
             .iter()
@@ -165,11 +175,11 @@ pub(super) fn guild_tick(actor: &Actor) -> Outcome {
         "morale".into(),
         json!(clamp_stat(int(&latest, "morale") + effect("morale"))),
     );
-    let next = insert(actor.store, "game_state", next)?;
+    let next = insert(store, "game_state", next)?;
     let applied = set("guild_proposals", vec![("status", json!("applied"))])
         .eq("state_id", state)
         .eq("status", "accepted");
-    let applied = update(actor.store, applied)?;
+    let applied = update(store, applied)?;
     Ok(json!({
         "tick": next.get("tick"), "gold": next.get("gold"), "food": next.get("food"),
         "morale": next.get("morale"), "applied": applied,

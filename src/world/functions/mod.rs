@@ -1,5 +1,5 @@
 //! The world's rules for the local store: the Rust twin of the action functions in
-//! `migrations/0006_actions.sql`, registered as the local store's `rpc` functions so
+//! `migrations/0006_actions.sql` and `0008_player_rules.sql`, registered as the local store's `rpc` functions so
 //! offline play gives the answers Supabase gives. Each function acts as the signed-in
 //! user's world user (`users.auth_id` = the store's `sub`), checks the same rules with
 //! the same words, changes the rows, and records its result under the user's ledger
@@ -65,10 +65,68 @@ pub fn install(store: LocalStore) -> LocalStore {
         )
         .with_function(
             "guild_tick",
-            action("guild_tick", |actor, _: Map<String, Value>| {
-                guild_tick(actor)
-            }),
+            Rc::new(|_: &LocalStore, _: &Row| Err(not_the_game())),
         )
+}
+
+/// The guild's next tick, run by the game itself (offline the page is the game): the
+/// accepted proposals' effects applied to the latest state as a new state. A player's
+/// `guild_tick` rpc is refused, as the database refuses anon and authenticated.
+pub fn tick_guild(store: &LocalStore) -> Result<Value, StoreError> {
+    guild_tick(store)
+}
+
+fn not_the_game() -> StoreError {
+    StoreError::PermissionDenied("only the game runs the guild's tick".into())
+}
+
+/// A job and an item that would make gold from nothing, in the words of the database's
+/// `gold_loop()` (`migrations/0008_player_rules.sql`, with the proof): a job that pays
+/// for no energy, or one that pays more per energy than an item on sale costs per
+/// energy it restores. `None` when every cycle of work, buy and eat nets no gold.
+pub fn gold_loop(store: &LocalStore) -> Result<Option<String>, StoreError> {
+    let mut jobs = store.run_select(&Select::from("jobs").order("name", true))?;
+    jobs.retain(|job| int(job, "pay") > 0);
+    if let Some(job) = jobs.iter().find(|job| int(job, "energy_cost") == 0) {
+        return Ok(Some(format!(
+            "{} pays {} gold for no energy",
+            text_of(job, "name"),
+            int(job, "pay")
+        )));
+    }
+    let on_sale = Select::from("market_items")
+        .eq("available", true)
+        .order("name", true);
+    let foods: Vec<(Row, i64)> = store
+        .run_select(&on_sale)?
+        .into_iter()
+        .filter_map(|item| {
+            let energy = item.get("effects")?.get("energy")?.as_i64()?;
+            (energy > 0).then_some((item, energy))
+        })
+        .collect();
+    for job in &jobs {
+        let (pay, cost) = (int(job, "pay"), int(job, "energy_cost"));
+        for (item, energy) in &foods {
+            let price = int(item, "price");
+            if i128::from(price) * i128::from(cost) < i128::from(pay) * i128::from(*energy) {
+                return Ok(Some(format!(
+                    "{} pays {pay} gold for {cost} energy, and {} restores {energy} energy for \
+                     {price} gold: work, buy and eat would make gold",
+                    text_of(job, "name"),
+                    text_of(item, "name"),
+                )));
+            }
+        }
+    }
+    Ok(None)
+}
+
+fn text_of(row: &Row, column: &str) -> String {
+    row.get(column)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// Plays as world user `id` in the local store: links that user to a local sign-in
@@ -135,6 +193,9 @@ fn recorded(store: &LocalStore, sub: &str, key: &str) -> Result<Option<Value>, S
     Ok(first(store, select)?.and_then(|mut row| row.remove("result")))
 }
 
+/// The most characters of a ledger key (the database's `applied_actions` cap).
+const MAX_KEY_CHARS: usize = 256;
+
 fn record(
     store: &LocalStore,
     sub: &str,
@@ -142,6 +203,12 @@ fn record(
     tool: &str,
     result: &Value,
 ) -> Result<(), StoreError> {
+    let size = key.chars().count();
+    if size > MAX_KEY_CHARS {
+        return Err(rule(format!(
+            "the key is {size} characters; at most {MAX_KEY_CHARS}"
+        )));
+    }
     let mut row = Row::new();
     row.insert("user_id".into(), json!(sub));
     row.insert("key".into(), json!(key));
@@ -282,21 +349,32 @@ fn join_battle(actor: &Actor, args: BattleArgs) -> Outcome {
                 args.battle_id
             ))
         })?;
+    let me = actor.id();
+    let fought = Select::from("battle_participants")
+        .eq("battle_id", args.battle_id)
+        .eq("user_id", me);
+    let fought = first(actor.store, fought)?;
+    // A fighter keeps their side, whatever community they move to.
+    if let Some(earlier) = &fought
+        && int(earlier, "side") != side
+    {
+        return Err(rule(format!(
+            "you fight for side {} of battle {}; you cannot change sides",
+            int(earlier, "side"),
+            args.battle_id
+        )));
+    }
     let energy = int(&actor.me, "energy");
     if energy < amount {
         return Err(rule(format!(
             "Insufficient energy. Need {amount}, have {energy}"
         )));
     }
-    let me = actor.id();
     update(
         actor.store,
         set("users", vec![("energy", json!(energy - amount))]).eq("id", me),
     )?;
-    let fought = Select::from("battle_participants")
-        .eq("battle_id", args.battle_id)
-        .eq("user_id", me);
-    match first(actor.store, fought)? {
+    match fought {
         Some(earlier) => {
             let damage = int(&earlier, "damage_dealt") + amount;
             let more = set("battle_participants", vec![("damage_dealt", json!(damage))])
