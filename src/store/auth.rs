@@ -389,12 +389,19 @@ impl Account {
         Ok(session)
     }
 
+    /// Signs out here only, and returns the login that was held, so that its project's
+    /// server can be told later (by [`AuthClient::sign_out`]).
+    pub fn forget(&self) -> Option<Login> {
+        let session = self.login();
+        self.keep(None);
+        session
+    }
+
     /// Signs out here at once (when called, not when awaited), then on the server;
     /// signed out here even if the server cannot be reached (its tokens then expire
     /// on their own).
     pub fn sign_out(&self) -> impl Future<Output = Result<(), AuthError>> + '_ {
-        let session = self.login();
-        self.keep(None);
+        let session = self.forget();
         async move {
             match session {
                 Some(session) => match self.client.sign_out(&session).await {
