@@ -70,7 +70,8 @@ async fn until_seen(what: &str, ready: impl Fn(&[Value]) -> bool) -> Vec<Value> 
 async fn a_login_is_never_sent_to_another_project() {
     local_storage().clear().unwrap();
     let (home, other) = capture::origins();
-    let (home_url, other_url) = (format!("{home}/l1"), format!("{other}/l1"));
+    let tag = capture::tag("l1");
+    let (home_url, other_url) = (format!("{home}{tag}"), format!("{other}{tag}"));
     // Signed in to the first project; its token expires within the minute, so the
     // next use would refresh it.
     let login = demo::account(&home_url, KEY)
@@ -102,8 +103,8 @@ async fn a_login_is_never_sent_to_another_project() {
     );
     let seen = capture::seen().await;
     assert_eq!(
-        capture::at(&seen, other, "/l1/"),
-        [format!("GET {other}/l1/rest/v1/memories?select=*")],
+        capture::at(&seen, other, &tag),
+        [format!("GET {other}{tag}/rest/v1/memories?select=*")],
         "the other project was read as anon, and nothing else"
     );
     assert_eq!(
@@ -116,7 +117,8 @@ async fn a_login_is_never_sent_to_another_project() {
 async fn saving_another_backend_signs_out_and_no_token_reaches_it() {
     local_storage().clear().unwrap();
     let (home, other) = capture::origins();
-    let (home_url, other_url) = (format!("{home}/l2"), format!("{other}/l2"));
+    let tag = capture::tag("l2");
+    let (home_url, other_url) = (format!("{home}{tag}"), format!("{other}{tag}"));
     let settings = Settings {
         backend: supabase(&home_url),
         ..Settings::default()
@@ -156,12 +158,12 @@ async fn saving_another_backend_signs_out_and_no_token_reaches_it() {
     );
     // The old project is told, at its own URL, with its own token.
     let seen = until_seen("the sign-out at the old project", |seen| {
-        !capture::at(seen, home, "/l2/auth/v1/logout").is_empty()
+        !capture::at(seen, home, &format!("{tag}/auth/v1/logout")).is_empty()
     })
     .await;
     let logout = seen
         .iter()
-        .find(|r| r["path"] == "/l2/auth/v1/logout")
+        .find(|r| r["path"] == format!("{tag}/auth/v1/logout").as_str())
         .unwrap();
     assert_eq!(
         logout["headers"]["authorization"],
@@ -169,7 +171,7 @@ async fn saving_another_backend_signs_out_and_no_token_reaches_it() {
     );
     // The rebuilt chat reads the new project's world, as anon.
     let seen = until_seen("the new project's world read", |seen| {
-        !capture::at(seen, other, "/l2/").is_empty()
+        !capture::at(seen, other, &tag).is_empty()
     })
     .await;
     assert_eq!(
@@ -189,7 +191,7 @@ async fn an_embedded_widget_keeps_no_refresh_token_in_local_storage() {
         .unwrap();
     let host = Host::new();
     let (home, _) = capture::origins();
-    let url = format!("{home}/l3");
+    let url = format!("{home}{}", capture::tag("l3"));
     let login = demo::account(&url, KEY)
         .sign_in_anonymously()
         .await

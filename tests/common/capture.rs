@@ -21,6 +21,12 @@ pub fn origins() -> (&'static str, &'static str) {
     }
 }
 
+/// A path prefix of this run's own (`/name-123456`), so that what one run asks of a
+/// server that outlives it is told apart from another's.
+pub fn tag(name: &str) -> String {
+    format!("/{name}-{}", (js_sys::Math::random() * 1e9) as u64)
+}
+
 /// Every request either origin has recorded, oldest first.
 pub async fn seen() -> Vec<Value> {
     let (home, _) = origins();

@@ -4,8 +4,8 @@ that a sign-in's tokens and our headers go nowhere they were not issued for.
 
 On either port:
   POST <prefix>/auth/v1/signup and <prefix>/auth/v1/token?grant_type=...
-      a Supabase Auth session for an anonymous user, access token `access-<n>` and
-      refresh token `refresh-<n>` (fresh each time), expiring in 30 s (so that the
+      a Supabase Auth session for a new anonymous user, access token `access-<n>` and
+      refresh token `refresh-<n>` (n random hex), expiring in 30 s (so that the
       client's next use refreshes it)
   POST <prefix>/auth/v1/logout    204
   GET  <prefix>/rest/v1/...       []        (anything else: {"id": 1}, a world user
@@ -19,6 +19,7 @@ would send after a redirect does arrive. Prints
 `listening on PORT OTHER_PORT` once both are bound. Standard library only.
 """
 import json
+import secrets
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -26,7 +27,6 @@ from urllib.parse import parse_qs, urlparse
 
 LOCK = threading.Lock()
 SEEN = []
-ISSUED = [0]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -85,9 +85,7 @@ class Handler(BaseHTTPRequestHandler):
             self.cors()
             return self.end_headers()
         if url.path.endswith("/auth/v1/signup") or url.path.endswith("/auth/v1/token"):
-            with LOCK:
-                ISSUED[0] += 1
-                n = ISSUED[0]
+            n = secrets.token_hex(8)
             return self.reply(200, {
                 "access_token": f"access-{n}", "token_type": "bearer", "expires_in": 30,
                 "refresh_token": f"refresh-{n}",
