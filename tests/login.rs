@@ -2,7 +2,8 @@
 //! page) never reaches another project's URL — not when the settings name another
 //! project, not after saving another backend, which signs out — and a widget in
 //! someone else's page keeps no refresh token in that page's `localStorage`. The
-//! projects are the capture server's two loopback origins (`scripts/test.sh`).
+//! projects are the capture server's two loopback origins (`scripts/test.sh`). And a
+//! sibling: a saved proxy token does not follow a changed proxy address unasked.
 #![cfg(target_arch = "wasm32")]
 // clippy does not see `#[wasm_bindgen_test]` functions as tests.
 #![allow(
@@ -211,6 +212,60 @@ async fn an_embedded_widget_keeps_no_refresh_token_in_local_storage() {
     assert_eq!(demo::account(&url, KEY).login(), Some(login.clone()));
     assert_eq!(demo::identity_for(&supabase(&url)).user, login.user.id);
     drop(host);
+}
+
+#[wasm_bindgen_test]
+async fn a_saved_proxy_token_does_not_follow_a_changed_address_unless_typed_again() {
+    use familiar::app::settings::{ModelSource, Settings};
+    use familiar::llm::openai::ModelSettings;
+    use familiar::ui::SettingsPanel;
+    use leptos::prelude::*;
+    let mut model = ModelSettings::new("https://llm.example.com/v1", "m");
+    model.extra_header = Some(("X-Proxy-Token".into(), "team-42".into()));
+    let saved = Settings {
+        model: ModelSource::Proxy(model),
+        ..Settings::default()
+    };
+    let applied = RwSignal::new(Vec::<Settings>::new());
+    let root: HtmlElement = document().create_element("div").unwrap().unchecked_into();
+    document().body().unwrap().append_child(&root).unwrap();
+    let current = saved.clone();
+    let mounted = leptos::mount::mount_to(root.clone(), move || {
+        view! {
+            <SettingsPanel
+                current=Signal::derive(move || current.clone())
+                on_save=move |s: Settings| {
+                    applied.update(|a| a.push(s));
+                    Vec::new()
+                }
+            />
+        }
+    });
+    leptos::task::tick().await;
+    fill(&root, ".proxy-url", "https://elsewhere.example/v1");
+    click(&root, ".settings-save");
+    leptos::task::tick().await;
+    assert!(applied.with_untracked(Vec::is_empty), "not saved");
+    assert!(
+        text_of(&root, "#error-model").contains("type it again"),
+        "{}",
+        text_of(&root, "#error-model")
+    );
+    // Typed again, it goes where the person now says.
+    fill(&root, ".proxy-header", "X-Proxy-Token: team-42");
+    click(&root, ".settings-save");
+    leptos::task::tick().await;
+    let sent = applied.with_untracked(|a| a.first().map(|s| s.model.clone()));
+    let Some(ModelSource::Proxy(model)) = sent else {
+        panic!("not saved: {sent:?}");
+    };
+    assert_eq!(model.base_url, "https://elsewhere.example/v1");
+    assert_eq!(
+        model.extra_header,
+        Some(("X-Proxy-Token".into(), "team-42".into()))
+    );
+    drop(mounted);
+    root.remove();
 }
 
 /// A `#familiar` element, as a page embedding the widget has, while it lives.
