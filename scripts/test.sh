@@ -37,6 +37,18 @@ start_servers() {
     "$LITELLM_VENV/bin/litellm" --config "$ROOT/tests/servers/litellm/config.yaml" \
     --host 127.0.0.1 --port "$port" >"$log/litellm" 2>&1 & servers+=($!)
   export FAMILIAR_LITELLM_URL="http://127.0.0.1:$port"
+  # Two loopback origins that record every request: a sign-in's tokens and our headers
+  # must never reach the one they were not meant for (tests/login.rs, tests/web.rs).
+  setsid python3 tests/servers/capture_server.py >"$log/capture" 2>&1 & servers+=($!)
+  local ports=
+  for _ in $(seq 50); do
+    ports=$(awk '/^listening on/ { print $3, $4 }' "$log/capture")
+    [ -n "$ports" ] && break
+    sleep 0.1
+  done
+  [ -n "$ports" ] || { cat "$log/capture"; die "the capture server did not start"; }
+  export FAMILIAR_CAPTURE_URL="http://127.0.0.1:${ports% *}"
+  export FAMILIAR_CAPTURE_OTHER_URL="http://127.0.0.1:${ports#* }"
 }
 
 wait_for_litellm() {
@@ -76,10 +88,10 @@ cargo clippy --quiet --lib --target wasm32-unknown-unknown --no-default-features
 step "native tests"
 cargo test 2>&1 | tee "$log/native"
 
-step "browser tests (wasm-bindgen-test, headless Chromium; LiteLLM at $FAMILIAR_LITELLM_URL, faults at $FAMILIAR_FAULT_URL)"
+step "browser tests (wasm-bindgen-test, headless Chromium; LiteLLM at $FAMILIAR_LITELLM_URL, faults at $FAMILIAR_FAULT_URL, capture at $FAMILIAR_CAPTURE_URL and $FAMILIAR_CAPTURE_OTHER_URL)"
 wait_for_litellm
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --target wasm32-unknown-unknown --test ui --test web --test api --test store_conformance 2>&1 | tee "$log/browser"
+  cargo test --target wasm32-unknown-unknown --test ui --test web --test login --test api --test store_conformance 2>&1 | tee "$log/browser"
 # The model client's suite prints its fault matrix (the table of every fault's outcome).
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --target wasm32-unknown-unknown --test model_client -- --nocapture 2>&1 | tee -a "$log/browser"

@@ -1,6 +1,7 @@
 //! Signing in through Supabase Auth's REST API against a scripted HTTP peer: the
 //! requests the client makes, the session it keeps across a reload, refreshing before
-//! expiry, and ended sessions said plainly.
+//! expiry, and ended sessions said plainly; and a login's tokens going only to the
+//! project that issued them.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod common;
@@ -40,13 +41,27 @@ fn session(token: &str, expires_in: i64) -> String {
 }
 
 fn account(http: &Rc<ScriptedHttp>, clock: &ManualClock, memory: &Memory) -> Account {
-    let client = AuthClient::new(
-        "https://demo.supabase.co/rest/v1/",
-        "anon-key",
-        http.clone(),
-        Rc::new(clock.clone()),
-    );
+    account_of("https://demo.supabase.co/rest/v1/", http, clock, memory)
+}
+
+/// An account of the project at `url`, keeping its login in `memory`.
+fn account_of(url: &str, http: &Rc<ScriptedHttp>, clock: &ManualClock, memory: &Memory) -> Account {
+    let client = AuthClient::new(url, "anon-key", http.clone(), Rc::new(clock.clone()));
     Account::new(client, Box::new(memory.clone()))
+}
+
+/// Whether any request so far went to `origin`, or carried `secret` anywhere.
+fn sent(http: &ScriptedHttp, origin: &str, secret: &str) -> Vec<String> {
+    http.requests
+        .borrow()
+        .iter()
+        .filter(|r| {
+            r.url.starts_with(origin)
+                || r.headers.iter().any(|(_, v)| v.contains(secret))
+                || r.body.as_deref().is_some_and(|b| b.contains(secret))
+        })
+        .map(|r| format!("{} {}", r.method, r.url))
+        .collect()
 }
 
 fn body(http: &ScriptedHttp, n: usize) -> Value {
@@ -269,5 +284,186 @@ fn a_write_with_no_one_signed_in_is_refused_before_it_is_sent() {
         http.header(0, "authorization").as_deref(),
         Some("Bearer anon-key"),
         "reads go as anon"
+    );
+}
+
+#[test]
+fn a_login_records_the_project_that_issued_it() {
+    let (http, clock, memory) = (
+        Rc::new(ScriptedHttp::default()),
+        ManualClock::starting_at(NOW_MS),
+        Memory::default(),
+    );
+    http.reply(200, &session("first", 3600));
+    block_on(account(&http, &clock, &memory).sign_in_anonymously()).unwrap();
+    let kept: Value = serde_json::from_str(&memory.load().unwrap()).unwrap();
+    assert_eq!(kept["project"], "https://demo.supabase.co");
+}
+
+#[test]
+fn a_kept_login_of_another_project_is_discarded_and_its_tokens_never_sent() {
+    let (http, clock, memory) = (
+        Rc::new(ScriptedHttp::default()),
+        ManualClock::starting_at(NOW_MS),
+        Memory::default(),
+    );
+    // Signed in to the first project with a token about to expire: the next use
+    // would refresh it.
+    http.reply(200, &session("first", 30));
+    block_on(account(&http, &clock, &memory).sign_in_anonymously()).unwrap();
+    // The settings now name another project.
+    http.reply(200, &session("stolen", 3600));
+    let other = account_of("https://other.example.com", &http, &clock, &memory);
+    assert_eq!(other.login(), None);
+    assert_eq!(memory.load().as_deref(), Some("null"), "discarded");
+    assert_eq!(block_on(other.access_token()), Err(AuthError::SignedOut));
+    assert_eq!(
+        sent(&http, "https://other.example.com", "first"),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_login_kept_without_its_project_is_discarded() {
+    let (http, clock, memory) = (
+        Rc::new(ScriptedHttp::default()),
+        ManualClock::starting_at(NOW_MS),
+        Memory::default(),
+    );
+    // The form logins were kept in before they recorded their project.
+    memory.save(
+        &json!({
+            "access_token": "old", "refresh_token": "refresh-old",
+            "expires_at": NOW_MS / 1000 + 30, "user": {"id": "4b1d"},
+        })
+        .to_string(),
+    );
+    let account = account(&http, &clock, &memory);
+    assert_eq!(account.login(), None);
+    assert_eq!(memory.load().as_deref(), Some("null"));
+    assert_eq!(block_on(account.access_token()), Err(AuthError::SignedOut));
+    assert!(http.requests.borrow().is_empty());
+}
+
+#[test]
+fn the_auth_client_refuses_another_projects_login_before_sending_it() {
+    let (http, clock) = (
+        Rc::new(ScriptedHttp::default()),
+        ManualClock::starting_at(NOW_MS),
+    );
+    let login: familiar::store::auth::Login = serde_json::from_value(json!({
+        "project": "https://demo.supabase.co",
+        "access_token": "first", "refresh_token": "refresh-first",
+        "expires_at": NOW_MS / 1000 + 30, "user": {"id": "4b1d"},
+    }))
+    .unwrap();
+    let other = AuthClient::new(
+        "https://other.example.com",
+        "anon-key",
+        http.clone(),
+        Rc::new(clock.clone()),
+    );
+    for _ in 0..3 {
+        http.reply(200, &session("stolen", 3600));
+    }
+    let refused = |e: &AuthError| {
+        *e == AuthError::OtherProject("https://demo.supabase.co".into())
+            && e.to_string().contains("another project")
+    };
+    assert!(refused(&block_on(other.refresh(&login)).unwrap_err()));
+    assert!(refused(&block_on(other.user(&login)).unwrap_err()));
+    assert!(refused(&block_on(other.sign_out(&login)).unwrap_err()));
+    assert!(http.requests.borrow().is_empty());
+    // Its own project takes it, however its URL is written.
+    let own = AuthClient::new(
+        "HTTPS://Demo.supabase.co/rest/v1/",
+        "anon-key",
+        http.clone(),
+        Rc::new(clock.clone()),
+    );
+    assert_eq!(
+        block_on(own.refresh(&login)).unwrap().access_token,
+        "stolen"
+    );
+}
+
+#[test]
+fn a_signed_in_store_never_lends_its_login_to_another_projects_endpoint() {
+    let (http, clock, memory) = (
+        Rc::new(ScriptedHttp::default()),
+        ManualClock::starting_at(NOW_MS),
+        Memory::default(),
+    );
+    http.reply(200, &session("user-jwt", 3600));
+    let account = Rc::new(account(&http, &clock, &memory));
+    block_on(account.sign_in_anonymously()).unwrap();
+    let elsewhere = PostgrestStore::supabase(
+        "https://other.example.com",
+        "other-anon-key",
+        http.clone(),
+        Rc::new(clock.clone()),
+        Box::new(|| 0.5),
+    );
+    let store = SignedInStore::new(elsewhere, account);
+    http.reply(200, "[]");
+    block_on(store.select(&Select::from("memories"))).unwrap();
+    assert_eq!(
+        http.header(1, "authorization").as_deref(),
+        Some("Bearer other-anon-key"),
+        "reads go as anon"
+    );
+    let call = familiar::store::Rpc {
+        function: "do_work".into(),
+        args: familiar::store::Row::new(),
+    };
+    let refused = block_on(store.rpc(&call)).unwrap_err();
+    assert!(
+        matches!(&refused, StoreError::PermissionDenied(why) if why.contains("sign in to this project")),
+        "{refused:?}"
+    );
+    assert_eq!(http.requests.borrow().len(), 2, "the write is not sent");
+    assert_eq!(
+        sent(&http, "https://nowhere.invalid", "user-jwt"),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn signing_out_forgets_the_login_when_called_not_when_the_server_answers() {
+    let (http, clock, memory) = (
+        Rc::new(ScriptedHttp::default()),
+        ManualClock::starting_at(NOW_MS),
+        Memory::default(),
+    );
+    http.reply(200, &session("user-jwt", 3600));
+    let account = account(&http, &clock, &memory);
+    block_on(account.sign_in_anonymously()).unwrap();
+    let ending = account.sign_out();
+    assert_eq!(account.login(), None);
+    assert_eq!(memory.load().as_deref(), Some("null"));
+    http.reply(204, "");
+    block_on(ending).unwrap();
+    assert!(http.requests.borrow()[1].url.ends_with("/auth/v1/logout"));
+}
+
+#[test]
+fn a_project_is_the_same_however_its_url_is_written() {
+    use familiar::store::auth::project_root;
+    for url in [
+        "https://demo.supabase.co",
+        " https://demo.supabase.co/ ",
+        "HTTPS://Demo.Supabase.co/rest/v1/",
+        "https://demo.supabase.co/rest/v1",
+    ] {
+        assert_eq!(project_root(url), "https://demo.supabase.co", "{url}");
+    }
+    assert_eq!(
+        project_root("http://127.0.0.1:8000/Project/rest/v1"),
+        "http://127.0.0.1:8000/Project",
+        "a path is kept as written"
+    );
+    assert_ne!(
+        project_root("https://demo.supabase.co"),
+        project_root("https://demo.supabase.co.evil.example")
     );
 }

@@ -1,11 +1,16 @@
-//! The browser implementations of the seams, against the real browser.
+//! The browser implementations of the seams, against the real browser; `fetch`
+//! against the capture server's two loopback origins (`scripts/test.sh` starts it).
 #![cfg(target_arch = "wasm32")]
 // clippy does not see `#[wasm_bindgen_test]` functions as tests.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "common/capture.rs"]
+mod capture;
+
 use familiar::base::clock::Clock;
+use familiar::base::http::{Http, HttpError, HttpRequest};
 use familiar::tool::{NoArgs, Tool};
-use familiar::web::{BrowserClock, PageTitle};
+use familiar::web::{BrowserClock, Fetch, PageTitle};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -50,5 +55,66 @@ async fn page_title_reads_the_title_and_address() {
         !info.url.contains("secret") && !info.url.contains("access_token"),
         "{}",
         info.url
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_request_with_our_headers_never_follows_a_redirect_to_another_origin() {
+    let (home, other) = capture::origins();
+    let tag = capture::tag("redirected");
+    let secret = |what: &str| format!("{what}{}", tag.replace('/', "-"));
+    let secrets = [
+        secret("key"),
+        secret("token"),
+        secret("jwt"),
+        secret("refresh"),
+    ];
+    let request = HttpRequest {
+        method: "POST",
+        url: format!("{home}/redirect?to={other}{tag}"),
+        headers: vec![
+            ("apikey".into(), secrets[0].clone()),
+            ("x-proxy-token".into(), secrets[1].clone()),
+            ("authorization".into(), format!("Bearer {}", secrets[2])),
+            ("content-type".into(), "application/json".into()),
+        ],
+        body: Some(format!(r#"{{"refresh_token": "{}"}}"#, secrets[3])),
+    };
+    let result = Fetch.send(request).await;
+    assert!(
+        matches!(result, Err(HttpError::Network(_))),
+        "a redirect is a network error, got status {:?}",
+        result.map(|r| r.status)
+    );
+    let seen = capture::seen().await;
+    assert_eq!(
+        capture::at(&seen, home, &format!("/redirect?to={other}{tag}")).len(),
+        1,
+        "the request reached its own server"
+    );
+    assert_eq!(capture::at(&seen, other, &tag), Vec::<String>::new());
+    let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    assert_eq!(
+        capture::carrying(&seen, other, &secrets),
+        Vec::<String>::new()
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_bare_get_still_follows_a_redirect() {
+    // A character file by URL carries nothing of ours, and may have moved.
+    let (home, other) = capture::origins();
+    let tag = capture::tag("moved");
+    let request = HttpRequest {
+        method: "GET",
+        url: format!("{home}/redirect?to={other}{tag}"),
+        headers: Vec::new(),
+        body: None,
+    };
+    assert_eq!(Fetch.send(request).await.unwrap().status, 200);
+    let seen = capture::seen().await;
+    assert_eq!(
+        capture::at(&seen, other, &tag),
+        [format!("GET {other}{tag}")]
     );
 }

@@ -74,6 +74,41 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// The proxy token these settings would send to another server than the one it
+    /// was saved for (`before`'s proxy): a token is given for one server, so it does
+    /// not follow a changed address unless the person types it again. `None` when the
+    /// token stays with its server, or there is none.
+    pub fn moved_token(&self, before: &Settings) -> Option<FieldProblem> {
+        let (ModelSource::Proxy(now), ModelSource::Proxy(then)) = (&self.model, &before.model)
+        else {
+            return None;
+        };
+        let (from, to) = (origin(&then.base_url), origin(&now.base_url));
+        (then.extra_header.is_some() && now.extra_header == then.extra_header && from != to).then(
+            || FieldProblem {
+                field: "model",
+                message: format!(
+                    "the extra header was given for {from}: type it again to send it to {to}, \
+                     or clear it"
+                ),
+            },
+        )
+    }
+}
+
+/// A URL's scheme, host and port, in lower case.
+fn origin(url: &str) -> String {
+    let url = url.trim().to_ascii_lowercase();
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+            format!("{scheme}://{host}")
+        }
+        None => url,
+    }
+}
+
 /// One problem with one field.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldProblem {
@@ -186,6 +221,35 @@ mod tests {
             settings,
             "the demo's own page keeps it"
         );
+    }
+
+    #[test]
+    fn a_proxy_token_does_not_follow_a_changed_address_unasked() {
+        let proxy = |url: &str, token: Option<&str>| {
+            let mut model = crate::llm::openai::ModelSettings::new(url, "m");
+            model.extra_header = token.map(|t| ("X-Proxy-Token".into(), t.into()));
+            Settings {
+                model: ModelSource::Proxy(model),
+                ..Settings::default()
+            }
+        };
+        let saved = proxy("https://llm.example.com/v1", Some("team-42"));
+        let moved = proxy("https://elsewhere.example/v1", Some("team-42"));
+        let problem = moved.moved_token(&saved).unwrap();
+        assert_eq!(problem.field, "model");
+        assert_eq!(
+            problem.message,
+            "the extra header was given for https://llm.example.com: type it again to send \
+             it to https://elsewhere.example, or clear it"
+        );
+        for fine in [
+            proxy("https://LLM.example.com/v2", Some("team-42")),
+            proxy("https://elsewhere.example/v1", Some("team-43")),
+            proxy("https://elsewhere.example/v1", None),
+        ] {
+            assert_eq!(fine.moved_token(&saved), None, "{:?}", fine.model);
+        }
+        assert_eq!(moved.moved_token(&Settings::default()), None);
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod characters;
 
 use std::rc::Rc;
 
+use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -16,11 +17,12 @@ use crate::compose::delegate::Delegate;
 use crate::llm::Llm;
 use crate::llm::openai::OpenAiClient;
 use crate::llm::rules::RulesModel;
-use crate::store::auth::{Account, AuthClient, SignedInStore};
+use crate::store::auth::{Account, AuthClient, AuthError, SignedInStore};
 use crate::store::{LocalStore, Persist, Row, Rpc, Store, StoreError};
 use crate::tool::{CurrentTime, ToolRegistry};
 use crate::web::{
-    BrowserClock, BrowserStorage, Fetch, LocalStorage, PageTitle, load_json, save_json, supabase,
+    BrowserClock, BrowserStorage, Fetch, LocalStorage, PageMemory, PageTitle, in_host_page,
+    load_json, remove, save_json, supabase,
 };
 use crate::world;
 pub use characters::{CHARACTERS, character};
@@ -40,14 +42,14 @@ struct Player {
     id: i64,
 }
 
-/// Who acts in the world `backend` names: in a Supabase project, the signed-in user
-/// (from the session kept in the page) and the world user they entered as; no one
-/// (id 0, empty user) before signing in, so writes are refused plainly.
+/// Who acts in the world `backend` names: in a Supabase project, the user signed in
+/// to that project and the world user they entered as; no one (id 0, empty user)
+/// before signing in, so writes are refused plainly.
 pub fn identity_for(backend: &Backend) -> Participant {
     match backend {
         Backend::Local => Participant::local(),
-        Backend::Supabase { .. } => {
-            let Some(sub) = signed_in_user() else {
+        Backend::Supabase { url, anon_key } => {
+            let Some(sub) = signed_in_user(url, anon_key) else {
                 return Participant {
                     owner: 0,
                     me: 0,
@@ -66,17 +68,54 @@ pub fn identity_for(backend: &Backend) -> Participant {
     }
 }
 
-/// The id of the user signed in to the Supabase project, if any.
-pub fn signed_in_user() -> Option<String> {
-    let text = LocalStorage::new(AUTH_KEY).load()?;
-    let session: crate::store::auth::Login = serde_json::from_str(&text).ok()?;
-    Some(session.user.id)
+/// The id of the user signed in to the Supabase project at `url`, if any (a login of
+/// another project is discarded, not read).
+pub fn signed_in_user(url: &str, anon_key: &str) -> Option<String> {
+    Some(account(url, anon_key).login()?.user.id)
 }
 
-/// The sign-in to a Supabase project, with its session kept in `localStorage`.
+/// The sign-in to a Supabase project. Its login is kept in `localStorage` on the
+/// demo's own page, so it survives a reload; a widget in someone else's page keeps it
+/// only in the page's memory (any script of that page can read its `localStorage`,
+/// and a refresh token there would outlive the visit), as the proxy token is kept.
 pub fn account(url: &str, anon_key: &str) -> Account {
     let client = AuthClient::new(url, anon_key, Rc::new(Fetch), Rc::new(BrowserClock));
-    Account::new(client, Box::new(LocalStorage::new(AUTH_KEY)))
+    Account::new(client, login_storage(in_host_page()))
+}
+
+/// Where the login is kept: see [`account`]. In a host page, a login an earlier
+/// version left in `localStorage` is removed.
+fn login_storage(embedded: bool) -> Box<dyn Persist> {
+    if embedded {
+        remove(AUTH_KEY);
+        Box::new(PageMemory::new(AUTH_KEY))
+    } else {
+        Box::new(LocalStorage::new(AUTH_KEY))
+    }
+}
+
+/// Leaves the backend the settings named for the one they name now. A change of
+/// backend (another URL or key, or the page's own world) signs out of the old project
+/// here at once, so no login of it is left to follow the settings elsewhere; the
+/// future returned tells the old project's server (its own URL, where its tokens
+/// belong) to end the session. `None` when there was nothing to sign out of.
+pub fn change_backend(old: &Backend, new: &Backend) -> Option<LocalBoxFuture<'static, ()>> {
+    let Backend::Supabase { url, anon_key } = old else {
+        return None;
+    };
+    if old == new {
+        return None;
+    }
+    let login = account(url, anon_key).forget()?;
+    let client = AuthClient::new(url, anon_key, Rc::new(Fetch), Rc::new(BrowserClock));
+    Some(Box::pin(async move {
+        match client.sign_out(&login).await {
+            Ok(()) | Err(AuthError::SessionEnded(_)) => {}
+            Err(error) => web_sys::console::warn_1(
+                &format!("familiar: signed out here; the old project was not told: {error}").into(),
+            ),
+        }
+    }))
 }
 
 /// A Supabase project's world as the signed-in user (anon before signing in).

@@ -5,6 +5,11 @@
 //! fresh access token; [`SignedInStore`] puts that token on every PostgREST request
 //! (the `apikey` header stays the anon key). An ended session — expired past refresh,
 //! or revoked — is [`AuthError::SessionEnded`], said plainly, never a silent failure.
+//!
+//! A login belongs to the project that issued it ([`Login::project`]): its tokens go
+//! to that project's URL and nowhere else. [`AuthClient`] refuses, unsent, a login of
+//! another project; an [`Account`] discards one it finds kept; [`SignedInStore`] never
+//! puts a login on requests to another project's endpoint.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -36,9 +41,14 @@ pub struct AuthUser {
     pub is_anonymous: bool,
 }
 
-/// A login: the tokens of a signed-in user and whom they belong to.
+/// A login: the tokens of a signed-in user, whom they belong to, and which project
+/// issued them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Login {
+    /// The issuing project's root URL, as [`project_root`] gives it: its tokens are
+    /// sent there only. A kept login without one (saved before logins recorded their
+    /// project) does not read, and so is discarded.
+    pub project: String,
     pub access_token: String,
     pub refresh_token: String,
     /// When the access token expires, in seconds since the epoch.
@@ -53,9 +63,14 @@ impl Login {
         self.expires_at - now_ms / 1000 <= REFRESH_MARGIN_S
     }
 
-    /// The session from Supabase Auth's answer, at `now_ms` (`expires_at` is computed
-    /// from `expires_in` when the server leaves it out).
-    fn from_answer(answer: &Value, now_ms: i64) -> Result<Self, AuthError> {
+    /// Whether `project` (a root URL or REST endpoint) is the one that issued this login.
+    pub fn is_for(&self, project: &str) -> bool {
+        !self.project.is_empty() && self.project == project_root(project)
+    }
+
+    /// The session from `project`'s Supabase Auth answer, at `now_ms` (`expires_at` is
+    /// computed from `expires_in` when the server leaves it out).
+    fn from_answer(project: &str, answer: &Value, now_ms: i64) -> Result<Self, AuthError> {
         let text = |key: &str| answer.get(key).and_then(Value::as_str).map(str::to_owned);
         let (Some(access_token), Some(refresh_token)) =
             (text("access_token"), text("refresh_token"))
@@ -76,12 +91,30 @@ impl Login {
             .ok_or_else(|| AuthError::BadAnswer("it names no user".into()))
             .and_then(read_user)?;
         Ok(Self {
+            project: project.to_owned(),
             access_token,
             refresh_token,
             expires_at,
             user,
         })
     }
+}
+
+/// A project's root URL, the same however it is written: trimmed, without trailing
+/// slashes or the `/rest/v1` endpoint, scheme and host in lower case
+/// (`HTTPS://Demo.supabase.co/rest/v1/` is `https://demo.supabase.co`).
+pub fn project_root(url: &str) -> String {
+    let url = url.trim().trim_end_matches('/');
+    let url = url
+        .strip_suffix("/rest/v1")
+        .unwrap_or(url)
+        .trim_end_matches('/');
+    let origin_end = url.find("://").map_or(0, |scheme| {
+        let rest = url.get(scheme + 3..).unwrap_or_default();
+        scheme + 3 + rest.find(['/', '?', '#']).unwrap_or(rest.len())
+    });
+    let (origin, path) = url.split_at_checked(origin_end).unwrap_or((url, ""));
+    format!("{}{path}", origin.to_ascii_lowercase())
 }
 
 fn read_user(user: Value) -> Result<AuthUser, AuthError> {
@@ -102,6 +135,10 @@ pub enum AuthError {
     /// Not signed in at all.
     #[error("you are not signed in")]
     SignedOut,
+    /// A login issued by another project, refused before anything was sent: its
+    /// tokens go only to the project that issued them.
+    #[error("the login belongs to another project ({0}); sign in to this one")]
+    OtherProject(String),
     /// The server said no: wrong password, anonymous sign-ins disabled, and the like.
     #[error("sign-in refused: {0}")]
     Refused(String),
@@ -118,6 +155,8 @@ pub enum AuthError {
 
 /// Supabase Auth's REST API for one project.
 pub struct AuthClient {
+    /// The project's root URL (see [`project_root`]).
+    project: String,
     /// `https://<project>.supabase.co/auth/v1`.
     base_url: String,
     anon_key: String,
@@ -134,13 +173,27 @@ impl AuthClient {
         http: Rc<dyn Http>,
         clock: Rc<dyn Clock>,
     ) -> Self {
-        let root = project_url.trim().trim_end_matches('/');
-        let root = root.strip_suffix("/rest/v1").unwrap_or(root);
+        let root = project_root(project_url);
         Self {
             base_url: format!("{root}/auth/v1"),
+            project: root,
             anon_key: anon_key.trim().to_owned(),
             http,
             clock,
+        }
+    }
+
+    /// The project's root URL: the logins it gives are this project's.
+    pub fn project(&self) -> &str {
+        &self.project
+    }
+
+    /// `Ok` for a login this project issued; refused otherwise, before anything is sent.
+    fn own<'l>(&self, session: &'l Login) -> Result<&'l Login, AuthError> {
+        if session.is_for(&self.project) {
+            Ok(session)
+        } else {
+            Err(AuthError::OtherProject(session.project.clone()))
         }
     }
 
@@ -157,7 +210,7 @@ impl AuthClient {
         if answer.get("access_token").is_none() && answer.get("id").is_some() {
             return Err(AuthError::ConfirmEmail(email.trim().to_owned()));
         }
-        Login::from_answer(&answer, self.clock.now().epoch_ms)
+        Login::from_answer(&self.project, &answer, self.clock.now().epoch_ms)
     }
 
     pub async fn sign_in(&self, email: &str, password: &str) -> Result<Login, AuthError> {
@@ -167,6 +220,7 @@ impl AuthClient {
 
     /// A new session for `session`'s refresh token (which then no longer works).
     pub async fn refresh(&self, session: &Login) -> Result<Login, AuthError> {
+        let session = self.own(session)?;
         let body = json!({"refresh_token": session.refresh_token});
         self.session("token?grant_type=refresh_token", body)
             .await
@@ -175,6 +229,7 @@ impl AuthClient {
 
     /// The user the access token belongs to, as the server sees it now.
     pub async fn user(&self, session: &Login) -> Result<AuthUser, AuthError> {
+        let session = self.own(session)?;
         let answer = self
             .send("GET", "user", None, Some(&session.access_token))
             .await
@@ -184,6 +239,7 @@ impl AuthClient {
 
     /// Ends the session on the server (its refresh token stops working).
     pub async fn sign_out(&self, session: &Login) -> Result<(), AuthError> {
+        let session = self.own(session)?;
         self.send("POST", "logout", None, Some(&session.access_token))
             .await
             .map(drop)
@@ -191,7 +247,7 @@ impl AuthClient {
 
     async fn session(&self, path: &str, body: Value) -> Result<Login, AuthError> {
         let answer = self.post(path, body, None).await?;
-        Login::from_answer(&answer, self.clock.now().epoch_ms)
+        Login::from_answer(&self.project, &answer, self.clock.now().epoch_ms)
     }
 
     async fn post(&self, path: &str, body: Value, token: Option<&str>) -> Result<Value, AuthError> {
@@ -269,7 +325,7 @@ fn message(answer: &Value) -> String {
 }
 
 /// One person's sign-in to a project: the session, kept in `persist` across reloads,
-/// refreshed before it expires.
+/// refreshed before it expires. Only a login of its client's project is ever held.
 pub struct Account {
     client: AuthClient,
     session: RefCell<Option<Login>>,
@@ -277,16 +333,28 @@ pub struct Account {
 }
 
 impl Account {
-    /// The account, with the session `persist` kept from before (if it can be read).
+    /// The account, with the session `persist` kept from before if it is this
+    /// project's. One that is not — another project's, saved before logins recorded
+    /// their project, or unreadable — is discarded from `persist`, never sent.
     pub fn new(client: AuthClient, persist: Box<dyn Persist>) -> Self {
-        let session = persist
-            .load()
-            .and_then(|text| serde_json::from_str::<Login>(&text).ok());
+        let kept = persist.load().filter(|text| text.trim() != "null");
+        let session = kept
+            .as_deref()
+            .and_then(|text| serde_json::from_str::<Login>(text).ok())
+            .filter(|login| login.is_for(client.project()));
+        if kept.is_some() && session.is_none() {
+            persist.save("null");
+        }
         Self {
             client,
             session: RefCell::new(session),
             persist,
         }
+    }
+
+    /// The project this account signs in to (its root URL).
+    pub fn project(&self) -> &str {
+        self.client.project()
     }
 
     /// The current session, if signed in.
@@ -321,17 +389,27 @@ impl Account {
         Ok(session)
     }
 
-    /// Signs out here and on the server; signed out here even if the server cannot
-    /// be reached (its tokens then expire on their own).
-    pub async fn sign_out(&self) -> Result<(), AuthError> {
+    /// Signs out here only, and returns the login that was held, so that its project's
+    /// server can be told later (by [`AuthClient::sign_out`]).
+    pub fn forget(&self) -> Option<Login> {
         let session = self.login();
         self.keep(None);
-        match session {
-            Some(session) => match self.client.sign_out(&session).await {
-                Ok(()) | Err(AuthError::SessionEnded(_)) => Ok(()),
-                Err(error) => Err(error),
-            },
-            None => Ok(()),
+        session
+    }
+
+    /// Signs out here at once (when called, not when awaited), then on the server;
+    /// signed out here even if the server cannot be reached (its tokens then expire
+    /// on their own).
+    pub fn sign_out(&self) -> impl Future<Output = Result<(), AuthError>> + '_ {
+        let session = self.forget();
+        async move {
+            match session {
+                Some(session) => match self.client.sign_out(&session).await {
+                    Ok(()) | Err(AuthError::SessionEnded(_)) => Ok(()),
+                    Err(error) => Err(error),
+                },
+                None => Ok(()),
+            }
         }
     }
 
@@ -348,7 +426,7 @@ impl Account {
                 self.keep(Some(fresh));
                 Ok(token)
             }
-            Err(error @ AuthError::SessionEnded(_)) => {
+            Err(error @ (AuthError::SessionEnded(_) | AuthError::OtherProject(_))) => {
                 self.keep(None);
                 Err(error)
             }
@@ -372,7 +450,8 @@ impl Account {
 }
 
 /// A PostgREST store that acts as the account's user: each request carries a fresh
-/// access token. Not signed in, it acts as anon.
+/// access token. Not signed in, it acts as anon. An account of another project than
+/// the store's endpoint never lends its login: the store then acts as anon too.
 pub struct SignedInStore {
     store: PostgrestStore,
     account: Rc<Account>,
@@ -383,17 +462,34 @@ impl SignedInStore {
         Self { store, account }
     }
 
+    /// Whether the account signs in to the project the store's requests go to.
+    fn same_project(&self) -> bool {
+        project_root(self.account.project()) == project_root(self.store.base_url())
+    }
+
     /// Puts the user's fresh token on the next request. Reads may go as anon; a
-    /// write (`writes`) with no one signed in is refused plainly rather than sent to
-    /// be refused by row-level security in the database's words.
+    /// write (`writes`) with no one signed in to the store's project is refused
+    /// plainly rather than sent to be refused by row-level security in the
+    /// database's words.
     async fn as_user(&self, writes: bool) -> Result<(), StoreError> {
-        if self.account.login().is_none() {
+        let anonymous = if !self.same_project() {
+            Some(format!(
+                "the sign-in is to {}, not to {}: sign in to this project first",
+                self.account.project(),
+                project_root(self.store.base_url())
+            ))
+        } else if self.account.login().is_none() {
+            Some(format!(
+                "{}: sign in to the Supabase project first",
+                AuthError::SignedOut
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = anonymous {
             self.store.sign_in_as(None);
             return if writes {
-                Err(StoreError::PermissionDenied(format!(
-                    "{}: sign in to the Supabase project first",
-                    AuthError::SignedOut
-                )))
+                Err(StoreError::PermissionDenied(why))
             } else {
                 Ok(())
             };
@@ -403,7 +499,11 @@ impl SignedInStore {
                 self.store.sign_in_as(Some(token));
                 Ok(())
             }
-            Err(error @ (AuthError::SessionEnded(_) | AuthError::SignedOut)) => {
+            Err(
+                error @ (AuthError::SessionEnded(_)
+                | AuthError::SignedOut
+                | AuthError::OtherProject(_)),
+            ) => {
                 self.store.sign_in_as(None);
                 Err(StoreError::PermissionDenied(error.to_string()))
             }

@@ -102,6 +102,11 @@ impl PostgrestStore {
         self
     }
 
+    /// The endpoint requests go to (e.g. `https://<project>.supabase.co/rest/v1`).
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
     /// Acts as a signed-in user (their JWT), or again as anonymous with `None`.
     pub fn sign_in_as(&self, jwt: Option<String>) {
         *self.user_token.borrow_mut() = jwt;

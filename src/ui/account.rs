@@ -63,12 +63,18 @@ pub fn AccountPanel() -> impl IntoView {
     let Some(chat) = use_context::<Chat>() else {
         return ().into_any();
     };
-    let user = RwSignal::new(
+    let signed_in = move || {
         project(chat)
             .map(|(url, key)| demo::account(&url, &key))
             .and_then(|a| a.login())
-            .map(|s| s.user),
-    );
+            .map(|s| s.user)
+    };
+    let user = RwSignal::new(signed_in());
+    // Saving another backend signs out of the old one: say so at once.
+    Effect::new(move |_| {
+        chat.settings.track();
+        user.set(signed_in());
+    });
     let email = RwSignal::new(String::new());
     let password = RwSignal::new(String::new());
     let busy = RwSignal::new(false);

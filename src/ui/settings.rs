@@ -1,7 +1,8 @@
 //! The settings panel: model source, temperature, step cap, reflection, backend. It
 //! edits a copy; Save validates and shows each problem next to its field (tied to it
 //! with `aria-invalid` and `aria-describedby`), and once a save was tried each problem
-//! goes away as soon as its field is fixed. Escape or Close closes the panel.
+//! goes away as soon as its field is fixed. Escape or Close closes the panel. A saved
+//! proxy token is not sent to a changed proxy address unless typed again.
 
 use leptos::prelude::*;
 
@@ -41,6 +42,9 @@ pub fn SettingsPanel(
     let proxy_url = RwSignal::new(proxy_url);
     let proxy_model = RwSignal::new(proxy_model);
     let header = RwSignal::new(header);
+    // Whether the person typed the extra header since the last save: only then may a
+    // saved token go to a changed proxy address.
+    let header_typed = RwSignal::new(false);
     let temperature = RwSignal::new(temperature_text(initial.temperature));
     let cap = RwSignal::new(initial.max_iterations.to_string());
     let reflection = RwSignal::new(initial.reflection);
@@ -108,6 +112,9 @@ pub fn SettingsPanel(
             character: current.with_untracked(|s| s.character.clone()),
         };
         found.extend(settings.problems());
+        if !header_typed.get_untracked() {
+            found.extend(current.with_untracked(|before| settings.moved_token(before)));
+        }
         if found.is_empty() {
             Ok(settings)
         } else {
@@ -139,6 +146,7 @@ pub fn SettingsPanel(
         match result {
             Ok(found) if found.is_empty() => {
                 problems.set(Vec::new());
+                header_typed.set(false);
                 saved.set(true);
             }
             Ok(found) | Err(found) => problems.set(found),
@@ -209,7 +217,7 @@ pub fn SettingsPanel(
                     <label>"Proxy URL"<input class="proxy-url" type="url" bind:value=proxy_url placeholder="https://llm.example.com/v1" aria-invalid=invalid("model") aria-describedby=described("model", "hint-proxy") /></label>
                     <p class="field-hint" id="hint-proxy">"https://, or http:// on this machine (localhost)"</p>
                     <label>"Model"<input class="proxy-model" bind:value=proxy_model placeholder="gpt-4o-mini" aria-invalid=invalid("model") /></label>
-                    <label>"Extra header (optional)"<input class="proxy-header" bind:value=header placeholder="X-Proxy-Token: …" aria-invalid=invalid("model") /></label>
+                    <label>"Extra header (optional)"<input class="proxy-header" bind:value=header on:input=move |_| header_typed.set(true) placeholder="X-Proxy-Token: …" aria-invalid=invalid("model") /></label>
                 </div>
                 {error("model")}
                 <label>"Temperature"<input class="temperature" inputmode="decimal" bind:value=temperature aria-invalid=invalid("temperature") aria-describedby=described("temperature", "hint-temperature") /></label>

@@ -1,6 +1,12 @@
 //! [`Http`] over the browser's `fetch`, streaming the body through a
 //! `ReadableStream` reader. Dropping the request or its body aborts the fetch through
 //! its `AbortController`.
+//!
+//! A request that carries anything of ours — a header (a key, a token) or a body (a
+//! refresh token, a prompt) — never follows a redirect: the browser would repeat it,
+//! custom headers and body included, to wherever the server points, so it fails as a
+//! network error instead (`redirect: "error"`). Only a bare GET (a character file)
+//! may be redirected.
 
 use futures::future::LocalBoxFuture;
 use futures::stream::{self, StreamExt};
@@ -56,6 +62,9 @@ async fn send(request: HttpRequest) -> Result<HttpResponse, HttpError> {
     init.set_signal(Some(&abort.0.signal()));
     if let Some(body) = &request.body {
         init.set_body(&JsValue::from_str(body));
+    }
+    if !request.headers.is_empty() || request.body.is_some() {
+        Reflect::set(&init, &"redirect".into(), &"error".into()).map_err(invalid)?;
     }
     let promise = window.fetch_with_str_and_init(&request.url, &init);
     let response: Response = JsFuture::from(promise)

@@ -11,7 +11,7 @@ pub use clock::BrowserClock;
 pub use fetch::Fetch;
 pub use page_title::PageTitle;
 pub use shell::{MountPoint, Page, mark};
-pub use storage::{BrowserStorage, LocalStorage, load_json, remove, save_json};
+pub use storage::{BrowserStorage, LocalStorage, PageMemory, load_json, remove, save_json};
 
 /// Whether the app is a widget in someone else's page (it has a `#familiar` host
 /// element) rather than the demo's own page.

@@ -1,5 +1,9 @@
 //! The page's `localStorage`: [`Persist`] for the local store, the session's keyed
-//! [`Storage`], and JSON values (the settings) saved and loaded by key.
+//! [`Storage`], and JSON values (the settings) saved and loaded by key; and
+//! [`PageMemory`], kept only while the page lives, for what must not outlive it.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -56,6 +60,38 @@ impl Persist for LocalStorage {
                 &format!("familiar: could not save `{}` to localStorage", self.key).into(),
             );
         }
+    }
+}
+
+thread_local! {
+    static PAGE_MEMORY: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+}
+
+/// One entry kept in the page's memory, never in its storage: it lasts as long as the
+/// page, and no script the page loads later (nor after a reload) finds it in
+/// `localStorage`. Every `PageMemory` of one key reads the same entry.
+#[derive(Debug, Clone)]
+pub struct PageMemory {
+    key: String,
+}
+
+impl PageMemory {
+    pub fn new(key: impl Into<String>) -> Self {
+        Self { key: key.into() }
+    }
+}
+
+impl Persist for PageMemory {
+    fn load(&self) -> Option<String> {
+        PAGE_MEMORY.with(|memory| memory.borrow().get(&self.key).cloned())
+    }
+
+    fn save(&self, snapshot: &str) {
+        PAGE_MEMORY.with(|memory| {
+            memory
+                .borrow_mut()
+                .insert(self.key.clone(), snapshot.to_owned())
+        });
     }
 }
 

@@ -541,11 +541,16 @@ impl Chat {
     }
 
     /// Applies and saves valid settings (the controller is rebuilt with them);
-    /// returns the problems otherwise.
+    /// returns the problems otherwise. Another backend signs out of the old one first:
+    /// its login never follows the settings to a new URL.
     pub fn apply_settings(&self, settings: Settings) -> Vec<crate::app::settings::FieldProblem> {
         let problems = settings.problems();
         if !problems.is_empty() {
             return problems;
+        }
+        let old = self.settings.with_untracked(|s| s.backend.clone());
+        if let Some(ending) = demo::change_backend(&old, &settings.backend) {
+            spawn_local(ending);
         }
         save_json(SETTINGS_KEY, &settings.to_store(crate::web::in_host_page()));
         self.settings.set(settings);
