@@ -5,7 +5,12 @@
 //! file takes to detect the intent of the longest message a session accepts.
 //! Natively: `cargo run --release --example character_bounds` runs each case in its own
 //! process, so each peak resident memory is that case's; `… -- CASE` runs one.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::time::Instant;
 

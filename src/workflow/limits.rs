@@ -6,7 +6,7 @@
 //! ([`PatternBudget`]); how much of a message they read ([`matched`]); and the size of
 //! the identity fields and lines that go into prompts. The limits sit far above any
 //! real file's (Dotty's patterns take about 20 KiB of the 256 KiB; a merchant with 20
-//! workflows about 190 KiB). A file past one is refused with the limit named and the
+//! workflows and 140 patterns, as bench/workflows.rs builds, about 185 KiB). A file past one is refused with the limit named and the
 //! JSON path of the first part past it; nothing is compiled once a count is past its
 //! limit.
 //!
