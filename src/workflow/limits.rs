@@ -5,10 +5,10 @@
 //! checked against; the compiled size of all its patterns together
 //! ([`PatternBudget`]); how much of a message they read ([`matched`]); and the size of
 //! the identity fields and lines that go into prompts. The limits sit far above any
-//! real file's (Dotty's patterns take about 20 KiB of the 256 KiB; a merchant with 20
-//! workflows and 140 patterns, as bench/workflows.rs builds, about 185 KiB). A file past one is refused with the limit named and the
-//! JSON path of the first part past it; nothing is compiled once a count is past its
-//! limit.
+//! real file's: Dotty's patterns take about 20 KiB of the 256 KiB compiled; a
+//! merchant with 20 workflows and 140 patterns (bench/workflows.rs) about 185 KiB. A
+//! file past one is refused with the limit named and the JSON path of the first part
+//! past it; nothing is compiled once a count is past its limit.
 //!
 //! The cost that matters is matching: `regex-lite` matches in time proportional to a
 //! pattern's compiled size times the text's length, so the budget and [`matched`]
