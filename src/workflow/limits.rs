@@ -46,10 +46,11 @@ pub const MAX_IDENTITY_NAME: usize = 100;
 pub const MAX_IDENTITY_OCCUPATION: usize = 200;
 /// `identity.personality`, in characters: it goes into every prompt.
 pub const MAX_IDENTITY_PERSONALITY: usize = 1_000;
-/// A workflow, state or transaction type's name, a keyword or a price-list item, in
-/// characters.
+/// A workflow, state or transaction type's name, a context field's, a keyword or a
+/// price-list item, in characters.
 pub const MAX_WORD_CHARS: usize = 100;
-/// A description, prompt injection or offline reply, in characters.
+/// A description, prompt injection or offline reply, or a context value written as
+/// JSON (a price, an update), in characters.
 pub const MAX_LINE_CHARS: usize = 2_000;
 /// The smallest compiled size a pattern is charged; every pattern takes about this.
 const MIN_CHARGE: usize = 1024;
@@ -122,10 +123,27 @@ pub fn check(file: &CharacterFile) -> Vec<LoadError> {
                     counts.line(format!("{at}.actions.{field}"), text);
                 }
             }
+            // What a transaction's context holds goes into the prompt while it waits.
             if let Some(create) = &actions.create_transaction {
-                for item in create.price_lookup.keys() {
-                    let path = || format!("{at}.actions.create_transaction.price_lookup.{item}");
+                let at = format!("{at}.actions.create_transaction");
+                for (item, price) in &create.price_lookup {
+                    let path = || format!("{at}.price_lookup.{item}");
                     counts.add(Limit::Prices, 1, path, path, item);
+                    counts.value(path(), price);
+                }
+                counts.value(format!("{at}.default_price"), &create.default_price);
+                for (i, field) in create.context_fields.iter().enumerate() {
+                    counts.word(format!("{at}.context_fields[{i}]"), field);
+                }
+            }
+            for (name, update) in [
+                ("update_transaction", &actions.update_transaction),
+                ("complete_transaction", &actions.complete_transaction),
+            ] {
+                for (field, value) in update.iter().flat_map(|u| &u.context_updates) {
+                    let path = format!("{at}.actions.{name}.context_updates.{field}");
+                    counts.word(path.clone(), field);
+                    counts.value(path, value);
                 }
             }
         }
@@ -250,6 +268,17 @@ impl Counts {
 
     fn line(&mut self, path: String, text: &str) {
         self.text(path, text, MAX_LINE_CHARS, "a line of a workflow");
+    }
+
+    /// A value a transaction's context may hold, as JSON.
+    fn value(&mut self, path: String, value: &serde_json::Value) {
+        let text = value.to_string();
+        self.text(
+            path,
+            &text,
+            MAX_LINE_CHARS,
+            "a context value, written as JSON",
+        );
     }
 
     fn text(&mut self, path: String, text: &str, limit: usize, why: &str) {

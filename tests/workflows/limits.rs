@@ -257,6 +257,32 @@ fn identity_fields_and_lines_that_go_into_prompts_are_bounded() {
 }
 
 #[test]
+fn values_a_transaction_carries_into_the_prompt_are_bounded() {
+    let long = "v".repeat(2001);
+    let file = json!({
+        "identity": {"name": "X"},
+        "workflows": {"w": {"states": [
+            {"name": "a", "actions": {"create_transaction": {
+                "price_lookup": {"ale": long}, "default_price": long, "context_fields": ["f".repeat(101)]
+            }}, "next_state": "b"},
+            {"name": "b", "actions": {"update_transaction": {"context_updates": {"note": long}}}}
+        ]}}
+    });
+    let errors = errors_of(&file);
+    let paths: Vec<&str> = errors.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "workflows.w.states[0].actions.create_transaction.price_lookup.ale",
+            "workflows.w.states[0].actions.create_transaction.default_price",
+            "workflows.w.states[0].actions.create_transaction.context_fields[0]",
+            "workflows.w.states[1].actions.update_transaction.context_updates.note"
+        ]
+    );
+    assert!(errors[0].1.contains("a context value, written as JSON"));
+}
+
+#[test]
 fn patterns_and_keywords_read_only_the_start_of_a_long_message() {
     let character = Character::from_json(DOTTY).unwrap();
     let filler = "la ".repeat(MAX_MATCHED_CHARS / 3 + 1);
