@@ -3,19 +3,30 @@
 //! Basic credentials, with zero-width characters spliced in). Used on every value a
 //! user may type into a header or a key field.
 
-/// Key prefixes of model providers and of Supabase's secret keys, in lower case.
-const PREFIXES: [&str; 10] = [
-    "sk-",
-    "sk_",
-    "aiza",
-    "gsk_",
-    "xai-",
-    "sb_secret_",
-    "hf_",
-    "pplx-",
-    "r8_",
-    "nvapi-",
-];
+/// The provider key shapes `scripts/scan-secrets.py` also reads: `PREFIX BODY NAME` a
+/// line; this check reads the prefixes.
+const KEY_SHAPES: &str = include_str!("key_shapes.txt");
+
+/// The key prefixes of [`KEY_SHAPES`]: one written in lower case matches in any case
+/// (`Bearer SK-…`), one with capitals as written (`AIza`, `AKIA`; `Asia/Tokyo` is no
+/// key).
+fn prefixes() -> impl Iterator<Item = &'static str> {
+    KEY_SHAPES
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| line.split_whitespace().next())
+}
+
+/// Whether `piece` (lower-cased as `lower`) starts with a key prefix.
+fn starts_with_key(piece: &str, lower: &str) -> bool {
+    prefixes().any(|prefix| {
+        if prefix.chars().any(|c| c.is_ascii_uppercase()) {
+            piece.starts_with(prefix)
+        } else {
+            lower.starts_with(prefix)
+        }
+    })
+}
 
 /// Whether `value` holds a provider API key or a service-role key anywhere in it.
 pub fn holds_secret(value: &str) -> bool {
@@ -35,11 +46,10 @@ pub fn holds_secret(value: &str) -> bool {
 }
 
 fn part_is_secret(part: &str, depth: u8) -> bool {
-    let lower = part.to_ascii_lowercase();
     // `user:key` (as Basic credentials decode to) and `key=value` pairs.
-    let pieces = lower.split([':', '=']).filter(|p| !p.is_empty());
+    let pieces = part.split([':', '=']).filter(|p| !p.is_empty());
     for piece in pieces {
-        if PREFIXES.iter().any(|p| piece.starts_with(p)) {
+        if starts_with_key(piece, &piece.to_ascii_lowercase()) {
             return true;
         }
     }
@@ -143,6 +153,31 @@ mod tests {
     }
 
     #[test]
+    fn github_google_oauth_and_hex_keys_are_found() {
+        for value in [
+            "ghp_abc",
+            "token gho_abc",
+            "Bearer github_pat_11ABC",
+            "Bearer ya29.a0AfH6",
+            "sk-0123456789abcdef",
+            "Authorization=xoxb-123",
+            "AKIAABCDEF",
+        ] {
+            assert!(holds_secret(value), "{value:?} passed");
+        }
+    }
+
+    #[test]
+    fn every_shape_of_the_shared_list_is_refused() {
+        let shapes: Vec<&str> = prefixes().collect();
+        assert!(shapes.len() >= 20, "{shapes:?}");
+        for prefix in shapes {
+            let value = format!("Bearer {prefix}abc123");
+            assert!(holds_secret(&value), "{value:?} passed");
+        }
+    }
+
+    #[test]
     fn proxy_tokens_and_anon_keys_pass() {
         for value in [
             "team-42",
@@ -151,6 +186,9 @@ mod tests {
             "sb_publishable_abc",
             &format!("Basic {}", b64("player:hunter2")),
             "task-skeleton",
+            "Asia/Tokyo",
+            "asia-east1",
+            "region=asia",
         ] {
             assert!(!holds_secret(value), "{value:?} refused");
         }

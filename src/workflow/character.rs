@@ -3,21 +3,17 @@
 //! JSON path — a
 //! `next_state` naming no state, a pattern that does not compile or is too large, a
 //! `{context.field}` placeholder naming no field — so an author can fix the file in
-//! one pass. Patterns compile with size and nesting limits (and `regex-lite` matches
-//! in linear time), so a hostile file cannot stall the page.
+//! one pass. The file as a whole stays within [`super::limits`] (counts, sizes, and
+//! the compiled size of all its patterns together), and `regex-lite` matches in
+//! linear time, so a hostile file cannot stall the page.
 
 use std::collections::BTreeSet;
 
-use regex_lite::{Regex, RegexBuilder};
+use regex_lite::Regex;
 use serde_json::{Map, Value};
 
 use super::file::{CharacterFile, CreateDef, Identity, LoadError, Note, TriggersDef, WorkflowDef};
-
-/// Longest pattern source accepted, in bytes.
-const MAX_PATTERN_LEN: usize = 1_000;
-/// Compiled size limit of one pattern, in bytes.
-const MAX_PATTERN_SIZE: usize = 64 * 1024;
-const MAX_NESTING: u32 = 32;
+use super::limits::{self, MAX_FILE_BYTES, PatternBudget};
 /// The next state that completes a transaction.
 pub const COMPLETED: &str = "completed";
 
@@ -93,14 +89,29 @@ pub struct Character {
 }
 
 impl Character {
-    /// Reads and checks a character file; every problem comes back at once.
+    /// Reads and checks a character file; every problem comes back at once. A file
+    /// past one of the [`limits`] is refused before any pattern is compiled.
     pub fn from_json(text: &str) -> Result<Self, Vec<LoadError>> {
+        if text.len() > MAX_FILE_BYTES {
+            return Err(vec![error(
+                "$".into(),
+                &format!(
+                    "the file is {} KiB; a character file is at most {} KiB (MAX_FILE_BYTES)",
+                    text.len().div_ceil(1024),
+                    MAX_FILE_BYTES / 1024
+                ),
+            )]);
+        }
         let file = CharacterFile::parse(text)?;
-        let mut errors = Vec::new();
+        let mut errors = limits::check(&file);
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let mut budget = PatternBudget::default();
         let mut workflows = Vec::new();
         for (name, def) in &file.workflows {
             let path = format!("workflows.{name}");
-            if let Some(workflow) = compile_workflow(name, def, &path, &mut errors)
+            if let Some(workflow) = compile_workflow(name, def, &path, &mut budget, &mut errors)
                 && def.enabled
             {
                 workflows.push(workflow);
@@ -124,6 +135,7 @@ fn compile_workflow(
     name: &str,
     def: &WorkflowDef,
     path: &str,
+    budget: &mut PatternBudget,
     errors: &mut Vec<LoadError>,
 ) -> Option<Workflow> {
     let before = errors.len();
@@ -140,7 +152,7 @@ fn compile_workflow(
     fields.insert("price".to_owned());
     for (i, state) in def.states.iter().enumerate() {
         let at = format!("{path}.states[{i}]");
-        let matcher = compile_triggers(&state.triggers, &format!("{at}.triggers"), errors);
+        let matcher = compile_triggers(&state.triggers, &format!("{at}.triggers"), budget, errors);
         fields.extend(matcher.patterns.iter().flat_map(|p| {
             p.capture_names()
                 .flatten()
@@ -211,6 +223,7 @@ fn compile_workflow(
         let matcher = compile_triggers(
             &c.triggers,
             &format!("{path}.cancellation.triggers"),
+            budget,
             errors,
         );
         (matcher, Lines::new(&c.prompt_injection, &c.offline_reply))
@@ -292,28 +305,17 @@ fn item_field(create: &CreateDef, matcher: &Matcher) -> Option<String> {
     create.price_field.clone().or_else(group).or_else(listed)
 }
 
-fn compile_triggers(def: &TriggersDef, path: &str, errors: &mut Vec<LoadError>) -> Matcher {
+fn compile_triggers(
+    def: &TriggersDef,
+    path: &str,
+    budget: &mut PatternBudget,
+    errors: &mut Vec<LoadError>,
+) -> Matcher {
     let mut patterns = Vec::new();
     for (i, source) in def.intent_patterns.iter().enumerate() {
-        let at = format!("{path}.intent_patterns[{i}]");
-        if source.len() > MAX_PATTERN_LEN {
-            errors.push(error(
-                at,
-                &format!(
-                    "the pattern is {} bytes; at most {MAX_PATTERN_LEN}",
-                    source.len()
-                ),
-            ));
-            continue;
-        }
-        match RegexBuilder::new(source)
-            .case_insensitive(true)
-            .size_limit(MAX_PATTERN_SIZE)
-            .nest_limit(MAX_NESTING)
-            .build()
-        {
-            Ok(regex) => patterns.push(regex),
-            Err(e) => errors.push(error(at, &format!("the pattern does not compile: {e}"))),
+        match budget.compile(source) {
+            Ok(regex) => patterns.extend(regex),
+            Err(message) => errors.push(error(format!("{path}.intent_patterns[{i}]"), &message)),
         }
     }
     Matcher {

@@ -108,8 +108,10 @@ struct Candidate<'a> {
 
 impl Character {
     /// Patterns and keywords only, over the user's pending transactions (one per
-    /// workflow type, newest first).
+    /// workflow type, newest first). Only the message's first
+    /// [`super::limits::MAX_MATCHED_CHARS`] characters are read.
     pub fn detect(&self, message: &str, pending: &[Transaction]) -> Detection {
+        let message = super::limits::matched(message);
         let mut weak = None;
         for candidate in self.candidates(message, pending) {
             match candidate.matcher.check(message) {

@@ -30,6 +30,7 @@
 mod character;
 mod detect;
 mod file;
+pub mod limits;
 mod transaction;
 
 use schemars::JsonSchema;

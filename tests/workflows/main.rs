@@ -2,7 +2,7 @@
 //! tests and more), Brannoc's three-stage quest and timeouts here; workflows side by
 //! side (`workflows`), keyword semantics with and without a model (`keywords`), the
 //! seed's own files played verbatim (`seed`), the loader's problems and notes
-//! (`loader`) and its fuzzing (`fuzz`).
+//! (`loader`), its fuzzing (`fuzz`) and the bounds of a file as a whole (`limits`).
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
 mod bar;
@@ -10,6 +10,7 @@ mod bar;
 #[cfg(not(target_arch = "wasm32"))]
 mod fuzz;
 mod keywords;
+mod limits;
 mod loader;
 mod seed;
 mod side_by_side;

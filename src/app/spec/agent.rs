@@ -7,7 +7,7 @@ use super::{Fields, Problem, kind};
 use crate::app::Options;
 use crate::app::host::is_name;
 use crate::app::settings::Backend;
-use crate::llm::openai::ModelSettings;
+use crate::llm::openai::{ModelSettings, SettingsError};
 use crate::llm::rules::RulesModel;
 
 /// Where the agent's answers come from.
@@ -168,10 +168,12 @@ fn read_model(value: Option<&Value>, problems: &mut Vec<Problem>) -> Option<Mode
         let fallback = f.string("fallback");
         let rules = f.get("rules").cloned().unwrap_or_default();
         let file = serde_json::json!({"rules": rules, "fallback": fallback.unwrap_or_else(|| no_rules().fallback)});
-        return match serde_json::from_value::<RulesModel>(file) {
+        return match serde_path_to_error::deserialize::<_, RulesModel>(file) {
             Ok(model) => Some(ModelSpec::Rules(model)),
             Err(error) => {
-                f.problem("rules", error.to_string());
+                // The deepest path: `rules[0].keywords`, not `rules`.
+                let path = error.path().to_string();
+                f.problem(&path, error.into_inner().to_string());
                 None
             }
         };
@@ -207,21 +209,74 @@ fn read_model(value: Option<&Value>, problems: &mut Vec<Problem>) -> Option<Mode
     if let Some(stream) = f.boolean("stream") {
         settings.stream = stream;
     }
-    if let Some(header) = f.get("header") {
-        let mut h = Fields::new(
+    if let Some(header) = f.get("header")
+        && let Some(mut h) = Fields::new(
             header,
             "config.model.header",
             f.problems,
             &["name", "value"],
-        )?;
+        )
+    {
         let name = h.string("name").unwrap_or_default();
         let value = h.string("value").unwrap_or_default();
         settings.extra_header = Some((name, value));
     }
-    if let Err(error) = settings.validate() {
-        f.problem("", error.to_string());
+    for error in every_problem(&settings) {
+        f.problem(field_of(&error), error.to_string());
     }
     Some(ModelSpec::Proxy(settings))
+}
+
+/// Every problem of `settings`: `validate` stops at the first, so each setting is
+/// checked alone, among others known to be valid.
+fn every_problem(settings: &ModelSettings) -> Vec<SettingsError> {
+    let valid = ModelSettings::new("https://proxy.invalid", "model");
+    let header = settings.extra_header.as_ref();
+    let alone = [
+        ModelSettings {
+            base_url: settings.base_url.clone(),
+            ..valid.clone()
+        },
+        ModelSettings {
+            model: settings.model.clone(),
+            ..valid.clone()
+        },
+        ModelSettings {
+            temperature: settings.temperature,
+            ..valid.clone()
+        },
+        ModelSettings {
+            max_tokens: settings.max_tokens,
+            ..valid.clone()
+        },
+        ModelSettings {
+            timeout_ms: settings.timeout_ms,
+            ..valid.clone()
+        },
+        // The header's name and value, each alone.
+        ModelSettings {
+            extra_header: header.map(|(name, _)| (name.clone(), String::new())),
+            ..valid.clone()
+        },
+        ModelSettings {
+            extra_header: header.map(|(_, value)| ("X-Proxy-Token".into(), value.clone())),
+            ..valid
+        },
+    ];
+    alone.iter().filter_map(|s| s.validate().err()).collect()
+}
+
+/// The field of `config.model` a settings problem is about.
+fn field_of(error: &SettingsError) -> &'static str {
+    match error {
+        SettingsError::Url(_) => "url",
+        SettingsError::EmptyModel => "model",
+        SettingsError::Temperature(_) => "temperature",
+        SettingsError::MaxTokens => "maxTokens",
+        SettingsError::Timeout(_) => "timeoutMs",
+        SettingsError::HeaderName(_) => "header.name",
+        SettingsError::ProviderKey => "header.value",
+    }
 }
 
 fn read_store(value: Option<&Value>, problems: &mut Vec<Problem>) -> Backend {
@@ -339,7 +394,8 @@ mod tests {
             "config.colour",
             "config.name",
             "config.maxSteps",
-            "config.model",
+            "config.model.url",
+            "config.model.model",
             "config.store.supabaseUrl",
             "config.store.anonKey",
             "config.builtins[1]",
@@ -349,6 +405,55 @@ mod tests {
         }
         let text = describe("createAgent's config has problems", &problems);
         assert!(text.starts_with("createAgent's config has problems:\n  config."));
+    }
+
+    #[test]
+    fn model_problems_name_the_deepest_path_and_none_hides_another() {
+        let problems = AgentSpec::from_value(&json!({
+            "model": {"url": "ftp://x", "model": "", "temperature": 5, "timeoutMs": 10,
+                      "header": {"name": "Cookie", "value": "Bearer sk-proj-abc"}}
+        }))
+        .unwrap_err();
+        let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "config.model.url",
+                "config.model.model",
+                "config.model.temperature",
+                "config.model.timeoutMs",
+                "config.model.header.name",
+                "config.model.header.value",
+            ]
+        );
+        assert_eq!(problems[1].message, "the model name is empty");
+        let key = AgentSpec::from_value(&json!({
+            "model": {"url": "https://llm.example.com/v1", "model": "m",
+                      "header": {"name": "Authorization", "value": "Bearer sk-proj-abc"}}
+        }))
+        .unwrap_err();
+        assert_eq!(key[0].path, "config.model.header.value");
+        // A header that is not an object still leaves the rest checked.
+        let problems =
+            AgentSpec::from_value(&json!({"model": {"url": "x", "header": 3}})).unwrap_err();
+        let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "config.model.header",
+                "config.model.url",
+                "config.model.model"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bad_rule_is_named_by_its_own_path() {
+        let problems = AgentSpec::from_value(&json!({
+            "model": {"rules": [{"keywords": "goblin", "answer": "ok"}]}
+        }))
+        .unwrap_err();
+        assert_eq!(problems[0].path, "config.model.rules[0].keywords");
     }
 
     #[test]

@@ -27,19 +27,15 @@ pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>
             name: name.clone(),
             ..Actor::default()
         },
-        Some(actor) => match serde_json::from_value(actor.clone()) {
-            Ok(actor) => actor,
-            Err(error) => {
-                f.problem("actor", format!("expected {{id?, name?, state?}}: {error}"));
-                Actor::default()
-            }
-        },
+        Some(actor) => {
+            read(&mut f, "actor", actor.clone(), "{id?, name?, state?}").unwrap_or_default()
+        }
     };
     let subject = match f.get("subject") {
-        Some(Value::String(content)) => Subject {
+        Some(Value::String(content)) => Some(Subject {
             content: content.clone(),
             ..Subject::default()
-        },
+        }),
         Some(subject) => {
             let subject = subject.clone();
             let renamed = match subject {
@@ -51,37 +47,39 @@ pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>
                 }
                 other => other,
             };
-            match serde_json::from_value::<Subject>(renamed) {
-                Ok(subject) => subject,
-                Err(error) => {
-                    f.problem(
-                        "subject",
-                        format!(
-                            "expected a description or {{kind?, id?, content, messageId?}}: {error}"
-                        ),
-                    );
-                    Subject::default()
-                }
-            }
+            let shape = "a description or {kind?, id?, content, messageId?}";
+            read(&mut f, "subject", renamed, shape)
         }
         None => {
             f.problem(
                 "subject",
                 "say what happened: the model reads it as its first message",
             );
-            Subject::default()
+            Some(Subject::default())
         }
     };
-    if subject.content.trim().is_empty() && f.get("subject").is_some() {
+    // A subject that could not be read is reported once, where it went wrong.
+    if subject
+        .as_ref()
+        .is_some_and(|s| s.content.trim().is_empty())
+        && f.get("subject").is_some()
+    {
         f.problem("subject", "the description is empty");
     }
+    let subject = subject.unwrap_or_default();
     let allowed_actions = match f.get("allowedActions") {
         None => None,
-        Some(Value::Array(list)) if list.iter().all(Value::is_string) => Some(
-            list.iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect(),
-        ),
+        Some(Value::Array(list)) => {
+            for (i, item) in list.iter().enumerate().filter(|(_, v)| !v.is_string()) {
+                let message = format!("expected a tool name, got {}", kind(item));
+                f.problem(&format!("allowedActions[{i}]"), message);
+            }
+            Some(
+                list.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect(),
+            )
+        }
         Some(other) => {
             let message = format!("expected a list of tool names, got {}", kind(other));
             f.problem("allowedActions", message);
@@ -100,6 +98,27 @@ pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>
         subject,
         boundaries: Boundaries { allowed_actions },
     })
+}
+
+/// `value` read as a `T`, a problem named by the deepest path (`actor.name`).
+fn read<T: serde::de::DeserializeOwned>(
+    f: &mut Fields<'_>,
+    field: &str,
+    value: Value,
+    shape: &str,
+) -> Option<T> {
+    serde_path_to_error::deserialize(value)
+        .map_err(|error| {
+            let inner = error.path().to_string();
+            let path = match inner.as_str() {
+                "." => field.to_owned(),
+                rest if rest.starts_with('[') => format!("{field}{rest}"),
+                rest => format!("{field}.{rest}"),
+            };
+            let message = format!("expected {shape}: {}", error.into_inner());
+            f.problem(&path, message);
+        })
+        .ok()
 }
 
 #[cfg(test)]
@@ -134,6 +153,26 @@ mod tests {
                 "event.event",
                 "event.subject",
                 "event.allowedActions"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_nested_problem_is_named_by_its_deepest_path() {
+        let problems = observation_from_value(&json!({
+            "kind": "battle", "event": "battle.started",
+            "actor": {"name": 7},
+            "subject": {"content": ["not", "text"]},
+            "allowedActions": ["join_battle", 3]
+        }))
+        .unwrap_err();
+        let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "event.actor.name",
+                "event.subject.content",
+                "event.allowedActions[1]"
             ]
         );
     }
