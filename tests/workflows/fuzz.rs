@@ -8,6 +8,16 @@ use serde_json::{Value, json};
 
 use super::bar::{Bar, SEED_SCHEMA};
 
+/// Cases per property: `default` in the normal run, `PROPTEST_CASES` when set (as in
+/// `tests/properties.rs`), so a long fuzzing run reaches the loader too.
+fn cases(default: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default);
+    ProptestConfig::with_cases(cases)
+}
+
 fn arb_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
@@ -66,7 +76,7 @@ fn assert_located(errors: &[LoadError], file: &Value) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(cases(300))]
 
     #[test]
     fn arbitrary_text_never_panics_the_loader(text in ".{0,200}") {
