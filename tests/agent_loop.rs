@@ -24,7 +24,7 @@ struct CountArgs {
     by: i64,
 }
 
-/// A world of one counter: `read` (data), `bump` (action), `fail` (data that errors),
+/// A world of one counter: `read` (data), `bump` (action, unasked), `fail` (data that errors),
 /// `hang` (data that never answers, 5 s timeout).
 struct Bench {
     tools: ToolRegistry,
@@ -69,6 +69,9 @@ fn bench() -> Bench {
         |_: NoArgs, _| async { futures::future::pending::<Result<Value, String>>().await },
     );
     tools.set_timeout("hang", 5_000);
+    // The loop's mechanics, not its approvals, are under test here: `bump` runs
+    // unasked even after a look-up (actions ask once untrusted by default).
+    tools.set_approval("bump", Approval::Auto);
     let store: Rc<dyn Store> = Rc::new(LocalStore::new(familiar::world::schemas().unwrap()));
     tools.with_ledger(Ledger::new(store, "1"));
     Bench {
