@@ -345,6 +345,22 @@ fn ask_if_untrusted_runs_on_the_persons_words_alone_and_asks_once_a_tool_was_rea
 }
 
 #[test]
+fn ask_if_untrusted_counts_a_look_up_the_model_listed_after_the_action() {
+    let mut bench = bench();
+    bench.tools.set_approval("bump", Approval::AskIfUntrusted);
+    // The look-up runs first, whatever the order of the calls: the action then acts
+    // on what it read, so it asks.
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![call("c1", "bump", "{}"), call("r1", "read", "{}")])
+        .push_text("done");
+    let mut run = bench.run("bump and read");
+    let (stop, _) = bench.drive(&mut run, &model);
+    assert_eq!(stop, Stop::AwaitingApproval(call("c1", "bump", "{}")));
+    assert_eq!(bench.applied.get(), 0, "it did not run unasked");
+}
+
+#[test]
 fn an_approval_pauses_the_run_and_approving_resumes_it() {
     let (bench, model, mut run) = approval_bench();
     let (stop, events) = bench.drive(&mut run, &model);
