@@ -255,7 +255,6 @@ fn every_world_look_up_that_returns_another_players_text_makes_the_next_action_a
             info.spec.name
         );
     }
-    marked.sort();
     assert_eq!(
         marked,
         [
@@ -267,7 +266,7 @@ fn every_world_look_up_that_returns_another_players_text_makes_the_next_action_a
             "get_user_profile",
             "search_memories",
         ],
-        "the look-ups that reach players' text"
+        "the look-ups that reach players' text, in name order"
     );
     let sent = block_on(store.select(&Select::from("messages").eq("content", "ok"))).unwrap();
     assert!(sent.is_empty(), "no message was sent");
