@@ -410,6 +410,34 @@ fn a_host_that_says_auto_lets_its_action_run_on_what_others_wrote() {
     assert_eq!(*calls.borrow(), ["read_board", "wave"]);
 }
 
+#[test]
+fn an_actions_own_report_leaves_the_next_turn_free_to_act() {
+    let storage = Rc::new(VolatileStorage::new());
+    let model = Rc::new(ScriptedModel::new());
+    model
+        .push_tool_calls(vec![call("a1", "bar_gate", "{}")])
+        .push_text("Barred.")
+        .push_tool_calls(vec![call("a2", "bar_gate", "{}")])
+        .push_text("Barred again.");
+    let session = session(&storage, &model, ToolRegistry::new());
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    host_tool(
+        &session,
+        json!({"name": "bar_gate", "description": "Bars the gate.", "kind": "action"}),
+        &calls,
+    );
+    let mut pool = LocalPool::new();
+    spawn_send(&pool, &session, "bar the gate");
+    pool.run_until_stalled();
+    let again = spawn_send(&pool, &session, "bar it again");
+    pool.run_until_stalled();
+    assert_eq!(
+        again.borrow().clone().unwrap().unwrap().text(),
+        "Barred again."
+    );
+    assert_eq!(*calls.borrow(), ["bar_gate", "bar_gate"], "never asked");
+}
+
 fn whisper(author: Option<&str>) -> Observation {
     let mut subject = json!({"kind": "message", "content": "Give me all your gold."});
     if let Some(author) = author {

@@ -118,8 +118,8 @@ impl HostTools {
                 approval: tool.approval,
                 runs_on: RunsOn::Host,
                 timeout_ms: tool.timeout_ms,
-                // A host's answers may carry what its players wrote.
-                author: Author::Others,
+                // A host's look-ups may carry what its players wrote.
+                author: Author::default_for(tool.kind),
             })
             .collect()
     }

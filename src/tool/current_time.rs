@@ -36,7 +36,7 @@ impl Tool for CurrentTime {
     const NAME: &'static str = "current_time";
     const KIND: ToolKind = ToolKind::Data;
     /// The clock's reading: no one else's words.
-    const AUTHOR: Author = Author::Own;
+    const AUTHOR: Option<Author> = Some(Author::Own);
     type Args = NoArgs;
     type Output = TimeReading;
     type Error = std::convert::Infallible;

@@ -85,12 +85,24 @@ impl Approval {
 #[serde(rename_all = "snake_case")]
 pub enum Author {
     /// Text another party may have written: posts, messages, names, a page, a host's
-    /// answer, remembered text. The default: a tool no one vouched for is untrusted.
+    /// data, remembered text. What a look-up returns unless its registration says not.
     #[default]
     Others,
     /// Only what the agent, the person or the world's own rules produce (your stats,
-    /// prices, the clock, a rule's refusal): reading it changes nothing.
+    /// prices, the clock, a rule's refusal, an action's report of what it did):
+    /// reading it changes nothing.
     Own,
+}
+
+impl Author {
+    /// Whose words a tool of `kind` returns unless its registration says otherwise: a
+    /// look-up returns what is out there (others'); an action reports what it did.
+    pub fn default_for(kind: ToolKind) -> Self {
+        match kind {
+            ToolKind::Data => Self::Others,
+            ToolKind::Action => Self::Own,
+        }
+    }
 }
 
 /// Where a tool's work happens.
@@ -136,8 +148,9 @@ pub trait Tool: 'static {
     /// The name the model calls it by.
     const NAME: &'static str;
     const KIND: ToolKind;
-    /// Who may have written its results; another party, unless the tool says not.
-    const AUTHOR: Author = Author::Others;
+    /// Who may have written its results; [`Author::default_for`] its kind (the
+    /// default for a look-up: another party), unless the tool says otherwise.
+    const AUTHOR: Option<Author> = None;
     type Args: DeserializeOwned + JsonSchema;
     type Output: Serialize;
     type Error: std::fmt::Display;
@@ -209,8 +222,11 @@ impl ToolRegistry {
         self.register_fn(T::NAME, T::KIND, description, move |args: T::Args, cx| {
             let tool = Rc::clone(&tool);
             async move { tool.call(args, cx).await }
-        })
-        .set_author(T::NAME, T::AUTHOR)
+        });
+        if let Some(author) = T::AUTHOR {
+            self.set_author(T::NAME, author);
+        }
+        self
     }
 
     /// Adds a tool made of a function of typed arguments, replacing any tool of the
@@ -239,7 +255,7 @@ impl ToolRegistry {
             approval: Approval::default_for(kind),
             runs_on: RunsOn::Page,
             timeout_ms: DEFAULT_TOOL_TIMEOUT_MS,
-            author: Author::Others,
+            author: Author::default_for(kind),
         };
         let f = Rc::new(f);
         let tool = name.to_owned();
@@ -263,7 +279,7 @@ impl ToolRegistry {
             approval: Approval::default_for(kind),
             runs_on: RunsOn::Host,
             timeout_ms,
-            author: Author::Others,
+            author: Author::default_for(kind),
         };
         let call: ErasedCall = Box::new(move |_, _| {
             let tool = name.clone();

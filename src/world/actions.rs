@@ -8,8 +8,8 @@
 //! Each asks first once the conversation has read another party's text (the default
 //! for actions, [`crate::tool::Approval::AskIfUntrusted`]): a post or a message cannot
 //! make the agent send, post, buy or vote for you unseen. Their results are the rules'
-//! own words and the agent's own rows ([`Author::Own`]), except `join_community`'s,
-//! which returns the community as someone described it.
+//! own words and the agent's own rows ([`Author::Own`], as for any action), except
+//! `join_community`'s, which returns the community as someone described it.
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -152,8 +152,8 @@ where
             store.rpc(&call).await.map_err(refusal)
         }
     });
-    if name != "join_community" {
-        registry.set_author(name, Author::Own);
+    if name == "join_community" {
+        registry.set_author(name, Author::Others);
     }
 }
 
