@@ -24,7 +24,7 @@ struct CountArgs {
     by: i64,
 }
 
-/// A world of one counter: `read` (data), `bump` (action), `fail` (data that errors),
+/// A world of one counter: `read` (data), `bump` (action, unasked), `fail` (data that errors),
 /// `hang` (data that never answers, 5 s timeout).
 struct Bench {
     tools: ToolRegistry,
@@ -69,6 +69,9 @@ fn bench() -> Bench {
         |_: NoArgs, _| async { futures::future::pending::<Result<Value, String>>().await },
     );
     tools.set_timeout("hang", 5_000);
+    // The loop's mechanics, not its approvals, are under test here: `bump` runs
+    // unasked even after a look-up (actions ask once untrusted by default).
+    tools.set_approval("bump", Approval::Auto);
     let store: Rc<dyn Store> = Rc::new(LocalStore::new(familiar::world::schemas().unwrap()));
     tools.with_ledger(Ledger::new(store, "1"));
     Bench {
@@ -339,6 +342,22 @@ fn ask_if_untrusted_runs_on_the_persons_words_alone_and_asks_once_a_tool_was_rea
     let (stop, _) = bench.drive(&mut run, &model);
     assert_eq!(stop, Stop::AwaitingApproval(call("c3", "bump", "{}")));
     assert_eq!(bench.applied.get(), 1, "neither ran unasked");
+}
+
+#[test]
+fn ask_if_untrusted_counts_a_look_up_the_model_listed_after_the_action() {
+    let mut bench = bench();
+    bench.tools.set_approval("bump", Approval::AskIfUntrusted);
+    // The look-up runs first, whatever the order of the calls: the action then acts
+    // on what it read, so it asks.
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![call("c1", "bump", "{}"), call("r1", "read", "{}")])
+        .push_text("done");
+    let mut run = bench.run("bump and read");
+    let (stop, _) = bench.drive(&mut run, &model);
+    assert_eq!(stop, Stop::AwaitingApproval(call("c1", "bump", "{}")));
+    assert_eq!(bench.applied.get(), 0, "it did not run unasked");
 }
 
 #[test]

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::llm::ToolSpec;
 use crate::llm::message::ToolCall;
 use crate::run::driver::Host;
-use crate::tool::{Approval, RunsOn, ToolInfo, ToolKind};
+use crate::tool::{Approval, Author, RunsOn, ToolInfo, ToolKind};
 
 /// Answers one call: the request id and the parsed, checked arguments in; a JSON
 /// result or an error message for the model out.
@@ -118,6 +118,8 @@ impl HostTools {
                 approval: tool.approval,
                 runs_on: RunsOn::Host,
                 timeout_ms: tool.timeout_ms,
+                // A host's look-ups may carry what its players wrote.
+                author: Author::default_for(tool.kind),
             })
             .collect()
     }

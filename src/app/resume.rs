@@ -58,6 +58,7 @@ fn load_run(storage: &dyn Storage, keys: &Keys, conversation: &str) -> Loaded<Sa
 impl Session {
     /// Saves the conversation and its run in flight, before a step.
     pub(super) fn checkpoint(&self, place: &Place, agent: &str, character: bool, run: &AgentRun) {
+        self.note_untrusted(place, run);
         self.save(&place.conversation);
         let saved = SavedRun {
             version: RUN_VERSION,
@@ -189,8 +190,17 @@ impl Session {
             conversation: conversation.to_owned(),
             turn: saved.turn,
         });
+        // What may run, and what the model is told, comes from the live agent and
+        // registry; the saved run is data (it may be stale, or tampered with).
+        let options = &self.inner.config.options;
+        let run = saved
+            .run
+            .resumed(agent.system.clone(), self.catalogue(&agent))
+            .with_max_iterations(options.max_iterations)
+            .with_max_lookups(options.max_lookups)
+            .with_time_budget_ms(options.time_budget_ms);
         let signal = self.start_running(&place);
-        let outcome = self.drive(&place, &agent, saved.run, false, signal).await;
+        let outcome = self.drive(&place, &agent, run, false, signal).await;
         self.end_turn(&place);
         Ok(outcome)
     }

@@ -150,6 +150,7 @@ impl State {
         static EMPTY: Conversation = Conversation {
             interactions: Vec::new(),
             pinned: Vec::new(),
+            untrusted: false,
         };
         self.conversations.get(&self.open).unwrap_or(&EMPTY)
     }
@@ -420,6 +421,11 @@ impl State {
             conversation,
         } in saved.conversations
         {
+            // A loaded state is data the person did not write: its runs ask first.
+            let conversation = Conversation {
+                untrusted: true,
+                ..conversation
+            };
             let key = keys.conversation(&entry.id);
             let conversation = storage::closed(conversation);
             // Loading a state is a deliberate overwrite: it becomes the newest revision.

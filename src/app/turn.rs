@@ -16,8 +16,9 @@ use crate::llm::message::{Message, ToolCall};
 use crate::llm::rules::RulesModel;
 use crate::run::driver::{Seams, Stop, drive_until};
 use crate::run::event::Event;
+use crate::run::interaction::Conversation;
 use crate::run::{AgentRun, Observation, Outcome};
-use crate::tool::ToolRegistry;
+use crate::tool::{ToolInfo, ToolRegistry};
 use crate::workflow::inject;
 
 /// What a turn was asked for: a person's message, or an event the host observed.
@@ -254,6 +255,7 @@ impl Session {
                 }
             };
             let stop = drive_until(&mut run, &seams, &mut emit, stopped(signal.clone())).await;
+            self.note_untrusted(place, &run);
             let call = match stop {
                 Stop::Done(outcome) => return outcome,
                 Stop::AwaitingApproval(call) => call,
@@ -269,6 +271,28 @@ impl Session {
         }
     }
 
+    /// Once `run` has read another party's text, so has its conversation: later turns
+    /// start untrusted (the flag is saved with the conversation).
+    pub(super) fn note_untrusted(&self, place: &Place, run: &AgentRun) {
+        if !run.is_untrusted() {
+            return;
+        }
+        let mut state = self.inner.state.borrow_mut();
+        if let Some(conversation) = state.conversations.get_mut(&place.conversation) {
+            conversation.untrusted = true;
+        }
+    }
+
+    /// The tools `agent` is given now, with their policies: its own, and the host's
+    /// (a host tool of the same name replaces the agent's).
+    pub(super) fn catalogue(&self, agent: &Agent) -> Vec<ToolInfo> {
+        let host = self.inner.host.catalogue();
+        let mut catalogue = agent.tools.catalogue();
+        catalogue.retain(|t| !host.iter().any(|h| h.spec.name == t.spec.name));
+        catalogue.extend(host);
+        catalogue
+    }
+
     fn build_run(
         &self,
         place: &Place,
@@ -278,10 +302,14 @@ impl Session {
         goal_check: bool,
     ) -> AgentRun {
         let options = &self.inner.config.options;
-        let host = self.inner.host.catalogue();
-        let mut catalogue = agent.tools.catalogue();
-        catalogue.retain(|t| !host.iter().any(|h| h.spec.name == t.spec.name));
-        catalogue.extend(host);
+        let catalogue = self.catalogue(agent);
+        let untrusted = self
+            .inner
+            .state
+            .borrow()
+            .conversations
+            .get(&place.conversation)
+            .is_some_and(Conversation::is_untrusted);
         let number = self.inner.state.borrow_mut().next_run();
         let random = (self.inner.config.random)();
         let id = format!(
@@ -292,6 +320,7 @@ impl Session {
             (random.clamp(0.0, 1.0) * f64::from(u32::MAX)) as u32
         );
         let mut run = AgentRun::new(agent.system.clone(), history, observation, catalogue)
+            .with_untrusted(untrusted)
             .with_id(id)
             .with_max_iterations(options.max_iterations)
             .with_max_lookups(options.max_lookups)

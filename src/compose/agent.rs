@@ -14,7 +14,7 @@ use crate::llm::message::Message;
 use crate::run::driver::{Seams, Stop, drive};
 use crate::run::event::Event;
 use crate::run::{AgentRun, Boundaries, DEFAULT_MAX_ITERATIONS, Observation, Outcome};
-use crate::tool::{ToolKind, ToolRegistry};
+use crate::tool::{Author, ToolKind, ToolRegistry};
 
 /// Everything a run needs besides the trigger.
 pub struct Agent {
@@ -138,4 +138,6 @@ pub fn register_as_tool(
             }
         }
     });
+    // Its answer may echo whatever it read, whichever its kind.
+    registry.set_author(&name, Author::Others);
 }

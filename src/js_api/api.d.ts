@@ -118,9 +118,13 @@ export interface ToolConfig<Args = any> {
   /** `"data"` only reads (several may run at once); `"action"` changes the world (one per step). Default `"action"`. */
   kind?: ToolKind;
   /**
-   * `"ask"` pauses the run for an approval; `"ask_if_untrusted"` asks only once the run
-   * has read a tool's result (a page, a host, the world), so such text cannot trigger it
-   * unseen; `"deny"` never runs it. Default `"auto"`.
+   * `"auto"` runs without asking, whatever the conversation has read; `"ask"` pauses the
+   * run for an approval every time; `"ask_if_untrusted"` asks only once the conversation
+   * (this turn or an earlier one) has read text the person did not write — what a
+   * `"data"` tool returned, a page, another player's post or message, an event subject
+   * with an `author` or `messageId`, a loaded state — so such text cannot make it act
+   * unseen; `"deny"` never runs it. Default: `"ask_if_untrusted"` for an action, `"auto"` for data. Say
+   * `"auto"` for an action only if anyone whose words reach the agent may trigger it.
    */
   approval?: "auto" | "ask" | "ask_if_untrusted" | "deny";
   /** How long a call may take, 1 to 600000 ms. Default 30000. */

@@ -12,7 +12,7 @@ use super::{
 use crate::llm::message::{Message, ToolCall};
 use crate::run::event::{Decided, Event, Thought};
 use crate::run::{ActionRecord, PLAN_TOOL};
-use crate::tool::{Approval, RunsOn, ToolError, ToolKind};
+use crate::tool::{Approval, Author, RunsOn, ToolError, ToolKind};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(super) struct Act {
@@ -104,9 +104,7 @@ impl AgentRun {
             let invocation = Invocation {
                 kind: info.map(|t| t.kind),
                 runs_on: info.map_or(RunsOn::Page, |t| t.runs_on),
-                approval: info.map_or(Approval::Auto, |t| {
-                    self.approval_now(t.approval, !act.data.is_empty())
-                }),
+                approval: info.map_or(Approval::Auto, |t| t.approval),
                 timeout_ms: info.map_or(crate::tool::DEFAULT_TOOL_TIMEOUT_MS, |t| t.timeout_ms),
                 idempotency_key: None,
                 call,
@@ -183,14 +181,24 @@ impl AgentRun {
         has_action.then(|| "one action per step; call it again in the next step".to_owned())
     }
 
-    /// `approval` as it applies to a call now: [`Approval::AskIfUntrusted`] asks once
-    /// any tool's result has entered the run (`looking_up`: look-ups of this very reply
-    /// will have, before the action runs).
-    fn approval_now(&self, approval: Approval, looking_up: bool) -> Approval {
-        match approval {
-            Approval::AskIfUntrusted if looking_up || !self.history.is_empty() => Approval::Ask,
-            Approval::AskIfUntrusted => Approval::Auto,
-            other => other,
+    /// Who may have written `name`'s results (a tool the run does not know: others).
+    pub(super) fn author_of(&self, name: &str) -> Author {
+        self.catalogue
+            .iter()
+            .find(|t| t.spec.name == name)
+            .map_or(Author::Others, |t| t.author)
+    }
+
+    /// Reading `result` of `invocation` makes the run untrusted when the tool's
+    /// results may carry another party's text; errors the run or the registry made
+    /// themselves (a refusal, a timeout, bad arguments) carry none.
+    fn read(&mut self, invocation: &Invocation, result: &Result<Value, ToolError>) {
+        let foreign = match result {
+            Ok(_) | Err(ToolError::Failed { .. }) => true,
+            Err(_) => false,
+        };
+        if foreign && self.author_of(&invocation.call.name) == Author::Others {
+            self.untrusted = true;
         }
     }
 
@@ -313,8 +321,10 @@ impl AgentRun {
         {
             if let Some(index) = act.data.iter().position(|i| i.call.id == call_id) {
                 let invocation = act.data.remove(index);
+                self.read(&invocation, &result);
                 self.record(&mut act, &invocation, result, duration_ms);
             } else if let Some(invocation) = act.action.take_if(|i| i.call.id == call_id) {
+                self.read(&invocation, &result);
                 let error = result.as_ref().err().map(ToString::to_string);
                 self.record(&mut act, &invocation, result, duration_ms);
                 action_done = Some((invocation.call.name, error));
@@ -393,14 +403,84 @@ impl AgentRun {
     }
 }
 
+impl AgentRun {
+    /// Re-reads the pending step's calls from the run's (live) catalogue, as after a
+    /// reload: each takes its tool's policy now, approvals given before are forgotten
+    /// (they were given in another page, and a saved run is data), and a call whose
+    /// tool is gone, switched off or outside the boundaries is refused instead of run.
+    pub(super) fn recheck_pending(&mut self) {
+        let mut act = match std::mem::replace(&mut self.phase, Phase::Reason) {
+            Phase::Act(act) => act,
+            other => return self.phase = other,
+        };
+        act.approved = false;
+        act.approved_data.clear();
+        for invocation in act.data.iter_mut().chain(act.action.iter_mut()) {
+            self.relive(invocation);
+        }
+        for invocation in std::mem::take(&mut act.data) {
+            let refused = match self.data_refusal(&invocation, false) {
+                None if invocation.kind == Some(ToolKind::Data) => None,
+                None => Some(ToolError::Refused {
+                    tool: invocation.call.name.clone(),
+                    reason: "it is no longer a look-up".into(),
+                }),
+                error => error,
+            };
+            match refused {
+                Some(error) => self.record(&mut act, &invocation, Err(error), 0),
+                None => act.data.push(invocation),
+            }
+        }
+        let mut refused_action = None;
+        if let Some(invocation) = act.action.take() {
+            let reason = match invocation.kind {
+                Some(ToolKind::Action) => self.refusal(&invocation, false),
+                _ => Some("it is no longer an action of this agent".to_owned()),
+            };
+            match reason {
+                Some(reason) => {
+                    refused_action = Some(invocation.call.name.clone());
+                    self.refuse(&mut act, &invocation, reason);
+                }
+                None => act.action = Some(invocation),
+            }
+        }
+        if !act.is_settled() {
+            self.phase = Phase::Act(act);
+            return;
+        }
+        let error = refused_action.as_ref().and_then(|tool| act.error_of(tool));
+        self.flush(act);
+        match refused_action {
+            Some(tool) => self.after_action(&tool, error.as_deref(), false),
+            None => self.phase = Phase::Reason,
+        }
+    }
+
+    /// Takes a pending call's kind, place, policy and timeout from the catalogue.
+    fn relive(&self, invocation: &mut Invocation) {
+        let info = self
+            .catalogue
+            .iter()
+            .find(|t| t.spec.name == invocation.call.name);
+        invocation.kind = info.map(|t| t.kind);
+        invocation.runs_on = info.map_or(RunsOn::Page, |t| t.runs_on);
+        invocation.approval = info.map_or(Approval::Deny, |t| t.approval);
+        invocation.timeout_ms = info.map_or(crate::tool::DEFAULT_TOOL_TIMEOUT_MS, |t| t.timeout_ms);
+    }
+}
+
 /// The next effect of an act phase: approvals of look-ups that ask first, page
-/// calls, then host calls, then the action (after its approval).
-pub(super) fn act_step(act: &Act) -> NextStep {
+/// calls, then host calls, then the action (after its approval). `untrusted`: the run
+/// has read another party's text by now (the step's look-ups included, as they run
+/// before its action), so tools that ask when untrusted ask.
+pub(super) fn act_step(act: &Act, untrusted: bool) -> NextStep {
     // A look-up whose tool asks first waits for its person before anything runs.
     let unapproved = act
         .data
         .iter()
-        .find(|i| i.approval == Approval::Ask && !act.approved_data.contains(&i.call.id));
+        .find(|i| i.approval.asks(untrusted) && !act.approved_data.contains(&i.call.id));
     if let Some(look_up) = unapproved {
         return NextStep::AwaitApproval(look_up.call.clone());
     }
@@ -416,7 +496,7 @@ pub(super) fn act_step(act: &Act) -> NextStep {
         return NextStep::AwaitHost(host);
     }
     match &act.action {
-        Some(action) if action.approval == Approval::Ask && !act.approved => {
+        Some(action) if action.approval.asks(untrusted) && !act.approved => {
             NextStep::AwaitApproval(action.call.clone())
         }
         Some(action) if action.runs_on == RunsOn::Host => NextStep::AwaitHost(vec![action.clone()]),

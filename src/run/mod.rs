@@ -16,6 +16,7 @@ pub mod event;
 pub mod interaction;
 mod limits;
 mod observation;
+mod reload;
 mod review;
 
 use std::rc::Rc;
@@ -39,6 +40,24 @@ use crate::llm::message::{Message, ToolCall};
 use crate::llm::{ChatRequest, ChatResponse, LlmError, ResponseFormat, ToolChoice, ToolSpec};
 use crate::run::event::{Event, Thought};
 use crate::tool::{Approval, RunsOn, ToolError, ToolInfo, ToolKind};
+
+/// What `with_planning` adds to the instructions.
+const PLANNING_PROMPT: &str = "\n\nFetch what you need with data tools, then take one action \
+     per step. When a task takes several steps, or something must be done at the end (such as \
+     a reply), record it with the `plan` tool.";
+
+/// The run's instructions: the agent's, the situation the observation describes, and
+/// the planning note when `planning`.
+fn compose_system(mut system: String, observation: &Observation, planning: bool) -> String {
+    if let Some(situation) = observation.situation() {
+        system.push_str("\n\n");
+        system.push_str(&situation);
+    }
+    if planning {
+        system.push_str(PLANNING_PROMPT);
+    }
+    system
+}
 
 /// What the driver should do next.
 #[derive(Debug, Clone, PartialEq)]
@@ -182,6 +201,10 @@ pub struct AgentRun {
     /// Wall-clock time the driver has spent on this run's effects.
     #[serde(default)]
     spent_ms: u64,
+    /// Whether the run (or its conversation before it) has read text the person did
+    /// not write; from then on [`Approval::AskIfUntrusted`] asks. It only ever grows.
+    #[serde(default)]
+    untrusted: bool,
     /// Invalid answers and re-asks of the current review or goal guess.
     scratch: Vec<Message>,
     limits: Limits,
@@ -199,13 +222,10 @@ impl AgentRun {
         observation: Observation,
         catalogue: Vec<ToolInfo>,
     ) -> Self {
-        let mut system = system.into();
-        if let Some(situation) = observation.situation() {
-            system.push_str("\n\n");
-            system.push_str(&situation);
-        }
+        let system = compose_system(system.into(), &observation, false);
         let mut transcript = history;
-        transcript.push(Message::user(&observation.subject.content));
+        transcript.push(Message::user(observation.subject.as_prompt()));
+        let untrusted = observation.subject.is_untrusted();
         let events = vec![Event::Started {
             trigger: observation.trigger.clone(),
             input: observation.subject.content.clone(),
@@ -227,6 +247,7 @@ impl AgentRun {
             lookups: 0,
             reflections: 0,
             spent_ms: 0,
+            untrusted,
             scratch: Vec::new(),
             limits: Limits {
                 max_iterations: DEFAULT_MAX_ITERATIONS,
@@ -252,14 +273,25 @@ impl AgentRun {
 
     /// Offers the `plan` tool, for multi-step work and follow-ups.
     pub fn with_planning(mut self) -> Self {
-        self.limits.planning = true;
-        self.system.push_str(
-            "\n\nFetch what you need with data tools, then take one action per step. \
-             When a task takes several steps, or something must be done at the end \
-             (such as a reply), record it with the `plan` tool.",
-        );
+        if !self.limits.planning {
+            self.limits.planning = true;
+            self.system.push_str(PLANNING_PROMPT);
+        }
         self.offered = self.offer(false);
         self
+    }
+
+    /// Starts the run untrusted when its conversation has already read text the
+    /// person did not write (`false` leaves it as it is: taint is never taken back).
+    pub fn with_untrusted(mut self, untrusted: bool) -> Self {
+        self.untrusted |= untrusted;
+        self
+    }
+
+    /// Whether the run has read text the person did not write (or started after its
+    /// conversation had): its actions that ask when untrusted ask.
+    pub fn is_untrusted(&self) -> bool {
+        self.untrusted
     }
 
     /// After an action with nothing left to do, asks the model whether the goal is
@@ -363,7 +395,7 @@ impl AgentRun {
                 },
                 request: self.request(ToolChoice::Auto),
             }),
-            Phase::Act(act) => act_step(act),
+            Phase::Act(act) => act_step(act, self.untrusted),
             Phase::CheckGoal => self.goal_check_call(),
             Phase::Reflect { .. } => self.side_call(
                 Purpose::Reflect {

@@ -5,7 +5,7 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use crate::base::clock::Clock;
-use crate::tool::{CallContext, NoArgs, Tool, ToolKind};
+use crate::tool::{Author, CallContext, NoArgs, Tool, ToolKind};
 
 /// Tells the model the user's current local date and time.
 pub struct CurrentTime {
@@ -35,6 +35,8 @@ pub struct TimeReading {
 impl Tool for CurrentTime {
     const NAME: &'static str = "current_time";
     const KIND: ToolKind = ToolKind::Data;
+    /// The clock's reading: no one else's words.
+    const AUTHOR: Option<Author> = Some(Author::Own);
     type Args = NoArgs;
     type Output = TimeReading;
     type Error = std::convert::Infallible;

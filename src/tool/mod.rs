@@ -43,17 +43,66 @@ pub enum ToolKind {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Approval {
-    /// Runs without asking.
+    /// Runs without asking, whatever the conversation has read.
     #[default]
     Auto,
     /// Pauses the run until a person approves or denies the call.
     Ask,
-    /// Runs without asking while the run has read nothing but the person's own words;
-    /// once a tool's result (a page, a host, the world) is in its context, asks first —
-    /// so text a page or a tool returned cannot, say, plant a memory unseen.
+    /// Runs without asking while the conversation has read nothing but the person's
+    /// own words; once it has read text another party wrote (a result of a tool whose
+    /// [`Author`] is `Others`, an event subject a player wrote, a loaded state) —
+    /// in this run or an earlier turn — asks first, so a post or a message cannot, say,
+    /// send gold or plant a memory unseen. The default for actions.
     AskIfUntrusted,
     /// Never runs; the model is told so.
     Deny,
+}
+
+impl Approval {
+    /// What a tool of `kind` gets unless its registration says otherwise: an action
+    /// asks once the conversation is untrusted, a look-up runs.
+    pub fn default_for(kind: ToolKind) -> Self {
+        match kind {
+            ToolKind::Action => Self::AskIfUntrusted,
+            ToolKind::Data => Self::Auto,
+        }
+    }
+
+    /// Whether a call under this policy waits for a person, given whether the
+    /// conversation has read untrusted text.
+    pub fn asks(self, untrusted: bool) -> bool {
+        match self {
+            Self::Ask => true,
+            Self::AskIfUntrusted => untrusted,
+            Self::Auto | Self::Deny => false,
+        }
+    }
+}
+
+/// Who may have written a tool's result: what decides whether reading it makes the
+/// conversation untrusted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Author {
+    /// Text another party may have written: posts, messages, names, a page, a host's
+    /// data, remembered text. What a look-up returns unless its registration says not.
+    #[default]
+    Others,
+    /// Only what the agent, the person or the world's own rules produce (your stats,
+    /// prices, the clock, a rule's refusal, an action's report of what it did):
+    /// reading it changes nothing.
+    Own,
+}
+
+impl Author {
+    /// Whose words a tool of `kind` returns unless its registration says otherwise: a
+    /// look-up returns what is out there (others'); an action reports what it did.
+    pub fn default_for(kind: ToolKind) -> Self {
+        match kind {
+            ToolKind::Data => Self::Others,
+            ToolKind::Action => Self::Own,
+        }
+    }
 }
 
 /// Where a tool's work happens.
@@ -81,6 +130,9 @@ pub struct ToolInfo {
     #[serde(default)]
     pub runs_on: RunsOn,
     pub timeout_ms: u64,
+    /// Who may have written its results.
+    #[serde(default)]
+    pub author: Author,
 }
 
 /// What a call knows besides its arguments.
@@ -96,6 +148,9 @@ pub trait Tool: 'static {
     /// The name the model calls it by.
     const NAME: &'static str;
     const KIND: ToolKind;
+    /// Who may have written its results; [`Author::default_for`] its kind (the
+    /// default for a look-up: another party), unless the tool says otherwise.
+    const AUTHOR: Option<Author> = None;
     type Args: DeserializeOwned + JsonSchema;
     type Output: Serialize;
     type Error: std::fmt::Display;
@@ -167,7 +222,11 @@ impl ToolRegistry {
         self.register_fn(T::NAME, T::KIND, description, move |args: T::Args, cx| {
             let tool = Rc::clone(&tool);
             async move { tool.call(args, cx).await }
-        })
+        });
+        if let Some(author) = T::AUTHOR {
+            self.set_author(T::NAME, author);
+        }
+        self
     }
 
     /// Adds a tool made of a function of typed arguments, replacing any tool of the
@@ -193,9 +252,10 @@ impl ToolRegistry {
                 parameters: parameters_schema::<A>(),
             },
             kind,
-            approval: Approval::Auto,
+            approval: Approval::default_for(kind),
             runs_on: RunsOn::Page,
             timeout_ms: DEFAULT_TOOL_TIMEOUT_MS,
+            author: Author::default_for(kind),
         };
         let f = Rc::new(f);
         let tool = name.to_owned();
@@ -216,9 +276,10 @@ impl ToolRegistry {
         let info = ToolInfo {
             spec,
             kind,
-            approval: Approval::Auto,
+            approval: Approval::default_for(kind),
             runs_on: RunsOn::Host,
             timeout_ms,
+            author: Author::default_for(kind),
         };
         let call: ErasedCall = Box::new(move |_, _| {
             let tool = name.clone();
@@ -245,6 +306,26 @@ impl ToolRegistry {
     pub fn set_approval(&mut self, name: &str, approval: Approval) -> &mut Self {
         if let Some(entry) = self.tools.get_mut(name) {
             entry.info.approval = approval;
+        }
+        self
+    }
+
+    /// Sets who must approve every action registered so far: an operator whose agent
+    /// acts on its own, with no person to ask (an NPC), says [`Approval::Auto`] here.
+    pub fn set_action_approval(&mut self, approval: Approval) -> &mut Self {
+        for entry in self.tools.values_mut() {
+            if entry.info.kind == ToolKind::Action {
+                entry.info.approval = approval;
+            }
+        }
+        self
+    }
+
+    /// Says who may have written `name`'s results; unknown names are ignored. Mark a
+    /// tool [`Author::Own`] only when nothing another party wrote can reach its result.
+    pub fn set_author(&mut self, name: &str, author: Author) -> &mut Self {
+        if let Some(entry) = self.tools.get_mut(name) {
+            entry.info.author = author;
         }
         self
     }

@@ -4,6 +4,12 @@
 //! rules, changes the world and records the result in the user's ledger in one
 //! transaction; a refusal comes back as the plain reason the model can plan around
 //! ("Insufficient gold. Need 10, have 0").
+//!
+//! Each asks first once the conversation has read another party's text (the default
+//! for actions, [`crate::tool::Approval::AskIfUntrusted`]): a post or a message cannot
+//! make the agent send, post, buy or vote for you unseen. Their results are the rules'
+//! own words and the agent's own rows ([`Author::Own`], as for any action), except
+//! `join_community`'s, which returns the community as someone described it.
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -13,7 +19,7 @@ use serde_json::{Value, json};
 use super::data::CommunityArgs;
 use super::rows::{Refusal, World};
 use crate::store::{Row, Rpc, StoreError};
-use crate::tool::{ToolKind, ToolRegistry};
+use crate::tool::{Author, ToolKind, ToolRegistry};
 
 pub fn register(registry: &mut ToolRegistry, world: &World) {
     action::<MessageArgs>(
@@ -146,6 +152,9 @@ where
             store.rpc(&call).await.map_err(refusal)
         }
     });
+    if name == "join_community" {
+        registry.set_author(name, Author::Others);
+    }
 }
 
 /// An `rpc` call of the action `function` with the tool's arguments and ledger key.

@@ -1,5 +1,8 @@
 //! The world's data tools: read-only look-ups the model makes to decide (seed 000's
-//! "the AI decides what it needs").
+//! "the AI decides what it needs"). Those whose rows only the world's rules write
+//! (your stats, inventory and relationships, battles, the market, jobs) are marked
+//! [`Author::Own`]; the rest carry text players wrote (posts, messages, names,
+//! community descriptions, memories) and make the conversation untrusted once read.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -7,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::rows::{Refusal, World, add, one, select};
 use crate::store::{Filter, Filtered, Op, Select};
-use crate::tool::{NoArgs, ToolKind, ToolRegistry};
+use crate::tool::{Author, NoArgs, ToolKind, ToolRegistry};
 
 pub fn register(registry: &mut ToolRegistry, world: &World) {
     let data = ToolKind::Data;
@@ -115,7 +118,21 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         "Recent posts, by a user or in a community.",
         recent_posts,
     );
+    for name in OWN {
+        registry.set_author(name, Author::Own);
+    }
 }
+
+/// The look-ups whose rows no player can write (no row-level policy lets them: see
+/// `migrations/0004_security.sql`) and which return no names or free text of others.
+const OWN: [&str; 6] = [
+    "get_my_stats",
+    "get_my_inventory",
+    "get_relationship",
+    "get_active_battles",
+    "get_market_items",
+    "get_available_jobs",
+];
 
 #[derive(Deserialize, JsonSchema)]
 pub struct UserArgs {

@@ -45,6 +45,11 @@ pub const PLAYER_ID: i64 = 3;
 /// through its functions, which check its rules (gold and energy are checked, stats
 /// stay within 0-100). The store must act as `me`: signed in as them online, or
 /// [`functions::play_as`] offline.
+///
+/// Other players write into this world: the look-ups that return their text (posts,
+/// messages, names) make the conversation untrusted, and every action then asks first
+/// (`ask_if_untrusted`). An operator whose agent may act on its own — an NPC with no
+/// one to ask — says so per tool with [`ToolRegistry::set_approval`].
 pub fn register_tools(registry: &mut ToolRegistry, store: Rc<dyn Store>, me: i64) {
     let world = rows::World { store, me };
     data::register(registry, &world);

@@ -149,6 +149,9 @@ pub async fn play(scenario: &Scenario) -> Result<Replay, ScenarioError> {
     let store: Rc<dyn Store> = store;
     let mut tools = ToolRegistry::new();
     world::register_tools(&mut tools, Rc::clone(&store), me);
+    // The seed's NPCs act on what other players say with no one to ask: a replay plays
+    // such an agent, so its operator's choice is made here, for every action.
+    tools.set_action_approval(crate::tool::Approval::Auto);
     tools.with_ledger(Ledger::new(Rc::clone(&store), me.to_string()));
     let model = scenario.model()?;
     let seams = Seams {

@@ -47,7 +47,10 @@ pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
         }
     };
     let approval = match f.string("approval").as_deref() {
-        None | Some("auto") => Approval::Auto,
+        // Unsaid: an action asks once the conversation has read another party's
+        // text, a look-up runs (`Approval::default_for`).
+        None => Approval::default_for(kind),
+        Some("auto") => Approval::Auto,
         Some("ask") => Approval::Ask,
         Some("ask_if_untrusted") => Approval::AskIfUntrusted,
         Some("deny") => Approval::Deny,
