@@ -98,8 +98,9 @@ struct SavedConversation {
     conversation: Conversation,
 }
 
-/// A conversation as stored since [`HEAD_VERSION`]: its turns' ids as ranges and its
-/// pinned facts; each turn is under [`turn_key`].
+/// A conversation as stored since [`HEAD_VERSION`]: its turns' ids as ranges and
+/// everything else it keeps (pinned facts, whether it read untrusted text); each turn
+/// is under [`turn_key`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Head {
     version: u32,
@@ -107,6 +108,8 @@ struct Head {
     turns: Vec<[u64; 2]>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pinned: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    untrusted: bool,
 }
 
 impl Head {
@@ -226,6 +229,7 @@ pub fn load_stored(storage: &dyn Storage, key: &str) -> Loaded<(Conversation, Di
         let conversation = Conversation {
             interactions,
             pinned: head.pinned,
+            untrusted: head.untrusted,
         };
         let (conversation, closed) = closing(conversation);
         let dirty = Dirty {
@@ -284,8 +288,14 @@ pub fn save_turns(
     revision: u64,
     dirty: &Dirty,
 ) -> Result<(), String> {
-    let last = conversation.interactions.last().map(|i| i.id);
-    for interaction in &conversation.interactions {
+    // Every field, by name: one added to `Conversation` must be given a place here.
+    let Conversation {
+        interactions,
+        pinned,
+        untrusted,
+    } = conversation;
+    let last = interactions.last().map(|i| i.id);
+    for interaction in interactions {
         if dirty.all || dirty.turns.contains(&interaction.id) || Some(interaction.id) == last {
             let text = serde_json::to_string(interaction).map_err(|e| e.to_string())?;
             storage.save(&turn_key(key, interaction.id), &text)?;
@@ -294,8 +304,9 @@ pub fn save_turns(
     let head = Head {
         version: HEAD_VERSION,
         revision,
-        turns: ranges(conversation.interactions.iter().map(|i| i.id)),
-        pinned: conversation.pinned.clone(),
+        turns: ranges(interactions.iter().map(|i| i.id)),
+        pinned: pinned.clone(),
+        untrusted: *untrusted,
     };
     let text = serde_json::to_string(&head).map_err(|e| e.to_string())?;
     storage.save(key, &text)
@@ -476,6 +487,21 @@ mod tests {
             "{one} bytes against {whole} for the whole"
         );
         assert_eq!(head, "{\"version\":2,\"revision\":2,\"turns\":[[1,201]]}");
+        assert_eq!(
+            load_conversation(&storage, "k"),
+            Loaded::Found(conversation)
+        );
+    }
+
+    #[test]
+    fn what_a_conversation_keeps_besides_its_turns_is_kept_in_its_head() {
+        let storage = VolatileStorage::new();
+        let mut conversation = Conversation::default();
+        let turn = conversation.begin("read a post");
+        conversation.apply(turn, &answered());
+        conversation.pinned = vec!["the ale is cold".into()];
+        conversation.untrusted = true;
+        save_conversation(&storage, "k", &conversation, 1).unwrap();
         assert_eq!(
             load_conversation(&storage, "k"),
             Loaded::Found(conversation)
