@@ -351,9 +351,24 @@ async fn approvals_are_decided_by_a_person_or_in_code() {
     let decide = async {
         gloo_sleep(20).await;
         let id = js("window.asked").as_string().expect("asked");
-        assert_eq!(Array::from(&agent.pending()).length(), 1);
-        assert!(agent.approve("not-a-call", None).is_err());
-        agent.approve(&id, None).unwrap();
+        let pending = Array::from(&agent.pending());
+        assert_eq!(pending.length(), 1);
+        assert_eq!(text(&pending.get(0), "call.id"), id);
+        assert!(agent.approve("not-a-call".into(), None).is_err());
+        assert!(
+            agent
+                .approve(js("{ conversation: 'c', turn: 1 }"), None)
+                .is_err()
+        );
+        let elsewhere = js("{ conversation: 'another', turn: 1, callId: 'x' }");
+        Reflect::set(&elsewhere, &"callId".into(), &id.clone().into()).unwrap();
+        assert!(
+            agent.approve(elsewhere, None).is_err(),
+            "another conversation's"
+        );
+        // A pending() entry names its call exactly.
+        agent.approve(pending.get(0), None).unwrap();
+        assert!(agent.approve(id.into(), None).is_err(), "decided already");
     };
     let (outcome, ()) = futures::join!(running, decide);
     assert_eq!(text(&outcome.unwrap(), "text"), "A goblin appears.");

@@ -404,6 +404,18 @@ export type ApprovalAnswer = boolean | "always" | { approve?: boolean; always?: 
 
 export type ApprovalHandler = (pending: PendingApproval) => ApprovalAnswer | PromiseLike<ApprovalAnswer>;
 
+/**
+ * Names one waiting call for `approve` / `deny`: its conversation, turn and call id.
+ * A `pending()` entry is one (it has `call.id`), so `agent.approve(agent.pending()[0])`
+ * decides exactly that call. Models number their calls `call_1`, `call_2`… in every
+ * run, so the call id alone is taken only while no other waiting call (another
+ * conversation's run) has the same id; otherwise `approve` / `deny` throw and decide
+ * nothing.
+ */
+export type ApprovalKey =
+  | { conversation: string; turn: number; callId: string }
+  | { conversation: string; turn: number; call: { id: string } };
+
 // ---------------------------------------------------------------------------------
 // conversation(), saveState() / loadState(state)
 // ---------------------------------------------------------------------------------

@@ -16,7 +16,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
 use crate::app::spec::{self, AgentSpec};
-use crate::app::{Channel, Decision, Notice, PendingApproval, Session, SessionState, Update};
+use crate::app::{
+    ApprovalKey, Channel, Decision, Notice, PendingApproval, Session, SessionState, Update,
+};
 use crate::run::event::Event;
 pub use handler::function_handler;
 use js::{console_error, error, field, message_of, to_js, to_json};
@@ -117,6 +119,41 @@ impl FamiliarAgent {
             #[cfg(feature = "ui")]
             widget: RefCell::new(None),
         }
+    }
+}
+
+impl FamiliarAgent {
+    /// Decides the call `which` names: an [`ApprovalKey`]-shaped object, or the
+    /// model's call id when only one waiting call has it.
+    fn decide(&self, which: &JsValue, decision: Decision) -> Result<(), JsValue> {
+        let key = match which.as_string() {
+            Some(call_id) => self.session.waiting_call(&call_id),
+            None => Ok(approval_key(which)?),
+        };
+        key.and_then(|key| self.session.decide(&key, decision))
+            .map_err(|e| error(&e.to_string()))
+    }
+}
+
+/// `{conversation, turn, callId}` or a `pending()` entry (`call.id`) as a key.
+fn approval_key(which: &JsValue) -> Result<ApprovalKey, JsValue> {
+    let conversation = field(which, "conversation").as_string();
+    let turn = field(which, "turn").as_f64();
+    let call = field(which, "callId")
+        .as_string()
+        .or_else(|| field(&field(which, "call"), "id").as_string());
+    match (conversation, turn, call) {
+        (Some(conversation), Some(turn), Some(call)) if turn >= 0.0 && turn.fract() == 0.0 => {
+            Ok(ApprovalKey {
+                conversation,
+                turn: turn as u64,
+                call,
+            })
+        }
+        _ => Err(error(
+            "name the call to decide as a pending() entry, {conversation, turn, callId}, or \
+             its call id",
+        )),
     }
 }
 
@@ -327,18 +364,32 @@ impl FamiliarAgent {
     }
 
     /// Approves a waiting call (`always`: this tool, for this agent, in this
-    /// conversation, from now on).
-    pub fn approve(&self, call_id: &str, always: Option<bool>) -> Result<(), JsValue> {
-        self.session
-            .approve(call_id, always.unwrap_or(false))
-            .map_err(|e| error(&e.to_string()))
+    /// conversation, from now on). `which` is a `pending()` entry (or
+    /// `{conversation, turn, callId}`); the model's call id alone is taken while no
+    /// other waiting call shares it.
+    pub fn approve(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ApprovalKey | string")] which: JsValue,
+        always: Option<bool>,
+    ) -> Result<(), JsValue> {
+        let decision = if always.unwrap_or(false) {
+            Decision::ApproveAlways
+        } else {
+            Decision::Approve
+        };
+        self.decide(&which, decision)
     }
 
-    /// Denies a waiting call; the model hears `reason`.
-    pub fn deny(&self, call_id: &str, reason: Option<String>) -> Result<(), JsValue> {
-        self.session
-            .deny(call_id, reason.as_deref().unwrap_or_default())
-            .map_err(|e| error(&e.to_string()))
+    /// Denies a waiting call (named as for `approve`); the model hears `reason`.
+    pub fn deny(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ApprovalKey | string")] which: JsValue,
+        reason: Option<String>,
+    ) -> Result<(), JsValue> {
+        let reason = reason
+            .filter(|r| !r.trim().is_empty())
+            .unwrap_or_else(|| "the user said no".into());
+        self.decide(&which, Decision::Deny { reason })
     }
 
     /// The calls waiting for a decision.
