@@ -28,7 +28,10 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 
 pub use config::{Config, DEFAULT_CONTEXT_BUDGET, Options, Play, character_prompt};
-pub use host::{Channel, Handler, HostTool, HostToolError, HostTools, Ignored};
+pub use host::{
+    Channel, Handler, HostTool, HostToolError, HostTools, Ignored, OriginError, Target,
+    normalize_origin,
+};
 pub use identity::{Participant, register_memory};
 pub use play::load_character;
 pub use state::{Deleted, SessionState};
@@ -158,6 +161,33 @@ impl Session {
     /// The host's tools: every agent of the session is offered them.
     pub fn host_tools(&self) -> &HostTools {
         &self.inner.host
+    }
+
+    /// A channel for host tools answered over messages, its request ids keyed by a
+    /// secret drawn from the session's `random` and kept in its storage (so a run
+    /// resumed after a reload sends a repeated call under the same id).
+    pub fn channel(&self) -> Rc<Channel> {
+        let config = &self.inner.config;
+        let key = format!("{}.channel", config.namespace);
+        let kept = config
+            .storage
+            .load(&key)
+            .and_then(|text| serde_json::from_str::<(u64, u64)>(&text).ok());
+        let secret = kept.unwrap_or_else(|| {
+            let word = || {
+                let high = (config.random)().clamp(0.0, 1.0) * f64::from(u32::MAX);
+                let low = (config.random)().clamp(0.0, 1.0) * f64::from(u32::MAX);
+                ((high as u64) << 32) | (low as u64)
+            };
+            let secret = (word(), word());
+            if let Ok(text) = serde_json::to_string(&secret)
+                && let Err(error) = config.storage.save(&key, &text)
+            {
+                self.tell(&Update::Notice(Notice::SaveFailed { key, error }));
+            }
+            secret
+        });
+        Channel::new(secret)
     }
 
     /// Reports a message from the host that no call was waiting for.
