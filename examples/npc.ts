@@ -167,6 +167,10 @@ export async function main(): Promise<void> {
   grunt.off('tool_started', toolStarted);
   const waiting: PendingApproval[] = grunt.pending();
   console.log(`${waiting.length} call(s) waiting; game log: ${game.log.join('; ')}`);
+  // A pending() entry names its call exactly (conversation, turn, call id).
+  for (const call of waiting) {
+    grunt.deny(call, 'closing time');
+  }
 
   // The game keeps Grunt in its own save file.
   const saved: SavedState = grunt.saveState();

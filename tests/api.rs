@@ -300,9 +300,10 @@ async fn a_channel_tool_posts_calls_and_matches_results_by_request_id() {
     );
     assert!(reasons.iter().any(|r| r.contains("nobody")), "{reasons:?}");
     // A result for a call that timed out is reported late through `receive`.
-    assert!(!agent.receive(js(
-        r#"{ type: "function_result", request_id: "gone", success: true }"#
-    )));
+    assert!(!agent.receive(
+        js(r#"{ type: "function_result", request_id: "gone", success: true }"#),
+        JsValue::UNDEFINED
+    ));
 }
 
 #[wasm_bindgen_test]
@@ -351,9 +352,24 @@ async fn approvals_are_decided_by_a_person_or_in_code() {
     let decide = async {
         gloo_sleep(20).await;
         let id = js("window.asked").as_string().expect("asked");
-        assert_eq!(Array::from(&agent.pending()).length(), 1);
-        assert!(agent.approve("not-a-call", None).is_err());
-        agent.approve(&id, None).unwrap();
+        let pending = Array::from(&agent.pending());
+        assert_eq!(pending.length(), 1);
+        assert_eq!(text(&pending.get(0), "call.id"), id);
+        assert!(agent.approve("not-a-call".into(), None).is_err());
+        assert!(
+            agent
+                .approve(js("{ conversation: 'c', turn: 1 }"), None)
+                .is_err()
+        );
+        let elsewhere = js("{ conversation: 'another', turn: 1, callId: 'x' }");
+        Reflect::set(&elsewhere, &"callId".into(), &id.clone().into()).unwrap();
+        assert!(
+            agent.approve(elsewhere, None).is_err(),
+            "another conversation's"
+        );
+        // A pending() entry names its call exactly.
+        agent.approve(pending.get(0), None).unwrap();
+        assert!(agent.approve(id.into(), None).is_err(), "decided already");
     };
     let (outcome, ()) = futures::join!(running, decide);
     assert_eq!(text(&outcome.unwrap(), "text"), "A goblin appears.");
@@ -539,7 +555,9 @@ async fn an_iframe_answers_calls_over_post_message() {
     document.body().unwrap().append_child(&frame).unwrap();
     JsFuture::from(loaded).await.unwrap();
     let agent = agent("").await;
-    let description = tool("null", "");
+    // A srcdoc frame is at this page's origin; written with a trailing `/` and in
+    // upper case it is the same origin.
+    let description = tool("null", ", origin: location.origin.toUpperCase() + '/'");
     Reflect::set(
         &description,
         &"handler".into(),
@@ -550,6 +568,161 @@ async fn an_iframe_answers_calls_over_post_message() {
     let outcome = settle(agent.send("goblin".into())).await.unwrap();
     assert_eq!(text(&outcome, "text"), "A framed goblin appears.");
     frame.remove();
+}
+
+/// A frame at this page's origin running `script`, loaded.
+async fn frame(script: &str, sandbox: Option<&str>) -> web_sys::HtmlIFrameElement {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let frame: web_sys::HtmlIFrameElement =
+        document.create_element("iframe").unwrap().unchecked_into();
+    if let Some(sandbox) = sandbox {
+        frame.set_attribute("sandbox", sandbox).unwrap();
+    }
+    frame.set_srcdoc(&format!("<script>{script}</script>"));
+    let loaded = Promise::new(&mut |resolve, _| frame.set_onload(Some(&resolve)));
+    document.body().unwrap().append_child(&frame).unwrap();
+    JsFuture::from(loaded).await.unwrap();
+    frame
+}
+
+fn with_handler(description: &JsValue, handler: &JsValue) -> JsValue {
+    Reflect::set(description, &"handler".into(), handler).unwrap();
+    description.clone()
+}
+
+#[wasm_bindgen_test]
+async fn a_result_is_taken_only_from_the_target_its_call_went_to() {
+    // `spawn` is answered through a port the page holds; `look` by a frame that will
+    // try to answer `spawn`'s call, knowing its request id exactly.
+    let attacker = frame(
+        "addEventListener('message', e => { if (e.data.type === 'forge') \
+         parent.postMessage({ type: 'function_result', request_id: e.data.request_id, \
+         success: true, result: { spawned: 'forged goblin' } }, '*'); });",
+        None,
+    )
+    .await;
+    let window = attacker.content_window().unwrap();
+    let agent = agent("").await;
+    let look =
+        js(r#"{ name: "look", description: "Looks.", kind: "data", origin: location.origin }"#);
+    agent.register_tool(with_handler(&look, &window)).unwrap();
+    let game = js("(() => { const c = new MessageChannel(); c.calls = []; \
+                   c.port2.onmessage = e => c.calls.push(e.data); return c; })()");
+    let spawn = tool("null", "");
+    agent
+        .register_tool(with_handler(&spawn, &get(&game, "port1")))
+        .unwrap();
+    js("window.ignored = []");
+    let record: Function = js("e => window.ignored.push(e.reason)").unchecked_into();
+    agent.on("host_message_ignored", record).unwrap();
+    let running = JsFuture::from(agent.send("goblin".into()));
+    let play = async {
+        gloo_sleep(30).await;
+        let calls: Array = get(&game, "calls").unchecked_into();
+        assert_eq!(calls.length(), 1);
+        let id = text(&calls.get(0), "request_id");
+        assert!(id.contains('~'), "{id}");
+        let forge = js("{ type: 'forge' }");
+        Reflect::set(&forge, &"request_id".into(), &id.clone().into()).unwrap();
+        window.post_message(&forge, "*").unwrap();
+        gloo_sleep(30).await;
+        let ignored: Vec<String> = Array::from(&js("window.ignored"))
+            .iter()
+            .filter_map(|r| r.as_string())
+            .collect();
+        assert!(ignored.iter().any(|r| r.contains(&id)), "{ignored:?}");
+        // Nor can the page hand it in as the frame's.
+        let forged = js("{ type: 'function_result', success: true, result: { spawned: 'x' } }");
+        Reflect::set(&forged, &"request_id".into(), &id.clone().into()).unwrap();
+        assert!(!agent.receive(forged, window.clone().into()));
+        // The port it went to answers it.
+        let answer =
+            js("{ type: 'function_result', success: true, result: { spawned: 'real goblin' } }");
+        Reflect::set(&answer, &"request_id".into(), &id.into()).unwrap();
+        let post: Function = get(&game, "port2.postMessage").unchecked_into();
+        post.call1(&get(&game, "port2"), &answer).unwrap();
+    };
+    let (outcome, ()) = futures::join!(running, play);
+    assert_eq!(text(&outcome.unwrap(), "text"), "A real goblin appears.");
+    attacker.remove();
+}
+
+#[wasm_bindgen_test]
+async fn an_iframe_tool_needs_an_explicit_origin_and_is_posted_to_at_that_origin_only() {
+    let answering = "addEventListener('message', e => { const m = e.data; \
+         if (m.type === 'function_call') e.source.postMessage({ type: 'function_result', \
+         request_id: m.request_id, success: true, result: { spawned: 'framed ' + m.arguments.kind } }, '*'); });";
+    let framed = frame(answering, None).await;
+    let window = framed.content_window().unwrap();
+    let agent = agent("").await;
+    let refused = |extra: &str| {
+        let error = agent
+            .register_tool(with_handler(&tool("null", extra), &window))
+            .unwrap_err();
+        get(&error, "message").as_string().unwrap()
+    };
+    let missing = refused("");
+    assert!(
+        missing.contains("tool.origin") && missing.contains("\"*\""),
+        "{missing}"
+    );
+    assert!(refused(", origin: 'null'").contains("MessagePort"));
+    assert!(refused(", origin: location.origin + '/game'").contains("path"));
+    assert!(refused(", origin: 'game.example'").contains("expected an origin"));
+    // A port takes no origin: only the holder of its other end can answer.
+    let port = js("new MessageChannel().port1");
+    let error = agent
+        .register_tool(with_handler(&tool("null", ", origin: '*'"), &port))
+        .unwrap_err();
+    assert!(text(&error, "message").contains("tool.origin"));
+    assert!(Array::from(&agent.pending()).length() == 0);
+    // At another origin the frame is never posted to: the call times out.
+    agent
+        .register_tool(with_handler(
+            &tool(
+                "null",
+                ", origin: 'https://elsewhere.example', timeoutMs: 200",
+            ),
+            &window,
+        ))
+        .unwrap();
+    let outcome = settle(agent.send("goblin".into())).await.unwrap();
+    assert_ne!(text(&outcome, "text"), "A framed goblin appears.");
+    assert!(!tool_error(&agent).is_empty());
+    // `*` is taken when asked for by name.
+    agent
+        .register_tool(with_handler(&tool("null", ", origin: '*'"), &window))
+        .unwrap();
+    let outcome = settle(agent.send("goblin".into())).await.unwrap();
+    assert_eq!(text(&outcome, "text"), "A framed goblin appears.");
+    framed.remove();
+}
+
+#[wasm_bindgen_test]
+async fn a_sandboxed_frame_answers_through_a_message_port() {
+    let sandboxed = frame(
+        "onmessage = e => { const port = e.ports[0]; port.onmessage = m => { const c = m.data; \
+         port.postMessage({ type: 'function_result', request_id: c.request_id, success: true, \
+         result: { spawned: 'sandboxed ' + c.arguments.kind + ' from ' + origin } }); }; };",
+        Some("allow-scripts"),
+    )
+    .await;
+    let window = sandboxed.content_window().unwrap();
+    let channel = js("new MessageChannel()");
+    let transfer = Array::of1(&get(&channel, "port2"));
+    window
+        .post_message_with_transfer(&js("{ type: 'familiar_port' }"), "*", &transfer)
+        .unwrap();
+    let agent = agent("").await;
+    agent
+        .register_tool(with_handler(&tool("null", ""), &get(&channel, "port1")))
+        .unwrap();
+    let outcome = settle(agent.send("goblin".into())).await.unwrap();
+    assert_eq!(
+        text(&outcome, "text"),
+        "A sandboxed goblin from null appears."
+    );
+    sandboxed.remove();
 }
 
 #[wasm_bindgen_test]

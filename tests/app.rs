@@ -27,6 +27,8 @@ use futures::future::LocalBoxFuture;
 use futures::task::LocalSpawnExt;
 use serde_json::{Value, json};
 
+#[path = "app/approvals.rs"]
+mod approvals;
 #[path = "app/durable.rs"]
 mod durable;
 #[path = "app/saves.rs"]

@@ -28,14 +28,17 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 
 pub use config::{Config, DEFAULT_CONTEXT_BUDGET, Options, Play, character_prompt};
-pub use host::{Channel, Handler, HostTool, HostToolError, HostTools, Ignored};
+pub use host::{
+    Channel, Handler, HostTool, HostToolError, HostTools, Ignored, OriginError, Target,
+    normalize_origin,
+};
 pub use identity::{Participant, register_memory};
 pub use play::load_character;
 pub use state::{Deleted, SessionState};
 pub use storage::{
     ConversationEntry, Keys, Loaded, Storage, VolatileStorage, load_conversation, load_index,
 };
-pub use update::{Decision, Notice, PendingApproval, Update};
+pub use update::{ApprovalKey, Decision, Notice, PendingApproval, Update};
 
 use crate::compose::delegate::Delegate;
 use crate::run::interaction::{Conversation, Interaction};
@@ -60,6 +63,15 @@ pub enum AppError {
     UnnamedEvent,
     #[error("no call `{0}` is waiting for approval")]
     NotPending(String),
+    #[error(
+        "{count} calls `{call}` are waiting for approval, in {where_}; name one by its \
+         conversation and turn"
+    )]
+    AmbiguousCall {
+        call: String,
+        count: usize,
+        where_: String,
+    },
     #[error("there is no conversation `{0}`")]
     NoConversation(String),
     #[error("cannot {0} while a run is in flight; abort it first")]
@@ -151,6 +163,33 @@ impl Session {
         &self.inner.host
     }
 
+    /// A channel for host tools answered over messages, its request ids keyed by a
+    /// secret drawn from the session's `random` and kept in its storage (so a run
+    /// resumed after a reload sends a repeated call under the same id).
+    pub fn channel(&self) -> Rc<Channel> {
+        let config = &self.inner.config;
+        let key = format!("{}.channel", config.namespace);
+        let kept = config
+            .storage
+            .load(&key)
+            .and_then(|text| serde_json::from_str::<(u64, u64)>(&text).ok());
+        let secret = kept.unwrap_or_else(|| {
+            let word = || {
+                let high = (config.random)().clamp(0.0, 1.0) * f64::from(u32::MAX);
+                let low = (config.random)().clamp(0.0, 1.0) * f64::from(u32::MAX);
+                ((high as u64) << 32) | (low as u64)
+            };
+            let secret = (word(), word());
+            if let Ok(text) = serde_json::to_string(&secret)
+                && let Err(error) = config.storage.save(&key, &text)
+            {
+                self.tell(&Update::Notice(Notice::SaveFailed { key, error }));
+            }
+            secret
+        });
+        Channel::new(secret)
+    }
+
     /// Reports a message from the host that no call was waiting for.
     pub fn host_message_ignored(&self, ignored: &Ignored) {
         self.tell(&Update::Notice(Notice::HostMessageIgnored {
@@ -182,15 +221,16 @@ impl Session {
         self.inner.state.borrow().pending()
     }
 
-    /// Approves a waiting call (`always`: and this tool for this agent in this
-    /// conversation from now on).
+    /// Approves the waiting call with the model's id `call_id` (`always`: and this
+    /// tool for this agent in this conversation from now on). Refused when calls of
+    /// several turns share that id: then [`Session::decide`] names one.
     pub fn approve(&self, call_id: &str, always: bool) -> Result<(), AppError> {
         let decision = if always {
             Decision::ApproveAlways
         } else {
             Decision::Approve
         };
-        self.decide(call_id, decision)
+        self.decide(&self.waiting_call(call_id)?, decision)
     }
 
     /// The (agent, tool) pairs approved "always" in the open conversation.
@@ -211,22 +251,46 @@ impl Session {
         state.always.remove(&key);
     }
 
-    /// Denies a waiting call; the model hears `reason` and replans.
+    /// Denies the waiting call with the model's id `call_id`; the model hears
+    /// `reason` and replans. Refused when calls of several turns share that id.
     pub fn deny(&self, call_id: &str, reason: &str) -> Result<(), AppError> {
         let reason = if reason.trim().is_empty() {
             "the user said no".to_owned()
         } else {
             reason.to_owned()
         };
-        self.decide(call_id, Decision::Deny { reason })
+        self.decide(&self.waiting_call(call_id)?, Decision::Deny { reason })
     }
 
-    fn decide(&self, call_id: &str, decision: Decision) -> Result<(), AppError> {
-        let reply = self.inner.state.borrow_mut().take_waiting(call_id);
-        let reply = reply.ok_or_else(|| AppError::NotPending(call_id.to_owned()))?;
+    /// Decides the waiting call `which` names (see [`PendingApproval::key`]); no other
+    /// call is touched, whatever its id.
+    pub fn decide(&self, which: &ApprovalKey, decision: Decision) -> Result<(), AppError> {
+        let reply = self.inner.state.borrow_mut().take_waiting(which);
+        let reply = reply.ok_or_else(|| AppError::NotPending(which.to_string()))?;
         // The run may have been stopped meanwhile; then there is nobody to tell.
         let _ = reply.send(decision);
         Ok(())
+    }
+
+    /// The one waiting call whose model-given id is `call_id`; refused when none
+    /// or several wait with it.
+    pub fn waiting_call(&self, call_id: &str) -> Result<ApprovalKey, AppError> {
+        let mut keys = self.inner.state.borrow().waiting_with(call_id);
+        match keys.len() {
+            0 => Err(AppError::NotPending(call_id.to_owned())),
+            1 => keys
+                .pop()
+                .ok_or_else(|| AppError::NotPending(call_id.to_owned())),
+            count => Err(AppError::AmbiguousCall {
+                call: call_id.to_owned(),
+                count,
+                where_: keys
+                    .iter()
+                    .map(|k| format!("conversation `{}` turn {}", k.conversation, k.turn))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
+        }
     }
 
     /// Stops every run in flight or waiting for approval; each ends `Aborted` and

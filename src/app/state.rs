@@ -15,7 +15,7 @@ use super::storage::{
     self, ConversationEntry, Dirty, Keys, Loaded, Storage, load_conversation, load_index,
     load_stored, remove_conversation, save_conversation, save_turns, stored_revision,
 };
-use super::update::{Decision, Notice, PendingApproval};
+use super::update::{ApprovalKey, Decision, Notice, PendingApproval};
 use crate::compose::delegate::Delegate;
 use crate::run::event::Event;
 use crate::run::interaction::Conversation;
@@ -159,12 +159,26 @@ impl State {
         self.waiting.iter().map(|w| w.pending.clone()).collect()
     }
 
-    pub(super) fn take_waiting(&mut self, call_id: &str) -> Option<oneshot::Sender<Decision>> {
-        let index = self
-            .waiting
-            .iter()
-            .position(|w| w.pending.call.id == call_id)?;
+    /// Takes the call `key` names out of the waiting list, with where its decision goes.
+    pub(super) fn take_waiting(&mut self, key: &ApprovalKey) -> Option<oneshot::Sender<Decision>> {
+        let index = self.waiting.iter().position(|w| w.pending.is(key))?;
         Some(self.waiting.remove(index).reply)
+    }
+
+    /// The waiting calls whose model-given id is `call_id` (several conversations'
+    /// runs may each wait on a `call_1`).
+    pub(super) fn waiting_with(&self, call_id: &str) -> Vec<ApprovalKey> {
+        self.waiting
+            .iter()
+            .filter(|w| w.pending.call.id == call_id)
+            .map(|w| w.pending.key())
+            .collect()
+    }
+
+    /// A call no longer waits (decided, or its turn stopped); others with the same
+    /// call id in other turns keep waiting.
+    pub(super) fn forget_waiting(&mut self, key: &ApprovalKey) {
+        self.waiting.retain(|w| !w.pending.is(key));
     }
 
     pub(super) fn stop_all(&mut self) {

@@ -375,6 +375,7 @@ impl Session {
                 }
             }
             None => {
+                let key_of_call = pending.key();
                 let (reply, decision) = oneshot::channel();
                 self.inner
                     .state
@@ -386,11 +387,7 @@ impl Session {
                     Either::Left(_) => None,
                     Either::Right((decision, _)) => decision.ok(),
                 };
-                self.inner
-                    .state
-                    .borrow_mut()
-                    .waiting
-                    .retain(|w| w.pending.call.id != call.id);
+                self.inner.state.borrow_mut().forget_waiting(&key_of_call);
                 decided
             }
         };

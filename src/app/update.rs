@@ -137,6 +137,43 @@ pub struct PendingApproval {
     pub call: ToolCall,
 }
 
+impl PendingApproval {
+    /// Which waiting call this is, for [`crate::app::Session::decide`].
+    pub fn key(&self) -> ApprovalKey {
+        ApprovalKey {
+            conversation: self.conversation.clone(),
+            turn: self.turn,
+            call: self.call.id.clone(),
+        }
+    }
+
+    /// Whether `key` names this call.
+    pub fn is(&self, key: &ApprovalKey) -> bool {
+        self.turn == key.turn && self.call.id == key.call && self.conversation == key.conversation
+    }
+}
+
+/// Names one waiting call: the model's call id alone does not (models number their
+/// calls `call_1`, `call_2`… in every run), so a decision names the conversation and
+/// turn whose run waits as well. At most one call waits per turn.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ApprovalKey {
+    pub conversation: String,
+    pub turn: u64,
+    /// The model's id of the call.
+    pub call: String,
+}
+
+impl std::fmt::Display for ApprovalKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` (conversation `{}`, turn {})",
+            self.call, self.conversation, self.turn
+        )
+    }
+}
+
 /// What was decided about a pending call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {

@@ -107,6 +107,26 @@ export interface CharacterFile {
  * `function_call` messages to (an iframe's window, a `MessagePort`, an extension
  * port) whose `function_result` answers come back the same way or through
  * `receive`. A tool of the same name is replaced.
+ *
+ * A result is taken only from the target its call was posted to: a window's
+ * `message` events whose `source` is that window and whose `origin` is the tool's
+ * `origin`, a port's own messages. Request ids on the wire carry a part no other
+ * target can guess, so one frame or port can never answer another tool's call.
+ *
+ * A sandboxed iframe (no `allow-same-origin`) has an opaque origin (`"null"`) that
+ * cannot be posted to safely; give it one end of a `MessageChannel` and register the
+ * other:
+ *
+ * ```js
+ * const { port1, port2 } = new MessageChannel();
+ * frame.addEventListener('load', () => frame.contentWindow.postMessage({ type: 'familiar_port' }, '*', [port2]), { once: true });
+ * agent.registerTool({ name: 'move', description: '…', handler: port1 });
+ * // in the frame: onmessage = (e) => { const port = e.ports[0]; port.onmessage = (m) => … port.postMessage({ type: 'function_result', … }) }
+ * ```
+ *
+ * The port is handed over once, on the frame's first load, to whatever document the
+ * page put there (its `src` or `srcdoc`); afterwards only that document holds it,
+ * wherever the frame navigates.
  */
 export interface ToolConfig<Args = any> {
   /** 1 to 64 letters, digits, `_` or `-`. */
@@ -130,7 +150,15 @@ export interface ToolConfig<Args = any> {
   /** How long a call may take, 1 to 600000 ms. Default 30000. */
   timeoutMs?: number;
   handler: ToolHandler<Args>;
-  /** For an iframe's window: the origin to post to and to accept answers from. Default `"*"`. */
+  /**
+   * Required for an iframe's window (and refused for anything else): the origin the
+   * frame is at, to post calls to and to accept answers from, e.g.
+   * `"https://game.example"`. It is normalised as the browser writes origins (scheme
+   * and host in lower case, default port dropped, one trailing `/` allowed; no path,
+   * query or user). `"*"` accepts answers from whatever the frame shows and posts the
+   * calls' arguments to it, even after it navigates elsewhere: only when asked for
+   * by name. `"null"` (a sandboxed frame) is refused: use a `MessagePort`.
+   */
   origin?: string;
 }
 
@@ -174,6 +202,11 @@ export interface JsonSchema {
 /** What a message-target tool is sent. */
 export interface FunctionCallMessage {
   type: "function_call";
+  /**
+   * Echo it in the result. It is the call's idempotency key, `~`, and 16 hex digits
+   * only this agent can compute: the same call repeated (a run resumed after a
+   * reload) carries the same id, so answer a repeat from your own record.
+   */
   request_id: string;
   function: string;
   arguments: JsonValue;
@@ -407,6 +440,18 @@ export interface PendingApproval {
 export type ApprovalAnswer = boolean | "always" | { approve?: boolean; always?: boolean; reason?: string };
 
 export type ApprovalHandler = (pending: PendingApproval) => ApprovalAnswer | PromiseLike<ApprovalAnswer>;
+
+/**
+ * Names one waiting call for `approve` / `deny`: its conversation, turn and call id.
+ * A `pending()` entry is one (it has `call.id`), so `agent.approve(agent.pending()[0])`
+ * decides exactly that call. Models number their calls `call_1`, `call_2`… in every
+ * run, so the call id alone is taken only while no other waiting call (another
+ * conversation's run) has the same id; otherwise `approve` / `deny` throw and decide
+ * nothing.
+ */
+export type ApprovalKey =
+  | { conversation: string; turn: number; callId: string }
+  | { conversation: string; turn: number; call: { id: string } };
 
 // ---------------------------------------------------------------------------------
 // conversation(), saveState() / loadState(state)

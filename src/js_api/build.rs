@@ -87,7 +87,7 @@ pub async fn session(spec: AgentSpec) -> Result<Session, String> {
         options: spec.options.clone(),
         clock: Rc::new(BrowserClock),
         storage,
-        random: Rc::new(js_sys::Math::random),
+        random: Rc::new(super::js::crypto_random),
     };
     Ok(Session::new(config, Delegate::new(Rc::new(agent))))
 }

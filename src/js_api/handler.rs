@@ -1,7 +1,8 @@
 //! A host tool's handler, from what `registerTool` was given: a JavaScript function
 //! (`async (args, { requestId }) => result`), or a message target (an iframe's
-//! window, a `MessagePort`, an extension port) answered over seed 003's
-//! `function_call` / `function_result` messages.
+//! window at an origin, a `MessagePort`, an extension port) answered over seed 003's
+//! `function_call` / `function_result` messages, each result taken only from the
+//! target its call was posted to.
 
 use std::rc::Rc;
 
@@ -12,7 +13,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use super::js::{field, message_of, to_js, to_json};
-use crate::app::{Channel, Handler, Session};
+use crate::app::{Channel, Handler, Session, Target};
 
 /// A function's handler: whatever it throws, rejects with or returns that is not JSON
 /// becomes an error the model reads.
@@ -37,32 +38,36 @@ pub fn is_target(value: &JsValue) -> bool {
     field(value, "postMessage").is_function()
 }
 
-/// Posts calls to `target` (`origin`: the window's origin to post to, for an iframe)
-/// and feeds the results it sends back to `channel`. The returned closures must live
-/// as long as the tool: dropping them stops the listening.
+/// Whether `target` is a window (an iframe's): a window of another frame is not an
+/// `instanceof Window` here, but every window is its own `window`, and even a
+/// cross-origin one lets that be read.
+pub fn is_window(target: &JsValue) -> bool {
+    js_sys::Object::is(&field(target, "window"), target)
+}
+
+/// Posts `function`'s calls to `target` (`origin`: the normalised origin a window is
+/// posted to, `*` only when asked for by name); the channel takes results only from
+/// [`listen`]ing to the same `to`.
 pub fn channel_handler(
     channel: &Rc<Channel>,
-    session: &Session,
     function: &str,
+    to: Target,
     target: JsValue,
     origin: Option<String>,
-) -> (Handler, Listening) {
-    // A window of another frame is not an `instanceof Window` here; every window is
-    // its own `window`, and even a cross-origin one lets that be read.
-    let is_window = js_sys::Object::is(&field(&target, "window"), &target);
-    let post_to = target.clone();
-    let post_origin = origin.clone();
+) -> Handler {
+    let is_window = is_window(&target);
     let send: Rc<dyn Fn(Value)> = Rc::new(move |message| {
-        let post = field(&post_to, "postMessage");
+        let post = field(&target, "postMessage");
         let Ok(post) = post.dyn_into::<Function>() else {
             return;
         };
         let message = to_js(&message);
-        let posted = if is_window {
-            let origin = post_origin.clone().unwrap_or_else(|| "*".into());
-            post.call2(&post_to, &message, &JsValue::from_str(&origin))
-        } else {
-            post.call1(&post_to, &message)
+        let posted = match (is_window, &origin) {
+            (true, Some(origin)) => post.call2(&target, &message, &JsValue::from_str(origin)),
+            // A window with no origin is refused at registration; never post to `*`
+            // unasked.
+            (true, None) => return,
+            (false, _) => post.call1(&target, &message),
         };
         if let Err(error) = posted {
             super::js::console_error(&format!(
@@ -71,9 +76,7 @@ pub fn channel_handler(
             ));
         }
     });
-    let handler = channel.handler(function, send);
-    let listening = listen(channel, session, target, is_window, origin);
-    (handler, listening)
+    channel.handler(function, to, send)
 }
 
 /// A message listener, removed when dropped.
@@ -104,11 +107,14 @@ impl Drop for Listening {
     }
 }
 
-fn listen(
+/// Listens for results from `target` (as `from`, at `origin` for a window) and feeds
+/// them to `channel`; what it ignores is reported through `session`. Dropping the
+/// returned value stops listening.
+pub fn listen(
     channel: &Rc<Channel>,
     session: &Session,
+    from: Target,
     target: JsValue,
-    is_window: bool,
     origin: Option<String>,
 ) -> Listening {
     let deliver = {
@@ -122,17 +128,19 @@ fn listen(
             if message.get("type").and_then(Value::as_str) != Some("function_result") {
                 return;
             }
-            if let Err(ignored) = channel.receive(&message) {
+            if let Err(ignored) = channel.receive(Some(from), &message) {
                 session.host_message_ignored(&ignored);
             }
         }
     };
-    if is_window {
-        // An iframe answers through this window's `message` events.
+    if is_window(&target) {
+        // An iframe answers through this window's `message` events: only those whose
+        // source is that window, at the origin it was registered with (`event.origin`
+        // is serialized as `normalize_origin` writes it).
         let source = target.clone();
         let callback = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
             let from_target = js_sys::Object::is(&field(&event, "source"), &source);
-            let origin_ok = origin.as_deref().is_none_or(|o| {
+            let origin_ok = origin.as_deref().is_some_and(|o| {
                 o == "*" || field(&event, "origin").as_string().as_deref() == Some(o)
             });
             if from_target && origin_ok {

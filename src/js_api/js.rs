@@ -60,3 +60,22 @@ pub fn field(object: &JsValue, name: &str) -> JsValue {
 pub fn console_error(message: &str) {
     web_sys::console::error_1(&JsValue::from_str(&format!("familiar: {message}")));
 }
+
+/// A number in [0, 1) from the page's `crypto.getRandomValues` (what run ids and the
+/// channel's secret are drawn from: a frame sees some of them, and `Math.random`'s
+/// state can be worked out from its outputs); `Math.random` only where there is no
+/// `crypto`.
+pub fn crypto_random() -> f64 {
+    let words = js_sys::Uint32Array::new_with_length(2);
+    let crypto = field(&js_sys::global(), "crypto");
+    let filled = field(&crypto, "getRandomValues")
+        .dyn_into::<js_sys::Function>()
+        .and_then(|fill| fill.call1(&crypto, &words));
+    if filled.is_err() {
+        return js_sys::Math::random();
+    }
+    // 53 random bits, as many as an f64 in [0, 1) holds.
+    let high = u64::from(words.get_index(0) >> 5);
+    let low = u64::from(words.get_index(1) >> 6);
+    ((high << 26) | low) as f64 / (1u64 << 53) as f64
+}

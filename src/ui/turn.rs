@@ -185,7 +185,7 @@ fn ApprovalCard(
     /// The turn this card belongs to.
     turn: u64,
 ) -> impl IntoView {
-    let pending = move || chat.pending.get().filter(|p| p.turn == turn);
+    let pending = move || chat.pending.get().filter(|p| p.key.turn == turn);
     move || {
         pending().map(|p| {
             let card = NodeRef::<leptos::html::Div>::new();

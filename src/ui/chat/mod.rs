@@ -39,8 +39,19 @@ pub struct TurnHandle {
 /// A call waiting for a person.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pending {
-    pub turn: u64,
+    /// The conversation, turn and call: what the decision names (two conversations'
+    /// runs may wait on calls of the same id).
+    pub key: app::ApprovalKey,
     pub call: ToolCall,
+}
+
+impl From<app::PendingApproval> for Pending {
+    fn from(pending: app::PendingApproval) -> Self {
+        Self {
+            key: pending.key(),
+            call: pending.call,
+        }
+    }
 }
 
 /// Where the chat pane gets its controller.
@@ -231,7 +242,16 @@ impl Chat {
         self.turns.set(turns);
         self.allowed
             .set(self.app().map(|a| a.always_allowed()).unwrap_or_default());
-        self.pending.set(None);
+        // A call of this conversation may still wait (it was opened again): its card
+        // comes back rather than the run being left undecided.
+        let open = self.conversation_id.get_untracked();
+        let waiting = self.app().and_then(|a| {
+            a.pending()
+                .into_iter()
+                .find(|p| p.conversation == open)
+                .map(Pending::from)
+        });
+        self.pending.set(waiting);
     }
 
     /// Sends `text`. While a run is in flight the composer shows Stop instead; a
@@ -280,11 +300,14 @@ impl Chat {
         };
         self.pending.set(None);
         self.busy.set(true);
-        let _ = if approve {
-            app.approve(&pending.call.id, always)
-        } else {
-            app.deny(&pending.call.id, "the user said no")
+        let decision = match (approve, always) {
+            (true, true) => app::Decision::ApproveAlways,
+            (true, false) => app::Decision::Approve,
+            (false, _) => app::Decision::Deny {
+                reason: "the user said no".into(),
+            },
         };
+        let _ = app.decide(&pending.key, decision);
     }
 
     /// Takes back an "always": the tool asks again in this conversation.
@@ -532,7 +555,11 @@ impl Chat {
                 ));
                 self.busy.set(false);
                 self.pending.set(Some(Pending {
-                    turn,
+                    key: app::ApprovalKey {
+                        conversation: self.conversation_id.get_untracked(),
+                        turn,
+                        call: call.id.clone(),
+                    },
                     call: call.clone(),
                 }));
             }

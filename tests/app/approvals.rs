@@ -1,0 +1,95 @@
+//! Approvals are keyed by (conversation, turn, call): models number their calls
+//! `call_1`, `call_2`… in every run, so two conversations' runs can wait on calls of
+//! the same id at once, and a decision for one must never reach the other.
+
+use familiar::app::{AppError, ApprovalKey};
+
+use super::*;
+
+/// Two conversations, each with a turn waiting to bump on a call of the same id.
+fn two_waiting(w: &World, pool: &mut LocalPool) -> [(ApprovalKey, Slot); 2] {
+    let first = spawn_send(pool, &w.session, "bump it");
+    pool.run_until_stalled();
+    w.session.new_conversation();
+    let second = spawn_send(pool, &w.session, "bump it too");
+    pool.run_until_stalled();
+    let pending = w.session.pending();
+    assert_eq!(pending.len(), 2, "{pending:?}");
+    assert_eq!(pending[0].call.id, pending[1].call.id, "the same call id");
+    assert_ne!(pending[0].conversation, pending[1].conversation);
+    [(pending[0].key(), first), (pending[1].key(), second)]
+}
+
+type Slot = Rc<RefCell<Option<Result<Outcome, AppError>>>>;
+
+#[test]
+fn a_decision_by_key_reaches_its_own_conversation_only_and_the_other_still_waits() {
+    let w = solo("t");
+    let mut pool = LocalPool::new();
+    let [(first, first_turn), (second, second_turn)] = two_waiting(&w, &mut pool);
+    w.session.decide(&first, Decision::Approve).unwrap();
+    pool.run_until_stalled();
+    assert_eq!(answer(&first_turn), "Bumped to 1.");
+    assert!(second_turn.borrow().is_none(), "the other still waits");
+    assert_eq!(*w.counter.borrow(), 1, "approved once");
+    let pending = w.session.pending();
+    assert_eq!(pending.len(), 1, "the other is not left undecided");
+    assert_eq!(pending[0].key(), second);
+    // Deciding the first again is refused: it is no longer waiting.
+    assert!(matches!(
+        w.session.decide(&first, Decision::Approve),
+        Err(AppError::NotPending(_))
+    ));
+    w.session
+        .decide(
+            &second,
+            Decision::Deny {
+                reason: "not here".into(),
+            },
+        )
+        .unwrap();
+    pool.run_until_stalled();
+    assert!(matches!(
+        second_turn.borrow().as_ref(),
+        Some(Ok(Outcome::Answered { .. }))
+    ));
+    assert_eq!(*w.counter.borrow(), 1, "the denied one applied nothing");
+    assert!(w.session.pending().is_empty());
+}
+
+#[test]
+fn a_call_id_shared_by_two_waiting_turns_is_refused_as_ambiguous_and_decides_nothing() {
+    let w = solo("t");
+    let mut pool = LocalPool::new();
+    let [(first, first_turn), (second, second_turn)] = two_waiting(&w, &mut pool);
+    let error = w.session.approve(&first.call, false).unwrap_err();
+    assert!(
+        matches!(error, AppError::AmbiguousCall { count: 2, .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains(&first.conversation), "{error}");
+    assert!(w.session.deny(&first.call, "no").is_err());
+    pool.run_until_stalled();
+    assert!(first_turn.borrow().is_none() && second_turn.borrow().is_none());
+    assert_eq!(w.session.pending().len(), 2, "both still wait");
+    assert_eq!(*w.counter.borrow(), 0);
+    // Once only one waits, its call id alone is enough again.
+    w.session.decide(&second, Decision::Approve).unwrap();
+    pool.run_until_stalled();
+    w.session.approve(&first.call, false).unwrap();
+    pool.run_until_stalled();
+    assert_eq!(answer(&first_turn), "Bumped to 2.");
+    assert_eq!(answer(&second_turn), "Bumped to 1.");
+}
+
+#[test]
+fn always_granted_in_one_conversation_leaves_the_other_conversations_call_waiting() {
+    let w = solo("t");
+    let mut pool = LocalPool::new();
+    let [(first, first_turn), (second, second_turn)] = two_waiting(&w, &mut pool);
+    w.session.decide(&second, Decision::ApproveAlways).unwrap();
+    pool.run_until_stalled();
+    assert_eq!(answer(&second_turn), "Bumped to 1.");
+    assert!(first_turn.borrow().is_none());
+    assert_eq!(w.session.pending()[0].key(), first);
+}
