@@ -57,10 +57,13 @@ def post(url, body):
 
 def wire(request):
     """Our `ChatRequest` as the chat-completions body the client sends."""
-    messages = []
-    if request.get("system"):
-        messages.append({"role": "system", "content": request["system"]})
-    messages.extend(request["messages"])
+    rest = list(request["messages"])
+    system = [request.get("system", "")]
+    while rest and rest[0]["role"] == "system":  # joined as src/llm/openai/wire.rs does
+        system.append(rest.pop(0)["content"])
+    system = "\n\n".join(s for s in system if s)
+    messages = [{"role": "system", "content": system}] if system else []
+    messages.extend(rest)
     body = {"model": "smollm2", "messages": messages, "max_tokens": 1, "temperature": 0}
     if request.get("tools") and request.get("tool_choice") != "none":
         body["tools"] = [{"type": "function", "function": t} for t in request["tools"]]

@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use familiar::base::clock::ManualClock;
-use familiar::llm::message::{Message, Role, ToolCall};
+use familiar::llm::message::{Message, ToolCall};
 use familiar::llm::scripted::ScriptedModel;
 use familiar::llm::window::{
     ContextWindow, Overflow, WindowSource, estimate_request, estimate_tokens,
@@ -231,9 +231,7 @@ fn the_pinned_facts_and_this_turn_are_never_left_out() {
     let messages = &fitted.messages;
     assert_eq!(messages[0].content, "Pinned memory:\n- The ale is cold.");
     assert!(
-        messages
-            .iter()
-            .any(|m| m.role == Role::System && m.content.contains("left out")),
+        fitted.system.contains("left out"),
         "a note says turns were left out"
     );
     // This turn's messages are all there, in order: the question, both look-ups, and
@@ -435,9 +433,26 @@ fn demo_request(input: &str) -> ChatRequest {
 #[test]
 #[ignore = "prints the requests to record; run by scripts/record-tokens.py"]
 fn print_the_requests_to_record() {
+    let shortened = |tokens: u32| {
+        let run = AgentRun::new(
+            DEMO_PROMPT,
+            history(),
+            Observation::chat("What time is it?"),
+            demo_tools().catalogue(),
+        );
+        let mut run = run.with_context_window(ContextWindow::new(
+            tokens,
+            Some(96),
+            WindowSource::Configured,
+        ));
+        run.fit(next_call(&run), None).unwrap().request
+    };
     let requests = json!([
         {"name": "demo: What time is it?", "request": demo_request("What time is it?")},
         {"name": "demo: Remember that the ale is cold", "request": demo_request("Remember that the ale is cold")},
+        {"name": "demo after ten turns, fitted to 2,400", "request": shortened(2_400)},
+        {"name": "demo after ten turns, fitted to 2,048", "request": shortened(2_048)},
+        {"name": "ten turns, no tools", "request": next_call(&AgentRun::new(DEMO_PROMPT, history(), Observation::chat("What time is it?"), Vec::new())).request},
     ]);
     println!("REQUESTS {requests}");
 }

@@ -75,8 +75,9 @@ impl ContextWindow {
     }
 
     /// After a refusal: the server's window if it named a smaller one, and a scale
-    /// that would have counted `estimate` as the `requested` tokens the server saw
-    /// (with a tenth more for safety), or a quarter more when it did not say.
+    /// that would have counted `estimate` as the prompt tokens the server saw (with a
+    /// tenth more for safety) if that is more than now, or a quarter more when the
+    /// server said nothing at all.
     pub fn learn(&mut self, overflow: &Overflow, estimate: usize) {
         if let Some(window) = overflow.window.filter(|w| *w > 0)
             && (window < self.tokens || self.source != WindowSource::Configured)
@@ -93,11 +94,14 @@ impl ContextWindow {
             }
             _ => 0,
         };
-        let bumped = self.scale.saturating_mul(5) / 4;
-        self.scale = if measured > self.scale {
-            measured
+        // Counted: take the server's count (never below what is known). Not counted
+        // and no window named: count a quarter more.
+        self.scale = if measured > 0 {
+            self.scale.max(measured)
+        } else if overflow.window.is_none() {
+            self.scale.saturating_mul(5) / 4
         } else {
-            bumped
+            self.scale
         };
     }
 }
@@ -341,6 +345,10 @@ mod tests {
         // With no numbers, a quarter more each time.
         window.learn(&Overflow::default(), 1_000);
         assert_eq!(window.scale, 2_816);
+        // A count below the estimate leaves the scale as it is.
+        let mut window = ContextWindow::new(8_192, Some(96), WindowSource::Default);
+        window.learn(&overflow, 2_500);
+        assert_eq!((window.tokens, window.scale), (2048, UNSCALED));
     }
 
     #[test]

@@ -147,7 +147,7 @@ pub fn fit(fitting: Fitting<'_>) -> Result<(ChatRequest, Option<Fit>), DoesNotFi
     }
     shorten_schemas(&mut request, room, &cost, &mut trims);
     cut_read_results(&mut request, room, &cost, &mut trims);
-    drop_oldest_turns(&mut request, turn_start, room, &cost, &mut trims);
+    let turn_start = drop_oldest_turns(&mut request, turn_start, room, &cost, &mut trims);
     let after = cost(&request);
     if after > room {
         return Err(does_not_fit(&request, turn_start, window, after));
@@ -323,22 +323,22 @@ fn cut_result(content: &str) -> String {
 }
 
 /// Leaves out the conversation's oldest turns (a turn: a person's message and what
-/// followed it) before this one, until the request fits; a note says how many.
-/// System messages (the pinned facts) stay.
+/// followed it) before this one, until the request fits; a note in the system prompt
+/// says so.
+/// System messages (the pinned facts) stay. Returns where this turn now begins.
 fn drop_oldest_turns(
     request: &mut ChatRequest,
     turn_start: usize,
     room: usize,
     cost: &dyn Fn(&ChatRequest) -> usize,
     trims: &mut Vec<Trim>,
-) {
+) -> usize {
     let start = cost(request);
     if start <= room {
-        return;
+        return turn_start;
     }
     let mut current = turn_start.min(request.messages.len());
     let mut dropped = 0;
-    let mut note_at = None;
     while cost(request) > room {
         let messages = Rc::make_mut(&mut request.messages);
         let earlier = messages.get(..current).unwrap_or_default();
@@ -355,19 +355,15 @@ fn drop_oldest_turns(
             .get(first..end)
             .unwrap_or_default()
             .iter()
-            .filter(|m| m.role == Role::System && !is_note(m))
+            .filter(|m| m.role == Role::System)
             .cloned()
             .collect();
         current = current - (end - first) + kept.len();
         messages.splice(first..end, kept);
         dropped += 1;
-        let at = *note_at.get_or_insert(first);
-        match messages.get_mut(at).filter(|m| is_note(m)) {
-            Some(note) => *note = note_message(dropped),
-            None => {
-                messages.insert(at, note_message(dropped));
-                current += 1;
-            }
+        if dropped == 1 {
+            request.system.push_str("\n\n");
+            request.system.push_str(NOTE);
         }
     }
     if dropped > 0 {
@@ -376,19 +372,13 @@ fn drop_oldest_turns(
             saved: start.saturating_sub(cost(request)),
         });
     }
+    current
 }
 
-const NOTE: &str = "earlier turns of this conversation were left out";
-
-fn note_message(turns: usize) -> Message {
-    Message::system(format!(
-        "({turns} {NOTE} to fit the model's context window.)"
-    ))
-}
-
-fn is_note(message: &Message) -> bool {
-    message.role == Role::System && message.content.contains(NOTE)
-}
+/// Added to the system prompt (not a message of its own: some servers' templates
+/// repeat every tool schema in each system message) when turns were left out.
+const NOTE: &str = "(Earlier turns of this conversation were left out to fit the model's \
+                    context window.)";
 
 fn does_not_fit(
     request: &ChatRequest,
