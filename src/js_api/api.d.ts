@@ -423,7 +423,7 @@ export interface Fit {
 export type Trim =
   | { trim: "refused"; window?: number; scale: number }
   | { trim: "tools_not_offered"; count: number }
-  | { trim: "schemas_shortened"; tools: number; level: 1 | 2 | 3; saved: number }
+  | { trim: "schemas_shortened"; tools: number; level: 1 | 2 | 3 | 4; saved: number }
   | { trim: "results_cut"; results: number; saved: number }
   | { trim: "turns_dropped"; turns: number; saved: number };
 

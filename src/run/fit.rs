@@ -54,7 +54,7 @@ pub enum Trim {
     ToolsNotOffered { count: usize },
     /// The offered tools' schemas were shortened (`level` 1: argument descriptions
     /// dropped; 2: tool descriptions to their first sentence; 3: schemas to their
-    /// types).
+    /// types; 4: tool descriptions dropped, names and argument types left).
     SchemasShortened {
         tools: usize,
         level: u8,
@@ -170,7 +170,7 @@ fn shorten_schemas(
 ) {
     let start = cost(request);
     let mut reached = 0;
-    for level in 1..=3u8 {
+    for level in 1..=4u8 {
         if cost(request) <= room || request.offered_tools().is_empty() {
             break;
         }
@@ -192,7 +192,9 @@ fn shorten(tool: &ToolSpec, level: u8) -> ToolSpec {
     let description = match level {
         1 => tool.description.clone(),
         2 => first_sentence(&tool.description, 120),
-        _ => first_sentence(&tool.description, 60),
+        3 => first_sentence(&tool.description, 60),
+        // The name says what it does.
+        _ => String::new(),
     };
     let mut parameters = tool.parameters.clone();
     strip(&mut parameters, level >= 3);
