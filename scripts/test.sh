@@ -21,7 +21,8 @@ free_port() {
 }
 
 # The model-client browser tests need a fault-injecting server and a LiteLLM proxy on
-# loopback. They start now, so LiteLLM's slow start overlaps the checks below.
+# loopback, the real-model tests SmolLM2 behind llama-cpp-python. They start now, so
+# their slow starts overlap the checks below.
 start_servers() {
   setsid python3 tests/servers/fault_server.py 0 >"$log/fault" 2>&1 & servers+=($!)
   local port=
@@ -49,6 +50,8 @@ start_servers() {
   [ -n "$ports" ] || { cat "$log/capture"; die "the capture server did not start"; }
   export FAMILIAR_CAPTURE_URL="http://127.0.0.1:${ports% *}"
   export FAMILIAR_CAPTURE_OTHER_URL="http://127.0.0.1:${ports#* }"
+  start_model_server "$log/model"
+  servers+=("$MODEL_SERVER")
 }
 
 wait_for_litellm() {
@@ -95,6 +98,8 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 # The model client's suite prints its fault matrix (the table of every fault's outcome).
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --target wasm32-unknown-unknown --test model_client -- --nocapture 2>&1 | tee -a "$log/browser"
+wait_for_model_server "$log/model"
+run_real_model_tests 2>&1 | tee -a "$log/browser"
 
 step "release build (trunk, offline)"
 trunk build --release --offline

@@ -355,3 +355,127 @@ async fn the_fault_matrix_ends_every_fault_in_a_typed_outcome_within_bounds() {
     web_sys::console::log_1(&table.join("\n").into());
     assert!(wrong.is_empty(), "{}\n{wrong:#?}", table.join("\n"));
 }
+
+/// A run of the agent loop over the fault server's `model`: a conversation of 20
+/// earlier exchanges, then "hi".
+async fn run_against(
+    model: &str,
+) -> (
+    familiar::run::driver::Stop,
+    Vec<familiar::run::event::Event>,
+) {
+    use familiar::run::driver::{Seams, drive};
+    use familiar::run::{AgentRun, Observation};
+    let llm = fault_client(model);
+    let tools = familiar::tool::ToolRegistry::new();
+    let seams = Seams {
+        llm: &llm,
+        tools: &tools,
+        clock: &BrowserClock,
+        host: None,
+        checkpoint: None,
+    };
+    let mut history = Vec::new();
+    for n in 0..20 {
+        history.push(Message::user(format!("question {n}: where is the key?")));
+        history.push(Message::assistant(
+            format!("answer {n}: in the cellar, under the barrel."),
+            Vec::new(),
+        ));
+    }
+    let mut run = AgentRun::new(
+        "You are the innkeeper.",
+        history,
+        Observation::chat("hi"),
+        Vec::new(),
+    );
+    let mut events = Vec::new();
+    let stop = drive(&mut run, &seams, &mut |e| events.push(e)).await;
+    (stop, events)
+}
+
+fn refusal_and_trims(events: &[familiar::run::event::Event]) -> Vec<familiar::run::Trim> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            familiar::run::event::Event::Fitted(fit) => Some(fit.trims.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn a_context_length_refusal_is_retried_once_trimmed_to_the_window_it_names() {
+    use familiar::run::driver::Stop;
+    use familiar::run::{Outcome, Trim};
+    let model = unique("context-length-once");
+    let (stop, events) = run_against(&model).await;
+    assert_eq!(
+        stop,
+        Stop::Done(Outcome::Answered {
+            text: "Hello from the fault server.".into()
+        })
+    );
+    assert_eq!(
+        fault_stats(&model).await.0,
+        2,
+        "the refusal, then the retry"
+    );
+    let trims = refusal_and_trims(&events);
+    assert!(
+        matches!(
+            trims.first(),
+            Some(Trim::Refused {
+                window: Some(2048),
+                ..
+            })
+        ),
+        "{trims:?}"
+    );
+    assert!(
+        trims.iter().any(|t| matches!(t, Trim::TurnsDropped { .. })),
+        "the retry left out the oldest turns: {trims:?}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_second_context_length_refusal_ends_the_run_with_the_servers_words() {
+    use familiar::run::Outcome;
+    use familiar::run::driver::Stop;
+    let model = unique("context-length-always");
+    let (stop, _) = run_against(&model).await;
+    let Stop::Done(Outcome::Failed { error }) = stop else {
+        panic!("not failed: {stop:?}");
+    };
+    assert!(
+        error.contains("maximum context length is 2048 tokens"),
+        "{error}"
+    );
+    assert!(error.contains("HTTP 400"), "{error}");
+    assert_eq!(fault_stats(&model).await.0, 2, "one retry, never a loop");
+}
+
+#[wasm_bindgen_test]
+async fn litellms_context_length_error_without_numbers_is_retried_with_a_larger_estimate() {
+    use familiar::run::driver::Stop;
+    use familiar::run::{Outcome, Trim};
+    let model = unique("context-length-litellm-once");
+    let (stop, events) = run_against(&model).await;
+    assert!(
+        matches!(stop, Stop::Done(Outcome::Answered { .. })),
+        "{stop:?}"
+    );
+    assert_eq!(fault_stats(&model).await.0, 2);
+    let trims = refusal_and_trims(&events);
+    assert!(
+        matches!(
+            trims.first(),
+            Some(Trim::Refused {
+                window: None,
+                scale: 1_250
+            })
+        ),
+        "{trims:?}"
+    );
+}

@@ -325,3 +325,53 @@ fn a_whole_json_answer_is_read_and_replayed_as_deltas() {
         ]
     );
 }
+
+#[test]
+fn the_window_is_asked_of_the_server_once_then_a_refusal_for_length_lowers_it() {
+    use familiar::llm::window::WindowSource;
+    let refusal = r#"{"error":{"message":"This model's maximum context length is 2048 tokens. However, you requested 2145 tokens (2049 in the messages, 96 in the completion).","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
+    let s = setup(vec![
+        respond(404, r#"{"error":{"message":"no such path"}}"#),
+        respond(
+            200,
+            r#"{"data":[{"model_name":"mock-text","model_info":{"max_input_tokens":4096}}]}"#,
+        ),
+        respond(400, refusal),
+    ]);
+    let window = block_on(s.client.context_window()).unwrap();
+    assert_eq!((window.tokens, window.source), (4096, WindowSource::Server));
+    let urls: Vec<String> = s
+        .peer
+        .requests
+        .borrow()
+        .iter()
+        .map(|r| r.url.clone())
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            "http://127.0.0.1:4000/v1/models",
+            "http://127.0.0.1:4000/model/info"
+        ]
+    );
+    // Asked once: the next look is free.
+    block_on(s.client.context_window()).unwrap();
+    assert_eq!(s.peer.requests.borrow().len(), 2);
+    let (_, result) = ask(&s.client);
+    let Err(LlmError::Status {
+        status: 400,
+        message,
+    }) = result
+    else {
+        panic!("not refused: {result:?}");
+    };
+    assert!(message.ends_with("[context_length_exceeded]"), "{message}");
+    assert_eq!(
+        s.peer.requests.borrow().len(),
+        3,
+        "a 400 is not retried by the client"
+    );
+    let window = block_on(s.client.context_window()).unwrap();
+    assert_eq!(window.tokens, 2048);
+    assert!(window.scale > 1_000, "it counted more than estimated");
+}

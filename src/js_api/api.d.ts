@@ -84,6 +84,8 @@ export interface ProxyModelConfig {
   temperature?: number;
   /** 1 to 1000000. */
   maxTokens?: number;
+  /** The model's context window in tokens, 256 to 10000000 (more than `maxTokens`). Default: what the server says, else 8192; a refusal for length lowers it. */
+  contextTokens?: number;
   /** Longest wait for the response to start and between streamed chunks, 1000 to 600000 ms. Default 60000. */
   timeoutMs?: number;
   /** Ask for a streamed answer. Default `true`. */
@@ -353,6 +355,7 @@ export interface TurnTag {
 /** A run event as a listener gets it (without its `TurnTag`). */
 export type RunEvent =
   | { event: "started"; trigger: Trigger; input: string }
+  | ({ event: "fitted" } & Fit)
   | ({ event: "step_started" } & Purpose)
   | ({ event: "delta" } & Delta)
   | ({ event: "thought" } & Thought)
@@ -457,12 +460,30 @@ export type ApprovalKey =
 // conversation(), saveState() / loadState(state)
 // ---------------------------------------------------------------------------------
 
+/** How a request was fitted into the model's window: sizes in (estimated) tokens, then what was trimmed, in order. */
+export interface Fit {
+  window: number;
+  room: number;
+  before: number;
+  after: number;
+  trims: Trim[];
+}
+
+export type Trim =
+  | { trim: "refused"; window?: number; scale: number }
+  | { trim: "tools_not_offered"; count: number }
+  | { trim: "schemas_shortened"; tools: number; level: 1 | 2 | 3 | 4; saved: number }
+  | { trim: "results_cut"; results: number; saved: number }
+  | { trim: "turns_dropped"; turns: number; saved: number };
+
 /** One step of an interaction's timeline. */
 export type Step =
   | { type: "observe"; trigger: Trigger }
   /** A model call: why, its visible reasoning, and the tools it chose. */
   | { type: "reason"; purpose: Purpose; reasoning: string; calls: string[] }
   | { type: "plan"; steps: string[]; memory: ContextMemory }
+  /** The next request was trimmed to fit the model's context window. */
+  | { type: "fitted"; fit: Fit }
   /** `result` and `duration_ms` are null until the call finishes. */
   | { type: "tool_call"; call: ToolCall; kind: ToolKind | null; result: ToolResult | null; duration_ms: number | null }
   | { type: "approval"; call: ToolCall }

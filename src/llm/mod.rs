@@ -9,6 +9,7 @@ pub mod message;
 pub mod openai;
 pub mod rules;
 pub mod scripted;
+pub mod window;
 
 use std::rc::Rc;
 
@@ -193,6 +194,13 @@ pub trait Llm {
         request: &'a ChatRequest,
         sink: &'a mut DeltaSink<'_>,
     ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>>;
+
+    /// The room this model gives a request, as far as it knows now (configured, told
+    /// by its server, learned from a refusal); `None` for a model with no window to
+    /// fit (the rules model, scripts).
+    fn context_window(&self) -> LocalBoxFuture<'_, Option<window::ContextWindow>> {
+        Box::pin(async { None })
+    }
 }
 
 /// Emits a finished response as the deltas a streaming client would have produced:

@@ -76,8 +76,14 @@ pub async fn drive_until(
                 emit(Event::ApprovalNeeded { call: call.clone() });
                 return Stop::AwaitingApproval(call);
             }
+            // Trimmed to the model's window first; what was trimmed is reported.
+            NextStep::CallModel(call) => match run.fit(call, seams.llm.context_window().await) {
+                Some(call) => NextStep::CallModel(call),
+                None => continue,
+            },
             step => step,
         };
+        run.take_events().into_iter().for_each(&mut *emit);
         match bounded(run, step, seams, emit, cancel.as_mut()).await {
             Some(Fed::Model(Ok(response))) => run.model_responded(response),
             Some(Fed::Model(Err(error))) => run.model_failed(&error),

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::llm::Delta;
 use crate::llm::message::ToolCall;
-use crate::run::{ContextMemory, Outcome, Purpose, Review, Trigger};
+use crate::run::{ContextMemory, Fit, Outcome, Purpose, Review, Trigger};
 use crate::tool::ToolKind;
 
 /// A typed thought: what the model decided, or what came back to it.
@@ -47,6 +47,8 @@ pub enum Event {
         trigger: Trigger,
         input: String,
     },
+    /// The next request was trimmed to fit the model's context window.
+    Fitted(Fit),
     /// The model is asked, for this purpose.
     StepStarted(Purpose),
     /// A piece of the model's response as it streams.
@@ -87,6 +89,7 @@ impl Event {
     pub fn name(&self) -> &'static str {
         match self {
             Self::Started { .. } => "started",
+            Self::Fitted(_) => "fitted",
             Self::StepStarted(_) => "step_started",
             Self::Delta(_) => "delta",
             Self::Thought(_) => "thought",
@@ -101,8 +104,9 @@ impl Event {
     }
 
     /// Every name [`Event::name`] can return.
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 12] = [
         "started",
+        "fitted",
         "step_started",
         "delta",
         "thought",

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::llm::Delta;
 use crate::llm::message::{Message, ToolCall};
 use crate::run::event::{Decided, Event, Thought};
-use crate::run::{ContextMemory, Outcome, Purpose, Review, Trigger};
+use crate::run::{ContextMemory, Fit, Outcome, Purpose, Review, Trigger};
 use crate::tool::ToolKind;
 
 /// Where an interaction is in its life: Start → Planning → Executing → Reflecting →
@@ -46,6 +46,10 @@ pub enum Step {
         reasoning: String,
         /// Tools the model chose to call; empty when it answered.
         calls: Vec<String>,
+    },
+    /// The next request was trimmed to fit the model's context window.
+    Fitted {
+        fit: Fit,
     },
     /// The model's plan and context memory, as it last set them.
     Plan {
@@ -144,6 +148,7 @@ impl Interaction {
                     trigger: trigger.clone(),
                 });
             }
+            Event::Fitted(fit) => self.steps.push(Step::Fitted { fit: fit.clone() }),
             Event::StepStarted(purpose) => {
                 self.status = match purpose {
                     Purpose::CheckGoal | Purpose::Reflect { .. } => Status::Reflecting,

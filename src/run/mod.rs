@@ -13,6 +13,7 @@ mod after_action;
 mod context;
 pub mod driver;
 pub mod event;
+mod fit;
 pub mod interaction;
 mod limits;
 mod observation;
@@ -28,6 +29,7 @@ use serde_json::Value;
 
 pub use after_action::{AfterAction, after_action, says_yes};
 pub use context::{ContextMemory, FollowUp, PLAN_TOOL, PlanUpdate};
+pub use fit::{DoesNotFit, Fit, READ_RESULT_CHARS, Trim};
 use limits::Limits;
 pub use limits::{
     DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_LOOKUPS, DEFAULT_TIME_BUDGET_MS, MAX_CALLS_PER_REPLY,
@@ -208,6 +210,9 @@ pub struct AgentRun {
     /// Invalid answers and re-asks of the current review or goal guess.
     scratch: Vec<Message>,
     limits: Limits,
+    /// The model's context window and what the run learned of it.
+    #[serde(default)]
+    room: fit::Room,
     phase: Phase,
     #[serde(skip)]
     events: Vec<Event>,
@@ -223,6 +228,7 @@ impl AgentRun {
         catalogue: Vec<ToolInfo>,
     ) -> Self {
         let system = compose_system(system.into(), &observation, false);
+        let turn_start = history.len();
         let mut transcript = history;
         transcript.push(Message::user(observation.subject.as_prompt()));
         let untrusted = observation.subject.is_untrusted();
@@ -258,6 +264,7 @@ impl AgentRun {
                 guess_goal: false,
                 time_budget_ms: DEFAULT_TIME_BUDGET_MS,
             },
+            room: fit::Room::starting_at(turn_start),
             phase: Phase::Reason,
             events,
         };
@@ -489,6 +496,7 @@ impl AgentRun {
 
     /// Feeds back the model's response to the last [`NextStep::CallModel`].
     pub fn model_responded(&mut self, response: ChatResponse) {
+        self.answered_within_window();
         match std::mem::replace(&mut self.phase, Phase::Reason) {
             Phase::GuessGoal => self.goal_guessed(response),
             Phase::Reason => self.reasoned(response),
@@ -498,8 +506,12 @@ impl AgentRun {
         }
     }
 
-    /// The model could not answer: the run fails with the error.
+    /// The model could not answer: the run fails with the error (a first refusal for
+    /// length is retried, trimmed: see `fit`).
     pub fn model_failed(&mut self, error: &LlmError) {
+        if self.retry_when_too_long(error) {
+            return;
+        }
         self.finish(Outcome::Failed {
             error: error.to_string(),
         });

@@ -45,6 +45,10 @@ pub fn SettingsPanel(
     // Whether the person typed the extra header since the last save: only then may a
     // saved token go to a changed proxy address.
     let header_typed = RwSignal::new(false);
+    let window = RwSignal::new(match &initial.model {
+        ModelSource::Proxy(m) => m.context_tokens.map(|n| n.to_string()).unwrap_or_default(),
+        ModelSource::Rules => String::new(),
+    });
     let temperature = RwSignal::new(temperature_text(initial.temperature));
     let cap = RwSignal::new(initial.max_iterations.to_string());
     let reflection = RwSignal::new(initial.reflection);
@@ -81,6 +85,11 @@ pub fn SettingsPanel(
                 proxy_model.get_untracked().trim(),
             );
             settings.temperature = Some(temperature);
+            let window = window.get_untracked();
+            if !window.trim().is_empty() {
+                let message = "the context window must be a whole number of tokens";
+                settings.context_tokens = parse(&window, "model", message, &mut found);
+            }
             let header = header.get_untracked();
             if let Some((name, value)) = header.split_once(':') {
                 settings.extra_header = Some((name.trim().to_owned(), value.trim().to_owned()));
@@ -128,6 +137,7 @@ pub fn SettingsPanel(
             proxy_url.get(),
             proxy_model.get(),
             header.get(),
+            window.get(),
             temperature.get(),
             cap.get(),
             use_supabase.get(),
@@ -217,6 +227,7 @@ pub fn SettingsPanel(
                     <label>"Proxy URL"<input class="proxy-url" type="url" bind:value=proxy_url placeholder="https://llm.example.com/v1" aria-invalid=invalid("model") aria-describedby=described("model", "hint-proxy") /></label>
                     <p class="field-hint" id="hint-proxy">"https://, or http:// on this machine (localhost)"</p>
                     <label>"Model"<input class="proxy-model" bind:value=proxy_model placeholder="gpt-4o-mini" aria-invalid=invalid("model") /></label>
+                    <label>"Context window, tokens (optional)"<input class="proxy-window" bind:value=window placeholder="asked of the server" inputmode="numeric" aria-invalid=invalid("model") /></label>
                     <label>"Extra header (optional)"<input class="proxy-header" bind:value=header on:input=move |_| header_typed.set(true) placeholder="X-Proxy-Token: …" aria-invalid=invalid("model") /></label>
                 </div>
                 {error("model")}

@@ -213,6 +213,7 @@ fn step_view(step: Step, continued: bool) -> AnyView {
             }
             .into_any()
         }
+        Step::Fitted { fit } => line("step-fitted", "Fitted to the window", fit_text(&fit)),
         Step::GoalCheck { complete, answer } => {
             let label = if complete {
                 "Goal complete"
@@ -238,6 +239,19 @@ fn step_view(step: Step, continued: bool) -> AnyView {
             .into_any()
         }
     }
+}
+
+/// "~2,100 → ~1,800 of 1,952 tokens: 23 tool schemas shortened (…); …".
+fn fit_text(fit: &crate::run::Fit) -> String {
+    let trims: Vec<String> = fit.trims.iter().map(crate::run::Trim::describe).collect();
+    format!(
+        "~{} → ~{} of {} tokens ({} window): {}",
+        fit.before,
+        fit.after,
+        fit.room,
+        fit.window,
+        trims.join("; ")
+    )
 }
 
 fn line(class: &'static str, label: &'static str, text: String) -> AnyView {

@@ -19,6 +19,11 @@ after the first `#` is a tag that keeps each test's counters apart:
   json-text          one JSON completion instead of a stream
   json-cut           a JSON completion cut off half-way
   json-stall         JSON headers, then nothing
+  context-length-once    400 context_length_exceeded (llama-cpp-python's words, a
+                         2,048-token window, the prompt's tokens a tenth of its
+                         characters more than the window) once, then `text`
+  context-length-always  that 400 every time
+  context-length-litellm-once  LiteLLM's ContextWindowExceededError (no numbers) once
 
 GET /stats?model=M answers {"requests": n, "disconnected": bool} for model M.
 CORS is open, and Retry-After is exposed to scripts. Prints `listening on PORT` once
@@ -79,7 +84,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
         try:
-            model = json.loads(self.rfile.read(length) or b"{}").get("model", "")
+            body = json.loads(self.rfile.read(length) or b"{}")
+            model = body.get("model", "")
         except ValueError:
             return self.reply_json(400, {"error": {"message": "the body is not JSON"}})
         with LOCK:
@@ -87,6 +93,8 @@ class Handler(BaseHTTPRequestHandler):
             stats["requests"] += 1
             seen = stats["requests"]
         behaviour = model.split("#", 1)[0]
+        if self.too_long(behaviour, seen, body):
+            return
         if self.fault(behaviour, seen):
             return
         if behaviour == "429-then-ok" and seen == 1:
@@ -122,6 +130,28 @@ class Handler(BaseHTTPRequestHandler):
                     STATS[model]["disconnected"] = True
             return
         self.reply_json(404, {"error": {"message": f"unknown model {model}"}})
+
+    def too_long(self, behaviour, seen, body):
+        """The context-length refusals; True when this request was refused."""
+        if not behaviour.startswith("context-length"):
+            return False
+        size = len(json.dumps(body.get("messages", [])) + json.dumps(body.get("tools", [])))
+        if behaviour.endswith("-once") and seen > 1:
+            self.stream(TEXT)
+            return True
+        if behaviour == "context-length-litellm-once":
+            message = ("litellm.ContextWindowExceededError: litellm.BadRequestError: "
+                       "the prompt is too long for this model")
+            self.reply_json(400, {"error": {"message": message, "type": None, "param": None,
+                                            "code": "400"}})
+            return True
+        prompt = 2048 + size // 10
+        message = (f"This model's maximum context length is 2048 tokens. However, you requested "
+                   f"{prompt + 96} tokens ({prompt} in the messages, 96 in the completion). "
+                   "Please reduce the length of the messages or completion.")
+        self.reply_json(400, {"error": {"message": message, "type": "invalid_request_error",
+                                        "param": "messages", "code": "context_length_exceeded"}})
+        return True
 
     def fault(self, behaviour, seen):
         """The fault matrix's behaviours; True when this request was answered."""

@@ -178,12 +178,13 @@ fn read_model(value: Option<&Value>, problems: &mut Vec<Problem>) -> Option<Mode
             }
         };
     }
-    const KNOWN: [&str; 7] = [
+    const KNOWN: [&str; 8] = [
         "url",
         "model",
         "header",
         "temperature",
         "maxTokens",
+        "contextTokens",
         "timeoutMs",
         "stream",
     ];
@@ -202,6 +203,9 @@ fn read_model(value: Option<&Value>, problems: &mut Vec<Problem>) -> Option<Mode
     }
     settings.max_tokens = f
         .number("maxTokens", 1..=1_000_000)
+        .and_then(|n| u32::try_from(n).ok());
+    settings.context_tokens = f
+        .number("contextTokens", 256..=10_000_000)
         .and_then(|n| u32::try_from(n).ok());
     if let Some(ms) = f.number("timeoutMs", 1..=u64::MAX) {
         settings.timeout_ms = ms;
@@ -253,6 +257,12 @@ fn every_problem(settings: &ModelSettings) -> Vec<SettingsError> {
             timeout_ms: settings.timeout_ms,
             ..valid.clone()
         },
+        // The window is checked against the answer's tokens, so with them.
+        ModelSettings {
+            max_tokens: settings.max_tokens,
+            context_tokens: settings.context_tokens,
+            ..valid.clone()
+        },
         // The header's name and value, each alone.
         ModelSettings {
             extra_header: header.map(|(name, _)| (name.clone(), String::new())),
@@ -263,7 +273,13 @@ fn every_problem(settings: &ModelSettings) -> Vec<SettingsError> {
             ..valid
         },
     ];
-    alone.iter().filter_map(|s| s.validate().err()).collect()
+    let mut found: Vec<SettingsError> = Vec::new();
+    for error in alone.iter().filter_map(|s| s.validate().err()) {
+        if !found.contains(&error) {
+            found.push(error);
+        }
+    }
+    found
 }
 
 /// The field of `config.model` a settings problem is about.
@@ -273,6 +289,7 @@ fn field_of(error: &SettingsError) -> &'static str {
         SettingsError::EmptyModel => "model",
         SettingsError::Temperature(_) => "temperature",
         SettingsError::MaxTokens => "maxTokens",
+        SettingsError::ContextTokens(_) => "contextTokens",
         SettingsError::Timeout(_) => "timeoutMs",
         SettingsError::HeaderName(_) => "header.name",
         SettingsError::ProviderKey => "header.value",
@@ -481,5 +498,32 @@ mod tests {
         };
         assert_eq!(rules.rules.len(), 1);
         assert_eq!(rules.fallback, "Hm.");
+    }
+
+    #[test]
+    fn a_context_window_is_read_and_checked_against_max_tokens() {
+        let config = |model: Value| AgentSpec::from_value(&json!({ "model": model }));
+        let spec = config(
+            json!({"url": "http://127.0.0.1:8081/v1", "model": "smollm2",
+                                 "maxTokens": 96, "contextTokens": 2048}),
+        )
+        .unwrap();
+        let ModelSpec::Proxy(model) = spec.model else {
+            panic!("not a proxy");
+        };
+        assert_eq!(model.context_tokens, Some(2048));
+        let problems = config(json!({"url": "http://127.0.0.1:8081/v1", "model": "m",
+                                     "maxTokens": 4096, "contextTokens": 2048}))
+        .err()
+        .unwrap_or_default();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.to_string().contains("context window")),
+            "{problems:?}"
+        );
+        assert!(
+            config(json!({"url": "http://x.dev/v1", "model": "m", "contextTokens": 10})).is_err()
+        );
     }
 }

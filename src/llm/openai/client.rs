@@ -9,6 +9,7 @@
 //! every attempt, so they get the error at once (and a Retry of their own). Aborting is dropping the future: the
 //! `Http` implementation cancels the request.
 
+use std::cell::Cell;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -16,13 +17,20 @@ use futures::StreamExt;
 use futures::future::LocalBoxFuture;
 
 use super::completion::parse_completion;
+use super::models::{info_urls, window_in};
 use super::proxy::{ModelSettings, SettingsError};
 use super::stream::{ChatStream, MAX_ANSWER_BYTES, error_message, too_large};
 use super::wire::request_body;
 use crate::base::clock::{Clock, within};
 use crate::base::http::{Http, HttpError, HttpRequest, HttpResponse};
 use crate::base::retry::{RetryPolicy, is_retryable_status, server_wait_ms};
+use crate::llm::window::{
+    ContextWindow, DEFAULT_CONTEXT_TOKENS, Overflow, WindowSource, estimate_request,
+};
 use crate::llm::{ChatRequest, ChatResponse, DeltaSink, Llm, LlmError, replay_as_deltas};
+
+/// How long asking the server for its window may take before the default stands.
+const ASK_WINDOW_MS: u64 = 5_000;
 
 /// A chat model behind an OpenAI-compatible proxy.
 pub struct OpenAiClient {
@@ -31,6 +39,11 @@ pub struct OpenAiClient {
     clock: Rc<dyn Clock>,
     random: Box<dyn Fn() -> f64>,
     retry: RetryPolicy,
+    /// The window the server named (asked, or in a refusal), with the estimate's
+    /// scale a refusal taught.
+    learned: Cell<Option<ContextWindow>>,
+    /// The server was asked for its window (once per client).
+    asked: Cell<bool>,
 }
 
 /// A failed attempt, and whether (with what server-requested wait) to try again.
@@ -77,6 +90,8 @@ impl OpenAiClient {
             clock,
             random,
             retry: RetryPolicy::default(),
+            learned: Cell::new(None),
+            asked: Cell::new(false),
         })
     }
 
@@ -98,6 +113,7 @@ impl OpenAiClient {
                 Err(failure) => failure,
             };
             let Some(server_wait) = failure.retry else {
+                self.learn_from(&failure.error, request);
                 return Err(failure.error);
             };
             let Some(wait) = self.retry.delay_ms(retries, (self.random)(), server_wait) else {
@@ -213,7 +229,7 @@ impl OpenAiClient {
         let text = self.read_text(response).await;
         let message = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
-            .map(|json| error_message(json.get("error").unwrap_or(&json)))
+            .map(|json| with_length_code(json.get("error").unwrap_or(&json)))
             .unwrap_or_else(|| text.trim().chars().take(300).collect());
         let error = LlmError::Status { status, message };
         if is_retryable_status(status) {
@@ -251,9 +267,83 @@ impl OpenAiClient {
         }
     }
 
+    /// The window as far as this client knows: learned from the server, else
+    /// configured, else the default.
+    fn known_window(&self) -> ContextWindow {
+        if let Some(window) = self.learned.get() {
+            return window;
+        }
+        let answer = self.settings.max_tokens;
+        match self.settings.context_tokens {
+            Some(tokens) => ContextWindow::new(tokens, answer, WindowSource::Configured),
+            None => ContextWindow::new(DEFAULT_CONTEXT_TOKENS, answer, WindowSource::Default),
+        }
+    }
+
+    /// The window, asking the server first (once) when none is configured.
+    async fn window(&self) -> ContextWindow {
+        if self.settings.context_tokens.is_none()
+            && !self.asked.replace(true)
+            && let Some(tokens) = self.ask_window().await
+            && self.learned.get().is_none()
+        {
+            let window = ContextWindow::new(tokens, self.settings.max_tokens, WindowSource::Server);
+            self.learned.set(Some(window));
+        }
+        self.known_window()
+    }
+
+    /// The window the server's model list (or LiteLLM's model info) names, if any.
+    async fn ask_window(&self) -> Option<u32> {
+        for url in info_urls(&self.settings.base_url) {
+            let request = HttpRequest {
+                method: "GET",
+                url,
+                headers: self.settings.extra_header.clone().into_iter().collect(),
+                body: None,
+            };
+            let sent = within(&*self.clock, ASK_WINDOW_MS, self.http.send(request)).await;
+            let Some(Ok(response)) = sent else {
+                continue;
+            };
+            if !(200..300).contains(&response.status) {
+                continue;
+            }
+            let text = self.read_text(response).await;
+            let answer = serde_json::from_str(&text).ok();
+            if let Some(tokens) = answer.and_then(|a| window_in(&a, &self.settings.model)) {
+                return Some(tokens);
+            }
+        }
+        None
+    }
+
+    /// A refusal for length teaches this client the model's window and how it counts.
+    fn learn_from(&self, error: &LlmError, request: &ChatRequest) {
+        if let Some(overflow) = Overflow::read(error) {
+            let mut window = self.known_window();
+            window.learn(&overflow, estimate_request(request));
+            self.learned.set(Some(window));
+        }
+    }
+
     /// `work`'s output, or `None` if the timeout passes first (dropping `work`).
     async fn within_timeout<T>(&self, work: impl Future<Output = T>) -> Option<T> {
         within(&*self.clock, self.settings.timeout_ms, work).await
+    }
+}
+
+/// An error object's message, with its `code` or `type` when that is what says the
+/// request was too long (`context_length_exceeded`, `exceed_context_size_error`).
+fn with_length_code(error: &serde_json::Value) -> String {
+    let message = error_message(error);
+    let code = ["code", "type"]
+        .iter()
+        .filter_map(|key| error.get(key).and_then(serde_json::Value::as_str))
+        .find(|code| code.contains("context") && !message.contains(code));
+    match code {
+        Some(code) => format!("{message} [{code}]"),
+        None => message,
     }
 }
 
@@ -264,5 +354,9 @@ impl Llm for OpenAiClient {
         sink: &'a mut DeltaSink<'_>,
     ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
         Box::pin(self.chat_with_retries(request, sink))
+    }
+
+    fn context_window(&self) -> LocalBoxFuture<'_, Option<ContextWindow>> {
+        Box::pin(async { Some(self.window().await) })
     }
 }

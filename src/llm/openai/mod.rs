@@ -3,6 +3,7 @@
 
 mod client;
 mod completion;
+mod models;
 mod proxy;
 pub mod sse;
 mod stream;

@@ -23,6 +23,10 @@ pub struct ModelSettings {
     /// either way, a whole JSON answer is read as well as a stream.
     #[serde(default = "yes")]
     pub stream: bool,
+    /// The model's context window in tokens (`contextTokens`); `None`: ask the server,
+    /// else assume `llm::window::DEFAULT_CONTEXT_TOKENS`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u32>,
 }
 
 fn yes() -> bool {
@@ -44,6 +48,10 @@ pub enum SettingsError {
     Temperature(String),
     #[error("the maximum number of tokens must be at least 1")]
     MaxTokens,
+    #[error(
+        "the context window must be 256 to 10,000,000 tokens and more than the maximum number of tokens, got {0}"
+    )]
+    ContextTokens(u32),
     #[error("the timeout must be between 1 second and 10 minutes, got {0} ms")]
     Timeout(u64),
     #[error("`{0}` cannot be used as a header name")]
@@ -65,6 +73,7 @@ impl ModelSettings {
             timeout_ms: default_timeout_ms(),
             extra_header: None,
             stream: true,
+            context_tokens: None,
         }
     }
 
@@ -79,6 +88,11 @@ impl ModelSettings {
         }
         if self.max_tokens == Some(0) {
             return Err(SettingsError::MaxTokens);
+        }
+        if let Some(n) = self.context_tokens
+            && (!(256..=10_000_000).contains(&n) || self.max_tokens.is_some_and(|m| m >= n))
+        {
+            return Err(SettingsError::ContextTokens(n));
         }
         if !(1_000..=600_000).contains(&self.timeout_ms) {
             return Err(SettingsError::Timeout(self.timeout_ms));
@@ -224,6 +238,14 @@ mod tests {
         let mut s = valid();
         s.timeout_ms = 10;
         assert_eq!(s.validate(), Err(SettingsError::Timeout(10)));
+        let mut s = valid();
+        s.context_tokens = Some(2_048);
+        assert_eq!(s.validate(), Ok(()));
+        s.max_tokens = Some(4_096);
+        assert_eq!(s.validate(), Err(SettingsError::ContextTokens(2_048)));
+        s.max_tokens = None;
+        s.context_tokens = Some(100);
+        assert_eq!(s.validate(), Err(SettingsError::ContextTokens(100)));
     }
 
     #[test]

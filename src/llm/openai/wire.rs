@@ -9,10 +9,23 @@ use crate::llm::{ChatRequest, ToolChoice};
 /// The JSON body of a chat-completions request.
 pub fn request_body(settings: &ModelSettings, request: &ChatRequest) -> Value {
     let mut messages = Vec::with_capacity(request.messages.len() + 1);
-    if !request.system.is_empty() {
-        messages.push(json!({"role": "system", "content": request.system}));
+    // System messages that open the transcript (pinned facts) join the system prompt:
+    // some servers' templates (llama-cpp-python's function calling) repeat every tool
+    // schema in each system message.
+    let leading = request
+        .messages
+        .iter()
+        .take_while(|m| m.role == Role::System)
+        .count();
+    let (opening, rest) = request.messages.split_at(leading);
+    let system: Vec<&str> = std::iter::once(request.system.as_str())
+        .chain(opening.iter().map(|m| m.content.as_str()))
+        .filter(|s| !s.is_empty())
+        .collect();
+    if !system.is_empty() {
+        messages.push(json!({"role": "system", "content": system.join("\n\n")}));
     }
-    messages.extend(request.messages.iter().map(message));
+    messages.extend(rest.iter().map(message));
     let mut body = Map::new();
     body.insert("model".into(), json!(settings.model));
     body.insert("messages".into(), Value::Array(messages));
@@ -135,6 +148,27 @@ mod tests {
                 "tool_choice": "auto",
                 "temperature": 0.0,
             })
+        );
+    }
+
+    #[test]
+    fn pinned_facts_join_the_system_prompt_so_the_tools_are_listed_once() {
+        let request = ChatRequest {
+            system: "be brief".into(),
+            messages: vec![
+                Message::system("Pinned memory:\n- ale"),
+                Message::user("hi"),
+            ]
+            .into(),
+            ..ChatRequest::default()
+        };
+        let body = request_body(&ModelSettings::new("http://x/v1", "m"), &request);
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role": "system", "content": "be brief\n\nPinned memory:\n- ale"},
+                {"role": "user", "content": "hi"},
+            ])
         );
     }
 
