@@ -5,14 +5,16 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
-log=$(mktemp -d)
+# FAMILIAR_TEST_LOGS keeps the logs there (scripts/counts.py write reads them).
+log=${FAMILIAR_TEST_LOGS:-$(mktemp -d)}
+mkdir -p "$log"
 servers=()
 backend=$(mktemp -d -t familiar-backend.XXXXXX)
 stop_servers() {
   local pid
   for pid in "${servers[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
   "$ROOT/scripts/backend.sh" stop "$backend"
-  rm -rf "$log"
+  [ -n "${FAMILIAR_TEST_LOGS:-}" ] || rm -rf "$log"
 }
 trap stop_servers EXIT
 

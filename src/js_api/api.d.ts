@@ -253,8 +253,11 @@ export interface GameSubject {
   id?: unknown;
   /** A description of what happened; must not be empty. */
   content: string;
-  /** The message to answer, when the event is one. */
+  /** The message to answer, when the event is one (another party wrote it: it is
+   * quoted, and actions ask first). */
   messageId?: unknown;
+  /** Who wrote `content`, when another player did: it is quoted, and actions ask first. */
+  author?: string | number;
 }
 
 // ---------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>
                 }
                 other => other,
             };
-            let shape = "a description or {kind?, id?, content, messageId?}";
+            let shape = "a description or {kind?, id?, content, messageId?, author?}";
             read(&mut f, "subject", renamed, shape)
         }
         None => {
