@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { appReady, artifacts, ask, useDist } from './harness.mjs';
+import { answer, appReady, artifacts, ask, send, useDist } from './harness.mjs';
 
 const env = useDist();
 const project = process.env.FAMILIAR_SUPABASE_URL;
@@ -87,9 +87,15 @@ test('a signed-in player remembers across a reload, orders, works, and is walled
   await page.locator('.account-status', { hasText: 'Signed in anonymously.' }).waitFor();
   await page.getByRole('button', { name: 'Settings' }).click();
 
-  // A world action through its function: a new player has 25 gold and 100 energy.
+  // A world action through its function: a new player has 25 gold and 100 energy. The
+  // conversation has read remembered text, which the person may not have written, so
+  // the action asks first (README, *What others can make the agent do*).
+  await send(page, 'Work a shift at mining');
+  await page.locator('.approval').waitFor();
+  assert.match(await page.locator('.approval').innerText(), /do_work/);
+  await page.click('.approval .approve');
   assert.equal(
-    await ask(page, 'Work a shift at mining', 3),
+    await answer(page, 3),
     'A shift of mining done: 50 gold earned, 20 energy spent. You have 75 gold and 80 energy now.',
   );
   const sub = await page.evaluate(() => JSON.parse(localStorage.getItem('familiar.auth')).user.id);

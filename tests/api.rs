@@ -342,8 +342,12 @@ async fn listeners_hear_each_update_with_its_conversation_and_turn_and_can_be_re
 #[wasm_bindgen_test]
 async fn approvals_are_decided_by_a_person_or_in_code() {
     let agent = agent("").await;
+    js("window.spawned = 0");
     agent
-        .register_tool(tool("a => ({ spawned: a.kind })", ", approval: 'ask'"))
+        .register_tool(tool(
+            "a => { window.spawned += 1; return { spawned: a.kind } }",
+            ", approval: 'ask'",
+        ))
         .unwrap();
     js("window.asked = null");
     let ask: Function = js("e => { window.asked = e.call.id }").unchecked_into();
@@ -373,6 +377,11 @@ async fn approvals_are_decided_by_a_person_or_in_code() {
     };
     let (outcome, ()) = futures::join!(running, decide);
     assert_eq!(text(&outcome.unwrap(), "text"), "A goblin appears.");
+    assert_eq!(
+        js("window.spawned").as_f64(),
+        Some(1.0),
+        "approved: it ran once"
+    );
 
     // In code: a handler that denies with a reason.
     let deny: Function =
@@ -397,6 +406,11 @@ async fn approvals_are_decided_by_a_person_or_in_code() {
         .as_string()
         .unwrap();
     assert!(c.contains("the approval handler failed: broken"), "{c}");
+    assert_eq!(
+        js("window.spawned").as_f64(),
+        Some(1.0),
+        "denied, in words or by a throw: the handler never ran again"
+    );
 }
 
 #[wasm_bindgen_test]
