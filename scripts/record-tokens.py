@@ -2,7 +2,7 @@
 """Records real token counts of SmolLM2-135M for the context-window estimate's test
 (tests/fixtures/tokens/smollm2.json): sample texts counted by llama-cpp-python's
 `/extras/tokenize/count`, and whole requests (the demo agent's, printed by
-`cargo test --test context_window print_the_requests_to_record -- --ignored`) counted
+`cargo test --test context_window print_the_requests_to_record -- --nocapture`) counted
 by the chat endpoint itself (`usage.prompt_tokens`, or the numbers of its refusal when
 a request is longer than the window). Usage: record-tokens.py http://127.0.0.1:PORT
 """
@@ -90,7 +90,7 @@ def main():
         samples.append({"text": text, "tokens": answer["count"]})
     out = subprocess.run(
         ["cargo", "test", "--quiet", *CARGO_ARGS, "--test", "context_window", "print_the_requests_to_record",
-         "--", "--ignored", "--nocapture"], check=True, capture_output=True, text=True).stdout
+         "--", "--nocapture"], check=True, capture_output=True, text=True).stdout
     line = next(l for l in out.splitlines() if l.startswith("REQUESTS "))
     requests = []
     for entry in json.loads(line[len("REQUESTS "):]):

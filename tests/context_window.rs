@@ -430,9 +430,9 @@ fn demo_request(input: &str) -> ChatRequest {
     next_call(&run).request
 }
 
-/// Prints the requests `scripts/record-tokens.py` sends to the real model to count.
+/// Prints the requests `scripts/record-tokens.py` sends to the real model to count,
+/// and holds what makes them worth recording: fitting to a smaller window sends less.
 #[test]
-#[ignore = "prints the requests to record; run by scripts/record-tokens.py"]
 fn print_the_requests_to_record() {
     let shortened = |tokens: u32| {
         let run = AgentRun::new(
@@ -448,6 +448,12 @@ fn print_the_requests_to_record() {
         ));
         run.fit(next_call(&run), None).unwrap().request
     };
+    let (wide, narrow) = (shortened(2_400), shortened(2_048));
+    assert!(
+        estimate_request(&narrow) < estimate_request(&wide),
+        "a narrower window sends a smaller request"
+    );
+    assert!(estimate_request(&narrow) <= 2_048 - 96);
     let requests = json!([
         {"name": "demo: What time is it?", "request": demo_request("What time is it?")},
         {"name": "demo: Remember that the ale is cold", "request": demo_request("Remember that the ale is cold")},
