@@ -136,16 +136,7 @@ impl AgentRun {
                 });
             }
         }
-        if !act.is_settled() {
-            self.phase = Phase::Act(act);
-            return;
-        }
-        let error = refused_action.as_ref().and_then(|tool| act.error_of(tool));
-        self.flush(act);
-        match refused_action {
-            Some(tool) => self.after_action(&tool, error.as_deref(), false),
-            None => self.phase = Phase::Reason,
-        }
+        self.settle(act, refused_action);
     }
 
     pub(super) fn kind_of(&self, name: &str) -> Option<ToolKind> {
@@ -446,16 +437,7 @@ impl AgentRun {
                 None => act.action = Some(invocation),
             }
         }
-        if !act.is_settled() {
-            self.phase = Phase::Act(act);
-            return;
-        }
-        let error = refused_action.as_ref().and_then(|tool| act.error_of(tool));
-        self.flush(act);
-        match refused_action {
-            Some(tool) => self.after_action(&tool, error.as_deref(), false),
-            None => self.phase = Phase::Reason,
-        }
+        self.settle(act, refused_action);
     }
 
     /// Takes a pending call's kind, place, policy and timeout from the catalogue.
@@ -538,4 +520,21 @@ fn tool_message(result: &Result<Value, String>) -> String {
         "start": start,
     })
     .to_string()
+}
+
+impl AgentRun {
+    /// Waits while calls of `act` are out; once all are back, records them and goes on:
+    /// past a refused action with its error, else back to reasoning.
+    fn settle(&mut self, act: Act, refused_action: Option<String>) {
+        if !act.is_settled() {
+            self.phase = Phase::Act(act);
+            return;
+        }
+        let error = refused_action.as_ref().and_then(|tool| act.error_of(tool));
+        self.flush(act);
+        match refused_action {
+            Some(tool) => self.after_action(&tool, error.as_deref(), false),
+            None => self.phase = Phase::Reason,
+        }
+    }
 }
