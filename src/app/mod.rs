@@ -13,6 +13,7 @@
 mod config;
 mod host;
 mod identity;
+mod origin;
 mod play;
 mod resume;
 pub mod settings;
@@ -28,11 +29,9 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 
 pub use config::{Config, DEFAULT_CONTEXT_BUDGET, Options, Play, character_prompt};
-pub use host::{
-    Channel, Handler, HostTool, HostToolError, HostTools, Ignored, OriginError, Target,
-    normalize_origin,
-};
+pub use host::{Channel, Handler, HostTool, HostToolError, HostTools, Ignored, Target};
 pub use identity::{Participant, register_memory};
+pub use origin::{OriginError, normalize_origin};
 pub use play::load_character;
 pub use state::{Deleted, SessionState};
 pub use storage::{
