@@ -7,6 +7,7 @@
 //   node bench/events.mjs            marks 100, 1000, 10000
 //   MARKS=100,400,800 node bench/events.mjs
 //
+// A failed save (a full localStorage) fails the run: nothing may be lost on the way.
 // A series stops early when one window's mean passes LIMIT_MS (default 250), since an
 // O(history) cost would take hours to reach 10,000 events; its later marks print "—".
 import { launchChromium, serveDist } from '../e2e/harness.mjs';
@@ -33,6 +34,8 @@ const page = `<!doctype html>
       parameters: { type: 'object', properties: { kind: { type: 'string' } }, required: ['kind'] },
       handler: async ({ kind }) => ({ spawned: kind }),
     });
+    let failedSaves = 0;
+    npc.on('save_failed', () => { failedSaves += 1; });
     const event = { kind: 'raid', event: 'raid.started', actor: { name: 'Keeper' },
       subject: 'A goblin is at the gate', allowedActions: ['spawn'] };
     const rows = [];
@@ -51,7 +54,13 @@ const page = `<!doctype html>
       if (ms > limit) break;
     }
     npc.destroy();
-    return rows;
+    // What the series left in localStorage, in characters (its quota counts them).
+    let stored = 0;
+    for (let i = 0; i < localStorage.length; i += 1) {
+      const key = localStorage.key(i);
+      stored += key.length + localStorage.getItem(key).length;
+    }
+    return { rows, failedSaves, stored };
   };
   window.ready = true;
 </script></body></html>`;
@@ -65,12 +74,15 @@ try {
   await tab.goto(`${server.url}events.html`);
   await tab.waitForFunction(() => window.ready === true);
   const table = {};
+  let footer = '';
   for (const persist of [false, true]) {
-    const rows = await tab.evaluate(
+    const { rows, failedSaves, stored } = await tab.evaluate(
       (options) => window.series(options),
       { persist, marks: MARKS, window: WINDOW, limit: LIMIT_MS },
     );
     table[persist ? 'persisted (default)' : 'persist: false'] = rows;
+    if (persist) footer = `persisted: ${failedSaves} failed saves; ${stored.toLocaleString('en')} characters left in localStorage (its quota: about 5,242,880)`;
+    if (failedSaves > 0) process.exitCode = 1;
   }
   const cell = (rows, mark) => {
     const row = rows.find((r) => r.mark === mark);
@@ -82,6 +94,7 @@ try {
   for (const [name, rows] of Object.entries(table)) {
     console.log(`| ${name} | ${MARKS.map((m) => cell(rows, m)).join(' | ')} |`);
   }
+  console.log(footer);
 } finally {
   await browser.close();
   await server.close();

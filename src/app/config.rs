@@ -14,6 +14,11 @@ use crate::workflow::Character;
 /// History the model sees, in estimated tokens (the system prompt has its own room).
 pub const DEFAULT_CONTEXT_BUDGET: usize = 3_000;
 
+/// How many turns a conversation keeps by default: at a few hundred bytes a turn
+/// (older ones folded, see `KEEP_STEPS_OF`) well inside `localStorage`'s 5 million
+/// characters, with room for several conversations and the world.
+pub const DEFAULT_KEEP_TURNS: usize = 5_000;
+
 /// How each run is shaped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
@@ -29,6 +34,8 @@ pub struct Options {
     pub time_budget_ms: u64,
     /// How much of the conversation the model sees, in estimated tokens.
     pub context_budget: usize,
+    /// How many turns a conversation keeps; its oldest go past that (storage is finite).
+    pub keep_turns: usize,
 }
 
 impl Default for Options {
@@ -41,6 +48,7 @@ impl Default for Options {
             goal_check_on_events: true,
             time_budget_ms: DEFAULT_TIME_BUDGET_MS,
             context_budget: DEFAULT_CONTEXT_BUDGET,
+            keep_turns: DEFAULT_KEEP_TURNS,
         }
     }
 }

@@ -28,12 +28,14 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 
-pub use config::{Config, DEFAULT_CONTEXT_BUDGET, Options, Play, character_prompt};
+pub use config::{
+    Config, DEFAULT_CONTEXT_BUDGET, DEFAULT_KEEP_TURNS, Options, Play, character_prompt,
+};
 pub use host::{Channel, Handler, HostTool, HostToolError, HostTools, Ignored, Target};
 pub use identity::{Participant, register_memory};
 pub use origin::{OriginError, normalize_origin};
 pub use play::load_character;
-pub use state::{Deleted, SessionState};
+pub use state::{Deleted, KEEP_STEPS_OF, SessionState};
 pub use storage::{
     ConversationEntry, Keys, Loaded, Storage, VolatileStorage, load_conversation, load_index,
 };

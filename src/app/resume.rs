@@ -18,7 +18,9 @@ use crate::compose::agent::Agent;
 use crate::run::{AgentRun, Outcome};
 
 /// The version of what [`SavedRun`] is written as; other versions are kept aside.
-const RUN_VERSION: u32 = 1;
+const RUN_VERSION: u32 = 2;
+/// Version 1 saved the history with the run; it still reads (see `run::transcript`).
+const OLDEST_RUN_VERSION: u32 = 1;
 
 /// A run in flight as saved: where its events go, which agent drives it, the run.
 #[derive(Debug, Serialize, Deserialize)]
@@ -41,9 +43,11 @@ fn load_run(storage: &dyn Storage, keys: &Keys, conversation: &str) -> Loaded<Sa
         return Loaded::Missing;
     };
     let error = match serde_json::from_str::<SavedRun<AgentRun>>(&text) {
-        Ok(saved) if saved.version == RUN_VERSION => return Loaded::Found(saved),
+        Ok(saved) if (OLDEST_RUN_VERSION..=RUN_VERSION).contains(&saved.version) => {
+            return Loaded::Found(saved);
+        }
         Ok(saved) => format!(
-            "a run saved as version {}, this build reads {RUN_VERSION}",
+            "a run saved as version {}, this build reads {OLDEST_RUN_VERSION} to {RUN_VERSION}",
             saved.version
         ),
         Err(error) => error.to_string(),
@@ -59,7 +63,7 @@ impl Session {
     /// Saves the conversation and its run in flight, before a step.
     pub(super) fn checkpoint(&self, place: &Place, agent: &str, character: bool, run: &AgentRun) {
         self.note_untrusted(place, run);
-        self.save(&place.conversation);
+        self.save_progress(&place.conversation);
         let saved = SavedRun {
             version: RUN_VERSION,
             conversation: place.conversation.clone(),
@@ -165,7 +169,7 @@ impl Session {
             }
         };
         let agent = self.resumable(&saved)?;
-        {
+        let history = {
             let mut state = self.inner.state.borrow_mut();
             if state.destroyed {
                 return Err(AppError::Destroyed);
@@ -181,7 +185,8 @@ impl Session {
                     saved.turn
                 )));
             }
-        }
+            c.context_before(saved.turn, self.inner.config.options.context_budget)
+        };
         let place = Place {
             conversation: conversation.to_owned(),
             turn: saved.turn,
@@ -195,7 +200,7 @@ impl Session {
         let options = &self.inner.config.options;
         let run = saved
             .run
-            .resumed(agent.system.clone(), self.catalogue(&agent))
+            .resumed(agent.system.clone(), self.catalogue(&agent), history)
             .with_max_iterations(options.max_iterations)
             .with_max_lookups(options.max_lookups)
             .with_time_budget_ms(options.time_budget_ms);

@@ -33,6 +33,11 @@ pub(super) struct Waiting {
     pub(super) reply: oneshot::Sender<Decision>,
 }
 
+/// How many of a conversation's newest turns keep all their steps; older ones keep
+/// what started them and their answer (`Interaction::folded` counts the rest), so
+/// what a long-lived agent keeps, and saves, stays near a constant per turn.
+pub const KEEP_STEPS_OF: usize = 200;
+
 /// A run in flight, and how to stop it.
 pub(super) struct Running {
     pub(super) conversation: String,
@@ -53,6 +58,11 @@ pub(super) struct State {
     revisions: BTreeMap<String, u64>,
     /// The turns of each conversation changed since it was last stored.
     dirty: BTreeMap<String, Dirty>,
+    /// Where folding old turns goes on from, per conversation (see
+    /// [`State::fold_old_turns`]); none yet: from the first turn.
+    folded_to: BTreeMap<String, usize>,
+    /// Which conversation this session last stored as the open one.
+    stored_open: Option<String>,
     /// One lock per conversation: its runs go one at a time, in order.
     locks: BTreeMap<String, Rc<Mutex<()>>>,
     pub(super) destroyed: bool,
@@ -101,6 +111,8 @@ impl State {
             running: Vec::new(),
             revisions: BTreeMap::new(),
             dirty: BTreeMap::new(),
+            folded_to: BTreeMap::new(),
+            stored_open: None,
             locks: BTreeMap::new(),
             destroyed: false,
             runs_started: 0,
@@ -128,6 +140,8 @@ impl State {
         match self.read(&id, storage, keys) {
             Loaded::Found(conversation) => {
                 self.conversations.clear();
+                self.folded_to.clear();
+                self.folded_to.clear();
                 self.conversations.insert(id.clone(), conversation);
                 self.open = id;
             }
@@ -151,6 +165,7 @@ impl State {
             interactions: Vec::new(),
             pinned: Vec::new(),
             untrusted: false,
+            let_go: 0,
         };
         self.conversations.get(&self.open).unwrap_or(&EMPTY)
     }
@@ -223,6 +238,7 @@ impl State {
                 Loaded::Found(conversation) => conversation,
                 Loaded::Missing | Loaded::Corrupt { .. } => Conversation::default(),
             };
+            self.folded_to.remove(id);
             self.conversations.insert(id.to_owned(), conversation);
         }
         self.conversations.entry(id.to_owned()).or_default()
@@ -252,8 +268,39 @@ impl State {
         }
     }
 
+    /// Folds the turns of `id` that have grown old (a turn keeps its steps while it is
+    /// among the newest [`KEEP_STEPS_OF`]) and lets go of those past `keep_turns`;
+    /// the next save writes them again, or removes them.
+    pub(super) fn age_turns(&mut self, id: &str, keep_turns: usize) {
+        let Some(conversation) = self.conversations.get_mut(id) else {
+            return;
+        };
+        let from = self.folded_to.get(id).copied().unwrap_or(0);
+        let (folded, next) = conversation.fold_old_turns(KEEP_STEPS_OF, from);
+        let gone = conversation.let_go_oldest(keep_turns);
+        self.folded_to
+            .insert(id.to_owned(), next.saturating_sub(gone.len()));
+        let dirty = self.dirty.entry(id.to_owned()).or_default();
+        dirty.turns.extend(folded);
+        for id in gone {
+            dirty.turns.remove(&id);
+            dirty.gone.insert(id);
+        }
+    }
+
     /// Saves `id` and, once that is saved, its place in the list.
     pub(super) fn save(&mut self, id: &str, disk: &Disk) -> Vec<Notice> {
+        self.write(id, disk, true)
+    }
+
+    /// Saves the turns of `id` a run in flight changed (before each of its steps); the
+    /// list moves when the turn begins and ends, not at every step between.
+    pub(super) fn save_progress(&mut self, id: &str, disk: &Disk) -> Vec<Notice> {
+        let listed = self.index.first().is_some_and(|c| c.id == id);
+        self.write(id, disk, !listed)
+    }
+
+    fn write(&mut self, id: &str, disk: &Disk, relist: bool) -> Vec<Notice> {
         let (storage, keys, now_ms) = (disk.storage, &disk.keys, disk.now_ms);
         let Some(conversation) = self.conversations.get(id) else {
             return Vec::new();
@@ -275,6 +322,9 @@ impl State {
         }
         self.dirty.remove(id);
         self.revisions.insert(id.to_owned(), known + 1);
+        if !relist {
+            return Vec::new();
+        }
         self.index.retain(|c| c.id != id);
         self.index.insert(
             0,
@@ -285,8 +335,12 @@ impl State {
             },
         );
         let mut notices = save_json(storage, &keys.index(), &self.index);
-        if id == self.open {
-            notices.extend(save_json(storage, &keys.current(), &self.open));
+        if id == self.open && self.stored_open.as_deref() != Some(id) {
+            let written = save_json(storage, &keys.current(), &self.open);
+            if written.is_empty() {
+                self.stored_open = Some(id.to_owned());
+            }
+            notices.extend(written);
         }
         notices
     }
@@ -296,6 +350,7 @@ impl State {
         if !self.conversations.contains_key(id) {
             match self.read(id, storage, keys) {
                 Loaded::Found(conversation) => {
+                    self.folded_to.remove(id);
                     self.conversations.insert(id.to_owned(), conversation);
                 }
                 Loaded::Missing => return Err(AppError::NoConversation(id.to_owned())),
@@ -326,6 +381,7 @@ impl State {
     pub(super) fn delete(&mut self, id: &str, disk: &Disk) -> (Option<Deleted>, Vec<Notice>) {
         let (storage, keys) = (disk.storage, &disk.keys);
         self.stop_conversation(id);
+        self.folded_to.remove(id);
         let kept = match self.conversations.remove(id) {
             Some(conversation) => Some(conversation),
             None => match load_conversation(storage, &keys.conversation(id)) {

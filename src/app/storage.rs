@@ -110,6 +110,12 @@ struct Head {
     pinned: Vec<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     untrusted: bool,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    let_go: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Head {
@@ -141,6 +147,8 @@ pub struct Dirty {
     /// Everything: it was never stored in this form.
     pub all: bool,
     pub turns: BTreeSet<u64>,
+    /// Turns let go: removed once the head no longer names them.
+    pub gone: BTreeSet<u64>,
 }
 
 impl Dirty {
@@ -148,6 +156,7 @@ impl Dirty {
         Self {
             all: true,
             turns: BTreeSet::new(),
+            gone: BTreeSet::new(),
         }
     }
 }
@@ -230,11 +239,12 @@ pub fn load_stored(storage: &dyn Storage, key: &str) -> Loaded<(Conversation, Di
             interactions,
             pinned: head.pinned,
             untrusted: head.untrusted,
+            let_go: head.let_go,
         };
         let (conversation, closed) = closing(conversation);
         let dirty = Dirty {
-            all: false,
             turns: closed,
+            ..Dirty::default()
         };
         return Loaded::Found((conversation, dirty));
     }
@@ -293,13 +303,24 @@ pub fn save_turns(
         interactions,
         pinned,
         untrusted,
+        let_go,
     } = conversation;
-    let last = interactions.last().map(|i| i.id);
-    for interaction in interactions {
-        if dirty.all || dirty.turns.contains(&interaction.id) || Some(interaction.id) == last {
-            let text = serde_json::to_string(interaction).map_err(|e| e.to_string())?;
-            storage.save(&turn_key(key, interaction.id), &text)?;
-        }
+    // Turn ids only grow, so a changed turn is found by its id, not by a walk.
+    let changed: Box<dyn Iterator<Item = &Interaction>> = if dirty.all {
+        Box::new(interactions.iter())
+    } else {
+        let at = |id: u64| {
+            let index = interactions.partition_point(|i| i.id < id);
+            let found = interactions.get(index).filter(|i| i.id == id);
+            // Out of order (never written so, but read from storage): walk.
+            found.or_else(|| interactions.iter().find(|i| i.id == id))
+        };
+        let last = interactions.last().filter(|i| !dirty.turns.contains(&i.id));
+        Box::new(dirty.turns.iter().filter_map(move |id| at(*id)).chain(last))
+    };
+    for interaction in changed {
+        let text = serde_json::to_string(interaction).map_err(|e| e.to_string())?;
+        storage.save(&turn_key(key, interaction.id), &text)?;
     }
     let head = Head {
         version: HEAD_VERSION,
@@ -307,9 +328,14 @@ pub fn save_turns(
         turns: ranges(interactions.iter().map(|i| i.id)),
         pinned: pinned.clone(),
         untrusted: *untrusted,
+        let_go: *let_go,
     };
     let text = serde_json::to_string(&head).map_err(|e| e.to_string())?;
-    storage.save(key, &text)
+    storage.save(key, &text)?;
+    for id in &dirty.gone {
+        storage.remove(&turn_key(key, *id));
+    }
+    Ok(())
 }
 
 /// Removes the conversation stored under `key`, its turns included.

@@ -77,6 +77,7 @@ impl Session {
             if let Some(interaction) = c.interactions.last_mut() {
                 interaction.started_ms = disk.now_ms;
             }
+            state.age_turns(conversation, self.inner.config.options.keep_turns);
             (turn, history)
         };
         let place = Place {
@@ -88,7 +89,7 @@ impl Session {
             turn,
             input,
         });
-        self.save(conversation);
+        self.save_progress(conversation);
         let signal = self.start_running(&place);
         let outcome = match (asked, &self.inner.config.play) {
             (Input::Chat(text), Some(play)) => {
@@ -408,6 +409,17 @@ impl Session {
             turn: place.turn,
             event,
         });
+    }
+
+    /// Saves the turns of a conversation a run in flight changed, moving it in the
+    /// list only if it is not listed first yet (see `State::save_progress`).
+    pub(super) fn save_progress(&self, conversation: &str) {
+        let notices = self
+            .inner
+            .state
+            .borrow_mut()
+            .save_progress(conversation, &self.disk());
+        self.after_write(notices);
     }
 
     /// Saves a conversation; failures are told, never swallowed.

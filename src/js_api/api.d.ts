@@ -45,6 +45,12 @@ export interface AgentConfig {
   builtins?: Builtin[];
   /** A run's time budget in ms, 1000 to 3600000. Default 600000. */
   timeBudgetMs?: number;
+  /**
+   * How many turns a conversation keeps, 10 to 100000; past that its oldest are let go
+   * (storage is finite). Turns older than the newest 200 keep their trigger and answer,
+   * not every step. Default 5000.
+   */
+  keepTurns?: number;
 }
 
 /** The built-in tools: `current_time`, `page_title`, and `remember` / `recall` / `forget`. */
@@ -506,6 +512,8 @@ export interface Interaction {
   draft: string;
   /** When it began, ms since the epoch (0: unknown). */
   started_ms: number;
+  /** Steps let go once the turn grew old (it keeps its trigger and its answer); absent when none. */
+  folded?: number;
 }
 
 /** What `conversation()` returns: the open conversation. */

@@ -448,6 +448,11 @@ impl Room {
             ..Self::default()
         }
     }
+
+    /// The run's own messages begin at `turn_start` now (its history was given back).
+    pub(super) fn turn_starts_at(&mut self, turn_start: usize) {
+        self.turn_start = turn_start;
+    }
 }
 
 impl AgentRun {

@@ -100,6 +100,14 @@ pub struct Interaction {
     /// When it began, in milliseconds since the epoch (0: unknown).
     #[serde(default)]
     pub started_ms: i64,
+    /// How many of its steps were let go when it became old (see
+    /// [`Conversation::fold_old_turns`]): it keeps what started it and its answer.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub folded: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Interaction {
@@ -111,7 +119,19 @@ impl Interaction {
             status: Status::Start,
             draft: String::new(),
             started_ms: 0,
+            folded: 0,
         }
+    }
+
+    /// Lets go of the steps between what started a finished turn and its answer;
+    /// whether there were any.
+    fn fold(&mut self) -> bool {
+        let before = self.steps.len();
+        self.steps
+            .retain(|step| matches!(step, Step::Observe { .. } | Step::Answer { .. }));
+        let dropped = before - self.steps.len();
+        self.folded = self.folded.saturating_add(dropped as u32);
+        dropped > 0
     }
 
     /// The final outcome, once there is one.
@@ -325,6 +345,14 @@ pub struct Conversation {
     /// sees the earlier answers, and what they echoed — asks before acting too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub untrusted: bool,
+    /// How many of its first turns were let go (it keeps its newest; see
+    /// [`Conversation::let_go_oldest`]).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub let_go: u64,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Conversation {
@@ -335,9 +363,49 @@ impl Conversation {
         id
     }
 
+    /// Folds the finished turns older than the newest `keep` (see
+    /// [`Interaction::folded`]), from index `from` on (the caller's cursor: the turns
+    /// before it are folded already); returns the ids folded, to be saved again, and
+    /// where to go on from next time. Called as each turn begins, it folds the one
+    /// turn that became old, so neither a turn's work nor what a conversation keeps
+    /// grows much with its length.
+    pub fn fold_old_turns(&mut self, keep: usize, from: usize) -> (Vec<u64>, usize) {
+        let old = self.interactions.len().saturating_sub(keep);
+        let mut folded = Vec::new();
+        for index in from..old {
+            let interaction = &mut self.interactions[index];
+            if !interaction.status.is_finished() {
+                return (folded, index);
+            }
+            if interaction.fold() {
+                folded.push(interaction.id);
+            }
+        }
+        (folded, old.max(from))
+    }
+
+    /// Lets go of the oldest finished turns once there are more than `keep` and a
+    /// tenth, down to `keep` (in lots, so the shift is paid once per lot, not per
+    /// turn); returns their ids, to be removed from storage. Storage is finite: a
+    /// long-lived agent keeps its newest turns rather than fail to save at all.
+    pub fn let_go_oldest(&mut self, keep: usize) -> Vec<u64> {
+        let len = self.interactions.len();
+        if len <= keep.saturating_add(keep / 10 + 1) {
+            return Vec::new();
+        }
+        let over = self.interactions[..len - keep]
+            .iter()
+            .take_while(|i| i.status.is_finished())
+            .count();
+        let gone: Vec<u64> = self.interactions.drain(..over).map(|i| i.id).collect();
+        self.let_go += gone.len() as u64;
+        gone
+    }
+
     /// Applies an event to the interaction `id`; events for unknown ids are dropped.
     pub fn apply(&mut self, id: u64, event: &Event) {
-        if let Some(interaction) = self.interactions.iter_mut().find(|i| i.id == id) {
+        // Newest first: events are almost always the last turn's.
+        if let Some(interaction) = self.interactions.iter_mut().rev().find(|i| i.id == id) {
             interaction.apply(event);
         }
     }
@@ -358,6 +426,17 @@ impl Conversation {
     /// then the newest exchanges that fit, whole, in order. The system prompt is the
     /// caller's; leave room for it in the budget.
     pub fn context(&self, budget: usize) -> Vec<Message> {
+        self.context_of(&self.interactions, budget)
+    }
+
+    /// [`Conversation::context`] as it was when turn `turn` began: of the turns before
+    /// it (a resumed run's history).
+    pub fn context_before(&self, turn: u64, budget: usize) -> Vec<Message> {
+        let end = self.interactions.partition_point(|i| i.id < turn);
+        self.context_of(&self.interactions[..end], budget)
+    }
+
+    fn context_of(&self, interactions: &[Interaction], budget: usize) -> Vec<Message> {
         let pinned = (!self.pinned.is_empty()).then(|| {
             let quoted = serde_json::to_string(&self.pinned).unwrap_or_default();
             Message::user(format!(
@@ -367,7 +446,7 @@ impl Conversation {
         });
         let mut left = budget.saturating_sub(pinned.as_ref().map_or(0, cost));
         let mut kept: Vec<[Message; 2]> = Vec::new();
-        for exchange in self.interactions.iter().rev().filter_map(exchange) {
+        for exchange in interactions.iter().rev().filter_map(exchange) {
             let price: usize = exchange.iter().map(cost).sum();
             if price > left {
                 break;

@@ -19,10 +19,12 @@ mod limits;
 mod observation;
 mod reload;
 mod review;
+mod transcript;
 
 use std::rc::Rc;
 
 use act::{Act, act_step};
+use transcript::Transcript;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -186,7 +188,7 @@ pub struct AgentRun {
     id: String,
     observation: Observation,
     system: String,
-    transcript: Rc<Vec<Message>>,
+    transcript: Transcript,
     catalogue: Vec<ToolInfo>,
     offered: Rc<[ToolSpec]>,
     goal: Option<String>,
@@ -229,7 +231,7 @@ impl AgentRun {
     ) -> Self {
         let system = compose_system(system.into(), &observation, false);
         let turn_start = history.len();
-        let mut transcript = history;
+        let mut transcript = Transcript::new(history);
         transcript.push(Message::user(observation.subject.as_prompt()));
         let untrusted = observation.subject.is_untrusted();
         let events = vec![Event::Started {
@@ -240,7 +242,7 @@ impl AgentRun {
             id: "run".into(),
             observation,
             system,
-            transcript: Rc::new(transcript),
+            transcript,
             catalogue,
             offered: Rc::new([]),
             goal: None,
@@ -447,7 +449,7 @@ impl AgentRun {
         };
         ChatRequest {
             system: self.system.clone(),
-            messages: Rc::clone(&self.transcript),
+            messages: self.transcript.shared(),
             tools,
             tool_choice,
             ..ChatRequest::default()
@@ -486,7 +488,7 @@ impl AgentRun {
     }
 
     fn push(&mut self, message: Message) {
-        Rc::make_mut(&mut self.transcript).push(message);
+        self.transcript.push(message);
     }
 
     fn finish(&mut self, outcome: Outcome) {

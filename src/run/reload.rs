@@ -3,8 +3,6 @@
 //! tampered or stale record cannot pre-approve a call, run a tool switched off since,
 //! or give the model instructions of its own.
 
-use std::rc::Rc;
-
 use super::{AgentRun, compose_system};
 use crate::llm::message::{Message, Role};
 use crate::tool::ToolInfo;
@@ -14,14 +12,25 @@ impl AgentRun {
     /// `system` (the saved ones are dropped), its tools and their policies from the
     /// live `catalogue` (the pending step's calls re-read from it, approvals given
     /// before forgotten), any system text in its transcript demoted to quoted data,
-    /// and untrusted from here on (a saved run is text the person did not write).
-    pub fn resumed(mut self, system: impl Into<String>, catalogue: Vec<ToolInfo>) -> Self {
+    /// and untrusted from here on (a saved run is text the person did not write). A
+    /// saved run keeps only its own messages: `history` gives back the conversation's
+    /// turns before it (as [`Conversation::context_before`] gives them).
+    ///
+    /// [`Conversation::context_before`]: super::interaction::Conversation::context_before
+    pub fn resumed(
+        mut self,
+        system: impl Into<String>,
+        catalogue: Vec<ToolInfo>,
+        history: Vec<Message>,
+    ) -> Self {
         self.system = compose_system(system.into(), &self.observation, self.limits.planning);
         self.catalogue = catalogue;
         self.offered = self.offer(false);
         self.untrusted = true;
-        let transcript = Rc::make_mut(&mut self.transcript);
-        transcript.iter_mut().for_each(quote_system_text);
+        if let Some(turn_start) = self.transcript.reattach(history) {
+            self.room.turn_starts_at(turn_start);
+        }
+        self.transcript.iter_mut().for_each(quote_system_text);
         self.scratch.iter_mut().for_each(quote_system_text);
         self.recheck_pending();
         self

@@ -140,6 +140,63 @@ fn a_run_cut_off_by_a_reload_is_reported_and_resumed_without_applying_twice() {
 }
 
 #[test]
+fn a_saved_run_leaves_the_earlier_turns_to_the_conversation_and_gets_them_back_on_resume() {
+    let storage = Rc::new(VolatileStorage::new());
+    let counter = Rc::new(RefCell::new(0));
+    {
+        let model = Rc::new(ScriptedModel::new());
+        model
+            .push_text("The harbour bell rings at dawn.")
+            .push_tool_calls(vec![call("c1", "bump")]);
+        let w = world_with("t", Rc::clone(&storage), model, Rc::clone(&counter));
+        let mut pool = LocalPool::new();
+        spawn_send(&pool, &w.session, "when does the harbour bell ring?");
+        pool.run_until_stalled();
+        spawn_send(&pool, &w.session, "bump it");
+        pool.run_until_stalled();
+        assert_eq!(w.session.pending().len(), 1);
+    }
+    // The step's save holds the run's own messages, not the first turn again.
+    let saved = storage.load(&run_keys(&storage)[0]).unwrap();
+    assert!(saved.contains("bump it"), "{saved}");
+    assert!(!saved.contains("harbour"), "{saved}");
+
+    let model = answering("Bumped.");
+    let w = world_with("t", Rc::clone(&storage), model.clone(), Rc::clone(&counter));
+    let conversation = match &w.session.restore()[..] {
+        [Notice::Interrupted { conversation, .. }] => conversation.clone(),
+        other => panic!("not reported: {other:?}"),
+    };
+    let mut pool = LocalPool::new();
+    let resumed = spawn_resume(&pool, &w.session, &conversation);
+    pool.run_until_stalled();
+    w.session
+        .approve(&w.session.pending()[0].call.id, false)
+        .unwrap();
+    pool.run_until_stalled();
+    assert_eq!(
+        resumed.borrow_mut().take().unwrap().unwrap().text(),
+        "Bumped."
+    );
+    // The model, after the resume, reads the earlier turn and then the run's own.
+    let sent: Vec<String> = model.requests()[0]
+        .messages
+        .iter()
+        .map(|m| m.content.clone())
+        .collect();
+    let at = |text: &str| sent.iter().position(|m| m.contains(text));
+    let (Some(earlier), Some(answer), Some(own)) = (
+        at("when does the harbour bell ring?"),
+        at("The harbour bell rings at dawn."),
+        at("bump it"),
+    ) else {
+        panic!("the history is not sent: {sent:?}");
+    };
+    assert!(earlier < answer && answer < own, "{sent:?}");
+    assert_eq!(*counter.borrow(), 1);
+}
+
+#[test]
 fn a_run_cut_off_while_waiting_for_approval_asks_again_when_resumed() {
     let storage = Rc::new(VolatileStorage::new());
     let counter = Rc::new(RefCell::new(0));
@@ -233,7 +290,9 @@ fn an_unreadable_saved_run_is_kept_aside_and_told() {
     let conversation = cut_off_after_the_action(&storage, &counter);
     let key = format!("t.run.{conversation}");
     let saved = storage.load(&key).unwrap();
-    let newer = saved.replacen("\"version\":1", "\"version\":99", 1);
+    let mut newer: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    newer["version"] = json!(99);
+    let newer = newer.to_string();
     storage.save(&key, &newer).unwrap();
     let w = world("t", Rc::clone(&storage));
     let notices = w.session.restore();

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::{Fields, Problem, kind};
+use crate::app::DEFAULT_KEEP_TURNS;
 use crate::app::Options;
 use crate::app::host::is_name;
 use crate::app::settings::Backend;
@@ -54,7 +55,7 @@ const DEFAULT_INSTRUCTIONS: &str = "You are a helpful agent. Use your tools when
 impl AgentSpec {
     /// Reads `createAgent`'s argument; every problem comes back at once.
     pub fn from_value(value: &Value) -> Result<Self, Vec<Problem>> {
-        const KNOWN: [&str; 13] = [
+        const KNOWN: [&str; 14] = [
             "name",
             "instructions",
             "model",
@@ -68,6 +69,7 @@ impl AgentSpec {
             "persist",
             "builtins",
             "timeBudgetMs",
+            "keepTurns",
         ];
         let mut problems = Vec::new();
         let empty = Value::Object(Map::new());
@@ -101,6 +103,9 @@ impl AgentSpec {
         options.goal_check_on_events = f.boolean("goalCheck").unwrap_or(true);
         if let Some(ms) = f.number("timeBudgetMs", 1_000..=3_600_000) {
             options.time_budget_ms = ms;
+        }
+        if let Some(turns) = f.number("keepTurns", 10..=100_000) {
+            options.keep_turns = usize::try_from(turns).unwrap_or(DEFAULT_KEEP_TURNS);
         }
         let given = f.string("namespace");
         let namespace = given
@@ -376,7 +381,8 @@ mod tests {
                       "header": {"name": "X-Proxy-Token", "value": "team-42"}},
             "maxSteps": 5, "planning": true, "reflection": true, "goalCheck": false,
             "character": "/characters/dotty.json", "namespace": "game.grunt",
-            "persist": false, "builtins": ["clock", "memory"], "timeBudgetMs": 60000
+            "persist": false, "builtins": ["clock", "memory"], "timeBudgetMs": 60000,
+            "keepTurns": 500
         }))
         .unwrap();
         let ModelSpec::Proxy(model) = &spec.model else {
@@ -390,6 +396,7 @@ mod tests {
         assert_eq!(spec.options.reflection, 1);
         assert!(spec.options.planning && !spec.options.goal_check_on_events);
         assert_eq!(spec.options.time_budget_ms, 60_000);
+        assert_eq!(spec.options.keep_turns, 500);
         assert_eq!(
             spec.character,
             Some(CharacterSpec::Url("/characters/dotty.json".into()))
@@ -403,7 +410,7 @@ mod tests {
             "name": "two words", "maxSteps": 0, "colour": "red",
             "model": {"url": "ftp://x", "model": ""},
             "store": {"supabaseUrl": "http://db.example.com", "anonKey": ""},
-            "builtins": ["clock", "laser"], "character": 7
+            "builtins": ["clock", "laser"], "character": 7, "keepTurns": 3
         }))
         .unwrap_err();
         let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
@@ -417,6 +424,7 @@ mod tests {
             "config.store.anonKey",
             "config.builtins[1]",
             "config.character",
+            "config.keepTurns",
         ] {
             assert!(paths.contains(&path), "{path} missing from {paths:?}");
         }
