@@ -372,8 +372,8 @@ impl Conversation {
     pub fn fold_old_turns(&mut self, keep: usize, from: usize) -> (Vec<u64>, usize) {
         let old = self.interactions.len().saturating_sub(keep);
         let mut folded = Vec::new();
-        for index in from..old {
-            let interaction = &mut self.interactions[index];
+        let turns = self.interactions.iter_mut().enumerate();
+        for (index, interaction) in turns.take(old).skip(from) {
             if !interaction.status.is_finished() {
                 return (folded, index);
             }
@@ -393,8 +393,10 @@ impl Conversation {
         if len <= keep.saturating_add(keep / 10 + 1) {
             return Vec::new();
         }
-        let over = self.interactions[..len - keep]
+        let over = self
+            .interactions
             .iter()
+            .take(len - keep)
             .take_while(|i| i.status.is_finished())
             .count();
         let gone: Vec<u64> = self.interactions.drain(..over).map(|i| i.id).collect();
@@ -433,7 +435,7 @@ impl Conversation {
     /// it (a resumed run's history).
     pub fn context_before(&self, turn: u64, budget: usize) -> Vec<Message> {
         let end = self.interactions.partition_point(|i| i.id < turn);
-        self.context_of(&self.interactions[..end], budget)
+        self.context_of(self.interactions.get(..end).unwrap_or_default(), budget)
     }
 
     fn context_of(&self, interactions: &[Interaction], budget: usize) -> Vec<Message> {

@@ -69,7 +69,7 @@ impl Transcript {
         if self.detached {
             &self.messages
         } else {
-            &self.messages[self.history.min(self.messages.len())..]
+            self.messages.get(self.history..).unwrap_or_default()
         }
     }
 }
