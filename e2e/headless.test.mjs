@@ -1,7 +1,8 @@
 // The headless runtime (pkg/, built by scripts/headless.sh: no Leptos) runs, not only
 // type-checks: a plain game page loads it, creates an agent with the rules model, gives
 // it a host tool, fires a game event, saves and reloads its state, and is told plainly
-// that this build has no widget to mount.
+// that this build has no widget to mount. It is the lean runtime (no character
+// workflows, world, store or Supabase): a config asking for them is refused by name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useDist, watch } from './harness.mjs';
@@ -49,7 +50,22 @@ const game = `<!doctype html>
     } catch (error) {
       mount = String(error?.message ?? error);
     }
+    // What this build leaves out is refused by name, with the build that has it.
+    const refused = [];
+    for (const config of [
+      { character: '/characters/dotty.json' },
+      { builtins: ['memory'] },
+      { store: { supabaseUrl: 'https://example.supabase.co', anonKey: 'sb_publishable_0123456789abcdefghij' } },
+    ]) {
+      try {
+        await createAgent({ name: 'lacking', persist: false, model: 'rules', ...config });
+        refused.push('created');
+      } catch (error) {
+        refused.push(String(error?.message ?? error));
+      }
+    }
     window.result = {
+      refused,
       outcome: outcome.type,
       quiet: quiet.text,
       calls,
@@ -76,5 +92,12 @@ test('the headless build runs a game event, a chat message and a saved state in 
   assert.equal(await page.locator('#gate').textContent(), 'barred');
   assert.deepEqual(result.turns, [2], 'the reloaded agent holds both turns');
   assert.match(result.mount, /headless build/, 'mount says this build has no widget');
+  const names = ['config.character', 'config.builtins', 'config.store'];
+  assert.equal(result.refused.length, names.length);
+  names.forEach((name, i) => {
+    const refusal = result.refused[i];
+    assert.ok(refusal.startsWith(name), refusal);
+    assert.ok(refusal.includes('lean runtime') && refusal.includes('full build (dist/'), refusal);
+  });
   assert.deepEqual(problems, []);
 });

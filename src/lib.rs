@@ -10,9 +10,12 @@ pub mod base;
 pub mod compose;
 pub mod llm;
 pub mod run;
+#[cfg(feature = "store")]
 pub mod store;
 pub mod tool;
+#[cfg(feature = "workflows")]
 pub mod workflow;
+#[cfg(feature = "world")]
 pub mod world;
 
 #[cfg(all(target_arch = "wasm32", feature = "ui"))]

@@ -6,9 +6,12 @@ use std::rc::Rc;
 
 use super::storage::Storage;
 use crate::base::clock::Clock;
+#[cfg(feature = "workflows")]
 use crate::llm::Llm;
 use crate::run::{DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_LOOKUPS, DEFAULT_TIME_BUDGET_MS};
+#[cfg(feature = "workflows")]
 use crate::store::Store;
+#[cfg(feature = "workflows")]
 use crate::workflow::Character;
 
 /// History the model sees, in estimated tokens (the system prompt has its own room).
@@ -54,6 +57,7 @@ impl Default for Options {
 }
 
 /// A character the session plays: chat messages go through its workflows.
+#[cfg(feature = "workflows")]
 pub struct Play {
     pub character: Rc<Character>,
     /// Where its transactions are kept.
@@ -68,6 +72,7 @@ pub struct Play {
 pub struct Config {
     /// Prefixes every storage key, so several sessions share a page's storage.
     pub namespace: String,
+    #[cfg(feature = "workflows")]
     pub play: Option<Play>,
     pub options: Options,
     pub clock: Rc<dyn Clock>,
@@ -77,6 +82,7 @@ pub struct Config {
 }
 
 /// A character's instructions to its model, before any transaction context.
+#[cfg(feature = "workflows")]
 pub fn character_prompt(character: &Character) -> String {
     let who = &character.identity;
     format!(

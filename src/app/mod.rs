@@ -12,8 +12,10 @@
 
 mod config;
 mod host;
+#[cfg(feature = "world")]
 mod identity;
 mod origin;
+#[cfg(feature = "workflows")]
 mod play;
 mod resume;
 pub mod settings;
@@ -28,12 +30,14 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 
-pub use config::{
-    Config, DEFAULT_CONTEXT_BUDGET, DEFAULT_KEEP_TURNS, Options, Play, character_prompt,
-};
+pub use config::{Config, DEFAULT_CONTEXT_BUDGET, DEFAULT_KEEP_TURNS, Options};
+#[cfg(feature = "workflows")]
+pub use config::{Play, character_prompt};
 pub use host::{Channel, Handler, HostTool, HostToolError, HostTools, Ignored, Target};
+#[cfg(feature = "world")]
 pub use identity::{Participant, register_memory};
 pub use origin::{OriginError, normalize_origin};
+#[cfg(feature = "workflows")]
 pub use play::load_character;
 pub use state::{Deleted, KEEP_STEPS_OF, SessionState};
 pub use storage::{

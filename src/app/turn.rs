@@ -3,23 +3,19 @@
 //! driven to its end across approvals (saved before every step, see `resume`), and
 //! every change is tagged with its conversation and turn.
 
-use std::rc::Rc;
-
 use futures::channel::oneshot;
 use futures::future::{Either, FutureExt, Shared, select};
 
 use super::state::{Running, Waiting};
 use super::update::{Decision, PendingApproval, Update};
-use super::{AppError, Play, Session, character_prompt};
+use super::{AppError, Session};
 use crate::compose::agent::Agent;
 use crate::llm::message::{Message, ToolCall};
-use crate::llm::rules::RulesModel;
 use crate::run::driver::{Seams, Stop, drive_until};
 use crate::run::event::Event;
 use crate::run::interaction::Conversation;
 use crate::run::{AgentRun, Observation, Outcome};
-use crate::tool::{ToolInfo, ToolRegistry};
-use crate::workflow::inject;
+use crate::tool::ToolInfo;
 
 /// What a turn was asked for: a person's message, or an event the host observed.
 pub(super) enum Input {
@@ -91,12 +87,9 @@ impl Session {
         });
         self.save_progress(conversation);
         let signal = self.start_running(&place);
-        let outcome = match (asked, &self.inner.config.play) {
-            (Input::Chat(text), Some(play)) => {
-                self.in_character(&place, history, text, play, signal).await
-            }
-            (Input::Chat(text), None) => self.chat(&place, history, &text, signal).await,
-            (Input::Observation(observation), _) => {
+        let outcome = match asked {
+            Input::Chat(text) => self.message(&place, history, text, signal).await,
+            Input::Observation(observation) => {
                 let observation = *observation;
                 let agent = self.inner.state.borrow().delegate.default_agent();
                 let goal_check = self.inner.config.options.goal_check_on_events;
@@ -106,6 +99,21 @@ impl Session {
         };
         self.end_turn(&place);
         outcome
+    }
+
+    /// A person's message: to the played character, or through the delegate.
+    async fn message(
+        &self,
+        place: &Place,
+        history: Vec<Message>,
+        text: String,
+        signal: StopSignal,
+    ) -> Outcome {
+        #[cfg(feature = "workflows")]
+        if let Some(play) = &self.inner.config.play {
+            return self.in_character(place, history, text, play, signal).await;
+        }
+        self.chat(place, history, &text, signal).await
     }
 
     async fn chat(
@@ -126,83 +134,6 @@ impl Session {
         }
         let run = self.build_run(place, &agent, Observation::chat(request), history, false);
         self.drive(place, &agent, run, false, signal).await
-    }
-
-    /// A message to the character: its workflows first (intent, transaction,
-    /// injection), then the model in character (its offline lines with no model),
-    /// then the transaction recorded.
-    async fn in_character(
-        &self,
-        place: &Place,
-        history: Vec<Message>,
-        text: String,
-        play: &Play,
-        signal: StopSignal,
-    ) -> Outcome {
-        let clock = &*self.inner.config.clock;
-        let character = &play.character;
-        let prepared = character
-            .before(
-                &*play.world,
-                clock,
-                play.llm.as_deref(),
-                &play.player,
-                &text,
-            )
-            .await;
-        let prepared = match prepared {
-            Ok(prepared) => prepared,
-            Err(error) => {
-                let outcome = Outcome::Failed {
-                    error: format!("the character's transactions are unavailable: {error}"),
-                };
-                self.event(place, Event::Done(outcome.clone()));
-                return outcome;
-            }
-        };
-        for transaction in &prepared.expired {
-            self.tell(&Update::TransactionExpired {
-                transaction: transaction.clone(),
-            });
-        }
-        self.tell(&Update::CharacterPrepared {
-            conversation: place.conversation.clone(),
-            turn: place.turn,
-            injection: prepared.injection.clone(),
-        });
-        let llm = play.llm.clone().unwrap_or_else(|| {
-            Rc::new(RulesModel {
-                rules: Vec::new(),
-                fallback: character.offline_reply(&prepared).unwrap_or_default(),
-            })
-        });
-        let who = &character.identity;
-        let agent = Rc::new(Agent::new(
-            who.name.clone(),
-            who.occupation.clone(),
-            inject(&character_prompt(character), prepared.injection.as_deref()),
-            llm,
-            Rc::new(ToolRegistry::new()),
-        ));
-        let run = self.build_run(place, &agent, Observation::chat(text), history, false);
-        let outcome = self.drive(place, &agent, run, true, signal).await;
-        if matches!(outcome, Outcome::Failed { .. } | Outcome::Aborted { .. }) {
-            return outcome;
-        }
-        let recorded = character
-            .after(&*play.world, clock, &play.player, &prepared)
-            .await;
-        let (transaction, error) = match recorded {
-            Ok(transaction) => (transaction, None),
-            Err(error) => (None, Some(error.to_string())),
-        };
-        self.tell(&Update::TransactionRecorded {
-            conversation: place.conversation.clone(),
-            turn: place.turn,
-            transaction,
-            error,
-        });
-        outcome
     }
 
     /// Registers the turn's run as in flight; its stop signal.
@@ -294,7 +225,7 @@ impl Session {
         catalogue
     }
 
-    fn build_run(
+    pub(super) fn build_run(
         &self,
         place: &Place,
         agent: &Agent,
@@ -399,7 +330,7 @@ impl Session {
     }
 
     /// Applies a run event to its own conversation, then tells the listeners.
-    fn event(&self, place: &Place, event: Event) {
+    pub(super) fn event(&self, place: &Place, event: Event) {
         self.inner
             .state
             .borrow_mut()

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::llm::message::ToolCall;
 use crate::run::event::Event;
+#[cfg(feature = "workflows")]
 use crate::workflow::Transaction;
 
 /// One change a front end may show.
@@ -38,6 +39,7 @@ pub enum Update {
         injection: Option<String>,
     },
     /// A character's transaction after the answer, or why it was not recorded.
+    #[cfg(feature = "workflows")]
     TransactionRecorded {
         conversation: String,
         turn: u64,
@@ -45,6 +47,7 @@ pub enum Update {
         error: Option<String>,
     },
     /// A character's transaction outlived its workflow's timeout and expired.
+    #[cfg(feature = "workflows")]
     TransactionExpired {
         transaction: Transaction,
     },
@@ -60,7 +63,9 @@ impl Update {
             Self::TurnResumed { .. } => "turn_resumed",
             Self::Event { event, .. } => event.name(),
             Self::CharacterPrepared { .. } => "character_prepared",
+            #[cfg(feature = "workflows")]
             Self::TransactionRecorded { .. } => "transaction_recorded",
+            #[cfg(feature = "workflows")]
             Self::TransactionExpired { .. } => "transaction_expired",
             Self::Notice(notice) => notice.name(),
         }
@@ -78,11 +83,14 @@ impl Update {
             }
             | Self::CharacterPrepared {
                 conversation, turn, ..
-            }
-            | Self::TransactionRecorded {
+            } => Some((conversation, *turn)),
+            #[cfg(feature = "workflows")]
+            Self::TransactionRecorded {
                 conversation, turn, ..
             } => Some((conversation, *turn)),
-            Self::TransactionExpired { .. } | Self::Notice(_) => None,
+            #[cfg(feature = "workflows")]
+            Self::TransactionExpired { .. } => None,
+            Self::Notice(_) => None,
         }
     }
 }

@@ -6,6 +6,7 @@
 pub mod clock;
 pub mod http;
 pub mod json;
+#[cfg(feature = "markdown")]
 pub mod markdown;
 pub mod retry;
 pub mod secret;

@@ -1,35 +1,57 @@
 //! A session from `createAgent`'s checked configuration: its model, store, built-in
-//! tools, character (fetched when given by URL) and storage, all browser adapters.
+//! tools, character (fetched when given by URL) and storage, all browser adapters. A
+//! config that asks for a subsystem this build leaves out is refused, naming the build
+//! that has it.
 
 use std::rc::Rc;
 
 use crate::app::settings::Backend;
-use crate::app::spec::{AgentSpec, Builtin, CharacterSpec, ModelSpec};
-use crate::app::{
-    self, Config, Participant, Play, Session, Storage, VolatileStorage, register_memory,
-};
+use crate::app::spec::{AgentSpec, Builtin, ModelSpec};
+use crate::app::{Config, Session, Storage, VolatileStorage};
 use crate::compose::agent::Agent;
 use crate::compose::delegate::Delegate;
 use crate::llm::Llm;
 use crate::llm::openai::OpenAiClient;
-use crate::store::{Persist, Store};
 use crate::tool::CurrentTime;
 use crate::tool::ToolRegistry;
-use crate::web::{BrowserClock, BrowserStorage, Fetch, LocalStorage, PageTitle, character_file};
-use crate::workflow::Character;
-use crate::{web, world};
+use crate::web::{BrowserClock, BrowserStorage, Fetch, PageTitle};
+#[cfg(feature = "workflows")]
+use {
+    crate::app::spec::CharacterSpec,
+    crate::app::{self, Play},
+    crate::web::character_file,
+    crate::workflow::Character,
+};
+#[cfg(feature = "world")]
+use {
+    crate::app::{Participant, register_memory},
+    crate::store::{Persist, Store},
+    crate::web::LocalStorage,
+    crate::world,
+};
+
+/// The build to use for what this one leaves out.
+const FULL_BUILD: &str = "the full build (dist/, `trunk build --release`)";
 
 /// Builds the session; every failure is one message saying what to fix.
 pub async fn session(spec: AgentSpec) -> Result<Session, String> {
+    lacking(&spec)?;
+    #[cfg(feature = "workflows")]
     let character = match &spec.character {
         Some(source) => Some(load_character(source).await?),
         None => None,
     };
-    let needs_world = character.is_some() || spec.builtins.contains(&Builtin::Memory);
-    let world = if needs_world {
-        Some(world(&spec)?)
-    } else {
-        None
+    #[cfg(feature = "world")]
+    let world = {
+        #[cfg(feature = "workflows")]
+        let needs_world = character.is_some() || spec.builtins.contains(&Builtin::Memory);
+        #[cfg(not(feature = "workflows"))]
+        let needs_world = spec.builtins.contains(&Builtin::Memory);
+        if needs_world {
+            Some(world(&spec)?)
+        } else {
+            None
+        }
     };
     let llm: Rc<dyn Llm> = match &spec.model {
         ModelSpec::Rules(rules) => Rc::new(rules.clone()),
@@ -48,6 +70,9 @@ pub async fn session(spec: AgentSpec) -> Result<Session, String> {
         match builtin {
             Builtin::Clock => _ = tools.register(CurrentTime::new(Rc::new(BrowserClock))),
             Builtin::PageTitle => _ = tools.register(PageTitle),
+            #[cfg(not(feature = "world"))]
+            Builtin::Memory => {}
+            #[cfg(feature = "world")]
             Builtin::Memory => {
                 if let Some(world) = &world {
                     register_memory(
@@ -67,6 +92,7 @@ pub async fn session(spec: AgentSpec) -> Result<Session, String> {
         Rc::clone(&llm),
         Rc::new(tools),
     );
+    #[cfg(feature = "workflows")]
     let play = match (character, world) {
         (Some(character), Some(world)) => Some(Play {
             character: Rc::new(character),
@@ -83,6 +109,7 @@ pub async fn session(spec: AgentSpec) -> Result<Session, String> {
     };
     let config = Config {
         namespace: spec.namespace.clone(),
+        #[cfg(feature = "workflows")]
         play,
         options: spec.options.clone(),
         clock: Rc::new(BrowserClock),
@@ -92,6 +119,27 @@ pub async fn session(spec: AgentSpec) -> Result<Session, String> {
     Ok(Session::new(config, Delegate::new(Rc::new(agent))))
 }
 
+/// Refuses a config that needs a subsystem this build leaves out.
+fn lacking(spec: &AgentSpec) -> Result<(), String> {
+    let needs = |what: &str, feature: &str| {
+        format!(
+            "{what} needs {feature}, which this build (the lean runtime) leaves out: use \
+             {FULL_BUILD}"
+        )
+    };
+    if cfg!(not(feature = "workflows")) && spec.character.is_some() {
+        return Err(needs("config.character", "character workflows"));
+    }
+    if cfg!(not(feature = "world")) && spec.builtins.contains(&Builtin::Memory) {
+        return Err(needs("config.builtins: `memory`", "the local store"));
+    }
+    if cfg!(not(feature = "supabase")) && matches!(spec.store, Backend::Supabase { .. }) {
+        return Err(needs("config.store", "the Supabase backend"));
+    }
+    Ok(())
+}
+
+#[cfg(feature = "world")]
 fn world(spec: &AgentSpec) -> Result<Rc<dyn Store>, String> {
     match &spec.store {
         Backend::Local => {
@@ -103,10 +151,16 @@ fn world(spec: &AgentSpec) -> Result<Rc<dyn Store>, String> {
                 .map(|w| Rc::new(w) as Rc<dyn Store>)
                 .map_err(|e| format!("the agent's local store cannot be opened: {e}"))
         }
-        Backend::Supabase { url, anon_key } => Ok(Rc::new(web::supabase(url, anon_key))),
+        #[cfg(feature = "supabase")]
+        Backend::Supabase { url, anon_key } => Ok(Rc::new(crate::web::supabase(url, anon_key))),
+        #[cfg(not(feature = "supabase"))]
+        Backend::Supabase { .. } => Err(format!(
+            "config.store needs the Supabase backend: use {FULL_BUILD}"
+        )),
     }
 }
 
+#[cfg(feature = "workflows")]
 async fn load_character(source: &CharacterSpec) -> Result<Character, String> {
     match source {
         CharacterSpec::File(file) => app::load_character(&file.to_string(), "config.character"),

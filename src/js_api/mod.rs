@@ -44,6 +44,7 @@ pub async fn create_agent(
     let agent = FamiliarAgent::new(session);
     // A page load: a character's orders that timed out while the page was closed
     // expire now, not at the next message.
+    #[cfg(feature = "workflows")]
     if let Err(e) = agent.session.expire_stale().await {
         console_error(&e.to_string());
     }
@@ -510,7 +511,14 @@ impl FamiliarAgent {
     pub fn transactions(&self) -> Promise {
         let session = self.session.clone();
         future_to_promise(async move {
-            match session.transactions().await {
+            #[cfg(not(feature = "workflows"))]
+            let pending: Result<Vec<()>, crate::app::AppError> = {
+                let _ = session; // A build without characters has no transactions.
+                Ok(Vec::new())
+            };
+            #[cfg(feature = "workflows")]
+            let pending = session.transactions().await;
+            match pending {
                 Ok(pending) => Ok(to_js(&pending)),
                 Err(e) => Err(error(&e.to_string())),
             }

@@ -2,11 +2,13 @@
 //! vocabulary (`query`), answered by Supabase/PostgREST over HTTP or by the local store
 //! in the page (`local`) with the same rows and the same kinds of errors.
 
+#[cfg(feature = "supabase")]
 pub mod auth;
 mod ddl;
 mod embed;
 mod eval;
 pub mod local;
+#[cfg(feature = "supabase")]
 pub mod postgrest;
 pub mod query;
 pub mod table;
@@ -16,6 +18,7 @@ use serde_json::{Map, Value};
 
 pub use ddl::tables as tables_from_sql;
 pub use local::{LocalStore, Persist};
+#[cfg(feature = "supabase")]
 pub use postgrest::PostgrestStore;
 pub use query::{Cardinality, Delete, Filter, Filtered, Insert, Op, Order, Patch, Rpc, Select};
 pub use table::{ColumnSchema, ColumnType, Default as ColumnDefault, Reference, TableSchema};

@@ -9,7 +9,9 @@
 //! and approvals, the driver timeouts.
 
 mod current_time;
+#[cfg(feature = "store")]
 pub mod ledger;
+#[cfg(feature = "store")]
 mod memory;
 
 use std::collections::BTreeMap;
@@ -24,9 +26,11 @@ use serde_json::Value;
 
 use crate::llm::ToolSpec;
 use crate::llm::message::ToolCall;
+#[cfg(feature = "store")]
 use crate::tool::ledger::Ledger;
 
 pub use current_time::CurrentTime;
+#[cfg(feature = "store")]
 pub use memory::{Forget, Recall, Remember};
 
 /// Whether a tool only reads the world or changes it.
@@ -207,6 +211,7 @@ struct Entry {
 #[derive(Default)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Entry>,
+    #[cfg(feature = "store")]
     ledger: Option<Ledger>,
 }
 
@@ -297,6 +302,7 @@ impl ToolRegistry {
 
     /// Records applied action calls in `ledger`, so a call repeated with the same
     /// idempotency key returns the recorded result instead of acting again.
+    #[cfg(feature = "store")]
     pub fn with_ledger(&mut self, ledger: Ledger) -> &mut Self {
         self.ledger = Some(ledger);
         self
@@ -353,12 +359,17 @@ impl ToolRegistry {
     }
 
     /// Records that the action `call` under `key` may have taken effect (it timed
+    /// out): a resumed run gets this record back instead of applying it again. A
+    /// build without the store has no ledger: the host dedupes by request id.
+    #[cfg(not(feature = "store"))]
+    pub async fn record_unknown(&self, _call: &ToolCall, _key: &str) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Records that the action `call` under `key` may have taken effect (it timed
     /// out): a resumed run gets this record back instead of applying it again.
-    pub async fn record_unknown(
-        &self,
-        call: &ToolCall,
-        key: &str,
-    ) -> Result<(), crate::store::StoreError> {
+    #[cfg(feature = "store")]
+    pub async fn record_unknown(&self, call: &ToolCall, key: &str) -> Result<(), String> {
         let Some(ledger) = &self.ledger else {
             return Ok(());
         };
@@ -369,7 +380,8 @@ impl ToolRegistry {
             "outcome": "unknown",
             "note": "an earlier attempt timed out and may have taken effect",
         });
-        ledger.record(key, &call.name, &outcome).await
+        let recorded = ledger.record(key, &call.name, &outcome).await;
+        recorded.map_err(|e| e.to_string())
     }
 
     /// Runs one call; every failure comes back as a [`ToolError`], never a panic.
@@ -379,33 +391,46 @@ impl ToolRegistry {
             .get(&call.name)
             .ok_or_else(|| ToolError::Unknown(call.name.clone()))?;
         let args = parse_arguments(&call.name, &call.arguments)?;
-        let key = match (&self.ledger, entry.info.kind, &cx.idempotency_key) {
-            (Some(ledger), ToolKind::Action, Some(key)) => Some((ledger, key.clone())),
-            _ => None,
-        };
-        let Some((ledger, key)) = key else {
-            return (entry.call)(args, cx).await;
-        };
-        let unreadable = |e: crate::store::StoreError| ToolError::Failed {
-            tool: call.name.clone(),
-            message: format!("its record of applied calls could not be read: {e}"),
-        };
-        if let Some(recorded) = ledger.applied(&key).await.map_err(unreadable)? {
-            return Ok(recorded);
+        #[cfg(feature = "store")]
+        if let (Some(ledger), ToolKind::Action, Some(key)) =
+            (&self.ledger, entry.info.kind, &cx.idempotency_key)
+        {
+            let key = key.clone();
+            return once(ledger, &key, call, (entry.call)(args, cx)).await;
         }
-        let result = (entry.call)(args, cx).await?;
-        // The action happened: a record the store refuses must not turn it into a
-        // failure the model would retry. The ledger holds it in memory (apply-once holds
-        // in this page) and writes it with its next record; only a reload before then
-        // loses it. The world's actions close that too: their database functions write
-        // the action and its record in one transaction (migrations/0006_actions.sql).
-        if ledger.record(&key, &call.name, &result).await.is_err() {
-            return Ok(unrecorded(result, ledger.unsaved()));
-        }
-        Ok(result)
+        (entry.call)(args, cx).await
     }
 }
 
+/// Runs an action under `key` at most once: a key the ledger has recorded returns the
+/// recorded result instead.
+#[cfg(feature = "store")]
+async fn once(
+    ledger: &Ledger,
+    key: &str,
+    call: &ToolCall,
+    run: LocalBoxFuture<'_, Result<Value, ToolError>>,
+) -> Result<Value, ToolError> {
+    let unreadable = |e: crate::store::StoreError| ToolError::Failed {
+        tool: call.name.clone(),
+        message: format!("its record of applied calls could not be read: {e}"),
+    };
+    if let Some(recorded) = ledger.applied(key).await.map_err(unreadable)? {
+        return Ok(recorded);
+    }
+    let result = run.await?;
+    // The action happened: a record the store refuses must not turn it into a
+    // failure the model would retry. The ledger holds it in memory (apply-once holds
+    // in this page) and writes it with its next record; only a reload before then
+    // loses it. The world's actions close that too: their database functions write
+    // the action and its record in one transaction (migrations/0006_actions.sql).
+    if ledger.record(key, &call.name, &result).await.is_err() {
+        return Ok(unrecorded(result, ledger.unsaved()));
+    }
+    Ok(result)
+}
+
+#[cfg(feature = "store")]
 /// An applied action's result, noting that its record is not saved yet (an object
 /// result gets the note as `ledger`; others are left as they are).
 fn unrecorded(mut result: Value, waiting: usize) -> Value {

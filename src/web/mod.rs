@@ -11,7 +11,9 @@ pub use clock::BrowserClock;
 pub use fetch::Fetch;
 pub use page_title::PageTitle;
 pub use shell::{MountPoint, Page, mark};
-pub use storage::{BrowserStorage, LocalStorage, PageMemory, load_json, remove, save_json};
+#[cfg(feature = "store")]
+pub use storage::PageMemory;
+pub use storage::{BrowserStorage, LocalStorage, load_json, remove, save_json};
 
 /// Whether the app is a widget in someone else's page (it has a `#familiar` host
 /// element) rather than the demo's own page.
@@ -24,6 +26,7 @@ pub fn in_host_page() -> bool {
 
 /// A Supabase project's REST endpoint (or any PostgREST server) over `fetch`, with
 /// its anon key.
+#[cfg(feature = "supabase")]
 pub fn supabase(url: &str, anon_key: &str) -> crate::store::PostgrestStore {
     crate::store::PostgrestStore::supabase(
         url,

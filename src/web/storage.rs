@@ -2,13 +2,16 @@
 //! [`Storage`], and JSON values (the settings) saved and loaded by key; and
 //! [`PageMemory`], kept only while the page lives, for what must not outlive it.
 
+#[cfg(feature = "store")]
 use std::cell::RefCell;
+#[cfg(feature = "store")]
 use std::collections::HashMap;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::app::Storage;
+#[cfg(feature = "store")]
 use crate::store::Persist;
 
 /// The value saved under `key`, if there is one that reads as a `T`.
@@ -44,16 +47,14 @@ impl LocalStorage {
     fn storage() -> Option<web_sys::Storage> {
         web_sys::window()?.local_storage().ok()?
     }
-}
 
-impl Persist for LocalStorage {
-    fn load(&self) -> Option<String> {
+    pub fn load(&self) -> Option<String> {
         Self::storage()?.get_item(&self.key).ok()?
     }
 
     /// Storage can be full or disabled (private windows); the page then keeps working
     /// from memory, and the write is reported in the console rather than lost silently.
-    fn save(&self, snapshot: &str) {
+    pub fn save(&self, snapshot: &str) {
         let saved = Self::storage().is_some_and(|s| s.set_item(&self.key, snapshot).is_ok());
         if !saved {
             web_sys::console::warn_1(
@@ -63,6 +64,18 @@ impl Persist for LocalStorage {
     }
 }
 
+#[cfg(feature = "store")]
+impl Persist for LocalStorage {
+    fn load(&self) -> Option<String> {
+        LocalStorage::load(self)
+    }
+
+    fn save(&self, snapshot: &str) {
+        LocalStorage::save(self, snapshot);
+    }
+}
+
+#[cfg(feature = "store")]
 thread_local! {
     static PAGE_MEMORY: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
 }
@@ -70,17 +83,20 @@ thread_local! {
 /// One entry kept in the page's memory, never in its storage: it lasts as long as the
 /// page, and no script the page loads later (nor after a reload) finds it in
 /// `localStorage`. Every `PageMemory` of one key reads the same entry.
+#[cfg(feature = "store")]
 #[derive(Debug, Clone)]
 pub struct PageMemory {
     key: String,
 }
 
+#[cfg(feature = "store")]
 impl PageMemory {
     pub fn new(key: impl Into<String>) -> Self {
         Self { key: key.into() }
     }
 }
 
+#[cfg(feature = "store")]
 impl Persist for PageMemory {
     fn load(&self) -> Option<String> {
         PAGE_MEMORY.with(|memory| memory.borrow().get(&self.key).cloned())
