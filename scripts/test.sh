@@ -90,6 +90,11 @@ cargo clippy --quiet --all-targets --target wasm32-unknown-unknown -- -D warning
 step "cargo clippy (wasm32, headless: no ui feature) -D warnings"
 cargo clippy --quiet --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
 
+step "each feature alone builds (wasm32): a build per use takes any subset"
+for feature in markdown store world workflows supabase; do
+  cargo check --quiet --lib --target wasm32-unknown-unknown --no-default-features --features "$feature"
+done
+
 step "native tests"
 cargo test 2>&1 | tee "$log/native"
 
@@ -108,6 +113,9 @@ trunk build --release --offline
 
 step "headless runtime (pkg/) and the TypeScript example against its declarations (tsc)"
 "$ROOT/scripts/typecheck.sh"
+
+step "byte budgets (bench/budgets.txt: gzip -9 of what each build's page loads)"
+python3 scripts/budgets.py bench/budgets.txt
 
 step "no provider key or service-role JWT in the repository or the built bundles"
 python3 scripts/scan-secrets.py --self-test
