@@ -106,8 +106,19 @@ ESCAPES = {
 }
 
 
+V0_CRATE = re.compile(r"C(?:s[0-9a-zA-Z]*_)?(\d+)([A-Za-z_][A-Za-z0-9_]*)")
+
+
 def demangle(symbol):
-    """A legacy-mangled Rust symbol (`_ZN…E`) as its path, without the hash."""
+    """A legacy-mangled Rust symbol (`_ZN…E`) as its path, without the hash; a
+    v0-mangled one (`_R…`, the precompiled standard library's) as its crate and the
+    symbol, which is enough to count it."""
+    if symbol.startswith("_R"):
+        found = V0_CRATE.search(symbol)
+        if found:
+            length, rest = int(found.group(1)), found.group(2)
+            return f"{rest[:length]}::{symbol}"
+        return symbol
     if not symbol.startswith("_ZN"):
         return symbol
     at, parts = 3, []
