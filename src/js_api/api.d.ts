@@ -520,6 +520,8 @@ export interface Interaction {
 export interface ConversationView {
   id: string;
   interactions: Interaction[];
+  /** How many of its first turns were let go (it keeps its newest `keepTurns`). */
+  let_go: number;
 }
 
 /** Everything an agent keeps, from `saveState()`, for `loadState()`. */

@@ -573,6 +573,7 @@ impl FamiliarAgent {
         to_js(&json!({
             "id": self.session.conversation_id(),
             "interactions": conversation.interactions,
+            "let_go": conversation.let_go,
         }))
     }
 
