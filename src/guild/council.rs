@@ -177,8 +177,11 @@ fn describe(guild: &Guild) -> String {
     )
 }
 
+/// A plan the offline council knows: title, description and its two changes.
+type Idea = (&'static str, &'static str, [(Resource, i64); 2]);
+
 /// What the offline council knows to propose for each resource.
-fn ideas(resource: Resource) -> [(&'static str, &'static str, [(Resource, i64); 2]); 2] {
+fn ideas(resource: Resource) -> [Idea; 2] {
     use Resource::{Food, Gold, Influence, Morale};
     match resource {
         Gold => [
@@ -247,7 +250,7 @@ fn comfortable(resource: Resource) -> i64 {
 fn needs(guild: &Guild) -> Vec<Resource> {
     let mut order = RESOURCES.to_vec();
     // Compared as fractions without floats: amount / comfortable, cross-multiplied.
-    order.sort_by(|a, b| {
+    crate::base::sort::sort_by(&mut order, |a, b| {
         let left = guild.resources.get(*a) * comfortable(*b);
         let right = guild.resources.get(*b) * comfortable(*a);
         left.cmp(&right)
