@@ -127,24 +127,24 @@ pub fn GuildView(
     let board = RwSignal::new(None::<Board>);
     let message = RwSignal::new(String::new());
     let busy = RwSignal::new(true);
-    let reload = move || async move {
+    // The board is read again after every move, and the move's words shown with it.
+    let reload = move |said: String| async move {
         match game.get_value().board().await {
-            Ok(now) => board.set(Some(now)),
-            Err(error) => message.set(error.to_string()),
+            Ok(now) => {
+                board.set(Some(now));
+                message.set(said);
+            }
+            Err(error) => message.set(format!("{said} {error}").trim_start().to_owned()),
         }
-    };
-    spawn_local(async move {
-        reload().await;
         busy.set(false);
-    });
+    };
+    spawn_local(reload(String::new()));
     let act = move |action: Move| {
         busy.set(true);
         message.set(String::new());
         spawn_local(async move {
             let said = play(&game.get_value(), action).await;
-            message.set(said.unwrap_or_else(|error| error.to_string()));
-            reload().await;
-            busy.set(false);
+            reload(said.unwrap_or_else(|error| error.to_string())).await;
         });
     };
     let tick_now = move || board.with(|b| b.as_ref().map_or(0, |b| b.guild.tick));
