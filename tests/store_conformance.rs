@@ -204,20 +204,28 @@ async fn suite(store: &dyn Store) -> Vec<(&'static str, Value)> {
     log
 }
 
+/// Each step whose outcome differs between the two logs, said side by side.
+fn differences<N: std::fmt::Display>(
+    expected: &[(N, Value)],
+    actual: &[(N, Value)],
+) -> Vec<String> {
+    expected
+        .iter()
+        .zip(actual)
+        .filter(|((_, local), (_, remote))| local != remote)
+        .map(|((name, local), (_, remote))| {
+            format!("{name}:\n  local:     {local}\n  postgrest: {remote}")
+        })
+        .collect()
+}
+
 #[wasm_bindgen_test]
 async fn the_local_store_and_postgrest_answer_alike() {
     let local = local_store();
     let remote = remote_store();
     let expected = suite(&local).await;
     let actual = suite(&remote).await;
-    let mut differences = Vec::new();
-    for ((name, local), (_, remote)) in expected.iter().zip(&actual) {
-        if local != remote {
-            differences.push(format!(
-                "{name}:\n  local:     {local}\n  postgrest: {remote}"
-            ));
-        }
-    }
+    let differences = differences(&expected, &actual);
     assert!(
         differences.is_empty(),
         "the stores differ:\n{}",
@@ -385,14 +393,7 @@ async fn the_guild_councils_rules_answer_alike_for_a_signed_in_player() {
     let expected = guild_suite(Rc::new(local)).await;
     let (remote, _) = signed_in_player().await;
     let actual = guild_suite(remote).await;
-    let mut differences = Vec::new();
-    for ((name, local), (_, remote)) in expected.steps.iter().zip(&actual.steps) {
-        if local != remote {
-            differences.push(format!(
-                "{name}:\n  local:     {local}\n  postgrest: {remote}"
-            ));
-        }
-    }
+    let differences = differences(&expected.steps, &actual.steps);
     assert!(
         differences.is_empty(),
         "the stores differ:\n{}",
@@ -466,14 +467,7 @@ async fn the_worlds_tools_answer_alike_for_a_signed_in_player() {
     let remote = Rc::new(SignedInStore::new(rest, account));
     let actual = world_suite(remote, &session.user.id).await;
 
-    let mut differences = Vec::new();
-    for ((name, local), (_, remote)) in expected.iter().zip(&actual) {
-        if local != remote {
-            differences.push(format!(
-                "{name}:\n  local:     {local}\n  postgrest: {remote}"
-            ));
-        }
-    }
+    let differences = differences(&expected, &actual);
     assert!(
         differences.is_empty(),
         "the stores differ:\n{}",

@@ -208,6 +208,16 @@ fn proposal_id(args: &Row) -> Result<i64, StoreError> {
         .ok_or_else(|| StoreError::Invalid("proposal_id must be a whole number".into()))
 }
 
+/// Proposal `id` with `set` applied, as the functions answer it.
+fn change_proposal(store: &LocalStore, id: i64, set: Map<String, Value>) -> Outcome {
+    let changed = store.run_update(&patch("guild_proposals", set).eq("id", id))?;
+    changed
+        .into_iter()
+        .next()
+        .map(answer)
+        .ok_or_else(|| rule(format!("there is no proposal {id}")))
+}
+
 fn scry(store: &LocalStore, args: &Row) -> Outcome {
     acting_guild(store)?;
     let id = proposal_id(args)?;
@@ -219,12 +229,7 @@ fn scry(store: &LocalStore, args: &Row) -> Outcome {
     );
     let note = checked_text(args.get("risk_note"), "risk note", 300)?;
     set.insert("risk_note".into(), json!(note));
-    let changed = store.run_update(&patch("guild_proposals", set).eq("id", id))?;
-    changed
-        .into_iter()
-        .next()
-        .map(answer)
-        .ok_or_else(|| rule(format!("there is no proposal {id}")))
+    change_proposal(store, id, set)
 }
 
 fn decide(store: &LocalStore, args: &Row) -> Outcome {
@@ -235,12 +240,7 @@ fn decide(store: &LocalStore, args: &Row) -> Outcome {
     let mut set = Map::new();
     let status = if accept { "accepted" } else { "rejected" };
     set.insert("status".into(), json!(status));
-    let changed = store.run_update(&patch("guild_proposals", set).eq("id", id))?;
-    changed
-        .into_iter()
-        .next()
-        .map(answer)
-        .ok_or_else(|| rule(format!("there is no proposal {id}")))
+    change_proposal(store, id, set)
 }
 
 /// One history row as the tick's answer.
