@@ -10,6 +10,7 @@ use std::rc::Rc;
 use familiar::base::retry::RetryPolicy;
 mod common;
 
+use common::guild::guild_suite;
 use common::rows;
 use common::world::world_suite;
 use familiar::store::auth::{Account, AuthClient, SignedInStore};
@@ -203,20 +204,28 @@ async fn suite(store: &dyn Store) -> Vec<(&'static str, Value)> {
     log
 }
 
+/// Each step whose outcome differs between the two logs, said side by side.
+fn differences<N: std::fmt::Display>(
+    expected: &[(N, Value)],
+    actual: &[(N, Value)],
+) -> Vec<String> {
+    expected
+        .iter()
+        .zip(actual)
+        .filter(|((_, local), (_, remote))| local != remote)
+        .map(|((name, local), (_, remote))| {
+            format!("{name}:\n  local:     {local}\n  postgrest: {remote}")
+        })
+        .collect()
+}
+
 #[wasm_bindgen_test]
 async fn the_local_store_and_postgrest_answer_alike() {
     let local = local_store();
     let remote = remote_store();
     let expected = suite(&local).await;
     let actual = suite(&remote).await;
-    let mut differences = Vec::new();
-    for ((name, local), (_, remote)) in expected.iter().zip(&actual) {
-        if local != remote {
-            differences.push(format!(
-                "{name}:\n  local:     {local}\n  postgrest: {remote}"
-            ));
-        }
-    }
+    let differences = differences(&expected, &actual);
     assert!(
         differences.is_empty(),
         "the stores differ:\n{}",
@@ -263,7 +272,7 @@ async fn the_json_seed_and_the_sql_seed_are_the_same_world() {
     // rows only, and not the battle's running damage (other suites play on the
     // same database).
     let seeded = |select: Select, column: &str| select.lte(column, 4);
-    let tables: [(&str, &[&str], Select); 11] = [
+    let tables: [(&str, &[&str], Select); 10] = [
         (
             "users",
             &["id"],
@@ -296,11 +305,6 @@ async fn the_json_seed_and_the_sql_seed_are_the_same_world() {
             "votes",
             &["proposal_id", "user_id"],
             seeded(Select::from("votes"), "user_id"),
-        ),
-        (
-            "game_state",
-            &["id"],
-            Select::from("game_state").eq("id", 1),
         ),
         ("jobs", &["name"], Select::from("jobs")),
     ];
@@ -362,6 +366,80 @@ impl Persist for Forgetful {
     fn save(&self, _: &str) {}
 }
 
+/// A new anonymous player of the Supabase stand-in, and their store.
+async fn signed_in_player() -> (Rc<SignedInStore>, String) {
+    let (Some(project), Some(key)) = (
+        option_env!("FAMILIAR_SUPABASE_URL"),
+        option_env!("FAMILIAR_ANON_KEY"),
+    ) else {
+        panic!("FAMILIAR_SUPABASE_URL and FAMILIAR_ANON_KEY are unset: run scripts/test.sh");
+    };
+    let client = AuthClient::new(project, key, Rc::new(Fetch), Rc::new(BrowserClock));
+    let account = Rc::new(Account::new(client, Box::new(Forgetful)));
+    let session = account.sign_in_anonymously().await.unwrap();
+    let rest = PostgrestStore::new(
+        &format!("{project}/rest/v1"),
+        key,
+        Rc::new(Fetch),
+        Rc::new(BrowserClock),
+        Box::new(js_sys::Math::random),
+    );
+    (Rc::new(SignedInStore::new(rest, account)), session.user.id)
+}
+
+#[wasm_bindgen_test]
+async fn the_guild_councils_rules_answer_alike_for_a_signed_in_player() {
+    let local = familiar::guild::local(Rc::new(BrowserClock), None).unwrap();
+    let expected = guild_suite(Rc::new(local)).await;
+    let (remote, _) = signed_in_player().await;
+    let actual = guild_suite(remote).await;
+    let differences = differences(&expected.steps, &actual.steps);
+    assert!(
+        differences.is_empty(),
+        "the stores differ:\n{}",
+        differences.join("\n")
+    );
+    assert_eq!(expected.steps.len(), actual.steps.len());
+    // Not vacuous: the rules refused, and the ticks applied and pressed.
+    let refusals = expected
+        .steps
+        .iter()
+        .filter(|(_, v)| v.get("error").is_some())
+        .count();
+    assert!(refusals >= 15, "{refusals} refusals");
+    let ruined = &expected.step("tick 2")["ok"];
+    assert_eq!(
+        (ruined["gold"].clone(), ruined["morale"].clone()),
+        (json!(0), json!(40))
+    );
+}
+
+#[wasm_bindgen_test]
+async fn two_ticks_at_once_over_postgrest_apply_once() {
+    let (remote, _) = signed_in_player().await;
+    let game = familiar::guild::Game::new(
+        remote,
+        Rc::new(familiar::guild::Unlocked),
+        familiar::guild::Council::offline(),
+    );
+    let made = game.propose().await.unwrap();
+    game.decide(made[0].id, true).await.unwrap();
+    let (one, two) = futures::future::join(game.tick(0), game.tick(0)).await;
+    let (one, two) = (one.unwrap(), two.unwrap());
+    assert_eq!(one.resources, two.resources);
+    assert_eq!(
+        [one.fresh, two.fresh]
+            .iter()
+            .filter(|f| **f == Some(true))
+            .count(),
+        1,
+        "one of the two applied"
+    );
+    let board = game.board().await.unwrap();
+    assert_eq!(board.guild.tick, 1);
+    assert_eq!(board.history.len(), 2);
+}
+
 #[wasm_bindgen_test]
 async fn the_worlds_tools_answer_alike_for_a_signed_in_player() {
     let local =
@@ -389,14 +467,7 @@ async fn the_worlds_tools_answer_alike_for_a_signed_in_player() {
     let remote = Rc::new(SignedInStore::new(rest, account));
     let actual = world_suite(remote, &session.user.id).await;
 
-    let mut differences = Vec::new();
-    for ((name, local), (_, remote)) in expected.iter().zip(&actual) {
-        if local != remote {
-            differences.push(format!(
-                "{name}:\n  local:     {local}\n  postgrest: {remote}"
-            ));
-        }
-    }
+    let differences = differences(&expected, &actual);
     assert!(
         differences.is_empty(),
         "the stores differ:\n{}",

@@ -215,26 +215,6 @@ fn a_fighter_cannot_change_sides_by_changing_communities() {
 }
 
 #[test]
-fn the_guilds_tick_is_the_games_and_no_players() {
-    let store = newcomer();
-    for args in [json!({}), json!({"key": "tick-1"})] {
-        assert_eq!(
-            refusal(call(&store, "guild_tick", args)),
-            "not allowed: only the game runs the guild's tick"
-        );
-    }
-    store.sign_in_as(None);
-    assert_eq!(
-        refusal(call(&store, "guild_tick", json!({}))),
-        "not allowed: only the game runs the guild's tick"
-    );
-    assert_eq!(rows(&store, Select::from("game_state")).len(), 1, "no tick");
-    let ticked = familiar::world::functions::tick_guild(&store).unwrap();
-    assert_eq!(ticked["tick"], json!(1));
-    assert_eq!(rows(&store, Select::from("game_state")).len(), 2);
-}
-
-#[test]
 fn a_ledger_key_past_its_cap_is_refused_and_the_action_undone() {
     let store = newcomer();
     let before = user(&store, 5);

@@ -3,6 +3,7 @@
 //! The real-model check assembles the same agent from these parts.
 
 pub mod characters;
+pub mod guild;
 
 use std::rc::Rc;
 

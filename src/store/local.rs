@@ -98,19 +98,36 @@ impl LocalStore {
     /// A snapshot that cannot be read is an error, never silently dropped.
     pub fn with_persistence(mut self, persist: Box<dyn Persist>) -> Result<Self, StoreError> {
         if let Some(snapshot) = persist.load() {
-            let saved: BTreeMap<String, Table> = serde_json::from_str(&snapshot).map_err(|e| {
-                StoreError::Invalid(format!("the saved tables cannot be read ({e})"))
-            })?;
-            let mut tables = self.tables.borrow_mut();
-            for (name, table) in saved {
-                if let Some(slot) = tables.get_mut(&name) {
-                    *slot = table;
-                    self.restored.insert(name);
-                }
-            }
+            let restored = self.restore(&snapshot)?;
+            self.restored.extend(restored);
         }
         self.persist = Some(persist);
         Ok(self)
+    }
+
+    /// Reads the tables again from the persisted snapshot, which another tab sharing
+    /// the storage may have written since: a writer that takes the tabs' lock calls
+    /// this first, so its write starts from the latest tables and loses none of theirs.
+    pub fn reload(&self) -> Result<(), StoreError> {
+        if let Some(snapshot) = self.persist.as_ref().and_then(|p| p.load()) {
+            self.restore(&snapshot)?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the tables the snapshot holds; the names of those replaced.
+    fn restore(&self, snapshot: &str) -> Result<Vec<String>, StoreError> {
+        let saved: BTreeMap<String, Table> = serde_json::from_str(snapshot)
+            .map_err(|e| StoreError::Invalid(format!("the saved tables cannot be read ({e})")))?;
+        let mut tables = self.tables.borrow_mut();
+        let mut restored = Vec::new();
+        for (name, table) in saved {
+            if let Some(slot) = tables.get_mut(&name) {
+                *slot = table;
+                restored.push(name);
+            }
+        }
+        Ok(restored)
     }
 
     /// Fills tables from a seed file, `{"table": [rows…]}`, on first use: a table

@@ -8,6 +8,7 @@ mod account;
 mod chat;
 mod composer;
 mod follow;
+mod guild;
 mod inspector;
 mod load_character;
 mod markdown;
@@ -22,6 +23,7 @@ use leptos::prelude::*;
 pub use chat::{Chat, TurnHandle};
 pub use composer::{Completion, Composer};
 pub use follow::Follow;
+pub use guild::GuildView;
 pub use inspector::Inspector;
 pub use markdown::Markdown;
 pub use settings::SettingsPanel;
@@ -43,6 +45,7 @@ enum Panel {
     None,
     Conversations,
     Settings,
+    Guild,
 }
 
 /// The whole demo page.
@@ -78,6 +81,7 @@ pub fn App() -> impl IntoView {
                         focus.give();
                     }>"New"</button>
                     <button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
+                    <button type="button" class="show-guild" aria-expanded=move || (panel.get() == Panel::Guild).to_string() on:click=toggle(Panel::Guild)>"Guild"</button>
                     <button node_ref=settings_button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings)>"Settings"</button>
                 </nav>
             </header>
@@ -98,6 +102,9 @@ pub fn App() -> impl IntoView {
                         }
                     })
                 />
+            </Show>
+            <Show when=move || panel.get() == Panel::Guild>
+                <GuildView settings=chat.settings.get_untracked() />
             </Show>
             <Show when=move || chat.notices.with(|n| !n.is_empty())>
                 <div class="familiar-notice" role="alert">

@@ -3,12 +3,14 @@
 pub mod character_file;
 mod clock;
 mod fetch;
+mod lock;
 mod page_title;
 mod shell;
 mod storage;
 
 pub use clock::BrowserClock;
 pub use fetch::Fetch;
+pub use lock::TabsLock;
 pub use page_title::PageTitle;
 pub use shell::{MountPoint, Page, mark};
 #[cfg(feature = "store")]

@@ -4,9 +4,10 @@
 use crate::store::{StoreError, TableSchema, tables_from_sql};
 
 /// The migrations that create tables (security and the SQL seed are for PostgreSQL).
-const TABLES: [&str; 3] = [
+/// 0002's guild tables are gone (0010 replaced them with the guild council's, which
+/// `crate::guild` keeps in a store of its own).
+const TABLES: [&str; 2] = [
     include_str!("../../migrations/0001_world.sql"),
-    include_str!("../../migrations/0002_guild.sql"),
     include_str!("../../migrations/0003_workflows.sql"),
 ];
 

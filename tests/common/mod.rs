@@ -1,6 +1,7 @@
 //! Fixtures shared by the store tests.
 #![allow(dead_code)]
 
+pub mod guild;
 pub mod world;
 
 use familiar::store::{ColumnDefault, ColumnSchema, ColumnType, Row, TableSchema};

@@ -89,7 +89,10 @@ select pg_temp.expect_no_change('delete from market_items');
 select pg_temp.expect_denied('insert into posts (author_id, content) values (3, ''spam'')');
 select pg_temp.expect_denied('select buy_item(''ale'')');
 select pg_temp.expect_denied('select enter_world(''ghost'')');
-select pg_temp.expect_denied('select guild_tick()');
+-- The guild council (0010): no guild without a sign-in, and no one's guild to read.
+select pg_temp.expect_denied('select guild_open()');
+select pg_temp.expect_denied('select guild_tick(0)');
+select pg_temp.expect_count('select * from guilds', 0);
 reset role;
 
 -- authenticated as the player (user 3): their own rows only.
@@ -191,15 +194,29 @@ select pg_temp.expect_refused('select vote_on_proposal(1, false)', 'you are not 
 select pg_temp.expect_value('select create_post(''Hello, town.'') ->> ''community_id''', null);
 select pg_temp.expect_count('select * from posts where author_id = 3', 2);
 
--- The guild's tick is the game's, not a player's.
-select pg_temp.expect_denied('select guild_tick()');
-select pg_temp.expect_count('select * from game_state', 1);
+-- The player's own guild council: played through its functions only, each tick
+-- applied once however often it is asked for.
+select pg_temp.expect_refused('select guild_tick(0)', 'open your guild first');
+select pg_temp.expect_value('select guild_open() ->> ''gold''', '100');
+select pg_temp.expect_value('select jsonb_array_length(guild_propose(''[{"title": "Hunt", "description": "In the marsh.", "predicted_delta": {"food": 30, "gold": -10}}]''))::text', '1');
+select pg_temp.expect_refused('select guild_propose(''[{"title": "Hunt", "description": "d", "predicted_delta": {"mana": 1}}]'')', 'there is no resource mana');
+select pg_temp.expect_value('select guild_decide((select id from guild_proposals where title = ''Hunt''), true) ->> ''status''', 'accepted');
+select pg_temp.expect_value('select guild_tick(0) ->> ''food''', '100');
+select pg_temp.expect_value('select guild_tick(0) ->> ''fresh''', 'false');
+select pg_temp.expect_value('select gold::text from guilds', '85');
+select pg_temp.expect_denied('insert into guilds (owner) values (''auth-player-2'')');
+select pg_temp.expect_no_change('update guilds set gold = 9999');
+select pg_temp.expect_no_change('update guild_proposals set status = ''accepted''');
+select pg_temp.expect_no_change('delete from guild_history');
+select pg_temp.expect_denied('insert into guild_history (owner, tick, gold, food, morale, influence) values (''auth-player'', 9, 9999, 999, 100, 100)');
 
 -- Apply-once: the same key twice applies once and answers the same.
 select pg_temp.expect_value('select do_work(''farming'', ''work-1'') ->> ''gold''', '80');
 select pg_temp.expect_value('select do_work(''farming'', ''work-1'') ->> ''gold''', '80');
 select pg_temp.expect_value('select gold::text from users where id = 3', '80');
 reset role;
+-- The player's hunt, by id, for the next player to try to decide.
+select set_config('rls.hunt', (select id::text from guild_proposals where title = 'Hunt'), false);
 
 -- Dotty (user 1): the player's message to her is hers to read, not to rewrite.
 set role authenticated;
@@ -208,6 +225,12 @@ select pg_temp.expect_count('select * from messages where receiver_id = 1 and se
 select pg_temp.expect_no_change('update messages set content = ''forged'', sender_id = 2 where id = 1');
 select pg_temp.expect_no_change('delete from messages where id = 1');
 select pg_temp.expect_count('select * from memories', 1);  -- her own, not the player's
+-- The player's guild is not hers to read or decide; her own is founded apart.
+select pg_temp.expect_count('select * from guilds', 0);
+select pg_temp.expect_count('select * from guild_proposals', 0);
+select pg_temp.expect_value('select guild_open() ->> ''gold''', '100');
+select pg_temp.expect_refused('select guild_decide(current_setting(''rls.hunt'')::bigint, false)', 'there is no proposal ' || current_setting('rls.hunt'));
+select pg_temp.expect_value('select guild_tick(0) ->> ''gold''', '95');
 
 -- Another user's ledger key neither shows nor hides her own: the player's `work-1`
 -- is invisible, and Dotty's own `work-1` applies.
@@ -230,14 +253,13 @@ select pg_temp.expect_refused('select reply_to_message(1, ''I read your mail'')'
 select pg_temp.expect_refused('select vote_on_proposal(1, false)', 'you are not a member of community 1');
 select pg_temp.expect_refused('select create_post(''Vote no on the lantern!'', 1)', 'you are not a member of community 1');
 select pg_temp.expect_count('select * from votes where proposal_id = 1', 1);
-select pg_temp.expect_denied('select guild_tick()');
 reset role;
 
 -- The name wished for was taken (the seed's player), so it was made unique.
 select pg_temp.expect_value('select username from users where auth_id = ''auth-newcomer''', 'player-' || left(md5('auth-newcomer'), 6));
 
--- The game itself (here the owner; on Supabase the service_role) runs the guild's tick.
-select pg_temp.expect_value('select guild_tick() ->> ''tick''', '1');
+-- Each guild went its own way: the player's hunt was applied to the player's only.
+select pg_temp.expect_value('select string_agg(owner || '':'' || gold, '','' order by owner) from guilds', 'auth-dotty:95,auth-player:85');
 
 -- Size caps hold for every writer, a function written later included.
 select pg_temp.expect_refused('insert into posts (author_id, content) values (3, repeat(''x'', 2001))', 'the post is 2001 characters; at most 2000');

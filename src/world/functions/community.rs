@@ -1,13 +1,11 @@
 //! The community's rules: messages and replies, posts, joining and leaving
-//! communities, proposals and votes, and the guild's tick (the Rust twin of their
-//! functions in `migrations/0006_actions.sql`).
+//! communities, proposals and votes (the Rust twin of their functions in
+//! `migrations/0006_actions.sql`).
 
 use serde_json::{Value, json};
 
-use super::{
-    Actor, Outcome, clamp_stat, exists, first, insert, int, is_member, rule, set, text, update,
-};
-use crate::store::{Delete, Filtered, LocalStore, Row, Select, StoreError};
+use super::{Actor, Outcome, exists, first, insert, int, is_member, rule, text};
+use crate::store::{Delete, Filtered, Row, Select, StoreError};
 use crate::world::actions::{MessageArgs, PostArgs, ProposalArgs, ReplyArgs, VoteArgs};
 use crate::world::data::CommunityArgs;
 
@@ -142,46 +140,4 @@ pub(super) fn create_proposal(actor: &Actor, args: ProposalArgs) -> Outcome {
 
 fn not_a_member(community: i64) -> StoreError {
     rule(format!("you are not a member of community {community}"))
-}
-
-/// The guild's next tick: the accepted proposals' effects applied to the latest state
-/// as a new state; they become `applied`. The game's to run, never a player's (see
-/// [`super::tick_guild`]).
-pub(super) fn guild_tick(store: &LocalStore) -> Outcome {
-    let latest = first(store, Select::from("game_state").order("tick", false))?
-        .ok_or_else(|| rule("the guild has no state yet".into()))?;
-    let state = int(&latest, "id");
-    let accepted = Select::from("guild_proposals")
-        .eq("state_id", state)
-        .eq("status", "accepted");
-    let accepted = store.run_select(&accepted)?;
-    let effect = |name: &str| -> i64 {
-        accepted
-            .iter()
-            .filter_map(|p| p.get("effects")?.get(name)?.as_i64())
-            .sum()
-    };
-    let mut next = Row::new();
-    next.insert("tick".into(), json!(int(&latest, "tick") + 1));
-    next.insert(
-        "gold".into(),
-        json!((int(&latest, "gold") + effect("gold")).max(0)),
-    );
-    next.insert(
-        "food".into(),
-        json!((int(&latest, "food") + effect("food")).max(0)),
-    );
-    next.insert(
-        "morale".into(),
-        json!(clamp_stat(int(&latest, "morale") + effect("morale"))),
-    );
-    let next = insert(store, "game_state", next)?;
-    let applied = set("guild_proposals", vec![("status", json!("applied"))])
-        .eq("state_id", state)
-        .eq("status", "accepted");
-    let applied = update(store, applied)?;
-    Ok(json!({
-        "tick": next.get("tick"), "gold": next.get("gold"), "food": next.get("food"),
-        "morale": next.get("morale"), "applied": applied,
-    }))
 }

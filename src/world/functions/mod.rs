@@ -18,8 +18,8 @@ use serde_json::{Map, Value, json};
 use super::actions::{BattleArgs, ItemArgs, WorkArgs};
 use crate::store::{Filtered, Insert, LocalStore, Patch, Row, Select, StoreError, local::Function};
 use community::{
-    create_post, create_proposal, guild_tick, join_community, leave_community, reply_to_message,
-    send_message, vote_on_proposal,
+    create_post, create_proposal, join_community, leave_community, reply_to_message, send_message,
+    vote_on_proposal,
 };
 
 type Outcome = Result<Value, StoreError>;
@@ -63,21 +63,6 @@ pub fn install(store: LocalStore) -> LocalStore {
             "create_proposal",
             action("create_proposal", create_proposal),
         )
-        .with_function(
-            "guild_tick",
-            Rc::new(|_: &LocalStore, _: &Row| Err(not_the_game())),
-        )
-}
-
-/// The guild's next tick, run by the game itself (offline the page is the game): the
-/// accepted proposals' effects applied to the latest state as a new state. A player's
-/// `guild_tick` rpc is refused, as the database refuses anon and authenticated.
-pub fn tick_guild(store: &LocalStore) -> Result<Value, StoreError> {
-    guild_tick(store)
-}
-
-fn not_the_game() -> StoreError {
-    StoreError::PermissionDenied("only the game runs the guild's tick".into())
 }
 
 /// A job and an item that would make gold from nothing, in the words of the database's
