@@ -8,6 +8,7 @@
 pub mod app;
 pub mod base;
 pub mod compose;
+#[cfg(feature = "guild")]
 pub mod guild;
 pub mod llm;
 pub mod run;

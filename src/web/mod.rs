@@ -3,6 +3,7 @@
 pub mod character_file;
 mod clock;
 mod fetch;
+#[cfg(feature = "guild")]
 mod lock;
 mod page_title;
 mod shell;
@@ -10,6 +11,7 @@ mod storage;
 
 pub use clock::BrowserClock;
 pub use fetch::Fetch;
+#[cfg(feature = "guild")]
 pub use lock::TabsLock;
 pub use page_title::PageTitle;
 pub use shell::{MountPoint, Page, mark};
