@@ -97,9 +97,12 @@ impl Session {
             (Input::Chat(text), None) => self.chat(&place, history, &text, signal).await,
             (Input::Observation(observation), _) => {
                 let observation = *observation;
-                let agent = self.inner.state.borrow().delegate.default_agent();
+                let agent = self.agent_for(&observation);
                 let goal_check = self.inner.config.options.goal_check_on_events;
-                let run = self.build_run(&place, &agent, observation, history, goal_check);
+                let mut run = self.build_run(&place, &agent, observation, history, goal_check);
+                if self.inner.config.options.planning_on_events {
+                    run = run.with_planning();
+                }
                 self.drive(&place, &agent, run, false, signal).await
             }
         };
@@ -202,6 +205,17 @@ impl Session {
             error,
         });
         outcome
+    }
+
+    /// The agent an event is for: the one its actor names (several agents live in a
+    /// game world, each acting as itself), else the default.
+    fn agent_for(&self, observation: &Observation) -> Rc<Agent> {
+        let delegate = &self.inner.state.borrow().delegate;
+        let name = observation.actor.name.trim();
+        (!name.is_empty())
+            .then(|| delegate.named(name))
+            .flatten()
+            .unwrap_or_else(|| delegate.default_agent())
     }
 
     /// Registers the turn's run as in flight; its stop signal.

@@ -46,6 +46,12 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         "join_battle",
         "Fight in a battle for your side, spending energy as damage.",
     );
+    action::<BattleRef>(
+        registry,
+        world,
+        "ignore_battle",
+        "Stay out of a battle: you choose not to fight in it.",
+    );
     action::<ItemArgs>(
         registry,
         world,
@@ -104,6 +110,11 @@ pub struct BattleArgs {
     pub battle_id: i64,
     /// Energy to spend, 1-100; it becomes damage.
     pub energy: i64,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct BattleRef {
+    pub battle_id: i64,
 }
 
 #[derive(Serialize, Deserialize, JsonSchema)]

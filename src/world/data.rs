@@ -90,6 +90,14 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         registry,
         world,
         data,
+        "get_item_price",
+        "One market item's price and effects, by name.",
+        item_price,
+    );
+    add(
+        registry,
+        world,
+        data,
         "get_available_jobs",
         "The jobs you can do, with their pay and energy cost.",
         jobs,
@@ -125,8 +133,9 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
 
 /// The look-ups whose rows no player can write (no row-level policy lets them: see
 /// `migrations/0004_security.sql`) and which return no names or free text of others.
-const OWN: [&str; 6] = [
+const OWN: [&str; 7] = [
     "get_my_stats",
+    "get_item_price",
     "get_my_inventory",
     "get_relationship",
     "get_active_battles",
@@ -274,6 +283,20 @@ async fn market_items(w: World, _: NoArgs) -> Result<Value, Refusal> {
         .eq("available", true)
         .order("name", true);
     Ok(rows(select(&*w.store, query).await?))
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct ItemNameArgs {
+    /// The item's name, as the market lists it.
+    pub item_name: String,
+}
+
+async fn item_price(w: World, args: ItemNameArgs) -> Result<Value, Refusal> {
+    let query = Select::from("market_items")
+        .columns("name,price,effects,available")
+        .eq("name", args.item_name.as_str());
+    let missing = format!("Item {} not found in the market", args.item_name);
+    Ok(Value::Object(one(&*w.store, query, missing).await?))
 }
 
 async fn jobs(w: World, _: NoArgs) -> Result<Value, Refusal> {

@@ -25,8 +25,11 @@ pub fn schemas() -> Result<Vec<TableSchema>, StoreError> {
 mod actions;
 mod data;
 pub mod functions;
+pub mod policy;
+pub mod residents;
 mod rows;
 pub mod scenario;
+pub mod triggers;
 
 use std::rc::Rc;
 

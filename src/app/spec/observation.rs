@@ -96,7 +96,10 @@ pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>
         },
         actor,
         subject,
-        boundaries: Boundaries { allowed_actions },
+        boundaries: Boundaries {
+            allowed_actions,
+            ..Boundaries::default()
+        },
     })
 }
 

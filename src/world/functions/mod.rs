@@ -1,5 +1,5 @@
 //! The world's rules for the local store: the Rust twin of the action functions in
-//! `migrations/0006_actions.sql` and `0008_player_rules.sql`, registered as the local store's `rpc` functions so
+//! `migrations/0006_actions.sql`, `0008_player_rules.sql` and `0009_world_triggers.sql`, registered as the local store's `rpc` functions so
 //! offline play gives the answers Supabase gives. Each function acts as the signed-in
 //! user's world user (`users.auth_id` = the store's `sub`), checks the same rules with
 //! the same words, changes the rows, and records its result under the user's ledger
@@ -15,7 +15,7 @@ use std::rc::Rc;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::actions::{BattleArgs, ItemArgs, WorkArgs};
+use super::actions::{BattleArgs, BattleRef, ItemArgs, WorkArgs};
 use crate::store::{Filtered, Insert, LocalStore, Patch, Row, Select, StoreError, local::Function};
 use community::{
     create_post, create_proposal, guild_tick, join_community, leave_community, reply_to_message,
@@ -47,6 +47,7 @@ pub fn install(store: LocalStore) -> LocalStore {
         )
         .with_function("create_post", action("create_post", create_post))
         .with_function("join_battle", action("join_battle", join_battle))
+        .with_function("ignore_battle", action("ignore_battle", ignore_battle))
         .with_function("buy_item", action("buy_item", buy_item))
         .with_function("consume_item", action("consume_item", consume_item))
         .with_function("do_work", action("do_work", do_work))
@@ -400,6 +401,20 @@ fn join_battle(actor: &Actor, args: BattleArgs) -> Outcome {
     Ok(json!({
         "battle_id": args.battle_id, "side": side, "damage": amount,
         "energy_left": energy - amount,
+    }))
+}
+
+/// The agent chooses not to fight (`migrations/0009_world_triggers.sql`): no row
+/// changes; the ledger keeps the choice.
+fn ignore_battle(actor: &Actor, args: BattleRef) -> Outcome {
+    let battle = first(
+        actor.store,
+        Select::from("battles").eq("id", args.battle_id),
+    )?
+    .ok_or_else(|| rule(format!("there is no battle {}", args.battle_id)))?;
+    Ok(json!({
+        "battle_id": int(&battle, "id"), "ignored": true,
+        "energy": int(&actor.me, "energy"),
     }))
 }
 
