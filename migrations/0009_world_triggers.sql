@@ -1,7 +1,58 @@
--- The world's triggers (seed 000): the one action a trigger may end with when the agent
--- chooses not to act. `ignore_battle` records the choice in the caller's ledger, so a
--- disloyal agent's "no" is a step of the run like any other, changes no row, and is
--- applied once per key. Its Rust twin is in src/world/functions/mod.rs.
+-- Seed 000's world played by several agents, each acting as itself.
+--
+-- Agents a player owns: `agent_owners` says which world user (an agent) a player's world
+-- user may act as. Only the game writes it (no policy lets a player). `act_as(agent,
+-- action, args, key)` runs one action function as that agent: it checks the caller owns
+-- the agent, marks the agent as the acting user for this transaction only, and calls the
+-- action by name with `args`; every action function finds its actor through
+-- `acting_user()`, redefined here to honour the mark and to check the ownership again,
+-- so no other way of setting it lets a player act as an agent that is not theirs. The
+-- ledger stays the signed-in player's (their keys, their record of what was applied).
+-- The owner also reads their agents' private rows (inventory, relationships, messages,
+-- memories), which the agents' look-ups need.
+--
+-- `ignore_battle` records an agent's choice to stay out of a battle in the ledger and
+-- changes no row. The Rust twin of all this is src/world/functions/.
+
+create table agent_owners (
+  agent_id bigint primary key references users (id) on delete cascade,
+  owner_id bigint not null references users (id) on delete cascade
+);
+
+alter table agent_owners enable row level security;
+grant select on agent_owners to anon, authenticated;
+create policy public_read on agent_owners for select to anon, authenticated using (true);
+
+-- The seeded player (3) owns the page's agents: Dotty, Brannoc and Mira.
+insert into agent_owners (agent_id, owner_id) values (1, 3), (2, 3), (4, 3);
+
+-- Whether the signed-in user's world user owns (or is) world user `agent`.
+create function owns_agent(agent bigint) returns boolean
+  language sql stable security definer set search_path = public, pg_temp as $$
+  select agent = world_user()
+    or exists (select 1 from agent_owners o where o.agent_id = agent and o.owner_id = world_user())
+$$;
+
+create or replace function acting_user() returns users
+  language plpgsql security definer set search_path = public, pg_temp as $$
+declare me users; agent bigint := nullif(current_setting('familiar.acting_agent', true), '')::bigint;
+begin
+  if agent is null then
+    select * into me from users where auth_id = auth_user_id() for update;
+    if not found then
+      raise exception 'sign in and enter the world first' using errcode = '42501';
+    end if;
+    return me;
+  end if;
+  if not owns_agent(agent) then
+    raise exception 'you do not own agent %', agent using errcode = '42501';
+  end if;
+  select * into me from users where id = agent for update;
+  if not found then
+    raise exception 'there is no user %', agent;
+  end if;
+  return me;
+end $$;
 
 create function ignore_battle(battle_id bigint, key text default null)
   returns jsonb language plpgsql security definer set search_path = public, pg_temp as $$
@@ -18,5 +69,48 @@ begin
     jsonb_build_object('battle_id', fought.id, 'ignored', true, 'energy', me.energy));
 end $$;
 
+-- Runs the action function `action` as `agent`, with `args` as its named arguments.
+create function act_as(agent bigint, action text, args jsonb default '{}', key text default null)
+  returns jsonb language plpgsql security definer set search_path = public, pg_temp as $$
+declare call text; result jsonb;
+begin
+  if world_user() is null then
+    raise exception 'sign in and enter the world first' using errcode = '42501';
+  end if;
+  if not owns_agent(agent) then
+    raise exception 'you do not own agent %', agent using errcode = '42501';
+  end if;
+  if action not in ('send_message', 'reply_to_message', 'create_post', 'join_battle',
+      'ignore_battle', 'buy_item', 'consume_item', 'do_work', 'join_community',
+      'leave_community', 'vote_on_proposal', 'create_proposal') then
+    raise exception 'there is no action %', action;
+  end if;
+  if jsonb_typeof(coalesce(args, '{}')) <> 'object' then
+    raise exception 'the arguments of % must be an object', action;
+  end if;
+  select string_agg(format('%I => %L', a.name, a.value), ', ' order by a.name)
+    into call
+    from jsonb_each_text(coalesce(args, '{}') - 'key') a(name, value);
+  call := concat_ws(', ', call, format('key => %L', key));
+  perform set_config('familiar.acting_agent', agent::text, true);
+  execute format('select %I(%s)', action, call) into result;
+  perform set_config('familiar.acting_agent', '', true);
+  return result;
+end $$;
+
+-- The owner reads their agents' private rows, as the agents' look-ups need.
+create policy owned_agents on relationships for select to authenticated
+  using (owns_agent(user_id));
+create policy owned_agents on inventory for select to authenticated
+  using (owns_agent(user_id));
+create policy owned_agents on messages for select to authenticated
+  using (owns_agent(sender_id) or owns_agent(receiver_id));
+create policy owned_agents on memories for select to authenticated
+  using (owns_agent(user_id));
+
+revoke all on function owns_agent(bigint) from public;
+grant execute on function owns_agent(bigint) to authenticated;
 revoke all on function ignore_battle(bigint, text) from public;
 grant execute on function ignore_battle(bigint, text) to authenticated;
+revoke all on function act_as(bigint, text, jsonb, text) from public;
+grant execute on function act_as(bigint, text, jsonb, text) to authenticated;
