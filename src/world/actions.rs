@@ -5,6 +5,9 @@
 //! transaction; a refusal comes back as the plain reason the model can plan around
 //! ("Insufficient gold. Need 10, have 0").
 //!
+//! An agent the signed-in player owns acts as itself through `act_as`, which checks the
+//! ownership (`migrations/0009_world_triggers.sql`).
+//!
 //! Each asks first once the conversation has read another party's text (the default
 //! for actions, [`crate::tool::Approval::AskIfUntrusted`]): a post or a message cannot
 //! make the agent send, post, buy or vote for you unseen. Their results are the rules'
@@ -155,11 +158,16 @@ where
     A: Serialize + DeserializeOwned + JsonSchema + 'static,
 {
     let store = world.store.clone();
+    let agent = world.agent.then_some(world.me);
     registry.register_fn(name, ToolKind::Action, description, move |args: A, ctx| {
         let store = store.clone();
         async move {
             let args = serde_json::to_value(&args).map_err(|e| e.to_string())?;
-            let call = call(name, args, ctx.idempotency_key.as_deref());
+            let key = ctx.idempotency_key.as_deref();
+            let call = match agent {
+                None => call(name, args, key),
+                Some(agent) => call_as(agent, name, args, key),
+            };
             store.rpc(&call).await.map_err(refusal)
         }
     });
@@ -178,6 +186,19 @@ pub fn call(function: &str, args: Value, key: Option<&str>) -> Rpc {
     Rpc {
         function: function.into(),
         args,
+    }
+}
+
+/// An `rpc` call of `act_as`: the action `function` run as the owned `agent`.
+pub fn call_as(agent: i64, function: &str, args: Value, key: Option<&str>) -> Rpc {
+    let mut call = Row::new();
+    call.insert("agent".into(), json!(agent));
+    call.insert("action".into(), json!(function));
+    call.insert("args".into(), args);
+    call.insert("key".into(), key.map_or(Value::Null, |k| json!(k)));
+    Rpc {
+        function: "act_as".into(),
+        args: call,
     }
 }
 

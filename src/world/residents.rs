@@ -1,5 +1,5 @@
 //! The world's agents as the session runs them: each an [`Agent`] named for itself,
-//! whose tools read and act as its own world user, with its own ledger, and whose
+//! whose tools read and act as its own world user (an agent the signed-in player owns), with its own ledger, and whose
 //! actions need no one's approval (an NPC acts on what others say with no one to ask:
 //! its operator's choice, made here for the world's residents). Its model is the
 //! offline [`WorldPolicy`] unless a real model is given.
@@ -18,7 +18,7 @@ use crate::tool::{Approval, ToolRegistry};
 /// `None`).
 pub fn resident(who: &WorldAgent, store: &Rc<dyn Store>, llm: Option<Rc<dyn Llm>>) -> Agent {
     let mut tools = ToolRegistry::new();
-    super::register_tools(&mut tools, Rc::clone(store), who.id);
+    super::register_agent_tools(&mut tools, Rc::clone(store), who.id);
     tools.set_action_approval(Approval::Auto);
     tools.with_ledger(Ledger::new(Rc::clone(store), who.id.to_string()));
     let system = format!(
