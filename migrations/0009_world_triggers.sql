@@ -23,8 +23,10 @@ alter table agent_owners enable row level security;
 grant select on agent_owners to anon, authenticated;
 create policy public_read on agent_owners for select to anon, authenticated using (true);
 
--- The seeded player (3) owns the page's agents: Dotty, Brannoc and Mira.
+-- The seeded player (3) owns the page's agents: Dotty, Brannoc and Mira; Mira, tired
+-- and penniless, has to work before she can eat (seed 000's third example).
 insert into agent_owners (agent_id, owner_id) values (1, 3), (2, 3), (4, 3);
+update users set gold = 0 where id = 4 and username = 'mira';
 
 -- Whether the signed-in user's world user owns (or is) world user `agent`.
 create function owns_agent(agent bigint) returns boolean

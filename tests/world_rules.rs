@@ -516,7 +516,7 @@ fn a_residents_tools_act_as_the_agent_through_its_owner() {
         idempotency_key: Some("mira-work".into()),
     };
     let done = block_on(agent.tools.call(&call, context)).unwrap();
-    assert_eq!(done["gold"], json!(90));
+    assert_eq!(done["gold"], json!(30));
     assert_eq!(user(&store, 4)["energy"], json!(35));
     assert_eq!(user(&store, 3)["energy"], json!(100));
 }

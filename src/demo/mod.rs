@@ -276,13 +276,26 @@ pub fn delegate(llm: Rc<dyn Llm>, world: Option<Rc<dyn Store>>, who: &Participan
     if let Some(world) = &world {
         register_memory(&mut scribe, world, who, Rc::new(BrowserClock));
     }
+    // The world's agents, each acting as itself (the World view fires their triggers).
+    let residents: Vec<Rc<Agent>> = world
+        .iter()
+        .flat_map(|world| {
+            crate::world::triggers::agents()
+                .into_iter()
+                .map(|who| Rc::new(crate::world::residents::resident(&who, world, None)))
+        })
+        .collect();
     let familiar = agent(
         "familiar",
         "Answers anything it can",
         SYSTEM_PROMPT,
         tools(world, who),
     );
-    Delegate::new(familiar)
+    let mut delegate = Delegate::new(familiar);
+    for resident in residents {
+        delegate = delegate.with_agent(resident);
+    }
+    delegate
         .with_agent(agent(
             "scribe",
             "Keeps, recalls and forgets notes",
@@ -338,6 +351,7 @@ pub fn session(settings: &Settings) -> (Config, Delegate, Option<Rc<dyn Store>>)
     let options = Options {
         max_iterations: settings.max_iterations,
         reflection: u32::from(settings.reflection),
+        planning_on_events: true,
         ..Options::default()
     };
     let config = Config {
