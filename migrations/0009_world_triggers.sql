@@ -11,8 +11,26 @@
 -- The owner also reads their agents' private rows (inventory, relationships, messages,
 -- memories), which the agents' look-ups need.
 --
--- `ignore_battle` records an agent's choice to stay out of a battle in the ledger and
+-- `knowledge` is what `search_knowledge` reads. `ignore_battle` records an agent's choice to stay out of a battle in the ledger and
 -- changes no row. The Rust twin of all this is src/world/functions/.
+
+-- What the world knows of itself: rules and lore the agents look up (`search_knowledge`).
+create table knowledge (
+  id bigint generated always as identity primary key,
+  topic text not null,
+  content text not null
+);
+
+alter table knowledge enable row level security;
+grant select on knowledge to anon, authenticated;
+create policy public_read on knowledge for select to anon, authenticated using (true);
+
+insert into knowledge (id, topic, content) overriding system value values
+  (1, 'battles', 'A battle is fought between two communities; each fighter spends energy, and the energy spent is their damage.'),
+  (2, 'market', 'Food restores energy, ale lifts morale, a healing draught restores health. Prices are in gold.'),
+  (3, 'work', 'Jobs pay gold for energy: mining pays most and tires most; farming is the gentlest.'),
+  (4, 'lore', 'The Lantern Guild keeps the tavern road; the Ashen Circle holds the hill.');
+select setval(pg_get_serial_sequence('knowledge', 'id'), 4);
 
 create table agent_owners (
   agent_id bigint primary key references users (id) on delete cascade,

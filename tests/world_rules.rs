@@ -520,3 +520,41 @@ fn a_residents_tools_act_as_the_agent_through_its_owner() {
     assert_eq!(user(&store, 4)["energy"], json!(35));
     assert_eq!(user(&store, 3)["energy"], json!(100));
 }
+
+#[test]
+fn the_knowledge_table_answers_a_search_and_item_prices_are_looked_up_by_name() {
+    let store = world();
+    familiar::world::functions::play_as(&store, familiar::world::PLAYER_ID).unwrap();
+    let mut tools = familiar::tool::ToolRegistry::new();
+    familiar::world::register_tools(&mut tools, store.clone() as Rc<dyn Store>, 3);
+    let call = |name: &str, args: Value| {
+        let call = familiar::llm::message::ToolCall {
+            id: "k".into(),
+            name: name.into(),
+            arguments: args.to_string(),
+        };
+        block_on(tools.call(&call, familiar::tool::CallContext::default()))
+    };
+    let found = call("search_knowledge", json!({"query": "how does mining pay?"})).unwrap();
+    assert_eq!(found.as_array().unwrap().len(), 1, "{found}");
+    assert_eq!(found[0]["topic"], json!("work"));
+    let lore = call("search_knowledge", json!({"query": "lore"})).unwrap();
+    assert!(
+        lore[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Lantern Guild")
+    );
+    let bread = call("get_item_price", json!({"item_name": "bread"})).unwrap();
+    assert_eq!(
+        (bread["price"].clone(), bread["effects"]["energy"].clone()),
+        (json!(3), json!(1))
+    );
+    let missing = call("get_item_price", json!({"item_name": "dragon"})).unwrap_err();
+    assert!(
+        missing
+            .to_string()
+            .contains("Item dragon not found in the market"),
+        "{missing}"
+    );
+}

@@ -114,6 +114,14 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         registry,
         world,
         data,
+        "search_knowledge",
+        "The world's rules and lore that mention some words.",
+        search_knowledge,
+    );
+    add(
+        registry,
+        world,
+        data,
         "get_conversation_history",
         "Your recent direct messages with a user, newest first.",
         conversation_history,
@@ -133,7 +141,8 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
 
 /// The look-ups whose rows no player can write (no row-level policy lets them: see
 /// `migrations/0004_security.sql`) and which return no names or free text of others.
-const OWN: [&str; 7] = [
+const OWN: [&str; 8] = [
+    "search_knowledge",
     "get_my_stats",
     "get_item_price",
     "get_my_inventory",
@@ -320,6 +329,25 @@ async fn search_memories(w: World, args: SearchArgs) -> Result<Value, Refusal> {
         .order("importance", false)
         .order("id", false)
         .limit(args.limit.unwrap_or(5).clamp(1, 20));
+    if !words.is_empty() {
+        query = query.or(words);
+    }
+    Ok(rows(select(&*w.store, query).await?))
+}
+
+async fn search_knowledge(w: World, args: SearchArgs) -> Result<Value, Refusal> {
+    let mut words = Vec::new();
+    for word in args.query.split_whitespace() {
+        let word: String = word.chars().filter(|c| c.is_alphanumeric()).collect();
+        if word.chars().count() > 2 {
+            words.push(Filter::compare("content", Op::Ilike, format!("*{word}*")));
+            words.push(Filter::compare("topic", Op::Ilike, format!("*{word}*")));
+        }
+    }
+    let mut query = Select::from("knowledge")
+        .columns("topic,content")
+        .order("id", true)
+        .limit(args.limit.unwrap_or(3).clamp(1, 20));
     if !words.is_empty() {
         query = query.or(words);
     }

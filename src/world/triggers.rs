@@ -78,7 +78,8 @@ struct Mapping {
     scopes: &'static [&'static str],
 }
 
-const PEOPLE: [&str; 5] = [
+const PEOPLE: [&str; 6] = [
+    "search_knowledge",
     "get_user_profile",
     "get_user_community",
     "get_relationship",
@@ -125,6 +126,7 @@ const BATTLE: Mapping = Mapping {
         "get_my_stats",
         "get_active_battles",
         "get_community_members",
+        "search_knowledge",
     ],
 };
 
@@ -138,6 +140,7 @@ const MARKET: Mapping = Mapping {
         "get_market_items",
         "get_item_price",
         "get_available_jobs",
+        "search_knowledge",
     ],
 };
 
