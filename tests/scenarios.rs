@@ -275,7 +275,7 @@ mod policy {
             results,
             memories,
             outcome,
-            world: dump(&*store),
+            world: dump(&store),
         }
     }
 

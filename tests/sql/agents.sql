@@ -73,6 +73,14 @@ create function pg_temp.sign_in(sub text) returns void language sql as $$
 $$;
 
 
+-- Anyone reads who owns which agent and the world's knowledge; Mira starts penniless.
+set role anon;
+select pg_temp.expect_count('select * from agent_owners where owner_id = 3', 3);
+select pg_temp.expect_count('select * from knowledge', 4);
+select pg_temp.expect_value('select gold::text from users where id = 4', '0');
+select pg_temp.expect_denied('select act_as(1, ''do_work'', ''{"job": "farming"}'')');
+reset role;
+
 -- The player (user 3) owns Dotty (1), Brannoc (2) and Mira (4).
 set role authenticated;
 select pg_temp.sign_in('auth-player');
