@@ -276,26 +276,13 @@ pub fn delegate(llm: Rc<dyn Llm>, world: Option<Rc<dyn Store>>, who: &Participan
     if let Some(world) = &world {
         register_memory(&mut scribe, world, who, Rc::new(BrowserClock));
     }
-    // The world's agents, each acting as itself (the World view fires their triggers).
-    let residents: Vec<Rc<Agent>> = world
-        .iter()
-        .flat_map(|world| {
-            crate::world::triggers::agents()
-                .into_iter()
-                .map(|who| Rc::new(crate::world::residents::resident(&who, world, None)))
-        })
-        .collect();
     let familiar = agent(
         "familiar",
         "Answers anything it can",
         SYSTEM_PROMPT,
         tools(world, who),
     );
-    let mut delegate = Delegate::new(familiar);
-    for resident in residents {
-        delegate = delegate.with_agent(resident);
-    }
-    delegate
+    Delegate::new(familiar)
         .with_agent(agent(
             "scribe",
             "Keeps, recalls and forgets notes",
@@ -334,6 +321,7 @@ pub fn session(settings: &Settings) -> (Config, Delegate, Option<Rc<dyn Store>>)
     let who = identity_for(&settings.backend);
     let llm = model_for(&settings.model);
     let proxy = matches!(settings.model, ModelSource::Proxy(_)).then(|| Rc::clone(&llm));
+    let proxy_for_world = proxy.clone();
     let play = settings
         .character
         .as_deref()
@@ -362,5 +350,15 @@ pub fn session(settings: &Settings) -> (Config, Delegate, Option<Rc<dyn Store>>)
         storage: Rc::new(BrowserStorage),
         random: Rc::new(js_sys::Math::random),
     };
-    (config, delegate(llm, world.clone(), &who), world)
+    let mut agents = delegate(llm, world.clone(), &who);
+    // The world's agents, each acting as itself (the World view fires their triggers):
+    // the offline world policy plays them, or the proxy's model when one is set.
+    for resident in world.iter().flat_map(|world| {
+        crate::world::triggers::agents()
+            .into_iter()
+            .map(|who| crate::world::residents::resident(&who, world, proxy_for_world.clone()))
+    }) {
+        agents = agents.with_agent(Rc::new(resident));
+    }
+    (config, agents, world)
 }
