@@ -11,7 +11,8 @@
 -- The owner also reads their agents' private rows (inventory, relationships, messages,
 -- memories), which the agents' look-ups need.
 --
--- `knowledge` is what `search_knowledge` reads. `ignore_battle` records an agent's choice to stay out of a battle in the ledger and
+-- `knowledge` is what `search_knowledge` reads; `faction_relations` what
+-- `get_faction_relationship` reads. `ignore_battle` records an agent's choice to stay out of a battle in the ledger and
 -- changes no row. The Rust twin of all this is src/world/functions/.
 
 -- What the world knows of itself: rules and lore the agents look up (`search_knowledge`).
@@ -31,6 +32,27 @@ insert into knowledge (id, topic, content) overriding system value values
   (3, 'work', 'Jobs pay gold for energy: mining pays most and tires most; farming is the gentlest.'),
   (4, 'lore', 'The Lantern Guild keeps the tavern road; the Ashen Circle holds the hill.');
 select setval(pg_get_serial_sequence('knowledge', 'id'), 4);
+
+-- How a user stands toward a faction (a community): sentiment (-100 to 100), trust and
+-- loyalty (0 to 100). Only the game writes it; a user reads their own rows.
+create table faction_relations (
+  user_id bigint not null references users (id) on delete cascade,
+  community_id bigint not null references communities (id) on delete cascade,
+  sentiment integer not null default 0 check (sentiment between -100 and 100),
+  trust integer not null default 50 check (trust between 0 and 100),
+  loyalty integer not null default 0 check (loyalty between 0 and 100),
+  primary key (user_id, community_id)
+);
+
+alter table faction_relations enable row level security;
+grant select on faction_relations to authenticated;
+create policy own_rows on faction_relations for select to authenticated
+  using (user_id = world_user());
+
+insert into faction_relations (user_id, community_id, sentiment, trust, loyalty) values
+  (1, 1, 70, 80, 85), (1, 2, -40, 20, 0),
+  (2, 2, 60, 70, 75), (2, 1, -50, 10, 0),
+  (4, 2, -20, 30, 20), (4, 1, 10, 40, 15);
 
 create table agent_owners (
   agent_id bigint primary key references users (id) on delete cascade,
@@ -126,6 +148,8 @@ create policy owned_agents on inventory for select to authenticated
 create policy owned_agents on messages for select to authenticated
   using (owns_agent(sender_id) or owns_agent(receiver_id));
 create policy owned_agents on memories for select to authenticated
+  using (owns_agent(user_id));
+create policy owned_agents on faction_relations for select to authenticated
   using (owns_agent(user_id));
 
 revoke all on function owns_agent(bigint) from public;

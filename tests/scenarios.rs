@@ -475,6 +475,8 @@ fn the_same_battle_is_joined_by_a_loyal_agent_and_ignored_by_a_disloyal_one() {
             "get_battle_details",
             "get_user_community",
             "get_my_stats",
+            "get_faction_relationship",
+            "get_faction_relationship",
             "join_battle"
         ]
     );
@@ -492,6 +494,8 @@ fn the_same_battle_is_joined_by_a_loyal_agent_and_ignored_by_a_disloyal_one() {
             "get_battle_details",
             "get_user_community",
             "get_my_stats",
+            "get_faction_relationship",
+            "get_faction_relationship",
             "ignore_battle"
         ]
     );

@@ -66,6 +66,15 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         registry,
         world,
         data,
+        "get_faction_relationship",
+        "How you stand toward a faction (a community): sentiment (-100 to 100), trust \
+         and loyalty (0-100); null when you have no standing with it.",
+        faction_relationship,
+    );
+    add(
+        registry,
+        world,
+        data,
         "get_battle_details",
         "A battle: its two communities, status and damage so far.",
         battle_details,
@@ -141,7 +150,8 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
 
 /// The look-ups whose rows no player can write (no row-level policy lets them: see
 /// `migrations/0004_security.sql`) and which return no names or free text of others.
-const OWN: [&str; 8] = [
+const OWN: [&str; 9] = [
+    "get_faction_relationship",
     "search_knowledge",
     "get_my_stats",
     "get_item_price",
@@ -259,6 +269,21 @@ async fn relationship(w: World, args: TargetArgs) -> Result<Value, Refusal> {
     let found = select(&*w.store, query.maybe_single()).await?;
     Ok(found.into_iter().next().map_or_else(
         || json!({"target_id": args.target_id, "affinity": 0, "kind": "stranger"}),
+        Value::Object,
+    ))
+}
+
+async fn faction_relationship(w: World, args: CommunityArgs) -> Result<Value, Refusal> {
+    let query = Select::from("faction_relations")
+        .columns("community_id,sentiment,trust,loyalty")
+        .eq("user_id", w.me)
+        .eq("community_id", args.community_id);
+    let found = select(&*w.store, query.maybe_single()).await?;
+    Ok(found.into_iter().next().map_or_else(
+        || {
+            json!({"community_id": args.community_id, "sentiment": null, "trust": null,
+                  "loyalty": null})
+        },
         Value::Object,
     ))
 }

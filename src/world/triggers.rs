@@ -126,6 +126,7 @@ const BATTLE: Mapping = Mapping {
         "get_my_stats",
         "get_active_battles",
         "get_community_members",
+        "get_faction_relationship",
         "search_knowledge",
     ],
 };
@@ -150,6 +151,7 @@ const PROPOSAL: Mapping = Mapping {
     actions: &["vote_on_proposal", "create_post"],
     scopes: &[
         "get_user_community",
+        "get_faction_relationship",
         "get_my_stats",
         "get_recent_posts",
         "search_memories",

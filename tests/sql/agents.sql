@@ -77,6 +77,7 @@ $$;
 set role anon;
 select pg_temp.expect_count('select * from agent_owners where owner_id = 3', 3);
 select pg_temp.expect_count('select * from knowledge', 4);
+select pg_temp.expect_count('select * from faction_relations', 0);
 select pg_temp.expect_value('select gold::text from users where id = 4', '0');
 select pg_temp.expect_denied('select act_as(1, ''do_work'', ''{"job": "farming"}'')');
 reset role;
@@ -96,6 +97,7 @@ select pg_temp.expect_value('select act_as(1, ''send_message'', ''{"user_id": 3,
 -- The owner reads the agents' private rows their look-ups need.
 select pg_temp.expect_count('select * from inventory where user_id = 1', 1);
 select pg_temp.expect_count('select * from relationships where user_id = 4', 1);
+select pg_temp.expect_count('select * from faction_relations where user_id in (1, 2, 4)', 6);
 select pg_temp.expect_refused('select act_as(1, ''drop_everything'', ''{}'')', 'there is no action drop_everything');
 select pg_temp.expect_refused('select act_as(1, ''buy_item'', ''{"item_name": "healing draught", "quantity": 3}'')', 'Insufficient gold. Need 75, have 70');
 -- The mark is gone once the call is over: a plain action acts as the player again.
@@ -113,6 +115,8 @@ select set_config('familiar.acting_agent', '', false);
 select pg_temp.expect_denied('insert into agent_owners (agent_id, owner_id) values (2, 1)');
 select pg_temp.expect_no_change('update agent_owners set owner_id = 1');
 select pg_temp.expect_count('select * from inventory where user_id = 2', 0);
+select pg_temp.expect_count('select * from faction_relations', 2);  -- her own only
+select pg_temp.expect_no_change('update faction_relations set loyalty = 100');
 -- Her own actions still act as herself (an agent acting as itself is allowed).
 select pg_temp.expect_value('select act_as(1, ''do_work'', ''{"job": "farming"}'') ->> ''gold''', '100');
 reset role;

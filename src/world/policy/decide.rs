@@ -350,8 +350,9 @@ fn mention(seen: &Seen) -> Turn {
     )
 }
 
-/// Seed example 5: a battle starts. Loyal to the community that fights and in good
-/// spirits, the agent joins with its energy; otherwise it stays out.
+/// Seed example 5: a battle starts. The agent looks up the battle, its community and
+/// stats, then how it stands toward both factions; loyal to its side, in good spirits
+/// and no friend of the enemy, it joins with its energy; otherwise it stays out.
 fn battle(seen: &Seen) -> Turn {
     let battle = seen.subject_id.clone().unwrap_or(Value::Null);
     if let Some(done) = seen.last_action() {
@@ -379,12 +380,32 @@ fn battle(seen: &Seen) -> Turn {
         .iter()
         .filter_map(|side| int(details?.get(*side)?.get("id")))
         .collect();
+    let ours = mine.is_some_and(|c| sides.contains(&c));
+    let enemy = sides.iter().copied().find(|c| Some(*c) != mine);
+    // Chained: how it stands toward its own faction and the enemy's.
+    if let (true, Some(mine), Some(enemy)) = (ours, mine, enemy)
+        && !seen.called_since("get_faction_relationship", "")
+    {
+        return look(&[
+            ("get_faction_relationship", json!({"community_id": mine})),
+            ("get_faction_relationship", json!({"community_id": enemy})),
+        ]);
+    }
+    let toward = |community: Option<i64>, field: &str| {
+        seen.calls
+            .iter()
+            .filter(|c| c.name == "get_faction_relationship")
+            .filter_map(|c| c.result.as_ref()?.as_ref().ok())
+            .find(|r| int(r.get("community_id")) == community)
+            .and_then(|r| int(r.get(field)))
+    };
     let row_loyalty = membership.and_then(|m| int(m.get("loyalty"))).unwrap_or(0);
-    let loyalty = own_loyalty(seen).map_or(row_loyalty, |l| l.min(row_loyalty));
+    let faction_loyalty = toward(mine, "loyalty").unwrap_or(row_loyalty);
+    let loyalty = own_loyalty(seen).map_or(faction_loyalty, |l| l.min(faction_loyalty));
+    let friends_with_enemy = toward(enemy, "sentiment").is_some_and(|s| s > 30);
     let morale = stats.and_then(|s| int(s.get("morale"))).unwrap_or(0);
     let energy = stats.and_then(|s| int(s.get("energy"))).unwrap_or(0);
-    let ours = mine.is_some_and(|c| sides.contains(&c));
-    if ours && loyalty >= LOYAL && morale >= LOW_MORALE && energy > 0 {
+    if ours && !friends_with_enemy && loyalty >= LOYAL && morale >= LOW_MORALE && energy > 0 {
         act(
             format!("Our community fights; loyal ({loyalty}) with morale {morale}: I join."),
             "join_battle",
@@ -392,7 +413,9 @@ fn battle(seen: &Seen) -> Turn {
             None,
         )
     } else {
-        let why = if ours {
+        let why = if friends_with_enemy {
+            "I will not fight a faction I am fond of.".to_owned()
+        } else if ours {
             format!("I barely care for them (loyalty {loyalty}, morale {morale}).")
         } else {
             "Not my community's fight.".into()
