@@ -50,6 +50,9 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
   const { page, problems } = await openDemo(env, t);
   let world = await openWorld(page);
   assert.deepEqual(await stats(world, 'Mira'), { energy: 45, gold: 0 });
+  const dotty = world.locator('.world-agent[data-agent="Dotty"]');
+  await waitFor(async () => /Lantern Guild: sentiment 70, trust 80, loyalty 85/
+    .test(await dotty.locator('.relationships').innerText()), "Dotty's standing toward her faction");
 
   await world.locator('.world-agent[data-agent="Mira"] .market-check').click();
   await completed(page, 1);

@@ -30,6 +30,7 @@ struct Snapshot {
     inventory: Vec<Row>,
     memberships: Vec<Row>,
     relationships: Vec<Row>,
+    factions: Vec<Row>,
     battles: Vec<Row>,
     market: Vec<Row>,
     jobs: Vec<Row>,
@@ -63,6 +64,12 @@ async fn snapshot(store: Rc<dyn Store>) -> Snapshot {
         )
         .await,
         relationships: rows(s, Select::from("relationships")).await,
+        factions: rows(
+            s,
+            Select::from("faction_relations")
+                .columns("user_id,sentiment,trust,loyalty,communities(name)"),
+        )
+        .await,
         battles: rows(s, Select::from("battles").order("id", true)).await,
         market: rows(
             s,
@@ -360,7 +367,8 @@ fn inventory_of(w: &Snapshot, id: i64) -> String {
 }
 
 fn relationships_of(w: &Snapshot, id: i64) -> String {
-    w.relationships
+    let people = w
+        .relationships
         .iter()
         .filter(|r| int(r, "user_id") == id)
         .map(|r| {
@@ -370,7 +378,23 @@ fn relationships_of(w: &Snapshot, id: i64) -> String {
                 int(r, "affinity"),
                 text(r, "kind")
             )
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+        });
+    let factions = w
+        .factions
+        .iter()
+        .filter(|f| int(f, "user_id") == id)
+        .map(|f| {
+            let name = f
+                .get("communities")
+                .and_then(|c| c.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            format!(
+                "→ {name}: sentiment {}, trust {}, loyalty {}",
+                int(f, "sentiment"),
+                int(f, "trust"),
+                int(f, "loyalty")
+            )
+        });
+    people.chain(factions).collect::<Vec<_>>().join(", ")
 }
