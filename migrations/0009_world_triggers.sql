@@ -54,6 +54,26 @@ insert into faction_relations (user_id, community_id, sentiment, trust, loyalty)
   (2, 2, 60, 70, 75), (2, 1, -50, 10, 0),
   (4, 2, -20, 30, 20), (4, 1, 10, 40, 15);
 
+-- Governance as the seed has it: a member may abstain on a proposal rather than vote
+-- (`abstain_from_vote`), and a proposal may carry a description (`create_proposal` with
+-- `description`).
+create table abstentions (
+  proposal_id bigint not null references proposals (id) on delete cascade,
+  user_id bigint not null references users (id) on delete cascade,
+  primary key (proposal_id, user_id)
+);
+
+create table proposal_descriptions (
+  proposal_id bigint primary key references proposals (id) on delete cascade,
+  description text not null
+);
+
+alter table abstentions enable row level security;
+alter table proposal_descriptions enable row level security;
+grant select on abstentions, proposal_descriptions to anon, authenticated;
+create policy public_read on abstentions for select to anon, authenticated using (true);
+create policy public_read on proposal_descriptions for select to anon, authenticated using (true);
+
 create table agent_owners (
   agent_id bigint primary key references users (id) on delete cascade,
   owner_id bigint not null references users (id) on delete cascade
@@ -111,6 +131,49 @@ begin
     jsonb_build_object('battle_id', fought.id, 'ignored', true, 'energy', me.energy));
 end $$;
 
+create function abstain_from_vote(proposal_id bigint, key text default null)
+  returns jsonb language plpgsql security definer set search_path = public, pg_temp as $$
+#variable_conflict use_column
+declare me users; proposal proposals; abstained abstentions;
+begin
+  if ledger_result(key) is not null then return ledger_result(key); end if;
+  me := acting_user();
+  select * into proposal from proposals p where p.id = abstain_from_vote.proposal_id;
+  if not found then
+    raise exception 'there is no proposal %', abstain_from_vote.proposal_id;
+  end if;
+  if not exists (select 1 from user_communities m
+                 where m.user_id = me.id and m.community_id = proposal.community_id) then
+    raise exception 'you are not a member of community %', proposal.community_id;
+  end if;
+  if proposal.status <> 'open' then
+    raise exception 'proposal % is closed', proposal.id;
+  end if;
+  if exists (select 1 from votes v where v.proposal_id = proposal.id and v.user_id = me.id)
+     or exists (select 1 from abstentions a where a.proposal_id = proposal.id and a.user_id = me.id) then
+    raise exception 'you already voted on proposal %', proposal.id;
+  end if;
+  insert into abstentions (proposal_id, user_id) values (proposal.id, me.id)
+    returning * into abstained;
+  return ledger_record(key, 'abstain_from_vote', to_jsonb(abstained));
+end $$;
+
+-- A proposal with its description: the proposal as `create_proposal` makes it, and
+-- the description beside it.
+create function create_proposal(community_id bigint, title text, description text, key text default null)
+  returns jsonb language plpgsql security definer set search_path = public, pg_temp as $$
+#variable_conflict use_column
+declare made jsonb; body text;
+begin
+  if ledger_result(key) is not null then return ledger_result(key); end if;
+  body := checked_text(create_proposal.description, 'description', 2000);
+  made := create_proposal(community_id => create_proposal.community_id,
+                          title => create_proposal.title);
+  insert into proposal_descriptions (proposal_id, description)
+    values ((made ->> 'id')::bigint, body);
+  return ledger_record(key, 'create_proposal', made || jsonb_build_object('description', body));
+end $$;
+
 -- Runs the action function `action` as `agent`, with `args` as its named arguments.
 create function act_as(agent bigint, action text, args jsonb default '{}', key text default null)
   returns jsonb language plpgsql security definer set search_path = public, pg_temp as $$
@@ -124,7 +187,7 @@ begin
   end if;
   if action not in ('send_message', 'reply_to_message', 'create_post', 'join_battle',
       'ignore_battle', 'buy_item', 'consume_item', 'do_work', 'join_community',
-      'leave_community', 'vote_on_proposal', 'create_proposal') then
+      'leave_community', 'vote_on_proposal', 'abstain_from_vote', 'create_proposal') then
     raise exception 'there is no action %', action;
   end if;
   if jsonb_typeof(coalesce(args, '{}')) <> 'object' then
@@ -156,5 +219,9 @@ revoke all on function owns_agent(bigint) from public;
 grant execute on function owns_agent(bigint) to authenticated;
 revoke all on function ignore_battle(bigint, text) from public;
 grant execute on function ignore_battle(bigint, text) to authenticated;
+revoke all on function abstain_from_vote(bigint, text) from public;
+grant execute on function abstain_from_vote(bigint, text) to authenticated;
+revoke all on function create_proposal(bigint, text, text, text) from public;
+grant execute on function create_proposal(bigint, text, text, text) to authenticated;
 revoke all on function act_as(bigint, text, jsonb, text) from public;
 grant execute on function act_as(bigint, text, jsonb, text) to authenticated;

@@ -612,4 +612,14 @@ fn in_the_pages_world_the_owner_s_agents_act_as_themselves_through_one_session()
     );
     assert_eq!(user(1)["energy"], json!(0), "Dotty fought with all she had");
     assert_eq!(user(4)["energy"], json!(26), "Mira stayed out");
+    // Loyal to the Lantern Guild (85), Dotty votes for its proposal.
+    let proposal = WorldEvent::Proposal {
+        proposal_id: 1,
+        title: "Buy a second lantern for the north gate".into(),
+    };
+    futures::executor::block_on(session.trigger(proposal.observe(&roster[0]))).unwrap();
+    assert_eq!(tools.borrow().last().unwrap().1, "vote_on_proposal");
+    let votes =
+        futures::executor::block_on(store.select(&Select::from("votes").eq("user_id", 1))).unwrap();
+    assert_eq!(votes[0]["in_favour"], json!(true));
 }

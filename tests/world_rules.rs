@@ -558,3 +558,43 @@ fn the_knowledge_table_answers_a_search_and_item_prices_are_looked_up_by_name() 
         "{missing}"
     );
 }
+
+#[test]
+fn a_member_abstains_once_and_a_proposal_keeps_its_description() {
+    let store = world();
+    familiar::world::functions::play_as(&store, familiar::world::PLAYER_ID).unwrap();
+    let abstain = |proposal: i64| {
+        let mut args = Row::new();
+        args.insert("proposal_id".into(), json!(proposal));
+        args.insert("key".into(), Value::Null);
+        block_on(store.rpc(&Rpc {
+            function: "abstain_from_vote".into(),
+            args,
+        }))
+    };
+    let mut made = Row::new();
+    made.insert("community_id".into(), json!(1));
+    made.insert("title".into(), json!("A well for the tavern"));
+    made.insert("description".into(), json!("Dig a well behind the tavern."));
+    made.insert("key".into(), Value::Null);
+    let made = block_on(store.rpc(&Rpc {
+        function: "create_proposal".into(),
+        args: made,
+    }))
+    .unwrap();
+    assert_eq!(made["description"], json!("Dig a well behind the tavern."));
+    let id = made["id"].as_i64().unwrap();
+    let described = rows(
+        &store,
+        Select::from("proposal_descriptions").eq("proposal_id", id),
+    );
+    assert_eq!(described.len(), 1);
+    assert!(abstain(id).is_ok());
+    assert_eq!(
+        refusal(abstain(id)),
+        format!("you already voted on proposal {id}")
+    );
+    // The player voted on proposal 1 already: no abstaining after a vote.
+    assert_eq!(refusal(abstain(1)), "you already voted on proposal 1");
+    assert_eq!(rows(&store, Select::from("abstentions")).len(), 1);
+}

@@ -81,11 +81,17 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         "vote_on_proposal",
         "Vote for or against an open proposal.",
     );
+    action::<AbstainArgs>(
+        registry,
+        world,
+        "abstain_from_vote",
+        "Abstain on an open proposal: neither for nor against.",
+    );
     action::<ProposalArgs>(
         registry,
         world,
         "create_proposal",
-        "Propose something to a community you belong to.",
+        "Propose something, with a description, to a community you belong to.",
     );
 }
 
@@ -150,6 +156,14 @@ pub struct VoteArgs {
 pub struct ProposalArgs {
     pub community_id: i64,
     pub title: String,
+    /// What the proposal is for, in a few sentences.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct AbstainArgs {
+    pub proposal_id: i64,
 }
 
 /// Registers the action `name` as a tool that calls the function `name`.

@@ -148,7 +148,7 @@ const MARKET: Mapping = Mapping {
 const PROPOSAL: Mapping = Mapping {
     kind: "governance",
     event: "proposal.created",
-    actions: &["vote_on_proposal", "create_post"],
+    actions: &["vote_on_proposal", "abstain_from_vote", "create_post"],
     scopes: &[
         "get_user_community",
         "get_faction_relationship",

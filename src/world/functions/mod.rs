@@ -19,8 +19,8 @@ use serde_json::{Map, Value, json};
 use super::actions::{BattleArgs, BattleRef, ItemArgs, WorkArgs};
 use crate::store::{Filtered, Insert, LocalStore, Patch, Row, Select, StoreError, local::Function};
 use community::{
-    create_post, create_proposal, guild_tick, join_community, leave_community, reply_to_message,
-    send_message, vote_on_proposal,
+    abstain_from_vote, create_post, create_proposal, guild_tick, join_community, leave_community,
+    reply_to_message, send_message, vote_on_proposal,
 };
 
 type Outcome = Result<Value, StoreError>;
@@ -63,6 +63,10 @@ fn rules() -> Vec<(&'static str, Rule)> {
         (
             "vote_on_proposal",
             rule_of("vote_on_proposal", vote_on_proposal),
+        ),
+        (
+            "abstain_from_vote",
+            rule_of("abstain_from_vote", abstain_from_vote),
         ),
         (
             "create_proposal",

@@ -46,6 +46,8 @@ const FIGHTING_ENERGY: i64 = 30;
 const LOW: i64 = 50;
 /// From this loyalty (0-100) an agent answers its community's call.
 const LOYAL: i64 = 50;
+/// From this loyalty up to a little past [`LOYAL`], an agent abstains on proposals.
+const LUKEWARM: i64 = 30;
 /// Below this morale an agent will not fight.
 const LOW_MORALE: i64 = 40;
 
@@ -523,7 +525,8 @@ fn message(seen: &Seen) -> Turn {
     }
 }
 
-/// A proposal to the agent's community: loyal members vote for it, the rest against.
+/// A proposal to the agent's community: it looks up its community, then how it stands
+/// toward it; the loyal vote for, the disloyal against, the lukewarm abstain.
 fn proposal(seen: &Seen) -> Turn {
     let proposal = seen.subject_id.clone().unwrap_or(Value::Null);
     if let Some(done) = seen.last_action() {
@@ -536,8 +539,29 @@ fn proposal(seen: &Seen) -> Turn {
         let me = seen.me().unwrap_or(0);
         return look(&[("get_user_community", json!({"user_id": me}))]);
     };
+    let community = membership.get("communities").and_then(|c| int(c.get("id")));
+    if let Some(community) = community
+        && !seen.called_since("get_faction_relationship", "")
+    {
+        return look(&[(
+            "get_faction_relationship",
+            json!({"community_id": community}),
+        )]);
+    }
     let row = int(membership.get("loyalty")).unwrap_or(0);
-    let loyalty = own_loyalty(seen).map_or(row, |l| l.min(row));
+    let faction = seen
+        .latest("get_faction_relationship")
+        .and_then(|f| int(f.get("loyalty")))
+        .unwrap_or(row);
+    let loyalty = own_loyalty(seen).map_or(faction, |l| l.min(faction));
+    if (LUKEWARM..LOYAL + 10).contains(&loyalty) {
+        return act(
+            format!("Loyalty {loyalty}: I abstain."),
+            "abstain_from_vote",
+            json!({"proposal_id": proposal}),
+            None,
+        );
+    }
     let in_favour = loyalty >= LOYAL;
     act(
         format!(
