@@ -94,6 +94,12 @@ select pg_temp.expect_value('select gold::text from users where id = 1', '70');
 select pg_temp.expect_count('select * from applied_actions where key = ''agent-work-1''', 1);
 select pg_temp.expect_value('select act_as(4, ''ignore_battle'', ''{"battle_id": 1}'') ->> ''ignored''', 'true');
 select pg_temp.expect_value('select act_as(1, ''send_message'', ''{"user_id": 3, "content": "Hello, owner"}'') ->> ''sender_id''', '1');
+-- Governance as an agent: a proposal with its description, and an abstention.
+select pg_temp.expect_value('select act_as(1, ''create_proposal'', ''{"community_id": 1, "title": "A well", "description": "Dig a well behind the tavern."}'') ->> ''description''', 'Dig a well behind the tavern.');
+select pg_temp.expect_count('select * from proposal_descriptions d join proposals p on p.id = d.proposal_id where p.author_id = 1', 1);
+select pg_temp.expect_value('select act_as(1, ''abstain_from_vote'', ''{"proposal_id": 1}'') ->> ''user_id''', '1');
+select pg_temp.expect_refused('select act_as(1, ''abstain_from_vote'', ''{"proposal_id": 1}'')', 'you already voted on proposal 1');
+select pg_temp.expect_refused('select abstain_from_vote(1)', 'you already voted on proposal 1');  -- the player voted
 -- The owner reads the agents' private rows their look-ups need.
 select pg_temp.expect_count('select * from inventory where user_id = 1', 1);
 select pg_temp.expect_count('select * from relationships where user_id = 4', 1);
