@@ -77,6 +77,8 @@ step "PostgreSQL + postrust + the Supabase Auth stand-in on loopback, migrations
 source "$backend/env"
 step "row-level security and the game's rules under Supabase's default grants (SQL against the real database)"
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/rls.sql
+step "agents a player owns: one player cannot act as another's agent (SQL, default grants)"
+psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/agents.sql
 
 step "cargo fmt --check"
 cargo fmt --all --check

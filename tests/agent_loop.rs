@@ -237,6 +237,7 @@ fn an_action_outside_the_boundaries_is_refused_and_the_model_replans() {
     let mut observation = Observation::chat("bump it");
     observation.boundaries = Boundaries {
         allowed_actions: Some(vec![]),
+        ..Boundaries::default()
     };
     let mut run = AgentRun::new("test", Vec::new(), observation, bench.tools.catalogue());
     let (stop, _) = bench.drive(&mut run, &model);

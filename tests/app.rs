@@ -230,6 +230,7 @@ fn game_event(text: &str, allowed: Option<Vec<&str>>) -> Observation {
         },
         boundaries: Boundaries {
             allowed_actions: allowed.map(|a| a.into_iter().map(String::from).collect()),
+            ..Boundaries::default()
         },
     }
 }

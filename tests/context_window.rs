@@ -127,6 +127,7 @@ fn run_after_a_long_look_up() -> AgentRun {
     let observation = Observation {
         boundaries: Boundaries {
             allowed_actions: Some(vec!["give".into()]),
+            ..Boundaries::default()
         },
         ..Observation::chat("Who has the key?")
     };

@@ -158,3 +158,468 @@ fn scripted_loyal_and_disloyal_replies_join_the_battle_or_stop_after_the_lookups
     assert!(loyal.world.contains_key("battle_participants"));
     assert!(!disloyal.world.contains_key("battle_participants"));
 }
+
+// ---------------------------------------------------------------------------------
+// The same five examples played by the offline world policy (no script, no key),
+// through the session controller: the world's triggers build the observations, the
+// policy decides from them, the actor's identity and its look-ups, and the run
+// enforces each trigger's actions and data scope.
+
+mod policy {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use familiar::app::{Config, Options, Session, Storage, Update, VolatileStorage};
+    use familiar::base::clock::{FixedClock, Instant};
+    use familiar::compose::delegate::Delegate;
+    use familiar::llm::message::ToolCall;
+    use familiar::llm::scripted::ScriptedModel;
+    use familiar::run::event::{Event, Thought};
+    use familiar::run::{ContextMemory, Outcome};
+    use familiar::store::{LocalStore, Select, Store};
+    use familiar::world::residents::resident;
+    use familiar::world::triggers::{Identity, WorldAgent, WorldEvent};
+    use familiar::world::{self, scenario::Scenario};
+    use serde_json::{Map, Value, json};
+
+    /// What one trigger did, as the controller's listeners saw it.
+    pub struct Played {
+        pub tools: Vec<String>,
+        pub results: Vec<(String, Result<Value, String>)>,
+        pub memories: Vec<ContextMemory>,
+        pub outcome: Outcome,
+        pub world: Map<String, Value>,
+    }
+
+    pub fn grimm(loyalty: Option<i64>) -> WorldAgent {
+        WorldAgent {
+            id: 1,
+            name: "Grimm".into(),
+            identity: Identity {
+                order_chaos: 0.5,
+                loyalty,
+                temperament: "gruff but loyal".into(),
+            },
+        }
+    }
+
+    fn store_of(file: &str) -> Rc<LocalStore> {
+        let path = format!("{}/tests/scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
+        let scenario = Scenario::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let clock = FixedClock(Instant {
+            epoch_ms: 1_795_338_000_000,
+            utc_offset_minutes: 0,
+        });
+        let store = LocalStore::new(world::schemas().unwrap()).with_clock(Rc::new(clock));
+        let store = Rc::new(world::functions::install(store));
+        store
+            .seed(&Value::Object(scenario.world.clone()).to_string())
+            .unwrap();
+        world::functions::play_as(&store, 1).unwrap();
+        store
+    }
+
+    /// Fires `event` at `who` in the world of scenario `file`, through a session
+    /// whose agent thinks with `llm` (the world policy when `None`).
+    pub fn fire(
+        file: &str,
+        who: &WorldAgent,
+        event: &WorldEvent,
+        llm: Option<Rc<dyn familiar::llm::Llm>>,
+    ) -> Played {
+        let store = store_of(file);
+        let shared: Rc<dyn Store> = store.clone();
+        let agent = Rc::new(resident(who, &shared, llm));
+        let config = Config {
+            namespace: "world".into(),
+            play: None,
+            options: Options {
+                planning_on_events: true,
+                ..Options::default()
+            },
+            clock: Rc::new(FixedClock(Instant {
+                epoch_ms: 1_795_338_000_000,
+                utc_offset_minutes: 0,
+            })),
+            storage: Rc::new(VolatileStorage::new()) as Rc<dyn Storage>,
+            random: Rc::new(|| 0.25),
+        };
+        let session = Session::new(config, Delegate::new(agent));
+        let events = Rc::new(RefCell::new(Vec::new()));
+        let sink = Rc::clone(&events);
+        session.on(move |update| {
+            if let Update::Event { event, .. } = update {
+                sink.borrow_mut().push(event.clone());
+            }
+        });
+        let outcome = futures::executor::block_on(session.trigger(event.observe(who))).unwrap();
+        let events = events.borrow();
+        let results: Vec<(String, Result<Value, String>)> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Thought(Thought::ToolReturn { tool, result, .. }) if tool != "plan" => {
+                    Some((tool.clone(), result.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        let memories = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::PlanUpdated { memory, .. } => Some(memory.clone()),
+                _ => None,
+            })
+            .collect();
+        Played {
+            tools: results.iter().map(|(t, _)| t.clone()).collect(),
+            results,
+            memories,
+            outcome,
+            world: dump(&store),
+        }
+    }
+
+    fn dump(store: &LocalStore) -> Map<String, Value> {
+        let mut world = Map::new();
+        for schema in world::schemas().unwrap() {
+            let mut select = Select::from(&schema.name);
+            for column in &schema.primary_key {
+                select = select.order(column, true);
+            }
+            let rows = futures::executor::block_on(store.select(&select)).unwrap();
+            world.insert(schema.name, rows.into_iter().map(Value::Object).collect());
+        }
+        world
+    }
+
+    pub fn rows<'a>(played: &'a Played, table: &str) -> &'a Vec<Value> {
+        played.world[table].as_array().unwrap()
+    }
+
+    pub fn user(played: &Played, id: i64) -> Value {
+        rows(played, "users")
+            .iter()
+            .find(|u| u["id"] == json!(id))
+            .cloned()
+            .unwrap()
+    }
+
+    /// A model that makes `calls` in one turn, then answers.
+    pub fn scripted(calls: &[(&str, Value)]) -> Rc<dyn familiar::llm::Llm> {
+        let model = ScriptedModel::new();
+        model.push_tool_calls(
+            calls
+                .iter()
+                .enumerate()
+                .map(|(i, (name, args))| ToolCall {
+                    id: format!("c{i}"),
+                    name: (*name).into(),
+                    arguments: args.to_string(),
+                })
+                .collect(),
+        );
+        model.push_text("I stop.");
+        model.push_text("YES.");
+        Rc::new(model)
+    }
+}
+
+use familiar::run::Outcome;
+use familiar::world::triggers::WorldEvent;
+use policy::{fire, grimm, rows, scripted, user};
+
+#[test]
+fn the_policy_answers_a_greeting_with_one_message_and_no_look_ups() {
+    let hi = WorldEvent::Message {
+        from: 2,
+        message_id: 1,
+        text: "Hi".into(),
+    };
+    let played = fire("01_hi.json", &grimm(None), &hi, None);
+    assert_eq!(played.tools, ["send_message"]);
+    assert!(matches!(played.outcome, Outcome::GoalComplete { .. }));
+    let sent: Vec<&Value> = rows(&played, "messages")
+        .iter()
+        .filter(|m| m["sender_id"] == json!(1) && m["receiver_id"] == json!(2))
+        .collect();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+}
+
+#[test]
+fn the_policy_refuses_an_enemys_invitation_after_looking_them_up() {
+    let invite = WorldEvent::Message {
+        from: 2,
+        message_id: 1,
+        text: "Join my community!".into(),
+    };
+    let played = fire("02_community_invite.json", &grimm(None), &invite, None);
+    assert_eq!(
+        played.tools,
+        [
+            "get_user_profile",
+            "get_user_community",
+            "get_relationship",
+            "search_memories",
+            "send_message"
+        ]
+    );
+    let memory = &played.results[3].1.as_ref().unwrap().to_string();
+    assert!(memory.contains("burned our granary"), "{memory}");
+    let refusal = rows(&played, "messages")
+        .iter()
+        .find(|m| m["sender_id"] == json!(1) && m["receiver_id"] == json!(2))
+        .unwrap();
+    assert!(
+        refusal["content"].as_str().unwrap().contains("enemies"),
+        "a gruff refusal: {refusal}"
+    );
+    assert!(
+        rows(&played, "user_communities")
+            .iter()
+            .all(|m| m["user_id"] != json!(1) || m["community_id"] == json!(1)),
+        "Grimm joined no other community"
+    );
+}
+
+#[test]
+fn the_policy_works_buys_and_eats_when_the_market_check_finds_it_short_of_gold() {
+    let played = fire(
+        "03_market_check.json",
+        &grimm(None),
+        &WorldEvent::MarketCheck,
+        None,
+    );
+    assert_eq!(
+        played.tools,
+        [
+            "get_my_stats",
+            "get_market_items",
+            "buy_item",
+            "get_available_jobs",
+            "do_work",
+            "buy_item",
+            "consume_item"
+        ]
+    );
+    let failed = played.results[2].1.as_ref().unwrap_err();
+    assert!(
+        failed.ends_with("Insufficient gold. Need 10, have 0"),
+        "{failed}"
+    );
+    let me = user(&played, 1);
+    assert_eq!(
+        (me["energy"].clone(), me["gold"].clone()),
+        (json!(70), json!(40))
+    );
+    assert!(matches!(played.outcome, Outcome::GoalComplete { .. }));
+    assert_eq!(
+        rows(&played, "applied_actions").len(),
+        3,
+        "work, buy, eat once each"
+    );
+}
+
+#[test]
+fn the_policy_answers_the_leaders_call_after_the_work_it_required_from_context_memory() {
+    let call = WorldEvent::Mention {
+        leader: 3,
+        message_id: 5,
+        text: "Everyone fight in battle 7!".into(),
+    };
+    let played = fire("04_leaders_call.json", &grimm(None), &call, None);
+    assert_eq!(
+        played.tools,
+        [
+            "get_user_profile",
+            "get_relationship",
+            "get_battle_details",
+            "get_my_stats",
+            "consume_item",
+            "get_market_items",
+            "get_available_jobs",
+            "do_work",
+            "buy_item",
+            "consume_item",
+            "join_battle",
+            "reply_to_message"
+        ]
+    );
+    // The reply was owed from the first action on, and settled by the reply.
+    let first = &played.memories[0];
+    assert_eq!(first.owed[0].tool, "reply_to_message");
+    assert_eq!(first.facts["reply_to_message_id"], json!(5));
+    let reply = rows(&played, "messages")
+        .iter()
+        .find(|m| m["reply_to"] == json!(5))
+        .unwrap();
+    assert_eq!(reply["sender_id"], json!(1));
+    let fought = rows(&played, "battle_participants")
+        .iter()
+        .find(|p| p["battle_id"] == json!(7) && p["user_id"] == json!(1))
+        .unwrap();
+    assert_eq!(
+        fought["damage_dealt"],
+        json!(60),
+        "all the energy the food gave"
+    );
+    assert!(matches!(played.outcome, Outcome::GoalComplete { .. }));
+}
+
+#[test]
+fn the_same_battle_is_joined_by_a_loyal_agent_and_ignored_by_a_disloyal_one() {
+    let battle = WorldEvent::BattleStarted { battle_id: 9 };
+    let loyal = fire("05a_battle_loyal.json", &grimm(None), &battle, None);
+    assert_eq!(
+        loyal.tools,
+        [
+            "get_battle_details",
+            "get_user_community",
+            "get_my_stats",
+            "get_faction_relationship",
+            "get_faction_relationship",
+            "join_battle"
+        ]
+    );
+    assert!(
+        rows(&loyal, "battle_participants")
+            .iter()
+            .any(|p| p["user_id"] == json!(1) && p["damage_dealt"] == json!(50))
+    );
+    assert_eq!(user(&loyal, 1)["energy"], json!(0));
+
+    let disloyal = fire("05b_battle_disloyal.json", &grimm(None), &battle, None);
+    assert_eq!(
+        disloyal.tools,
+        [
+            "get_battle_details",
+            "get_user_community",
+            "get_my_stats",
+            "get_faction_relationship",
+            "get_faction_relationship",
+            "ignore_battle"
+        ]
+    );
+    assert!(rows(&disloyal, "battle_participants").is_empty());
+    assert_eq!(user(&disloyal, 1)["energy"], json!(50));
+    // The same world, a loyal row but a disloyal identity: the identity decides.
+    let fickle = fire("05a_battle_loyal.json", &grimm(Some(20)), &battle, None);
+    assert_eq!(
+        fickle.tools.last().map(String::as_str),
+        Some("ignore_battle")
+    );
+}
+
+#[test]
+fn a_trigger_refuses_an_action_outside_its_mapping_and_a_look_up_outside_its_scope() {
+    let model = scripted(&[
+        ("get_battle_details", json!({"battle_id": 9})),
+        ("join_battle", json!({"battle_id": 9, "energy": 10})),
+    ]);
+    let played = fire(
+        "05a_battle_loyal.json",
+        &grimm(None),
+        &WorldEvent::MarketCheck,
+        Some(model),
+    );
+    let lookup = played.results[0].1.as_ref().unwrap_err();
+    assert!(lookup.contains("may not read"), "{lookup}");
+    let action = played.results[1].1.as_ref().unwrap_err();
+    assert!(action.contains("does not allow"), "{action}");
+    assert!(rows(&played, "battle_participants").is_empty());
+    assert_eq!(user(&played, 1)["energy"], json!(50), "nothing changed");
+}
+
+/// The page's own world (the JSON seed), its three agents behind one session, played
+/// by the seeded player who owns them: what the World view does, natively.
+#[test]
+fn in_the_pages_world_the_owner_s_agents_act_as_themselves_through_one_session() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use familiar::app::{Config, Options, Session, Storage, Update, VolatileStorage};
+    use familiar::base::clock::{FixedClock, Instant};
+    use familiar::compose::delegate::Delegate;
+    use familiar::run::event::{Event, Thought};
+    use familiar::store::{Filtered, Select, Store};
+    use familiar::world::residents::resident;
+    use familiar::world::triggers::agents;
+
+    let clock = Rc::new(FixedClock(Instant {
+        epoch_ms: 1_795_338_000_000,
+        utc_offset_minutes: 0,
+    }));
+    let store: Rc<dyn Store> = Rc::new(familiar::world::local(clock.clone(), None).unwrap());
+    let roster = agents();
+    let mut delegate = Delegate::new(Rc::new(resident(&roster[0], &store, None)));
+    for who in &roster[1..] {
+        delegate = delegate.with_agent(Rc::new(resident(who, &store, None)));
+    }
+    let config = Config {
+        namespace: "page".into(),
+        play: None,
+        options: Options {
+            planning_on_events: true,
+            ..Options::default()
+        },
+        clock,
+        storage: Rc::new(VolatileStorage::new()) as Rc<dyn Storage>,
+        random: Rc::new(|| 0.5),
+    };
+    let session = Session::new(config, delegate);
+    let tools = Rc::new(RefCell::new(Vec::new()));
+    let sink = Rc::clone(&tools);
+    session.on(move |update| {
+        if let Update::Event {
+            turn,
+            event: Event::Thought(Thought::ToolReturn { tool, .. }),
+            ..
+        } = update
+            && !tool.starts_with("get_")
+            && tool != "plan"
+        {
+            sink.borrow_mut().push((*turn, tool.clone()));
+        }
+    });
+    let user = |id: i64| {
+        let select = Select::from("users").eq("id", id);
+        futures::executor::block_on(store.select(&select)).unwrap()[0].clone()
+    };
+    let mira = roster.iter().find(|a| a.name == "Mira").unwrap();
+    let market = WorldEvent::MarketCheck.observe(mira);
+    futures::executor::block_on(session.trigger(market)).unwrap();
+    let mira_now = user(4);
+    assert_eq!(
+        (mira_now["energy"].clone(), mira_now["gold"].clone()),
+        (json!(26), json!(47))
+    );
+    assert_eq!(user(3)["gold"], json!(25), "the owner's rows are untouched");
+    for who in &roster {
+        let battle = WorldEvent::BattleStarted { battle_id: 1 }.observe(who);
+        futures::executor::block_on(session.trigger(battle)).unwrap();
+    }
+    let actions: Vec<String> = tools.borrow().iter().map(|(_, t)| t.clone()).collect();
+    assert_eq!(
+        actions,
+        [
+            "buy_item",
+            "do_work",
+            "buy_item",
+            "consume_item",
+            "join_battle",
+            "join_battle",
+            "ignore_battle"
+        ]
+    );
+    assert_eq!(user(1)["energy"], json!(0), "Dotty fought with all she had");
+    assert_eq!(user(4)["energy"], json!(26), "Mira stayed out");
+    // Loyal to the Lantern Guild (85), Dotty votes for its proposal.
+    let proposal = WorldEvent::Proposal {
+        proposal_id: 1,
+        title: "Buy a second lantern for the north gate".into(),
+    };
+    futures::executor::block_on(session.trigger(proposal.observe(&roster[0]))).unwrap();
+    assert_eq!(tools.borrow().last().unwrap().1, "vote_on_proposal");
+    let votes =
+        futures::executor::block_on(store.select(&Select::from("votes").eq("user_id", 1))).unwrap();
+    assert_eq!(votes[0]["in_favour"], json!(true));
+}

@@ -196,7 +196,7 @@ fn world_tools(store: &Rc<dyn Store>) -> ToolRegistry {
 /// reaches the marked rows (user 2, community 2, battle 1, a remembered saying).
 fn arguments_for(spec: &ToolSpec) -> String {
     let all = json!({"user_id": 2, "community_id": 2, "target_id": 2, "battle_id": 1,
-                     "query": "brannoc said", "limit": 20});
+                     "query": "brannoc said", "limit": 20, "item_name": "ale"});
     let mut args = serde_json::Map::new();
     if let Some(properties) = spec.parameters["properties"].as_object() {
         for name in properties.keys() {

@@ -426,3 +426,155 @@ fn no_sequence_of_actions_grows_gold_past_what_the_start_holds() {
         "each kind of action applied: {applied:?}"
     );
 }
+
+fn act_as(store: &LocalStore, agent: i64, action: &str, args: Value) -> Result<Value, StoreError> {
+    let mut call = Row::new();
+    call.insert("agent".into(), json!(agent));
+    call.insert("action".into(), json!(action));
+    call.insert("args".into(), args);
+    block_on(store.rpc(&Rpc {
+        function: "act_as".into(),
+        args: call,
+    }))
+}
+
+#[test]
+fn an_agents_action_changes_the_agents_rows_and_not_its_owners() {
+    let store = world();
+    familiar::world::functions::play_as(&store, familiar::world::PLAYER_ID).unwrap();
+    let worked = act_as(&store, 1, "do_work", json!({"job": "farming"})).unwrap();
+    assert_eq!(worked["gold"], json!(70));
+    assert_eq!(
+        (
+            user(&store, 1)["gold"].clone(),
+            user(&store, 1)["energy"].clone()
+        ),
+        (json!(70), json!(70)),
+        "Dotty worked"
+    );
+    assert_eq!(user(&store, 3)["gold"], json!(25), "the player did not");
+    let ignored = act_as(&store, 4, "ignore_battle", json!({"battle_id": 1})).unwrap();
+    assert_eq!(ignored["ignored"], json!(true));
+    let unknown = act_as(&store, 1, "drop_everything", json!({})).unwrap_err();
+    assert_eq!(
+        unknown.to_string(),
+        StoreError::Rule("there is no action drop_everything".into()).to_string()
+    );
+}
+
+#[test]
+fn one_player_cannot_act_as_anothers_agent() {
+    let store = world();
+    // Dotty's own player owns no agent: not Brannoc, whom the seeded player owns.
+    familiar::world::functions::play_as(&store, 1).unwrap();
+    let before = user(&store, 2);
+    let refused = act_as(&store, 2, "do_work", json!({"job": "mining"})).unwrap_err();
+    assert!(
+        matches!(&refused, StoreError::PermissionDenied(m) if m == "you do not own agent 2"),
+        "{refused}"
+    );
+    assert_eq!(user(&store, 2), before, "Brannoc's rows are untouched");
+    // Acting as oneself is allowed.
+    assert!(act_as(&store, 1, "do_work", json!({"job": "farming"})).is_ok());
+}
+
+#[test]
+fn a_residents_tools_act_as_the_agent_through_its_owner() {
+    use familiar::world::residents::resident;
+    use familiar::world::triggers::agents;
+    let store = world();
+    familiar::world::functions::play_as(&store, familiar::world::PLAYER_ID).unwrap();
+    let shared: Rc<dyn Store> = store.clone();
+    let mira = agents().into_iter().find(|a| a.name == "Mira").unwrap();
+    let agent = resident(&mira, &shared, None);
+    let call = familiar::llm::message::ToolCall {
+        id: "c1".into(),
+        name: "do_work".into(),
+        arguments: json!({"job": "farming"}).to_string(),
+    };
+    let context = familiar::tool::CallContext {
+        idempotency_key: Some("mira-work".into()),
+    };
+    let done = block_on(agent.tools.call(&call, context)).unwrap();
+    assert_eq!(done["gold"], json!(30));
+    assert_eq!(user(&store, 4)["energy"], json!(35));
+    assert_eq!(user(&store, 3)["energy"], json!(100));
+}
+
+#[test]
+fn the_knowledge_table_answers_a_search_and_item_prices_are_looked_up_by_name() {
+    let store = world();
+    familiar::world::functions::play_as(&store, familiar::world::PLAYER_ID).unwrap();
+    let mut tools = familiar::tool::ToolRegistry::new();
+    familiar::world::register_tools(&mut tools, store.clone() as Rc<dyn Store>, 3);
+    let call = |name: &str, args: Value| {
+        let call = familiar::llm::message::ToolCall {
+            id: "k".into(),
+            name: name.into(),
+            arguments: args.to_string(),
+        };
+        block_on(tools.call(&call, familiar::tool::CallContext::default()))
+    };
+    let found = call("search_knowledge", json!({"query": "how does mining pay?"})).unwrap();
+    assert_eq!(found.as_array().unwrap().len(), 1, "{found}");
+    assert_eq!(found[0]["topic"], json!("work"));
+    let lore = call("search_knowledge", json!({"query": "lore"})).unwrap();
+    assert!(
+        lore[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Lantern Guild")
+    );
+    let bread = call("get_item_price", json!({"item_name": "bread"})).unwrap();
+    assert_eq!(
+        (bread["price"].clone(), bread["effects"]["energy"].clone()),
+        (json!(3), json!(1))
+    );
+    let missing = call("get_item_price", json!({"item_name": "dragon"})).unwrap_err();
+    assert!(
+        missing
+            .to_string()
+            .contains("Item dragon not found in the market"),
+        "{missing}"
+    );
+}
+
+#[test]
+fn a_member_abstains_once_and_a_proposal_keeps_its_description() {
+    let store = world();
+    familiar::world::functions::play_as(&store, familiar::world::PLAYER_ID).unwrap();
+    let abstain = |proposal: i64| {
+        let mut args = Row::new();
+        args.insert("proposal_id".into(), json!(proposal));
+        args.insert("key".into(), Value::Null);
+        block_on(store.rpc(&Rpc {
+            function: "abstain_from_vote".into(),
+            args,
+        }))
+    };
+    let mut made = Row::new();
+    made.insert("community_id".into(), json!(1));
+    made.insert("title".into(), json!("A well for the tavern"));
+    made.insert("description".into(), json!("Dig a well behind the tavern."));
+    made.insert("key".into(), Value::Null);
+    let made = block_on(store.rpc(&Rpc {
+        function: "create_proposal".into(),
+        args: made,
+    }))
+    .unwrap();
+    assert_eq!(made["description"], json!("Dig a well behind the tavern."));
+    let id = made["id"].as_i64().unwrap();
+    let described = rows(
+        &store,
+        Select::from("proposal_descriptions").eq("proposal_id", id),
+    );
+    assert_eq!(described.len(), 1);
+    assert!(abstain(id).is_ok());
+    assert_eq!(
+        refusal(abstain(id)),
+        format!("you already voted on proposal {id}")
+    );
+    // The player voted on proposal 1 already: no abstaining after a vote.
+    assert_eq!(refusal(abstain(1)), "you already voted on proposal 1");
+    assert_eq!(rows(&store, Select::from("abstentions")).len(), 1);
+}

@@ -34,6 +34,9 @@ pub struct Options {
     /// On a game event, after an action with nothing left to do, ask the model
     /// whether the goal is complete (the seed's loop) rather than wait for text.
     pub goal_check_on_events: bool,
+    /// Offer the `plan` tool on game events (a world's triggers), whatever `planning`
+    /// says for chat.
+    pub planning_on_events: bool,
     pub time_budget_ms: u64,
     /// How much of the conversation the model sees, in estimated tokens.
     pub context_budget: usize,
@@ -49,6 +52,7 @@ impl Default for Options {
             planning: false,
             reflection: 0,
             goal_check_on_events: true,
+            planning_on_events: false,
             time_budget_ms: DEFAULT_TIME_BUDGET_MS,
             context_budget: DEFAULT_CONTEXT_BUDGET,
             keep_turns: DEFAULT_KEEP_TURNS,

@@ -3,6 +3,8 @@
 //! driven to its end across approvals (saved before every step, see `resume`), and
 //! every change is tagged with its conversation and turn.
 
+use std::rc::Rc;
+
 use futures::channel::oneshot;
 use futures::future::{Either, FutureExt, Shared, select};
 
@@ -91,9 +93,12 @@ impl Session {
             Input::Chat(text) => self.message(&place, history, text, signal).await,
             Input::Observation(observation) => {
                 let observation = *observation;
-                let agent = self.inner.state.borrow().delegate.default_agent();
+                let agent = self.agent_for(&observation);
                 let goal_check = self.inner.config.options.goal_check_on_events;
-                let run = self.build_run(&place, &agent, observation, history, goal_check);
+                let mut run = self.build_run(&place, &agent, observation, history, goal_check);
+                if self.inner.config.options.planning_on_events {
+                    run = run.with_planning();
+                }
                 self.drive(&place, &agent, run, false, signal).await
             }
         };
@@ -134,6 +139,17 @@ impl Session {
         }
         let run = self.build_run(place, &agent, Observation::chat(request), history, false);
         self.drive(place, &agent, run, false, signal).await
+    }
+
+    /// The agent an event is for: the one its actor names (several agents live in a
+    /// game world, each acting as itself), else the default.
+    fn agent_for(&self, observation: &Observation) -> Rc<Agent> {
+        let delegate = &self.inner.state.borrow().delegate;
+        let name = observation.actor.name.trim();
+        (!name.is_empty())
+            .then(|| delegate.named(name))
+            .flatten()
+            .unwrap_or_else(|| delegate.default_agent())
     }
 
     /// Registers the turn's run as in flight; its stop signal.

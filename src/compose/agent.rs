@@ -122,6 +122,7 @@ pub fn register_as_tool(
             let boundaries = match kind {
                 ToolKind::Data => Boundaries {
                     allowed_actions: Some(Vec::new()),
+                    ..Boundaries::default()
                 },
                 ToolKind::Action => Boundaries::default(),
             };

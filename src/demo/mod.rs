@@ -322,6 +322,7 @@ pub fn session(settings: &Settings) -> (Config, Delegate, Option<Rc<dyn Store>>)
     let who = identity_for(&settings.backend);
     let llm = model_for(&settings.model);
     let proxy = matches!(settings.model, ModelSource::Proxy(_)).then(|| Rc::clone(&llm));
+    let proxy_for_world = proxy.clone();
     let play = settings
         .character
         .as_deref()
@@ -339,6 +340,7 @@ pub fn session(settings: &Settings) -> (Config, Delegate, Option<Rc<dyn Store>>)
     let options = Options {
         max_iterations: settings.max_iterations,
         reflection: u32::from(settings.reflection),
+        planning_on_events: true,
         ..Options::default()
     };
     let config = Config {
@@ -349,5 +351,15 @@ pub fn session(settings: &Settings) -> (Config, Delegate, Option<Rc<dyn Store>>)
         storage: Rc::new(BrowserStorage),
         random: Rc::new(js_sys::Math::random),
     };
-    (config, delegate(llm, world.clone(), &who), world)
+    let mut agents = delegate(llm, world.clone(), &who);
+    // The world's agents, each acting as itself (the World view fires their triggers):
+    // the offline world policy plays them, or the proxy's model when one is set.
+    for resident in world.iter().flat_map(|world| {
+        crate::world::triggers::agents()
+            .into_iter()
+            .map(|who| crate::world::residents::resident(&who, world, proxy_for_world.clone()))
+    }) {
+        agents = agents.with_agent(Rc::new(resident));
+    }
+    (config, agents, world)
 }

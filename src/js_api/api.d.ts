@@ -242,8 +242,10 @@ export interface GameEvent {
   actor?: string | GameActor;
   /** What happened: a description, or its subject; the model reads `content` as its first message. */
   subject: string | GameSubject;
-  /** The action tools this event allows; absent allows all. Data tools are always allowed. */
+  /** The action tools this event allows; absent allows all. */
   allowedActions?: string[];
+  /** The data tools this event may read (its data scope); absent allows all. */
+  dataScopes?: string[];
 }
 
 export interface GameActor {

@@ -200,8 +200,19 @@ impl AgentRun {
         if invocation.kind.is_none() {
             return Some(ToolError::Unknown(tool));
         }
+        let boundaries = &self.observation.boundaries;
         let reason = if invocation.approval == Approval::Deny {
             "this tool is switched off".to_owned()
+        } else if invocation.kind == Some(ToolKind::Data) && !boundaries.may_read(&tool) {
+            format!(
+                "the `{}` trigger may not read it; its data scope: {}",
+                self.observation.trigger.event,
+                boundaries
+                    .data_scopes
+                    .as_deref()
+                    .unwrap_or_default()
+                    .join(", ")
+            )
         } else if lookups_used_up {
             format!(
                 "look-ups are used up for this step ({} turns); take an action or answer \

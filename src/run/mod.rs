@@ -465,7 +465,7 @@ impl AgentRun {
             .iter()
             .filter(|t| t.approval != Approval::Deny)
             .filter(|t| match t.kind {
-                ToolKind::Data => !actions_only,
+                ToolKind::Data => !actions_only && boundaries.may_read(&t.spec.name),
                 ToolKind::Action => boundaries.allows(&t.spec.name),
             })
             .map(|t| t.spec.clone())

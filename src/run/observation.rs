@@ -78,6 +78,10 @@ pub struct Boundaries {
     /// tools are always allowed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed_actions: Option<Vec<String>>,
+    /// The data tools this trigger may read (its data scope); `None` allows every
+    /// data tool. The built-in `plan` is the run's own and always allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_scopes: Option<Vec<String>>,
 }
 
 impl Boundaries {
@@ -85,6 +89,13 @@ impl Boundaries {
         self.allowed_actions
             .as_ref()
             .is_none_or(|allowed| allowed.iter().any(|a| a == action))
+    }
+
+    /// Whether the trigger's data scope lets the run read with the data tool `tool`.
+    pub fn may_read(&self, tool: &str) -> bool {
+        self.data_scopes
+            .as_ref()
+            .is_none_or(|scopes| scopes.iter().any(|s| s == tool))
     }
 }
 
@@ -142,6 +153,9 @@ impl Observation {
         if let Some(allowed) = &self.boundaries.allowed_actions {
             text.push_str(&format!("\nALLOWED ACTIONS: {}", allowed.join(", ")));
         }
+        if let Some(scopes) = &self.boundaries.data_scopes {
+            text.push_str(&format!("\nDATA SCOPES: {}", scopes.join(", ")));
+        }
         Some(text)
     }
 }
@@ -155,9 +169,21 @@ mod tests {
         assert!(Boundaries::default().allows("join_battle"));
         let chat = Boundaries {
             allowed_actions: Some(vec!["send_message".into()]),
+            data_scopes: None,
         };
         assert!(chat.allows("send_message"));
         assert!(!chat.allows("join_battle"));
+    }
+
+    #[test]
+    fn no_data_scope_reads_every_tool_and_a_scope_reads_only_its_own() {
+        assert!(Boundaries::default().may_read("get_market_items"));
+        let market = Boundaries {
+            allowed_actions: None,
+            data_scopes: Some(vec!["get_market_items".into()]),
+        };
+        assert!(market.may_read("get_market_items"));
+        assert!(!market.may_read("get_battle_details"));
     }
 
     #[test]
@@ -169,8 +195,10 @@ mod tests {
             event: "battle.started".into(),
         };
         battle.boundaries.allowed_actions = Some(vec!["join_battle".into()]);
+        battle.boundaries.data_scopes = Some(vec!["get_battle_details".into()]);
         let text = battle.situation().unwrap();
         assert!(text.starts_with("SITUATION: battle.started (battle)"));
         assert!(text.contains("ALLOWED ACTIONS: join_battle"));
+        assert!(text.contains("DATA SCOPES: get_battle_details"));
     }
 }

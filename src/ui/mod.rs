@@ -17,6 +17,7 @@ mod start;
 mod steps;
 mod talk_to;
 mod turn;
+mod world;
 
 use leptos::prelude::*;
 
@@ -33,6 +34,7 @@ pub use turn::Turn;
 
 use crate::demo::sample_prompts;
 use talk_to::TalkTo;
+use world::WorldView;
 
 /// Copies text to the clipboard (best effort: the page may not be allowed to).
 fn copy_text(text: &str) {
@@ -62,6 +64,7 @@ pub fn App() -> impl IntoView {
         move |_| panel.update(|p| *p = if *p == which { Panel::None } else { which })
     };
     let empty = move || chat.turns.with(Vec::is_empty);
+    let show_world = RwSignal::new(false);
     view! {
         <div class="familiar-app">
             <header class="familiar-header">
@@ -82,6 +85,7 @@ pub fn App() -> impl IntoView {
                     }>"New"</button>
                     <button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
                     <button type="button" class="show-guild" aria-expanded=move || (panel.get() == Panel::Guild).to_string() on:click=toggle(Panel::Guild)>"Guild"</button>
+                    <button type="button" class="show-world" aria-expanded=move || show_world.get().to_string() on:click=move |_| show_world.update(|w| *w = !*w)>"World"</button>
                     <button node_ref=settings_button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings)>"Settings"</button>
                 </nav>
             </header>
@@ -124,6 +128,9 @@ pub fn App() -> impl IntoView {
                     </div>
                 }
             }).collect_view()}
+            <Show when=move || show_world.get()>
+                <WorldView chat=chat />
+            </Show>
             <div class="familiar-body">
                 <main class="familiar">
                     <Show when=empty>

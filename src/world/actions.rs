@@ -5,6 +5,9 @@
 //! transaction; a refusal comes back as the plain reason the model can plan around
 //! ("Insufficient gold. Need 10, have 0").
 //!
+//! An agent the signed-in player owns acts as itself through `act_as`, which checks the
+//! ownership (`migrations/0009_world_triggers.sql`).
+//!
 //! Each asks first once the conversation has read another party's text (the default
 //! for actions, [`crate::tool::Approval::AskIfUntrusted`]): a post or a message cannot
 //! make the agent send, post, buy or vote for you unseen. Their results are the rules'
@@ -46,6 +49,12 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         "join_battle",
         "Fight in a battle for your side, spending energy as damage.",
     );
+    action::<BattleRef>(
+        registry,
+        world,
+        "ignore_battle",
+        "Stay out of a battle: you choose not to fight in it.",
+    );
     action::<ItemArgs>(
         registry,
         world,
@@ -72,11 +81,17 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         "vote_on_proposal",
         "Vote for or against an open proposal.",
     );
+    action::<AbstainArgs>(
+        registry,
+        world,
+        "abstain_from_vote",
+        "Abstain on an open proposal: neither for nor against.",
+    );
     action::<ProposalArgs>(
         registry,
         world,
         "create_proposal",
-        "Propose something to a community you belong to.",
+        "Propose something, with a description, to a community you belong to.",
     );
 }
 
@@ -104,6 +119,11 @@ pub struct BattleArgs {
     pub battle_id: i64,
     /// Energy to spend, 1-100; it becomes damage.
     pub energy: i64,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct BattleRef {
+    pub battle_id: i64,
 }
 
 #[derive(Serialize, Deserialize, JsonSchema)]
@@ -136,6 +156,14 @@ pub struct VoteArgs {
 pub struct ProposalArgs {
     pub community_id: i64,
     pub title: String,
+    /// What the proposal is for, in a few sentences.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct AbstainArgs {
+    pub proposal_id: i64,
 }
 
 /// Registers the action `name` as a tool that calls the function `name`.
@@ -144,11 +172,16 @@ where
     A: Serialize + DeserializeOwned + JsonSchema + 'static,
 {
     let store = world.store.clone();
+    let agent = world.agent.then_some(world.me);
     registry.register_fn(name, ToolKind::Action, description, move |args: A, ctx| {
         let store = store.clone();
         async move {
             let args = serde_json::to_value(&args).map_err(|e| e.to_string())?;
-            let call = call(name, args, ctx.idempotency_key.as_deref());
+            let key = ctx.idempotency_key.as_deref();
+            let call = match agent {
+                None => call(name, args, key),
+                Some(agent) => call_as(agent, name, args, key),
+            };
             store.rpc(&call).await.map_err(refusal)
         }
     });
@@ -167,6 +200,19 @@ pub fn call(function: &str, args: Value, key: Option<&str>) -> Rpc {
     Rpc {
         function: function.into(),
         args,
+    }
+}
+
+/// An `rpc` call of `act_as`: the action `function` run as the owned `agent`.
+pub fn call_as(agent: i64, function: &str, args: Value, key: Option<&str>) -> Rpc {
+    let mut call = Row::new();
+    call.insert("agent".into(), json!(agent));
+    call.insert("action".into(), json!(function));
+    call.insert("args".into(), args);
+    call.insert("key".into(), key.map_or(Value::Null, |k| json!(k)));
+    Rpc {
+        function: "act_as".into(),
+        args: call,
     }
 }
 

@@ -66,6 +66,15 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         registry,
         world,
         data,
+        "get_faction_relationship",
+        "How you stand toward a faction (a community): sentiment (-100 to 100), trust \
+         and loyalty (0-100); null when you have no standing with it.",
+        faction_relationship,
+    );
+    add(
+        registry,
+        world,
+        data,
         "get_battle_details",
         "A battle: its two communities, status and damage so far.",
         battle_details,
@@ -90,6 +99,14 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         registry,
         world,
         data,
+        "get_item_price",
+        "One market item's price and effects, by name.",
+        item_price,
+    );
+    add(
+        registry,
+        world,
+        data,
         "get_available_jobs",
         "The jobs you can do, with their pay and energy cost.",
         jobs,
@@ -101,6 +118,14 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         "search_memories",
         "Your memories that mention some words, most important first.",
         search_memories,
+    );
+    add(
+        registry,
+        world,
+        data,
+        "search_knowledge",
+        "The world's rules and lore that mention some words.",
+        search_knowledge,
     );
     add(
         registry,
@@ -125,8 +150,11 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
 
 /// The look-ups whose rows no player can write (no row-level policy lets them: see
 /// `migrations/0004_security.sql`) and which return no names or free text of others.
-const OWN: [&str; 6] = [
+const OWN: [&str; 9] = [
+    "get_faction_relationship",
+    "search_knowledge",
     "get_my_stats",
+    "get_item_price",
     "get_my_inventory",
     "get_relationship",
     "get_active_battles",
@@ -245,6 +273,21 @@ async fn relationship(w: World, args: TargetArgs) -> Result<Value, Refusal> {
     ))
 }
 
+async fn faction_relationship(w: World, args: CommunityArgs) -> Result<Value, Refusal> {
+    let query = Select::from("faction_relations")
+        .columns("community_id,sentiment,trust,loyalty")
+        .eq("user_id", w.me)
+        .eq("community_id", args.community_id);
+    let found = select(&*w.store, query.maybe_single()).await?;
+    Ok(found.into_iter().next().map_or_else(
+        || {
+            json!({"community_id": args.community_id, "sentiment": null, "trust": null,
+                  "loyalty": null})
+        },
+        Value::Object,
+    ))
+}
+
 async fn battle_details(w: World, args: BattleIdArgs) -> Result<Value, Refusal> {
     let query = Select::from("battles")
         .columns(
@@ -276,6 +319,20 @@ async fn market_items(w: World, _: NoArgs) -> Result<Value, Refusal> {
     Ok(rows(select(&*w.store, query).await?))
 }
 
+#[derive(Deserialize, JsonSchema)]
+pub struct ItemNameArgs {
+    /// The item's name, as the market lists it.
+    pub item_name: String,
+}
+
+async fn item_price(w: World, args: ItemNameArgs) -> Result<Value, Refusal> {
+    let query = Select::from("market_items")
+        .columns("name,price,effects,available")
+        .eq("name", args.item_name.as_str());
+    let missing = format!("Item {} not found in the market", args.item_name);
+    Ok(Value::Object(one(&*w.store, query, missing).await?))
+}
+
 async fn jobs(w: World, _: NoArgs) -> Result<Value, Refusal> {
     let query = Select::from("jobs").order("name", true);
     Ok(rows(select(&*w.store, query).await?))
@@ -297,6 +354,25 @@ async fn search_memories(w: World, args: SearchArgs) -> Result<Value, Refusal> {
         .order("importance", false)
         .order("id", false)
         .limit(args.limit.unwrap_or(5).clamp(1, 20));
+    if !words.is_empty() {
+        query = query.or(words);
+    }
+    Ok(rows(select(&*w.store, query).await?))
+}
+
+async fn search_knowledge(w: World, args: SearchArgs) -> Result<Value, Refusal> {
+    let mut words = Vec::new();
+    for word in args.query.split_whitespace() {
+        let word: String = word.chars().filter(|c| c.is_alphanumeric()).collect();
+        if word.chars().count() > 2 {
+            words.push(Filter::compare("content", Op::Ilike, format!("*{word}*")));
+            words.push(Filter::compare("topic", Op::Ilike, format!("*{word}*")));
+        }
+    }
+    let mut query = Select::from("knowledge")
+        .columns("topic,content")
+        .order("id", true)
+        .limit(args.limit.unwrap_or(3).clamp(1, 20));
     if !words.is_empty() {
         query = query.or(words);
     }

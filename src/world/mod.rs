@@ -6,9 +6,10 @@ use crate::store::{StoreError, TableSchema, tables_from_sql};
 /// The migrations that create tables (security and the SQL seed are for PostgreSQL).
 /// 0002's guild tables are gone (0010 replaced them with the guild council's, which
 /// `crate::guild` keeps in a store of its own).
-const TABLES: [&str; 2] = [
+const TABLES: [&str; 3] = [
     include_str!("../../migrations/0001_world.sql"),
     include_str!("../../migrations/0003_workflows.sql"),
+    include_str!("../../migrations/0009_world_triggers.sql"),
 ];
 
 /// The seed rows, equal to `migrations/0005_seed.sql` (a test compares them).
@@ -26,8 +27,11 @@ pub fn schemas() -> Result<Vec<TableSchema>, StoreError> {
 mod actions;
 mod data;
 pub mod functions;
+pub mod policy;
+pub mod residents;
 mod rows;
 pub mod scenario;
+pub mod triggers;
 
 use std::rc::Rc;
 
@@ -52,7 +56,24 @@ pub const PLAYER_ID: i64 = 3;
 /// (`ask_if_untrusted`). An operator whose agent may act on its own — an NPC with no
 /// one to ask — says so per tool with [`ToolRegistry::set_approval`].
 pub fn register_tools(registry: &mut ToolRegistry, store: Rc<dyn Store>, me: i64) {
-    let world = rows::World { store, me };
+    let world = rows::World {
+        store,
+        me,
+        agent: false,
+    };
+    data::register(registry, &world);
+    actions::register(registry, &world);
+}
+
+/// Registers the world's tools for `agent`, an agent the store's signed-in player owns
+/// (or the player themselves): look-ups read as the agent, and actions change the
+/// agent's rows through `act_as`, which checks the ownership.
+pub fn register_agent_tools(registry: &mut ToolRegistry, store: Rc<dyn Store>, agent: i64) {
+    let world = rows::World {
+        store,
+        me: agent,
+        agent: true,
+    };
     data::register(registry, &world);
     actions::register(registry, &world);
 }

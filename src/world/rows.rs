@@ -18,6 +18,9 @@ pub struct World {
     pub store: Rc<dyn Store>,
     /// The acting user's id.
     pub me: i64,
+    /// Whether `me` is an agent the signed-in player owns (its actions go through
+    /// `act_as`), rather than the signed-in user themselves.
+    pub agent: bool,
 }
 
 /// Registers `f(world, args)` as the tool `name`.

@@ -98,10 +98,10 @@ reset role;
 -- authenticated as the player (user 3): their own rows only.
 set role authenticated;
 select pg_temp.sign_in('auth-player');
-select pg_temp.expect_count('select * from inventory', 1);
+select pg_temp.expect_count('select * from inventory where user_id = 3', 1);
 select pg_temp.expect_count('select * from messages', 1);
-select pg_temp.expect_count('select * from memories', 0);
-select pg_temp.expect_count('select * from inventory where user_id = 1', 0);
+select pg_temp.expect_count('select * from memories where user_id = 3', 0);
+select pg_temp.expect_count('select * from inventory where user_id = 1', 1);  -- Dotty is their agent (0009)
 select pg_temp.expect_value('select world_user()::text', '3');
 
 -- 999 healing draughts, written straight into the inventory, or by changing a count.
@@ -153,7 +153,7 @@ select pg_temp.expect_value('select join_community(1) ->> ''joined''', '{"id": 1
 -- Squatting an id the sequence will hand out: refused, and later inserts still work.
 select pg_temp.expect_refused('insert into memories (id, user_id, content) values (2, 3, ''squat'')', 'cannot insert a non-DEFAULT value into column "id"');
 insert into memories (user_id, content) values (3, 'The ale is cold.');
-select pg_temp.expect_count('select * from memories', 1);
+select pg_temp.expect_count('select * from memories where user_id = 3', 1);
 select pg_temp.expect_denied('insert into memories (user_id, content) values (1, ''planted in Dotty''''s head'')');
 
 -- Size caps on what a player writes straight into their rows: memories, the ledger
@@ -169,7 +169,7 @@ select pg_temp.expect_refused('insert into transactions (user_id, character, tra
 select pg_temp.expect_refused('insert into transactions (user_id, character, transaction_type, state) values (''auth-player'', repeat(''c'', 101), ''drink_order'', ''x'')', 'the character is 101 characters; at most 100');
 select pg_temp.expect_refused('insert into transactions (user_id, character, transaction_type, state) values (''auth-player'', ''dotty'', repeat(''t'', 101), ''x'')', 'the transaction type is 101 characters; at most 100');
 select pg_temp.expect_refused('insert into transactions (user_id, character, transaction_type, state) values (''auth-player'', ''dotty'', ''drink_order'', repeat(''s'', 101))', 'the state is 101 characters; at most 100');
-select pg_temp.expect_count('select * from memories', 1);
+select pg_temp.expect_count('select * from memories where user_id = 3', 1);
 select pg_temp.expect_count('select * from applied_actions', 0);
 
 -- Messages: sent through the function, as yourself, to someone who exists.

@@ -1,14 +1,21 @@
-//! `trigger`'s game event: `{kind, event, actor, subject, allowedActions}`, read as
-//! the run's `Observation`.
+//! `trigger`'s game event: `{kind, event, actor, subject, allowedActions, dataScopes}`,
+//! read as the run's `Observation`.
 
 use serde_json::Value;
 
 use super::{Fields, Problem, kind};
 use crate::run::{Actor, Boundaries, Observation, Subject, Trigger};
 
-/// `trigger`'s game event: `{kind, event, actor, subject, allowedActions}`.
+/// `trigger`'s game event: `{kind, event, actor, subject, allowedActions, dataScopes}`.
 pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>> {
-    const KNOWN: [&str; 5] = ["kind", "event", "actor", "subject", "allowedActions"];
+    const KNOWN: [&str; 6] = [
+        "kind",
+        "event",
+        "actor",
+        "subject",
+        "allowedActions",
+        "dataScopes",
+    ];
     let mut problems = Vec::new();
     let Some(mut f) = Fields::new(value, "event", &mut problems, &KNOWN) else {
         return Err(problems);
@@ -67,25 +74,8 @@ pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>
         f.problem("subject", "the description is empty");
     }
     let subject = subject.unwrap_or_default();
-    let allowed_actions = match f.get("allowedActions") {
-        None => None,
-        Some(Value::Array(list)) => {
-            for (i, item) in list.iter().enumerate().filter(|(_, v)| !v.is_string()) {
-                let message = format!("expected a tool name, got {}", kind(item));
-                f.problem(&format!("allowedActions[{i}]"), message);
-            }
-            Some(
-                list.iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect(),
-            )
-        }
-        Some(other) => {
-            let message = format!("expected a list of tool names, got {}", kind(other));
-            f.problem("allowedActions", message);
-            None
-        }
-    };
+    let allowed_actions = tool_names(&mut f, "allowedActions");
+    let data_scopes = tool_names(&mut f, "dataScopes");
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -96,8 +86,35 @@ pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>
         },
         actor,
         subject,
-        boundaries: Boundaries { allowed_actions },
+        boundaries: Boundaries {
+            allowed_actions,
+            data_scopes,
+        },
     })
+}
+
+/// The list of tool names in `field`, if there is one; a problem for each entry that
+/// is not a name.
+fn tool_names(f: &mut Fields<'_>, field: &str) -> Option<Vec<String>> {
+    match f.get(field) {
+        None => None,
+        Some(Value::Array(list)) => {
+            for (i, item) in list.iter().enumerate().filter(|(_, v)| !v.is_string()) {
+                let message = format!("expected a tool name, got {}", kind(item));
+                f.problem(&format!("{field}[{i}]"), message);
+            }
+            Some(
+                list.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect(),
+            )
+        }
+        Some(other) => {
+            let message = format!("expected a list of tool names, got {}", kind(other));
+            f.problem(field, message);
+            None
+        }
+    }
 }
 
 /// `value` read as a `T`, a problem named by the deepest path (`actor.name`).
@@ -132,10 +149,12 @@ mod tests {
             "kind": "battle", "event": "battle.started",
             "actor": {"id": 7, "name": "Grunt", "state": {"hp": 12}},
             "subject": {"kind": "battle", "id": 3, "content": "Goblins attack", "messageId": 9},
-            "allowedActions": ["join_battle"]
+            "allowedActions": ["join_battle"], "dataScopes": ["get_battle_details"]
         }))
         .unwrap();
         assert_eq!(observation.actor.name, "Grunt");
+        assert!(observation.boundaries.may_read("get_battle_details"));
+        assert!(!observation.boundaries.may_read("get_market_items"));
         assert_eq!(observation.subject.message_id, Some(json!(9)));
         assert!(observation.boundaries.allows("join_battle"));
         assert!(!observation.boundaries.allows("flee"));
@@ -144,7 +163,8 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(short.subject.content, "Hello");
-        let problems = observation_from_value(&json!({"allowedActions": "all"})).unwrap_err();
+        let problems = observation_from_value(&json!({"allowedActions": "all", "dataScopes": [1]}))
+            .unwrap_err();
         let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
         assert_eq!(
             paths,
@@ -152,7 +172,8 @@ mod tests {
                 "event.kind",
                 "event.event",
                 "event.subject",
-                "event.allowedActions"
+                "event.allowedActions",
+                "event.dataScopes[0]"
             ]
         );
     }

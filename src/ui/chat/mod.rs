@@ -215,6 +215,16 @@ impl Chat {
         listener
     }
 
+    /// The controller, for a view that drives it beside the chat (the World view).
+    pub fn session(&self) -> Option<app::Session> {
+        self.app()
+    }
+
+    /// The world the controller's agents act on, if there is one.
+    pub fn world_store(&self) -> Option<Rc<dyn Store>> {
+        self.world()
+    }
+
     fn world(&self) -> Option<Rc<dyn Store>> {
         self.app()?;
         self.inner.try_with_value(|inner| inner.world.clone())?

@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 
 use super::{Actor, Outcome, exists, first, insert, int, is_member, rule, text};
 use crate::store::{Delete, Filtered, Row, Select, StoreError};
-use crate::world::actions::{MessageArgs, PostArgs, ProposalArgs, ReplyArgs, VoteArgs};
+use crate::world::actions::{
+    AbstainArgs, MessageArgs, PostArgs, ProposalArgs, ReplyArgs, VoteArgs,
+};
 use crate::world::data::CommunityArgs;
 
 pub(super) fn send_message(actor: &Actor, args: MessageArgs) -> Outcome {
@@ -131,11 +133,54 @@ pub(super) fn create_proposal(actor: &Actor, args: ProposalArgs) -> Outcome {
     if !is_member(actor, args.community_id)? {
         return Err(not_a_member(args.community_id));
     }
+    let description = match &args.description {
+        Some(description) => Some(text(description, "description", 2000)?),
+        None => None,
+    };
     let mut proposal = Row::new();
     proposal.insert("community_id".into(), json!(args.community_id));
     proposal.insert("author_id".into(), json!(actor.id()));
     proposal.insert("title".into(), json!(title));
-    insert(actor.store, "proposals", proposal).map(Value::Object)
+    let mut made = insert(actor.store, "proposals", proposal)?;
+    if let Some(description) = description {
+        let mut row = Row::new();
+        row.insert("proposal_id".into(), json!(int(&made, "id")));
+        row.insert("description".into(), json!(description));
+        insert(actor.store, "proposal_descriptions", row)?;
+        made.insert("description".into(), json!(description));
+    }
+    Ok(Value::Object(made))
+}
+
+/// `migrations/0009_world_triggers.sql`'s `abstain_from_vote`.
+pub(super) fn abstain_from_vote(actor: &Actor, args: AbstainArgs) -> Outcome {
+    let proposal = first(
+        actor.store,
+        Select::from("proposals").eq("id", args.proposal_id),
+    )?
+    .ok_or_else(|| rule(format!("there is no proposal {}", args.proposal_id)))?;
+    let community = int(&proposal, "community_id");
+    if !is_member(actor, community)? {
+        return Err(not_a_member(community));
+    }
+    if proposal.get("status") != Some(&json!("open")) {
+        return Err(rule(format!("proposal {} is closed", args.proposal_id)));
+    }
+    let mine = |table: &str| {
+        Select::from(table)
+            .eq("proposal_id", args.proposal_id)
+            .eq("user_id", actor.id())
+    };
+    if exists(actor.store, mine("votes"))? || exists(actor.store, mine("abstentions"))? {
+        return Err(rule(format!(
+            "you already voted on proposal {}",
+            args.proposal_id
+        )));
+    }
+    let mut abstained = Row::new();
+    abstained.insert("proposal_id".into(), json!(args.proposal_id));
+    abstained.insert("user_id".into(), json!(actor.id()));
+    insert(actor.store, "abstentions", abstained).map(Value::Object)
 }
 
 fn not_a_member(community: i64) -> StoreError {

@@ -1,5 +1,5 @@
 //! The world's rules for the local store: the Rust twin of the action functions in
-//! `migrations/0006_actions.sql` and `0008_player_rules.sql`, registered as the local store's `rpc` functions so
+//! `migrations/0006_actions.sql`, `0008_player_rules.sql` and `0009_world_triggers.sql`, registered as the local store's `rpc` functions so
 //! offline play gives the answers Supabase gives. Each function acts as the signed-in
 //! user's world user (`users.auth_id` = the store's `sub`), checks the same rules with
 //! the same words, changes the rows, and records its result under the user's ledger
@@ -8,6 +8,7 @@
 //! The store conformance suite runs the tools over both and compares the answers; a
 //! change to a rule is made in both files.
 
+mod agents;
 mod community;
 
 use std::rc::Rc;
@@ -15,11 +16,11 @@ use std::rc::Rc;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::actions::{BattleArgs, ItemArgs, WorkArgs};
+use super::actions::{BattleArgs, BattleRef, ItemArgs, WorkArgs};
 use crate::store::{Filtered, Insert, LocalStore, Patch, Row, Select, StoreError, local::Function};
 use community::{
-    create_post, create_proposal, join_community, leave_community, reply_to_message, send_message,
-    vote_on_proposal,
+    abstain_from_vote, create_post, create_proposal, join_community, leave_community,
+    reply_to_message, send_message, vote_on_proposal,
 };
 
 type Outcome = Result<Value, StoreError>;
@@ -36,33 +37,56 @@ impl Actor<'_> {
     }
 }
 
+/// A rule as an rpc function takes it, acting as the signed-in user or (`Some`) an
+/// agent they own.
+type Rule = Rc<dyn Fn(&LocalStore, &Row, Option<i64>) -> Outcome>;
+
+/// The world's actions by name: what the tools call by rpc, and what `act_as` runs.
+fn rules() -> Vec<(&'static str, Rule)> {
+    vec![
+        ("send_message", rule_of("send_message", send_message)),
+        (
+            "reply_to_message",
+            rule_of("reply_to_message", reply_to_message),
+        ),
+        ("create_post", rule_of("create_post", create_post)),
+        ("join_battle", rule_of("join_battle", join_battle)),
+        ("ignore_battle", rule_of("ignore_battle", ignore_battle)),
+        ("buy_item", rule_of("buy_item", buy_item)),
+        ("consume_item", rule_of("consume_item", consume_item)),
+        ("do_work", rule_of("do_work", do_work)),
+        ("join_community", rule_of("join_community", join_community)),
+        (
+            "leave_community",
+            rule_of("leave_community", leave_community),
+        ),
+        (
+            "vote_on_proposal",
+            rule_of("vote_on_proposal", vote_on_proposal),
+        ),
+        (
+            "abstain_from_vote",
+            rule_of("abstain_from_vote", abstain_from_vote),
+        ),
+        (
+            "create_proposal",
+            rule_of("create_proposal", create_proposal),
+        ),
+    ]
+}
+
 /// The world's action functions, added to `store` (the names the tools call by rpc).
 pub fn install(store: LocalStore) -> LocalStore {
-    store
+    let rules = rules();
+    let mut store = store
         .with_function("enter_world", Rc::new(enter_world))
-        .with_function("send_message", action("send_message", send_message))
-        .with_function(
-            "reply_to_message",
-            action("reply_to_message", reply_to_message),
-        )
-        .with_function("create_post", action("create_post", create_post))
-        .with_function("join_battle", action("join_battle", join_battle))
-        .with_function("buy_item", action("buy_item", buy_item))
-        .with_function("consume_item", action("consume_item", consume_item))
-        .with_function("do_work", action("do_work", do_work))
-        .with_function("join_community", action("join_community", join_community))
-        .with_function(
-            "leave_community",
-            action("leave_community", leave_community),
-        )
-        .with_function(
-            "vote_on_proposal",
-            action("vote_on_proposal", vote_on_proposal),
-        )
-        .with_function(
-            "create_proposal",
-            action("create_proposal", create_proposal),
-        )
+        .with_function("act_as", agents::act_as(rules.clone()));
+    for (name, rule) in rules {
+        let direct: Function =
+            Rc::new(move |store: &LocalStore, args: &Row| rule(store, args, None));
+        store = store.with_function(name, direct);
+    }
+    store
 }
 
 /// A job and an item that would make gold from nothing, in the words of the database's
@@ -133,14 +157,14 @@ pub fn play_as(store: &LocalStore, id: i64) -> Result<(), StoreError> {
 }
 
 /// Wraps a rule as an rpc function: the ledger first (a key already recorded answers
-/// with its result and changes nothing), then the acting user, the typed arguments,
-/// the rule, and the ledger record.
-fn action<A, F>(tool: &'static str, rule: F) -> Function
+/// with its result and changes nothing), then the acting user (the signed-in one, or
+/// the agent they own), the typed arguments, the rule, and the ledger record.
+fn rule_of<A, F>(tool: &'static str, rule: F) -> Rule
 where
     A: DeserializeOwned + 'static,
     F: Fn(&Actor, A) -> Outcome + 'static,
 {
-    Rc::new(move |store: &LocalStore, args: &Row| {
+    Rc::new(move |store: &LocalStore, args: &Row, agent: Option<i64>| {
         let mut args = args.clone();
         let key = args
             .remove("key")
@@ -151,8 +175,12 @@ where
         {
             return Ok(result);
         }
-        let me = first(store, Select::from("users").eq("auth_id", sub.as_str()))?
+        let player = first(store, Select::from("users").eq("auth_id", sub.as_str()))?
             .ok_or_else(not_entered)?;
+        let me = match agent {
+            None => player,
+            Some(agent) => agents::owned(store, &player, agent)?,
+        };
         let args: A = serde_json::from_value(Value::Object(args))
             .map_err(|e| StoreError::Invalid(format!("the arguments do not fit ({e})")))?;
         let result = rule(&Actor { store, me }, args)?;
@@ -385,6 +413,20 @@ fn join_battle(actor: &Actor, args: BattleArgs) -> Outcome {
     Ok(json!({
         "battle_id": args.battle_id, "side": side, "damage": amount,
         "energy_left": energy - amount,
+    }))
+}
+
+/// The agent chooses not to fight (`migrations/0009_world_triggers.sql`): no row
+/// changes; the ledger keeps the choice.
+fn ignore_battle(actor: &Actor, args: BattleRef) -> Outcome {
+    let battle = first(
+        actor.store,
+        Select::from("battles").eq("id", args.battle_id),
+    )?
+    .ok_or_else(|| rule(format!("there is no battle {}", args.battle_id)))?;
+    Ok(json!({
+        "battle_id": int(&battle, "id"), "ignored": true,
+        "energy": int(&actor.me, "energy"),
     }))
 }
 

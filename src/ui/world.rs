@@ -1,0 +1,400 @@
+//! The World view: seed 000's world as a game in the page. It shows the agents (their
+//! stats, identity, inventory, community and loyalty, relationships), the battles, the
+//! market, jobs, messages, posts and proposals, read again whenever a run acts; fires
+//! the world's triggers at the agents from buttons (a message, a leader's call, a
+//! battle starting, the market check, a proposal), and the market check also on a
+//! visible timer that can be paused. The runs are the controller's, in the open
+//! conversation, so every change has its turn and steps there; the change log below
+//! names the turn and the step that made each change.
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::{Value, json};
+
+use super::Chat;
+use crate::app::Update as SessionUpdate;
+use crate::run::event::{Event, Thought};
+use crate::store::{Filtered, Row, Rpc, Select, Store};
+use crate::world::policy::is_lookup;
+use crate::world::triggers::{WorldAgent, WorldEvent, agents};
+
+/// Seconds between two scheduled market checks.
+const MARKET_EVERY_S: u32 = 60;
+
+/// The world's rows the view shows.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Snapshot {
+    users: Vec<Row>,
+    inventory: Vec<Row>,
+    memberships: Vec<Row>,
+    relationships: Vec<Row>,
+    factions: Vec<Row>,
+    battles: Vec<Row>,
+    market: Vec<Row>,
+    jobs: Vec<Row>,
+    messages: Vec<Row>,
+    posts: Vec<Row>,
+    proposals: Vec<Row>,
+}
+
+/// One change a run made: its turn, its step, the action and what came of it.
+#[derive(Debug, Clone, PartialEq)]
+struct Change {
+    turn: u64,
+    step: usize,
+    tool: String,
+    result: String,
+}
+
+async fn rows(store: &dyn Store, select: Select) -> Vec<Row> {
+    store.select(&select).await.unwrap_or_default()
+}
+
+async fn snapshot(store: Rc<dyn Store>) -> Snapshot {
+    let s = &*store;
+    Snapshot {
+        users: rows(s, Select::from("users").order("id", true)).await,
+        inventory: rows(s, Select::from("inventory").gt("quantity", 0)).await,
+        memberships: rows(
+            s,
+            Select::from("user_communities")
+                .columns("user_id,loyalty,is_primary,communities(id,name)"),
+        )
+        .await,
+        relationships: rows(s, Select::from("relationships")).await,
+        factions: rows(
+            s,
+            Select::from("faction_relations")
+                .columns("user_id,sentiment,trust,loyalty,communities(name)"),
+        )
+        .await,
+        battles: rows(s, Select::from("battles").order("id", true)).await,
+        market: rows(
+            s,
+            Select::from("market_items")
+                .eq("available", true)
+                .order("name", true),
+        )
+        .await,
+        jobs: rows(s, Select::from("jobs").order("name", true)).await,
+        messages: rows(s, Select::from("messages").order("id", false).limit(6)).await,
+        posts: rows(s, Select::from("posts").order("id", false).limit(4)).await,
+        proposals: rows(s, Select::from("proposals").order("id", false).limit(4)).await,
+    }
+}
+
+fn text(row: &Row, column: &str) -> String {
+    match row.get(column) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn int(row: &Row, column: &str) -> i64 {
+    row.get(column).and_then(Value::as_i64).unwrap_or(0)
+}
+
+/// The World panel.
+#[component]
+pub fn WorldView(
+    /// The chat whose controller runs the triggers, and whose world is shown.
+    chat: Chat,
+) -> impl IntoView {
+    let world = RwSignal::new(Snapshot::default());
+    let changes = RwSignal::new(Vec::<Change>::new());
+    let status = RwSignal::new(String::new());
+    let refresh = move || {
+        if let Some(store) = chat.world_store() {
+            spawn_local(async move { world.set(snapshot(store).await) });
+        }
+    };
+    refresh();
+    // Read the world again after every action a run takes, and log it.
+    let listener = chat.session().map(|app| {
+        let id = app.on(move |update| {
+            if let SessionUpdate::Event {
+                turn,
+                event: Event::Thought(Thought::ToolReturn { tool, result, .. }),
+                ..
+            } = update
+                && tool != "plan"
+                && !is_lookup(tool)
+            {
+                let result = match result {
+                    Ok(value) => value.to_string(),
+                    Err(error) => format!("refused: {error}"),
+                };
+                changes.update(|c| {
+                    let step = c.iter().filter(|x| x.turn == *turn).count() + 1;
+                    c.insert(
+                        0,
+                        Change {
+                            turn: *turn,
+                            step,
+                            tool: tool.clone(),
+                            result,
+                        },
+                    );
+                    c.truncate(20);
+                });
+                refresh();
+            }
+        });
+        (app, id)
+    });
+    let listener = StoredValue::new_local(listener);
+    on_cleanup(move || {
+        if let Some(Some((app, id))) = listener.try_with_value(Clone::clone) {
+            app.off(id);
+        }
+    });
+    let fire = move |who: WorldAgent, event: WorldEvent| {
+        let Some(app) = chat.session() else { return };
+        status.set(format!("{} → {}", event.event(), who.name));
+        spawn_local(async move {
+            if let Err(error) = app.trigger(event.observe(&who)).await {
+                status.set(error.to_string());
+            }
+            refresh();
+        });
+    };
+    // A message from the player to `who`: sent as the player, then the trigger.
+    let say = move |who: WorldAgent, content: &'static str, mention: bool| {
+        let (Some(store), Some(app)) = (chat.world_store(), chat.session()) else {
+            return;
+        };
+        spawn_local(async move {
+            let sent = store.rpc(&send_message(who.id, content)).await;
+            let (from, message_id) = match sent {
+                Ok(row) => (int_of(&row, "sender_id"), int_of(&row, "id")),
+                Err(error) => return status.set(error.to_string()),
+            };
+            let text = content.to_owned();
+            let event = if mention {
+                WorldEvent::Mention {
+                    leader: from,
+                    message_id,
+                    text,
+                }
+            } else {
+                WorldEvent::Message {
+                    from,
+                    message_id,
+                    text,
+                }
+            };
+            status.set(format!("{} → {}", event.event(), who.name));
+            if let Err(error) = app.trigger(event.observe(&who)).await {
+                status.set(error.to_string());
+            }
+            refresh();
+        });
+    };
+    let battle_starts = move |_| {
+        let active = world.with_untracked(|w| {
+            w.battles
+                .iter()
+                .find(|b| text(b, "status") == "active")
+                .map(|b| int(b, "id"))
+        });
+        let Some(battle_id) = active else {
+            return status.set("no battle is active".into());
+        };
+        for who in agents() {
+            fire(who, WorldEvent::BattleStarted { battle_id });
+        }
+    };
+    // The scheduled market check: each agent in turn, every MARKET_EVERY_S seconds.
+    let (paused, set_paused) = signal(false);
+    let (left, set_left) = signal(MARKET_EVERY_S);
+    let next_agent = StoredValue::new(0usize);
+    let tick = set_interval_with_handle(
+        move || {
+            if paused.get_untracked() {
+                return;
+            }
+            let now = left.get_untracked().saturating_sub(1);
+            if now > 0 {
+                return set_left.set(now);
+            }
+            set_left.set(MARKET_EVERY_S);
+            let roster = agents();
+            let at = next_agent.get_value() % roster.len().max(1);
+            next_agent.set_value(at + 1);
+            if let Some(who) = roster.into_iter().nth(at) {
+                fire(who, WorldEvent::MarketCheck);
+            }
+        },
+        std::time::Duration::from_secs(1),
+    )
+    .ok();
+    on_cleanup(move || {
+        if let Some(tick) = tick {
+            tick.clear();
+        }
+    });
+    view! {
+        <section class="world" aria-label="World">
+            <header class="world-header">
+                <h2>"World"</h2>
+                <p class="market-timer" role="timer">
+                    {move || if paused.get() {
+                        "Market check paused".to_owned()
+                    } else {
+                        format!("Next market check in {} s", left.get())
+                    }}
+                    " "
+                    <button type="button" class="pause-market" on:click=move |_| set_paused.update(|p| *p = !*p)>
+                        {move || if paused.get() { "Resume" } else { "Pause" }}
+                    </button>
+                </p>
+                <button type="button" class="battle-starts" on:click=battle_starts>"A battle starts"</button>
+                <p class="world-status" role="status">{move || status.get()}</p>
+            </header>
+            <ul class="world-agents">
+                {agents().into_iter().map(|who| {
+                    let id = who.id;
+                    let (a, b, c, d) = (who.clone(), who.clone(), who.clone(), who.clone());
+                    let row = move || world.with(|w| w.users.iter().find(|u| int(u, "id") == id).cloned().unwrap_or_default());
+                    let stat = move |column: &'static str| move || int(&row(), column).to_string();
+                    view! {
+                        <li class="world-agent" data-agent=who.name.clone()>
+                            <h3>{who.name.clone()}</h3>
+                            <p class="identity">
+                                {format!("order/chaos {:+.1} · loyalty {} · {}",
+                                    who.identity.order_chaos,
+                                    who.identity.loyalty.unwrap_or_default(),
+                                    who.identity.temperament)}
+                            </p>
+                            <dl class="stats">
+                                <dt>"health"</dt><dd class="health">{stat("health")}</dd>
+                                <dt>"energy"</dt><dd class="energy">{stat("energy")}</dd>
+                                <dt>"gold"</dt><dd class="gold">{stat("gold")}</dd>
+                                <dt>"morale"</dt><dd class="morale">{stat("morale")}</dd>
+                            </dl>
+                            <p class="community">{move || world.with(|w| community_of(w, id))}</p>
+                            <p class="inventory">{move || world.with(|w| inventory_of(w, id))}</p>
+                            <p class="relationships">{move || world.with(|w| relationships_of(w, id))}</p>
+                            <div class="triggers">
+                                <button type="button" class="market-check" on:click=move |_| fire(a.clone(), WorldEvent::MarketCheck)>"Market check"</button>
+                                <button type="button" class="say-hi" on:click=move |_| say(b.clone(), "Hi", false)>"Say hi"</button>
+                                <button type="button" class="leaders-call" on:click=move |_| say(c.clone(), "Everyone fight in battle 1!", true)>"Call to battle"</button>
+                                <button type="button" class="proposal" on:click=move |_| {
+                                    let latest = world.with_untracked(|w| w.proposals.first().map(|p| (int(p, "id"), text(p, "title"))));
+                                    if let Some((proposal_id, title)) = latest {
+                                        fire(d.clone(), WorldEvent::Proposal { proposal_id, title });
+                                    }
+                                }>"Proposal"</button>
+                            </div>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+            <div class="world-tables">
+                <p class="battles">{move || world.with(|w| w.battles.iter().map(|b| format!(
+                    "Battle {} ({}): {} – {}", int(b, "id"), text(b, "status"),
+                    int(b, "community1_damage"), int(b, "community2_damage"))).collect::<Vec<_>>().join(" · "))}</p>
+                <p class="market">{move || world.with(|w| w.market.iter().map(|m| format!(
+                    "{} {}g {}", text(m, "name"), int(m, "price"), text(m, "effects"))).collect::<Vec<_>>().join(" · "))}</p>
+                <p class="jobs">{move || world.with(|w| w.jobs.iter().map(|j| format!(
+                    "{} +{}g −{} energy", text(j, "name"), int(j, "pay"), int(j, "energy_cost"))).collect::<Vec<_>>().join(" · "))}</p>
+                <ul class="messages">{move || world.with(|w| w.messages.iter().map(|m| view! {
+                    <li>{format!("#{} {} → {}: {}", int(m, "id"), int(m, "sender_id"), int(m, "receiver_id"), text(m, "content"))}</li>
+                }).collect_view())}</ul>
+                <ul class="posts">{move || world.with(|w| w.posts.iter().map(|p| view! {
+                    <li>{format!("{}: {}", int(p, "author_id"), text(p, "content"))}</li>
+                }).collect_view())}</ul>
+                <ul class="proposals">{move || world.with(|w| w.proposals.iter().map(|p| view! {
+                    <li>{format!("#{} {} ({})", int(p, "id"), text(p, "title"), text(p, "status"))}</li>
+                }).collect_view())}</ul>
+            </div>
+            <ol class="world-changes" aria-label="Changes">
+                {move || changes.get().into_iter().map(|c| view! {
+                    <li data-tool=c.tool.clone()>{format!("turn {} · step {} · {} → {}", c.turn, c.step, c.tool, c.result)}</li>
+                }).collect_view()}
+            </ol>
+        </section>
+    }
+}
+
+fn int_of(value: &Value, key: &str) -> i64 {
+    value.get(key).and_then(Value::as_i64).unwrap_or(0)
+}
+
+/// The player's own `send_message` (no ledger key: a person's click, not a run's step).
+fn send_message(to: i64, content: &str) -> Rpc {
+    let mut args = Row::new();
+    args.insert("user_id".into(), json!(to));
+    args.insert("content".into(), json!(content));
+    args.insert("key".into(), Value::Null);
+    Rpc {
+        function: "send_message".into(),
+        args,
+    }
+}
+
+fn community_of(w: &Snapshot, id: i64) -> String {
+    w.memberships
+        .iter()
+        .filter(|m| int(m, "user_id") == id)
+        .map(|m| {
+            let name = m
+                .get("communities")
+                .and_then(|c| c.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            format!("{name} (loyalty {})", int(m, "loyalty"))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn inventory_of(w: &Snapshot, id: i64) -> String {
+    let items: Vec<String> = w
+        .inventory
+        .iter()
+        .filter(|i| int(i, "user_id") == id)
+        .map(|i| format!("{} × {}", text(i, "item_name"), int(i, "quantity")))
+        .collect();
+    if items.is_empty() {
+        "carries nothing".into()
+    } else {
+        items.join(", ")
+    }
+}
+
+fn relationships_of(w: &Snapshot, id: i64) -> String {
+    let people = w
+        .relationships
+        .iter()
+        .filter(|r| int(r, "user_id") == id)
+        .map(|r| {
+            format!(
+                "→ {}: {} ({})",
+                int(r, "target_id"),
+                int(r, "affinity"),
+                text(r, "kind")
+            )
+        });
+    let factions = w
+        .factions
+        .iter()
+        .filter(|f| int(f, "user_id") == id)
+        .map(|f| {
+            let name = f
+                .get("communities")
+                .and_then(|c| c.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            format!(
+                "→ {name}: sentiment {}, trust {}, loyalty {}",
+                int(f, "sentiment"),
+                int(f, "trust"),
+                int(f, "loyalty")
+            )
+        });
+    people.chain(factions).collect::<Vec<_>>().join(", ")
+}

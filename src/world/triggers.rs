@@ -1,0 +1,308 @@
+//! The world's triggers (seed 000): what can happen to an agent — a message, a
+//! mention by a community leader, a battle starting, the scheduled market check, a
+//! governance proposal — each as the seed's minimal observation: the trigger, the
+//! acting agent with its identity, the subject, and the boundaries. The boundaries are
+//! the seed's trigger → allowed actions mapping and the trigger's data scope (which
+//! look-ups it may make); the run enforces both. Everything else the agent fetches
+//! through its data tools.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::run::{Actor, Boundaries, Observation, Subject, Trigger};
+
+/// Who an agent of the world is, beyond its rows: what the model reads as itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Identity {
+    /// -1 (chaos) to 1 (order).
+    pub order_chaos: f64,
+    /// 0-100: how far it stands by its community and leaders.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loyalty: Option<i64>,
+    /// How it speaks, e.g. "gruff", "warm".
+    pub temperament: String,
+}
+
+/// One agent of the world: its world user and its identity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorldAgent {
+    /// The world user it acts as.
+    pub id: i64,
+    pub name: String,
+    pub identity: Identity,
+}
+
+impl WorldAgent {
+    /// The agent as the run's actor.
+    pub fn actor(&self) -> Actor {
+        let mut state = Map::new();
+        state.insert("identity".into(), json!(self.identity));
+        Actor {
+            id: Some(json!(self.id)),
+            name: self.name.clone(),
+            state,
+        }
+    }
+}
+
+/// Something that happened to an agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum WorldEvent {
+    /// A user sent the agent a direct message.
+    Message {
+        from: i64,
+        message_id: i64,
+        text: String,
+    },
+    /// A community leader mentioned the agent (a call to arms, an order).
+    Mention {
+        leader: i64,
+        message_id: i64,
+        text: String,
+    },
+    /// A battle started in which the agent's community fights.
+    BattleStarted { battle_id: i64 },
+    /// The scheduled look at the market: see to your needs.
+    MarketCheck,
+    /// A proposal was put to the agent's community.
+    Proposal { proposal_id: i64, title: String },
+}
+
+/// One trigger's boundaries: the actions it may end in and the look-ups it may make.
+struct Mapping {
+    kind: &'static str,
+    event: &'static str,
+    actions: &'static [&'static str],
+    scopes: &'static [&'static str],
+}
+
+const PEOPLE: [&str; 6] = [
+    "search_knowledge",
+    "get_user_profile",
+    "get_user_community",
+    "get_relationship",
+    "search_memories",
+    "get_conversation_history",
+];
+
+const MESSAGE: Mapping = Mapping {
+    kind: "chat",
+    event: "message.received",
+    actions: &["send_message", "reply_to_message", "join_community"],
+    scopes: &PEOPLE,
+};
+
+const MENTION: Mapping = Mapping {
+    kind: "chat",
+    event: "message.mention",
+    actions: &[
+        "reply_to_message",
+        "join_battle",
+        "do_work",
+        "buy_item",
+        "consume_item",
+    ],
+    scopes: &[
+        "get_user_profile",
+        "get_relationship",
+        "get_battle_details",
+        "get_my_stats",
+        "get_my_inventory",
+        "get_market_items",
+        "get_item_price",
+        "get_available_jobs",
+    ],
+};
+
+const BATTLE: Mapping = Mapping {
+    kind: "battle",
+    event: "battle.started",
+    actions: &["join_battle", "ignore_battle", "create_post"],
+    scopes: &[
+        "get_battle_details",
+        "get_user_community",
+        "get_my_stats",
+        "get_active_battles",
+        "get_community_members",
+        "get_faction_relationship",
+        "search_knowledge",
+    ],
+};
+
+const MARKET: Mapping = Mapping {
+    kind: "schedule",
+    event: "market.check",
+    actions: &["buy_item", "consume_item", "do_work"],
+    scopes: &[
+        "get_my_stats",
+        "get_my_inventory",
+        "get_market_items",
+        "get_item_price",
+        "get_available_jobs",
+        "search_knowledge",
+    ],
+};
+
+const PROPOSAL: Mapping = Mapping {
+    kind: "governance",
+    event: "proposal.created",
+    actions: &["vote_on_proposal", "abstain_from_vote", "create_post"],
+    scopes: &[
+        "get_user_community",
+        "get_faction_relationship",
+        "get_my_stats",
+        "get_recent_posts",
+        "search_memories",
+    ],
+};
+
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|name| (*name).to_owned()).collect()
+}
+
+impl WorldEvent {
+    fn mapping(&self) -> &'static Mapping {
+        match self {
+            Self::Message { .. } => &MESSAGE,
+            Self::Mention { .. } => &MENTION,
+            Self::BattleStarted { .. } => &BATTLE,
+            Self::MarketCheck => &MARKET,
+            Self::Proposal { .. } => &PROPOSAL,
+        }
+    }
+
+    /// The event's name, e.g. `battle.started`.
+    pub fn event(&self) -> &'static str {
+        self.mapping().event
+    }
+
+    /// The actions this trigger allows.
+    pub fn allowed_actions(&self) -> Vec<String> {
+        names(self.mapping().actions)
+    }
+
+    /// The data tools this trigger may read.
+    pub fn data_scopes(&self) -> Vec<String> {
+        names(self.mapping().scopes)
+    }
+
+    fn subject(&self) -> Subject {
+        match self {
+            Self::Message {
+                from,
+                message_id,
+                text,
+            }
+            | Self::Mention {
+                leader: from,
+                message_id,
+                text,
+            } => Subject {
+                kind: "user".into(),
+                id: Some(json!(from)),
+                content: text.clone(),
+                message_id: Some(json!(message_id)),
+                author: Some(json!(from)),
+            },
+            Self::BattleStarted { battle_id } => Subject {
+                kind: "battle".into(),
+                id: Some(json!(battle_id)),
+                content: format!("Battle {battle_id} has started."),
+                ..Subject::default()
+            },
+            Self::MarketCheck => Subject {
+                kind: "market".into(),
+                content: "Scheduled market check: see to your needs.".into(),
+                ..Subject::default()
+            },
+            Self::Proposal { proposal_id, title } => Subject {
+                kind: "proposal".into(),
+                id: Some(json!(proposal_id)),
+                content: format!("A proposal was put to your community: {title}"),
+                ..Subject::default()
+            },
+        }
+    }
+
+    /// The seed's minimal observation of this event for `agent`.
+    pub fn observe(&self, agent: &WorldAgent) -> Observation {
+        let mapping = self.mapping();
+        Observation {
+            trigger: Trigger {
+                kind: mapping.kind.into(),
+                event: mapping.event.into(),
+            },
+            actor: agent.actor(),
+            subject: self.subject(),
+            boundaries: Boundaries {
+                allowed_actions: Some(self.allowed_actions()),
+                data_scopes: Some(self.data_scopes()),
+            },
+        }
+    }
+}
+
+/// The page's agents: Dotty, loyal keeper of the Lantern Guild's tavern; Brannoc, the
+/// Ashen Circle's sellsword; Mira, who walks between both and cares for neither.
+pub fn agents() -> Vec<WorldAgent> {
+    let agent =
+        |id: i64, name: &str, order_chaos: f64, loyalty: i64, temperament: &str| WorldAgent {
+            id,
+            name: name.into(),
+            identity: Identity {
+                order_chaos,
+                loyalty: Some(loyalty),
+                temperament: temperament.into(),
+            },
+        };
+    vec![
+        agent(1, "Dotty", 0.6, 85, "warm"),
+        agent(2, "Brannoc", -0.4, 70, "gruff"),
+        agent(4, "Mira", -0.1, 20, "aloof"),
+    ]
+}
+
+/// Reads the identity an observation's actor carries, if any.
+pub fn identity_of(actor: &Value) -> Option<Identity> {
+    serde_json::from_value(actor.get("state")?.get("identity")?.clone()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_trigger_allows_its_seed_actions_and_reads_only_its_scope() {
+        let dotty = &agents()[0];
+        let market = WorldEvent::MarketCheck.observe(dotty);
+        assert_eq!(market.trigger.event, "market.check");
+        assert!(market.boundaries.allows("do_work"));
+        assert!(!market.boundaries.allows("join_battle"));
+        assert!(market.boundaries.may_read("get_market_items"));
+        assert!(!market.boundaries.may_read("get_battle_details"));
+        let battle = WorldEvent::BattleStarted { battle_id: 1 }.observe(dotty);
+        assert!(battle.boundaries.allows("ignore_battle"));
+        assert!(!battle.boundaries.may_read("get_market_items"));
+        assert_eq!(battle.actor.id, Some(json!(1)));
+        assert_eq!(
+            identity_of(&json!(battle.actor)).and_then(|i| i.loyalty),
+            Some(85)
+        );
+    }
+
+    #[test]
+    fn a_message_is_another_partys_text_and_names_the_message_to_answer() {
+        let message = WorldEvent::Message {
+            from: 3,
+            message_id: 9,
+            text: "Hi".into(),
+        }
+        .observe(&agents()[0]);
+        assert!(message.subject.is_untrusted());
+        assert_eq!(message.subject.message_id, Some(json!(9)));
+        assert!(message.boundaries.allows("send_message"));
+        assert!(!message.boundaries.allows("buy_item"));
+    }
+}

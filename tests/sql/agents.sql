@@ -1,0 +1,132 @@
+-- Agents a player owns (migrations/0009_world_triggers.sql), asserted against the real
+-- database under the grants a new Supabase project gives: an action run as an agent
+-- changes the agent's rows, not the player's; one player cannot act as another's
+-- agent, by `act_as` or by setting the mark `acting_user()` reads. Rolled back.
+--
+-- First the grants a new Supabase project gives: every table, sequence and function to
+-- anon and authenticated. So what refuses below is the policies and the functions'
+-- rules, never a missing grant.
+
+begin;
+
+grant all on all tables in schema public to anon, authenticated;
+grant all on all sequences in schema public to anon, authenticated;
+grant execute on all functions in schema public to anon, authenticated;
+
+-- Two signed-in players: `auth-player` plays user 3, `auth-dotty` user 1.
+update users set auth_id = 'auth-player' where id = 3;
+update users set auth_id = 'auth-dotty' where id = 1;
+
+create function pg_temp.expect_denied(statement text) returns void language plpgsql as $$
+begin
+  execute statement;
+  raise exception 'expected this to be refused: %', statement;
+exception
+  when insufficient_privilege then null;
+end $$;
+
+-- `statement` fails with a message like `pattern`.
+create function pg_temp.expect_refused(statement text, pattern text) returns void
+  language plpgsql as $$
+begin
+  execute statement;
+  raise exception 'expected this to be refused (%): %', pattern, statement;
+exception
+  when others then
+    if sqlerrm like 'expected this to be refused%' or sqlerrm not like pattern then
+      raise exception 'expected "%", got "%": %', pattern, sqlerrm, statement;
+    end if;
+end $$;
+
+create function pg_temp.expect_count(statement text, expected bigint) returns void language plpgsql as $$
+declare n bigint;
+begin
+  execute format('select count(*) from (%s) q', statement) into n;
+  if n <> expected then
+    raise exception 'expected % rows, got %: %', expected, n, statement;
+  end if;
+end $$;
+
+-- `statement` (a write) changes no row: under RLS an update or delete of rows no
+-- policy shows is silently empty, so the check is what it returned.
+create function pg_temp.expect_no_change(statement text) returns void language plpgsql as $$
+declare n bigint;
+begin
+  execute statement;
+  get diagnostics n = row_count;
+  if n <> 0 then
+    raise exception 'expected no row to change, % did: %', n, statement;
+  end if;
+end $$;
+
+create function pg_temp.expect_value(statement text, expected text) returns void language plpgsql as $$
+declare got text;
+begin
+  execute statement into got;
+  if got is distinct from expected then
+    raise exception 'expected %, got %: %', expected, got, statement;
+  end if;
+end $$;
+
+create function pg_temp.sign_in(sub text) returns void language sql as $$
+  select set_config('request.jwt.claims', json_build_object('sub', sub, 'role', 'authenticated')::text, false)
+$$;
+
+
+-- Anyone reads who owns which agent and the world's knowledge; Mira starts penniless.
+set role anon;
+select pg_temp.expect_count('select * from agent_owners where owner_id = 3', 3);
+select pg_temp.expect_count('select * from knowledge', 4);
+select pg_temp.expect_count('select * from faction_relations', 0);
+select pg_temp.expect_value('select gold::text from users where id = 4', '0');
+select pg_temp.expect_denied('select act_as(1, ''do_work'', ''{"job": "farming"}'')');
+reset role;
+
+-- The player (user 3) owns Dotty (1), Brannoc (2) and Mira (4).
+set role authenticated;
+select pg_temp.sign_in('auth-player');
+select pg_temp.expect_value('select act_as(1, ''do_work'', ''{"job": "farming"}'', ''agent-work-1'') ->> ''gold''', '70');
+select pg_temp.expect_value('select gold::text || ''/'' || energy::text from users where id = 1', '70/70');
+select pg_temp.expect_value('select gold::text || ''/'' || energy::text from users where id = 3', '25/100');
+-- Applied once by key, in the player's ledger.
+select pg_temp.expect_value('select act_as(1, ''do_work'', ''{"job": "farming"}'', ''agent-work-1'') ->> ''gold''', '70');
+select pg_temp.expect_value('select gold::text from users where id = 1', '70');
+select pg_temp.expect_count('select * from applied_actions where key = ''agent-work-1''', 1);
+select pg_temp.expect_value('select act_as(4, ''ignore_battle'', ''{"battle_id": 1}'') ->> ''ignored''', 'true');
+select pg_temp.expect_value('select act_as(1, ''send_message'', ''{"user_id": 3, "content": "Hello, owner"}'') ->> ''sender_id''', '1');
+-- Governance as an agent: a proposal with its description, and an abstention.
+select pg_temp.expect_value('select act_as(1, ''create_proposal'', ''{"community_id": 1, "title": "A well", "description": "Dig a well behind the tavern."}'') ->> ''description''', 'Dig a well behind the tavern.');
+select pg_temp.expect_count('select * from proposal_descriptions d join proposals p on p.id = d.proposal_id where p.author_id = 1', 1);
+select pg_temp.expect_value('select act_as(1, ''abstain_from_vote'', ''{"proposal_id": 1}'') ->> ''user_id''', '1');
+select pg_temp.expect_refused('select act_as(1, ''abstain_from_vote'', ''{"proposal_id": 1}'')', 'you already voted on proposal 1');
+select pg_temp.expect_refused('select abstain_from_vote(1)', 'you already voted on proposal 1');  -- the player voted
+-- The owner reads the agents' private rows their look-ups need.
+select pg_temp.expect_count('select * from inventory where user_id = 1', 1);
+select pg_temp.expect_count('select * from relationships where user_id = 4', 1);
+select pg_temp.expect_count('select * from faction_relations where user_id in (1, 2, 4)', 6);
+select pg_temp.expect_refused('select act_as(1, ''drop_everything'', ''{}'')', 'there is no action drop_everything');
+select pg_temp.expect_refused('select act_as(1, ''buy_item'', ''{"item_name": "healing draught", "quantity": 3}'')', 'Insufficient gold. Need 75, have 70');
+-- The mark is gone once the call is over: a plain action acts as the player again.
+select pg_temp.expect_value('select do_work(''farming'') ->> ''gold''', '55');
+select pg_temp.expect_value('select gold::text from users where id = 1', '70');
+reset role;
+
+-- Dotty's player owns no agent: she cannot act as the player's Brannoc, by `act_as` or
+-- by setting the mark herself, nor make herself an owner.
+set role authenticated;
+select pg_temp.sign_in('auth-dotty');
+select pg_temp.expect_denied('select act_as(2, ''do_work'', ''{"job": "mining"}'')');
+select pg_temp.expect_denied('select set_config(''familiar.acting_agent'', ''2'', false), do_work(''mining'')');
+select set_config('familiar.acting_agent', '', false);
+select pg_temp.expect_denied('insert into agent_owners (agent_id, owner_id) values (2, 1)');
+select pg_temp.expect_no_change('update agent_owners set owner_id = 1');
+select pg_temp.expect_count('select * from inventory where user_id = 2', 0);
+select pg_temp.expect_count('select * from faction_relations', 2);  -- her own only
+select pg_temp.expect_no_change('update faction_relations set loyalty = 100');
+-- Her own actions still act as herself (an agent acting as itself is allowed).
+select pg_temp.expect_value('select act_as(1, ''do_work'', ''{"job": "farming"}'') ->> ''gold''', '100');
+reset role;
+select pg_temp.expect_value('select gold::text || ''/'' || energy::text from users where id = 2', '120/60');
+
+select 'agents a player owns: all checks passed' as result;
+rollback;
