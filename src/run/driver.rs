@@ -65,6 +65,10 @@ pub async fn drive_until(
 ) -> Stop {
     let mut cancel = pin!(cancel);
     loop {
+        // Between steps the page may draw a frame: runs that never wait on the network
+        // (the rules model, a synchronous host tool) would otherwise chain through
+        // microtasks and hold the main thread until every one of them is done.
+        seams.clock.yield_now().await;
         run.take_events().into_iter().for_each(&mut *emit);
         let step = run.next_step();
         if let (Some(checkpoint), false) = (seams.checkpoint, matches!(step, NextStep::Done(_))) {

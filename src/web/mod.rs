@@ -3,6 +3,7 @@
 pub mod character_file;
 mod clock;
 mod fetch;
+mod frame;
 mod page_title;
 mod shell;
 mod storage;
