@@ -13,9 +13,9 @@ const STEP_MS = 90; // one cell of an animated move
 const fresh = () => ({
   player: { x: 4, y: 5, gold: 6, hp: 10, items: [] },
   npcs: {
-    mira: { x: 1, y: 1, glyph: '🧺', items: ['apple', 'apple', 'apple', 'bread', 'bread'], gold: 0 },
-    brann: { x: 7, y: 5, glyph: '💂', items: [] },
-    wren: { x: 6, y: 1, glyph: '🎻', items: ['flower', 'flower'] },
+    mira: { x: 1, y: 1, glyph: 'M', items: ['apple', 'apple', 'apple', 'bread', 'bread'], gold: 0 },
+    brann: { x: 7, y: 5, glyph: 'B', items: [] },
+    wren: { x: 6, y: 1, glyph: 'W', items: ['flower', 'flower'] },
   },
   wanted: false,
   log: [],
@@ -105,7 +105,7 @@ function render() {
     const piece = pieces[name];
     piece.dataset.at = `${who.x},${who.y}`;
     piece.style.transform = `translate(${who.x * 58 + 2}px, ${who.y * 58 + 2}px)`;
-    piece.querySelector('.glyph').textContent = name === 'player' ? '🧑' : who.glyph;
+    piece.querySelector('.glyph').textContent = name === 'player' ? '@' : who.glyph;
   }
   document.getElementById('gold').textContent = state.player.gold;
   document.getElementById('hp').textContent = state.player.hp;

@@ -334,6 +334,69 @@ mod tests {
         }
     }
 
+    /// A clock whose `yield_now` really gives way once (pending, then ready) and notes
+    /// how many events the run had emitted by then.
+    struct Yielding {
+        clock: FixedClock,
+        emitted: Rc<std::cell::Cell<usize>>,
+        seen: Rc<std::cell::RefCell<Vec<usize>>>,
+    }
+
+    impl Clock for Yielding {
+        fn now(&self) -> Instant {
+            self.clock.now()
+        }
+        fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+            self.clock.sleep(ms)
+        }
+        fn yield_now(&self) -> LocalBoxFuture<'static, ()> {
+            self.seen.borrow_mut().push(self.emitted.get());
+            let mut yielded = false;
+            Box::pin(std::future::poll_fn(move |cx| {
+                if yielded {
+                    return std::task::Poll::Ready(());
+                }
+                yielded = true;
+                cx.waker().wake_by_ref();
+                std::task::Poll::Pending
+            }))
+        }
+    }
+
+    #[test]
+    fn the_driver_gives_way_to_the_event_loop_before_every_step() {
+        let clock = Yielding {
+            clock: FixedClock(Instant {
+                epoch_ms: 1_795_320_964_000,
+                utc_offset_minutes: 0,
+            }),
+            emitted: Rc::default(),
+            seen: Rc::default(),
+        };
+        let mut tools = ToolRegistry::new();
+        tools.register(CurrentTime::new(Rc::new(clock.clock)));
+        let llm = RulesModel::from_json(RULES).unwrap();
+        let seams = Seams {
+            llm: &llm,
+            tools: &tools,
+            clock: &clock,
+            host: None,
+            checkpoint: None,
+        };
+        let observation = Observation::chat("What time is it?");
+        let mut run = AgentRun::new("", Vec::new(), observation, tools.catalogue());
+        let emitted = Rc::clone(&clock.emitted);
+        let stop = futures::executor::block_on(drive(&mut run, &seams, &mut |_| {
+            emitted.set(emitted.get() + 1);
+        }));
+        assert!(matches!(stop, Stop::Done(Outcome::Answered { .. })));
+        // Ask the model, run the clock, ask again, then done: four turns of the loop,
+        // each after the last one's events.
+        let seen = clock.seen.borrow();
+        assert_eq!(seen.len(), 4, "{seen:?}");
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+    }
+
     #[test]
     fn a_message_no_rule_covers_gets_the_fallback_without_tools() {
         let (stop, events) = run_to_end("hello");
