@@ -26,6 +26,14 @@ pub trait Clock {
 
     /// Completes after `ms` milliseconds. Dropping it cancels the timer.
     fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()>;
+
+    /// Lets the host's event loop run (draw a frame, handle input) before the caller
+    /// goes on, when the caller has kept it busy for a while. The driver awaits it
+    /// between steps, so runs that never wait on the network still leave room for the
+    /// page. Where there is no such loop (native code, tests) it completes at once.
+    fn yield_now(&self) -> LocalBoxFuture<'static, ()> {
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// `work`'s output, or `None` if `ms` milliseconds pass first (dropping `work`, which

@@ -65,6 +65,10 @@ pub async fn drive_until(
 ) -> Stop {
     let mut cancel = pin!(cancel);
     loop {
+        // Between steps the page may draw a frame: runs that never wait on the network
+        // (the rules model, a synchronous host tool) would otherwise chain through
+        // microtasks and hold the main thread until every one of them is done.
+        seams.clock.yield_now().await;
         run.take_events().into_iter().for_each(&mut *emit);
         let step = run.next_step();
         if let (Some(checkpoint), false) = (seams.checkpoint, matches!(step, NextStep::Done(_))) {
@@ -328,6 +332,69 @@ mod tests {
             let run: AgentRun = serde_json::from_str(text).unwrap();
             assert_eq!(run_from(Some(run), "", None).0, stop);
         }
+    }
+
+    /// A clock whose `yield_now` really gives way once (pending, then ready) and notes
+    /// how many events the run had emitted by then.
+    struct Yielding {
+        clock: FixedClock,
+        emitted: Rc<std::cell::Cell<usize>>,
+        seen: Rc<std::cell::RefCell<Vec<usize>>>,
+    }
+
+    impl Clock for Yielding {
+        fn now(&self) -> Instant {
+            self.clock.now()
+        }
+        fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+            self.clock.sleep(ms)
+        }
+        fn yield_now(&self) -> LocalBoxFuture<'static, ()> {
+            self.seen.borrow_mut().push(self.emitted.get());
+            let mut yielded = false;
+            Box::pin(std::future::poll_fn(move |cx| {
+                if yielded {
+                    return std::task::Poll::Ready(());
+                }
+                yielded = true;
+                cx.waker().wake_by_ref();
+                std::task::Poll::Pending
+            }))
+        }
+    }
+
+    #[test]
+    fn the_driver_gives_way_to_the_event_loop_before_every_step() {
+        let clock = Yielding {
+            clock: FixedClock(Instant {
+                epoch_ms: 1_795_320_964_000,
+                utc_offset_minutes: 0,
+            }),
+            emitted: Rc::default(),
+            seen: Rc::default(),
+        };
+        let mut tools = ToolRegistry::new();
+        tools.register(CurrentTime::new(Rc::new(clock.clock)));
+        let llm = RulesModel::from_json(RULES).unwrap();
+        let seams = Seams {
+            llm: &llm,
+            tools: &tools,
+            clock: &clock,
+            host: None,
+            checkpoint: None,
+        };
+        let observation = Observation::chat("What time is it?");
+        let mut run = AgentRun::new("", Vec::new(), observation, tools.catalogue());
+        let emitted = Rc::clone(&clock.emitted);
+        let stop = futures::executor::block_on(drive(&mut run, &seams, &mut |_| {
+            emitted.set(emitted.get() + 1);
+        }));
+        assert!(matches!(stop, Stop::Done(Outcome::Answered { .. })));
+        // Ask the model, run the clock, ask again, then done: four turns of the loop,
+        // each after the last one's events.
+        let seen = clock.seen.borrow();
+        assert_eq!(seen.len(), 4, "{seen:?}");
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
     }
 
     #[test]

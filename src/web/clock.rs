@@ -1,4 +1,4 @@
-//! [`Clock`] from the browser's `Date` and `setTimeout`.
+//! [`Clock`] from the browser's `Date`, `setTimeout`, and the page's frames.
 
 use futures::future::LocalBoxFuture;
 
@@ -22,5 +22,12 @@ impl Clock for BrowserClock {
         // setTimeout reads its delay as a signed 32-bit number: longer ones fire at once.
         let ms = u32::try_from(ms.min(i32::MAX as u64)).unwrap_or(i32::MAX as u32);
         Box::pin(gloo_timers::future::TimeoutFuture::new(ms))
+    }
+
+    fn yield_now(&self) -> LocalBoxFuture<'static, ()> {
+        if !super::frame::slice_spent() {
+            return Box::pin(std::future::ready(()));
+        }
+        Box::pin(super::frame::yield_to_page())
     }
 }

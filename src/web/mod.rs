@@ -3,6 +3,7 @@
 pub mod character_file;
 mod clock;
 mod fetch;
+mod frame;
 #[cfg(feature = "guild")]
 mod lock;
 mod page_title;
