@@ -4,6 +4,7 @@
 //! and saving are the controller's; this only mirrors its updates for the conversation
 //! on screen, and keeps the demo's settings and inspector.
 
+mod announce;
 mod inspector;
 mod resume;
 mod transaction;
@@ -97,6 +98,9 @@ pub struct Chat {
     pub announcement: RwSignal<String>,
     /// The conversation deleted last, until it is taken back or another goes.
     pub deleted: RwSignal<Option<app::Deleted>, LocalStorage>,
+    /// Messages sent while an approval waits, oldest first: the controller queues
+    /// them; they show at once and become turns as they begin.
+    pub queued: RwSignal<Vec<String>>,
 }
 
 impl Chat {
@@ -121,6 +125,7 @@ impl Chat {
             allowed: RwSignal::new(Vec::new()),
             announcement: RwSignal::new(String::new()),
             deleted: RwSignal::new_local(None),
+            queued: RwSignal::new(Vec::new()),
         }
     }
 
@@ -240,6 +245,7 @@ impl Chat {
                 .collect()
         });
         self.turns.set(turns);
+        self.queued.set(Vec::new());
         self.allowed
             .set(self.app().map(|a| a.always_allowed()).unwrap_or_default());
         // A call of this conversation may still wait (it was opened again): its card
@@ -268,10 +274,18 @@ impl Chat {
         if self.pending.get_untracked().is_none() {
             // Busy at once: the turn itself begins a moment later.
             self.busy.set(true);
+        } else {
+            self.queued.update(|q| q.push(text.clone()));
         }
         let chat = *self;
         spawn_local(async move {
             let _ = app.send(&text).await;
+            // Began (and shown as its turn) or refused: no longer queued either way.
+            chat.queued.try_update(|queued| {
+                if let Some(at) = queued.iter().position(|q| *q == text) {
+                    queued.remove(at);
+                }
+            });
             // A played character's turn already showed its transaction as recorded,
             // which is newer than a re-read would say (a completed one is no longer
             // pending).
@@ -337,6 +351,15 @@ impl Chat {
         if let Some(input) = input {
             self.send(input);
         }
+    }
+
+    /// The last message sent in the conversation on screen.
+    pub fn last_message(&self) -> Option<String> {
+        self.turns.with_untracked(|turns| {
+            turns
+                .last()
+                .map(|t| t.interaction.with_untracked(|i| i.input.clone()))
+        })
     }
 
     /// Opens a new, empty conversation (the current one stays in the list).
@@ -481,6 +504,11 @@ impl Chat {
         let Some(interaction) = app.interaction(conversation, turn) else {
             return;
         };
+        self.queued.update(|queued| {
+            if let Some(at) = queued.iter().position(|q| *q == interaction.input) {
+                queued.remove(at);
+            }
+        });
         // A resumed turn is already on screen: its row (keyed by id) keeps its signal,
         // so the reopened record goes into that signal rather than a new handle.
         let shown = self
@@ -535,13 +563,25 @@ impl Chat {
                 i.memory = memory.clone();
             }),
             Event::StepStarted(Purpose::Reason { iteration }) => {
-                self.inspector.update(|i| i.iterations = iteration - 1);
+                // The iteration under way, as the step summary counts it ("1 / 10").
+                self.inspector.update(|i| i.iterations = *iteration);
             }
-            Event::Done(outcome) => self.announcement.set(match outcome {
-                crate::run::Outcome::Aborted { .. } => "Stopped.".to_owned(),
-                crate::run::Outcome::Failed { error } => format!("The agent failed: {error}"),
-                done => format!("The agent answered: {}", done.text()),
-            }),
+            Event::Done(outcome) => announce::announce(
+                self.announcement,
+                match outcome {
+                    crate::run::Outcome::Aborted { .. } => "Stopped.".to_owned(),
+                    crate::run::Outcome::Failed { error } => {
+                        format!(
+                            "The agent failed: {}",
+                            announce::spoken(&error.to_string(), "")
+                        )
+                    }
+                    done => format!(
+                        "The agent answered: {}",
+                        announce::spoken(done.text(), super::shortcuts::READ_REST)
+                    ),
+                },
+            ),
             // The controller has recorded an "always" by the time the run hears it.
             Event::Decided { .. } => {
                 if let Some(app) = self.app() {
@@ -549,10 +589,10 @@ impl Chat {
                 }
             }
             Event::ApprovalNeeded { call } => {
-                self.announcement.set(format!(
-                    "Approval needed: the agent wants to run {}.",
-                    call.name
-                ));
+                announce::announce(
+                    self.announcement,
+                    format!("Approval needed: the agent wants to run {}.", call.name),
+                );
                 self.busy.set(false);
                 self.pending.set(Some(Pending {
                     key: app::ApprovalKey {
