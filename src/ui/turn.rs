@@ -294,10 +294,6 @@ fn ApprovalCard(
                     <p class="approval-text">
                         {format!("{} asks before it acts: {}", speaker(chat), in_words(&p.call.name, &p.call.arguments))}
                     </p>
-                    <details class="approval-details">
-                        <summary>"Details: the tool " <code>{p.call.name.clone()}</code></summary>
-                        <pre class="approval-args">{pretty_text(&p.call.arguments)}</pre>
-                    </details>
                     <div class="approval-actions">
                         <button type="button" class="approve" on:click=move |_| decide(true, false)>
                             "Approve"
@@ -309,6 +305,10 @@ fn ApprovalCard(
                             "Always for this chat"
                         </button>
                     </div>
+                    <details class="approval-details">
+                        <summary>"Details: the tool " <code>{p.call.name.clone()}</code></summary>
+                        <pre class="approval-args">{pretty_text(&p.call.arguments)}</pre>
+                    </details>
                 </div>
             }
         })
