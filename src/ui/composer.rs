@@ -62,6 +62,9 @@ pub fn Composer(
     /// `/command` and `@agent` completions, read when the message starts with one.
     #[prop(into, optional)]
     completions: Signal<Vec<Completion>>,
+    /// What the empty message box suggests (whom it speaks to).
+    #[prop(into, optional)]
+    placeholder: Option<Signal<String>>,
     /// The last message sent, brought back to edit by ↑ in an empty message box.
     #[prop(optional)]
     recall: Option<Callback<(), Option<String>>>,
@@ -226,7 +229,7 @@ pub fn Composer(
                 node_ref=input
                 class="composer-input"
                 rows="2"
-                placeholder="Ask something — “What time is it?”"
+                placeholder=move || placeholder.map_or_else(|| "Ask something — “What time is it?”".to_owned(), |p| p.get())
                 aria-label="Message"
                 role="combobox"
                 aria-autocomplete="list"

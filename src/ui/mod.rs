@@ -131,7 +131,14 @@ pub fn App() -> impl IntoView {
                 <main class="familiar">
                     <Show when=empty>
                         <div class="empty-state">
-                            <p>"Try one of these:"</p>
+                            <p>{move || {
+                                let character = chat.settings.with(|s| s.character.clone());
+                                if sample_prompts(character.as_deref()).is_empty() {
+                                    format!("Say hello to {}.", turn::speaker(chat))
+                                } else {
+                                    "Try one of these:".to_owned()
+                                }
+                            }}</p>
                             <ul class="sample-prompts">
                                 {move || {
                                     let character = chat.settings.with(|s| s.character.clone());
@@ -269,6 +276,10 @@ fn Chat(
                 })
                 completions=Signal::derive(move || chat.completions())
                 recall=Callback::new(move |()| chat.last_message())
+                placeholder=Signal::derive(move || match chat.settings.with(|s| s.character.is_some()) {
+                    true => format!("Say something to {}…", turn::speaker(chat)),
+                    false => "Ask something — “What time is it?”".to_owned(),
+                })
                 input=focus.0
             />
         </div>
@@ -319,6 +330,7 @@ fn ConversationList(
     on_close: Callback<()>,
 ) -> impl IntoView {
     let section = NodeRef::<leptos::html::Section>::new();
+    let composer = use_context::<ComposerFocus>();
     // Opened, the list takes focus: its first conversation is a Tab away.
     section.on_load(|section| {
         let _ = section.focus();
@@ -340,7 +352,11 @@ fn ConversationList(
                 Some(item) => {
                     let _ = item.focus();
                 }
-                None => focus_composer(),
+                None => {
+                    if let Some(composer) = composer {
+                        composer.give();
+                    }
+                }
             }
         });
     };

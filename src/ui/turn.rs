@@ -52,7 +52,21 @@ pub fn Turn(
     let steps = Memo::new(move |_| interaction.with(|i| i.steps.clone()));
     let remote_images = chat.is_some_and(|s| s.settings.with_untracked(|s| s.remote_images));
     let cap = chat.map(|s| s.settings.with_untracked(|s| s.max_iterations));
-    let copy = move |_| super::copy_text(&answer.get_untracked());
+    // "Copy" says "Copied" for a moment, on the button and to a screen reader.
+    let copied = RwSignal::new(false);
+    let copy = move |_| {
+        super::copy_text(&answer.get_untracked());
+        copied.set(true);
+        if let Some(chat) = chat {
+            chat.say("Copied.");
+        }
+        set_timeout(
+            move || {
+                copied.try_set(false);
+            },
+            std::time::Duration::from_secs(2),
+        );
+    };
     let about = quoted(&input);
     let (copy_label, retry_label) = (
         format!("Copy the answer to {about}"),
@@ -64,8 +78,11 @@ pub fn Turn(
         view! {
             <Show when=finished>
                 <div class="answer-actions">
-                    <button type="button" class="answer-copy" aria-label=copy_label.clone() on:click=copy>
-                        "Copy"
+                    <button type="button" class="answer-copy" aria-label={
+                        let label = copy_label.clone();
+                        move || if copied.get() { "Copied".to_owned() } else { label.clone() }
+                    } on:click=copy>
+                        {move || if copied.get() { "Copied" } else { "Copy" }}
                     </button>
                     <button
                         type="button"
@@ -117,7 +134,7 @@ pub fn Turn(
 }
 
 /// Who answers in `chat`: the character played, or Familiar.
-fn speaker(chat: Chat) -> String {
+pub(super) fn speaker(chat: Chat) -> String {
     chat.settings
         .with_untracked(|s| s.character.clone())
         .and_then(|key| crate::demo::characters::name_of(&key))

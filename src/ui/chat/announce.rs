@@ -7,6 +7,7 @@
 
 use leptos::prelude::*;
 
+use super::Chat;
 use crate::base::markdown::{Block, Inline, parse};
 
 /// The longest announcement, in characters, before it is cut.
@@ -83,4 +84,11 @@ pub fn announce(region: RwSignal<String>, text: String) {
         },
         std::time::Duration::from_millis(GAP_MS),
     );
+}
+
+impl Chat {
+    /// Tells a screen reader `text` (a "Copied", say), through the answers' live region.
+    pub fn say(&self, text: &str) {
+        announce(self.announcement, text.to_owned());
+    }
 }

@@ -577,7 +577,8 @@ impl Chat {
                         )
                     }
                     done => format!(
-                        "The agent answered: {}",
+                        "{} answered: {}",
+                        super::turn::speaker(*self),
                         announce::spoken(done.text(), super::shortcuts::READ_REST)
                     ),
                 },
