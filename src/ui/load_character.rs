@@ -77,7 +77,6 @@ pub fn LoadCharacter(
     view! {
         <section
             class="character-loader"
-            role="dialog"
             aria-label="Load a character"
             on:keydown=move |ev| {
                 if ev.key() == "Escape" {

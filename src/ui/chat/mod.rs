@@ -5,6 +5,7 @@
 //! on screen, and keeps the demo's settings and inspector.
 
 mod announce;
+mod conversations;
 mod inspector;
 mod resume;
 mod transaction;
@@ -353,53 +354,6 @@ impl Chat {
         }
     }
 
-    /// The last message sent in the conversation on screen.
-    pub fn last_message(&self) -> Option<String> {
-        self.turns.with_untracked(|turns| {
-            turns
-                .last()
-                .map(|t| t.interaction.with_untracked(|i| i.input.clone()))
-        })
-    }
-
-    /// Opens a new, empty conversation (the current one stays in the list).
-    pub fn new_conversation(&self) {
-        let Some(app) = self.app() else {
-            return;
-        };
-        app.abort();
-        let id = app.new_conversation();
-        self.conversation_id.set(id);
-        self.inspector.set(Inspector::default());
-        self.show(app.conversation());
-        self.refresh_world();
-    }
-
-    /// Opens a saved conversation.
-    pub fn open(&self, id: &str) {
-        let Some(app) = self.app() else {
-            return;
-        };
-        app.abort();
-        if app.open(id).is_ok() {
-            self.conversation_id.set(id.to_owned());
-            self.show(app.conversation());
-        }
-    }
-
-    /// Deletes a saved conversation; the open one is replaced by a new one.
-    pub fn delete(&self, id: &str) {
-        let Some(app) = self.app() else {
-            return;
-        };
-        self.deleted.set(app.delete(id));
-        self.saved.set(app.conversations());
-        if self.conversation_id.get_untracked() != app.conversation_id() {
-            self.conversation_id.set(app.conversation_id());
-            self.show(app.conversation());
-        }
-    }
-
     /// Mirrors one of the controller's updates.
     fn on_update(&self, update: &app::Update) {
         let shown = self.conversation_id.get_untracked();
@@ -480,16 +434,6 @@ impl Chat {
                 notices.push(text);
             }
         });
-    }
-
-    /// Takes the last deletion back: the conversation returns to its place in the list.
-    pub fn undo_delete(&self) {
-        let (Some(deleted), Some(app)) = (self.deleted.get_untracked(), self.app()) else {
-            return;
-        };
-        self.deleted.set(None);
-        app.undelete(deleted);
-        self.saved.set(app.conversations());
     }
 
     /// Dismisses the notices shown.
