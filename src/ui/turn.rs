@@ -141,8 +141,8 @@ pub(super) fn speaker(chat: Chat) -> String {
         .unwrap_or_else(|| "Familiar".to_owned())
 }
 
-/// What a call will do, in words: "forget memories matching “ale”" reads as
-/// `forget` with `{"query": "ale"}` — the tool's name as words, then each argument.
+/// What a call will do, in words: `forget` with `{"about": "the ale"}` reads
+/// "forget (about: “the ale”)." — the tool's name as words, then each argument.
 fn in_words(name: &str, arguments: &str) -> String {
     let action = name.replace(['_', '-'], " ");
     let args = serde_json::from_str::<serde_json::Value>(arguments)
@@ -156,7 +156,7 @@ fn in_words(name: &str, arguments: &str) -> String {
                         serde_json::Value::String(text) => format!("“{text}”"),
                         other => other.to_string(),
                     };
-                    format!("{} {value}", key.replace('_', " "))
+                    format!("{}: {value}", key.replace('_', " "))
                 })
                 .collect::<Vec<_>>()
         })
@@ -164,7 +164,7 @@ fn in_words(name: &str, arguments: &str) -> String {
     if args.is_empty() {
         format!("{action}.")
     } else {
-        format!("{action}, with {}.", args.join(", "))
+        format!("{action} ({}).", args.join("; "))
     }
 }
 
