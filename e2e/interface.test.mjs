@@ -87,7 +87,7 @@ test('settings persist, and Stop ends a streaming run within a frame', async (t)
   assert.match(await page.locator('.turn .steps-summary').innerText(), /stopped/);
   const kept = await text.innerText();
   assert.ok(kept.startsWith(early.trim()) && kept.length >= early.length, `the streamed text stays: ${kept}`);
-  assert.match(await page.locator('.turn .answer-stopped').innerText(), /^Stopped: /);
+  assert.match(await page.locator(".turn .answer-stopped").innerText(), /^Stopped\.$/);
   assert.deepEqual(problems, []);
 });
 

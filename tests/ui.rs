@@ -418,10 +418,70 @@ async fn a_stopped_answer_keeps_what_streamed_and_says_it_was_stopped() {
     });
     leptos::task::tick().await;
     assert_eq!(text_of(&root, ".markdown"), "Once upon a time, a dragon");
-    assert_eq!(
-        text_of(&root, ".answer-stopped"),
-        "Stopped: stopped before it finished"
+    assert_eq!(text_of(&root, ".answer-stopped"), "Stopped.");
+    let answer = root.query_selector(".message-assistant").unwrap().unwrap();
+    assert!(
+        !answer.class_list().contains("message-failed"),
+        "a Stop is the person's decision, not a failure"
     );
+}
+
+#[wasm_bindgen_test]
+async fn stopped_before_a_word_the_answer_is_empty_and_the_note_says_it_was_stopped() {
+    use familiar::run::event::Event;
+    use familiar::run::interaction::Interaction;
+    use familiar::run::{Outcome, Purpose};
+    use familiar::ui::Turn;
+    let interaction = RwSignal::new(Interaction::new(1, "tell me a story"));
+    let root = mount(move || view! { <Turn interaction=interaction /> });
+    interaction.update(|i| {
+        i.apply(&Event::StepStarted(Purpose::Reason { iteration: 1 }));
+        i.apply(&Event::Done(Outcome::Aborted {
+            reason: "stopped before it finished".into(),
+        }));
+    });
+    leptos::task::tick().await;
+    assert_eq!(
+        text_of(&root, ".markdown"),
+        "",
+        "no reason shown as the answer"
+    );
+    assert_eq!(text_of(&root, ".answer-stopped"), "Stopped.");
+}
+
+#[wasm_bindgen_test]
+async fn a_bad_proxy_url_marks_that_field_alone_and_says_so_without_backticks() {
+    use familiar::app::settings::Settings;
+    use familiar::ui::SettingsPanel;
+    let root = mount(move || {
+        view! {
+            <SettingsPanel current=Signal::derive(Settings::default) on_save=move |s: Settings| s.problems() />
+        }
+    });
+    leptos::task::tick().await;
+    click(&root, ".use-proxy");
+    fill(&root, ".proxy-url", "");
+    fill(&root, ".proxy-model", "gpt-4o-mini");
+    click(&root, ".settings-save");
+    leptos::task::tick().await;
+    let marked: Vec<String> = ["proxy-url", "proxy-model", "proxy-window", "proxy-header"]
+        .iter()
+        .filter(|c| {
+            root.query_selector(&format!(".{c}"))
+                .unwrap()
+                .unwrap()
+                .get_attribute("aria-invalid")
+                .as_deref()
+                == Some("true")
+        })
+        .map(|c| (*c).to_owned())
+        .collect();
+    assert_eq!(marked, ["proxy-url"]);
+    let texts = texts_of(&root, ".field-error");
+    assert_eq!(texts.len(), 1, "{texts:?}");
+    assert!(!texts[0].contains('`'), "{texts:?}");
+    assert!(texts[0].contains("got nothing"), "{texts:?}");
+    assert_eq!(text_of(&root, ".settings h2"), "Settings");
 }
 
 fn key(root: &HtmlElement, name: &str) {

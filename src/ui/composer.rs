@@ -3,10 +3,15 @@
 //! commands and agents as a combobox (the WAI-ARIA pattern): arrows move through the
 //! options, Enter or Tab takes the highlighted one, Escape or a click elsewhere closes
 //! the list, and the caret never leaves the message box.
+//!
+//! Focus never falls to the page: the message box takes it on load, after Send, and
+//! when a run ends (or starts) while a button of the composer had it — Send and
+//! Stop replace each other, and a removed button would leave focus nowhere.
 
 use leptos::ev::KeyboardEvent;
 use leptos::html::Textarea;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// A completion the composer offers: what to insert and what it does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +35,19 @@ fn matching(typed: &str, all: &[Completion]) -> Vec<Completion> {
         .collect()
 }
 
+/// True when focus is nowhere in particular: on the page's body (where a removed
+/// element leaves it), or on no element at all.
+fn focus_is_lost() -> bool {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return false;
+    };
+    match (document.active_element(), document.body()) {
+        (None, _) => true,
+        (Some(active), Some(body)) => active == *body.unchecked_ref::<web_sys::Element>(),
+        (Some(_), None) => false,
+    }
+}
+
 /// The message box under the conversation.
 #[component]
 pub fn Composer(
@@ -44,6 +62,12 @@ pub fn Composer(
     /// `/command` and `@agent` completions, read when the message starts with one.
     #[prop(into, optional)]
     completions: Signal<Vec<Completion>>,
+    /// What the empty message box suggests (whom it speaks to).
+    #[prop(into, optional)]
+    placeholder: Option<Signal<String>>,
+    /// The last message sent, brought back to edit by ↑ in an empty message box.
+    #[prop(optional)]
+    recall: Option<Callback<(), Option<String>>>,
     /// The message box, for views that give focus back to it.
     #[prop(optional)]
     input: Option<NodeRef<Textarea>>,
@@ -60,9 +84,35 @@ pub fn Composer(
                 textarea.set_value("");
                 set_typed.set(String::new());
                 on_send(text);
+                let _ = textarea.focus();
             }
         }
     });
+    // Whether one of the composer's buttons had focus last: when Send becomes Stop
+    // (or back) under it, focus goes to the message box instead of the page.
+    let button_focused = StoredValue::new(false);
+    Effect::new(move |before: Option<bool>| {
+        let now = busy.get();
+        if before.is_some_and(|b| b != now) && button_focused.get_value() {
+            request_animation_frame(move || {
+                if focus_is_lost()
+                    && let Some(textarea) = input.get_untracked()
+                {
+                    let _ = textarea.focus();
+                }
+            });
+        }
+        now
+    });
+    input.on_load(|textarea| {
+        // On load the message box has focus, unless something else took it first.
+        request_animation_frame(move || {
+            if focus_is_lost() {
+                let _ = textarea.focus();
+            }
+        });
+    });
+    let empty = move || typed.with(|t| t.trim().is_empty());
     let matches = Memo::new(move |_| typed.with(|t| completions.with(|all| matching(t, all))));
     let open = move || !dismissed.get() && matches.with(|m| !m.is_empty());
     let complete = move |insert: &str| {
@@ -92,6 +142,15 @@ pub fn Composer(
                         Some(i) if down => (i + 1) % count,
                         Some(i) => (i + count - 1) % count,
                     }));
+                }
+                "ArrowUp" if typed.with_untracked(String::is_empty) => {
+                    let last = recall.and_then(|recall| recall.run(()));
+                    if let (Some(last), Some(textarea)) = (last, input.get_untracked()) {
+                        ev.prevent_default();
+                        textarea.set_value(&last);
+                        set_typed.set(last);
+                        set_dismissed.set(true);
+                    }
                 }
                 "Escape" if listed => {
                     ev.prevent_default();
@@ -170,7 +229,7 @@ pub fn Composer(
                 node_ref=input
                 class="composer-input"
                 rows="2"
-                placeholder="Ask something — “What time is it?”"
+                placeholder=move || placeholder.map_or_else(|| "Ask something — “What time is it?”".to_owned(), |p| p.get())
                 aria-label="Message"
                 role="combobox"
                 aria-autocomplete="list"
@@ -186,9 +245,23 @@ pub fn Composer(
             ></textarea>
             <Show
                 when=move || busy.get()
-                fallback=|| view! { <button type="submit" class="composer-send">"Send"</button> }
+                fallback=move || view! {
+                    <button
+                        type="submit"
+                        class="composer-send"
+                        disabled=empty
+                        on:focus=move |_| button_focused.set_value(true)
+                        on:blur=move |ev| button_focused.set_value(ev.related_target().is_none())
+                    >"Send"</button>
+                }
             >
-                <button type="button" class="composer-stop" on:click=stop>"Stop"</button>
+                <button
+                    type="button"
+                    class="composer-stop"
+                    on:click=stop
+                    on:focus=move |_| button_focused.set_value(true)
+                    on:blur=move |ev| button_focused.set_value(ev.related_target().is_none())
+                >"Stop"</button>
             </Show>
         </form>
     }

@@ -1,9 +1,68 @@
 //! The inspector: what the latest run knows — its trigger and boundaries, plan and
 //! context memory, iterations against the cap — and the world it acts on.
+//!
+//! Beside the conversation when the pane is wide; at 900 px and less it is a panel
+//! the person opens ([`InspectorButton`]) over the page, never content under the
+//! composer (the conversation's end stays the page's end). Opened, it takes focus;
+//! Escape or Close shuts it and gives focus back to its button.
 
 use leptos::prelude::*;
 
 use super::chat::Inspector as State;
+
+/// The id its button controls.
+const PANEL_ID: &str = "familiar-inspector";
+
+/// Whether the inspector is open as a panel (narrow panes only), and the button that
+/// opens it, to give focus back to.
+#[derive(Clone, Copy)]
+pub struct InspectorPanel {
+    open: RwSignal<bool>,
+    button: NodeRef<leptos::html::Button>,
+}
+
+impl Default for InspectorPanel {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl InspectorPanel {
+    /// Closed.
+    pub fn new() -> Self {
+        Self {
+            open: RwSignal::new(false),
+            button: NodeRef::new(),
+        }
+    }
+
+    fn close(self) {
+        self.open.set(false);
+        if let Some(button) = self.button.get_untracked() {
+            let _ = button.focus();
+        }
+    }
+}
+
+/// Opens the inspector as a panel; shown only where the pane is narrow (main.css).
+#[component]
+pub fn InspectorButton(
+    /// The panel it opens.
+    panel: InspectorPanel,
+) -> impl IntoView {
+    view! {
+        <button
+            node_ref=panel.button
+            type="button"
+            class="show-inspector"
+            aria-controls=PANEL_ID
+            aria-expanded=move || panel.open.get().to_string()
+            on:click=move |_| panel.open.update(|o| *o = !*o)
+        >
+            "Inspector"
+        </button>
+    }
+}
 
 /// The side panel, updating live.
 #[component]
@@ -11,11 +70,43 @@ pub fn Inspector(
     /// The state to show.
     #[prop(into)]
     state: Signal<State>,
+    /// Whether it is open as a panel, on narrow panes.
+    #[prop(optional)]
+    panel: Option<InspectorPanel>,
+    /// Whether a character is played: its section shows only then.
+    #[prop(into, optional)]
+    character: Signal<bool>,
 ) -> impl IntoView {
     let field = move |f: fn(&State) -> String| move || state.with(f);
+    let panel = panel.unwrap_or_default();
+    let aside = NodeRef::<leptos::html::Aside>::new();
+    // Opened as a panel, it takes focus (its heading's Close button is a Tab away).
+    Effect::new(move |_| {
+        if panel.open.get()
+            && let Some(aside) = aside.get_untracked()
+        {
+            let _ = aside.focus();
+        }
+    });
     view! {
-        <aside class="inspector" aria-label="Inspector">
-            <h2>"Inspector"</h2>
+        <aside
+            node_ref=aside
+            id=PANEL_ID
+            class="inspector"
+            class:open=move || panel.open.get()
+            aria-label="Inspector"
+            tabindex="-1"
+            on:keydown=move |ev| {
+                if ev.key() == "Escape" && panel.open.get_untracked() {
+                    ev.prevent_default();
+                    panel.close();
+                }
+            }
+        >
+            <div class="inspector-heading">
+                <h2>"Inspector"</h2>
+                <button type="button" class="close-inspector" on:click=move |_| panel.close()>"Close"</button>
+            </div>
             <dl>
                 <dt>"Trigger"</dt>
                 <dd class="inspector-trigger">{field(|s| if s.trigger.is_empty() { "—".into() } else { s.trigger.clone() })}</dd>
@@ -26,7 +117,7 @@ pub fn Inspector(
                     Some(list) => list.join(", "),
                 })}</dd>
                 <dt>"Iterations"</dt>
-                <dd class="inspector-iterations">{field(|s| format!("{} / {}", s.iterations, s.cap))}</dd>
+                <dd class="inspector-iterations">{field(|s| if s.cap == 0 { "—".into() } else { format!("{} / {}", s.iterations, s.cap) })}</dd>
                 <dt>"Plan"</dt>
                 <dd class="inspector-plan">{field(|s| if s.plan.is_empty() { "—".into() } else { s.plan.join(" → ") })}</dd>
                 <dt>"Context memory"</dt>
@@ -37,6 +128,7 @@ pub fn Inspector(
                     if all.is_empty() { "—".into() } else { all.join("; ") }
                 })}</dd>
             </dl>
+            <Show when=move || character.get()>
             <h3>"Character"</h3>
             <dl>
                 <dt>"Transaction"</dt>
@@ -46,6 +138,7 @@ pub fn Inspector(
                 <dt>"Injected"</dt>
                 <dd class="inspector-injection">{field(|s| if s.injection.is_empty() { "—".into() } else { s.injection.clone() })}</dd>
             </dl>
+            </Show>
             <h3>"Memories in the world"</h3>
             <ul class="inspector-world">
                 {move || state.with(|s| s.world.clone()).into_iter().map(|m| view! { <li>{m}</li> }).collect_view()}

@@ -69,12 +69,26 @@ pub fn LoadCharacter(
             async move { take(crate::web::character_file::read_file(&file).await, source) },
         );
     };
+    // Opened, the loader takes focus in its first field; Escape closes it.
+    let first = NodeRef::<leptos::html::Input>::new();
+    first.on_load(|input| {
+        let _ = input.focus();
+    });
     view! {
-        <section class="character-loader" aria-label="Load a character">
+        <section
+            class="character-loader"
+            aria-label="Load a character"
+            on:keydown=move |ev| {
+                if ev.key() == "Escape" {
+                    ev.prevent_default();
+                    on_close.run(());
+                }
+            }
+        >
             <form class="character-url" on:submit=from_url>
                 <label>
                     "Character file URL "
-                    <input type="text" inputmode="url" name="character-url" placeholder="https://…/character.json or /characters/….json" prop:value=url on:input=move |ev| url.set(event_target_value(&ev)) />
+                    <input node_ref=first type="text" inputmode="url" name="character-url" placeholder="https://…/character.json or /characters/….json" prop:value=url on:input=move |ev| url.set(event_target_value(&ev)) />
                 </label>
                 <button type="submit">"Load"</button>
             </form>

@@ -13,6 +13,7 @@ mod inspector;
 mod load_character;
 mod markdown;
 mod settings;
+mod shortcuts;
 mod start;
 mod steps;
 mod talk_to;
@@ -25,7 +26,7 @@ pub use chat::{Chat, TurnHandle};
 pub use composer::{Completion, Composer};
 pub use follow::Follow;
 pub use guild::GuildView;
-pub use inspector::Inspector;
+pub use inspector::{Inspector, InspectorButton, InspectorPanel};
 pub use markdown::Markdown;
 pub use settings::SettingsPanel;
 pub use start::start;
@@ -58,7 +59,10 @@ pub fn App() -> impl IntoView {
     provide_context(chat);
     let focus = ComposerFocus::new();
     provide_context(focus);
+    shortcuts::install(chat, focus);
     let settings_button = NodeRef::<leptos::html::Button>::new();
+    let history_button = NodeRef::<leptos::html::Button>::new();
+    let inspector_panel = InspectorPanel::new();
     let panel = RwSignal::new(Panel::None);
     let toggle = move |which: Panel| {
         move |_| panel.update(|p| *p = if *p == which { Panel::None } else { which })
@@ -79,20 +83,26 @@ pub fn App() -> impl IntoView {
                 </div>
                 <nav class="familiar-actions" aria-label="Conversation actions">
                     <TalkTo chat=chat />
-                    <button type="button" class="new-conversation" on:click=move |_| {
+                    <button type="button" class="new-conversation" aria-keyshortcuts=shortcuts::NEW title=format!("New conversation ({})", shortcuts::NEW) on:click=move |_| {
                         chat.new_conversation();
                         focus.give();
                     }>"New"</button>
-                    <button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
+                    <button node_ref=history_button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
                     <button type="button" class="show-guild" aria-expanded=move || (panel.get() == Panel::Guild).to_string() on:click=toggle(Panel::Guild)>"Guild"</button>
                     <button type="button" class="show-world" aria-expanded=move || show_world.get().to_string() on:click=move |_| show_world.update(|w| *w = !*w)>"World"</button>
                     <button node_ref=settings_button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings)>"Settings"</button>
+                    <InspectorButton panel=inspector_panel />
                 </nav>
             </header>
             <Show when=move || panel.get() == Panel::Conversations>
                 <ConversationList chat=chat on_open=Callback::new(move |()| {
                     panel.set(Panel::None);
                     focus.give();
+                }) on_close=Callback::new(move |()| {
+                    panel.set(Panel::None);
+                    if let Some(button) = history_button.get_untracked() {
+                        let _ = button.focus();
+                    }
                 }) />
             </Show>
             <Show when=move || panel.get() == Panel::Settings>
@@ -135,7 +145,14 @@ pub fn App() -> impl IntoView {
                 <main class="familiar">
                     <Show when=empty>
                         <div class="empty-state">
-                            <p>"Try one of these:"</p>
+                            <p>{move || {
+                                let character = chat.settings.with(|s| s.character.clone());
+                                if sample_prompts(character.as_deref()).is_empty() {
+                                    format!("Say hello to {}.", turn::speaker(chat))
+                                } else {
+                                    "Try one of these:".to_owned()
+                                }
+                            }}</p>
                             <ul class="sample-prompts">
                                 {move || {
                                     let character = chat.settings.with(|s| s.character.clone());
@@ -151,7 +168,7 @@ pub fn App() -> impl IntoView {
                     </Show>
                     <Chat chat=chat />
                 </main>
-                <Inspector state=chat.inspector />
+                <Inspector state=chat.inspector panel=inspector_panel character=Signal::derive(move || chat.settings.with(|s| s.character.is_some())) />
             </div>
         </div>
     }
@@ -225,6 +242,15 @@ fn Chat(
             <For each=move || chat.turns.get() key=|turn| turn.id let:turn>
                 <Turn interaction=turn.interaction />
             </For>
+            {move || chat.queued.get().into_iter().map(|text| view! {
+                <li class="turn turn-queued" data-status="queued">
+                    <div class="message message-user">
+                        <span class="sr-only">"You said:"</span>
+                        <p>{text}</p>
+                        <span class="message-time">"Sends after your decision"</span>
+                    </div>
+                </li>
+            }).collect_view()}
         </ol>
         <p class="sr-only" role="status" aria-live="polite">{move || chat.announcement.get()}</p>
         <Show when=move || chat.allowed.with(|a| !a.is_empty())>
@@ -243,25 +269,34 @@ fn Chat(
                 }).collect_view()}
             </ul>
         </Show>
-        <Show when=move || !following.get()>
-            <button type="button" class="jump-to-latest" on:click=move |_| {
-                jump();
-                focus.give();
-            }>"Jump to latest ↓"</button>
-        </Show>
-        <Composer
-            busy=chat.busy
-            on_send=move |text| {
-                jump();
-                chat.send(text);
-            }
-            on_stop=Callback::new(move |()| {
-                chat.stop();
-                focus.give();
-            })
-            completions=Signal::derive(move || chat.completions())
-            input=focus.0
-        />
+        // The composer and the way back to the end share an opaque dock at the window's
+        // bottom: the button never floats over a message.
+        <div class="composer-dock">
+            <Show when=move || !following.get() && !chat.turns.with(Vec::is_empty)>
+                <button type="button" class="jump-to-latest" on:click=move |_| {
+                    jump();
+                    focus.give();
+                }>"Jump to latest ↓"</button>
+            </Show>
+            <Composer
+                busy=chat.busy
+                on_send=move |text| {
+                    jump();
+                    chat.send(text);
+                }
+                on_stop=Callback::new(move |()| {
+                    chat.stop();
+                    focus.give();
+                })
+                completions=Signal::derive(move || chat.completions())
+                recall=Callback::new(move |()| chat.last_message())
+                placeholder=Signal::derive(move || match chat.settings.with(|s| s.character.is_some()) {
+                    true => format!("Say something to {}…", turn::speaker(chat)),
+                    false => "Ask something — “What time is it?”".to_owned(),
+                })
+                input=focus.0
+            />
+        </div>
     }
 }
 
@@ -296,16 +331,62 @@ pub fn mount_widget(element: web_sys::HtmlElement, app: crate::app::Session) -> 
     }
 }
 
-/// Past conversations: open or delete one (with an undo for the last deleted).
+/// Past conversations: open or delete one (with an undo for the last deleted), each
+/// with when it was last changed. Escape closes the list; after a deletion focus
+/// goes to the next conversation (or the composer, when none is left).
 #[component]
 fn ConversationList(
     /// The chat whose conversations to list.
     chat: Chat,
     /// Called after a conversation is opened.
     on_open: Callback<()>,
+    /// Closes the list (Escape).
+    on_close: Callback<()>,
 ) -> impl IntoView {
+    let section = NodeRef::<leptos::html::Section>::new();
+    let composer = use_context::<ComposerFocus>();
+    // Opened, the list takes focus: its first conversation is a Tab away.
+    section.on_load(|section| {
+        let _ = section.focus();
+    });
+    let focus_after_delete = move |index: u32| {
+        request_animation_frame(move || {
+            // The one that took the deleted one's place, or the new last one.
+            let next = section.get_untracked().and_then(|section| {
+                let at = format!("ul > li:nth-child({}) .open-conversation", index + 1);
+                let node = section.query_selector(&at).ok().flatten().or_else(|| {
+                    section
+                        .query_selector("ul > li:last-child .open-conversation")
+                        .ok()
+                        .flatten()
+                })?;
+                wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(node).ok()
+            });
+            match next {
+                Some(item) => {
+                    let _ = item.focus();
+                }
+                None => {
+                    if let Some(composer) = composer {
+                        composer.give();
+                    }
+                }
+            }
+        });
+    };
     view! {
-        <section class="conversations" aria-label="Past conversations">
+        <section
+            node_ref=section
+            class="conversations"
+            aria-label="Past conversations"
+            tabindex="-1"
+            on:keydown=move |ev| {
+                if ev.key() == "Escape" {
+                    ev.prevent_default();
+                    on_close.run(());
+                }
+            }
+        >
             <Show when=move || chat.deleted.with(Option::is_some)>
                 <p class="deleted-note" role="status">
                     {move || chat.deleted.with(|d| d.as_ref().map(|d| format!("Deleted “{}”.", d.entry.title)))}
@@ -313,12 +394,16 @@ fn ConversationList(
                     <button type="button" class="undo-delete" on:click=move |_| chat.undo_delete()>"Undo"</button>
                 </p>
             </Show>
+            <Show when=move || chat.saved.with(Vec::is_empty)>
+                <p class="no-conversations">"No saved conversations yet."</p>
+            </Show>
             <ul>
-                {move || chat.saved.get().into_iter().map(|c| {
+                {move || chat.saved.get().into_iter().enumerate().map(|(index, c)| {
                     let open_id = c.id.clone();
                     let delete_id = c.id.clone();
                     let current = chat.conversation_id.get() == c.id;
-                    let delete_label = format!("Delete conversation “{}”", c.title);
+                    let delete_label = format!("Delete “{}”", c.title);
+                    let index = u32::try_from(index).unwrap_or(u32::MAX);
                     view! {
                         <li class:current=current>
                             <button
@@ -330,9 +415,13 @@ fn ConversationList(
                                     on_open.run(());
                                 }
                             >
-                                {c.title}
+                                <span class="conversation-title">{c.title}</span>
+                                <time class="conversation-date">{turn::when(c.updated_ms)}</time>
                             </button>
-                            <button type="button" class="delete-conversation" aria-label=delete_label on:click=move |_| chat.delete(&delete_id)>"×"</button>
+                            <button type="button" class="delete-conversation" aria-label=delete_label on:click=move |_| {
+                                chat.delete(&delete_id);
+                                focus_after_delete(index);
+                            }>"Delete"</button>
                         </li>
                     }
                 }).collect_view()}

@@ -1,14 +1,18 @@
 //! The settings panel: model source, temperature, step cap, reflection, backend. It
 //! edits a copy; Save validates and shows each problem next to its field (tied to it
 //! with `aria-invalid` and `aria-describedby`), and once a save was tried each problem
-//! goes away as soon as its field is fixed. Escape or Close closes the panel. A saved
-//! proxy token is not sent to a changed proxy address unless typed again.
+//! goes away as soon as its field is fixed; a save that fails moves focus to the
+//! first field marked. Only the field at fault is marked: a proxy problem is told
+//! apart (address, model name, window, header) by the check that failed. Messages
+//! quote with “ ” rather than a programmer's backticks. Escape or Close closes the
+//! panel. A saved proxy token is not sent to a changed proxy address unless typed
+//! again.
 
 use leptos::prelude::*;
 
 use super::account::AccountPanel;
 use crate::app::settings::{Backend, FieldProblem, ModelSource, Settings};
-use crate::llm::openai::{ModelSettings, temperature_text};
+use crate::llm::openai::{ModelSettings, SettingsError, temperature_text};
 
 /// The settings form.
 #[component]
@@ -57,6 +61,7 @@ pub fn SettingsPanel(
     let anon_key = RwSignal::new(anon_key);
     let images = RwSignal::new(initial.remote_images);
     let problems = RwSignal::new(Vec::<FieldProblem>::new());
+    let form = NodeRef::<leptos::html::Form>::new();
     let saved = RwSignal::new(false);
     // After a save was tried, problems follow the fields as they are edited.
     let tried = RwSignal::new(false);
@@ -88,15 +93,15 @@ pub fn SettingsPanel(
             let window = window.get_untracked();
             if !window.trim().is_empty() {
                 let message = "the context window must be a whole number of tokens";
-                settings.context_tokens = parse(&window, "model", message, &mut found);
+                settings.context_tokens = parse(&window, "model.window", message, &mut found);
             }
             let header = header.get_untracked();
             if let Some((name, value)) = header.split_once(':') {
                 settings.extra_header = Some((name.trim().to_owned(), value.trim().to_owned()));
             } else if !header.trim().is_empty() {
                 found.push(FieldProblem {
-                    field: "model",
-                    message: "the extra header must look like `Name: value`".into(),
+                    field: "model.header",
+                    message: "the extra header must look like “Name: value”".into(),
                 });
             }
             ModelSource::Proxy(settings)
@@ -120,9 +125,22 @@ pub fn SettingsPanel(
             remote_images: images.get_untracked(),
             character: current.with_untracked(|s| s.character.clone()),
         };
-        found.extend(settings.problems());
+        let proxy_field = proxy_field(&settings.model);
+        found.extend(settings.problems().into_iter().map(|mut problem| {
+            if problem.field == "model" {
+                problem.field = proxy_field;
+            }
+            problem
+        }));
         if !header_typed.get_untracked() {
-            found.extend(current.with_untracked(|before| settings.moved_token(before)));
+            found.extend(
+                current
+                    .with_untracked(|before| settings.moved_token(before))
+                    .map(|problem| FieldProblem {
+                        field: "model.header",
+                        ..problem
+                    }),
+            );
         }
         if found.is_empty() {
             Ok(settings)
@@ -159,7 +177,21 @@ pub fn SettingsPanel(
                 header_typed.set(false);
                 saved.set(true);
             }
-            Ok(found) | Err(found) => problems.set(found),
+            Ok(found) | Err(found) => {
+                problems.set(found);
+                // The person goes to the first field to fix.
+                request_animation_frame(move || {
+                    let first = form
+                        .get_untracked()
+                        .and_then(|f| f.query_selector("[aria-invalid='true']").ok().flatten())
+                        .and_then(|e| {
+                            wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok()
+                        });
+                    if let Some(first) = first {
+                        let _ = first.focus();
+                    }
+                });
+            }
         }
     };
     let error = move |field: &'static str| {
@@ -169,7 +201,7 @@ pub fn SettingsPanel(
                     .filter(|p| p.field == field)
                     .map(|p| {
                         view! {
-                            <p class="field-error" id=error_id(field) role="alert">{p.message.clone()}</p>
+                            <p class="field-error" id=error_id(field) role="alert">{readable(&p.message)}</p>
                         }
                     })
                     .collect_view()
@@ -188,7 +220,7 @@ pub fn SettingsPanel(
         move || {
             let erred = problems.with(|p| p.iter().any(|p| p.field == field));
             if erred {
-                format!("{} {hint}", error_id(field))
+                format!("{} {hint}", error_id(field)).trim_end().to_owned()
             } else {
                 hint.to_owned()
             }
@@ -199,7 +231,6 @@ pub fn SettingsPanel(
             on_close.run(());
         }
     };
-    let form = NodeRef::<leptos::html::Form>::new();
     // Opened, the panel takes focus, so its first field is a Tab away.
     form.on_load(|form| {
         let _ = form.focus();
@@ -208,7 +239,7 @@ pub fn SettingsPanel(
         <form
             node_ref=form
             class="settings"
-            aria-label="Settings"
+            aria-labelledby="settings-heading"
             tabindex="-1"
             novalidate
             on:submit=save
@@ -219,16 +250,21 @@ pub fn SettingsPanel(
                 }
             }
         >
+            <h2 id="settings-heading">"Settings"</h2>
             <fieldset>
                 <legend>"Model"</legend>
                 <label><input type="radio" name="model" prop:checked=move || !use_proxy.get() on:change=move |_| use_proxy.set(false) />" Rules model (offline)"</label>
                 <label><input type="radio" name="model" class="use-proxy" prop:checked=move || use_proxy.get() on:change=move |_| use_proxy.set(true) />" OpenAI-compatible proxy"</label>
                 <div hidden=move || !use_proxy.get()>
-                    <label>"Proxy URL"<input class="proxy-url" type="url" bind:value=proxy_url placeholder="https://llm.example.com/v1" aria-invalid=invalid("model") aria-describedby=described("model", "hint-proxy") /></label>
+                    <label>"Proxy URL"<input class="proxy-url" type="url" bind:value=proxy_url placeholder="https://llm.example.com/v1" aria-invalid=invalid("model.url") aria-describedby=described("model.url", "hint-proxy") /></label>
                     <p class="field-hint" id="hint-proxy">"https://, or http:// on this machine (localhost)"</p>
-                    <label>"Model"<input class="proxy-model" bind:value=proxy_model placeholder="gpt-4o-mini" aria-invalid=invalid("model") /></label>
-                    <label>"Context window, tokens (optional)"<input class="proxy-window" bind:value=window placeholder="asked of the server" inputmode="numeric" aria-invalid=invalid("model") /></label>
-                    <label>"Extra header (optional)"<input class="proxy-header" bind:value=header on:input=move |_| header_typed.set(true) placeholder="X-Proxy-Token: …" aria-invalid=invalid("model") /></label>
+                    {error("model.url")}
+                    <label>"Model"<input class="proxy-model" bind:value=proxy_model placeholder="gpt-4o-mini" aria-invalid=invalid("model.name") aria-describedby=described("model.name", "") /></label>
+                    {error("model.name")}
+                    <label>"Context window, tokens (optional)"<input class="proxy-window" bind:value=window placeholder="asked of the server" inputmode="numeric" aria-invalid=invalid("model.window") aria-describedby=described("model.window", "") /></label>
+                    {error("model.window")}
+                    <label>"Extra header (optional)"<input class="proxy-header" bind:value=header on:input=move |_| header_typed.set(true) placeholder="X-Proxy-Token: …" aria-invalid=invalid("model.header") aria-describedby=described("model.header", "") /></label>
+                    {error("model.header")}
                 </div>
                 {error("model")}
                 <label>"Temperature"<input class="temperature" inputmode="decimal" bind:value=temperature aria-invalid=invalid("temperature") aria-describedby=described("temperature", "hint-temperature") /></label>
@@ -258,12 +294,40 @@ pub fn SettingsPanel(
                 </div>
             </fieldset>
             <div class="settings-actions">
-                <button type="submit" class="settings-save">"Save"</button>
+                <button type="submit" class="settings-save primary">"Save"</button>
                 <button type="button" class="settings-close" on:click=move |_| close()>"Close"</button>
             </div>
             <p class="settings-saved" role="status">{move || if saved.get() { "Saved." } else { "" }}</p>
         </form>
     }
+}
+
+/// Which proxy field a problem of `model` is about, by the check that fails.
+fn proxy_field(model: &ModelSource) -> &'static str {
+    let ModelSource::Proxy(model) = model else {
+        return "model";
+    };
+    match model.validate() {
+        Err(SettingsError::Url(_)) => "model.url",
+        Err(SettingsError::EmptyModel) => "model.name",
+        Err(SettingsError::ContextTokens(_)) => "model.window",
+        Err(SettingsError::HeaderName(_) | SettingsError::ProviderKey) => "model.header",
+        _ => "model",
+    }
+}
+
+/// A message as a person reads it: quoted with “ ”, an empty quote said as such.
+fn readable(message: &str) -> String {
+    let mut out = String::new();
+    let mut open = true;
+    for (i, part) in message.replace("``", "nothing").split('`').enumerate() {
+        if i > 0 {
+            out.push(if open { '“' } else { '”' });
+            open = !open;
+        }
+        out.push_str(part);
+    }
+    out
 }
 
 /// The id of `field`'s error message, for `aria-describedby`.

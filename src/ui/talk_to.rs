@@ -27,6 +27,14 @@ pub fn TalkTo(
     let proposed = RwSignal::new(None::<String>);
     let loading = RwSignal::new(false);
     let select = NodeRef::<leptos::html::Select>::new();
+    // Where focus goes once a choice is settled: the composer after a new
+    // conversation, the menu otherwise (the buttons that were pressed are gone).
+    let composer = use_context::<super::ComposerFocus>();
+    let back_to_menu = move || {
+        if let Some(select) = select.get_untracked() {
+            let _ = select.focus();
+        }
+    };
     let current = move || {
         chat.settings
             .with(|s| s.character.clone().unwrap_or_default())
@@ -97,17 +105,27 @@ pub fn TalkTo(
                     <button type="button" class="start-with" on:click=move |_| {
                         if let Some(key) = proposed.get_untracked() {
                             apply(key, true);
+                            match composer {
+                                Some(composer) => composer.give(),
+                                None => back_to_menu(),
+                            }
                         }
                     }>
                         {move || format!("Start a new conversation with {}", name(&proposed.get().unwrap_or_default()))}
                     </button>
-                    <button type="button" class="keep-talking" on:click=move |_| proposed.set(None)>
+                    <button type="button" class="keep-talking" on:click=move |_| {
+                        proposed.set(None);
+                        back_to_menu();
+                    }>
                         "Keep this conversation"
                     </button>
                 </span>
             </Show>
             <Show when=move || loading.get()>
-                <LoadCharacter on_loaded=on_loaded on_close=Callback::new(move |()| loading.set(false)) />
+                <LoadCharacter on_loaded=on_loaded on_close=Callback::new(move |()| {
+                    loading.set(false);
+                    back_to_menu();
+                }) />
             </Show>
         </span>
     }

@@ -24,27 +24,53 @@ pub fn Turn(
     let time = interaction.with_untracked(|i| clock_time(i.started_ms));
     let status = move || interaction.with(|i| format!("{:?}", i.status).to_lowercase());
     let finished = move || interaction.with(|i| i.status.is_finished());
-    let failed = move || interaction.with(|i| matches!(i.status, Status::Failed | Status::Aborted));
+    // A Stop is the person's decision, not a failure: only a failed run is marked.
+    let failed = move || interaction.with(|i| i.status == Status::Failed);
     let answer = Signal::derive(move || interaction.with(shown_answer));
     let waiting = move || interaction.with(|i| !i.status.is_finished() && i.draft.is_empty());
     let stopped = move || {
         interaction.with(|i| match i.steps.last() {
             Some(Step::Answer {
-                text,
                 outcome: Outcome::Aborted { reason },
-            }) if text != reason => Some(format!("Stopped: {reason}")),
+                ..
+            }) if reason == STOPPED => Some("Stopped.".to_owned()),
+            Some(Step::Answer {
+                outcome: Outcome::Aborted { reason },
+                ..
+            }) => Some(format!("Stopped: {reason}.")),
             _ => None,
         })
     };
+    let awaiting = move || {
+        chat.is_some_and(|chat| {
+            chat.pending
+                .with(|p| p.as_ref().is_some_and(|p| p.key.turn == id))
+        })
+    };
+    let speaker = chat.map_or_else(|| "Familiar".to_owned(), speaker);
     let thinking = Memo::new(move |_| interaction.with(reasoning));
     let steps = Memo::new(move |_| interaction.with(|i| i.steps.clone()));
     let remote_images = chat.is_some_and(|s| s.settings.with_untracked(|s| s.remote_images));
     let cap = chat.map(|s| s.settings.with_untracked(|s| s.max_iterations));
-    let copy = move |_| super::copy_text(&answer.get_untracked());
+    // "Copy" says "Copied" for a moment, on the button and to a screen reader.
+    let copied = RwSignal::new(false);
+    let copy = move |_| {
+        super::copy_text(&answer.get_untracked());
+        copied.set(true);
+        if let Some(chat) = chat {
+            chat.say("Copied.");
+        }
+        set_timeout(
+            move || {
+                copied.try_set(false);
+            },
+            std::time::Duration::from_secs(2),
+        );
+    };
     let about = quoted(&input);
     let (copy_label, retry_label) = (
         format!("Copy the answer to {about}"),
-        format!("Ask {about} again"),
+        format!("Retry {about}"),
     );
     // Shown once the answer is final: a draft is not worth copying, and a run in
     // flight is not restarted.
@@ -52,8 +78,11 @@ pub fn Turn(
         view! {
             <Show when=finished>
                 <div class="answer-actions">
-                    <button type="button" class="answer-copy" aria-label=copy_label.clone() on:click=copy>
-                        "Copy"
+                    <button type="button" class="answer-copy" aria-label={
+                        let label = copy_label.clone();
+                        move || if copied.get() { "Copied".to_owned() } else { label.clone() }
+                    } on:click=copy>
+                        {move || if copied.get() { "Copied" } else { "Copy" }}
                     </button>
                     <button
                         type="button"
@@ -81,9 +110,11 @@ pub fn Turn(
             <div
                 class="message message-assistant"
                 class:message-failed=failed
+                // Reached by a shortcut (read the latest answer whole), not by Tab.
+                tabindex="-1"
                 aria-busy=move || (!finished()).to_string()
             >
-                <span class="sr-only">"The agent said:"</span>
+                <span class="speaker">{speaker}<span class="sr-only">" said:"</span></span>
                 <Show when=move || !thinking.with(String::is_empty)>
                     <details class="thinking" open=move || !finished()>
                         <summary>"Thinking"</summary>
@@ -91,7 +122,7 @@ pub fn Turn(
                     </details>
                 </Show>
                 <Show when=waiting fallback=move || view! { <Markdown text=answer remote_images=remote_images /> }>
-                    <Waiting />
+                    <Waiting approval=Signal::derive(awaiting) />
                 </Show>
                 {move || stopped().map(|note| view! { <p class="answer-stopped">{note}</p> })}
                 {actions}
@@ -102,14 +133,57 @@ pub fn Turn(
     }
 }
 
+/// Who answers in `chat`: the character played, or Familiar.
+pub(super) fn speaker(chat: Chat) -> String {
+    chat.settings
+        .with_untracked(|s| s.character.clone())
+        .and_then(|key| crate::demo::characters::name_of(&key))
+        .unwrap_or_else(|| "Familiar".to_owned())
+}
+
+/// What a call will do, in words: `forget` with `{"about": "the ale"}` reads
+/// "forget (about: “the ale”)." — the tool's name as words, then each argument.
+fn in_words(name: &str, arguments: &str) -> String {
+    let action = name.replace(['_', '-'], " ");
+    let args = serde_json::from_str::<serde_json::Value>(arguments)
+        .ok()
+        .and_then(|v| v.as_object().cloned())
+        .map(|object| {
+            object
+                .iter()
+                .map(|(key, value)| {
+                    let value = match value {
+                        serde_json::Value::String(text) => format!("“{text}”"),
+                        other => other.to_string(),
+                    };
+                    format!("{}: {value}", key.replace('_', " "))
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    if args.is_empty() {
+        format!("{action}.")
+    } else {
+        format!("{action} ({}).", args.join("; "))
+    }
+}
+
+/// The reason a Stop gives (the run's own words for the person's decision).
+const STOPPED: &str = "stopped before it finished";
+
 /// The answer as the person should read it: the outcome's text, or what streamed
-/// before a Stop, or the draft streaming now.
+/// before a Stop (nothing, when a Stop came first: the note says it), or the draft
+/// streaming now.
 fn shown_answer(interaction: &Interaction) -> String {
     interaction
         .steps
         .iter()
         .rev()
         .find_map(|step| match step {
+            Step::Answer {
+                text,
+                outcome: Outcome::Aborted { reason },
+            } if text == reason => Some(String::new()),
             Step::Answer { text, .. } => Some(text.clone()),
             _ => None,
         })
@@ -127,9 +201,13 @@ fn quoted(input: &str) -> String {
 }
 
 /// Shown until the first word arrives: that the agent is working, and for how long,
-/// so a slow or silent model is visible (Stop is next to the composer).
+/// so a slow or silent model is visible (Stop is next to the composer); or, while an
+/// approval card waits, that it is the person's turn.
 #[component]
-fn Waiting() -> impl IntoView {
+fn Waiting(
+    /// True while the run waits for the person's decision.
+    approval: Signal<bool>,
+) -> impl IntoView {
     let (seconds, set_seconds) = signal(0_u32);
     let tick = set_interval_with_handle(
         move || set_seconds.update(|s| *s += 1),
@@ -144,6 +222,7 @@ fn Waiting() -> impl IntoView {
         <p class="waiting">
             <span class="waiting-dots" aria-hidden="true">"…"</span>
             {move || match seconds.get() {
+                _ if approval.get() => " waiting for your decision below".to_owned(),
                 0..3 => String::new(),
                 s => format!(" working · {s} s"),
             }}
@@ -162,6 +241,36 @@ fn reasoning(interaction: &Interaction) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// "14:05" today, "3 Nov 14:05" another day, "3 Nov 2025" another year: when a
+/// conversation was last changed, for History.
+pub(super) fn when(epoch_ms: i64) -> String {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    if epoch_ms == 0 {
+        return String::new();
+    }
+    let now = BrowserClock.now();
+    let t = Instant {
+        epoch_ms,
+        utc_offset_minutes: now.utc_offset_minutes,
+    }
+    .local();
+    let today = now.local();
+    let month = usize::try_from(t.month.saturating_sub(1))
+        .ok()
+        .and_then(|m| MONTHS.get(m))
+        .copied()
+        .unwrap_or_default();
+    if (t.year, t.month, t.day) == (today.year, today.month, today.day) {
+        format!("{:02}:{:02}", t.hour, t.minute)
+    } else if t.year == today.year {
+        format!("{} {month} {:02}:{:02}", t.day, t.hour, t.minute)
+    } else {
+        format!("{} {month} {}", t.day, t.year)
+    }
 }
 
 fn clock_time(epoch_ms: i64) -> String {
@@ -200,9 +309,8 @@ fn ApprovalCard(
             view! {
                 <div node_ref=card tabindex="-1" class="approval" role="group" aria-label="Approval needed">
                     <p class="approval-text">
-                        "The agent wants to run " <code>{p.call.name.clone()}</code> ":"
+                        {format!("{} asks before it acts: {}", speaker(chat), in_words(&p.call.name, &p.call.arguments))}
                     </p>
-                    <pre class="approval-args">{pretty_text(&p.call.arguments)}</pre>
                     <div class="approval-actions">
                         <button type="button" class="approve" on:click=move |_| decide(true, false)>
                             "Approve"
@@ -214,6 +322,10 @@ fn ApprovalCard(
                             "Always for this chat"
                         </button>
                     </div>
+                    <details class="approval-details">
+                        <summary>"Details: the tool " <code>{p.call.name.clone()}</code></summary>
+                        <pre class="approval-args">{pretty_text(&p.call.arguments)}</pre>
+                    </details>
                 </div>
             }
         })

@@ -4,6 +4,8 @@
 //! and saving are the controller's; this only mirrors its updates for the conversation
 //! on screen, and keeps the demo's settings and inspector.
 
+mod announce;
+mod conversations;
 mod inspector;
 mod resume;
 mod transaction;
@@ -97,6 +99,9 @@ pub struct Chat {
     pub announcement: RwSignal<String>,
     /// The conversation deleted last, until it is taken back or another goes.
     pub deleted: RwSignal<Option<app::Deleted>, LocalStorage>,
+    /// Messages sent while an approval waits, oldest first: the controller queues
+    /// them; they show at once and become turns as they begin.
+    pub queued: RwSignal<Vec<String>>,
 }
 
 impl Chat {
@@ -121,6 +126,7 @@ impl Chat {
             allowed: RwSignal::new(Vec::new()),
             announcement: RwSignal::new(String::new()),
             deleted: RwSignal::new_local(None),
+            queued: RwSignal::new(Vec::new()),
         }
     }
 
@@ -250,6 +256,7 @@ impl Chat {
                 .collect()
         });
         self.turns.set(turns);
+        self.queued.set(Vec::new());
         self.allowed
             .set(self.app().map(|a| a.always_allowed()).unwrap_or_default());
         // A call of this conversation may still wait (it was opened again): its card
@@ -278,10 +285,18 @@ impl Chat {
         if self.pending.get_untracked().is_none() {
             // Busy at once: the turn itself begins a moment later.
             self.busy.set(true);
+        } else {
+            self.queued.update(|q| q.push(text.clone()));
         }
         let chat = *self;
         spawn_local(async move {
             let _ = app.send(&text).await;
+            // Began (and shown as its turn) or refused: no longer queued either way.
+            chat.queued.try_update(|queued| {
+                if let Some(at) = queued.iter().position(|q| *q == text) {
+                    queued.remove(at);
+                }
+            });
             // A played character's turn already showed its transaction as recorded,
             // which is newer than a re-read would say (a completed one is no longer
             // pending).
@@ -346,44 +361,6 @@ impl Chat {
         });
         if let Some(input) = input {
             self.send(input);
-        }
-    }
-
-    /// Opens a new, empty conversation (the current one stays in the list).
-    pub fn new_conversation(&self) {
-        let Some(app) = self.app() else {
-            return;
-        };
-        app.abort();
-        let id = app.new_conversation();
-        self.conversation_id.set(id);
-        self.inspector.set(Inspector::default());
-        self.show(app.conversation());
-        self.refresh_world();
-    }
-
-    /// Opens a saved conversation.
-    pub fn open(&self, id: &str) {
-        let Some(app) = self.app() else {
-            return;
-        };
-        app.abort();
-        if app.open(id).is_ok() {
-            self.conversation_id.set(id.to_owned());
-            self.show(app.conversation());
-        }
-    }
-
-    /// Deletes a saved conversation; the open one is replaced by a new one.
-    pub fn delete(&self, id: &str) {
-        let Some(app) = self.app() else {
-            return;
-        };
-        self.deleted.set(app.delete(id));
-        self.saved.set(app.conversations());
-        if self.conversation_id.get_untracked() != app.conversation_id() {
-            self.conversation_id.set(app.conversation_id());
-            self.show(app.conversation());
         }
     }
 
@@ -469,16 +446,6 @@ impl Chat {
         });
     }
 
-    /// Takes the last deletion back: the conversation returns to its place in the list.
-    pub fn undo_delete(&self) {
-        let (Some(deleted), Some(app)) = (self.deleted.get_untracked(), self.app()) else {
-            return;
-        };
-        self.deleted.set(None);
-        app.undelete(deleted);
-        self.saved.set(app.conversations());
-    }
-
     /// Dismisses the notices shown.
     pub fn dismiss_notices(&self) {
         self.notices.set(Vec::new());
@@ -491,6 +458,11 @@ impl Chat {
         let Some(interaction) = app.interaction(conversation, turn) else {
             return;
         };
+        self.queued.update(|queued| {
+            if let Some(at) = queued.iter().position(|q| *q == interaction.input) {
+                queued.remove(at);
+            }
+        });
         // A resumed turn is already on screen: its row (keyed by id) keeps its signal,
         // so the reopened record goes into that signal rather than a new handle.
         let shown = self
@@ -545,13 +517,26 @@ impl Chat {
                 i.memory = memory.clone();
             }),
             Event::StepStarted(Purpose::Reason { iteration }) => {
-                self.inspector.update(|i| i.iterations = iteration - 1);
+                // The iteration under way, as the step summary counts it ("1 / 10").
+                self.inspector.update(|i| i.iterations = *iteration);
             }
-            Event::Done(outcome) => self.announcement.set(match outcome {
-                crate::run::Outcome::Aborted { .. } => "Stopped.".to_owned(),
-                crate::run::Outcome::Failed { error } => format!("The agent failed: {error}"),
-                done => format!("The agent answered: {}", done.text()),
-            }),
+            Event::Done(outcome) => announce::announce(
+                self.announcement,
+                match outcome {
+                    crate::run::Outcome::Aborted { .. } => "Stopped.".to_owned(),
+                    crate::run::Outcome::Failed { error } => {
+                        format!(
+                            "The agent failed: {}",
+                            announce::spoken(&error.to_string(), "")
+                        )
+                    }
+                    done => format!(
+                        "{} answered: {}",
+                        super::turn::speaker(*self),
+                        announce::spoken(done.text(), super::shortcuts::READ_REST)
+                    ),
+                },
+            ),
             // The controller has recorded an "always" by the time the run hears it.
             Event::Decided { .. } => {
                 if let Some(app) = self.app() {
@@ -559,10 +544,10 @@ impl Chat {
                 }
             }
             Event::ApprovalNeeded { call } => {
-                self.announcement.set(format!(
-                    "Approval needed: the agent wants to run {}.",
-                    call.name
-                ));
+                announce::announce(
+                    self.announcement,
+                    format!("Approval needed: the agent wants to run {}.", call.name),
+                );
                 self.busy.set(false);
                 self.pending.set(Some(Pending {
                     key: app::ApprovalKey {

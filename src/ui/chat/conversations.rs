@@ -1,0 +1,65 @@
+//! The conversations of the chat pane: a new one, one reopened from History, one
+//! deleted (and taken back), and the last message of the one on screen.
+
+use leptos::prelude::*;
+
+use super::{Chat, Inspector};
+
+impl Chat {
+    /// The last message sent in the conversation on screen.
+    pub fn last_message(&self) -> Option<String> {
+        self.turns.with_untracked(|turns| {
+            turns
+                .last()
+                .map(|t| t.interaction.with_untracked(|i| i.input.clone()))
+        })
+    }
+
+    /// Opens a new, empty conversation (the current one stays in the list).
+    pub fn new_conversation(&self) {
+        let Some(app) = self.app() else {
+            return;
+        };
+        app.abort();
+        let id = app.new_conversation();
+        self.conversation_id.set(id);
+        self.inspector.set(Inspector::default());
+        self.show(app.conversation());
+        self.refresh_world();
+    }
+
+    /// Opens a saved conversation.
+    pub fn open(&self, id: &str) {
+        let Some(app) = self.app() else {
+            return;
+        };
+        app.abort();
+        if app.open(id).is_ok() {
+            self.conversation_id.set(id.to_owned());
+            self.show(app.conversation());
+        }
+    }
+
+    /// Deletes a saved conversation; the open one is replaced by a new one.
+    pub fn delete(&self, id: &str) {
+        let Some(app) = self.app() else {
+            return;
+        };
+        self.deleted.set(app.delete(id));
+        self.saved.set(app.conversations());
+        if self.conversation_id.get_untracked() != app.conversation_id() {
+            self.conversation_id.set(app.conversation_id());
+            self.show(app.conversation());
+        }
+    }
+
+    /// Takes the last deletion back: the conversation returns to its place in the list.
+    pub fn undo_delete(&self) {
+        let (Some(deleted), Some(app)) = (self.deleted.get_untracked(), self.app()) else {
+            return;
+        };
+        self.deleted.set(None);
+        app.undelete(deleted);
+        self.saved.set(app.conversations());
+    }
+}
