@@ -247,9 +247,9 @@ async fn a_saved_proxy_token_does_not_follow_a_changed_address_unless_typed_agai
     leptos::task::tick().await;
     assert!(applied.with_untracked(Vec::is_empty), "not saved");
     assert!(
-        text_of(&root, "#error-model").contains("type it again"),
+        text_of(&root, "#error-model-header").contains("type it again"),
         "{}",
-        text_of(&root, "#error-model")
+        text_of(&root, "#error-model-header")
     );
     // Typed again, it goes where the person now says.
     fill(&root, ".proxy-header", "X-Proxy-Token: team-42");
