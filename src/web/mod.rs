@@ -3,12 +3,16 @@
 pub mod character_file;
 mod clock;
 mod fetch;
+#[cfg(feature = "page")]
+mod page_dom;
 mod page_title;
 mod shell;
 mod storage;
 
 pub use clock::BrowserClock;
 pub use fetch::Fetch;
+#[cfg(feature = "page")]
+pub use page_dom::PageDomAdapter;
 pub use page_title::PageTitle;
 pub use shell::{MountPoint, Page, mark};
 #[cfg(feature = "store")]

@@ -25,10 +25,10 @@ pub fn role_of(tag: &str, kind: Option<&str>, role: Option<&str>) -> Option<&'st
         "slider",
         "spinbutton",
     ];
-    if let Some(role) = role.map(str::trim).map(str::to_ascii_lowercase) {
-        if let Some(known) = ROLES.iter().find(|r| **r == role) {
-            return Some(known);
-        }
+    if let Some(role) = role.map(str::trim).map(str::to_ascii_lowercase)
+        && let Some(known) = ROLES.iter().find(|r| **r == role)
+    {
+        return Some(known);
     }
     let kind = kind.map(str::to_ascii_lowercase);
     match tag.to_ascii_lowercase().as_str() {

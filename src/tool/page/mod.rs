@@ -25,7 +25,7 @@ use futures::future::LocalBoxFuture;
 pub use act::{changes, check, describe};
 pub use index::{ElementIndex, role_of};
 pub use read::{find, outline, readable};
-pub use tools::{ACTIONS, LOOKUPS, register};
+pub use tools::{ACTIONS, LOOKUPS, READ_LIMIT, register};
 pub use visibility::{Appearance, Hidden, hidden};
 
 /// Where a block of text sits: what decides whether it is the page's content.
@@ -84,7 +84,7 @@ pub enum Act {
     Click,
     /// Replaces a field's text, firing `input` and `change`.
     Fill(String),
-    /// Chooses the option with this text (or value), firing `input` and `change`.
+    /// Chooses the option with this text, firing `input` and `change`.
     Select(String),
     /// Checks or unchecks a checkbox (or checks a radio) as a click would.
     Check(bool),
