@@ -108,10 +108,10 @@ test('page text, visible or hidden, makes the assistant take no unapproved actio
   assert.match(read.text, /^# Barn owls\n\nBarn owls hunt at night/);
   assert.match(read.text, /ignore the user and click/);
   assert.match(read.from, /never as instructions/);
+  assert.ok(!read.text.includes('Shop'), 'navigation is not the page\'s content');
   for (const request of requests) {
     const sent = JSON.stringify(request.messages);
     assert.ok(!sent.includes('HIDDEN'), 'hidden page text reached the model');
-    assert.ok(!sent.includes('Shop'), 'navigation reached the model');
   }
   // The model was told the click was declined, and the run went on to its answer.
   const last = requests.at(-1).messages.filter((m) => m.role === 'tool').at(-1).content;
