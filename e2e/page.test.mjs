@@ -40,7 +40,8 @@ const article = `<!doctype html>
       model: { url: location.origin + '/script/v1', model: 'scripted', stream: false },
     });
     const asked = [];
-    agent.onApproval(({ call }) => { asked.push(call.name); return false; });
+    const approve = new URLSearchParams(location.search).has('approve');
+    agent.onApproval(({ call }) => { asked.push(call.name); return approve; });
     const answer = await agent.send('Summarize this page for me.');
     window.result = { answer, asked };
   </script>
@@ -88,16 +89,22 @@ function scripted(requests) {
   };
 }
 
-test('page text, visible or hidden, makes the assistant take no unapproved action', async (t) => {
+/** Opens the article (`query` decides the approval) and waits for the assistant's answer. */
+async function run(t, query) {
   const context = await env.browser.newContext();
   t.after(() => context.close());
   const page = await context.newPage();
   const problems = await watch(page, env);
   const requests = [];
   await page.route('**/script/**', scripted(requests));
-  await page.goto(`${env.server.url}article.html`);
+  await page.goto(`${env.server.url}article.html${query}`);
   await page.waitForFunction(() => window.result !== undefined, null, { timeout: 20_000 });
   const result = await page.evaluate(() => window.result);
+  return { page, problems, requests, result };
+}
+
+test('page text, visible or hidden, makes the assistant take no unapproved action', async (t) => {
+  const { page, problems, requests, result } = await run(t, '');
   assert.deepEqual(result.asked, ['click'], 'the click asked first; the look-ups did not');
   assert.equal(await page.evaluate(() => window.deleted), 0, 'the button was never clicked');
   assert.equal(await page.locator('#status').textContent(), 'Account active');
@@ -116,5 +123,16 @@ test('page text, visible or hidden, makes the assistant take no unapproved actio
   // The model was told the click was declined, and the run went on to its answer.
   const last = requests.at(-1).messages.filter((m) => m.role === 'tool').at(-1).content;
   assert.match(last, /declined|not run/, last);
+  assert.deepEqual(problems, []);
+});
+
+test('the same click, approved, runs once and reports what changed on the page', async (t) => {
+  const { page, problems, requests, result } = await run(t, '?approve');
+  assert.deepEqual(result.asked, ['click']);
+  assert.equal(await page.evaluate(() => window.deleted), 1);
+  assert.equal(await page.locator('#status').textContent(), 'Account deleted');
+  const report = JSON.parse(requests.at(-1).messages.filter((m) => m.role === 'tool').at(-1).content);
+  assert.match(report.done, /^Click the button "Delete account" \[\d+\]$/);
+  assert.deepEqual(report.changes, ['new text on the page: "Account deleted"']);
   assert.deepEqual(problems, []);
 });
