@@ -12,6 +12,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export const dist = resolve(root, 'dist');
 /** The headless runtime scripts/headless.sh builds, served under /pkg/. */
 export const pkg = resolve(root, 'pkg');
+/** The page assistant scripts/page-assistant.sh builds, served under /pkg-page/. */
+export const pkgPage = resolve(root, 'pkg-page');
 export const artifacts = resolve(root, 'e2e', 'artifacts');
 
 const types = {
@@ -74,8 +76,9 @@ export async function serveDist({ pages = {} } = {}) {
       res.writeHead(200, { 'content-type': types['.html'] }).end(pages[path]);
       return;
     }
-    const base = path.startsWith('/pkg/') ? pkg : dist;
-    const relative = path.startsWith('/pkg/') ? path.slice('/pkg'.length) : path;
+    const prefix = ['/pkg/', '/pkg-page/'].find((p) => path.startsWith(p));
+    const base = { '/pkg/': pkg, '/pkg-page/': pkgPage }[prefix] ?? dist;
+    const relative = prefix ? path.slice(prefix.length - 1) : path;
     const file = join(base, relative.endsWith('/') ? `${relative}index.html` : relative);
     if (!file.startsWith(base)) {
       res.writeHead(403).end();

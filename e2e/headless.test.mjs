@@ -55,6 +55,7 @@ const game = `<!doctype html>
     for (const config of [
       { character: '/characters/dotty.json' },
       { builtins: ['memory'] },
+      { builtins: ['page'] },
       { store: { supabaseUrl: 'https://example.supabase.co', anonKey: 'sb_publishable_0123456789abcdefghij' } },
     ]) {
       try {
@@ -92,7 +93,7 @@ test('the headless build runs a game event, a chat message and a saved state in 
   assert.equal(await page.locator('#gate').textContent(), 'barred');
   assert.deepEqual(result.turns, [2], 'the reloaded agent holds both turns');
   assert.match(result.mount, /headless build/, 'mount says this build has no widget');
-  const names = ['config.character', 'config.builtins', 'config.store'];
+  const names = ['config.character', 'config.builtins', 'config.builtins', 'config.store'];
   assert.equal(result.refused.length, names.length);
   names.forEach((name, i) => {
     const refusal = result.refused[i];

@@ -9,7 +9,9 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
 WASM=target/wasm32-unknown-unknown/release/familiar.wasm
-OUT=pkg
+# scripts/page-assistant.sh builds the page assistant (lean + `page`) into pkg-page/.
+OUT=${FAMILIAR_PKG_OUT:-pkg}
+FEATURES=${FAMILIAR_FEATURES:-}
 NAME=familiar
 
 # The tools must already be there (scripts/setup.sh demo installs them); say which
@@ -26,8 +28,8 @@ have=$(wasm-bindgen --version 2>/dev/null) ||
 [ -x node_modules/.bin/wasm-opt ] ||
   die "node_modules/.bin/wasm-opt is missing: run npm ci (or scripts/setup.sh demo)"
 
-step "cargo build --lib --release --target wasm32-unknown-unknown --no-default-features"
-cargo build --lib --release --target wasm32-unknown-unknown --no-default-features
+step "cargo build --lib --release --target wasm32-unknown-unknown --no-default-features ${FEATURES:+--features $FEATURES}"
+cargo build --lib --release --target wasm32-unknown-unknown --no-default-features ${FEATURES:+--features "$FEATURES"}
 [ -f "$WASM" ] || die "cargo built no $WASM"
 
 step "wasm-bindgen --target web → $OUT/"

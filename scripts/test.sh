@@ -93,7 +93,7 @@ step "cargo clippy (wasm32, headless: no ui feature) -D warnings"
 cargo clippy --quiet --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
 
 step "each feature alone builds (wasm32): a build per use takes any subset"
-for feature in markdown store world workflows supabase guild; do
+for feature in markdown store world workflows supabase guild page; do
   cargo check --quiet --lib --target wasm32-unknown-unknown --no-default-features --features "$feature"
 done
 
@@ -103,7 +103,7 @@ cargo test 2>&1 | tee "$log/native"
 step "browser tests (wasm-bindgen-test, headless Chromium; LiteLLM at $FAMILIAR_LITELLM_URL, faults at $FAMILIAR_FAULT_URL, capture at $FAMILIAR_CAPTURE_URL and $FAMILIAR_CAPTURE_OTHER_URL)"
 wait_for_litellm
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --target wasm32-unknown-unknown --test ui --test web --test login --test api --test store_conformance 2>&1 | tee "$log/browser"
+  cargo test --target wasm32-unknown-unknown --test ui --test web --test page --test login --test api --test store_conformance 2>&1 | tee "$log/browser"
 # The model client's suite prints its fault matrix (the table of every fault's outcome).
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --target wasm32-unknown-unknown --test model_client -- --nocapture 2>&1 | tee -a "$log/browser"
@@ -116,12 +116,15 @@ trunk build --release --offline
 step "headless runtime (pkg/) and the TypeScript example against its declarations (tsc)"
 "$ROOT/scripts/typecheck.sh"
 
+step "page assistant (pkg-page/: the lean runtime plus the page tools)"
+"$ROOT/scripts/page-assistant.sh"
+
 step "byte budgets (bench/budgets.txt: gzip -9 of what each build's page loads)"
 python3 scripts/budgets.py bench/budgets.txt
 
 step "no provider key or service-role JWT in the repository or the built bundles"
 python3 scripts/scan-secrets.py --self-test
-python3 scripts/scan-secrets.py dist pkg
+python3 scripts/scan-secrets.py dist pkg pkg-page
 
 step "end-to-end tests (Playwright, headless Chromium, release build)"
 mkdir -p "$log/e2e"

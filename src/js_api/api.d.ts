@@ -53,8 +53,16 @@ export interface AgentConfig {
   keepTurns?: number;
 }
 
-/** The built-in tools: `current_time`, `page_title`, and `remember` / `recall` / `forget`. */
-export type Builtin = "clock" | "page_title" | "memory";
+/**
+ * The built-in tools: `current_time`, `page_title`, `remember` / `recall` / `forget`,
+ * and `"page"`, the page assistant's tools (builds with the `page` feature: the full
+ * build and the page-assistant build; the lean runtime refuses it): `read_page`,
+ * `page_outline`, `page_elements`, `find_in_page` read the page (hidden text left out,
+ * results marked as the page's words), and `click`, `fill`, `select_option`, `check`,
+ * `scroll_to`, `highlight` act on an element by its `page_elements` number, each
+ * asking for approval first.
+ */
+export type Builtin = "clock" | "page_title" | "memory" | "page";
 
 /** `"rules"` (the rules model with no rules), rules given inline, or an OpenAI-compatible proxy. */
 export type ModelConfig = "rules" | RulesModelConfig | ProxyModelConfig;

@@ -70,6 +70,12 @@ pub async fn session(spec: AgentSpec) -> Result<Session, String> {
         match builtin {
             Builtin::Clock => _ = tools.register(CurrentTime::new(Rc::new(BrowserClock))),
             Builtin::PageTitle => _ = tools.register(PageTitle),
+            #[cfg(feature = "page")]
+            Builtin::Page => {
+                crate::tool::page::register(&mut tools, Rc::new(crate::web::PageDomAdapter::new()))
+            }
+            #[cfg(not(feature = "page"))]
+            Builtin::Page => {}
             #[cfg(not(feature = "world"))]
             Builtin::Memory => {}
             #[cfg(feature = "world")]
@@ -132,6 +138,9 @@ fn lacking(spec: &AgentSpec) -> Result<(), String> {
     }
     if cfg!(not(feature = "world")) && spec.builtins.contains(&Builtin::Memory) {
         return Err(needs("config.builtins: `memory`", "the local store"));
+    }
+    if cfg!(not(feature = "page")) && spec.builtins.contains(&Builtin::Page) {
+        return Err(needs("config.builtins: `page`", "the page tools"));
     }
     if cfg!(not(feature = "supabase")) && matches!(spec.store, Backend::Supabase { .. }) {
         return Err(needs("config.store", "the Supabase backend"));

@@ -13,6 +13,8 @@ mod current_time;
 pub mod ledger;
 #[cfg(feature = "store")]
 mod memory;
+#[cfg(feature = "page")]
+pub mod page;
 
 use std::collections::BTreeMap;
 use std::future::Future;

@@ -6,6 +6,8 @@ mod fetch;
 mod frame;
 #[cfg(feature = "guild")]
 mod lock;
+#[cfg(feature = "page")]
+mod page_dom;
 mod page_title;
 mod shell;
 mod storage;
@@ -14,6 +16,8 @@ pub use clock::BrowserClock;
 pub use fetch::Fetch;
 #[cfg(feature = "guild")]
 pub use lock::TabsLock;
+#[cfg(feature = "page")]
+pub use page_dom::PageDomAdapter;
 pub use page_title::PageTitle;
 pub use shell::{MountPoint, Page, mark};
 #[cfg(feature = "store")]

@@ -32,6 +32,9 @@ pub enum Builtin {
     Clock,
     PageTitle,
     Memory,
+    /// The page assistant's tools: reading the page and acting on it, each action
+    /// asking first (feature `page`).
+    Page,
 }
 
 /// `createAgent`'s configuration, checked.
@@ -348,9 +351,12 @@ fn read_builtins(value: Option<&Value>, problems: &mut Vec<Problem>) -> Vec<Buil
             Some("clock") => builtins.push(Builtin::Clock),
             Some("page_title") => builtins.push(Builtin::PageTitle),
             Some("memory") => builtins.push(Builtin::Memory),
+            Some("page") => builtins.push(Builtin::Page),
             _ => problems.push(Problem {
                 path: format!("config.builtins[{i}]"),
-                message: format!("expected \"clock\", \"page_title\" or \"memory\", got {item}"),
+                message: format!(
+                    "expected \"clock\", \"page_title\", \"memory\" or \"page\", got {item}"
+                ),
             }),
         }
     }
@@ -381,7 +387,7 @@ mod tests {
                       "header": {"name": "X-Proxy-Token", "value": "team-42"}},
             "maxSteps": 5, "planning": true, "reflection": true, "goalCheck": false,
             "character": "/characters/dotty.json", "namespace": "game.grunt",
-            "persist": false, "builtins": ["clock", "memory"], "timeBudgetMs": 60000,
+            "persist": false, "builtins": ["clock", "memory", "page"], "timeBudgetMs": 60000,
             "keepTurns": 500
         }))
         .unwrap();
@@ -401,7 +407,10 @@ mod tests {
             spec.character,
             Some(CharacterSpec::Url("/characters/dotty.json".into()))
         );
-        assert_eq!(spec.builtins, [Builtin::Clock, Builtin::Memory]);
+        assert_eq!(
+            spec.builtins,
+            [Builtin::Clock, Builtin::Memory, Builtin::Page]
+        );
     }
 
     #[test]

@@ -1,0 +1,221 @@
+//! The interactive-element index: every control on the page by its stable number,
+//! role, accessible name, value or state, whether it is visible, and whether it is new
+//! since the model last read the index — the numbers the page actions take.
+
+use std::collections::BTreeSet;
+
+use super::{Control, clip};
+
+/// The role an element plays, from its tag, `type` and `role` attributes; `None` when
+/// it is not interactive. An explicit interactive `role` wins.
+pub fn role_of(tag: &str, kind: Option<&str>, role: Option<&str>) -> Option<&'static str> {
+    const ROLES: [&str; 14] = [
+        "button",
+        "link",
+        "checkbox",
+        "radio",
+        "switch",
+        "tab",
+        "menuitem",
+        "option",
+        "combobox",
+        "listbox",
+        "textbox",
+        "searchbox",
+        "slider",
+        "spinbutton",
+    ];
+    if let Some(role) = role.map(str::trim).map(str::to_ascii_lowercase)
+        && let Some(known) = ROLES.iter().find(|r| **r == role)
+    {
+        return Some(known);
+    }
+    let kind = kind.map(str::to_ascii_lowercase);
+    match tag.to_ascii_lowercase().as_str() {
+        "a" => Some("link"),
+        "button" | "summary" => Some("button"),
+        "select" => Some("combobox"),
+        "textarea" => Some("textbox"),
+        "input" => match kind.as_deref().unwrap_or("text") {
+            "hidden" => None,
+            "checkbox" => Some("checkbox"),
+            "radio" => Some("radio"),
+            "submit" | "button" | "reset" | "image" => Some("button"),
+            "range" => Some("slider"),
+            "number" => Some("spinbutton"),
+            "search" => Some("searchbox"),
+            _ => Some("textbox"),
+        },
+        _ => None,
+    }
+}
+
+/// How many elements one listing shows.
+pub const MAX_ELEMENTS: usize = 150;
+/// How many characters of a name or value a listing shows.
+const MAX_LABEL: usize = 80;
+
+/// One listing of the index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// One line per element: `[7] button "Send" disabled`, `*` marking the new.
+    pub lines: Vec<String>,
+    /// Elements on the page (the listing may show fewer).
+    pub total: usize,
+    /// Elements new since the last listing.
+    pub new: usize,
+}
+
+/// What the model has been shown, so the next listing can say what is new.
+#[derive(Debug, Default)]
+pub struct ElementIndex {
+    seen: BTreeSet<u32>,
+}
+
+impl ElementIndex {
+    /// Lists `controls` (hidden ones only when `with_hidden`), marking those this
+    /// index has not listed before, and remembers them as listed.
+    pub fn list(&mut self, controls: &[Control], with_hidden: bool) -> Listing {
+        let shown: Vec<&Control> = controls
+            .iter()
+            .filter(|c| with_hidden || c.visible)
+            .collect();
+        let first = self.seen.is_empty();
+        let mut new = 0;
+        let mut lines = Vec::new();
+        for control in &shown {
+            let fresh = !self.seen.contains(&control.id);
+            new += usize::from(fresh && !first);
+            if lines.len() < MAX_ELEMENTS {
+                lines.push(line(control, fresh && !first));
+            }
+        }
+        self.seen.extend(shown.iter().map(|c| c.id));
+        Listing {
+            lines,
+            total: shown.len(),
+            new,
+        }
+    }
+}
+
+/// One element as the model reads it.
+pub fn line(control: &Control, new: bool) -> String {
+    let mut out = format!(
+        "{}[{}] {} \"{}\"",
+        if new { "*" } else { "" },
+        control.id,
+        control.role,
+        clip(&control.name, MAX_LABEL)
+    );
+    if let Some(value) = &control.value {
+        out.push_str(&format!(" value=\"{}\"", clip(value, MAX_LABEL)));
+    }
+    match control.checked {
+        Some(true) => out.push_str(" checked"),
+        Some(false) => out.push_str(" unchecked"),
+        None => {}
+    }
+    if !control.options.is_empty() {
+        let options: Vec<String> = control
+            .options
+            .iter()
+            .take(10)
+            .map(|o| clip(o, 40))
+            .collect();
+        let more = control.options.len().saturating_sub(10);
+        out.push_str(&format!(" options=[{}]", options.join(" | ")));
+        if more > 0 {
+            out.push_str(&format!(" (+{more} more)"));
+        }
+    }
+    if control.disabled {
+        out.push_str(" disabled");
+    }
+    if !control.visible {
+        out.push_str(" hidden");
+    }
+    out
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    pub(crate) fn control(id: u32, role: &str, name: &str) -> Control {
+        Control {
+            id,
+            role: role.into(),
+            name: name.into(),
+            value: None,
+            checked: None,
+            disabled: false,
+            visible: true,
+            options: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn roles_come_from_tag_and_type_and_an_explicit_role_wins() {
+        assert_eq!(role_of("A", None, None), Some("link"));
+        assert_eq!(role_of("input", None, None), Some("textbox"));
+        assert_eq!(role_of("input", Some("email"), None), Some("textbox"));
+        assert_eq!(role_of("input", Some("CHECKBOX"), None), Some("checkbox"));
+        assert_eq!(role_of("input", Some("submit"), None), Some("button"));
+        assert_eq!(role_of("input", Some("hidden"), None), None);
+        assert_eq!(role_of("select", None, None), Some("combobox"));
+        assert_eq!(role_of("div", None, Some("button")), Some("button"));
+        assert_eq!(role_of("div", None, Some("presentation")), None);
+        assert_eq!(role_of("p", None, None), None);
+    }
+
+    #[test]
+    fn a_line_says_number_role_name_value_state_and_visibility() {
+        let mut field = control(3, "textbox", "Email");
+        field.value = Some("a@b.c".into());
+        field.disabled = true;
+        assert_eq!(
+            line(&field, false),
+            "[3] textbox \"Email\" value=\"a@b.c\" disabled"
+        );
+        let mut boxed = control(4, "checkbox", "Subscribe");
+        boxed.checked = Some(false);
+        boxed.visible = false;
+        assert_eq!(
+            line(&boxed, true),
+            "*[4] checkbox \"Subscribe\" unchecked hidden"
+        );
+        let mut list = control(5, "combobox", "Size");
+        list.options = (1..=12).map(|n| n.to_string()).collect();
+        assert!(
+            line(&list, false)
+                .ends_with("options=[1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10] (+2 more)")
+        );
+    }
+
+    #[test]
+    fn the_second_listing_marks_only_elements_that_appeared_since_the_first() {
+        let mut index = ElementIndex::default();
+        let page = vec![control(1, "button", "Save"), control(2, "link", "Home")];
+        let first = index.list(&page, false);
+        assert_eq!((first.total, first.new), (2, 0));
+        assert!(first.lines.iter().all(|l| !l.starts_with('*')));
+        let mut changed = page.clone();
+        changed.push(control(3, "button", "Undo"));
+        let second = index.list(&changed, false);
+        assert_eq!((second.total, second.new), (3, 1));
+        assert_eq!(second.lines[2], "*[3] button \"Undo\"");
+        assert_eq!(index.list(&changed, false).new, 0);
+    }
+
+    #[test]
+    fn hidden_elements_are_left_out_unless_asked_for_and_listings_stop_at_the_limit() {
+        let mut index = ElementIndex::default();
+        let mut page: Vec<Control> = (1..=200).map(|n| control(n, "link", "x")).collect();
+        page[0].visible = false;
+        let listing = index.list(&page, false);
+        assert_eq!((listing.total, listing.lines.len()), (199, MAX_ELEMENTS));
+        assert!(listing.lines[0].starts_with("[2]"));
+        assert_eq!(index.list(&page, true).total, 200);
+    }
+}
