@@ -208,6 +208,7 @@ fn the_trims_come_in_order_and_stop_as_soon_as_the_request_fits() {
                 Trim::SchemasShortened { .. } => "schemas",
                 Trim::ResultsCut { .. } => "results",
                 Trim::TurnsDropped { .. } => "turns",
+                Trim::ToolsLeftOut { .. } => "tools",
                 Trim::Refused { .. } => "refused",
             })
             .collect();
@@ -256,6 +257,37 @@ fn the_pinned_facts_and_this_turn_are_never_left_out() {
         panic!("no fit reported");
     };
     assert!(fit.after <= fit.room && fit.before > fit.room);
+}
+
+#[test]
+fn when_even_the_shortest_schemas_do_not_fit_the_tools_this_turn_names_are_kept() {
+    // Many tools, a short question, and a window that holds the question and a few
+    // schemas at their shortest: a small model's first message.
+    let mut catalogue: Vec<ToolInfo> = (0..30)
+        .map(|n| tool(&format!("look_{n}"), ToolKind::Data, 1))
+        .collect();
+    catalogue.push(tool("attack", ToolKind::Action, 1));
+    let run = AgentRun::new(
+        "You guard.",
+        Vec::new(),
+        Observation::chat("Attack the goblin!"),
+        catalogue,
+    );
+    let call = next_call(&run);
+    let question = estimate_request(&ChatRequest {
+        tools: Rc::from([]),
+        ..call.request.clone()
+    });
+    let mut tight = run.with_context_window(window(question as u32 + 100 + 60));
+    let fitted = tight.fit(next_call(&tight), None).unwrap().request;
+    let names: Vec<&str> = fitted.tools.iter().map(|t| t.name.as_str()).collect();
+    assert!(names.contains(&"attack"), "{names:?}");
+    assert!(names.len() < 31, "{names:?}");
+    let trims = trims(&tight.take_events());
+    let Some(Trim::ToolsLeftOut { count, kept, .. }) = trims.last() else {
+        panic!("{trims:?}");
+    };
+    assert_eq!((*count + *kept, *kept), (31, names.len()));
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{AgentRun, ModelCall, Outcome};
+use super::{AgentRun, ModelCall, Outcome, relevance};
 use crate::llm::message::{Message, Role};
 use crate::llm::window::{
     ContextWindow, DEFAULT_CONTEXT_TOKENS, Overflow, WindowSource, estimate_message,
@@ -64,6 +64,13 @@ pub enum Trim {
     ResultsCut { results: usize, saved: usize },
     /// The oldest turns of the conversation were left out.
     TurnsDropped { turns: usize, saved: usize },
+    /// Even at their shortest not every tool's schema fit: those least related to
+    /// this turn's words were not offered (`kept` were).
+    ToolsLeftOut {
+        count: usize,
+        kept: usize,
+        saved: usize,
+    },
 }
 
 impl Trim {
@@ -90,6 +97,11 @@ impl Trim {
             }
             Self::TurnsDropped { turns, saved } => {
                 format!("{turns} oldest turns left out (~{saved} tokens)")
+            }
+            Self::ToolsLeftOut { count, kept, saved } => {
+                format!(
+                    "{count} tools least related to this turn not offered, {kept} kept (~{saved} tokens)"
+                )
             }
         }
     }
@@ -148,6 +160,7 @@ pub fn fit(fitting: Fitting<'_>) -> Result<(ChatRequest, Option<Fit>), DoesNotFi
     shorten_schemas(&mut request, room, &cost, &mut trims);
     cut_read_results(&mut request, room, &cost, &mut trims);
     let turn_start = drop_oldest_turns(&mut request, turn_start, room, &cost, &mut trims);
+    leave_out_tools(&mut request, turn_start, room, &cost, &mut trims);
     let after = cost(&request);
     if after > room {
         return Err(does_not_fit(&request, turn_start, window, after));
@@ -375,6 +388,44 @@ fn drop_oldest_turns(
         });
     }
     current
+}
+
+/// Offers fewer tools, the least related to this turn's words first out, until the
+/// request fits (the last resort: a tool not offered cannot be chosen this step).
+fn leave_out_tools(
+    request: &mut ChatRequest,
+    turn_start: usize,
+    room: usize,
+    cost: &dyn Fn(&ChatRequest) -> usize,
+    trims: &mut Vec<Trim>,
+) {
+    let start = cost(request);
+    if start <= room || request.offered_tools().is_empty() {
+        return;
+    }
+    let turn: Vec<&str> = request
+        .messages
+        .get(turn_start..)
+        .unwrap_or_default()
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.content.as_str())
+        .collect();
+    let ranked = relevance::ranked(&request.tools, &turn.join(" "));
+    let all: Vec<ToolSpec> = request.tools.to_vec();
+    let mut kept = all.len();
+    while kept > 0 && cost(request) > room {
+        kept -= 1;
+        let mut keep: Vec<usize> = ranked.iter().take(kept).copied().collect();
+        crate::base::sort::sort(&mut keep);
+        let tools: Vec<ToolSpec> = keep.iter().filter_map(|i| all.get(*i).cloned()).collect();
+        request.tools = Rc::from(tools);
+    }
+    trims.push(Trim::ToolsLeftOut {
+        count: all.len() - kept,
+        kept,
+        saved: start.saturating_sub(cost(request)),
+    });
 }
 
 /// Added to the system prompt (not a message of its own: some servers' templates

@@ -17,6 +17,7 @@ mod fit;
 pub mod interaction;
 mod limits;
 mod observation;
+mod relevance;
 mod reload;
 mod review;
 mod transcript;
