@@ -11,6 +11,7 @@
 mod act;
 mod after_action;
 mod context;
+mod conversation;
 pub mod driver;
 pub mod event;
 mod fit;
