@@ -12,6 +12,10 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value, json};
 
+use futures::future::LocalBoxFuture;
+
+use super::ToolError;
+use crate::llm::message::ToolCall;
 use crate::store::{Filtered, Insert, Select, Store, StoreError};
 
 const TABLE: &str = "applied_actions";
@@ -108,4 +112,46 @@ impl Ledger {
             Err(error) => Err(error),
         }
     }
+}
+
+/// Runs an action under `key` at most once: a key the ledger has recorded returns the
+/// recorded result instead.
+pub(super) async fn once(
+    ledger: &Ledger,
+    key: &str,
+    call: &ToolCall,
+    run: LocalBoxFuture<'_, Result<Value, ToolError>>,
+) -> Result<Value, ToolError> {
+    let unreadable = |e: StoreError| ToolError::Failed {
+        tool: call.name.clone(),
+        message: format!("its record of applied calls could not be read: {e}"),
+    };
+    if let Some(recorded) = ledger.applied(key).await.map_err(unreadable)? {
+        return Ok(recorded);
+    }
+    let result = run.await?;
+    // The action happened: a record the store refuses must not turn it into a
+    // failure the model would retry. The ledger holds it in memory (apply-once holds
+    // in this page) and writes it with its next record; only a reload before then
+    // loses it. The world's actions close that too: their database functions write
+    // the action and its record in one transaction (migrations/0006_actions.sql).
+    if ledger.record(key, &call.name, &result).await.is_err() {
+        return Ok(unrecorded(result, ledger.unsaved()));
+    }
+    Ok(result)
+}
+
+/// An applied action's result, noting that its record is not saved yet (an object
+/// result gets the note as `ledger`; others are left as they are).
+fn unrecorded(mut result: Value, waiting: usize) -> Value {
+    if let Value::Object(fields) = &mut result {
+        fields.insert(
+            "ledger".into(),
+            Value::String(format!(
+                "applied; its record could not be saved yet ({waiting} waiting) and is kept \
+                 in this page"
+            )),
+        );
+    }
+    result
 }
