@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::AppError;
 use super::storage::{
-    self, ConversationEntry, Dirty, Keys, Loaded, Storage, load_conversation, load_index,
-    load_stored, remove_conversation, save_conversation, save_turns, stored_revision,
+    self, ConversationEntry, Dirty, HeadShape, Keys, Loaded, Storage, load_conversation,
+    load_index, load_stored, remove_conversation, save_conversation, save_turns, stored_revision,
 };
 use super::update::{ApprovalKey, Decision, Notice, PendingApproval};
 use crate::compose::delegate::Delegate;
@@ -56,6 +56,9 @@ pub(super) struct State {
     pub(super) running: Vec<Running>,
     /// The revision of each conversation as this session last read or wrote it.
     revisions: BTreeMap<String, u64>,
+    /// What each conversation's head said when this session last wrote it (none: write
+    /// it at the next save).
+    heads: BTreeMap<String, HeadShape>,
     /// The turns of each conversation changed since it was last stored.
     dirty: BTreeMap<String, Dirty>,
     /// Where folding old turns goes on from, per conversation (see
@@ -110,6 +113,7 @@ impl State {
             waiting: Vec::new(),
             running: Vec::new(),
             revisions: BTreeMap::new(),
+            heads: BTreeMap::new(),
             dirty: BTreeMap::new(),
             folded_to: BTreeMap::new(),
             stored_open: None,
@@ -249,6 +253,7 @@ impl State {
         let key = keys.conversation(id);
         self.revisions
             .insert(id.to_owned(), stored_revision(storage, &key));
+        self.heads.remove(id);
         match load_stored(storage, &key) {
             Loaded::Found((conversation, dirty)) => {
                 self.dirty.insert(id.to_owned(), dirty);
@@ -316,12 +321,21 @@ impl State {
             return vec![Notice::Conflict { key }];
         }
         let dirty = self.dirty.get(id).cloned().unwrap_or_default();
-        if let Err(error) = save_turns(storage, &key, conversation, known + 1, &dirty) {
+        // The revision counts writes of the head (the turns it names): a step of a turn
+        // in progress writes its turn only and leaves the revision where it is.
+        let mut head = self.heads.remove(id);
+        match save_turns(storage, &key, conversation, known + 1, &dirty, &mut head) {
+            Ok(true) => {
+                self.revisions.insert(id.to_owned(), known + 1);
+            }
+            Ok(false) => {}
             // The list is never advanced past what was saved.
-            return vec![Notice::SaveFailed { key, error }];
+            Err(error) => return vec![Notice::SaveFailed { key, error }],
+        }
+        if let Some(head) = head {
+            self.heads.insert(id.to_owned(), head);
         }
         self.dirty.remove(id);
-        self.revisions.insert(id.to_owned(), known + 1);
         if !relist {
             return Vec::new();
         }
@@ -401,6 +415,7 @@ impl State {
         remove_conversation(storage, &keys.conversation(id));
         self.index.retain(|c| c.id != id);
         self.revisions.remove(id);
+        self.heads.remove(id);
         self.dirty.remove(id);
         let mut notices = save_json(storage, &keys.index(), &self.index);
         if self.open == id {
@@ -423,6 +438,7 @@ impl State {
             return vec![Notice::SaveFailed { key, error }];
         }
         self.revisions.insert(entry.id.clone(), revision);
+        self.heads.remove(&entry.id);
         self.index.retain(|c| c.id != entry.id);
         self.index.insert(position.min(self.index.len()), entry);
         save_json(storage, &keys.index(), &self.index)
@@ -504,6 +520,7 @@ impl State {
                 Ok(()) => {
                     self.index.push(entry.clone());
                     self.revisions.insert(entry.id.clone(), revision);
+                    self.heads.remove(&entry.id);
                 }
                 Err(error) => notices.push(Notice::SaveFailed { key, error }),
             }

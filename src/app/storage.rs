@@ -285,19 +285,40 @@ pub fn save_conversation(
     conversation: &Conversation,
     revision: u64,
 ) -> Result<(), String> {
-    save_turns(storage, key, conversation, revision, &Dirty::all())
+    save_turns(
+        storage,
+        key,
+        conversation,
+        revision,
+        &Dirty::all(),
+        &mut None,
+    )
+    .map(drop)
+}
+
+/// What a conversation's head says besides its revision, as this session last wrote
+/// it: the head is written again only when this changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeadShape {
+    turns: Vec<[u64; 2]>,
+    pinned: Vec<String>,
+    untrusted: bool,
+    let_go: u64,
 }
 
 /// Writes the turns of `conversation` that `dirty` names, its last turn (the one a
-/// turn in progress writes into), then its head: the work is the turns', not the
-/// conversation's. The head goes last, so it never names a turn that is not stored.
+/// turn in progress writes into), then its head, at `revision`, unless the head would
+/// say what `written` says it already does: a step of a turn in progress writes that
+/// turn only. The head goes last, so it never names a turn that is not stored. Says
+/// whether the head (and so the revision) was written; `written` follows it.
 pub fn save_turns(
     storage: &dyn Storage,
     key: &str,
     conversation: &Conversation,
     revision: u64,
     dirty: &Dirty,
-) -> Result<(), String> {
+    written: &mut Option<HeadShape>,
+) -> Result<bool, String> {
     // Every field, by name: one added to `Conversation` must be given a place here.
     let Conversation {
         interactions,
@@ -322,20 +343,30 @@ pub fn save_turns(
         let text = serde_json::to_string(interaction).map_err(|e| e.to_string())?;
         storage.save(&turn_key(key, interaction.id), &text)?;
     }
-    let head = Head {
-        version: HEAD_VERSION,
-        revision,
+    let shape = HeadShape {
         turns: ranges(interactions.iter().map(|i| i.id)),
         pinned: pinned.clone(),
         untrusted: *untrusted,
         let_go: *let_go,
     };
+    if !dirty.all && dirty.gone.is_empty() && written.as_ref() == Some(&shape) {
+        return Ok(false);
+    }
+    let head = Head {
+        version: HEAD_VERSION,
+        revision,
+        turns: shape.turns.clone(),
+        pinned: shape.pinned.clone(),
+        untrusted: shape.untrusted,
+        let_go: shape.let_go,
+    };
     let text = serde_json::to_string(&head).map_err(|e| e.to_string())?;
     storage.save(key, &text)?;
+    *written = Some(shape);
     for id in &dirty.gone {
         storage.remove(&turn_key(key, *id));
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Removes the conversation stored under `key`, its turns included.
@@ -478,7 +509,7 @@ mod tests {
         };
         assert_eq!(read, conversation);
         assert!(dirty.all, "every turn is written at the next save");
-        save_turns(&storage, "k", &read, 5, &dirty).unwrap();
+        save_turns(&storage, "k", &read, 5, &dirty, &mut None).unwrap();
         assert!(storage.load("k.turn.1").is_some());
         assert_eq!(
             load_conversation(&storage, "k"),
@@ -499,7 +530,15 @@ mod tests {
         let turn = conversation.begin("one more");
         conversation.apply(turn, &answered());
         let before = storage.bytes_written();
-        save_turns(&storage, "k", &conversation, 2, &Dirty::default()).unwrap();
+        save_turns(
+            &storage,
+            "k",
+            &conversation,
+            2,
+            &Dirty::default(),
+            &mut None,
+        )
+        .unwrap();
         let one = storage.bytes_written() - before;
         let last = serde_json::to_string(conversation.interactions.last().unwrap()).unwrap();
         let head = storage.load("k").unwrap();
@@ -516,6 +555,48 @@ mod tests {
         assert_eq!(
             load_conversation(&storage, "k"),
             Loaded::Found(conversation)
+        );
+    }
+
+    #[test]
+    fn a_step_of_a_turn_in_progress_writes_that_turn_and_not_the_head() {
+        let storage = VolatileStorage::new();
+        let mut conversation = Conversation::default();
+        let mut head = None;
+        let turn = conversation.begin("first");
+        let wrote = save_turns(&storage, "k", &conversation, 1, &Dirty::all(), &mut head);
+        assert_eq!(wrote, Ok(true), "a new turn is named by the head");
+        conversation.apply(turn, &answered());
+        let before = storage.bytes_written();
+        let wrote = save_turns(
+            &storage,
+            "k",
+            &conversation,
+            2,
+            &Dirty::default(),
+            &mut head,
+        );
+        assert_eq!(wrote, Ok(false), "the same turns: the head stays");
+        let last = serde_json::to_string(conversation.interactions.last().unwrap()).unwrap();
+        assert_eq!(
+            storage.bytes_written() - before,
+            "k.turn.1".len() + last.len()
+        );
+        assert_eq!(stored_revision(&storage, "k"), 1);
+        conversation.begin("second");
+        let wrote = save_turns(
+            &storage,
+            "k",
+            &conversation,
+            2,
+            &Dirty::default(),
+            &mut head,
+        );
+        assert_eq!(wrote, Ok(true), "a turn begun: the head names it");
+        assert_eq!(stored_revision(&storage, "k"), 2);
+        assert_eq!(
+            load_conversation(&storage, "k"),
+            Loaded::Found(closed(conversation))
         );
     }
 
