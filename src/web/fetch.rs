@@ -1,5 +1,5 @@
-//! [`Http`] over the browser's `fetch`, streaming the body through a
-//! `ReadableStream` reader. Dropping the request or its body aborts the fetch through
+//! [`Http`] over the browser's `fetch` (sent and read through `gloo-net`), streaming
+//! the body through a `ReadableStream` reader. Dropping the request or its body aborts the fetch through
 //! its `AbortController`.
 //!
 //! A request that carries anything of ours — a header (a key, a token) or a body (a
@@ -13,7 +13,9 @@ use futures::stream::{self, StreamExt};
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestInit, Response};
+use web_sys::{
+    AbortController, Headers, ReadableStreamDefaultReader, RequestInit, RequestRedirect,
+};
 
 use crate::base::http::{Http, HttpError, HttpRequest, HttpResponse};
 
@@ -50,7 +52,6 @@ impl Http for Fetch {
 
 async fn send(request: HttpRequest) -> Result<HttpResponse, HttpError> {
     let invalid = |e: JsValue| HttpError::Invalid(describe(&e));
-    let window = web_sys::window().ok_or_else(|| HttpError::Invalid("no browser window".into()))?;
     let abort = AbortOnDrop(AbortController::new().map_err(invalid)?);
     let headers = Headers::new().map_err(invalid)?;
     for (name, value) in &request.headers {
@@ -64,14 +65,20 @@ async fn send(request: HttpRequest) -> Result<HttpResponse, HttpError> {
         init.set_body(&JsValue::from_str(body));
     }
     if !request.headers.is_empty() || request.body.is_some() {
-        Reflect::set(&init, &"redirect".into(), &"error".into()).map_err(invalid)?;
+        init.set_redirect(RequestRedirect::Error);
     }
-    let promise = window.fetch_with_str_and_init(&request.url, &init);
-    let response: Response = JsFuture::from(promise)
+    // Built here, not by gloo-net's builder: that one rewrites a URL that has a query
+    // (it appends `&`), and PostgREST's URLs all have one.
+    let built = web_sys::Request::new_with_str_and_init(&request.url, &init).map_err(invalid)?;
+    let response = gloo_net::http::Request::from(built)
+        .send()
         .await
-        .map_err(|e| HttpError::Network(describe(&e)))?
-        .unchecked_into();
-    let header_list = header_list(&response.headers());
+        .map_err(|e| HttpError::Network(e.to_string()))?;
+    let header_list = response
+        .headers()
+        .entries()
+        .map(|(name, value)| (name.to_ascii_lowercase(), value))
+        .collect();
     let reader: Option<ReadableStreamDefaultReader> = response
         .body()
         .map(|body| body.get_reader().unchecked_into());
@@ -101,20 +108,4 @@ async fn read_chunk(reader: &ReadableStreamDefaultReader) -> Result<Option<Vec<u
     let value = Reflect::get(&result, &JsValue::from_str("value"))
         .map_err(|e| HttpError::Network(describe(&e)))?;
     Ok(Some(Uint8Array::new(&value).to_vec()))
-}
-
-fn header_list(headers: &Headers) -> Vec<(String, String)> {
-    let Ok(Some(entries)) = js_sys::try_iter(headers) else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let pair: js_sys::Array = entry.dyn_into().ok()?;
-            Some((
-                pair.get(0).as_string()?.to_ascii_lowercase(),
-                pair.get(1).as_string()?,
-            ))
-        })
-        .collect()
 }
