@@ -771,8 +771,9 @@ fn a_guessed_goal_is_kept_and_checked_against_after_an_action() {
     assert_eq!(
         stop,
         Stop::Done(Outcome::GoalComplete {
-            text: "YES, it reads 2.".into()
-        })
+            text: "It reads 2.".into()
+        }),
+        "the answer is what the check said besides its verdict"
     );
     assert_eq!(run.goal(), Some("the counter reads 2"));
     let question = model.requests()[2].messages.last().unwrap().content.clone();

@@ -58,7 +58,7 @@ impl RulesModel {
         match messages.last() {
             Some(last) if last.role == Role::Tool => self.answer_from_results(messages),
             Some(last) if last.role == Role::User && is_completion_question(&last.content) => {
-                completion_verdict(messages)
+                self.completion_verdict(messages)
             }
             // The loop's note after a tool result (a failure to replan, a reminder) is
             // not a new request: answer from the results before it.
@@ -170,6 +170,24 @@ pub const COMPLETION_QUESTION: &str = "answer yes or no";
 
 fn is_completion_question(text: &str) -> bool {
     text.to_lowercase().contains(COMPLETION_QUESTION)
+}
+
+impl RulesModel {
+    /// YES when the work since the user's request went well: the latest tool result is
+    /// not an error and something was answered or done; NO otherwise. A YES says what
+    /// was done, from the results' answer templates, as a model would explain it.
+    fn completion_verdict(&self, transcript: &[Message]) -> ChatResponse {
+        let response = completion_verdict(transcript);
+        let before = transcript.get(..transcript.len().saturating_sub(1));
+        let results = before.filter(|b| b.last().is_some_and(|m| m.role == Role::Tool));
+        match results {
+            Some(results) if response.text == "YES" => {
+                let done = self.answer_from_results(results).text;
+                text_response(response.reasoning, format!("YES. {done}"))
+            }
+            _ => response,
+        }
+    }
 }
 
 /// YES when the work since the user's request went well: the latest tool result is
@@ -518,6 +536,17 @@ mod tests {
         ];
         let verdict = |messages| model().respond(&offering(&["current_time"], messages));
         assert_eq!(verdict(answered).text, "YES");
+        // Right after an action's result (the game loop's check), a YES says what was
+        // done, in the result's answer template.
+        let acted = vec![
+            Message::user("time?"),
+            Message::assistant("", vec![call.clone()]),
+            Message::tool("call_1", r#"{"time":"09:05"}"#),
+            Message::user(question),
+        ];
+        let checked = verdict(acted).text;
+        assert!(checked.starts_with("YES. "), "{checked}");
+        assert!(checked.contains("09:05"), "{checked}");
         let failed = vec![
             Message::user("time?"),
             Message::assistant("", vec![call]),

@@ -69,6 +69,25 @@ pub fn goal_question(goal: &str, actions: &str) -> String {
     )
 }
 
+/// What a goal-check answer says besides its verdict — "YES, the reply was sent." is
+/// "The reply was sent." — to stand as the run's answer; the whole answer when it says
+/// nothing else.
+pub fn verdict_explained(answer: &str) -> String {
+    let trimmed = answer.trim();
+    let word: String = trimmed.chars().take_while(|c| c.is_alphabetic()).collect();
+    if !["yes", "no"].contains(&word.to_lowercase().as_str()) {
+        return trimmed.to_owned();
+    }
+    let rest = trimmed[word.len()..].trim_start_matches(|c: char| {
+        c.is_whitespace() || matches!(c, ',' | '.' | ':' | ';' | '!' | '-' | '—' | '–')
+    });
+    let mut chars = rest.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => trimmed.to_owned(),
+    }
+}
+
 /// Whether a goal-check answer says yes: its first word decides, else the seed's rule
 /// (any "yes" without a "no").
 pub fn says_yes(answer: &str) -> bool {
@@ -139,6 +158,20 @@ mod tests {
     #[test]
     fn goal_answers_are_read_by_their_first_word() {
         assert!(says_yes("YES, the reply was sent."));
+        assert_eq!(
+            verdict_explained("YES, the reply was sent."),
+            "The reply was sent."
+        );
+        assert_eq!(
+            verdict_explained(" yes — spawned goblin. "),
+            "Spawned goblin."
+        );
+        assert_eq!(verdict_explained("YES."), "YES.", "nothing else to say");
+        assert_eq!(
+            verdict_explained("Yesterday it was sent."),
+            "Yesterday it was sent."
+        );
+        assert_eq!(verdict_explained("The answer is yes"), "The answer is yes");
         assert!(!says_yes("No. Nothing is done yet, yes?"));
         assert!(says_yes("The answer is yes"));
         assert!(!says_yes("unclear"));

@@ -31,7 +31,7 @@ use transcript::Transcript;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use after_action::{AfterAction, after_action, says_yes};
+pub use after_action::{AfterAction, after_action, says_yes, verdict_explained};
 pub use context::{ContextMemory, FollowUp, PLAN_TOOL, PlanUpdate};
 pub use fit::{DoesNotFit, Fit, READ_RESULT_CHARS, Trim};
 use limits::Limits;

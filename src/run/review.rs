@@ -4,7 +4,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AgentRun, Outcome, Phase, after_action::says_yes};
+use super::{
+    AgentRun, Outcome, Phase,
+    after_action::{says_yes, verdict_explained},
+};
 use crate::base::json::{self, Contract};
 use crate::llm::ChatResponse;
 use crate::llm::contract::DEFAULT_REASKS;
@@ -73,7 +76,7 @@ impl AgentRun {
         });
         if complete {
             return self.finish(Outcome::GoalComplete {
-                text: response.text,
+                text: verdict_explained(&response.text),
             });
         }
         self.push(Message::user(format!(
