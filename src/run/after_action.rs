@@ -81,9 +81,12 @@ pub fn verdict_explained(answer: &str) -> String {
     let rest = trimmed[word.len()..].trim_start_matches(|c: char| {
         c.is_whitespace() || matches!(c, ',' | '.' | ':' | ';' | '!' | '-' | '—' | '–')
     });
+    // ASCII only: Unicode's upper-case table would cost the bundle 7 KB gzip.
     let mut chars = rest.chars();
     match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
+        Some(first) => std::iter::once(first.to_ascii_uppercase())
+            .chain(chars)
+            .collect(),
         None => trimmed.to_owned(),
     }
 }
