@@ -9,6 +9,8 @@ mod lock;
 #[cfg(feature = "page")]
 mod page_dom;
 mod page_title;
+#[cfg(feature = "page")]
+mod page_watch;
 mod shell;
 mod storage;
 

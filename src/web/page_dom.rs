@@ -5,7 +5,8 @@
 //! are interactive and what an action may touch are decided in `tool::page`.
 //!
 //! The agent's own widget (`#familiar`, anything marked `data-familiar`) and the
-//! inside of shadow roots are never read.
+//! inside of shadow roots are never read. A walk is reused until `page_watch` sees the
+//! page change; fields' values and states are read afresh on every snapshot.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -18,8 +19,9 @@ use web_sys::{
     HtmlTextAreaElement, Node, Window,
 };
 
+use super::page_watch::PageWatch;
 use crate::tool::page::{
-    Act, Appearance, Block, Control, PageDom, Region, Snapshot, clip, hidden, role_of, squash,
+    Act, Appearance, Block, Control, Form, PageDom, Region, Snapshot, clip, hidden, role_of, squash,
 };
 
 /// Elements whose content is never page text.
@@ -77,6 +79,9 @@ pub struct PageDomAdapter {
     /// The elements of the last snapshot, by number: what actions reach.
     elements: RefCell<BTreeMap<u32, Element>>,
     next: Cell<u32>,
+    watch: PageWatch,
+    /// The last walk, reused while the page has not changed.
+    last: RefCell<Option<Snapshot>>,
 }
 
 impl Default for PageDomAdapter {
@@ -91,6 +96,8 @@ impl PageDomAdapter {
             numbers: WeakMap::new(),
             elements: RefCell::new(BTreeMap::new()),
             next: Cell::new(1),
+            watch: PageWatch::start(),
+            last: RefCell::new(None),
         }
     }
 
@@ -102,6 +109,56 @@ impl PageDomAdapter {
         self.next.set(n + 1);
         self.numbers.set(element, &JsValue::from(n));
         n
+    }
+
+    /// Walks the whole document anew.
+    fn walk(&self, window: &Window) -> Result<Snapshot, String> {
+        let document = window.document().ok_or("the window has no document")?;
+        let body = document.body().ok_or("the page has no body yet")?;
+        let mut walk = Walk {
+            window,
+            adapter: self,
+            blocks: Vec::new(),
+            controls: Vec::new(),
+            forms: Vec::new(),
+            found: BTreeMap::new(),
+            text: String::new(),
+        };
+        let place = Place {
+            region: Region::Other,
+            heading: None,
+            hidden: false,
+        };
+        walk.element(&body, place);
+        *self.elements.borrow_mut() = walk.found;
+        Ok(Snapshot {
+            title: document.title(),
+            blocks: walk.blocks,
+            controls: walk.controls,
+            forms: walk.forms,
+            ..Snapshot::default()
+        })
+    }
+
+    fn all_connected(&self) -> bool {
+        self.elements.borrow().values().all(|e| e.is_connected())
+    }
+
+    /// The last walk with each field's value, state and enabledness read again: a
+    /// page script may set them without any event or mutation.
+    fn refresh(&self, mut last: Snapshot) -> Snapshot {
+        let elements = self.elements.borrow();
+        for control in &mut last.controls {
+            if let Some(element) = elements.get(&control.id) {
+                let kind = element.get_attribute("type");
+                let (value, checked, options) = state(element, kind.as_deref());
+                control.value = value;
+                control.checked = checked;
+                control.options = options;
+                control.disabled = disabled(element);
+            }
+        }
+        last
     }
 
     fn element(&self, id: u32) -> Result<Element, String> {
@@ -118,6 +175,7 @@ struct Walk<'a> {
     adapter: &'a PageDomAdapter,
     blocks: Vec<Block>,
     controls: Vec<Control>,
+    forms: Vec<Form>,
     found: BTreeMap<u32, Element>,
     text: String,
 }
@@ -176,6 +234,9 @@ impl Walk<'_> {
             heading: heading(&tag).or(outer.heading),
             hidden,
         };
+        if tag == "form" {
+            self.form(element, !hidden);
+        }
         self.control(element, &tag, role.as_deref(), !hidden);
         // A field's options and default text are its value, not page text.
         if matches!(tag.as_str(), "select" | "textarea") {
@@ -205,8 +266,13 @@ impl Walk<'_> {
         }
         let id = self.adapter.number(element);
         let (value, checked, options) = state(element, kind.as_deref());
-        let disabled = element.matches(":disabled").unwrap_or(false)
-            || element.get_attribute("aria-disabled").as_deref() == Some("true");
+        let href = (tag == "a")
+            .then(|| Reflect::get(element, &"href".into()).ok()?.as_string())
+            .flatten();
+        let form = Reflect::get(element, &"form".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Element>().ok())
+            .map(|f| self.adapter.number(&f));
         self.found.insert(id, element.clone());
         self.controls.push(Control {
             id,
@@ -214,11 +280,65 @@ impl Walk<'_> {
             name: clip(&name(element, tag), NAME_LIMIT),
             value,
             checked,
-            disabled,
+            disabled: disabled(element),
             visible,
             options,
+            href,
+            form,
         });
     }
+
+    fn form(&mut self, element: &Element, visible: bool) {
+        let attr = |name: &str| element.get_attribute(name).map(|v| squash(&v));
+        let caption = || {
+            let caption = element
+                .query_selector("legend, h1, h2, h3, h4, h5, h6")
+                .ok()??;
+            caption.text_content()
+        };
+        let name = [
+            attr("aria-label"),
+            attr("name"),
+            caption().map(|c| squash(&c)),
+            attr("id"),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|n| !n.is_empty())
+        .unwrap_or_default();
+        self.forms.push(Form {
+            id: self.adapter.number(element),
+            name: clip(&name, NAME_LIMIT),
+            // Attributes, not properties: a field named `action` shadows the property.
+            action: attr("action")
+                .filter(|a| !a.is_empty())
+                .unwrap_or_else(|| "this page".into()),
+            method: attr("method").map_or_else(|| "get".into(), |m| m.to_ascii_lowercase()),
+            visible,
+        });
+    }
+}
+
+fn disabled(element: &Element) -> bool {
+    element.matches(":disabled").unwrap_or(false)
+        || element.get_attribute("aria-disabled").as_deref() == Some("true")
+}
+
+/// What the person has selected on the page, as the browser renders it.
+fn selection(window: &Window) -> String {
+    let selected = window.get_selection().ok().flatten();
+    let text: String = selected.map(|s| s.to_string().into()).unwrap_or_default();
+    squash(&text)
+}
+
+/// Origin and path, without the query or fragment (they may carry tokens).
+fn location(window: &Window) -> String {
+    let location = window.location();
+    format!(
+        "{}{}",
+        location.origin().unwrap_or_default(),
+        location.pathname().unwrap_or_default()
+    )
 }
 
 /// The agent's own interface, never read as the page.
@@ -464,30 +584,16 @@ fn highlight(element: &Element) -> Result<(), String> {
 impl PageDom for PageDomAdapter {
     fn snapshot(&self) -> Result<Snapshot, String> {
         let window = web_sys::window().ok_or("there is no browser window")?;
-        let document = window.document().ok_or("the window has no document")?;
-        let body = document.body().ok_or("the page has no body yet")?;
-        let mut walk = Walk {
-            window: &window,
-            adapter: self,
-            blocks: Vec::new(),
-            controls: Vec::new(),
-            found: BTreeMap::new(),
-            text: String::new(),
+        let changed = self.watch.take_changed();
+        let mut snapshot = match self.last.borrow_mut().take() {
+            Some(last) if !changed && self.all_connected() => self.refresh(last),
+            _ => self.walk(&window)?,
         };
-        walk.element(
-            &body,
-            Place {
-                region: Region::Other,
-                heading: None,
-                hidden: false,
-            },
-        );
-        *self.elements.borrow_mut() = walk.found;
-        Ok(Snapshot {
-            title: document.title(),
-            blocks: walk.blocks,
-            controls: walk.controls,
-        })
+        snapshot.selection = selection(&window);
+        snapshot.location = location(&window);
+        snapshot.version = self.watch.version();
+        *self.last.borrow_mut() = Some(snapshot.clone());
+        Ok(snapshot)
     }
 
     fn perform(&self, element: u32, act: &Act) -> Result<(), String> {
