@@ -361,6 +361,18 @@ fn act_tool<A>(
             })
         }
     });
+    let page = Rc::clone(dom);
+    registry.set_describer(
+        name,
+        Rc::new(move |args: &serde_json::Value| {
+            let (element, act) = to_act(A::deserialize(args.clone()).ok()?).ok()?;
+            let snapshot = page.snapshot().ok()?;
+            Some(match check(&snapshot, element, &act) {
+                Ok(control) => describe(&act, control),
+                Err(problem) => format!("Nothing, it will fail: {problem}"),
+            })
+        }),
+    );
 }
 
 #[cfg(test)]
@@ -526,6 +538,34 @@ mod tests {
         );
         assert_eq!(page.settled.get(), 2);
         assert_eq!(page.acts.borrow().len(), 2);
+    }
+
+    #[test]
+    fn an_action_is_described_for_its_approval_card_by_the_element_it_names() {
+        let (page, registry) = setup();
+        let describe = |name: &str, args: Value| {
+            registry.describe(&ToolCall {
+                id: "c".into(),
+                name: name.into(),
+                arguments: args.to_string(),
+            })
+        };
+        assert_eq!(
+            describe("fill", json!({"element": 1, "text": "Hello"})).as_deref(),
+            Some("Type \"Hello\" into the textbox \"Message\" [1]")
+        );
+        assert_eq!(
+            describe("click", json!({"element": 2})).as_deref(),
+            Some("Click the button \"Send\" [2]")
+        );
+        let gone = describe("click", json!({"element": 9})).unwrap();
+        assert!(gone.starts_with("Nothing, it will fail: element [9] is not on the page"));
+        assert_eq!(describe("click", json!({"element": "x"})), None);
+        assert_eq!(describe("read_page", json!({})), None);
+        assert!(
+            page.acts.borrow().is_empty(),
+            "describing does nothing to the page"
+        );
     }
 
     #[test]
