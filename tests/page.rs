@@ -591,3 +591,76 @@ async fn a_change_after_load_is_seen_and_the_index_rebuilt_only_then() {
     assert_eq!(after["text"], "# Archive\n\nOld mail.");
     eval("history.replaceState({}, '', window.wasAt);");
 }
+
+fn js(source: &str) -> wasm_bindgen::JsValue {
+    js_sys::eval(&format!("({source})")).unwrap()
+}
+
+fn field(value: &wasm_bindgen::JsValue, path: &str) -> String {
+    path.split('.')
+        .fold(value.clone(), |v, key| {
+            js_sys::Reflect::get(&v, &key.into()).unwrap()
+        })
+        .as_string()
+        .unwrap_or_default()
+}
+
+async fn sent(agent: &familiar::js_api::FamiliarAgent, text: &str) -> wasm_bindgen::JsValue {
+    wasm_bindgen_futures::JsFuture::from(agent.send(text.into()))
+        .await
+        .unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn the_page_builtin_brings_summary_and_ask_page_and_cards_in_plain_words() {
+    fixture(ARTICLE);
+    // The host's rule (a fooled one: it clicks by number) comes before the page's own.
+    let agent = familiar::js_api::create_agent(js(
+        r#"{ name: "helper", persist: false, goalCheck: false, builtins: ["page"],
+             model: { rules: [{ keywords: ["delete"], tool: "click", arguments: { element: 3 },
+                                answer: "Clicked." }] } }"#,
+    ))
+    .await
+    .unwrap();
+    let summary = field(&sent(&agent, "/summary").await, "text");
+    // After the title's line, when the page has a title.
+    let outline = match summary.strip_prefix('“') {
+        Some(titled) => titled.split_once('\n').unwrap().1,
+        None => summary.as_str(),
+    };
+    assert_eq!(
+        outline,
+        "Barn owls: Barn owls hunt at night over open fields.\n  Diet: Mostly voles and mice, swallowed whole."
+    );
+    let asked = sent(&agent, "/ask_page what do they eat?").await;
+    assert!(
+        field(&asked, "text").ends_with("Offline I can summarize this page (/summary) and list its headings, links, forms or your selection; other questions need a model."),
+        "{}",
+        field(&asked, "text")
+    );
+    // A page action waits for a person; its card says what it will do, by name.
+    let running = wasm_bindgen_futures::JsFuture::from(agent.send("delete my account".into()));
+    let decide = async {
+        let mut pending = js_sys::Array::from(&agent.pending());
+        for _ in 0..50 {
+            if pending.length() > 0 {
+                break;
+            }
+            sleep(20).await;
+            pending = js_sys::Array::from(&agent.pending());
+        }
+        assert_eq!(pending.length(), 1);
+        assert_eq!(
+            field(&pending.get(0), "description"),
+            "Click the button \"Delete account\" [3]"
+        );
+        agent.deny(pending.get(0), None).unwrap();
+    };
+    let (outcome, ()) = futures::join!(running, decide);
+    assert!(field(&outcome.unwrap(), "text").contains("declined"));
+    assert_eq!(
+        js("document.getElementById('delete') !== null"),
+        wasm_bindgen::JsValue::TRUE
+    );
+    agent.destroy();
+}

@@ -164,14 +164,15 @@ mod page {
     const OFFLINE: &str = "Offline I can summarize this page (/summary) and list its \
         headings, links, forms or your selection; other questions need a model.";
 
-    /// The host's rules, then the page tools' (a host's own come first); a fallback
-    /// that says what works offline when the host gave none.
+    /// The host's rules, then the page tools' (a host's own come first); its fallback
+    /// then what works offline.
     pub fn offline(host: &RulesModel) -> RulesModel {
         let mut model = host.clone();
         model.rules.extend(rules());
-        if model.fallback.trim().is_empty() {
-            model.fallback = OFFLINE.into();
-        }
+        model.fallback = match model.fallback.trim() {
+            "" => OFFLINE.into(),
+            fallback => format!("{fallback} {OFFLINE}"),
+        };
         model
     }
 
