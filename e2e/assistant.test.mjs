@@ -118,6 +118,11 @@ test('the script tag answers /summary offline with the page\'s headings, in a sh
   const own = tab.getByRole('button', { name: "The page's own button" });
   assert.equal(await style(own, 'position'), 'static', 'its .launcher rule does not leak out');
   assert.equal(await style(own, 'color'), 'rgb(0, 255, 0)');
+  // Escape closes the panel and gives the focus back to the launcher.
+  await panel.getByRole('textbox', { name: 'Ask about this page' }).press('Escape');
+  assert.equal(await panel.isHidden(), true);
+  assert.equal(await launcher.getAttribute('aria-expanded'), 'false');
+  assert.equal(await launcher.evaluate((b) => b.getRootNode().activeElement === b), true);
   // Its conversation is kept under its own namespace.
   const keys = await tab.evaluate(() => Object.keys(localStorage));
   assert.ok(keys.length > 0 && keys.every((k) => k.startsWith('familiar-page-assistant')), keys.join());
