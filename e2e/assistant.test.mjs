@@ -49,6 +49,14 @@ const online = page('<script src="/pkg-page/assistant.js" data-model-url="/scrip
 const strict = page('<script src="/pkg-page/assistant.js" defer></script>',
   `<meta http-equiv="Content-Security-Policy" content="script-src 'self' 'unsafe-inline'">`);
 
+// The CSP README asks of a host: the script, its WebAssembly and requests from its
+// origin, and no inline styles at all (the article's own style attributes become
+// `hidden`, which the policy allows).
+const allowed = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Barn owls</title><link rel="icon" href="data:,">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self' 'wasm-unsafe-eval' 'unsafe-inline'; connect-src 'self'; style-src 'self'; img-src data:">
+</head><body>${body('<script src="/pkg-page/assistant.js" defer></script>').replace(/ style="[^"]*"/g, ' hidden')}</body></html>`;
+
 /**
  * The scripted model: a person asks to subscribe; it finds the form, fills the email
  * field and clicks Subscribe, each after the previous result; when an action was
@@ -76,7 +84,7 @@ function scripted(body) {
 }
 
 const env = useDist({
-  pages: { '/offline.html': offline, '/online.html': online, '/strict.html': strict },
+  pages: { '/offline.html': offline, '/online.html': online, '/strict.html': strict, '/allowed.html': allowed },
   scripted,
 });
 
@@ -180,4 +188,14 @@ test('a page whose CSP blocks WebAssembly gets a visible message, not silence', 
   assert.match(await alert.innerText(), /Content-Security-Policy does not allow WebAssembly .*'wasm-unsafe-eval'/s);
   assert.ok(await alert.isVisible());
   assert.match(await tab.getByRole('button', { name: /Page assistant/ }).innerText(), /unavailable/);
+});
+
+test('under the CSP the README states, with no inline styles allowed, it runs and keeps its look', async (t) => {
+  const { tab, problems, panel } = await open(t, 'allowed.html');
+  await panel.getByText(/actions on the page ask you first/).waitFor({ timeout: 20_000 });
+  await ask(panel, '/summary');
+  await panel.locator('.msg.assistant').filter({ hasText: 'in outline' }).waitFor({ timeout: 10_000 });
+  const launcher = tab.getByRole('button', { name: 'Page assistant' });
+  assert.equal(await launcher.evaluate((e) => getComputedStyle(e).backgroundColor), 'rgb(29, 78, 216)');
+  assert.deepEqual(problems, [], 'no CSP violation, no error');
 });
