@@ -3,9 +3,8 @@
 // scripts cannot reach the agent and the extension's CSP ('wasm-unsafe-eval') lets its
 // WebAssembly run. Conversations are kept in the extension's storage, per site, not in
 // the site's localStorage: loaded before the agent starts, saved after every answer.
-// The model: offline (the rules model) unless the extension's storage holds
-// { model: { url, model } } (set from the extension's service worker console, or by
-// an options page of your own).
+// The model: offline (the rules model) unless the extension's options page saved one
+// ({ model: { url, model, stream } } in its storage).
 (async () => {
   if (window.top !== window) return;
   const key = `conversations:${location.origin}`;

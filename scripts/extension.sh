@@ -15,7 +15,7 @@ for file in widget.js familiar.js familiar_bg.wasm; do
 done
 rm -rf pkg-extension
 mkdir -p pkg-extension
-cp extension/manifest.json extension/content.js pkg-extension/
+cp extension/manifest.json extension/content.js extension/options.html extension/options.css extension/options.js pkg-extension/
 cp pkg-page/widget.js pkg-page/familiar.js pkg-page/familiar_bg.wasm pkg-extension/
 python3 -c 'import json,sys; json.load(open("pkg-extension/manifest.json"))' ||
   die "extension/manifest.json is not valid JSON"
