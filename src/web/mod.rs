@@ -7,6 +7,8 @@ mod frame;
 #[cfg(feature = "guild")]
 mod lock;
 #[cfg(feature = "page")]
+mod page_act;
+#[cfg(feature = "page")]
 mod page_dom;
 mod page_title;
 #[cfg(feature = "page")]
