@@ -55,12 +55,42 @@ function slowModel(req, res, stats) {
   }, 200);
 }
 
-/** Serves `dist/`, `pkg/` under /pkg/ (and a slow model at /v1, with its models list) on 127.0.0.1 at a free port; resolves to
- * { url, close, stats }. `pages` maps extra paths to HTML bodies (the benchmark's
- * baseline page). */
-export async function serveDist({ pages = {} } = {}) {
+/**
+ * A scripted OpenAI-compatible model at /script/v1: `reply(body)` gets each chat
+ * request's JSON and returns the assistant message to answer with (a tool call or
+ * text); the requests are kept in `requests`.
+ */
+async function scriptedModel(req, res, reply, requests) {
+  if (req.method === 'GET') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ object: 'list', data: [{ id: 'scripted', context_length: 32768 }] }));
+    return;
+  }
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  const body = JSON.parse(text);
+  requests.push(body);
+  const message = await reply(body);
+  const finish = message.tool_calls ? 'tool_calls' : 'stop';
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({
+    id: 'scripted', object: 'chat.completion', model: 'scripted',
+    choices: [{ index: 0, message, finish_reason: finish }],
+  }));
+}
+
+/** Serves `dist/`, `pkg/` under /pkg/, `pkg-page/` under /pkg-page/ (and a slow model at /v1, with its models list) on 127.0.0.1 at a free port; resolves to
+ * { url, close, stats, requests }. `pages` maps extra paths to HTML bodies (the benchmark's
+ * baseline page); `scripted`, a function from a chat request to the reply, serves a
+ * scripted model at /script/v1 whose requests land in `requests`. */
+export async function serveDist({ pages = {}, scripted } = {}) {
   const stats = { requests: 0, aborted: 0 };
+  const requests = [];
   const server = createServer(async (req, res) => {
+    if (scripted && req.url.startsWith('/script/v1/')) {
+      await scriptedModel(req, res, scripted, requests);
+      return;
+    }
     if (req.method === 'POST' && req.url.startsWith('/v1/chat/completions')) {
       slowModel(req, res, stats);
       return;
@@ -97,6 +127,7 @@ export async function serveDist({ pages = {} } = {}) {
   return {
     url: `http://127.0.0.1:${port}/`,
     stats,
+    requests,
     close: () => new Promise((ok) => {
       server.closeAllConnections();
       server.close(ok);

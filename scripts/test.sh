@@ -116,15 +116,16 @@ trunk build --release --offline
 step "headless runtime (pkg/) and the TypeScript example against its declarations (tsc)"
 "$ROOT/scripts/typecheck.sh"
 
-step "page assistant (pkg-page/: the lean runtime plus the page tools)"
+step "page assistant (pkg-page/: the lean runtime plus the page tools, its widget and script-tag loader) and its extension (pkg-extension/)"
 "$ROOT/scripts/page-assistant.sh"
+"$ROOT/scripts/extension.sh" --no-build
 
 step "byte budgets (bench/budgets.txt: gzip -9 of what each build's page loads)"
 python3 scripts/budgets.py bench/budgets.txt
 
 step "no provider key or service-role JWT in the repository or the built bundles"
 python3 scripts/scan-secrets.py --self-test
-python3 scripts/scan-secrets.py dist pkg pkg-page
+python3 scripts/scan-secrets.py dist pkg pkg-page pkg-extension
 
 step "end-to-end tests (Playwright, headless Chromium, release build)"
 mkdir -p "$log/e2e"

@@ -208,8 +208,9 @@ impl Session {
                 Stop::Done(outcome) => return outcome,
                 Stop::AwaitingApproval(call) => call,
             };
+            let description = agent.tools.describe(&call);
             match self
-                .decision(place, &agent.name, &call, signal.clone())
+                .decision(place, &agent.name, &call, description, signal.clone())
                 .await
             {
                 Some(Decision::Approve | Decision::ApproveAlways) => run.approve(&call.id),
@@ -293,6 +294,7 @@ impl Session {
         place: &Place,
         agent: &str,
         call: &ToolCall,
+        description: Option<String>,
         signal: StopSignal,
     ) -> Option<Decision> {
         let key = (
@@ -308,6 +310,7 @@ impl Session {
             turn: place.turn,
             agent: agent.to_owned(),
             call: call.clone(),
+            description,
         };
         let approver = self.inner.approver.borrow().clone();
         let announce = |session: &Self| {

@@ -143,6 +143,10 @@ pub struct PendingApproval {
     /// The agent whose run made the call.
     pub agent: String,
     pub call: ToolCall,
+    /// What the call would do, in plain words, when its tool can say (the page
+    /// actions name the element: `Click the button "Send" [7]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 impl PendingApproval {

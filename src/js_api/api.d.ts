@@ -451,6 +451,8 @@ export interface PendingApproval {
   /** The agent whose run made the call. */
   agent: string;
   call: ToolCall;
+  /** What the call would do, in plain words, when its tool can say (the page actions: `Click the button "Send" [7]`). */
+  description?: string;
 }
 
 /**

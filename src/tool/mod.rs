@@ -209,10 +209,15 @@ struct Entry {
     call: ErasedCall,
 }
 
+/// Says in plain words what a call would do, from its arguments, for the card that
+/// asks a person; `None` when it cannot tell.
+pub type Describer = Rc<dyn Fn(&Value) -> Option<String>>;
+
 /// The tools an agent may use.
 #[derive(Default)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Entry>,
+    describers: BTreeMap<String, Describer>,
     #[cfg(feature = "store")]
     ledger: Option<Ledger>,
 }
@@ -316,6 +321,20 @@ impl ToolRegistry {
             entry.info.approval = approval;
         }
         self
+    }
+
+    /// Gives the tool `name` words for what a call would do; unknown names are ignored.
+    pub fn set_describer(&mut self, name: &str, describer: Describer) -> &mut Self {
+        if self.tools.contains_key(name) {
+            self.describers.insert(name.to_owned(), describer);
+        }
+        self
+    }
+
+    /// What `call` would do, in plain words, when its tool can say.
+    pub fn describe(&self, call: &ToolCall) -> Option<String> {
+        let describer = self.describers.get(&call.name)?;
+        describer(&serde_json::from_str(&call.arguments).ok()?)
     }
 
     /// Sets who must approve every action registered so far: an operator whose agent

@@ -7,8 +7,12 @@ mod frame;
 #[cfg(feature = "guild")]
 mod lock;
 #[cfg(feature = "page")]
+mod page_act;
+#[cfg(feature = "page")]
 mod page_dom;
 mod page_title;
+#[cfg(feature = "page")]
+mod page_watch;
 mod shell;
 mod storage;
 

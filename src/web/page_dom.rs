@@ -5,21 +5,23 @@
 //! are interactive and what an action may touch are decided in `tool::page`.
 //!
 //! The agent's own widget (`#familiar`, anything marked `data-familiar`) and the
-//! inside of shadow roots are never read.
+//! inside of shadow roots are never read. A walk is reused until `page_watch` sees the
+//! page change; fields' values and states are read afresh on every snapshot.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 use futures::future::LocalBoxFuture;
-use js_sys::{Function, Object, Reflect, WeakMap};
+use js_sys::{Reflect, WeakMap};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
-    Element, Event, EventInit, HtmlElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement,
-    HtmlTextAreaElement, Node, Window,
+    Element, HtmlInputElement, HtmlOptionElement, HtmlSelectElement, HtmlTextAreaElement, Node,
+    Window,
 };
 
+use super::page_watch::PageWatch;
 use crate::tool::page::{
-    Act, Appearance, Block, Control, PageDom, Region, Snapshot, clip, hidden, role_of, squash,
+    Act, Appearance, Block, Control, Form, PageDom, Region, Snapshot, clip, hidden, role_of, squash,
 };
 
 /// Elements whose content is never page text.
@@ -77,6 +79,9 @@ pub struct PageDomAdapter {
     /// The elements of the last snapshot, by number: what actions reach.
     elements: RefCell<BTreeMap<u32, Element>>,
     next: Cell<u32>,
+    watch: PageWatch,
+    /// The last walk, reused while the page has not changed.
+    last: RefCell<Option<Snapshot>>,
 }
 
 impl Default for PageDomAdapter {
@@ -91,6 +96,8 @@ impl PageDomAdapter {
             numbers: WeakMap::new(),
             elements: RefCell::new(BTreeMap::new()),
             next: Cell::new(1),
+            watch: PageWatch::start(),
+            last: RefCell::new(None),
         }
     }
 
@@ -102,6 +109,56 @@ impl PageDomAdapter {
         self.next.set(n + 1);
         self.numbers.set(element, &JsValue::from(n));
         n
+    }
+
+    /// Walks the whole document anew.
+    fn walk(&self, window: &Window) -> Result<Snapshot, String> {
+        let document = window.document().ok_or("the window has no document")?;
+        let body = document.body().ok_or("the page has no body yet")?;
+        let mut walk = Walk {
+            window,
+            adapter: self,
+            blocks: Vec::new(),
+            controls: Vec::new(),
+            forms: Vec::new(),
+            found: BTreeMap::new(),
+            text: String::new(),
+        };
+        let place = Place {
+            region: Region::Other,
+            heading: None,
+            hidden: false,
+        };
+        walk.element(&body, place);
+        *self.elements.borrow_mut() = walk.found;
+        Ok(Snapshot {
+            title: document.title(),
+            blocks: walk.blocks,
+            controls: walk.controls,
+            forms: walk.forms,
+            ..Snapshot::default()
+        })
+    }
+
+    fn all_connected(&self) -> bool {
+        self.elements.borrow().values().all(|e| e.is_connected())
+    }
+
+    /// The last walk with each field's value, state and enabledness read again: a
+    /// page script may set them without any event or mutation.
+    fn refresh(&self, mut last: Snapshot) -> Snapshot {
+        let elements = self.elements.borrow();
+        for control in &mut last.controls {
+            if let Some(element) = elements.get(&control.id) {
+                let kind = element.get_attribute("type");
+                let (value, checked, options) = state(element, kind.as_deref());
+                control.value = value;
+                control.checked = checked;
+                control.options = options;
+                control.disabled = disabled(element);
+            }
+        }
+        last
     }
 
     fn element(&self, id: u32) -> Result<Element, String> {
@@ -118,6 +175,7 @@ struct Walk<'a> {
     adapter: &'a PageDomAdapter,
     blocks: Vec<Block>,
     controls: Vec<Control>,
+    forms: Vec<Form>,
     found: BTreeMap<u32, Element>,
     text: String,
 }
@@ -176,6 +234,9 @@ impl Walk<'_> {
             heading: heading(&tag).or(outer.heading),
             hidden,
         };
+        if tag == "form" {
+            self.form(element, !hidden);
+        }
         self.control(element, &tag, role.as_deref(), !hidden);
         // A field's options and default text are its value, not page text.
         if matches!(tag.as_str(), "select" | "textarea") {
@@ -205,8 +266,13 @@ impl Walk<'_> {
         }
         let id = self.adapter.number(element);
         let (value, checked, options) = state(element, kind.as_deref());
-        let disabled = element.matches(":disabled").unwrap_or(false)
-            || element.get_attribute("aria-disabled").as_deref() == Some("true");
+        let href = (tag == "a")
+            .then(|| Reflect::get(element, &"href".into()).ok()?.as_string())
+            .flatten();
+        let form = Reflect::get(element, &"form".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Element>().ok())
+            .map(|f| self.adapter.number(&f));
         self.found.insert(id, element.clone());
         self.controls.push(Control {
             id,
@@ -214,11 +280,65 @@ impl Walk<'_> {
             name: clip(&name(element, tag), NAME_LIMIT),
             value,
             checked,
-            disabled,
+            disabled: disabled(element),
             visible,
             options,
+            href,
+            form,
         });
     }
+
+    fn form(&mut self, element: &Element, visible: bool) {
+        let attr = |name: &str| element.get_attribute(name).map(|v| squash(&v));
+        let caption = || {
+            let caption = element
+                .query_selector("legend, h1, h2, h3, h4, h5, h6")
+                .ok()??;
+            caption.text_content()
+        };
+        let name = [
+            attr("aria-label"),
+            attr("name"),
+            caption().map(|c| squash(&c)),
+            attr("id"),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|n| !n.is_empty())
+        .unwrap_or_default();
+        self.forms.push(Form {
+            id: self.adapter.number(element),
+            name: clip(&name, NAME_LIMIT),
+            // Attributes, not properties: a field named `action` shadows the property.
+            action: attr("action")
+                .filter(|a| !a.is_empty())
+                .unwrap_or_else(|| "this page".into()),
+            method: attr("method").map_or_else(|| "get".into(), |m| m.to_ascii_lowercase()),
+            visible,
+        });
+    }
+}
+
+fn disabled(element: &Element) -> bool {
+    element.matches(":disabled").unwrap_or(false)
+        || element.get_attribute("aria-disabled").as_deref() == Some("true")
+}
+
+/// What the person has selected on the page, as the browser renders it.
+fn selection(window: &Window) -> String {
+    let selected = window.get_selection().ok().flatten();
+    let text: String = selected.map(|s| s.to_string().into()).unwrap_or_default();
+    squash(&text)
+}
+
+/// Origin and path, without the query or fragment (they may carry tokens).
+fn location(window: &Window) -> String {
+    let location = window.location();
+    format!(
+        "{}{}",
+        location.origin().unwrap_or_default(),
+        location.pathname().unwrap_or_default()
+    )
 }
 
 /// The agent's own interface, never read as the page.
@@ -308,7 +428,7 @@ fn state(element: &Element, kind: Option<&str>) -> (Option<String>, Option<bool>
     (None, checked, Vec::new())
 }
 
-fn options(select: &HtmlSelectElement) -> Vec<(String, HtmlOptionElement)> {
+pub(super) fn options(select: &HtmlSelectElement) -> Vec<(String, HtmlOptionElement)> {
     let Ok(list) = select.query_selector_all("option") else {
         return Vec::new();
     };
@@ -384,130 +504,23 @@ fn label_text(label: &Element) -> Option<String> {
     copy.text_content()
 }
 
-fn fire(element: &Element, kind: &str) -> Result<(), String> {
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    let event = Event::new_with_event_init_dict(kind, &init).map_err(describe)?;
-    element.dispatch_event(&event).map_err(describe)?;
-    Ok(())
-}
-
-/// Sets a field's value through the prototype's own setter, as typing does, so a
-/// framework that wraps the element's `value` (React) sees the change.
-fn set_value(element: &Element, class: &str, value: &str) -> Result<(), String> {
-    let class = Reflect::get(&js_sys::global(), &class.into()).map_err(describe)?;
-    let prototype = Reflect::get(&class, &"prototype".into()).map_err(describe)?;
-    let prototype: Object = prototype.dyn_into().map_err(describe)?;
-    let descriptor = Object::get_own_property_descriptor(&prototype, &"value".into());
-    let setter: Function = Reflect::get(&descriptor, &"set".into())
-        .map_err(describe)?
-        .dyn_into()
-        .map_err(describe)?;
-    setter.call1(element, &value.into()).map_err(describe)?;
-    Ok(())
-}
-
-fn describe(value: JsValue) -> String {
-    value
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| value.as_string())
-        .unwrap_or_else(|| "the browser refused".into())
-}
-
-fn html(element: &Element) -> Result<&HtmlElement, String> {
-    element
-        .dyn_ref::<HtmlElement>()
-        .ok_or_else(|| "the element is not an HTML element".to_owned())
-}
-
-fn fill(element: &Element, text: &str) -> Result<(), String> {
-    let _ = html(element)?.focus();
-    if element.is_instance_of::<HtmlInputElement>() {
-        set_value(element, "HTMLInputElement", text)?;
-    } else if element.is_instance_of::<HtmlTextAreaElement>() {
-        set_value(element, "HTMLTextAreaElement", text)?;
-    } else {
-        element.set_text_content(Some(text));
-    }
-    fire(element, "input")?;
-    fire(element, "change")
-}
-
-fn choose(element: &Element, wanted: &str) -> Result<(), String> {
-    let select = element
-        .dyn_ref::<HtmlSelectElement>()
-        .ok_or_else(|| "the element is not a list".to_owned())?;
-    let wanted = wanted.trim().to_lowercase();
-    let (_, option) = options(select)
-        .into_iter()
-        .find(|(text, _)| text.to_lowercase() == wanted)
-        .ok_or_else(|| format!("the list has no option \"{wanted}\""))?;
-    option.set_selected(true);
-    fire(element, "input")?;
-    fire(element, "change")
-}
-
-fn highlight(element: &Element) -> Result<(), String> {
-    let style = html(element)?.style();
-    let _ = style.set_property("outline", "3px solid #f5a623");
-    let _ = style.set_property("outline-offset", "2px");
-    element.scroll_into_view();
-    gloo_timers::callback::Timeout::new(3_000, move || {
-        let _ = style.remove_property("outline");
-        let _ = style.remove_property("outline-offset");
-    })
-    .forget();
-    Ok(())
-}
-
 impl PageDom for PageDomAdapter {
     fn snapshot(&self) -> Result<Snapshot, String> {
         let window = web_sys::window().ok_or("there is no browser window")?;
-        let document = window.document().ok_or("the window has no document")?;
-        let body = document.body().ok_or("the page has no body yet")?;
-        let mut walk = Walk {
-            window: &window,
-            adapter: self,
-            blocks: Vec::new(),
-            controls: Vec::new(),
-            found: BTreeMap::new(),
-            text: String::new(),
+        let changed = self.watch.take_changed();
+        let mut snapshot = match self.last.borrow_mut().take() {
+            Some(last) if !changed && self.all_connected() => self.refresh(last),
+            _ => self.walk(&window)?,
         };
-        walk.element(
-            &body,
-            Place {
-                region: Region::Other,
-                heading: None,
-                hidden: false,
-            },
-        );
-        *self.elements.borrow_mut() = walk.found;
-        Ok(Snapshot {
-            title: document.title(),
-            blocks: walk.blocks,
-            controls: walk.controls,
-        })
+        snapshot.selection = selection(&window);
+        snapshot.location = location(&window);
+        snapshot.version = self.watch.version();
+        *self.last.borrow_mut() = Some(snapshot.clone());
+        Ok(snapshot)
     }
 
     fn perform(&self, element: u32, act: &Act) -> Result<(), String> {
-        let target = self.element(element)?;
-        match act {
-            Act::Click => html(&target)?.click(),
-            Act::Fill(text) => fill(&target, text)?,
-            Act::Select(option) => choose(&target, option)?,
-            Act::Check(wanted) => {
-                let input = target
-                    .dyn_ref::<HtmlInputElement>()
-                    .ok_or_else(|| "the element is not a checkbox".to_owned())?;
-                if input.checked() != *wanted {
-                    input.click();
-                }
-            }
-            Act::ScrollTo => target.scroll_into_view(),
-            Act::Highlight => highlight(&target)?,
-        }
-        Ok(())
+        super::page_act::perform(&self.element(element)?, act)
     }
 
     fn settle(&self) -> LocalBoxFuture<'static, ()> {

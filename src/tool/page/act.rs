@@ -187,6 +187,7 @@ mod tests {
                 secret,
                 plan,
             ],
+            ..Snapshot::default()
         }
     }
 

@@ -152,6 +152,8 @@ pub(super) mod tests {
             disabled: false,
             visible: true,
             options: Vec::new(),
+            href: None,
+            form: None,
         }
     }
 

@@ -15,7 +15,9 @@
 //! [`Approval::Ask`]: crate::tool::Approval::Ask
 
 mod act;
+mod forms;
 mod index;
+mod overview;
 mod read;
 mod tools;
 mod visibility;
@@ -23,8 +25,10 @@ mod visibility;
 use futures::future::LocalBoxFuture;
 
 pub use act::{changes, check, describe};
+pub use forms::{forms, links};
 pub use index::{ElementIndex, role_of};
-pub use read::{find, outline, readable};
+pub use overview::{COMMANDS, rules};
+pub use read::{find, outline, readable, summary};
 pub use tools::{ACTIONS, LOOKUPS, READ_LIMIT, register};
 pub use visibility::{Appearance, Hidden, hidden};
 
@@ -66,6 +70,23 @@ pub struct Control {
     pub visible: bool,
     /// A list's options, by their text.
     pub options: Vec<String>,
+    /// Where a link leads (its resolved address).
+    pub href: Option<String>,
+    /// The number of the form it belongs to.
+    pub form: Option<u32>,
+}
+
+/// A form of the page: its fields are the controls whose `form` is its number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Form {
+    /// Its number, from the same count as the controls'.
+    pub id: u32,
+    /// Its accessible name (`aria-label`, `name`, `id`, its first legend or heading).
+    pub name: String,
+    /// Where it is sent, and how (`get` or `post`).
+    pub action: String,
+    pub method: String,
+    pub visible: bool,
 }
 
 /// The page as it is now.
@@ -76,6 +97,15 @@ pub struct Snapshot {
     pub blocks: Vec<Block>,
     /// Interactive elements, visible or not, in document order.
     pub controls: Vec<Control>,
+    /// The page's forms, in document order.
+    pub forms: Vec<Form>,
+    /// The text the person has selected on the page (empty when none).
+    pub selection: String,
+    /// Where the page is: origin and path (no query, which may carry secrets).
+    pub location: String,
+    /// Counts the changes seen on the page (its content, fields, navigation); two
+    /// reads with the same count saw the same page.
+    pub version: u64,
 }
 
 /// What an action does to an element.

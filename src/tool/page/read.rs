@@ -128,6 +128,49 @@ pub fn find(snapshot: &Snapshot, phrase: &str, context: usize, max: usize) -> (V
     (found, total)
 }
 
+/// The first sentence of `text`: up to its first `.`, `!` or `?` followed by a space
+/// (or the end), cut to `max` characters.
+fn first_sentence(text: &str, max: usize) -> String {
+    let end = text
+        .char_indices()
+        .zip(text.chars().skip(1).chain([' ']))
+        .find(|((_, c), next)| matches!(c, '.' | '!' | '?') && next.is_whitespace())
+        .map_or(text.len(), |((at, c), _)| at + c.len_utf8());
+    clip(text.get(..end).unwrap_or(text), max)
+}
+
+/// An extractive summary of the main content, as lines: each heading (indented by
+/// level) with the first sentence of the text under it, at most `max` headings; a page
+/// without headings gives the first sentences of its first three paragraphs.
+pub fn summary(snapshot: &Snapshot, max: usize) -> Vec<String> {
+    let blocks = content(snapshot);
+    let mut lines = Vec::new();
+    for (at, block) in blocks.iter().enumerate() {
+        let Some(level) = block.heading else { continue };
+        if lines.len() == max {
+            break;
+        }
+        let lead = blocks
+            .get(at + 1)
+            .filter(|b| b.heading.is_none())
+            .map(|b| first_sentence(&b.text, 200));
+        let indent = "  ".repeat(usize::from(level.clamp(1, 6)) - 1);
+        let heading = clip(&block.text, 120);
+        lines.push(match lead {
+            Some(lead) => format!("{indent}{heading}: {lead}"),
+            None => format!("{indent}{heading}"),
+        });
+    }
+    if lines.is_empty() {
+        lines = blocks
+            .iter()
+            .take(3)
+            .map(|b| first_sentence(&b.text, 200))
+            .collect();
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,7 +194,7 @@ mod tests {
                 block(None, "Mice, mostly. Owls swallow them whole.", Region::Main),
                 block(None, "© 2026 Owl Weekly", Region::Boilerplate),
             ],
-            controls: Vec::new(),
+            ..Snapshot::default()
         }
     }
 
@@ -203,6 +246,27 @@ mod tests {
             (vec!["Owls".into(), "  Diet".into()], 2)
         );
         assert_eq!(outline(&article(), 1), (vec!["Owls".into()], 2));
+    }
+
+    #[test]
+    fn the_summary_is_each_heading_with_the_first_sentence_under_it() {
+        assert_eq!(
+            summary(&article(), 10),
+            ["Owls: Owls hunt at night.", "  Diet: Mice, mostly."]
+        );
+        assert_eq!(summary(&article(), 1), ["Owls: Owls hunt at night."]);
+        let flat = Snapshot {
+            blocks: vec![
+                block(None, "No headings here. Second sentence.", Region::Main),
+                block(None, "Version 2.5 is out", Region::Main),
+            ],
+            ..Snapshot::default()
+        };
+        assert_eq!(
+            summary(&flat, 10),
+            ["No headings here.", "Version 2.5 is out"]
+        );
+        assert!(summary(&Snapshot::default(), 10).is_empty());
     }
 
     #[test]

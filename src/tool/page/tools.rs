@@ -1,7 +1,8 @@
-//! The page tools as the registry offers them: four look-ups and six actions over a
-//! [`PageDom`], with the limits their descriptions tell the model.
+//! The page tools as the registry offers them: eight look-ups (four here, four in
+//! `overview`) and six actions over a [`PageDom`], with the limits their descriptions
+//! tell the model.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use schemars::JsonSchema;
@@ -12,7 +13,16 @@ use super::{Act, PageDom, changes, check, describe, find, outline, readable};
 use crate::tool::{Approval, Author, NoArgs, ToolKind, ToolRegistry};
 
 /// The look-ups' names.
-pub const LOOKUPS: [&str; 4] = ["read_page", "page_outline", "page_elements", "find_in_page"];
+pub const LOOKUPS: [&str; 8] = [
+    "read_page",
+    "page_outline",
+    "page_elements",
+    "find_in_page",
+    "page_summary",
+    "page_links",
+    "page_forms",
+    "page_selection",
+];
 /// The actions' names.
 pub const ACTIONS: [&str; 6] = [
     "click",
@@ -97,6 +107,7 @@ struct CheckArgs {
 struct Read {
     from: &'static str,
     title: String,
+    location: String,
     text: String,
     total_chars: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -116,6 +127,8 @@ struct Elements {
     elements: Vec<String>,
     total: usize,
     new: usize,
+    /// Whether the page changed since the previous listing (its numbers may be gone).
+    page_changed: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -138,6 +151,7 @@ struct Done {
 pub fn register(registry: &mut ToolRegistry, dom: Rc<dyn PageDom>) {
     let index = Rc::new(RefCell::new(ElementIndex::default()));
     register_lookups(registry, &dom, &index);
+    super::overview::register(registry, &dom, FROM_PAGE);
     register_actions(registry, &dom);
     for name in LOOKUPS.iter().chain(&ACTIONS) {
         registry.set_author(name, Author::Others);
@@ -171,6 +185,7 @@ fn register_lookups(
                 Ok::<_, String>(Read {
                     from: FROM_PAGE,
                     title: snapshot.title,
+                    location: snapshot.location,
                     text: read.text,
                     total_chars: read.total_chars,
                     next_offset: read.next_offset,
@@ -199,20 +214,24 @@ fn register_lookups(
     );
     let page = Rc::clone(dom);
     let index = Rc::clone(index);
+    let listed = Rc::new(Cell::new(None::<u64>));
     registry.register_fn(
         "page_elements",
         ToolKind::Data,
         format!(
             "The page's interactive elements, one per line: [number] role \"name\", then \
              value, state, options, `disabled` or `hidden`; a leading * marks elements new \
-             since the last call. The numbers stay the same while the element is on the \
-             page: the page actions take them. At most {MAX_ELEMENTS} lines."
+             since the last call, and `page_changed` says the page changed since then. \
+             The numbers stay the same while the element is on the page: the page \
+             actions take them. At most {MAX_ELEMENTS} lines."
         ),
         move |args: ElementsArgs, _| {
             let page = Rc::clone(&page);
             let index = Rc::clone(&index);
+            let listed = Rc::clone(&listed);
             async move {
                 let snapshot = page.snapshot()?;
+                let before = listed.replace(Some(snapshot.version));
                 let listing = index
                     .borrow_mut()
                     .list(&snapshot.controls, args.include_hidden);
@@ -221,6 +240,7 @@ fn register_lookups(
                     elements: listing.lines,
                     total: listing.total,
                     new: listing.new,
+                    page_changed: before.is_some_and(|v| v != snapshot.version),
                 })
             }
         },
@@ -341,6 +361,18 @@ fn act_tool<A>(
             })
         }
     });
+    let page = Rc::clone(dom);
+    registry.set_describer(
+        name,
+        Rc::new(move |args: &serde_json::Value| {
+            let (element, act) = to_act(A::deserialize(args.clone()).ok()?).ok()?;
+            let snapshot = page.snapshot().ok()?;
+            Some(match check(&snapshot, element, &act) {
+                Ok(control) => describe(&act, control),
+                Err(problem) => format!("Nothing, it will fail: {problem}"),
+            })
+        }),
+    );
 }
 
 #[cfg(test)]
@@ -409,6 +441,7 @@ mod tests {
                     },
                 ],
                 controls: vec![control(1, "textbox", "Message"), send],
+                ..Snapshot::default()
             }),
             acts: RefCell::new(Vec::new()),
             settled: Cell::new(0),
@@ -505,6 +538,34 @@ mod tests {
         );
         assert_eq!(page.settled.get(), 2);
         assert_eq!(page.acts.borrow().len(), 2);
+    }
+
+    #[test]
+    fn an_action_is_described_for_its_approval_card_by_the_element_it_names() {
+        let (page, registry) = setup();
+        let describe = |name: &str, args: Value| {
+            registry.describe(&ToolCall {
+                id: "c".into(),
+                name: name.into(),
+                arguments: args.to_string(),
+            })
+        };
+        assert_eq!(
+            describe("fill", json!({"element": 1, "text": "Hello"})).as_deref(),
+            Some("Type \"Hello\" into the textbox \"Message\" [1]")
+        );
+        assert_eq!(
+            describe("click", json!({"element": 2})).as_deref(),
+            Some("Click the button \"Send\" [2]")
+        );
+        let gone = describe("click", json!({"element": 9})).unwrap();
+        assert!(gone.starts_with("Nothing, it will fail: element [9] is not on the page"));
+        assert_eq!(describe("click", json!({"element": "x"})), None);
+        assert_eq!(describe("read_page", json!({})), None);
+        assert!(
+            page.acts.borrow().is_empty(),
+            "describing does nothing to the page"
+        );
     }
 
     #[test]
