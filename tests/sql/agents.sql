@@ -1,77 +1,12 @@
--- Agents a player owns (migrations/0009_world_triggers.sql), asserted against the real
--- database under the grants a new Supabase project gives: an action run as an agent
--- changes the agent's rows, not the player's; one player cannot act as another's
--- agent, by `act_as` or by setting the mark `acting_user()` reads. Rolled back.
---
--- First the grants a new Supabase project gives: every table, sequence and function to
--- anon and authenticated. So what refuses below is the policies and the functions'
--- rules, never a missing grant.
+-- Agents a player owns (migrations/0009_world_triggers.sql, 0011_claimed_agents.sql),
+-- asserted against the real database under the grants a new Supabase project gives: an
+-- action run as an agent changes the agent's rows, not the player's, and is recorded in
+-- the agent's own ledger; one player cannot act as another's agent, by `act_as` or by
+-- setting the mark `acting_user()` reads; a new player claims their own copies of the
+-- starter agents, once. Rolled back. The transaction, the grants, the two players and
+-- the checks are tests/sql/preamble.sql.
 
-begin;
-
-grant all on all tables in schema public to anon, authenticated;
-grant all on all sequences in schema public to anon, authenticated;
-grant execute on all functions in schema public to anon, authenticated;
-
--- Two signed-in players: `auth-player` plays user 3, `auth-dotty` user 1.
-update users set auth_id = 'auth-player' where id = 3;
-update users set auth_id = 'auth-dotty' where id = 1;
-
-create function pg_temp.expect_denied(statement text) returns void language plpgsql as $$
-begin
-  execute statement;
-  raise exception 'expected this to be refused: %', statement;
-exception
-  when insufficient_privilege then null;
-end $$;
-
--- `statement` fails with a message like `pattern`.
-create function pg_temp.expect_refused(statement text, pattern text) returns void
-  language plpgsql as $$
-begin
-  execute statement;
-  raise exception 'expected this to be refused (%): %', pattern, statement;
-exception
-  when others then
-    if sqlerrm like 'expected this to be refused%' or sqlerrm not like pattern then
-      raise exception 'expected "%", got "%": %', pattern, sqlerrm, statement;
-    end if;
-end $$;
-
-create function pg_temp.expect_count(statement text, expected bigint) returns void language plpgsql as $$
-declare n bigint;
-begin
-  execute format('select count(*) from (%s) q', statement) into n;
-  if n <> expected then
-    raise exception 'expected % rows, got %: %', expected, n, statement;
-  end if;
-end $$;
-
--- `statement` (a write) changes no row: under RLS an update or delete of rows no
--- policy shows is silently empty, so the check is what it returned.
-create function pg_temp.expect_no_change(statement text) returns void language plpgsql as $$
-declare n bigint;
-begin
-  execute statement;
-  get diagnostics n = row_count;
-  if n <> 0 then
-    raise exception 'expected no row to change, % did: %', n, statement;
-  end if;
-end $$;
-
-create function pg_temp.expect_value(statement text, expected text) returns void language plpgsql as $$
-declare got text;
-begin
-  execute statement into got;
-  if got is distinct from expected then
-    raise exception 'expected %, got %: %', expected, got, statement;
-  end if;
-end $$;
-
-create function pg_temp.sign_in(sub text) returns void language sql as $$
-  select set_config('request.jwt.claims', json_build_object('sub', sub, 'role', 'authenticated')::text, false)
-$$;
-
+\ir preamble.sql
 
 -- Anyone reads who owns which agent and the world's knowledge; Mira starts penniless.
 set role anon;
@@ -168,7 +103,7 @@ select pg_temp.expect_value($$select string_agg(e ->> 'template_id', ',') from j
 select pg_temp.expect_count(format('select * from agent_owners where owner_id = %s', :newcomer), 3);
 -- Idempotent: the same copies again, no new user.
 select pg_temp.expect_value('select claim_agents()::text', :'claimed');
-select pg_temp.expect_count('select * from agent_copies', 3);
+select pg_temp.expect_count(format('select * from agent_copies where owner_id = %s', :newcomer), 3);
 -- A copy has its starter's stats (Mira's as she is now), communities, standing and inventory; Dotty's friend
 -- is now her player, and Mira's acquaintance Dotty's copy.
 select pg_temp.expect_value(format('select gold::text || ''/'' || energy::text || ''/'' || is_agent::text from users where id = %s', :mira2), '30/35/true');
@@ -198,7 +133,7 @@ set role authenticated;
 select pg_temp.sign_in('auth-player');
 select pg_temp.expect_value('select string_agg(e ->> ''agent_id'', '','') from jsonb_array_elements(claim_agents()) e', '1,2,4');
 reset role;
-select pg_temp.expect_count('select * from agent_copies', 6);
+select pg_temp.expect_count('select * from agent_copies c join users u on u.id = c.owner_id where u.auth_id in (''auth-newcomer'', ''auth-second'', ''auth-player'')', 6);
 
 select 'agents a player owns: all checks passed' as result;
 rollback;
