@@ -15,8 +15,8 @@ const anonKey = process.env.FAMILIAR_ANON_KEY;
 
 /** The World panel, opened, its market timer paused (the test fires by hand). */
 async function openWorld(page) {
-  await page.getByRole('button', { name: 'World', exact: true }).click();
   const world = page.locator('section.world');
+  if (!(await world.isVisible())) await page.getByRole('button', { name: 'World', exact: true }).click();
   await world.waitFor();
   const pause = world.locator('.pause-market');
   if ((await pause.innerText()) === 'Pause') await pause.click();
@@ -110,14 +110,16 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
   assert.deepEqual(problems, []);
 });
 
-/** Points the demo at the project and signs in anonymously, in the settings. */
-async function signInAnonymously(page) {
+/** Points the demo at the project and signs in anonymously, in the settings;
+ * `beforeSignIn` runs once the project is saved. */
+async function signInAnonymously(page, beforeSignIn = async () => {}) {
   await page.getByRole('button', { name: 'Settings' }).click();
   await page.locator('.use-supabase').check();
   await page.locator('.supabase-url').fill(project);
   await page.locator('.anon-key').fill(anonKey);
   await page.locator('.settings-save').click();
   await page.locator('.settings-saved', { hasText: 'Saved.' }).waitFor();
+  await beforeSignIn();
   await page.locator('.sign-in-anonymously').click();
   await page.locator('.account-status', { hasText: 'Signed in anonymously.' }).waitFor();
   assert.equal(await page.locator('.account-error').innerText(), '');
@@ -136,7 +138,14 @@ async function rest(page, path) {
 test('in Supabase mode a new player plays their own Mira: the market check works, buys and eats', async (t) => {
   assert.ok(project && anonKey, 'FAMILIAR_SUPABASE_URL and FAMILIAR_ANON_KEY come from scripts/backend.sh');
   const { page, problems } = await openDemo(env, t);
-  await signInAnonymously(page);
+  // The World view open all along: the page's own agents, none before signing in to
+  // the project, then the player's own, drawn anew with each session.
+  await openWorld(page);
+  await page.locator('.world-agent[data-agent="Mira"]').waitFor();
+  await signInAnonymously(page, async () => {
+    await page.locator('.no-agents').waitFor({ state: 'attached' });
+    assert.equal(await page.locator('.world-agent').count(), 0);
+  });
   const world = await openWorld(page);
   // Their agents are their copies of the starters, made when they entered the world.
   const player = await page.evaluate(() => JSON.parse(localStorage.getItem('familiar.player')));

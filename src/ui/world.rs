@@ -98,12 +98,23 @@ fn int(row: &Row, column: &str) -> i64 {
     row.get(column).and_then(Value::as_i64).unwrap_or(0)
 }
 
-/// The World panel.
+/// The World panel, drawn anew for each session the settings make (signing in makes
+/// one, with the player's agents): its roster, its listener on the runs and its timer
+/// are the session's.
 #[component]
 pub fn WorldView(
     /// The chat whose controller runs the triggers, and whose world is shown.
     chat: Chat,
 ) -> impl IntoView {
+    move || {
+        chat.settings.track();
+        view! { <WorldPanel chat=chat /> }
+    }
+}
+
+/// The World panel of the chat's current session.
+#[component]
+fn WorldPanel(chat: Chat) -> impl IntoView {
     // The agents the person plays: the seed's in the page's world, their own copies
     // in a Supabase project (read when the view opens, after signing in).
     let agents = StoredValue::new(chat.settings.with_untracked(|s| roster(&s.backend)));
