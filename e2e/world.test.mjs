@@ -3,7 +3,7 @@
 // follows every change. The market check makes penniless Mira work, buy and eat; a
 // battle is joined by the loyal and ignored by the disloyal; a reload finds the world
 // where it was. The same market check in Supabase mode, for a new player's own copy of
-// Mira (migrations/0011_claimed_agents.sql); and the market check's timer, fired on its
+// Mira (migrations/0011_agent_copies.sql, 0012_claim_agents.sql); and the market check's timer, fired on its
 // schedule, stopped by Pause.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

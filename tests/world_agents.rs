@@ -1,5 +1,5 @@
 //! Each player their own agents, and each agent its own ledger, in the local store (the
-//! twin of migrations/0011_claimed_agents.sql; tests/sql/agents.sql asserts the same
+//! twin of migrations/0011_agent_copies.sql and 0012_claim_agents.sql; tests/sql/agents.sql asserts the same
 //! against PostgreSQL): a newcomer claims copies of the starter agents once, acts as
 //! them and never as another player's; the same ledger key used by two agents is two
 //! actions, each applied once, through the rpc functions and through the residents'

@@ -10,7 +10,7 @@ const TABLES: [&str; 4] = [
     include_str!("../../migrations/0001_world.sql"),
     include_str!("../../migrations/0003_workflows.sql"),
     include_str!("../../migrations/0009_world_triggers.sql"),
-    include_str!("../../migrations/0011_claimed_agents.sql"),
+    include_str!("../../migrations/0011_agent_copies.sql"),
 ];
 
 /// The seed rows, equal to `migrations/0005_seed.sql` (a test compares them).

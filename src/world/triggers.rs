@@ -265,7 +265,7 @@ pub fn agents() -> Vec<WorldAgent> {
 }
 
 /// One of a player's agents, as `claim_agents()` answers
-/// (`migrations/0011_claimed_agents.sql`): the starter it was copied from and the
+/// (`migrations/0012_claim_agents.sql`): the starter it was copied from and the
 /// world user it is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Claim {

@@ -1,4 +1,4 @@
--- Agents a player owns (migrations/0009_world_triggers.sql, 0011_claimed_agents.sql),
+-- Agents a player owns (migrations/0009_world_triggers.sql, 0011/0012),
 -- asserted against the real database under the grants a new Supabase project gives: an
 -- action run as an agent changes the agent's rows, not the player's, and is recorded in
 -- the agent's own ledger; one player cannot act as another's agent, by `act_as` or by
@@ -63,7 +63,7 @@ select pg_temp.expect_value('select act_as(1, ''do_work'', ''{"job": "farming"}'
 reset role;
 select pg_temp.expect_value('select gold::text || ''/'' || energy::text from users where id = 2', '120/60');
 
--- Each agent its own ledger (0011): the same key used by Dotty and by Mira is two
+-- Each agent its own ledger (0012): the same key used by Dotty and by Mira is two
 -- actions, each applied once, recorded under `agent:1` and `agent:4`.
 set role authenticated;
 select pg_temp.sign_in('auth-player');
@@ -87,7 +87,7 @@ select pg_temp.expect_denied('insert into applied_actions (user_id, key, tool, r
 select pg_temp.expect_denied('select set_config(''familiar.acting_agent'', ''4'', true), do_work(''farming'', ''twin-key'')');
 reset role;
 
--- Each player their own agents (0011): a new player claims copies of the starters.
+-- Each player their own agents (0011, 0012): a new player claims copies of the starters.
 select set_config('request.jwt.claims', '{}', false);
 set role anon;
 select pg_temp.expect_count('select * from starter_agents', 3);

@@ -1,6 +1,6 @@
 //! Agents a player owns, offline: the twin of `act_as`, `owns_agent` and the agent
 //! branch of `acting_user()` in `migrations/0009_world_triggers.sql`, and of
-//! `claim_agents()` and `ledger_owner()` in `migrations/0011_claimed_agents.sql`. A
+//! `claim_agents()` and `ledger_owner()` in `migrations/0012_claim_agents.sql`. A
 //! player acts as an agent only when `agent_owners` says they own it (or it is
 //! themselves); only the game writes that table. A new player claims their own copies
 //! of the starter agents; an agent's actions are recorded in its own ledger.
@@ -80,7 +80,7 @@ pub(super) fn act_as(rules: Vec<(&'static str, Rule)>) -> Function {
 
 /// `claim_agents()`: the signed-in player's agents, one per starter, as
 /// `[{template_id, agent_id, username}]`; copies are made on the first call (see
-/// `migrations/0011_claimed_agents.sql` for what a copy takes from its starter).
+/// `migrations/0012_claim_agents.sql` for what a copy takes from its starter).
 pub(super) fn claim_agents(store: &LocalStore, _args: &Row) -> Outcome {
     let sub = store.signed_in().ok_or_else(not_entered)?;
     let me =

@@ -1,41 +1,19 @@
--- Each player their own agents, and each agent its own ledger.
+-- Each player their own agents, and each agent its own ledger: the functions (the
+-- tables are 0011_agent_copies.sql).
 --
--- A new player owns no agents: 0009's `agent_owners` gives the seed's Dotty, Brannoc
--- and Mira to the seeded player (3) only, and one player must never act as another's
--- agent. So the world offers starter agents (`starter_agents`), and `claim_agents()`
--- gives the signed-in player their own copy of each: a new world user with the
--- starter's stats, communities (and loyalty), standing toward the factions, inventory
--- and relationships (toward the starter's owner they become toward the player, toward
--- another starter toward that starter's copy), owned by the player (`agent_owners`)
--- and remembered as that starter's copy (`agent_copies`, one per player and starter).
--- Idempotent: a second call makes nothing and answers the same copies. A player who
--- owns a starter (the seeded player), or is one, keeps it: no copy. Only the game writes
--- both tables; anyone reads them.
+-- `claim_agents()` gives the signed-in player their own copy of each starter agent: a
+-- new world user with the starter's stats, communities (and loyalty), standing toward
+-- the factions, inventory and relationships (toward the starter's owner they become
+-- toward the player, toward another starter toward that starter's copy), owned by the
+-- player (`agent_owners`) and remembered in `agent_copies`. Idempotent: a second call
+-- makes nothing and answers the same copies. A player who owns a starter (the seeded
+-- player), or is one, keeps it: no copy.
 --
 -- The ledger of an agent's actions is the agent's: an action run through `act_as` is
 -- recorded under `agent:<id>` (`ledger_owner()`), not under the signed-in player, so
 -- the same key used by two agents is two actions, each applied once. The owner reads
 -- (and, as for their own ledger, writes) their agents' records. The Rust twin of all
 -- this is src/world/functions/agents.rs.
-
-create table starter_agents (
-  agent_id bigint primary key references users (id) on delete cascade
-);
-
-create table agent_copies (
-  agent_id bigint primary key references users (id) on delete cascade,
-  template_id bigint not null references users (id) on delete cascade,
-  owner_id bigint not null references users (id) on delete cascade,
-  unique (owner_id, template_id)
-);
-
-alter table starter_agents enable row level security;
-alter table agent_copies enable row level security;
-grant select on starter_agents, agent_copies to anon, authenticated;
-create policy public_read on starter_agents for select to anon, authenticated using (true);
-create policy public_read on agent_copies for select to anon, authenticated using (true);
-
-insert into starter_agents (agent_id) values (1), (2), (4);
 
 -- Whose ledger the running action writes: the agent's (`agent:<id>`) inside `act_as`,
 -- else the signed-in user's. A mark set by hand for an agent the caller does not own
