@@ -2,17 +2,21 @@
 // the agents, the offline world policy plays them through the one engine, and the view
 // follows every change. The market check makes penniless Mira work, buy and eat; a
 // battle is joined by the loyal and ignored by the disloyal; a reload finds the world
-// where it was.
+// where it was. The same market check in Supabase mode, for a new player's own copy of
+// Mira (migrations/0011_agent_copies.sql, 0012_claim_agents.sql); and the market check's timer, fired on its
+// schedule, stopped by Pause.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appReady, openDemo, useDist } from './harness.mjs';
+import { appReady, openDemo, useDist, watch } from './harness.mjs';
 
 const env = useDist();
+const project = process.env.FAMILIAR_SUPABASE_URL;
+const anonKey = process.env.FAMILIAR_ANON_KEY;
 
 /** The World panel, opened, its market timer paused (the test fires by hand). */
 async function openWorld(page) {
-  await page.getByRole('button', { name: 'World', exact: true }).click();
   const world = page.locator('section.world');
+  if (!(await world.isVisible())) await page.getByRole('button', { name: 'World', exact: true }).click();
   await world.waitFor();
   const pause = world.locator('.pause-market');
   if ((await pause.innerText()) === 'Pause') await pause.click();
@@ -31,11 +35,22 @@ async function completed(page, n) {
   await page.locator('.turn[data-status="completed"]').nth(n - 1).waitFor({ timeout: 15_000 });
 }
 
-/** The text of every step of turn `i` (from 1), its steps opened. */
+/** The text of every step of turn `i` (from 1), its steps opened (again, if the turn
+ * was drawn anew as its conversation was saved). */
 async function steps(page, i) {
   const turn = page.locator('.turn').nth(i - 1);
-  await turn.locator('.steps-summary').click();
-  return turn.locator('.step-list').evaluate((list) => list.textContent);
+  for (let tries = 0; tries < 10; tries += 1) {
+    if (!(await turn.locator('details.steps').evaluate((d) => d.open))) {
+      await turn.locator('.steps-summary').click();
+    }
+    try {
+      await turn.locator('.step-list').waitFor({ timeout: 1_000 });
+      return await turn.locator('.step-list').evaluate((list) => list.textContent);
+    } catch {
+      // Drawn anew while opening: open it again.
+    }
+  }
+  assert.fail(`the steps of turn ${i} did not open`);
 }
 
 async function waitFor(check, what) {
@@ -92,5 +107,116 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
   assert.equal((await stats(world, 'Dotty')).energy, 0);
   assert.match(await world.locator('.battles').innerText(), /Battle 1 \(active\): 200 – 155/);
   assert.equal(await page.locator('.turn').count(), 4, 'the four runs are in the conversation');
+  assert.deepEqual(problems, []);
+});
+
+/** Points the demo at the project and signs in anonymously, in the settings;
+ * `beforeSignIn` runs once the project is saved. */
+async function signInAnonymously(page, beforeSignIn = async () => {}) {
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.locator('.use-supabase').check();
+  await page.locator('.supabase-url').fill(project);
+  await page.locator('.anon-key').fill(anonKey);
+  await page.locator('.settings-save').click();
+  await page.locator('.settings-saved', { hasText: 'Saved.' }).waitFor();
+  await beforeSignIn();
+  await page.locator('.sign-in-anonymously').click();
+  await page.locator('.account-status', { hasText: 'Signed in anonymously.' }).waitFor();
+  assert.equal(await page.locator('.account-error').innerText(), '');
+  await page.getByRole('button', { name: 'Settings' }).click();
+}
+
+/** Rows of a PostgREST GET from the page, as the signed-in player. */
+async function rest(page, path) {
+  return page.evaluate(async ({ url, key }) => {
+    const jwt = JSON.parse(localStorage.getItem('familiar.auth')).access_token;
+    const response = await fetch(url, { headers: { apikey: key, authorization: `Bearer ${jwt}` } });
+    return response.json();
+  }, { url: `${project}/rest/v1/${path}`, key: anonKey });
+}
+
+test('in Supabase mode a new player plays their own Mira: the market check works, buys and eats', async (t) => {
+  assert.ok(project && anonKey, 'FAMILIAR_SUPABASE_URL and FAMILIAR_ANON_KEY come from scripts/backend.sh');
+  const { page, problems } = await openDemo(env, t);
+  // The World view open all along: the page's own agents, none before signing in to
+  // the project, then the player's own, drawn anew with each session.
+  await openWorld(page);
+  await page.locator('.world-agent[data-agent="Mira"]').waitFor();
+  await signInAnonymously(page, async () => {
+    await page.locator('.no-agents').waitFor({ state: 'attached' });
+    assert.equal(await page.locator('.world-agent').count(), 0);
+  });
+  const world = await openWorld(page);
+  // Their agents are their copies of the starters, made when they entered the world.
+  const player = await page.evaluate(() => JSON.parse(localStorage.getItem('familiar.player')));
+  assert.deepEqual(player.agents.map((a) => a.template_id), [1, 2, 4]);
+  const mira = player.agents[2].agent_id;
+  assert.ok(mira > 4, `a copy, not the seed's Mira: ${mira}`);
+  assert.deepEqual(await rest(page, `agent_owners?select=owner_id&agent_id=eq.${mira}`), [{ owner_id: player.id }]);
+  await waitFor(async () => (await stats(world, 'Mira')).energy > 0, "Mira's row read");
+  const before = await stats(world, 'Mira');
+  assert.deepEqual(before, { energy: 45, gold: 0 });
+
+  await world.locator('.world-agent[data-agent="Mira"] .market-check').click();
+  await completed(page, 1);
+  const market = await steps(page, 1);
+  let at = 0;
+  for (const tool of ['buy_item', 'do_work', 'buy_item', 'consume_item']) {
+    at = market.indexOf(tool, at);
+    assert.ok(at >= 0, `${tool} in order in the steps: ${market}`);
+    at += tool.length;
+  }
+  // Mining: −20 energy, +50 gold; one loaf: −3 gold, +1 energy; on the copy's row.
+  await waitFor(async () => (await stats(world, 'Mira')).energy === 26, "Mira's energy after eating");
+  assert.deepEqual(await stats(world, 'Mira'), { energy: 26, gold: 47 });
+  assert.deepEqual(await rest(page, `users?select=gold,energy&id=eq.${mira}`), [{ gold: 47, energy: 26 }]);
+  assert.deepEqual(await rest(page, 'users?select=gold,energy&id=eq.4'), [{ gold: 0, energy: 45 }], "the seed's Mira is untouched");
+  // Her ledger is her own: the three applied actions under agent:<id>, none under the player.
+  const ledger = await rest(page, `applied_actions?select=tool&user_id=eq.agent:${mira}&order=applied_at`);
+  assert.deepEqual(ledger.map((r) => r.tool), ['do_work', 'buy_item', 'consume_item']);
+  assert.deepEqual(await rest(page, `applied_actions?select=tool&user_id=eq.${player.sub}`), []);
+  // Expected in the console: the project's own requests; the one refused buy (the rule's
+  // refusal is PostgREST's 400); and the 401 of reading memories before signing in.
+  const offOrigin = `request off the page's origin: ${project}`;
+  const refused = /status of 400 \(Bad Request\)/;
+  const beforeSignIn = /status of 401 \(Unauthorized\)/;
+  const others = problems.filter((p) => !p.startsWith(offOrigin));
+  assert.equal(others.filter((p) => refused.test(p)).length, 1, 'one refused buy');
+  assert.deepEqual(others.filter((p) => !refused.test(p) && !beforeSignIn.test(p)), []);
+});
+
+test("the market check's timer fires on its schedule while the page is open, and Pause stops it", async (t) => {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  t.after(() => context.close());
+  await context.clock.install();
+  const page = await context.newPage();
+  const problems = await watch(page, env);
+  await page.goto(env.server.url);
+  await appReady(page);
+  await page.getByRole('button', { name: 'World', exact: true }).click();
+  const world = page.locator('section.world');
+  const timer = world.locator('.market-timer');
+  await timer.getByText(/Next market check in \d+ s/).waitFor();
+  assert.equal(await page.locator('.turn').count(), 0);
+  // A minute on the page's clock: the check fires at the first agent, Dotty.
+  await page.clock.runFor(62_000);
+  await world.locator('.world-status', { hasText: 'market.check → Dotty' }).waitFor();
+  await completed(page, 1);
+  assert.match(await timer.innerText(), /Next market check in \d+ s/);
+  // Paused, three minutes pass and nothing fires; the countdown holds where it was.
+  await world.locator('.pause-market').click();
+  await timer.getByText('Market check paused').waitFor();
+  await page.clock.runFor(180_000);
+  // A check fired names its agent at once; none did, and no run started.
+  assert.match(await world.locator('.world-status').innerText(), /market\.check → Dotty/);
+  await new Promise((ok) => setTimeout(ok, 500));
+  assert.equal(await page.locator('.turn').count(), 1, 'no check while paused');
+  await world.locator('.pause-market').click();
+  const left = Number((await timer.innerText()).match(/in (\d+) s/)[1]);
+  assert.ok(left > 50, `the countdown held while paused: ${left} s left`);
+  // Resumed, the next check goes to the next agent, Brannoc.
+  await page.clock.runFor((left + 2) * 1000);
+  await world.locator('.world-status', { hasText: 'market.check → Brannoc' }).waitFor();
+  await completed(page, 2);
   assert.deepEqual(problems, []);
 });

@@ -272,11 +272,12 @@ async fn the_json_seed_and_the_sql_seed_are_the_same_world() {
     // rows only, and not the battle's running damage (other suites play on the
     // same database).
     let seeded = |select: Select, column: &str| select.lte(column, 4);
-    let tables: [(&str, &[&str], Select); 10] = [
+    let tables: [(&str, &[&str], Select); 13] = [
         (
             "users",
             &["id"],
-            Select::from("users").is("auth_id", Value::Null),
+            // The world's own users: not players, nor the agents players claimed.
+            seeded(Select::from("users").is("auth_id", Value::Null), "id"),
         ),
         ("communities", &["id"], Select::from("communities")),
         (
@@ -307,6 +308,17 @@ async fn the_json_seed_and_the_sql_seed_are_the_same_world() {
             seeded(Select::from("votes"), "user_id"),
         ),
         ("jobs", &["name"], Select::from("jobs")),
+        ("knowledge", &["id"], Select::from("knowledge")),
+        (
+            "agent_owners",
+            &["agent_id"],
+            seeded(Select::from("agent_owners"), "agent_id"),
+        ),
+        (
+            "starter_agents",
+            &["agent_id"],
+            Select::from("starter_agents"),
+        ),
     ];
     for (table, key, mut select) in tables {
         for column in key {
@@ -325,10 +337,13 @@ async fn the_json_seed_and_the_sql_seed_are_the_same_world() {
         )
         .order("user_id", true)
         .order("community_id", true),
-        Select::from("users")
-            .columns("username,user_communities(community_id,is_primary)")
-            .is("auth_id", Value::Null)
-            .order("id", true),
+        seeded(
+            Select::from("users")
+                .columns("username,user_communities(community_id,is_primary)")
+                .is("auth_id", Value::Null),
+            "id",
+        )
+        .order("id", true),
         Select::from("battles").columns(
             "id,home:communities!battles_community1_id_fkey(name),away:communities!battles_community2_id_fkey(name)",
         ),

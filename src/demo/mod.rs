@@ -26,6 +26,7 @@ use crate::web::{
     load_json, remove, save_json, supabase,
 };
 use crate::world;
+use crate::world::triggers::{Claim, WorldAgent};
 pub use characters::{CHARACTERS, character};
 
 const RULES: &str = include_str!("../../public/rules/demo.json");
@@ -36,11 +37,32 @@ pub const AUTH_KEY: &str = "familiar.auth";
 /// The `localStorage` key of the world user the signed-in person plays.
 pub const PLAYER_KEY: &str = "familiar.player";
 
-/// The world user a signed-in person plays, kept with whose sign-in it is.
+/// The world user a signed-in person plays, kept with whose sign-in it is, and the
+/// agents they own (their copies of the starters).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Player {
     sub: String,
     id: i64,
+    #[serde(default)]
+    agents: Vec<Claim>,
+}
+
+/// The world's agents the person in `backend` plays: the seed's own in the page's
+/// world; in a Supabase project, their copies of them (none before signing in).
+pub fn roster(backend: &Backend) -> Vec<WorldAgent> {
+    match backend {
+        Backend::Local => world::triggers::agents(),
+        Backend::Supabase { url, anon_key } => {
+            let Some(sub) = signed_in_user(url, anon_key) else {
+                return Vec::new();
+            };
+            let claims = load_json::<Player>(PLAYER_KEY)
+                .filter(|p| p.sub == sub)
+                .map(|p| p.agents)
+                .unwrap_or_default();
+            world::triggers::claimed(&claims)
+        }
+    }
 }
 
 /// Who acts in the world `backend` names: in a Supabase project, the user signed in
@@ -124,8 +146,9 @@ pub fn signed_in_world(url: &str, anon_key: &str, account: Rc<Account>) -> Signe
     SignedInStore::new(supabase(url, anon_key), account)
 }
 
-/// Enters the world as the signed-in user (created on the first visit) and keeps
-/// which world user that is; the world user's id.
+/// Enters the world as the signed-in user (created on the first visit), claims their
+/// own agents (copies of the starters, made on the first visit) and keeps which world
+/// user and agents those are; the world user's id.
 pub async fn enter_world(store: &dyn Store, sub: &str) -> Result<i64, StoreError> {
     let mut args = Row::new();
     args.insert("username".into(), Value::from("player"));
@@ -138,11 +161,18 @@ pub async fn enter_world(store: &dyn Store, sub: &str) -> Result<i64, StoreError
         .get("id")
         .and_then(Value::as_i64)
         .ok_or_else(|| StoreError::Invalid("entering the world returned no user".into()))?;
+    let claim = Rpc {
+        function: "claim_agents".into(),
+        args: Row::new(),
+    };
+    let agents = serde_json::from_value(store.rpc(&claim).await?)
+        .map_err(|e| StoreError::Invalid(format!("claiming agents returned no list ({e})")))?;
     save_json(
         PLAYER_KEY,
         &Player {
             sub: sub.to_owned(),
             id,
+            agents,
         },
     );
     Ok(id)
@@ -355,7 +385,7 @@ pub fn session(settings: &Settings) -> (Config, Delegate, Option<Rc<dyn Store>>)
     // The world's agents, each acting as itself (the World view fires their triggers):
     // the offline world policy plays them, or the proxy's model when one is set.
     for resident in world.iter().flat_map(|world| {
-        crate::world::triggers::agents()
+        roster(&settings.backend)
             .into_iter()
             .map(|who| crate::world::residents::resident(&who, world, proxy_for_world.clone()))
     }) {

@@ -15,10 +15,11 @@ use serde_json::{Value, json};
 
 use super::Chat;
 use crate::app::Update as SessionUpdate;
+use crate::demo::roster;
 use crate::run::event::{Event, Thought};
 use crate::store::{Filtered, Row, Rpc, Select, Store};
 use crate::world::policy::is_lookup;
-use crate::world::triggers::{WorldAgent, WorldEvent, agents};
+use crate::world::triggers::{WorldAgent, WorldEvent};
 
 /// Seconds between two scheduled market checks.
 const MARKET_EVERY_S: u32 = 60;
@@ -97,12 +98,27 @@ fn int(row: &Row, column: &str) -> i64 {
     row.get(column).and_then(Value::as_i64).unwrap_or(0)
 }
 
-/// The World panel.
+/// The World panel, drawn anew for each session the settings make (signing in makes
+/// one, with the player's agents): its roster, its listener on the runs and its timer
+/// are the session's.
 #[component]
 pub fn WorldView(
     /// The chat whose controller runs the triggers, and whose world is shown.
     chat: Chat,
 ) -> impl IntoView {
+    move || {
+        chat.settings.track();
+        view! { <WorldPanel chat=chat /> }
+    }
+}
+
+/// The World panel of the chat's current session.
+#[component]
+fn WorldPanel(chat: Chat) -> impl IntoView {
+    // The agents the person plays: the seed's in the page's world, their own copies
+    // in a Supabase project (read when the view opens, after signing in).
+    let agents = StoredValue::new(chat.settings.with_untracked(|s| roster(&s.backend)));
+    let agents = move || agents.get_value();
     let world = RwSignal::new(Snapshot::default());
     let changes = RwSignal::new(Vec::<Change>::new());
     let status = RwSignal::new(String::new());
@@ -254,6 +270,9 @@ pub fn WorldView(
                 <button type="button" class="battle-starts" on:click=battle_starts>"A battle starts"</button>
                 <p class="world-status" role="status">{move || status.get()}</p>
             </header>
+            {agents().is_empty().then(|| view! {
+                <p class="no-agents">"You have no agents in this world yet: sign in (Settings) to get yours."</p>
+            })}
             <ul class="world-agents">
                 {agents().into_iter().map(|who| {
                     let id = who.id;

@@ -6,10 +6,11 @@ use crate::store::{StoreError, TableSchema, tables_from_sql};
 /// The migrations that create tables (security and the SQL seed are for PostgreSQL).
 /// 0002's guild tables are gone (0010 replaced them with the guild council's, which
 /// `crate::guild` keeps in a store of its own).
-const TABLES: [&str; 3] = [
+const TABLES: [&str; 4] = [
     include_str!("../../migrations/0001_world.sql"),
     include_str!("../../migrations/0003_workflows.sql"),
     include_str!("../../migrations/0009_world_triggers.sql"),
+    include_str!("../../migrations/0011_agent_copies.sql"),
 ];
 
 /// The seed rows, equal to `migrations/0005_seed.sql` (a test compares them).

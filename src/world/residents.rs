@@ -1,11 +1,13 @@
 //! The world's agents as the session runs them: each an [`Agent`] named for itself,
-//! whose tools read and act as its own world user (an agent the signed-in player owns), with its own ledger, and whose
+//! whose tools read and act as its own world user (an agent the signed-in player owns),
+//! with its own ledger (`agent:<id>`, where `act_as` records its actions), and whose
 //! actions need no one's approval (an NPC acts on what others say with no one to ask:
 //! its operator's choice, made here for the world's residents). Its model is the
 //! offline [`WorldPolicy`] unless a real model is given.
 
 use std::rc::Rc;
 
+use super::functions::ledger_owner;
 use super::policy::WorldPolicy;
 use super::triggers::WorldAgent;
 use crate::compose::agent::Agent;
@@ -20,7 +22,7 @@ pub fn resident(who: &WorldAgent, store: &Rc<dyn Store>, llm: Option<Rc<dyn Llm>
     let mut tools = ToolRegistry::new();
     super::register_agent_tools(&mut tools, Rc::clone(store), who.id);
     tools.set_action_approval(Approval::Auto);
-    tools.with_ledger(Ledger::new(Rc::clone(store), who.id.to_string()));
+    tools.with_ledger(Ledger::new(Rc::clone(store), ledger_owner(who.id)));
     let system = format!(
         "You are {}, a character living in a game world. Act in character, as your \
          identity says, and act on the world only through your tools.",

@@ -264,6 +264,31 @@ pub fn agents() -> Vec<WorldAgent> {
     ]
 }
 
+/// One of a player's agents, as `claim_agents()` answers
+/// (`migrations/0012_claim_agents.sql`): the starter it was copied from and the
+/// world user it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Claim {
+    pub template_id: i64,
+    pub agent_id: i64,
+    #[serde(default)]
+    pub username: String,
+}
+
+/// The page's agents as a player's own: each starter played by the player's copy of
+/// it, and a starter the player has no copy of left out (one never acts as another
+/// player's agent).
+pub fn claimed(claims: &[Claim]) -> Vec<WorldAgent> {
+    agents()
+        .into_iter()
+        .filter_map(|mut agent| {
+            let claim = claims.iter().find(|c| c.template_id == agent.id)?;
+            agent.id = claim.agent_id;
+            Some(agent)
+        })
+        .collect()
+}
+
 /// Reads the identity an observation's actor carries, if any.
 pub fn identity_of(actor: &Value) -> Option<Identity> {
     serde_json::from_value(actor.get("state")?.get("identity")?.clone()).ok()
@@ -290,6 +315,20 @@ mod tests {
             identity_of(&json!(battle.actor)).and_then(|i| i.loyalty),
             Some(85)
         );
+    }
+
+    #[test]
+    fn a_players_agents_are_their_copies_of_the_starters() {
+        let claim = |template_id, agent_id| Claim {
+            template_id,
+            agent_id,
+            username: String::new(),
+        };
+        let mine = claimed(&[claim(1, 11), claim(4, 14), claim(9, 19)]);
+        let ids: Vec<(String, i64)> = mine.iter().map(|a| (a.name.clone(), a.id)).collect();
+        assert_eq!(ids, [("Dotty".to_owned(), 11), ("Mira".to_owned(), 14)]);
+        assert_eq!(mine[1].identity, agents()[2].identity);
+        assert_eq!(claimed(&[]), []);
     }
 
     #[test]

@@ -1,77 +1,12 @@
--- Agents a player owns (migrations/0009_world_triggers.sql), asserted against the real
--- database under the grants a new Supabase project gives: an action run as an agent
--- changes the agent's rows, not the player's; one player cannot act as another's
--- agent, by `act_as` or by setting the mark `acting_user()` reads. Rolled back.
---
--- First the grants a new Supabase project gives: every table, sequence and function to
--- anon and authenticated. So what refuses below is the policies and the functions'
--- rules, never a missing grant.
+-- Agents a player owns (migrations/0009_world_triggers.sql, 0011/0012),
+-- asserted against the real database under the grants a new Supabase project gives: an
+-- action run as an agent changes the agent's rows, not the player's, and is recorded in
+-- the agent's own ledger; one player cannot act as another's agent, by `act_as` or by
+-- setting the mark `acting_user()` reads; a new player claims their own copies of the
+-- starter agents, once. Rolled back. The transaction, the grants, the two players and
+-- the checks are tests/sql/preamble.sql.
 
-begin;
-
-grant all on all tables in schema public to anon, authenticated;
-grant all on all sequences in schema public to anon, authenticated;
-grant execute on all functions in schema public to anon, authenticated;
-
--- Two signed-in players: `auth-player` plays user 3, `auth-dotty` user 1.
-update users set auth_id = 'auth-player' where id = 3;
-update users set auth_id = 'auth-dotty' where id = 1;
-
-create function pg_temp.expect_denied(statement text) returns void language plpgsql as $$
-begin
-  execute statement;
-  raise exception 'expected this to be refused: %', statement;
-exception
-  when insufficient_privilege then null;
-end $$;
-
--- `statement` fails with a message like `pattern`.
-create function pg_temp.expect_refused(statement text, pattern text) returns void
-  language plpgsql as $$
-begin
-  execute statement;
-  raise exception 'expected this to be refused (%): %', pattern, statement;
-exception
-  when others then
-    if sqlerrm like 'expected this to be refused%' or sqlerrm not like pattern then
-      raise exception 'expected "%", got "%": %', pattern, sqlerrm, statement;
-    end if;
-end $$;
-
-create function pg_temp.expect_count(statement text, expected bigint) returns void language plpgsql as $$
-declare n bigint;
-begin
-  execute format('select count(*) from (%s) q', statement) into n;
-  if n <> expected then
-    raise exception 'expected % rows, got %: %', expected, n, statement;
-  end if;
-end $$;
-
--- `statement` (a write) changes no row: under RLS an update or delete of rows no
--- policy shows is silently empty, so the check is what it returned.
-create function pg_temp.expect_no_change(statement text) returns void language plpgsql as $$
-declare n bigint;
-begin
-  execute statement;
-  get diagnostics n = row_count;
-  if n <> 0 then
-    raise exception 'expected no row to change, % did: %', n, statement;
-  end if;
-end $$;
-
-create function pg_temp.expect_value(statement text, expected text) returns void language plpgsql as $$
-declare got text;
-begin
-  execute statement into got;
-  if got is distinct from expected then
-    raise exception 'expected %, got %: %', expected, got, statement;
-  end if;
-end $$;
-
-create function pg_temp.sign_in(sub text) returns void language sql as $$
-  select set_config('request.jwt.claims', json_build_object('sub', sub, 'role', 'authenticated')::text, false)
-$$;
-
+\ir preamble.sql
 
 -- Anyone reads who owns which agent and the world's knowledge; Mira starts penniless.
 set role anon;
@@ -88,7 +23,7 @@ select pg_temp.sign_in('auth-player');
 select pg_temp.expect_value('select act_as(1, ''do_work'', ''{"job": "farming"}'', ''agent-work-1'') ->> ''gold''', '70');
 select pg_temp.expect_value('select gold::text || ''/'' || energy::text from users where id = 1', '70/70');
 select pg_temp.expect_value('select gold::text || ''/'' || energy::text from users where id = 3', '25/100');
--- Applied once by key, in the player's ledger.
+-- Applied once by key, in Dotty's ledger (agent:1), which her owner reads.
 select pg_temp.expect_value('select act_as(1, ''do_work'', ''{"job": "farming"}'', ''agent-work-1'') ->> ''gold''', '70');
 select pg_temp.expect_value('select gold::text from users where id = 1', '70');
 select pg_temp.expect_count('select * from applied_actions where key = ''agent-work-1''', 1);
@@ -127,6 +62,78 @@ select pg_temp.expect_no_change('update faction_relations set loyalty = 100');
 select pg_temp.expect_value('select act_as(1, ''do_work'', ''{"job": "farming"}'') ->> ''gold''', '100');
 reset role;
 select pg_temp.expect_value('select gold::text || ''/'' || energy::text from users where id = 2', '120/60');
+
+-- Each agent its own ledger (0012): the same key used by Dotty and by Mira is two
+-- actions, each applied once, recorded under `agent:1` and `agent:4`.
+set role authenticated;
+select pg_temp.sign_in('auth-player');
+select pg_temp.expect_value('select act_as(1, ''do_work'', ''{"job": "farming"}'', ''twin-key'') ->> ''gold''', '130');
+select pg_temp.expect_value('select act_as(4, ''do_work'', ''{"job": "farming"}'', ''twin-key'') ->> ''gold''', '30');
+select pg_temp.expect_value('select act_as(4, ''do_work'', ''{"job": "farming"}'', ''twin-key'') ->> ''gold''', '30');
+select pg_temp.expect_value('select act_as(1, ''do_work'', ''{"job": "farming"}'', ''twin-key'') ->> ''gold''', '130');
+select pg_temp.expect_value('select gold::text || ''/'' || energy::text from users where id = 1', '130/50');
+select pg_temp.expect_value('select gold::text || ''/'' || energy::text from users where id = 4', '30/35');
+select pg_temp.expect_value('select string_agg(user_id, '','' order by user_id) from applied_actions where key = ''twin-key''', 'agent:1,agent:4');
+-- The player's own call under that key is a third action, in the player's ledger.
+select pg_temp.expect_value('select do_work(''farming'', ''twin-key'') ->> ''gold''', '85');
+select pg_temp.expect_count('select * from applied_actions where key = ''twin-key''', 3);
+reset role;
+set role authenticated;
+select pg_temp.sign_in('auth-dotty');
+-- Dotty reads her own agent ledger, not Mira's; she cannot write into Mira's, nor read
+-- it by key through a mark set by hand.
+select pg_temp.expect_count('select * from applied_actions where user_id = ''agent:4''', 0);
+select pg_temp.expect_denied('insert into applied_actions (user_id, key, tool, result) values (''agent:4'', ''forged'', ''do_work'', ''{}'')');
+select pg_temp.expect_denied('select set_config(''familiar.acting_agent'', ''4'', true), do_work(''farming'', ''twin-key'')');
+reset role;
+
+-- Each player their own agents (0011, 0012): a new player claims copies of the starters.
+select set_config('request.jwt.claims', '{}', false);
+set role anon;
+select pg_temp.expect_count('select * from starter_agents', 3);
+select pg_temp.expect_denied('select claim_agents()');
+reset role;
+set role authenticated;
+select pg_temp.sign_in('auth-newcomer');
+select pg_temp.expect_refused('select claim_agents()', 'sign in and enter the world first');
+select (enter_world('newcomer') ->> 'id') as newcomer \gset
+select claim_agents() as claimed \gset
+select (:'claimed'::jsonb -> 0 ->> 'agent_id') as dotty2, (:'claimed'::jsonb -> 2 ->> 'agent_id') as mira2 \gset
+select pg_temp.expect_value($$select string_agg(e ->> 'template_id', ',') from jsonb_array_elements('$$ || :'claimed' || $$'::jsonb) e$$, '1,2,4');
+select pg_temp.expect_count(format('select * from agent_owners where owner_id = %s', :newcomer), 3);
+-- Idempotent: the same copies again, no new user.
+select pg_temp.expect_value('select claim_agents()::text', :'claimed');
+select pg_temp.expect_count(format('select * from agent_copies where owner_id = %s', :newcomer), 3);
+-- A copy has its starter's stats (Mira's as she is now), communities, standing and inventory; Dotty's friend
+-- is now her player, and Mira's acquaintance Dotty's copy.
+select pg_temp.expect_value(format('select gold::text || ''/'' || energy::text || ''/'' || is_agent::text from users where id = %s', :mira2), '30/35/true');
+select pg_temp.expect_value(format('select string_agg(community_id::text, '','' order by community_id) from user_communities where user_id = %s', :mira2), '1,2');
+select pg_temp.expect_count(format('select * from faction_relations where user_id = %s', :mira2), 2);
+select pg_temp.expect_value(format('select quantity::text from inventory where user_id = %s and item_name = ''ale''', :dotty2), '12');
+select pg_temp.expect_value(format('select target_id::text || '' '' || kind from relationships where user_id = %s', :dotty2), :'newcomer' || ' friend');
+select pg_temp.expect_value(format('select target_id::text from relationships where user_id = %s', :mira2), :'dotty2');
+-- The newcomer acts as their copy, whose ledger is its own; not as the seeded agents.
+select pg_temp.expect_value(format('select act_as(%s, ''do_work'', ''{"job": "farming"}'', ''twin-key'') ->> ''gold''', :mira2), '60');
+select pg_temp.expect_count(format('select * from applied_actions where user_id = ''agent:%s''', :mira2), 1);
+select pg_temp.expect_denied('select act_as(4, ''do_work'', ''{"job": "farming"}'')');
+select pg_temp.expect_count('select * from applied_actions where user_id = ''agent:4''', 0);
+reset role;
+-- Another newcomer gets copies of their own and cannot act as the first's.
+set role authenticated;
+select pg_temp.sign_in('auth-second');
+select enter_world('newcomer') is not null as entered \gset
+select pg_temp.expect_value(format('select count(*)::text from jsonb_array_elements(claim_agents()) e where (e ->> ''agent_id'')::bigint not in (%s, %s)', :dotty2, :mira2), '3');
+select pg_temp.expect_denied(format('select act_as(%s, ''do_work'', ''{"job": "farming"}'')', :mira2));
+select pg_temp.expect_denied(format('insert into agent_owners (agent_id, owner_id) values (%s, world_user())', :mira2));
+select pg_temp.expect_denied(format('insert into agent_copies (agent_id, template_id, owner_id) values (%s, 4, world_user())', :mira2));
+reset role;
+select pg_temp.expect_value(format('select gold::text from users where id = %s', :mira2), '60');
+-- The seeded player owns the starters themselves: no copy is made for them.
+set role authenticated;
+select pg_temp.sign_in('auth-player');
+select pg_temp.expect_value('select string_agg(e ->> ''agent_id'', '','') from jsonb_array_elements(claim_agents()) e', '1,2,4');
+reset role;
+select pg_temp.expect_count('select * from agent_copies c join users u on u.id = c.owner_id where u.auth_id in (''auth-newcomer'', ''auth-second'', ''auth-player'')', 6);
 
 select 'agents a player owns: all checks passed' as result;
 rollback;

@@ -11,6 +11,8 @@
 mod agents;
 mod community;
 
+pub use agents::ledger_owner;
+
 use std::rc::Rc;
 
 use serde::de::DeserializeOwned;
@@ -80,7 +82,8 @@ pub fn install(store: LocalStore) -> LocalStore {
     let rules = rules();
     let mut store = store
         .with_function("enter_world", Rc::new(enter_world))
-        .with_function("act_as", agents::act_as(rules.clone()));
+        .with_function("act_as", agents::act_as(rules.clone()))
+        .with_function("claim_agents", Rc::new(agents::claim_agents));
     for (name, rule) in rules {
         let direct: Function =
             Rc::new(move |store: &LocalStore, args: &Row| rule(store, args, None));
@@ -170,22 +173,24 @@ where
             .remove("key")
             .and_then(|k| k.as_str().map(str::to_owned));
         let sub = store.signed_in().ok_or_else(not_entered)?;
+        let player = first(store, Select::from("users").eq("auth_id", sub.as_str()))?
+            .ok_or_else(not_entered)?;
+        // The agent's own ledger inside `act_as` (ownership checked first, as the
+        // database's `ledger_owner()` does), else the signed-in user's.
+        let (me, owner) = match agent {
+            None => (player, sub),
+            Some(agent) => (agents::owned(store, &player, agent)?, ledger_owner(agent)),
+        };
         if let Some(key) = &key
-            && let Some(result) = recorded(store, &sub, key)?
+            && let Some(result) = recorded(store, &owner, key)?
         {
             return Ok(result);
         }
-        let player = first(store, Select::from("users").eq("auth_id", sub.as_str()))?
-            .ok_or_else(not_entered)?;
-        let me = match agent {
-            None => player,
-            Some(agent) => agents::owned(store, &player, agent)?,
-        };
         let args: A = serde_json::from_value(Value::Object(args))
             .map_err(|e| StoreError::Invalid(format!("the arguments do not fit ({e})")))?;
         let result = rule(&Actor { store, me }, args)?;
         if let Some(key) = key {
-            record(store, &sub, &key, tool, &result)?;
+            record(store, &owner, &key, tool, &result)?;
         }
         Ok(result)
     })
