@@ -22,6 +22,7 @@ pub mod settings;
 pub mod spec;
 mod state;
 mod storage;
+mod supervise;
 mod turn;
 mod update;
 

@@ -83,8 +83,9 @@ struct Posted {
 }
 
 /// The names `on` accepts besides run events.
-const UPDATE_NAMES: [&str; 11] = [
+const UPDATE_NAMES: [&str; 12] = [
     "turn_began",
+    "supervisor",
     "turn_resumed",
     "character_prepared",
     "transaction_recorded",

@@ -58,7 +58,7 @@ const DEFAULT_INSTRUCTIONS: &str = "You are a helpful agent. Use your tools when
 impl AgentSpec {
     /// Reads `createAgent`'s argument; every problem comes back at once.
     pub fn from_value(value: &Value) -> Result<Self, Vec<Problem>> {
-        const KNOWN: [&str; 14] = [
+        const KNOWN: [&str; 15] = [
             "name",
             "instructions",
             "model",
@@ -73,6 +73,7 @@ impl AgentSpec {
             "builtins",
             "timeBudgetMs",
             "keepTurns",
+            "supervisor",
         ];
         let mut problems = Vec::new();
         let empty = Value::Object(Map::new());
@@ -104,6 +105,7 @@ impl AgentSpec {
             None => 0,
         };
         options.goal_check_on_events = f.boolean("goalCheck").unwrap_or(true);
+        options.supervisor = f.boolean("supervisor").unwrap_or(false);
         if let Some(ms) = f.number("timeBudgetMs", 1_000..=3_600_000) {
             options.time_budget_ms = ms;
         }
