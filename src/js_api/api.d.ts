@@ -73,8 +73,29 @@ export interface AgentConfig {
  */
 export type Builtin = "clock" | "page_title" | "memory" | "page";
 
-/** `"rules"` (the rules model with no rules), rules given inline, or an OpenAI-compatible proxy. */
-export type ModelConfig = "rules" | RulesModelConfig | ProxyModelConfig;
+/** `"rules"` (the rules model with no rules), rules given inline, an OpenAI-compatible proxy, or the page's own `respond` function. */
+export type ModelConfig = "rules" | RulesModelConfig | ProxyModelConfig | PageModelConfig;
+
+/**
+ * A model the page answers (an offline planner of its own, a model the crate does not
+ * speak to): `respond` gets each request and returns, or resolves to, the answer. Its
+ * tool calls are validated like any model's; a throw or rejection fails the step.
+ */
+export interface PageModelConfig {
+  respond: (request: ModelRequest) => ModelAnswer | PromiseLike<ModelAnswer>;
+}
+
+/** What `respond` is asked: the transcript, the tools on offer, and the JSON shape wanted (the supervisor's stages), if any. */
+export interface ModelRequest {
+  system: string;
+  messages: { role: "system" | "user" | "assistant" | "tool"; content: string; tool_calls?: ToolCall[]; tool_call_id?: string }[];
+  tools: { name: string; description: string; parameters: JsonSchema }[];
+  /** `{name: "Complexity" | "TaskPlan" | "Judgement" | …, schema}` when the answer must be that JSON. */
+  responseFormat: { name: string; schema: JsonSchema } | null;
+}
+
+/** Text, or text with tool calls (`arguments` as an object or JSON text). */
+export type ModelAnswer = string | { text?: string; toolCalls?: { id?: string; name: string; arguments?: object | string }[] };
 
 /** The deterministic rules model, with the host's rules: no network, no key. */
 export interface RulesModelConfig {

@@ -33,8 +33,9 @@ use {
 /// The build to use for what this one leaves out.
 const FULL_BUILD: &str = "the full build (dist/, `trunk build --release`)";
 
-/// Builds the session; every failure is one message saying what to fix.
-pub async fn session(spec: AgentSpec) -> Result<Session, String> {
+/// Builds the session; every failure is one message saying what to fix. `page_model`:
+/// the page's own `respond` function, which replaces `spec.model`.
+pub async fn session(spec: AgentSpec, page_model: Option<Rc<dyn Llm>>) -> Result<Session, String> {
     lacking(&spec)?;
     #[cfg(feature = "workflows")]
     let character = match &spec.character {
@@ -53,9 +54,10 @@ pub async fn session(spec: AgentSpec) -> Result<Session, String> {
             None
         }
     };
-    let llm: Rc<dyn Llm> = match &spec.model {
-        ModelSpec::Rules(rules) => Rc::new(rules.clone()),
-        ModelSpec::Proxy(settings) => Rc::new(
+    let llm: Rc<dyn Llm> = match (&spec.model, page_model) {
+        (_, Some(page_model)) => page_model,
+        (ModelSpec::Rules(rules), None) => Rc::new(rules.clone()),
+        (ModelSpec::Proxy(settings), None) => Rc::new(
             OpenAiClient::new(
                 settings.clone(),
                 Rc::new(Fetch),

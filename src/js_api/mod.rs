@@ -6,6 +6,7 @@
 mod build;
 mod handler;
 mod js;
+mod model;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -33,6 +34,16 @@ const TYPES: &str = include_str!("api.d.ts");
 pub async fn create_agent(
     #[wasm_bindgen(unchecked_param_type = "AgentConfig | void")] config: JsValue,
 ) -> Result<FamiliarAgent, JsValue> {
+    // `model: {respond}` is a function, not JSON: taken aside before the config is read.
+    let respond = field(&field(&config, "model"), "respond");
+    let (config, respond) = match respond.dyn_into::<Function>() {
+        Ok(respond) => {
+            let rest = js_sys::Object::assign(&js_sys::Object::new(), &config.unchecked_into());
+            let _ = js_sys::Reflect::delete_property(&rest, &"model".into());
+            (rest.into(), Some(respond))
+        }
+        Err(_) => (config, None),
+    };
     let value = to_json(&config).map_err(|e| error(&format!("createAgent's config: {e}")))?;
     let spec = AgentSpec::from_value(&value).map_err(|problems| {
         error(&spec::describe(
@@ -40,7 +51,8 @@ pub async fn create_agent(
             &problems,
         ))
     })?;
-    let session = build::session(spec).await.map_err(|e| error(&e))?;
+    let model = respond.map(|r| Rc::new(model::PageModel::new(r)) as Rc<dyn crate::llm::Llm>);
+    let session = build::session(spec, model).await.map_err(|e| error(&e))?;
     let agent = FamiliarAgent::new(session);
     // A page load: a character's orders that timed out while the page was closed
     // expire now, not at the next message.
