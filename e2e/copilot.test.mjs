@@ -25,7 +25,7 @@ const ready = (page) => page.getByRole('status').filter({ hasText: 'Ready' }).wa
 
 async function ask(page, text) {
   await page.getByLabel('Ask the copilot').fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
 }
 
 const texts = (page, selector) => page.locator(selector).allTextContents();
@@ -42,7 +42,7 @@ async function approve(page, what) {
   const dialog = page.getByRole('alertdialog', { name: 'Approval needed' });
   await dialog.waitFor();
   assert.match(await dialog.textContent(), what);
-  await dialog.getByRole('button', { name: 'Approve' }).click();
+  await dialog.getByRole('button', { name: 'Approve', exact: true }).click();
 }
 
 test('the copilot plans a branching dialog, asks before creating the variable, and draws three dialog nodes, a condition and its branches; a reload keeps the graph', async (t) => {
@@ -99,7 +99,7 @@ test('a host tool that errors is seen by the model, which recovers with what the
   await ready(page);
   const activity = await texts(page, '#activity li');
   assert.ok(
-    activity.includes('✗ create_character: a character named Elena already exists (id c1)'),
+    activity.includes("✗ create_character: `create_character` failed: a character named Elena already exists (id c1)"),
     `the page's error reached the run: ${activity.join(' | ')}`,
   );
   assert.match(await page.locator('#answer').textContent(), /\(Elena already existed \(c1\); I used that one\.\) The graph checks out\./);
@@ -119,12 +119,34 @@ test('a reload mid-plan offers Resume, and the resumed plan finishes without cre
 
   await page.reload();
   await ready(page);
-  const resume = page.getByRole('button', { name: 'Resume' });
+  const resume = page.getByRole('button', { name: 'Resume', exact: true });
   await resume.waitFor();
   await resume.click();
   // The approval the reload cut off is asked again; the character is not created again.
   await approve(page, /has_key/);
-  await ready(page);
+  // A run read back from storage is data, not trusted: each later action of it asks
+  // the designer too (README, Untrusted text). The designer approves them all.
+  const asked = [];
+  const status = page.getByRole('status');
+  while (!(await status.textContent()).startsWith('Ready')) {
+    const dialog = page.getByRole('alertdialog', { name: 'Approval needed' });
+    if (await dialog.isVisible()) {
+      const question = await dialog.textContent();
+      asked.push(question.match(/wants to ([a-z ]+):/)[1]);
+      await dialog.getByRole('button', { name: 'Approve', exact: true }).click();
+      // Decided once it is hidden, or the next call (other arguments) is asked.
+      await page.waitForFunction((before) => {
+        const box = document.getElementById('approval');
+        return box.hidden || box.textContent !== before;
+      }, question);
+    } else {
+      await page.waitForTimeout(50);
+    }
+  }
+  assert.deepEqual(asked, [
+    'create dialog node', 'create condition node', 'create dialog node', 'create dialog node',
+    'create connection', 'create connection', 'create connection',
+  ]);
   assert.match(await page.locator('#answer').textContent(), /Built Elena's branching dialog/);
   assert.deepEqual(await texts(page, '#characters li'), ['Elena (c1)']);
   assert.deepEqual(await texts(page, '#variables li'), ['has_key: boolean = false']);
