@@ -11,7 +11,6 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::storage::{Keys, Loaded, Storage, keep_aside};
-use super::supervise::load_supervision;
 use super::turn::Place;
 use super::update::{Notice, Update};
 use super::{AppError, Session};
@@ -122,28 +121,6 @@ impl Session {
             .collect()
     }
 
-    /// A supervised turn cut off between its executor's runs (analysing, planning,
-    /// deciding): its supervision alone was saved.
-    fn interrupted_supervision(&self, conversation: &str) -> Option<Notice> {
-        let disk = self.disk();
-        match load_supervision(disk.storage, &disk.keys, conversation)? {
-            Ok(saved) => Some(Notice::Interrupted {
-                refused: self.agent_named(&saved.agent).err().map(|e| e.to_string()),
-                conversation: saved.conversation,
-                turn: saved.turn,
-                agent: saved.agent,
-            }),
-            Err(error) => Some(Notice::Interrupted {
-                conversation: conversation.to_owned(),
-                turn: 0,
-                agent: String::new(),
-                refused: Some(format!(
-                    "the supervisor's saved state is unreadable ({error}); discard it"
-                )),
-            }),
-        }
-    }
-
     /// The agent to resume a saved run with, or why it cannot be resumed faithfully.
     fn resumable(&self, saved: &SavedRun<AgentRun>) -> Result<Rc<Agent>, AppError> {
         if saved.character {
@@ -156,7 +133,7 @@ impl Session {
         self.agent_named(&saved.agent)
     }
 
-    fn agent_named(&self, name: &str) -> Result<Rc<Agent>, AppError> {
+    pub(super) fn agent_named(&self, name: &str) -> Result<Rc<Agent>, AppError> {
         let agent = self.inner.state.borrow().delegate.named(name);
         agent.ok_or_else(|| {
             AppError::CannotResume(format!("the agent `{name}` is not in this session"))
@@ -230,16 +207,19 @@ impl Session {
         let run = saved.map(|saved| {
             saved
                 .run
-                .resumed(agent.system.clone(), self.catalogue(&agent), history.clone())
+                .resumed(
+                    agent.system.clone(),
+                    self.catalogue(&agent),
+                    history.clone(),
+                )
                 .with_max_iterations(options.max_iterations)
                 .with_max_lookups(options.max_lookups)
                 .with_time_budget_ms(options.time_budget_ms)
         });
         let signal = self.start_running(&place);
         let outcome = match (supervised, run) {
-            (Some(supervised), run) => {
-                let supervision = supervised.supervision;
-                self.supervised(&place, &agent, history, supervision, run, signal)
+            (Some(saved), run) => {
+                self.supervised(&place, &agent, history, saved.supervision, run, signal)
                     .await
             }
             (None, Some(run)) => self.drive(&place, &agent, run, false, signal).await,

@@ -111,9 +111,7 @@ impl Session {
                         let id = format!("{}-r{round}", run.id());
                         run.with_id(id)
                     });
-                    let outcome = self
-                        .drive_within(place, agent, run, signal.clone())
-                        .await;
+                    let outcome = self.drive_within(place, agent, run, signal.clone()).await;
                     if matches!(outcome, Outcome::Aborted { .. }) {
                         return self.supervised_end(place, outcome);
                     }
@@ -156,6 +154,28 @@ impl Session {
             .and_then(|text| disk.storage.save(&key, &text));
         if let Err(error) = written {
             self.tell(&Update::Notice(Notice::SaveFailed { key, error }));
+        }
+    }
+
+    /// A supervised turn cut off between its executor's runs (analysing, planning,
+    /// deciding): its supervision alone was saved.
+    pub(super) fn interrupted_supervision(&self, conversation: &str) -> Option<Notice> {
+        let disk = self.disk();
+        match load_supervision(disk.storage, &disk.keys, conversation)? {
+            Ok(saved) => Some(Notice::Interrupted {
+                refused: self.agent_named(&saved.agent).err().map(|e| e.to_string()),
+                conversation: saved.conversation,
+                turn: saved.turn,
+                agent: saved.agent,
+            }),
+            Err(error) => Some(Notice::Interrupted {
+                conversation: conversation.to_owned(),
+                turn: 0,
+                agent: String::new(),
+                refused: Some(format!(
+                    "the supervisor's saved state is unreadable ({error}); discard it"
+                )),
+            }),
         }
     }
 

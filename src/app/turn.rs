@@ -137,6 +137,7 @@ impl Session {
             self.event(place, Event::Done(outcome.clone()));
             return outcome;
         }
+        #[cfg(feature = "supervisor")]
         if self.inner.config.options.supervisor {
             return self
                 .supervise(place, &agent, history, &request, signal)
@@ -198,6 +199,7 @@ impl Session {
 
     /// [`Session::drive`] for a supervisor's executor round: its end is the
     /// supervisor's to tell, not the turn's.
+    #[cfg(feature = "supervisor")]
     pub(super) async fn drive_within(
         &self,
         place: &Place,
@@ -205,8 +207,7 @@ impl Session {
         run: AgentRun,
         signal: StopSignal,
     ) -> Outcome {
-        self.drive_run(place, agent, run, false, signal, true)
-            .await
+        self.drive_run(place, agent, run, false, signal, true).await
     }
 
     async fn drive_run(

@@ -144,6 +144,9 @@ fn lacking(spec: &AgentSpec) -> Result<(), String> {
     if cfg!(not(feature = "page")) && spec.builtins.contains(&Builtin::Page) {
         return Err(needs("config.builtins: `page`", "the page tools"));
     }
+    if cfg!(not(feature = "supervisor")) && spec.options.supervisor {
+        return Err(needs("config.supervisor", "the supervisor"));
+    }
     if cfg!(not(feature = "supabase")) && matches!(spec.store, Backend::Supabase { .. }) {
         return Err(needs("config.store", "the Supabase backend"));
     }

@@ -64,12 +64,11 @@ fn statuses(updates: &[Update]) -> Vec<Status> {
 
 fn saved_keys(storage: &VolatileStorage) -> Vec<String> {
     let keys = storage.keys().into_iter();
-    let mut keys: Vec<String> = keys
+    let keys: std::collections::BTreeSet<String> = keys
         .filter(|k| k.starts_with("t.run.") || k.starts_with("t.supervisor."))
         .map(|k| k.split('.').take(2).collect::<Vec<_>>().join("."))
         .collect();
-    keys.sort();
-    keys
+    keys.into_iter().collect()
 }
 
 fn dones(updates: &[Update]) -> usize {
@@ -149,9 +148,15 @@ fn an_approval_inside_the_plan_pauses_the_whole_supervisor_until_a_person_answer
     assert!(saved_keys(&storage).is_empty(), "nothing is left to resume");
     // The executor got the whole plan.
     let brief = model.requests()[2].messages.last().unwrap().content.clone();
-    assert!(brief.contains("1. Bump the counter\n2. Wait for the host"), "{brief}");
+    assert!(
+        brief.contains("1. Bump the counter\n2. Wait for the host"),
+        "{brief}"
+    );
     let turn = &w.session.conversation().interactions[0];
-    assert_eq!(turn.outcome().map(Outcome::text), Some("Bumped, and waited."));
+    assert_eq!(
+        turn.outcome().map(Outcome::text),
+        Some("Bumped, and waited.")
+    );
 }
 
 #[test]
@@ -207,7 +212,11 @@ fn a_supervised_turn_cut_off_mid_plan_resumes_where_it_was_applying_nothing_twic
     let outcome = resumed.borrow_mut().take().unwrap().unwrap();
     assert_eq!(outcome.text(), "Bumped, and waited.");
     assert_eq!(*counter.borrow(), 1, "the bump is not applied again");
-    assert_eq!(model.remaining(), 0, "only the executor and decider were asked");
+    assert_eq!(
+        model.remaining(),
+        0,
+        "only the executor and decider were asked"
+    );
     assert_eq!(
         statuses(&w.updates.borrow()),
         [
