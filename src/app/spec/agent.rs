@@ -379,6 +379,10 @@ mod tests {
         assert_eq!(spec.namespace, "familiar.agent.familiar");
         assert_eq!(spec.store, Backend::Local);
         assert!(spec.persist);
+        assert!(
+            !spec.options.supervisor,
+            "chat is not supervised unless asked"
+        );
     }
 
     #[test]
@@ -390,7 +394,7 @@ mod tests {
             "maxSteps": 5, "planning": true, "reflection": true, "goalCheck": false,
             "character": "/characters/dotty.json", "namespace": "game.grunt",
             "persist": false, "builtins": ["clock", "memory", "page"], "timeBudgetMs": 60000,
-            "keepTurns": 500
+            "keepTurns": 500, "supervisor": true
         }))
         .unwrap();
         let ModelSpec::Proxy(model) = &spec.model else {
@@ -405,6 +409,7 @@ mod tests {
         assert!(spec.options.planning && !spec.options.goal_check_on_events);
         assert_eq!(spec.options.time_budget_ms, 60_000);
         assert_eq!(spec.options.keep_turns, 500);
+        assert!(spec.options.supervisor);
         assert_eq!(
             spec.character,
             Some(CharacterSpec::Url("/characters/dotty.json".into()))
