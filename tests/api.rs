@@ -774,7 +774,7 @@ fn text_of(outcome: &JsValue) -> String {
 
 #[wasm_bindgen_test]
 async fn a_page_model_answers_through_respond_and_a_supervised_turn_reports_its_stages() {
-    js(r#"window.asked = []; window.stages = []"#);
+    js("window.asked = [], window.stages = []");
     let config = js(r#"{
         name: "copilot", persist: false, supervisor: true,
         model: { respond: async (request) => {
