@@ -37,12 +37,19 @@ async function drawn(page) {
   return { nodes: nodes.sort(), edges };
 }
 
-/** Approves the one call the copilot asks about, once it asks. */
+/** Approves the call the copilot asks about, once it asks; returns once decided. */
 async function approve(page, what) {
   const dialog = page.getByRole('alertdialog', { name: 'Approval needed' });
   await dialog.waitFor();
-  assert.match(await dialog.textContent(), what);
+  const question = await dialog.textContent();
+  assert.match(question, what);
   await dialog.getByRole('button', { name: 'Approve', exact: true }).click();
+  // Decided once it is hidden, or the next call (other arguments) is asked.
+  await page.waitForFunction((before) => {
+    const box = document.getElementById('approval');
+    return box.hidden || box.textContent !== before;
+  }, question);
+  return question;
 }
 
 test('the copilot plans a branching dialog, asks before creating the variable, and draws three dialog nodes, a condition and its branches; a reload keeps the graph', async (t) => {
@@ -131,14 +138,8 @@ test('a reload mid-plan offers Resume, and the resumed plan finishes without cre
   while (!(await status.textContent()).startsWith('Ready')) {
     const dialog = page.getByRole('alertdialog', { name: 'Approval needed' });
     if (await dialog.isVisible()) {
-      const question = await dialog.textContent();
+      const question = await approve(page, /wants to/);
       asked.push(question.match(/wants to ([a-z ]+):/)[1]);
-      await dialog.getByRole('button', { name: 'Approve', exact: true }).click();
-      // Decided once it is hidden, or the next call (other arguments) is asked.
-      await page.waitForFunction((before) => {
-        const box = document.getElementById('approval');
-        return box.hidden || box.textContent !== before;
-      }, question);
     } else {
       await page.waitForTimeout(50);
     }

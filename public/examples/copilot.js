@@ -352,9 +352,23 @@ function layout() {
   for (const n of graph.nodes) {
     const d = depth[n.id] ?? 0;
     rows[d] = (rows[d] ?? 0) + 1;
-    place[n.id] = { x: 10 + d * 185, y: 10 + (rows[d] - 1) * 95 };
+    place[n.id] = { x: 10 + d * 230, y: 10 + (rows[d] - 1) * 95 };
   }
   return place;
+}
+
+/** `text` in at most `lines` lines of at most `width` characters, broken between words. */
+function wrap(text, width, lines) {
+  const out = [''];
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const line = out[out.length - 1];
+    if (!line || line.length + 1 + word.length <= width) out[out.length - 1] = line ? `${line} ${word}` : word.slice(0, width);
+    else out.push(word.slice(0, width));
+  }
+  if (out.length <= lines) return out;
+  const kept = out.slice(0, lines);
+  kept[lines - 1] = `${kept[lines - 1].slice(0, width - 1)}…`;
+  return kept;
 }
 
 function render() {
@@ -374,7 +388,8 @@ function render() {
     if (!a || !b) continue;
     const edge = el('g', { class: 'edge', 'data-from': c.from, 'data-to': c.to, 'data-label': c.label });
     edge.append(el('line', { x1: a.x + 150, y1: a.y + 35, x2: b.x, y2: b.y + 35, 'marker-end': 'url(#arrow)' }));
-    if (c.label) edge.append(el('text', { x: (a.x + 150 + b.x) / 2, y: (a.y + b.y) / 2 + 30 }, c.label));
+    // The label sits on the first third of the edge, clear of the node it leads to.
+    if (c.label) edge.append(el('text', { x: a.x + 156, y: a.y + 35 + (b.y - a.y) / 4 - 5 }, c.label));
     parts.push(edge);
   }
   for (const n of graph.nodes) {
@@ -383,8 +398,7 @@ function render() {
     g.append(el('rect', { width: 150, height: 70, rx: 8 }));
     g.append(el('text', { x: 8, y: 16, class: 'kind' }, `${n.id} · ${n.type}${n.speaker ? ` · ${n.speaker}` : ''}`));
     const words = String(n.text ?? '');
-    g.append(el('text', { x: 8, y: 36, class: 'body' }, words.length > 24 ? `${words.slice(0, 23)}…` : words));
-    if (words.length > 24) g.append(el('text', { x: 8, y: 54, class: 'body' }, words.length > 47 ? `${words.slice(23, 46)}…` : words.slice(23)));
+    wrap(words, 24, 2).forEach((line, i) => g.append(el('text', { x: 8, y: 36 + i * 17, class: 'body' }, line)));
     g.append(el('title', {}, words));
     parts.push(g);
   }
@@ -491,8 +505,16 @@ document.getElementById('ask').addEventListener('submit', (e) => {
 for (const example of document.querySelectorAll('.example')) {
   example.addEventListener('click', () => { document.getElementById('prompt').value = example.textContent; });
 }
-document.getElementById('approve').addEventListener('click', () => agent.approve(agent.pending()[0]));
-document.getElementById('deny').addEventListener('click', () => agent.deny(agent.pending()[0], 'the designer said no'));
+/** Decides the call the panel shows; a click after it was decided changes nothing. */
+function decide(approve) {
+  const [waiting] = agent.pending();
+  document.getElementById('approval').hidden = true;
+  if (!waiting) return;
+  if (approve) agent.approve(waiting);
+  else agent.deny(waiting, 'the designer said no');
+}
+document.getElementById('approve').addEventListener('click', () => decide(true));
+document.getElementById('deny').addEventListener('click', () => decide(false));
 document.getElementById('stop').addEventListener('click', () => agent.abort());
 document.getElementById('clear').addEventListener('click', () => {
   graph = fresh();
