@@ -287,3 +287,60 @@ fn a_reload_between_rounds_asks_only_what_is_left() {
         .collect();
     assert_eq!(rounds, [2]);
 }
+
+#[test]
+fn a_plan_the_model_cannot_give_fails_the_turn_saying_why_and_leaves_nothing_to_resume() {
+    let storage = Rc::new(VolatileStorage::new());
+    let counter = Rc::new(RefCell::new(0));
+    let model = Rc::new(ScriptedModel::new());
+    model.push_text(COMPLEX);
+    for _ in 0..3 {
+        model.push_text("First I would think about it.");
+    }
+    let (w, _slow) = supervised(&storage, Rc::clone(&model), &counter);
+    let mut pool = LocalPool::new();
+    let sent = spawn_send(&pool, &w.session, "bump, then wait");
+    pool.run_until_stalled();
+    let outcome = sent.borrow_mut().take().unwrap().unwrap();
+    let Outcome::Failed { error } = &outcome else {
+        panic!("not failed: {outcome:?}");
+    };
+    assert!(
+        error.starts_with("the supervisor could not go on"),
+        "{error}"
+    );
+    assert_eq!(model.remaining(), 0, "re-asked, then refused");
+    assert_eq!(*counter.borrow(), 0, "nothing was executed");
+    assert_eq!(dones(&w.updates.borrow()), 1);
+    assert!(saved_keys(&storage).is_empty());
+    assert!(w.session.restore().is_empty(), "nothing to resume");
+}
+
+#[test]
+fn stopping_a_supervised_turn_at_its_approval_ends_it_aborted_with_nothing_applied() {
+    let storage = Rc::new(VolatileStorage::new());
+    let counter = Rc::new(RefCell::new(0));
+    let model = Rc::new(ScriptedModel::new());
+    model.push_text(COMPLEX).push_text(PLAN);
+    model.push_tool_calls(vec![call("c1", "bump")]);
+    let (w, _slow) = supervised(&storage, Rc::clone(&model), &counter);
+    let mut pool = LocalPool::new();
+    let sent = spawn_send(&pool, &w.session, "bump, then wait");
+    pool.run_until_stalled();
+    assert_eq!(w.session.pending().len(), 1);
+    w.session.abort();
+    pool.run_until_stalled();
+    let outcome = sent.borrow_mut().take().unwrap().unwrap();
+    assert!(matches!(outcome, Outcome::Aborted { .. }), "{outcome:?}");
+    assert_eq!(*counter.borrow(), 0);
+    assert!(w.session.pending().is_empty());
+    assert!(!w.session.busy());
+    assert_eq!(dones(&w.updates.borrow()), 1, "the turn ends once");
+    assert!(
+        !statuses(&w.updates.borrow())
+            .iter()
+            .any(|s| matches!(s, Status::Deciding { .. })),
+        "a stopped round is not judged"
+    );
+    assert!(saved_keys(&storage).is_empty());
+}
