@@ -34,16 +34,7 @@ const TYPES: &str = include_str!("api.d.ts");
 pub async fn create_agent(
     #[wasm_bindgen(unchecked_param_type = "AgentConfig | void")] config: JsValue,
 ) -> Result<FamiliarAgent, JsValue> {
-    // `model: {respond}` is a function, not JSON: taken aside before the config is read.
-    let respond = field(&field(&config, "model"), "respond");
-    let (config, respond) = match respond.dyn_into::<Function>() {
-        Ok(respond) => {
-            let rest = js_sys::Object::assign(&js_sys::Object::new(), &config.unchecked_into());
-            let _ = js_sys::Reflect::delete_property(&rest, &"model".into());
-            (rest.into(), Some(respond))
-        }
-        Err(_) => (config, None),
-    };
+    let (config, model) = model::take_page_model(config);
     let value = to_json(&config).map_err(|e| error(&format!("createAgent's config: {e}")))?;
     let spec = AgentSpec::from_value(&value).map_err(|problems| {
         error(&spec::describe(
@@ -51,7 +42,6 @@ pub async fn create_agent(
             &problems,
         ))
     })?;
-    let model = respond.map(|r| Rc::new(model::PageModel::new(r)) as Rc<dyn crate::llm::Llm>);
     let session = build::session(spec, model).await.map_err(|e| error(&e))?;
     let agent = FamiliarAgent::new(session);
     // A page load: a character's orders that timed out while the page was closed

@@ -6,17 +6,35 @@
 //! answers goes through the same checks as any model's (arguments validated by the
 //! registry, JSON contracts re-asked).
 
+use std::rc::Rc;
+
 use futures::future::LocalBoxFuture;
 use js_sys::{Function, Promise};
 use serde_json::{Value, json};
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use super::js::{message_of, to_js, to_json};
+use super::js::{field, message_of, to_js, to_json};
 use crate::llm::message::ToolCall;
 use crate::llm::{
     ChatRequest, ChatResponse, DeltaSink, FinishReason, Llm, LlmError, replay_as_deltas,
 };
+
+/// Takes `model: {respond}` out of `createAgent`'s config: a function is not JSON, so
+/// the rest of the config (without `model`) is read as usual and the function becomes
+/// the agent's model.
+pub fn take_page_model(config: JsValue) -> (JsValue, Option<Rc<dyn Llm>>) {
+    let respond = field(&field(&config, "model"), "respond");
+    match respond.dyn_into::<Function>() {
+        Ok(respond) => {
+            let rest = js_sys::Object::assign(&js_sys::Object::new(), &config.unchecked_into());
+            let _ = js_sys::Reflect::delete_property(&rest, &"model".into());
+            let model: Rc<dyn Llm> = Rc::new(PageModel::new(respond));
+            (rest.into(), Some(model))
+        }
+        Err(_) => (config, None),
+    }
+}
 
 /// The page's `respond` function as a model.
 pub struct PageModel {
