@@ -93,7 +93,7 @@ step "cargo clippy (wasm32, headless: no ui feature) -D warnings"
 cargo clippy --quiet --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
 
 step "each feature alone builds (wasm32): a build per use takes any subset"
-for feature in markdown store world workflows supabase guild page; do
+for feature in markdown store world workflows supabase guild page supervisor; do
   cargo check --quiet --lib --target wasm32-unknown-unknown --no-default-features --features "$feature"
 done
 

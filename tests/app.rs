@@ -33,6 +33,8 @@ mod approvals;
 mod durable;
 #[path = "app/saves.rs"]
 mod saves;
+#[path = "app/supervised.rs"]
+mod supervised;
 
 const RULES: &str = r#"{
     "fallback": "I am here.",

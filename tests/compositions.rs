@@ -7,7 +7,7 @@ use std::rc::Rc;
 use familiar::base::clock::{FixedClock, Instant};
 use familiar::compose::agent::{Agent, register_as_tool};
 use familiar::compose::delegate::{Delegate, Routed};
-use familiar::compose::supervisor::{Level, Progress, Supervisor};
+use familiar::compose::supervisor::{Level, Progress, Status, Supervisor};
 use familiar::llm::message::{Role, ToolCall};
 use familiar::llm::scripted::ScriptedModel;
 use familiar::run::Outcome;
@@ -227,11 +227,25 @@ fn a_simple_request_goes_straight_to_the_executor() {
     let statuses: Vec<_> = notices
         .iter()
         .filter_map(|n| match n {
-            Progress::Status(s) => Some(s.as_str()),
+            Progress::Status(s) => Some(s.clone()),
             Progress::Executor(_) => None,
         })
         .collect();
-    assert_eq!(statuses, ["Analysing the request", "Working on it"]);
+    assert_eq!(
+        statuses,
+        [
+            Status::Analysing,
+            Status::Assessed {
+                level: Level::Simple,
+                reason: "one greeting".into()
+            },
+            Status::Executing {
+                round: 1,
+                max_rounds: 2,
+                tasks: 0
+            }
+        ]
+    );
 }
 
 #[test]
@@ -273,7 +287,7 @@ fn a_complex_request_is_planned_executed_with_the_whole_plan_and_decided() {
     assert!(
         notices
             .iter()
-            .any(|n| matches!(n, Progress::Status(s) if s == "Plan of 3 tasks"))
+            .any(|n| matches!(n, Progress::Status(s) if s.to_string() == "Plan of 3 tasks"))
     );
     assert!(notices.iter().any(|n| matches!(n, Progress::Executor(_))));
 }

@@ -42,6 +42,8 @@ pub struct Options {
     pub context_budget: usize,
     /// How many turns a conversation keeps; its oldest go past that (storage is finite).
     pub keep_turns: usize,
+    /// Chat turns go through the supervisor: complexity, plan, executor, decision.
+    pub supervisor: bool,
 }
 
 impl Default for Options {
@@ -56,6 +58,7 @@ impl Default for Options {
             time_budget_ms: DEFAULT_TIME_BUDGET_MS,
             context_budget: DEFAULT_CONTEXT_BUDGET,
             keep_turns: DEFAULT_KEEP_TURNS,
+            supervisor: false,
         }
     }
 }

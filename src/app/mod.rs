@@ -22,6 +22,11 @@ pub mod settings;
 pub mod spec;
 mod state;
 mod storage;
+#[cfg(feature = "supervisor")]
+mod supervise;
+#[cfg(not(feature = "supervisor"))]
+#[path = "unsupervised.rs"]
+mod supervise;
 mod turn;
 mod update;
 

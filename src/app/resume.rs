@@ -105,7 +105,7 @@ impl Session {
         };
         ids.iter()
             .filter_map(|id| match load_run(disk.storage, &disk.keys, id) {
-                Loaded::Missing => None,
+                Loaded::Missing => self.interrupted_supervision(id),
                 Loaded::Found(saved) => Some(Notice::Interrupted {
                     refused: self.resumable(&saved).err().map(|e| e.to_string()),
                     conversation: saved.conversation,
@@ -130,12 +130,13 @@ impl Session {
                     .into(),
             ));
         }
-        let agent = self.inner.state.borrow().delegate.named(&saved.agent);
+        self.agent_named(&saved.agent)
+    }
+
+    pub(super) fn agent_named(&self, name: &str) -> Result<Rc<Agent>, AppError> {
+        let agent = self.inner.state.borrow().delegate.named(name);
         agent.ok_or_else(|| {
-            AppError::CannotResume(format!(
-                "the agent `{}` is not in this session",
-                saved.agent
-            ))
+            AppError::CannotResume(format!("the agent `{name}` is not in this session"))
         })
     }
 
@@ -154,8 +155,10 @@ impl Session {
         };
         let _turn = lock.lock().await;
         let disk = self.disk();
+        let supervised = self.cut_off_supervision(conversation)?;
         let saved = match load_run(disk.storage, &disk.keys, conversation) {
-            Loaded::Found(saved) => saved,
+            Loaded::Found(saved) => Some(saved),
+            Loaded::Missing if supervised.is_some() => None,
             Loaded::Missing => return Err(AppError::NotInterrupted(conversation.to_owned())),
             Loaded::Corrupt { kept_as, error } => {
                 self.tell(&Update::Notice(Notice::Corrupt {
@@ -168,7 +171,11 @@ impl Session {
                 )));
             }
         };
-        let agent = self.resumable(&saved)?;
+        let (turn, agent) = match (&saved, &supervised) {
+            (Some(saved), _) => (saved.turn, self.resumable(saved)?),
+            (None, Some(supervised)) => (supervised.turn, self.agent_named(&supervised.agent)?),
+            (None, None) => return Err(AppError::NotInterrupted(conversation.to_owned())),
+        };
         let history = {
             let mut state = self.inner.state.borrow_mut();
             if state.destroyed {
@@ -176,36 +183,50 @@ impl Session {
             }
             let c = state.conversation_mut(conversation, &disk);
             let reopened = match c.interactions.last_mut() {
-                Some(last) if last.id == saved.turn => last.reopen(),
+                Some(last) if last.id == turn => last.reopen(),
                 _ => false,
             };
             if !reopened {
                 return Err(AppError::CannotResume(format!(
-                    "turn {} has ended, or the conversation went on after it",
-                    saved.turn
+                    "turn {turn} has ended, or the conversation went on after it"
                 )));
             }
-            c.context_before(saved.turn, self.inner.config.options.context_budget)
+            c.context_before(turn, self.inner.config.options.context_budget)
         };
         let place = Place {
             conversation: conversation.to_owned(),
-            turn: saved.turn,
+            turn,
         };
         self.tell(&Update::TurnResumed {
             conversation: conversation.to_owned(),
-            turn: saved.turn,
+            turn,
         });
         // What may run, and what the model is told, comes from the live agent and
         // registry; the saved run is data (it may be stale, or tampered with).
         let options = &self.inner.config.options;
-        let run = saved
-            .run
-            .resumed(agent.system.clone(), self.catalogue(&agent), history)
-            .with_max_iterations(options.max_iterations)
-            .with_max_lookups(options.max_lookups)
-            .with_time_budget_ms(options.time_budget_ms);
+        let run = saved.map(|saved| {
+            saved
+                .run
+                .resumed(
+                    agent.system.clone(),
+                    self.catalogue(&agent),
+                    history.clone(),
+                )
+                .with_max_iterations(options.max_iterations)
+                .with_max_lookups(options.max_lookups)
+                .with_time_budget_ms(options.time_budget_ms)
+        });
         let signal = self.start_running(&place);
-        let outcome = self.drive(&place, &agent, run, false, signal).await;
+        let outcome = match (supervised, run) {
+            (Some(saved), run) => {
+                self.supervised(&place, &agent, history, saved.supervision, run, signal)
+                    .await
+            }
+            (None, Some(run)) => self.drive(&place, &agent, run, false, signal).await,
+            (None, None) => Outcome::Failed {
+                error: "nothing was saved to resume".into(),
+            },
+        };
         self.end_turn(&place);
         Ok(outcome)
     }
@@ -220,10 +241,12 @@ impl Session {
         drop(state);
         let disk = self.disk();
         let key = disk.keys.run(conversation);
-        if disk.storage.load(&key).is_none() {
+        let supervision = disk.keys.supervision(conversation);
+        if disk.storage.load(&key).is_none() && disk.storage.load(&supervision).is_none() {
             return Err(AppError::NotInterrupted(conversation.to_owned()));
         }
         disk.storage.remove(&key);
+        disk.storage.remove(&supervision);
         Ok(())
     }
 }

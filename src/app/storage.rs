@@ -202,6 +202,12 @@ impl Keys {
     pub fn run(&self, conversation: &str) -> String {
         format!("{}.run.{conversation}", self.namespace)
     }
+
+    /// The supervisor's state of a conversation's supervised turn in flight, saved at
+    /// every stage.
+    pub fn supervision(&self, conversation: &str) -> String {
+        format!("{}.supervisor.{conversation}", self.namespace)
+    }
 }
 
 /// Reads a conversation, migrating the unversioned form older builds wrote; turns it

@@ -28,7 +28,7 @@ pub(super) enum Input {
 /// Fires when the turn is stopped; never when its sender is merely dropped.
 pub(super) type StopSignal = Shared<oneshot::Receiver<()>>;
 
-async fn stopped(signal: StopSignal) {
+pub(super) async fn stopped(signal: StopSignal) {
     if signal.await.is_err() {
         futures::future::pending::<()>().await;
     }
@@ -137,6 +137,12 @@ impl Session {
             self.event(place, Event::Done(outcome.clone()));
             return outcome;
         }
+        #[cfg(feature = "supervisor")]
+        if self.inner.config.options.supervisor {
+            return self
+                .supervise(place, &agent, history, &request, signal)
+                .await;
+        }
         let run = self.build_run(place, &agent, Observation::chat(request), history, false);
         self.drive(place, &agent, run, false, signal).await
     }
@@ -172,6 +178,7 @@ impl Session {
             .running
             .retain(|r| !(r.conversation == place.conversation && r.turn == place.turn));
         self.forget_run(&place.conversation);
+        self.forget_supervision(&place.conversation);
         self.save(&place.conversation);
     }
 
@@ -182,9 +189,35 @@ impl Session {
         &self,
         place: &Place,
         agent: &Agent,
+        run: AgentRun,
+        character: bool,
+        signal: StopSignal,
+    ) -> Outcome {
+        self.drive_run(place, agent, run, character, signal, false)
+            .await
+    }
+
+    /// [`Session::drive`] for a supervisor's executor round: its end is the
+    /// supervisor's to tell, not the turn's.
+    #[cfg(feature = "supervisor")]
+    pub(super) async fn drive_within(
+        &self,
+        place: &Place,
+        agent: &Agent,
+        run: AgentRun,
+        signal: StopSignal,
+    ) -> Outcome {
+        self.drive_run(place, agent, run, false, signal, true).await
+    }
+
+    async fn drive_run(
+        &self,
+        place: &Place,
+        agent: &Agent,
         mut run: AgentRun,
         character: bool,
         signal: StopSignal,
+        within: bool,
     ) -> Outcome {
         let config = &self.inner.config;
         let checkpoint = |run: &AgentRun| self.checkpoint(place, &agent.name, character, run);
@@ -198,7 +231,12 @@ impl Session {
             };
             // An approval is announced by `decision`, once it can be decided.
             let mut emit = |event: Event| {
-                if !matches!(event, Event::ApprovalNeeded { .. }) {
+                let told_later = match &event {
+                    Event::ApprovalNeeded { .. } => true,
+                    Event::Done(_) => within,
+                    _ => false,
+                };
+                if !told_later {
                     self.event(place, event);
                 }
             };

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::compose::supervisor::Status;
 use crate::llm::message::ToolCall;
 use crate::run::event::Event;
 #[cfg(feature = "workflows")]
@@ -51,6 +52,13 @@ pub enum Update {
     TransactionExpired {
         transaction: Transaction,
     },
+    /// A supervised turn's stage: analysing, planned, executing round n of m, decided.
+    Supervisor {
+        conversation: String,
+        turn: u64,
+        #[serde(flatten)]
+        status: Status,
+    },
     Notice(Notice),
 }
 
@@ -63,6 +71,7 @@ impl Update {
             Self::TurnResumed { .. } => "turn_resumed",
             Self::Event { event, .. } => event.name(),
             Self::CharacterPrepared { .. } => "character_prepared",
+            Self::Supervisor { .. } => "supervisor",
             #[cfg(feature = "workflows")]
             Self::TransactionRecorded { .. } => "transaction_recorded",
             #[cfg(feature = "workflows")]
@@ -82,6 +91,9 @@ impl Update {
                 conversation, turn, ..
             }
             | Self::CharacterPrepared {
+                conversation, turn, ..
+            }
+            | Self::Supervisor {
                 conversation, turn, ..
             } => Some((conversation, *turn)),
             #[cfg(feature = "workflows")]

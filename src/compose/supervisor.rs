@@ -1,7 +1,9 @@
 //! The supervisor preset (seed 003): complexity analysis → planner → executor, given
-//! the whole plan → decider, with a status notice at each stage. The analysis, plan
-//! and judgement are typed JSON contracts asked through `llm::contract::ask`, so invalid model
-//! output is re-asked and then refused, never guessed at.
+//! the whole plan → decider, with a typed status notice at each stage. The analysis,
+//! plan and judgement are typed JSON contracts asked through `llm::contract::ask`, so
+//! invalid model output is re-asked and then refused, never guessed at. The stages
+//! are a sans-IO state machine ([`Supervision`]) that a driver steps: [`Supervisor`]
+//! here, or the session controller, which runs the executor like any turn's run.
 
 use std::rc::Rc;
 
@@ -67,11 +69,54 @@ impl Contract for Judgement {}
 
 const MAX_TASKS: usize = 12;
 
+/// A stage of the supervisor, as the person waiting sees it: typed, so a front end
+/// can draw the plan and where it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "stage", rename_all = "snake_case")]
+pub enum Status {
+    /// Deciding whether the request needs a plan.
+    Analysing,
+    /// The request was judged simple or complex.
+    Assessed { level: Level, reason: String },
+    /// Breaking the request into tasks.
+    Planning,
+    /// The plan the executor is given whole.
+    Planned { tasks: Vec<String> },
+    /// Executor round `round` of at most `max_rounds` began (or went on after a
+    /// reload), on a plan of `tasks` tasks (0 for a simple request).
+    Executing {
+        round: u32,
+        max_rounds: u32,
+        tasks: usize,
+    },
+    /// Checking the executor's report against the plan.
+    Deciding { round: u32 },
+    /// The decider's word on the round.
+    Decided { done: bool, summary: String },
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Analysing => write!(f, "Analysing the request"),
+            Self::Assessed { level, .. } => write!(f, "The request is {level:?}"),
+            Self::Planning => write!(f, "Planning"),
+            Self::Planned { tasks } => write!(f, "Plan of {} tasks", tasks.len()),
+            Self::Executing {
+                round, max_rounds, ..
+            } => write!(f, "Executing, round {round} of at most {max_rounds}"),
+            Self::Deciding { .. } => write!(f, "Checking the result"),
+            Self::Decided { done: true, .. } => write!(f, "Done"),
+            Self::Decided { done: false, .. } => write!(f, "Not done yet"),
+        }
+    }
+}
+
 /// What the supervisor reports as it goes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Progress {
-    /// A stage began: for the person waiting.
-    Status(String),
+    /// A stage began or ended: for the person waiting.
+    Status(Status),
     /// An event of the executor's run.
     Executor(Event),
 }
@@ -89,14 +134,6 @@ pub struct Report {
     pub rounds: u32,
 }
 
-pub struct Supervisor {
-    /// The model that analyses, plans and decides.
-    pub llm: Rc<dyn Llm>,
-    pub executor: Rc<Agent>,
-    /// Executor runs on a complex request, at most.
-    pub max_rounds: u32,
-}
-
 const ANALYST: &str = "Decide whether the request can be done in one step (SIMPLE) or needs \
     a plan of several tasks (COMPLEX). Reply with JSON: {\"level\": \"SIMPLE\" | \
     \"COMPLEX\", \"reason\": \"...\"}.";
@@ -106,17 +143,238 @@ const DECIDER: &str = "Given the request, the plan and the executor's report, de
     whether every task is done. Reply with JSON: {\"done\": true | false, \"summary\": \
     \"...\"}.";
 
-impl Supervisor {
-    async fn ask<T: Contract>(&self, system: &str, user: String) -> Result<T, ContractError> {
+/// A question the supervisor puts to its model, with the user text it asks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Question {
+    Complexity(String),
+    Plan(String),
+    Decision { round: u32, text: String },
+}
+
+/// The model's typed answer to a [`Question`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    Complexity(Complexity),
+    Plan(TaskPlan),
+    Decision(Judgement),
+}
+
+impl Question {
+    /// What the person is told while it is asked.
+    pub fn status(&self) -> Status {
+        match self {
+            Self::Complexity(_) => Status::Analysing,
+            Self::Plan(_) => Status::Planning,
+            Self::Decision { round, .. } => Status::Deciding { round: *round },
+        }
+    }
+
+    /// Asks `llm` under the question's JSON contract: invalid output is re-asked,
+    /// then refused.
+    pub async fn ask(&self, llm: &dyn Llm) -> Result<Answer, ContractError> {
+        let (system, text) = match self {
+            Self::Complexity(text) => (ANALYST, text),
+            Self::Plan(text) => (PLANNER, text),
+            Self::Decision { text, .. } => (DECIDER, text),
+        };
         let request = ChatRequest {
             system: system.into(),
-            messages: vec![Message::user(user)].into(),
+            messages: vec![Message::user(text.clone())].into(),
             temperature: Some(0.0),
             ..ChatRequest::default()
         };
-        ask::<T>(&*self.llm, request, DEFAULT_REASKS, &mut |_| {}).await
+        let sink = &mut |_| {};
+        Ok(match self {
+            Self::Complexity(_) => {
+                Answer::Complexity(ask(llm, request, DEFAULT_REASKS, sink).await?)
+            }
+            Self::Plan(_) => Answer::Plan(ask(llm, request, DEFAULT_REASKS, sink).await?),
+            Self::Decision { .. } => {
+                Answer::Decision(ask(llm, request, DEFAULT_REASKS, sink).await?)
+            }
+        })
+    }
+}
+
+/// What the supervision needs next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    Ask(Question),
+    /// Run the executor on `brief` as round `round` (begun already when it is the
+    /// current round: a reload cut it off).
+    Execute {
+        round: u32,
+        brief: String,
+    },
+    Done(Report),
+}
+
+/// The supervisor's state for one request: sans-IO and serializable, so it is saved
+/// beside the executor's run and a reload goes on where it was. Rounds already
+/// judged are never run again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Supervision {
+    pub input: String,
+    pub max_rounds: u32,
+    pub complexity: Option<Complexity>,
+    pub plan: Option<Vec<String>>,
+    /// Executor rounds begun.
+    pub round: u32,
+    /// What the executor is told in the current (or next) round.
+    pub brief: String,
+    /// The current round's outcome, once it ended.
+    pub outcome: Option<Outcome>,
+    /// The decider's word on the current round.
+    pub judgement: Option<Judgement>,
+}
+
+impl Supervision {
+    pub fn new(input: &str, max_rounds: u32) -> Self {
+        Self {
+            input: input.to_owned(),
+            max_rounds: max_rounds.max(1),
+            complexity: None,
+            plan: None,
+            round: 0,
+            brief: input.to_owned(),
+            outcome: None,
+            judgement: None,
+        }
     }
 
+    fn numbered(&self) -> String {
+        let tasks = self.plan.as_deref().unwrap_or_default();
+        let numbered: Vec<String> = (1..)
+            .zip(tasks)
+            .map(|(n, task)| format!("{n}. {task}"))
+            .collect();
+        numbered.join("\n")
+    }
+
+    /// What is needed next; asking it twice changes nothing.
+    pub fn next(&self) -> Next {
+        let Some(complexity) = &self.complexity else {
+            return Next::Ask(Question::Complexity(self.input.clone()));
+        };
+        let execute = |round| Next::Execute {
+            round,
+            brief: self.brief.clone(),
+        };
+        if complexity.level == Level::Simple {
+            return match (&self.outcome, self.round) {
+                (_, 0) => execute(1),
+                (None, round) => execute(round),
+                (Some(_), _) => self.done(),
+            };
+        }
+        if self.plan.is_none() {
+            return Next::Ask(Question::Plan(self.input.clone()));
+        }
+        match (&self.outcome, &self.judgement) {
+            _ if self.round == 0 => execute(1),
+            (None, _) => execute(self.round),
+            (Some(outcome), None) => Next::Ask(Question::Decision {
+                round: self.round,
+                text: format!(
+                    "Request: {}\nPlan:\n{}\nExecutor's report: {}",
+                    self.input,
+                    self.numbered(),
+                    outcome.text()
+                ),
+            }),
+            (Some(_), Some(j)) if j.done || self.round >= self.max_rounds => self.done(),
+            (Some(_), Some(_)) => execute(self.round + 1),
+        }
+    }
+
+    fn done(&self) -> Next {
+        Next::Done(Report {
+            complexity: self.complexity.clone().unwrap_or(Complexity {
+                level: Level::Simple,
+                reason: String::new(),
+            }),
+            plan: self.plan.clone().unwrap_or_default(),
+            outcome: self.outcome.clone().unwrap_or(Outcome::Failed {
+                error: "the executor never ran".into(),
+            }),
+            judgement: self.judgement.clone(),
+            rounds: self.round,
+        })
+    }
+
+    /// Takes the model's answer; the status to tell.
+    pub fn answered(&mut self, answer: Answer) -> Status {
+        match answer {
+            Answer::Complexity(complexity) => {
+                let status = Status::Assessed {
+                    level: complexity.level,
+                    reason: complexity.reason.clone(),
+                };
+                self.complexity = Some(complexity);
+                status
+            }
+            Answer::Plan(plan) => {
+                self.plan = Some(plan.tasks.clone());
+                self.brief = format!(
+                    "{}\n\nThe whole plan:\n{}\nCarry out every task.",
+                    self.input,
+                    self.numbered()
+                );
+                Status::Planned { tasks: plan.tasks }
+            }
+            Answer::Decision(judgement) => {
+                if !judgement.done {
+                    self.brief = format!(
+                        "{}\n\nThe whole plan:\n{}\nStill to do: {}",
+                        self.input,
+                        self.numbered(),
+                        judgement.summary
+                    );
+                }
+                let status = Status::Decided {
+                    done: judgement.done,
+                    summary: judgement.summary.clone(),
+                };
+                self.judgement = Some(judgement);
+                status
+            }
+        }
+    }
+
+    /// Round `round` begins (nothing changes when it has begun already); the status
+    /// to tell.
+    pub fn begin(&mut self, round: u32) -> Status {
+        if round > self.round {
+            self.round = round;
+            self.outcome = None;
+            self.judgement = None;
+        }
+        Status::Executing {
+            round: self.round,
+            max_rounds: self.max_rounds,
+            tasks: self.plan.as_ref().map_or(0, Vec::len),
+        }
+    }
+
+    /// The current round's executor ended with `outcome`.
+    pub fn executed(&mut self, outcome: Outcome) {
+        self.outcome = Some(outcome);
+    }
+}
+
+/// The supervisor on its own, with no controller: its executor runs with the agent's
+/// tools but no host page and no checkpoint, and cannot pause for a person (an
+/// approval fails the round). The session controller (`app`) drives a
+/// [`Supervision`] itself, with all of those.
+pub struct Supervisor {
+    /// The model that analyses, plans and decides.
+    pub llm: Rc<dyn Llm>,
+    pub executor: Rc<Agent>,
+    /// Executor runs on a complex request, at most.
+    pub max_rounds: u32,
+}
+
+impl Supervisor {
     /// Handles one request end to end.
     pub async fn handle(
         &self,
@@ -125,58 +383,22 @@ impl Supervisor {
         clock: &dyn Clock,
         notify: &mut dyn FnMut(Progress),
     ) -> Result<Report, ContractError> {
-        notify(Progress::Status("Analysing the request".into()));
-        let complexity: Complexity = self.ask(ANALYST, input.to_owned()).await?;
-        if complexity.level == Level::Simple {
-            notify(Progress::Status("Working on it".into()));
-            let outcome = self
-                .execute(&format!("{run_id}-1"), input, clock, notify)
-                .await;
-            return Ok(Report {
-                complexity,
-                plan: Vec::new(),
-                outcome,
-                judgement: None,
-                rounds: 1,
-            });
-        }
-        notify(Progress::Status("Planning".into()));
-        let plan: TaskPlan = self.ask(PLANNER, input.to_owned()).await?;
-        let numbered: Vec<String> = (1..)
-            .zip(&plan.tasks)
-            .map(|(n, task)| format!("{n}. {task}"))
-            .collect();
-        let numbered = numbered.join("\n");
-        notify(Progress::Status(format!(
-            "Plan of {} tasks",
-            plan.tasks.len()
-        )));
-        let mut brief = format!("{input}\n\nThe whole plan:\n{numbered}\nCarry out every task.");
-        let mut rounds = 0;
+        let mut supervision = Supervision::new(input, self.max_rounds);
         loop {
-            rounds += 1;
-            notify(Progress::Status(format!("Executing, round {rounds}")));
-            let run_id = format!("{run_id}-{rounds}");
-            let outcome = self.execute(&run_id, &brief, clock, notify).await;
-            notify(Progress::Status("Checking the result".into()));
-            let question = format!(
-                "Request: {input}\nPlan:\n{numbered}\nExecutor's report: {}",
-                outcome.text()
-            );
-            let judgement: Judgement = self.ask(DECIDER, question).await?;
-            if judgement.done || rounds >= self.max_rounds.max(1) {
-                return Ok(Report {
-                    complexity,
-                    plan: plan.tasks,
-                    outcome,
-                    judgement: Some(judgement),
-                    rounds,
-                });
+            match supervision.next() {
+                Next::Ask(question) => {
+                    notify(Progress::Status(question.status()));
+                    let answer = question.ask(&*self.llm).await?;
+                    notify(Progress::Status(supervision.answered(answer)));
+                }
+                Next::Execute { round, brief } => {
+                    notify(Progress::Status(supervision.begin(round)));
+                    let run_id = format!("{run_id}-{round}");
+                    let outcome = self.execute(&run_id, &brief, clock, notify).await;
+                    supervision.executed(outcome);
+                }
+                Next::Done(report) => return Ok(report),
             }
-            brief = format!(
-                "{input}\n\nThe whole plan:\n{numbered}\nStill to do: {}",
-                judgement.summary
-            );
         }
     }
 
@@ -195,7 +417,8 @@ impl Supervisor {
             Stop::Done(outcome) => outcome,
             Stop::AwaitingApproval(call) => Outcome::Failed {
                 error: format!(
-                    "the executor waits for approval of `{}`; the supervisor cannot pause for it",
+                    "the executor waits for approval of `{}`; only a session can pause for \
+                     it (`supervisor: true` in createAgent)",
                     call.name
                 ),
             },

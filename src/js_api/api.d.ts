@@ -51,6 +51,15 @@ export interface AgentConfig {
    * not every step. Default 5000.
    */
   keepTurns?: number;
+  /**
+   * Chat goes through the supervisor (seed 003): it judges the request SIMPLE or
+   * COMPLEX, plans a complex one, runs the agent (with every tool, the host's too) on
+   * the whole plan, and decides whether it is done (a second round when not). Each
+   * stage is a `supervisor` update; an approval inside the plan pauses it all, and a
+   * reload mid-plan `resume()`s where it was. The model must answer the JSON of each
+   * stage: a proxy model, or a `respond` function offline. Default `false`.
+   */
+  supervisor?: boolean;
 }
 
 /**
@@ -64,8 +73,29 @@ export interface AgentConfig {
  */
 export type Builtin = "clock" | "page_title" | "memory" | "page";
 
-/** `"rules"` (the rules model with no rules), rules given inline, or an OpenAI-compatible proxy. */
-export type ModelConfig = "rules" | RulesModelConfig | ProxyModelConfig;
+/** `"rules"` (the rules model with no rules), rules given inline, an OpenAI-compatible proxy, or the page's own `respond` function. */
+export type ModelConfig = "rules" | RulesModelConfig | ProxyModelConfig | PageModelConfig;
+
+/**
+ * A model the page answers (an offline planner of its own, a model the crate does not
+ * speak to): `respond` gets each request and returns, or resolves to, the answer. Its
+ * tool calls are validated like any model's; a throw or rejection fails the step.
+ */
+export interface PageModelConfig {
+  respond: (request: ModelRequest) => ModelAnswer | PromiseLike<ModelAnswer>;
+}
+
+/** What `respond` is asked: the transcript, the tools on offer, and the JSON shape wanted (the supervisor's stages), if any. */
+export interface ModelRequest {
+  system: string;
+  messages: { role: "system" | "user" | "assistant" | "tool"; content: string; tool_calls?: ToolCall[]; tool_call_id?: string }[];
+  tools: { name: string; description: string; parameters: JsonSchema }[];
+  /** `{name: "Complexity" | "TaskPlan" | "Judgement" | …, schema}` when the answer must be that JSON. */
+  responseFormat: { name: string; schema: JsonSchema } | null;
+}
+
+/** Text, or text with tool calls (`arguments` as an object or JSON text). */
+export type ModelAnswer = string | { text?: string; toolCalls?: { id?: string; name: string; arguments?: object | string }[] };
 
 /** The deterministic rules model, with the host's rules: no network, no key. */
 export interface RulesModelConfig {
@@ -414,7 +444,21 @@ export type Update =
   /** A host message was not a result any call was waiting for. */
   | { event: "host_message_ignored"; reason: string }
   /** A run was cut off by a reload (reported when the agent starts, and by `interrupted()`). */
-  | ({ event: "interrupted" } & Interrupted);
+  | ({ event: "interrupted" } & Interrupted)
+  /** A supervised turn's stage (`supervisor: true`). */
+  | ({ event: "supervisor" } & SupervisorStatus & TurnTag);
+
+/** Where a supervised turn is: its stages in order, the executor's round once per round. */
+export type SupervisorStatus =
+  | { stage: "analysing" }
+  | { stage: "assessed"; level: "SIMPLE" | "COMPLEX"; reason: string }
+  | { stage: "planning" }
+  /** The plan the executor gets whole. */
+  | { stage: "planned"; tasks: string[] }
+  /** Executor round `round` of at most `max_rounds` began (or went on after a reload); `tasks` is 0 for a simple request. */
+  | { stage: "executing"; round: number; max_rounds: number; tasks: number }
+  | { stage: "deciding"; round: number }
+  | { stage: "decided"; done: boolean; summary: string };
 
 /**
  * A run a reload cut off: `resume(conversation)` drives it on in its own turn (no

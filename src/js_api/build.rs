@@ -33,8 +33,9 @@ use {
 /// The build to use for what this one leaves out.
 const FULL_BUILD: &str = "the full build (dist/, `trunk build --release`)";
 
-/// Builds the session; every failure is one message saying what to fix.
-pub async fn session(spec: AgentSpec) -> Result<Session, String> {
+/// Builds the session; every failure is one message saying what to fix. `page_model`:
+/// the page's own `respond` function, which replaces `spec.model`.
+pub async fn session(spec: AgentSpec, page_model: Option<Rc<dyn Llm>>) -> Result<Session, String> {
     lacking(&spec)?;
     #[cfg(feature = "workflows")]
     let character = match &spec.character {
@@ -53,13 +54,14 @@ pub async fn session(spec: AgentSpec) -> Result<Session, String> {
             None
         }
     };
-    let llm: Rc<dyn Llm> = match &spec.model {
+    let llm: Rc<dyn Llm> = match (&spec.model, page_model) {
+        (_, Some(page_model)) => page_model,
         #[cfg(feature = "page")]
-        ModelSpec::Rules(rules) if spec.builtins.contains(&Builtin::Page) => {
+        (ModelSpec::Rules(rules), None) if spec.builtins.contains(&Builtin::Page) => {
             Rc::new(page::offline(rules))
         }
-        ModelSpec::Rules(rules) => Rc::new(rules.clone()),
-        ModelSpec::Proxy(settings) => Rc::new(
+        (ModelSpec::Rules(rules), None) => Rc::new(rules.clone()),
+        (ModelSpec::Proxy(settings), None) => Rc::new(
             OpenAiClient::new(
                 settings.clone(),
                 Rc::new(Fetch),
@@ -208,6 +210,9 @@ fn lacking(spec: &AgentSpec) -> Result<(), String> {
     }
     if cfg!(not(feature = "page")) && spec.builtins.contains(&Builtin::Page) {
         return Err(needs("config.builtins: `page`", "the page tools"));
+    }
+    if cfg!(not(feature = "supervisor")) && spec.options.supervisor {
+        return Err(needs("config.supervisor", "the supervisor"));
     }
     if cfg!(not(feature = "supabase")) && matches!(spec.store, Backend::Supabase { .. }) {
         return Err(needs("config.store", "the Supabase backend"));

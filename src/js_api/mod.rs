@@ -6,6 +6,7 @@
 mod build;
 mod handler;
 mod js;
+mod model;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -33,6 +34,7 @@ const TYPES: &str = include_str!("api.d.ts");
 pub async fn create_agent(
     #[wasm_bindgen(unchecked_param_type = "AgentConfig | void")] config: JsValue,
 ) -> Result<FamiliarAgent, JsValue> {
+    let (config, model) = model::take_page_model(config);
     let value = to_json(&config).map_err(|e| error(&format!("createAgent's config: {e}")))?;
     let spec = AgentSpec::from_value(&value).map_err(|problems| {
         error(&spec::describe(
@@ -40,7 +42,7 @@ pub async fn create_agent(
             &problems,
         ))
     })?;
-    let session = build::session(spec).await.map_err(|e| error(&e))?;
+    let session = build::session(spec, model).await.map_err(|e| error(&e))?;
     let agent = FamiliarAgent::new(session);
     // A page load: a character's orders that timed out while the page was closed
     // expire now, not at the next message.
@@ -83,8 +85,9 @@ struct Posted {
 }
 
 /// The names `on` accepts besides run events.
-const UPDATE_NAMES: [&str; 11] = [
+const UPDATE_NAMES: [&str; 12] = [
     "turn_began",
+    "supervisor",
     "turn_resumed",
     "character_prepared",
     "transaction_recorded",

@@ -169,7 +169,8 @@ pub fn App() -> impl IntoView {
                             <Show when=|| !crate::web::in_host_page()>
                                 <p class="familiar-examples">
                                     "Or play " <a href="public/examples/market.html">"Mossbrook Market"</a>
-                                    ", a game whose NPCs are agents."
+                                    ", a game whose NPCs are agents, or build a story with the "
+                                    <a href="public/examples/copilot.html">"story copilot"</a> "."
                                 </p>
                             </Show>
                         </div>

@@ -58,7 +58,7 @@ const DEFAULT_INSTRUCTIONS: &str = "You are a helpful agent. Use your tools when
 impl AgentSpec {
     /// Reads `createAgent`'s argument; every problem comes back at once.
     pub fn from_value(value: &Value) -> Result<Self, Vec<Problem>> {
-        const KNOWN: [&str; 14] = [
+        const KNOWN: [&str; 15] = [
             "name",
             "instructions",
             "model",
@@ -73,6 +73,7 @@ impl AgentSpec {
             "builtins",
             "timeBudgetMs",
             "keepTurns",
+            "supervisor",
         ];
         let mut problems = Vec::new();
         let empty = Value::Object(Map::new());
@@ -104,6 +105,7 @@ impl AgentSpec {
             None => 0,
         };
         options.goal_check_on_events = f.boolean("goalCheck").unwrap_or(true);
+        options.supervisor = f.boolean("supervisor").unwrap_or(false);
         if let Some(ms) = f.number("timeBudgetMs", 1_000..=3_600_000) {
             options.time_budget_ms = ms;
         }
@@ -377,6 +379,10 @@ mod tests {
         assert_eq!(spec.namespace, "familiar.agent.familiar");
         assert_eq!(spec.store, Backend::Local);
         assert!(spec.persist);
+        assert!(
+            !spec.options.supervisor,
+            "chat is not supervised unless asked"
+        );
     }
 
     #[test]
@@ -388,7 +394,7 @@ mod tests {
             "maxSteps": 5, "planning": true, "reflection": true, "goalCheck": false,
             "character": "/characters/dotty.json", "namespace": "game.grunt",
             "persist": false, "builtins": ["clock", "memory", "page"], "timeBudgetMs": 60000,
-            "keepTurns": 500
+            "keepTurns": 500, "supervisor": true
         }))
         .unwrap();
         let ModelSpec::Proxy(model) = &spec.model else {
@@ -403,6 +409,7 @@ mod tests {
         assert!(spec.options.planning && !spec.options.goal_check_on_events);
         assert_eq!(spec.options.time_budget_ms, 60_000);
         assert_eq!(spec.options.keep_turns, 500);
+        assert!(spec.options.supervisor);
         assert_eq!(
             spec.character,
             Some(CharacterSpec::Url("/characters/dotty.json".into()))

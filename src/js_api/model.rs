@@ -1,0 +1,131 @@
+//! A model the page answers: `model: {respond(request)}` in `createAgent`. The page's
+//! function gets each request as plain JSON (`system`, `messages`, `tools`,
+//! `responseFormat`) and returns, or resolves to, the answer: text, or
+//! `{text, toolCalls: [{name, arguments}]}`. It is how a host brings its own offline
+//! planner (the copilot example's) or any model the crate does not speak to; what it
+//! answers goes through the same checks as any model's (arguments validated by the
+//! registry, JSON contracts re-asked).
+
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use js_sys::{Function, Promise};
+use serde_json::{Value, json};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use super::js::{field, message_of, to_js, to_json};
+use crate::llm::message::ToolCall;
+use crate::llm::{
+    ChatRequest, ChatResponse, DeltaSink, FinishReason, Llm, LlmError, replay_as_deltas,
+};
+
+/// Takes `model: {respond}` out of `createAgent`'s config: a function is not JSON, so
+/// the rest of the config (without `model`) is read as usual and the function becomes
+/// the agent's model.
+pub fn take_page_model(config: JsValue) -> (JsValue, Option<Rc<dyn Llm>>) {
+    let respond = field(&field(&config, "model"), "respond");
+    match respond.dyn_into::<Function>() {
+        Ok(respond) => {
+            let rest = js_sys::Object::assign(&js_sys::Object::new(), &config.unchecked_into());
+            let _ = js_sys::Reflect::delete_property(&rest, &"model".into());
+            let model: Rc<dyn Llm> = Rc::new(PageModel::new(respond));
+            (rest.into(), Some(model))
+        }
+        Err(_) => (config, None),
+    }
+}
+
+/// The page's `respond` function as a model.
+pub struct PageModel {
+    respond: Function,
+}
+
+impl PageModel {
+    pub fn new(respond: Function) -> Self {
+        Self { respond }
+    }
+}
+
+impl Llm for PageModel {
+    fn chat<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+        sink: &'a mut DeltaSink<'_>,
+    ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            let asked = to_js(&json!({
+                "system": request.system,
+                "messages": request.messages,
+                "tools": request.offered_tools(),
+                "responseFormat": request.response_format,
+            }));
+            let returned = self
+                .respond
+                .call1(&JsValue::NULL, &asked)
+                .map_err(|e| LlmError::Provider(format!("respond threw: {}", message_of(&e))))?;
+            let settled = JsFuture::from(Promise::resolve(&returned))
+                .await
+                .map_err(|e| LlmError::Provider(format!("respond rejected: {}", message_of(&e))))?;
+            let answer = to_json(&settled).map_err(LlmError::Malformed)?;
+            let response = response_of(&answer).map_err(LlmError::Malformed)?;
+            replay_as_deltas(&response, sink);
+            Ok(response)
+        })
+    }
+}
+
+/// The page's answer as a response, or what is wrong with it.
+pub fn response_of(answer: &Value) -> Result<ChatResponse, String> {
+    let (text, calls) = match answer {
+        Value::String(text) => (text.clone(), Vec::new()),
+        Value::Object(fields) => {
+            let text = match fields.get("text") {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(text)) => text.clone(),
+                Some(_) => return Err("respond's `text` is not a string".into()),
+            };
+            let calls = match fields.get("toolCalls") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(calls)) => calls.clone(),
+                Some(_) => return Err("respond's `toolCalls` is not an array".into()),
+            };
+            (text, calls)
+        }
+        _ => {
+            return Err(
+                "respond must return text or {text, toolCalls: [{name, arguments}]}".into(),
+            );
+        }
+    };
+    let tool_calls = (1..)
+        .zip(&calls)
+        .map(|(n, call)| {
+            let name = call.get("name").and_then(Value::as_str);
+            let name = name.ok_or(format!("respond's toolCalls[{}] has no name", n - 1))?;
+            let arguments = match call.get("arguments") {
+                None | Some(Value::Null) => "{}".to_owned(),
+                Some(Value::String(text)) => text.clone(),
+                Some(other) => other.to_string(),
+            };
+            let id = call.get("id").and_then(Value::as_str);
+            Ok(ToolCall {
+                id: id.map_or_else(|| format!("call_{n}"), str::to_owned),
+                name: name.to_owned(),
+                arguments,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let finish = if tool_calls.is_empty() {
+        FinishReason::Stop
+    } else {
+        FinishReason::ToolCalls
+    };
+    Ok(ChatResponse {
+        text,
+        reasoning: String::new(),
+        tool_calls,
+        finish,
+        usage: None,
+    })
+}
