@@ -3,10 +3,12 @@
 //! UI does through the same controller calls; the TypeScript declarations in
 //! `familiar.d.ts` describe it.
 
+mod approvals;
 mod build;
 mod handler;
 mod js;
 mod model;
+mod tools;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -14,15 +16,14 @@ use std::rc::Rc;
 use js_sys::{Function, Promise};
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{JsFuture, future_to_promise};
+use wasm_bindgen_futures::future_to_promise;
 
 use crate::app::spec::{self, AgentSpec};
-use crate::app::{
-    ApprovalKey, Channel, Decision, Notice, PendingApproval, Session, SessionState, Target, Update,
-};
+use crate::app::{Channel, Notice, Session, SessionState, Update};
 use crate::run::event::Event;
 pub use handler::function_handler;
-use js::{console_error, error, field, message_of, to_js, to_json};
+use js::{console_error, error, message_of, to_js, to_json};
+use tools::Posted;
 
 /// The declarations of what the API takes and gives, appended to the generated
 /// `.d.ts` so the parameters below can name them.
@@ -71,17 +72,6 @@ pub struct FamiliarAgent {
     posted: RefCell<Vec<Posted>>,
     #[cfg(feature = "ui")]
     widget: RefCell<Option<crate::ui::Mounted>>,
-}
-
-/// A target channel tools post to: one object (a window at one origin, a port) and
-/// one listener, however many tools it answers.
-struct Posted {
-    object: JsValue,
-    origin: Option<String>,
-    target: Target,
-    tools: Vec<String>,
-    /// Dropping it stops the listening.
-    _listening: handler::Listening,
 }
 
 /// The names `on` accepts besides run events.
@@ -138,75 +128,6 @@ impl FamiliarAgent {
     }
 }
 
-impl FamiliarAgent {
-    /// Decides the call `which` names: an [`ApprovalKey`]-shaped object, or the
-    /// model's call id when only one waiting call has it.
-    fn decide(&self, which: &JsValue, decision: Decision) -> Result<(), JsValue> {
-        let key = match which.as_string() {
-            Some(call_id) => self.session.waiting_call(&call_id),
-            None => Ok(approval_key(which)?),
-        };
-        key.and_then(|key| self.session.decide(&key, decision))
-            .map_err(|e| error(&e.to_string()))
-    }
-}
-
-/// `registerTool`'s error for one field of the tool.
-fn problem(field: &str, message: &str) -> JsValue {
-    error(&format!(
-        "registerTool has problems:\n  tool.{field}: {message}"
-    ))
-}
-
-/// The origin a tool's target is posted to: a window needs one, normalised (`"*"`
-/// only when given by name); nothing else takes one.
-fn origin_of(tool: &JsValue, target: &JsValue) -> Result<Option<String>, JsValue> {
-    let given = field(tool, "origin").as_string();
-    if !handler::is_window(target) {
-        return match given {
-            Some(_) => Err(problem(
-                "origin",
-                "only an iframe's window is posted to at an origin; a port answers only \
-                 whoever holds its other end",
-            )),
-            None => Ok(None),
-        };
-    }
-    let Some(given) = given else {
-        return Err(problem(
-            "origin",
-            "an iframe's window needs the origin it is at, e.g. \"https://game.example\" \
-             (\"*\" accepts any, and posts to whatever the frame navigates to); a sandboxed \
-             frame answers through a MessagePort",
-        ));
-    };
-    crate::app::normalize_origin(&given)
-        .map(Some)
-        .map_err(|e| problem("origin", &e.to_string()))
-}
-
-/// `{conversation, turn, callId}` or a `pending()` entry (`call.id`) as a key.
-fn approval_key(which: &JsValue) -> Result<ApprovalKey, JsValue> {
-    let conversation = field(which, "conversation").as_string();
-    let turn = field(which, "turn").as_f64();
-    let call = field(which, "callId")
-        .as_string()
-        .or_else(|| field(&field(which, "call"), "id").as_string());
-    match (conversation, turn, call) {
-        (Some(conversation), Some(turn), Some(call)) if turn >= 0.0 && turn.fract() == 0.0 => {
-            Ok(ApprovalKey {
-                conversation,
-                turn: turn as u64,
-                call,
-            })
-        }
-        _ => Err(error(
-            "name the call to decide as a pending() entry, {conversation, turn, callId}, or \
-             its call id",
-        )),
-    }
-}
-
 /// An update as listeners get it: `{event, conversation, turn, …}`, where `event` is
 /// the update's name and the rest its fields.
 fn payload(update: &Update) -> Value {
@@ -229,137 +150,6 @@ fn payload(update: &Update) -> Value {
 
 #[wasm_bindgen]
 impl FamiliarAgent {
-    /// Gives the agent a tool the page runs: `{name, description, parameters, kind,
-    /// approval, timeoutMs, handler}`, where `handler` is a function or a target to
-    /// post `function_call` messages to (with `origin` for an iframe's window).
-    #[wasm_bindgen(js_name = registerTool)]
-    pub fn register_tool(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "ToolConfig")] tool: JsValue,
-    ) -> Result<(), JsValue> {
-        // The handler is not JSON (a function, or a window that cannot be written).
-        let described =
-            js_sys::Object::assign(&js_sys::Object::new(), &tool.clone().unchecked_into());
-        let _ = js_sys::Reflect::delete_property(&described, &"handler".into());
-        let described = to_json(&described).map_err(|e| error(&format!("registerTool: {e}")))?;
-        let host_tool = spec::tool_from_value(&described)
-            .map_err(|problems| error(&spec::describe("registerTool has problems", &problems)))?;
-        let handler_value = field(&tool, "handler");
-        let name = host_tool.spec.name.clone();
-        let (handler, posted) = if let Some(function) = handler_value.dyn_ref::<Function>() {
-            if field(&tool, "origin").is_string() {
-                return Err(problem(
-                    "origin",
-                    "only an iframe's window is posted to at an origin; a function is called",
-                ));
-            }
-            (handler::function_handler(function.clone()), None)
-        } else if handler::is_target(&handler_value) {
-            let origin = origin_of(&tool, &handler_value)?;
-            let known = self.posted.borrow().iter().find_map(|p| {
-                (js_sys::Object::is(&p.object, &handler_value) && p.origin == origin)
-                    .then_some(p.target)
-            });
-            let (target, new) = match known {
-                Some(target) => (target, None),
-                None => {
-                    let target = self.channel.target();
-                    let listening = handler::listen(
-                        &self.channel,
-                        &self.session,
-                        target,
-                        handler_value.clone(),
-                        origin.clone(),
-                    );
-                    let posted = Posted {
-                        object: handler_value.clone(),
-                        origin: origin.clone(),
-                        target,
-                        tools: Vec::new(),
-                        _listening: listening,
-                    };
-                    (target, Some(posted))
-                }
-            };
-            let handler =
-                handler::channel_handler(&self.channel, &name, target, handler_value, origin);
-            (handler, Some((target, new)))
-        } else {
-            return Err(problem(
-                "handler",
-                &format!(
-                    "expected a function or something to postMessage to (an iframe's window, \
-                     a MessagePort, an extension port) for `{name}`"
-                ),
-            ));
-        };
-        self.session
-            .host_tools()
-            .register(host_tool, handler)
-            .map_err(|e| error(&e.to_string()))?;
-        let mut posted_now = self.posted.borrow_mut();
-        for posted in posted_now.iter_mut() {
-            posted.tools.retain(|tool| *tool != name);
-        }
-        if let Some((target, new)) = posted {
-            posted_now.extend(new);
-            if let Some(posted) = posted_now.iter_mut().find(|p| p.target == target) {
-                posted.tools.push(name);
-            }
-        }
-        posted_now.retain(|p| !p.tools.is_empty());
-        Ok(())
-    }
-
-    /// Removes a tool; whether it was there.
-    #[wasm_bindgen(js_name = unregisterTool)]
-    pub fn unregister_tool(&self, name: &str) -> bool {
-        let mut posted = self.posted.borrow_mut();
-        for p in posted.iter_mut() {
-            p.tools.retain(|tool| tool != name);
-        }
-        posted.retain(|p| !p.tools.is_empty());
-        drop(posted);
-        self.session.host_tools().unregister(name)
-    }
-
-    /// Takes a `function_result` message that arrived some other way (a socket).
-    /// `from`: the tool's handler it answers for, whose calls alone it may answer;
-    /// without it, any waiting call whose (unguessable) request id it names.
-    /// Whether a call was waiting for it; if not, `host_message_ignored` says why.
-    pub fn receive(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "FunctionResultMessage")] message: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "MessageTarget | void")] from: JsValue,
-    ) -> bool {
-        let Ok(message) = to_json(&message) else {
-            return false;
-        };
-        let from = if from.is_undefined() || from.is_null() {
-            None
-        } else {
-            let known = self
-                .posted
-                .borrow()
-                .iter()
-                .find_map(|p| js_sys::Object::is(&p.object, &from).then_some(p.target));
-            let Some(target) = known else {
-                let id = message.get("request_id").and_then(Value::as_str);
-                let ignored = crate::app::Ignored::Unknown(id.unwrap_or_default().to_owned());
-                self.session.host_message_ignored(&ignored);
-                return false;
-            };
-            Some(target)
-        };
-        match self.channel.receive(from, &message) {
-            Ok(()) => true,
-            Err(ignored) => {
-                self.session.host_message_ignored(&ignored);
-                false
-            }
-        }
-    }
-
     /// Sends a chat message; resolves to the outcome `{type, text | reason | error}`.
     #[wasm_bindgen(unchecked_return_type = "Promise<Outcome>")]
     pub fn send(&self, text: String) -> Promise {
@@ -440,71 +230,6 @@ impl FamiliarAgent {
             });
         }
         u32::try_from(before - listeners.len()).unwrap_or(0)
-    }
-
-    /// Decides approvals in code: `callback(pending)` returns (or resolves to) `true`,
-    /// `false`, `"always"` or `{approve, always, reason}`; `null` hands them back to
-    /// `approve` / `deny`. A callback that throws denies.
-    #[wasm_bindgen(js_name = onApproval)]
-    pub fn on_approval(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "ApprovalHandler | null | void")] callback: Option<
-            Function,
-        >,
-    ) {
-        let approver = callback.map(|callback| -> crate::app::Approver {
-            Rc::new(move |pending: &PendingApproval| {
-                let returned = callback.call1(&JsValue::NULL, &to_js(pending));
-                Box::pin(async move {
-                    let settled = match returned {
-                        Ok(value) => JsFuture::from(Promise::resolve(&value)).await,
-                        Err(e) => Err(e),
-                    };
-                    match settled {
-                        Ok(answer) => decision(&answer),
-                        Err(e) => Decision::Deny {
-                            reason: format!("the approval handler failed: {}", message_of(&e)),
-                        },
-                    }
-                })
-            })
-        });
-        self.session.set_approver(approver);
-    }
-
-    /// Approves a waiting call (`always`: this tool, for this agent, in this
-    /// conversation, from now on). `which` is a `pending()` entry (or
-    /// `{conversation, turn, callId}`); the model's call id alone is taken while no
-    /// other waiting call shares it.
-    pub fn approve(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "ApprovalKey | string")] which: JsValue,
-        always: Option<bool>,
-    ) -> Result<(), JsValue> {
-        let decision = if always.unwrap_or(false) {
-            Decision::ApproveAlways
-        } else {
-            Decision::Approve
-        };
-        self.decide(&which, decision)
-    }
-
-    /// Denies a waiting call (named as for `approve`); the model hears `reason`.
-    pub fn deny(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "ApprovalKey | string")] which: JsValue,
-        reason: Option<String>,
-    ) -> Result<(), JsValue> {
-        let reason = reason
-            .filter(|r| !r.trim().is_empty())
-            .unwrap_or_else(|| "the user said no".into());
-        self.decide(&which, Decision::Deny { reason })
-    }
-
-    /// The calls waiting for a decision.
-    #[wasm_bindgen(unchecked_return_type = "PendingApproval[]")]
-    pub fn pending(&self) -> JsValue {
-        to_js(&self.session.pending())
     }
 
     /// The played character's pending transactions with the player (one per
@@ -632,37 +357,5 @@ impl FamiliarAgent {
         self.session.destroy();
         self.listeners.borrow_mut().clear();
         self.posted.borrow_mut().clear();
-    }
-}
-
-/// A host's approval answer as a decision; anything unclear denies.
-fn decision(answer: &JsValue) -> Decision {
-    if answer.as_bool() == Some(true) {
-        return Decision::Approve;
-    }
-    if answer.as_string().as_deref() == Some("always") {
-        return Decision::ApproveAlways;
-    }
-    if answer.is_object() {
-        let approve = field(answer, "approve").as_bool() == Some(true);
-        let always = field(answer, "always").as_bool() == Some(true);
-        let reason = field(answer, "reason").as_string();
-        return match (approve, always) {
-            (true, true) => Decision::ApproveAlways,
-            (true, false) => Decision::Approve,
-            (false, _) => Decision::Deny {
-                reason: reason.unwrap_or_else(|| "the host denied it".into()),
-            },
-        };
-    }
-    Decision::Deny {
-        reason: if answer.as_bool() == Some(false) {
-            "the host denied it".into()
-        } else {
-            format!(
-                "the approval handler answered {}, not true, false or \"always\"",
-                to_json(answer).map(|v| v.to_string()).unwrap_or_default()
-            )
-        },
     }
 }
