@@ -129,6 +129,58 @@ test('the conversation follows the newest answer, and stops following when the r
   assert.deepEqual(problems, []);
 });
 
+/** A saved conversation of `turns` answered turns, in the format the bench also writes. */
+function savedConversation(turns) {
+  const interactions = [];
+  for (let id = 1; id <= turns; id += 1) {
+    const text = `It is 09:00 (turn ${id}).`;
+    interactions.push({
+      id,
+      input: `Question ${id}: what time is it?`,
+      status: 'Completed',
+      draft: '',
+      started_ms: 1795338000000 + id * 1000,
+      steps: [{ type: 'answer', text, outcome: { type: 'answered', text } }],
+    });
+  }
+  return { interactions };
+}
+
+test('a long conversation opens on its newest turns; "Show earlier" draws the rest by keyboard, keeping the place', async (t) => {
+  const { page, problems } = await openDemo(env, t, { viewport: { width: 1280, height: 800 } });
+  await page.evaluate((saved) => {
+    localStorage.setItem('familiar.conversation.long', JSON.stringify(saved));
+    localStorage.setItem('familiar.current', JSON.stringify('long'));
+  }, savedConversation(100));
+  await page.reload();
+  await appReady(page);
+  const button = page.getByRole('button', { name: /^Show \d+ earlier messages$/ });
+  assert.equal(await button.innerText(), 'Show 120 earlier messages', '60 of 100 turns held back');
+  assert.equal(await page.locator('.message').count(), 80, 'the newest 40 turns are drawn');
+  assert.match(await page.locator('.turn').first().innerText(), /Question 61:/);
+
+  await button.focus();
+  const first = page.locator('.turn', { hasText: 'Question 61:' });
+  const before = await first.evaluate((e) => e.getBoundingClientRect().top);
+  await page.keyboard.press('Enter');
+  await page.locator('.turn').nth(60).waitFor();
+  await page.waitForTimeout(100);
+  assert.equal(await page.locator('.message').count(), 160);
+  assert.equal(await button.innerText(), 'Show 40 earlier messages');
+  const after = await first.evaluate((e) => e.getBoundingClientRect().top);
+  assert.ok(Math.abs(after - before) <= 2, `the turn read before stays in place (${before} → ${after})`);
+  assert.ok(await button.evaluate((b) => b === document.activeElement), 'focus stays on the button');
+
+  await page.keyboard.press('Enter');
+  await page.locator('.turn').nth(99).waitFor();
+  await page.waitForTimeout(100);
+  assert.equal(await page.locator('.message').count(), 200, 'every message is drawn');
+  assert.equal(await button.count(), 0, 'nothing is left to show');
+  assert.match(await page.locator('.turn').first().innerText(), /Question 1:/);
+  assert.equal(await page.evaluate(() => document.activeElement?.className), 'conversation', 'focus goes to the list, not <body>');
+  assert.deepEqual(problems, []);
+});
+
 test('the page runs under a strict Content-Security-Policy with no inline script', async (t) => {
   const html = await (await fetch(env.server.url)).text();
   const policy = html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)?.[1] ?? '';

@@ -245,9 +245,35 @@ fn Chat(
     });
     on_cleanup(move || follow.set_value(None));
     let jump = move || follow.with_value(|f| f.as_ref().map(Follow::jump));
+    // Earlier turns are drawn above the first one on screen, which stays where it was;
+    // focus stays on the button, or moves to the list once nothing is left to show.
+    let show_earlier = move |_| {
+        let first = list
+            .get_untracked()
+            .and_then(|list| list.query_selector(":scope > li.turn").ok().flatten());
+        let before = first.as_ref().map(|f| f.get_bounding_client_rect().top());
+        chat.show_earlier();
+        request_animation_frame(move || {
+            if chat.hidden.get_untracked() == 0
+                && let Some(list) = list.get_untracked()
+            {
+                let _ = list.focus();
+            }
+            // Measured after focus moved, which may have scrolled too.
+            if let (Some(first), Some(before)) = (first, before) {
+                let moved = first.get_bounding_client_rect().top() - before;
+                follow.with_value(|f| f.as_ref().map(|f| f.scroll_by(moved)));
+            }
+        });
+    };
     view! {
-        <ol node_ref=list class="conversation" aria-label="Messages">
-            <For each=move || chat.turns.get() key=|turn| turn.id let:turn>
+        <Show when=move || { chat.earlier_messages() > 0 }>
+            <button type="button" class="show-earlier" on:click=show_earlier>
+                {move || format!("Show {} earlier messages", chat.earlier_messages())}
+            </button>
+        </Show>
+        <ol node_ref=list class="conversation" aria-label="Messages" tabindex="-1">
+            <For each=move || chat.shown_turns() key=|turn| turn.id let:turn>
                 <Turn interaction=turn.interaction />
             </For>
             {move || chat.queued.get().into_iter().map(|text| view! {

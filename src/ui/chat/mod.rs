@@ -6,10 +6,12 @@
 
 mod announce;
 mod conversations;
+mod earlier;
 mod inspector;
 mod resume;
 mod transaction;
 
+pub use earlier::SHOWN_TURNS;
 pub use inspector::Inspector;
 pub use resume::Interrupted;
 
@@ -102,6 +104,9 @@ pub struct Chat {
     /// Messages sent while an approval waits, oldest first: the controller queues
     /// them; they show at once and become turns as they begin.
     pub queued: RwSignal<Vec<String>>,
+    /// How many of the oldest turns are not drawn: a long conversation opens on its
+    /// newest [`SHOWN_TURNS`], the rest drawn on request ([`Chat::show_earlier`]).
+    pub hidden: RwSignal<usize>,
 }
 
 impl Chat {
@@ -127,6 +132,7 @@ impl Chat {
             announcement: RwSignal::new(String::new()),
             deleted: RwSignal::new_local(None),
             queued: RwSignal::new(Vec::new()),
+            hidden: RwSignal::new(0),
         }
     }
 
@@ -244,6 +250,8 @@ impl Chat {
 
     /// Replaces the conversation on screen with `conversation`.
     fn show(&self, conversation: Conversation) {
+        self.hidden
+            .set(conversation.interactions.len().saturating_sub(SHOWN_TURNS));
         let owner = self.owner();
         let turns = owner.with(|| {
             conversation
