@@ -16,6 +16,8 @@ test('a conversation with a multi-step run, an approval, and a reload that resto
   const card = page.locator('.approval');
   await card.waitFor();
   assert.match(await card.innerText(), /forget/);
+  // The tool's own words for what it does, not the raw call alone.
+  assert.equal(await card.locator('.approval-about').innerText(), 'Forget the memories that mention these words.');
   assert.equal(await page.locator('.composer-send').count(), 1, 'the composer is free while waiting');
   await card.locator('.approve').click();
   assert.match(await answer(page, 2), /^Forgotten \(1\): the ale is cold/);

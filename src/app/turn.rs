@@ -208,10 +208,7 @@ impl Session {
                 Stop::Done(outcome) => return outcome,
                 Stop::AwaitingApproval(call) => call,
             };
-            match self
-                .decision(place, &agent.name, &call, signal.clone())
-                .await
-            {
+            match self.decision(place, agent, &call, signal.clone()).await {
                 Some(Decision::Approve | Decision::ApproveAlways) => run.approve(&call.id),
                 Some(Decision::Deny { reason }) => run.deny(&call.id, &reason),
                 None => run.abort("stopped before it finished"),
@@ -239,6 +236,17 @@ impl Session {
         catalogue.retain(|t| !host.iter().any(|h| h.spec.name == t.spec.name));
         catalogue.extend(host);
         catalogue
+    }
+
+    /// What tool `name` of `agent` says it does: the host's description for a host
+    /// tool (it replaces the agent's of the same name), else the registered one.
+    fn tool_description(&self, agent: &Agent, name: &str) -> Option<String> {
+        let host = self.inner.host.catalogue();
+        let description = match host.into_iter().find(|t| t.spec.name == name) {
+            Some(tool) => Some(tool.spec.description),
+            None => agent.tools.description_of(name).map(str::to_owned),
+        };
+        description.filter(|d| !d.trim().is_empty())
     }
 
     pub(super) fn build_run(
@@ -291,13 +299,13 @@ impl Session {
     async fn decision(
         &self,
         place: &Place,
-        agent: &str,
+        agent: &Agent,
         call: &ToolCall,
         signal: StopSignal,
     ) -> Option<Decision> {
         let key = (
             place.conversation.clone(),
-            agent.to_owned(),
+            agent.name.clone(),
             call.name.clone(),
         );
         if self.inner.state.borrow().always.contains(&key) {
@@ -306,12 +314,20 @@ impl Session {
         let pending = PendingApproval {
             conversation: place.conversation.clone(),
             turn: place.turn,
-            agent: agent.to_owned(),
+            agent: agent.name.clone(),
             call: call.clone(),
+            description: self.tool_description(agent, &call.name),
         };
         let approver = self.inner.approver.borrow().clone();
+        let description = pending.description.clone();
         let announce = |session: &Self| {
-            session.event(place, Event::ApprovalNeeded { call: call.clone() });
+            session.event(
+                place,
+                Event::ApprovalNeeded {
+                    call: call.clone(),
+                    description: description.clone(),
+                },
+            );
         };
         let decided = match approver {
             Some(approver) => {

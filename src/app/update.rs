@@ -143,6 +143,10 @@ pub struct PendingApproval {
     /// The agent whose run made the call.
     pub agent: String,
     pub call: ToolCall,
+    /// What the tool says it does (its registered description, or the host's for a
+    /// host tool), for the person deciding; `None` when it gives none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 impl PendingApproval {

@@ -311,6 +311,8 @@ fn ApprovalCard(
                     <p class="approval-text">
                         {format!("{} asks before it acts: {}", speaker(chat), in_words(&p.call.name, &p.call.arguments))}
                     </p>
+                    // The tool's own words for what it does, beside the call's.
+                    {p.description.clone().map(|about| view! { <p class="approval-about">{about}</p> })}
                     <div class="approval-actions">
                         <button type="button" class="approve" on:click=move |_| decide(true, false)>
                             "Approve"

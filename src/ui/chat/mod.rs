@@ -47,6 +47,8 @@ pub struct Pending {
     /// runs may wait on calls of the same id).
     pub key: app::ApprovalKey,
     pub call: ToolCall,
+    /// What the tool says it does, in its own words.
+    pub description: Option<String>,
 }
 
 impl From<app::PendingApproval> for Pending {
@@ -54,6 +56,7 @@ impl From<app::PendingApproval> for Pending {
         Self {
             key: pending.key(),
             call: pending.call,
+            description: pending.description,
         }
     }
 }
@@ -551,7 +554,7 @@ impl Chat {
                     self.allowed.set(app.always_allowed());
                 }
             }
-            Event::ApprovalNeeded { call } => {
+            Event::ApprovalNeeded { call, description } => {
                 announce::announce(
                     self.announcement,
                     format!("Approval needed: the agent wants to run {}.", call.name),
@@ -564,6 +567,7 @@ impl Chat {
                         call: call.id.clone(),
                     },
                     call: call.clone(),
+                    description: description.clone(),
                 }));
             }
             _ => {}
