@@ -183,6 +183,57 @@ test('a long conversation opens on its newest turns; "Show earlier" draws the re
   assert.deepEqual(problems, []);
 });
 
+test('a sent message is edited and asked again in its place: ↑ edits the last, Edit an earlier one after a second Send, and a reload keeps the edit', async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  const box = page.locator('.composer-input');
+  const inputs = () => page.locator('.turn .message-user p').allInnerTexts();
+  await send(page, 'What time is it?');
+  await answer(page, 1);
+  await send(page, 'Remember that the ale is cold');
+  await answer(page, 2);
+  await send(page, 'Hello');
+  await answer(page, 3);
+
+  // ↑ in the empty box edits the last message: sent, it replaces that turn.
+  await box.focus();
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await box.inputValue(), 'Hello');
+  assert.match(await page.locator('.editing-note').innerText(), /Editing your message: sending it asks again in its place\./);
+  await box.fill('What do you remember?');
+  await page.keyboard.press('Enter');
+  assert.match(await answer(page, 3), /the ale is cold/);
+  assert.deepEqual(await inputs(), ['What time is it?', 'Remember that the ale is cold', 'What do you remember?']);
+  assert.equal(await page.locator('.editing-note').count(), 0, 'the edit is over');
+
+  // Edit on the first answer: the later turns go only after a second Send.
+  await page.locator('.turn').first().locator('.answer-edit').click();
+  assert.equal(await box.inputValue(), 'What time is it?');
+  assert.ok(await box.evaluate((b) => b === document.activeElement), 'the caret is in the message box');
+  await box.fill('Remember that the wine is warm');
+  await page.keyboard.press('Enter');
+  assert.match(await page.locator('.editing-note').innerText(), /Send again to drop the 2 turns after it and ask again/);
+  assert.equal(await page.locator('.turn').count(), 3, 'nothing dropped yet');
+  assert.equal(await box.inputValue(), 'Remember that the wine is warm', 'the text stays');
+  await page.keyboard.press('Enter');
+  // The conversation read the seeded memory, another party's text: remembering asks.
+  await page.locator('.approval .approve').click();
+  assert.equal(await answer(page, 1), "I'll remember: the wine is warm.");
+  assert.deepEqual(await inputs(), ['Remember that the wine is warm']);
+
+  // Escape leaves an edit untouched.
+  await box.focus();
+  await page.keyboard.press('ArrowUp');
+  await page.locator('.editing-note').waitFor();
+  await page.keyboard.press('Escape');
+  assert.equal(await page.locator('.editing-note').count(), 0);
+  assert.equal(await box.inputValue(), '');
+
+  await page.reload();
+  await appReady(page);
+  assert.deepEqual(await inputs(), ['Remember that the wine is warm'], 'the edited conversation is what was saved');
+  assert.deepEqual(problems, []);
+});
+
 test('the page runs under a strict Content-Security-Policy with no inline script', async (t) => {
   const html = await (await fetch(env.server.url)).text();
   const policy = html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)?.[1] ?? '';

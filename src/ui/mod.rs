@@ -214,6 +214,18 @@ impl ComposerFocus {
             let _ = input.focus();
         }
     }
+
+    /// Replaces the composer's text with `text` (as typing would: the composer hears an
+    /// `input` event) and puts the caret at its end.
+    pub fn fill(self, text: &str) {
+        if let Some(input) = self.0.get_untracked() {
+            input.set_value(text);
+            if let Ok(event) = web_sys::Event::new("input") {
+                let _ = input.dispatch_event(&event);
+            }
+            let _ = input.focus();
+        }
+    }
 }
 
 /// Hands focus to the composer, when the view is inside a chat.
@@ -305,25 +317,41 @@ fn Chat(
         </Show>
         // The composer and the way back to the end share an opaque dock at the window's
         // bottom: the button never floats over a message.
-        <div class="composer-dock">
+        <div class="composer-dock" on:keydown=move |ev| {
+            // Escape leaves an edit (unless the composer's list took it first).
+            if ev.key() == "Escape" && !ev.default_prevented() && chat.editing.get_untracked().is_some() {
+                ev.prevent_default();
+                chat.cancel_editing();
+                focus.fill("");
+            }
+        }>
             <Show when=move || !following.get() && !chat.turns.with(Vec::is_empty)>
                 <button type="button" class="jump-to-latest" on:click=move |_| {
                     jump();
                     focus.give();
                 }>"Jump to latest ↓"</button>
             </Show>
+            <Show when=move || chat.editing.with(Option::is_some)>
+                <div class="editing-note">
+                    <p role="status">{move || chat.editing_note().unwrap_or_default()}</p>
+                    <button type="button" class="cancel-edit" on:click=move |_| {
+                        chat.cancel_editing();
+                        focus.fill("");
+                    }>"Cancel editing"</button>
+                </div>
+            </Show>
             <Composer
                 busy=chat.busy
                 on_send=move |text| {
                     jump();
-                    chat.send(text);
+                    chat.submit(text)
                 }
                 on_stop=Callback::new(move |()| {
                     chat.stop();
                     focus.give();
                 })
                 completions=Signal::derive(move || chat.completions())
-                recall=Callback::new(move |()| chat.last_message())
+                recall=Callback::new(move |()| chat.edit_last())
                 placeholder=Signal::derive(move || match chat.settings.with(|s| s.character.is_some()) {
                     true => format!("Say something to {}…", turn::speaker(chat)),
                     false => "Ask something — “What time is it?”".to_owned(),

@@ -7,7 +7,9 @@
 mod announce;
 mod conversations;
 mod earlier;
+mod edit;
 mod inspector;
+mod notices;
 mod resume;
 mod transaction;
 
@@ -110,6 +112,10 @@ pub struct Chat {
     /// How many of the oldest turns are not drawn: a long conversation opens on its
     /// newest [`SHOWN_TURNS`], the rest drawn on request ([`Chat::show_earlier`]).
     pub hidden: RwSignal<usize>,
+    /// The turn whose message is being edited in the composer (`chat/edit.rs`).
+    pub editing: RwSignal<Option<u64>>,
+    /// The edit's Send was pressed once: the next one drops the later turns.
+    pub confirming: RwSignal<bool>,
 }
 
 impl Chat {
@@ -136,6 +142,8 @@ impl Chat {
             deleted: RwSignal::new_local(None),
             queued: RwSignal::new(Vec::new()),
             hidden: RwSignal::new(0),
+            editing: RwSignal::new(None),
+            confirming: RwSignal::new(false),
         }
     }
 
@@ -267,6 +275,7 @@ impl Chat {
                 .collect()
         });
         self.turns.set(turns);
+        self.cancel_editing();
         self.queued.set(Vec::new());
         self.allowed
             .set(self.app().map(|a| a.always_allowed()).unwrap_or_default());
@@ -430,36 +439,6 @@ impl Chat {
                 self.busy.set(false);
             }
         }
-    }
-
-    /// Tells the person what went wrong, once (the console gets the details).
-    fn notice(&self, notice: &app::Notice) {
-        web_sys::console::warn_1(&format!("familiar: {notice:?}").into());
-        let text = match notice {
-            app::Notice::SaveFailed { error, .. } => format!(
-                "This conversation could not be saved ({error}). It stays in this tab; \
-                 delete old conversations to make room before closing the page."
-            ),
-            app::Notice::Corrupt { kept_as, error, .. } => {
-                format!("Saved data could not be read ({error}); it was kept aside as `{kept_as}`.")
-            }
-            app::Notice::Conflict { .. } => "This conversation was changed in another tab, \
-                 so this tab's new turns are not saved over it. Reload to continue from the \
-                 other tab's version."
-                .to_owned(),
-            app::Notice::HostMessageIgnored { .. } => return,
-            app::Notice::Interrupted { .. } => return self.offer_resume(notice),
-        };
-        self.notices.update(|notices| {
-            if !notices.contains(&text) {
-                notices.push(text);
-            }
-        });
-    }
-
-    /// Dismisses the notices shown.
-    pub fn dismiss_notices(&self) {
-        self.notices.set(Vec::new());
     }
 
     fn turn_began(&self, conversation: &str, turn: u64) {
