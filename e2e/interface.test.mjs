@@ -155,30 +155,30 @@ test('a long conversation opens on its newest turns; "Show earlier" draws the re
   await page.evaluate((saved) => {
     localStorage.setItem('familiar.conversation.long', JSON.stringify(saved));
     localStorage.setItem('familiar.current', JSON.stringify('long'));
-  }, savedConversation(100));
+  }, savedConversation(50));
   await page.reload();
   await appReady(page);
   const button = page.getByRole('button', { name: /^Show \d+ earlier messages$/ });
-  assert.equal(await button.innerText(), 'Show 120 earlier messages', '60 of 100 turns held back');
-  assert.equal(await page.locator('.message').count(), 80, 'the newest 40 turns are drawn');
-  assert.match(await page.locator('.turn').first().innerText(), /Question 61:/);
+  assert.equal(await button.innerText(), 'Show 60 earlier messages', '30 of 50 turns held back');
+  assert.equal(await page.locator('.message').count(), 40, 'the newest 20 turns are drawn');
+  assert.match(await page.locator('.turn').first().innerText(), /Question 31:/);
 
   await button.focus();
-  const first = page.locator('.turn', { hasText: 'Question 61:' });
+  const first = page.locator('.turn', { hasText: 'Question 31:' });
   const before = await first.evaluate((e) => e.getBoundingClientRect().top);
   await page.keyboard.press('Enter');
-  await page.locator('.turn').nth(60).waitFor();
+  await page.locator('.turn').nth(39).waitFor();
   await page.waitForTimeout(100);
-  assert.equal(await page.locator('.message').count(), 160);
-  assert.equal(await button.innerText(), 'Show 40 earlier messages');
+  assert.equal(await page.locator('.message').count(), 80);
+  assert.equal(await button.innerText(), 'Show 20 earlier messages');
   const after = await first.evaluate((e) => e.getBoundingClientRect().top);
   assert.ok(Math.abs(after - before) <= 2, `the turn read before stays in place (${before} → ${after})`);
   assert.ok(await button.evaluate((b) => b === document.activeElement), 'focus stays on the button');
 
   await page.keyboard.press('Enter');
-  await page.locator('.turn').nth(99).waitFor();
+  await page.locator('.turn').nth(49).waitFor();
   await page.waitForTimeout(100);
-  assert.equal(await page.locator('.message').count(), 200, 'every message is drawn');
+  assert.equal(await page.locator('.message').count(), 100, 'every message is drawn');
   assert.equal(await button.count(), 0, 'nothing is left to show');
   assert.match(await page.locator('.turn').first().innerText(), /Question 1:/);
   assert.equal(await page.evaluate(() => document.activeElement?.className), 'conversation', 'focus goes to the list, not <body>');
