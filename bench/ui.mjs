@@ -1,6 +1,10 @@
 // The interface's startup and a long conversation, in headless Chromium on the release
 // build in dist/. Run through `bench/ui`, which builds it first.
 //
+// A long conversation opens on its newest turns (ui/chat/earlier.rs), the rest behind a
+// "Show N earlier messages" button: render500 checks that what is drawn and what the
+// button counts make the 500.
+//
 // Startup is timed inside the page, from the navigation's start (performance.timeOrigin)
 // to the moment an enabled composer is in the DOM (a MutationObserver installed before
 // any page script sets a mark), so no polling or round trip to the test process counts.
@@ -118,10 +122,16 @@ async function render500() {
     localStorage.setItem('familiar.current', JSON.stringify('bench'));
   }, conversation(250));
   const times = await load(page, server.url, true);
-  const messages = await page.evaluate(() => document.querySelectorAll('.message').length);
+  // What is drawn (the newest turns) and what the "Show N earlier messages" button
+  // holds back must be the 500 together.
+  const { drawn, earlier } = await page.evaluate(() => ({
+    drawn: document.querySelectorAll('.message').length,
+    earlier: Number(document.querySelector('.show-earlier')?.textContent.match(/\d+/)?.[0] ?? 0),
+  }));
   await context.close();
-  if (messages !== 500) throw new Error(`rendered ${messages} messages, not 500`);
-  return times;
+  if (drawn + earlier !== 500) throw new Error(`drew ${drawn} messages and holds back ${earlier}, not 500`);
+  if (drawn >= 500) throw new Error('drew all 500 messages: the newest turns alone are drawn on opening');
+  return { ...times, drawn };
 }
 
 const [app, floor] = await startup([server.url, `${server.url}baseline.html`]);
@@ -144,7 +154,7 @@ for (const kind of ['cold', 'warm']) {
   console.log(`  ${row('first frame drawing the app', app[kind], 'frame')}`);
   console.log(`  ${row('shell alone: on screen, takes input', floor[kind], 'usable')}`);
 }
-console.log(`a saved conversation of 500 messages with their steps, warm: median of ${RUNS}`);
+console.log(`a saved conversation of 500 messages with their steps, warm: median of ${RUNS} (${big[0].drawn} drawn, the rest behind "Show earlier")`);
 console.log(`  ${row('app mounted (steps folded, built on opening)', big, 'mounted')}`);
 console.log(`  ${row('first frame drawing it', big, 'frame')}`);
 await browser.close();

@@ -16,6 +16,8 @@ test('a conversation with a multi-step run, an approval, and a reload that resto
   const card = page.locator('.approval');
   await card.waitFor();
   assert.match(await card.innerText(), /forget/);
+  // The tool's own words for what it does, not the raw call alone.
+  assert.equal(await card.locator('.approval-about').innerText(), 'Forget the memories that mention these words.');
   assert.equal(await page.locator('.composer-send').count(), 1, 'the composer is free while waiting');
   await card.locator('.approve').click();
   assert.match(await answer(page, 2), /^Forgotten \(1\): the ale is cold/);
@@ -26,7 +28,9 @@ test('a conversation with a multi-step run, an approval, and a reload that resto
   const order = kinds.map((c) => c.replace('step ', '').split(' ')[0]);
   assert.deepEqual(order.slice(0, 4), ['step-observe', 'step-reason', 'step-approval', 'step-tool']);
   assert.match(await second.locator('.steps-summary').innerText(), /^6 steps · 1 tool call · iteration 2\/10 · answered$/);
-  assert.match(await page.locator('.inspector-world').innerText(), /The player asked about the battle/);
+  // The ale was remembered, then forgotten; a fresh profile has no other memory.
+  await page.waitForFunction(() => document.querySelectorAll('.inspector-world li').length === 0);
+  await page.locator('.inspector-none').waitFor();
 
   await page.reload();
   await appReady(page);
@@ -126,6 +130,109 @@ test('the conversation follows the newest answer, and stops following when the r
   await page.locator('.jump-to-latest').click();
   assert.ok(await inView(), 'Jump to latest goes to the end');
   assert.equal(await page.locator('.jump-to-latest').count(), 0);
+  assert.deepEqual(problems, []);
+});
+
+/** A saved conversation of `turns` answered turns, in the format the bench also writes. */
+function savedConversation(turns) {
+  const interactions = [];
+  for (let id = 1; id <= turns; id += 1) {
+    const text = `It is 09:00 (turn ${id}).`;
+    interactions.push({
+      id,
+      input: `Question ${id}: what time is it?`,
+      status: 'Completed',
+      draft: '',
+      started_ms: 1795338000000 + id * 1000,
+      steps: [{ type: 'answer', text, outcome: { type: 'answered', text } }],
+    });
+  }
+  return { interactions };
+}
+
+test('a long conversation opens on its newest turns; "Show earlier" draws the rest by keyboard, keeping the place', async (t) => {
+  const { page, problems } = await openDemo(env, t, { viewport: { width: 1280, height: 800 } });
+  await page.evaluate((saved) => {
+    localStorage.setItem('familiar.conversation.long', JSON.stringify(saved));
+    localStorage.setItem('familiar.current', JSON.stringify('long'));
+  }, savedConversation(50));
+  await page.reload();
+  await appReady(page);
+  const button = page.getByRole('button', { name: /^Show \d+ earlier messages$/ });
+  assert.equal(await button.innerText(), 'Show 60 earlier messages', '30 of 50 turns held back');
+  assert.equal(await page.locator('.message').count(), 40, 'the newest 20 turns are drawn');
+  assert.match(await page.locator('.turn').first().innerText(), /Question 31:/);
+
+  await button.focus();
+  const first = page.locator('.turn', { hasText: 'Question 31:' });
+  const before = await first.evaluate((e) => e.getBoundingClientRect().top);
+  await page.keyboard.press('Enter');
+  await page.locator('.turn').nth(39).waitFor();
+  await page.waitForTimeout(100);
+  assert.equal(await page.locator('.message').count(), 80);
+  assert.equal(await button.innerText(), 'Show 20 earlier messages');
+  const after = await first.evaluate((e) => e.getBoundingClientRect().top);
+  assert.ok(Math.abs(after - before) <= 2, `the turn read before stays in place (${before} → ${after})`);
+  assert.ok(await button.evaluate((b) => b === document.activeElement), 'focus stays on the button');
+
+  await page.keyboard.press('Enter');
+  await page.locator('.turn').nth(49).waitFor();
+  await page.waitForTimeout(100);
+  assert.equal(await page.locator('.message').count(), 100, 'every message is drawn');
+  assert.equal(await button.count(), 0, 'nothing is left to show');
+  assert.match(await page.locator('.turn').first().innerText(), /Question 1:/);
+  assert.equal(await page.evaluate(() => document.activeElement?.className), 'conversation', 'focus goes to the list, not <body>');
+  assert.deepEqual(problems, []);
+});
+
+test('a sent message is edited and asked again in its place: ↑ edits the last, Edit an earlier one after a second Send, and a reload keeps the edit', async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  const box = page.locator('.composer-input');
+  const inputs = () => page.locator('.turn .message-user p').allInnerTexts();
+  await send(page, 'What time is it?');
+  await answer(page, 1);
+  await send(page, 'Remember that the ale is cold');
+  await answer(page, 2);
+  await send(page, 'Hello');
+  await answer(page, 3);
+
+  // ↑ in the empty box edits the last message: sent, it replaces that turn.
+  await box.focus();
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await box.inputValue(), 'Hello');
+  assert.match(await page.locator('.editing-note').innerText(), /Editing your message: sending it asks again in its place\./);
+  await box.fill('What do you remember?');
+  await page.keyboard.press('Enter');
+  assert.match(await answer(page, 3), /the ale is cold/);
+  assert.deepEqual(await inputs(), ['What time is it?', 'Remember that the ale is cold', 'What do you remember?']);
+  assert.equal(await page.locator('.editing-note').count(), 0, 'the edit is over');
+
+  // Edit on the first answer: the later turns go only after a second Send.
+  await page.locator('.turn').first().locator('.answer-edit').click();
+  assert.equal(await box.inputValue(), 'What time is it?');
+  assert.ok(await box.evaluate((b) => b === document.activeElement), 'the caret is in the message box');
+  await box.fill('Remember that the wine is warm');
+  await page.keyboard.press('Enter');
+  assert.match(await page.locator('.editing-note').innerText(), /Send again to drop the 2 turns after it and ask again/);
+  assert.equal(await page.locator('.turn').count(), 3, 'nothing dropped yet');
+  assert.equal(await box.inputValue(), 'Remember that the wine is warm', 'the text stays');
+  await page.keyboard.press('Enter');
+  // The conversation read the seeded memory, another party's text: remembering asks.
+  await page.locator('.approval .approve').click();
+  assert.equal(await answer(page, 1), "I'll remember: the wine is warm.");
+  assert.deepEqual(await inputs(), ['Remember that the wine is warm']);
+
+  // Escape leaves an edit untouched.
+  await box.focus();
+  await page.keyboard.press('ArrowUp');
+  await page.locator('.editing-note').waitFor();
+  await page.keyboard.press('Escape');
+  assert.equal(await page.locator('.editing-note').count(), 0);
+  assert.equal(await box.inputValue(), '');
+
+  await page.reload();
+  await appReady(page);
+  assert.deepEqual(await inputs(), ['Remember that the wine is warm'], 'the edited conversation is what was saved');
   assert.deepEqual(problems, []);
 });
 

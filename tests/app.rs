@@ -31,6 +31,8 @@ use serde_json::{Value, json};
 mod approvals;
 #[path = "app/durable.rs"]
 mod durable;
+#[path = "app/edits.rs"]
+mod edits;
 #[path = "app/saves.rs"]
 mod saves;
 #[path = "app/supervised.rs"]

@@ -86,6 +86,8 @@ pub enum AppError {
     NoConversation(String),
     #[error("cannot {0} while a run is in flight; abort it first")]
     Busy(&'static str),
+    #[error("the open conversation has no turn {0}")]
+    NoTurn(u64),
     #[error("conversation `{0}` has no interrupted run")]
     NotInterrupted(String),
     #[error("the interrupted run cannot be resumed: {0}")]
@@ -224,6 +226,33 @@ impl Session {
         checked_input(&observation.subject.content)?;
         self.take_turn(turn::Input::Observation(Box::new(observation)))
             .await
+    }
+
+    /// Edits turn `turn` of the open conversation and regenerates from there: that turn
+    /// and every later one are dropped (saved so at once: a reload shows the edited
+    /// conversation) and `text` is asked in their place. Refused while a run is in
+    /// flight or waits, for a turn the conversation does not have, or for input
+    /// [`Session::send`] refuses; the future runs the new turn.
+    pub fn edit(
+        &self,
+        turn: u64,
+        text: &str,
+    ) -> Result<LocalBoxFuture<'static, Result<Outcome, AppError>>, AppError> {
+        let text = checked_input(text)?;
+        if self.busy() {
+            return Err(AppError::Busy("edit a message"));
+        }
+        let open = self.conversation_id();
+        let notices = self
+            .inner
+            .state
+            .borrow_mut()
+            .cut(&open, turn, &self.disk())?;
+        self.after_write(notices);
+        let session = self.clone();
+        Ok(Box::pin(async move {
+            session.take_turn(turn::Input::Chat(text)).await
+        }))
     }
 
     /// The calls waiting for a decision, oldest first.

@@ -293,6 +293,36 @@ impl State {
         }
     }
 
+    /// Drops turn `turn` of `id` and every later one (a message edited is asked again
+    /// from there), then saves what is left; `NoTurn` when `id` has no such turn.
+    pub(super) fn cut(
+        &mut self,
+        id: &str,
+        turn: u64,
+        disk: &Disk,
+    ) -> Result<Vec<Notice>, AppError> {
+        let conversation = self.conversation_mut(id, disk);
+        let at = conversation
+            .interactions
+            .iter()
+            .position(|i| i.id == turn)
+            .ok_or(AppError::NoTurn(turn))?;
+        let gone: Vec<u64> = conversation
+            .interactions
+            .drain(at..)
+            .map(|i| i.id)
+            .collect();
+        if let Some(folded) = self.folded_to.get_mut(id) {
+            *folded = (*folded).min(at);
+        }
+        let dirty = self.dirty.entry(id.to_owned()).or_default();
+        for id in gone {
+            dirty.turns.remove(&id);
+            dirty.gone.insert(id);
+        }
+        Ok(self.save(id, disk))
+    }
+
     /// Saves `id` and, once that is saved, its place in the list.
     pub(super) fn save(&mut self, id: &str, disk: &Disk) -> Vec<Notice> {
         self.write(id, disk, true)

@@ -369,7 +369,10 @@ pub fn save_turns(
     let text = serde_json::to_string(&head).map_err(|e| e.to_string())?;
     storage.save(key, &text)?;
     *written = Some(shape);
-    for id in &dirty.gone {
+    // An id let go may be in use again (every turn was edited away, and the next
+    // began at 1): then its record is the new turn's.
+    let reused = |id: &u64| interactions.binary_search_by_key(id, |i| i.id).is_ok();
+    for id in dirty.gone.iter().filter(|id| !reused(id)) {
         storage.remove(&turn_key(key, *id));
     }
     Ok(true)

@@ -246,11 +246,7 @@ impl Session {
                 Stop::Done(outcome) => return outcome,
                 Stop::AwaitingApproval(call) => call,
             };
-            let description = agent.tools.describe(&call);
-            match self
-                .decision(place, &agent.name, &call, description, signal.clone())
-                .await
-            {
+            match self.decision(place, agent, &call, signal.clone()).await {
                 Some(Decision::Approve | Decision::ApproveAlways) => run.approve(&call.id),
                 Some(Decision::Deny { reason }) => run.deny(&call.id, &reason),
                 None => run.abort("stopped before it finished"),
@@ -278,6 +274,23 @@ impl Session {
         catalogue.retain(|t| !host.iter().any(|h| h.spec.name == t.spec.name));
         catalogue.extend(host);
         catalogue
+    }
+
+    /// What tool `name` of `agent` says it does: the host's description for a host
+    /// tool (it replaces the agent's of the same name), else the registered one.
+    /// What the person deciding on `call` is told it does: in plain words when its
+    /// tool can say for this call (the page actions), else the tool's own description
+    /// (the host's, for a host tool, which replaces the agent's of the same name).
+    fn approval_description(&self, agent: &Agent, call: &ToolCall) -> Option<String> {
+        let host = self.inner.host.catalogue();
+        let description = match host.into_iter().find(|t| t.spec.name == call.name) {
+            Some(tool) => Some(tool.spec.description),
+            None => agent
+                .tools
+                .describe(call)
+                .or_else(|| agent.tools.description_of(&call.name).map(str::to_owned)),
+        };
+        description.filter(|d| !d.trim().is_empty())
     }
 
     pub(super) fn build_run(
@@ -330,14 +343,13 @@ impl Session {
     async fn decision(
         &self,
         place: &Place,
-        agent: &str,
+        agent: &Agent,
         call: &ToolCall,
-        description: Option<String>,
         signal: StopSignal,
     ) -> Option<Decision> {
         let key = (
             place.conversation.clone(),
-            agent.to_owned(),
+            agent.name.clone(),
             call.name.clone(),
         );
         if self.inner.state.borrow().always.contains(&key) {
@@ -346,13 +358,20 @@ impl Session {
         let pending = PendingApproval {
             conversation: place.conversation.clone(),
             turn: place.turn,
-            agent: agent.to_owned(),
+            agent: agent.name.clone(),
             call: call.clone(),
-            description,
+            description: self.approval_description(agent, call),
         };
         let approver = self.inner.approver.borrow().clone();
+        let description = pending.description.clone();
         let announce = |session: &Self| {
-            session.event(place, Event::ApprovalNeeded { call: call.clone() });
+            session.event(
+                place,
+                Event::ApprovalNeeded {
+                    call: call.clone(),
+                    description: description.clone(),
+                },
+            );
         };
         let decided = match approver {
             Some(approver) => {

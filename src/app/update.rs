@@ -156,7 +156,9 @@ pub struct PendingApproval {
     pub agent: String,
     pub call: ToolCall,
     /// What the call would do, in plain words, when its tool can say (the page
-    /// actions name the element: `Click the button "Send" [7]`).
+    /// actions name the element: `Click the button "Send" [7]`), else what the tool
+    /// says it does (its registered description, or the host's for a host tool), for
+    /// the person deciding; `None` when it gives none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }

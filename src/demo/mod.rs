@@ -19,7 +19,7 @@ use crate::llm::Llm;
 use crate::llm::openai::OpenAiClient;
 use crate::llm::rules::RulesModel;
 use crate::store::auth::{Account, AuthClient, AuthError, SignedInStore};
-use crate::store::{LocalStore, Persist, Row, Rpc, Store, StoreError};
+use crate::store::{Delete, Filtered, LocalStore, Persist, Row, Rpc, Store, StoreError};
 use crate::tool::{CurrentTime, ToolRegistry};
 use crate::web::{
     BrowserClock, BrowserStorage, Fetch, LocalStorage, PageMemory, PageTitle, in_host_page,
@@ -218,12 +218,24 @@ pub fn rules_model() -> RulesModel {
 }
 
 /// The demo world: the migrations' tables in the page, seeded on first use and kept in
-/// `localStorage` across reloads.
+/// `localStorage` across reloads. The familiar of a fresh profile remembers nothing it
+/// was not told: the seed's memory of the world's agent (a fixture of the world's own
+/// scenarios) is let go as the world is first made, so the README's remember, forget,
+/// reload, “What do you remember?” ends with nothing remembered.
 pub fn world() -> Result<LocalStore, StoreError> {
-    world::local(
-        Rc::new(BrowserClock),
-        Some(Box::new(LocalStorage::new(WORLD_KEY))),
-    )
+    let saved = LocalStorage::new(WORLD_KEY);
+    let fresh = saved.load().is_none();
+    let world = world::local(Rc::new(BrowserClock), Some(Box::new(saved)))?;
+    if fresh {
+        let seeded = Delete {
+            table: "memories".into(),
+            filters: Vec::new(),
+            returning: false,
+        }
+        .eq("user_id", world::AGENT_ID);
+        world.run_delete(&seeded)?;
+    }
+    Ok(world)
 }
 
 /// The demo's tools: the clock, the page, memory in the world (`forget` asks a

@@ -411,7 +411,8 @@ export type RunEvent =
   /** `kind` is null for a tool the agent does not know (the call fails). */
   | { event: "tool_started"; call: ToolCall; kind: ToolKind | null }
   | { event: "plan_updated"; plan: string[]; memory: ContextMemory }
-  | { event: "approval_needed"; call: ToolCall }
+  /** `description`: what the tool says it does (its registered or host description), when it says. */
+  | { event: "approval_needed"; call: ToolCall; description?: string }
   /** A person (or an `onApproval` handler) decided about the call: a decision, not a failure. */
   | ({ event: "decided"; call_id: string } & ({ decision: "approved" } | { decision: "denied"; reason: string }))
   | ({ event: "reflection" } & Review)
@@ -495,7 +496,7 @@ export interface PendingApproval {
   /** The agent whose run made the call. */
   agent: string;
   call: ToolCall;
-  /** What the call would do, in plain words, when its tool can say (the page actions: `Click the button "Send" [7]`). */
+  /** What the call would do, in plain words, when its tool can say (the page actions: `Click the button "Send" [7]`), else what the tool says it does in its own words (its registered description, or the host tool's), when it has one. */
   description?: string;
 }
 

@@ -117,8 +117,10 @@ impl RulesModel {
             .rev()
             .map(|result| self.answer_one(messages, result))
             .collect();
-        let names = results.len();
-        let reasoning = format!("{names} tool result(s) came back; answering from them.");
+        let reasoning = match results.len() {
+            1 => "A tool result came back; answering from it.".to_owned(),
+            n => format!("{n} tool results came back; answering from them."),
+        };
         text_response(reasoning, answers.join(" "))
     }
 
@@ -137,7 +139,12 @@ impl RulesModel {
             return format!("I tried {tool}, but it failed: {error}");
         }
         match self.rules.iter().find(|rule| rule.tool == tool) {
-            Some(rule) => fill_template(&rule.answer, &value),
+            // Fields left empty at the end leave no separator behind ("I remember 0
+            // things", not "… things: ").
+            Some(rule) => fill_template(&rule.answer, &value)
+                .trim_end()
+                .trim_end_matches(':')
+                .to_owned(),
             None => format!("{tool} returned {value}."),
         }
     }
@@ -293,7 +300,8 @@ fn fill_arguments(arguments: &Value, message: &str, keyword: &str) -> Value {
 }
 
 /// Replaces each `{field}` with that field of `value` (a list of texts joined by
-/// `; `); unknown fields stay visible.
+/// `; `), and `{field|one|many}` with a number and its word ("1 thing", "2 things");
+/// unknown fields stay visible.
 fn fill_template(template: &str, value: &Value) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
@@ -306,6 +314,17 @@ fn fill_template(template: &str, value: &Value) -> String {
         };
         let (placeholder, tail) = after.split_at(close + 1);
         let field = placeholder.trim_start_matches('{').trim_end_matches('}');
+        let mut forms = field.split('|');
+        let field = forms.next().unwrap_or_default();
+        if let (Some(one), Some(many), Some(n)) = (
+            forms.next(),
+            forms.next(),
+            value.get(field).and_then(Value::as_u64),
+        ) {
+            out.push_str(&format!("{n} {}", if n == 1 { one } else { many }));
+            rest = tail;
+            continue;
+        }
         match value.get(field) {
             Some(Value::String(s)) => out.push_str(s),
             Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
@@ -503,6 +522,25 @@ mod tests {
             arguments,
             json!({"content": "the ale is cold", "said": "Please REMEMBER: the ale is cold!"})
         );
+    }
+
+    #[test]
+    fn templates_say_a_count_with_its_word_in_the_singular_or_plural() {
+        let template = "I remember {count|thing|things}.";
+        assert_eq!(
+            fill_template(template, &json!({"count": 1})),
+            "I remember 1 thing."
+        );
+        assert_eq!(
+            fill_template(template, &json!({"count": 0})),
+            "I remember 0 things."
+        );
+        assert_eq!(
+            fill_template(template, &json!({"count": 3})),
+            "I remember 3 things."
+        );
+        // Not a number: the field as usual.
+        assert_eq!(fill_template("{count|a|b}", &json!({"count": "x"})), "x");
     }
 
     #[test]

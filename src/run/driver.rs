@@ -77,7 +77,15 @@ pub async fn drive_until(
         let step = match step {
             NextStep::Done(outcome) => return Stop::Done(outcome),
             NextStep::AwaitApproval(call) => {
-                emit(Event::ApprovalNeeded { call: call.clone() });
+                let description = seams
+                    .tools
+                    .description_of(&call.name)
+                    .filter(|d| !d.trim().is_empty())
+                    .map(str::to_owned);
+                emit(Event::ApprovalNeeded {
+                    call: call.clone(),
+                    description,
+                });
                 return Stop::AwaitingApproval(call);
             }
             // Trimmed to the model's window first; what was trimmed is reported.

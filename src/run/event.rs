@@ -67,6 +67,10 @@ pub enum Event {
     /// The run is paused until a person approves or denies this call.
     ApprovalNeeded {
         call: ToolCall,
+        /// What the tool says it does (its registered description), in its own words,
+        /// for the person deciding.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
     },
     /// A person decided about the call the run was paused for.
     Decided {

@@ -198,7 +198,7 @@ impl Interaction {
                 steps: plan.clone(),
                 memory: memory.clone(),
             }),
-            Event::ApprovalNeeded { call } => {
+            Event::ApprovalNeeded { call, .. } => {
                 self.steps.push(Step::Approval {
                     call: call.clone(),
                     decision: None,
@@ -433,6 +433,7 @@ mod tests {
         };
         interaction.apply(&Event::ApprovalNeeded {
             call: forget.clone(),
+            description: None,
         });
         interaction.apply(&Event::Decided {
             call_id: "c1".into(),

@@ -375,6 +375,13 @@ impl ToolRegistry {
         self.tools.values().map(|e| e.info.spec.clone()).collect()
     }
 
+    /// What tool `name` says it does (its description), if it is registered.
+    pub fn description_of(&self, name: &str) -> Option<&str> {
+        self.tools
+            .get(name)
+            .map(|e| e.info.spec.description.as_str())
+    }
+
     pub fn kind_of(&self, name: &str) -> Option<ToolKind> {
         self.tools.get(name).map(|e| e.info.kind)
     }

@@ -54,8 +54,9 @@ pub fn Composer(
     /// True while a run is in flight: Send turns into Stop.
     #[prop(into)]
     busy: Signal<bool>,
-    /// Called with the message text when the user sends it.
-    on_send: impl Fn(String) + 'static,
+    /// Called with the message text when the user sends it; false keeps the text in
+    /// the box (the send asks for a confirmation first, or was refused).
+    on_send: impl Fn(String) -> bool + 'static,
     /// Called when the user presses Stop.
     #[prop(optional)]
     on_stop: Option<Callback<()>>,
@@ -65,7 +66,7 @@ pub fn Composer(
     /// What the empty message box suggests (whom it speaks to).
     #[prop(into, optional)]
     placeholder: Option<Signal<String>>,
-    /// The last message sent, brought back to edit by ↑ in an empty message box.
+    /// The last message sent, brought back by ↑ in an empty message box to be edited.
     #[prop(optional)]
     recall: Option<Callback<(), Option<String>>>,
     /// The message box, for views that give focus back to it.
@@ -81,9 +82,10 @@ pub fn Composer(
         if let Some(textarea) = input.get() {
             let text = textarea.value();
             if !text.trim().is_empty() && !busy.get_untracked() {
-                textarea.set_value("");
-                set_typed.set(String::new());
-                on_send(text);
+                if on_send(text) {
+                    textarea.set_value("");
+                    set_typed.set(String::new());
+                }
                 let _ = textarea.focus();
             }
         }

@@ -60,6 +60,16 @@ impl Follow {
         self.inner.to_bottom();
     }
 
+    /// Moves the view down by `dy` CSS pixels: what the reader was looking at stays
+    /// where it was when content is added above it.
+    pub fn scroll_by(&self, dy: f64) {
+        if let Some(element) = self.inner.scrolling_element() {
+            let top = f64::from(element.scroll_top()) + dy;
+            element.set_scroll_top(top.round() as i32);
+            self.inner.last_top.set(element.scroll_top());
+        }
+    }
+
     fn observe(&mut self, list: &HtmlElement) {
         let inner = Rc::clone(&self.inner);
         let on_resize = Closure::<dyn FnMut()>::new(move || {

@@ -143,6 +143,9 @@ pub fn Inspector(
             <ul class="inspector-world">
                 {move || state.with(|s| s.world.clone()).into_iter().map(|m| view! { <li>{m}</li> }).collect_view()}
             </ul>
+            <Show when=move || state.with(|s| s.world.is_empty())>
+                <p class="inspector-none">"None yet."</p>
+            </Show>
         </aside>
     }
 }

@@ -215,6 +215,18 @@ impl ComposerFocus {
             let _ = input.focus();
         }
     }
+
+    /// Replaces the composer's text with `text` (as typing would: the composer hears an
+    /// `input` event) and puts the caret at its end.
+    pub fn fill(self, text: &str) {
+        if let Some(input) = self.0.get_untracked() {
+            input.set_value(text);
+            if let Ok(event) = web_sys::Event::new("input") {
+                let _ = input.dispatch_event(&event);
+            }
+            let _ = input.focus();
+        }
+    }
 }
 
 /// Hands focus to the composer, when the view is inside a chat.
@@ -246,9 +258,35 @@ fn Chat(
     });
     on_cleanup(move || follow.set_value(None));
     let jump = move || follow.with_value(|f| f.as_ref().map(Follow::jump));
+    // Earlier turns are drawn above the first one on screen, which stays where it was;
+    // focus stays on the button, or moves to the list once nothing is left to show.
+    let show_earlier = move |_| {
+        let first = list
+            .get_untracked()
+            .and_then(|list| list.query_selector(":scope > li.turn").ok().flatten());
+        let before = first.as_ref().map(|f| f.get_bounding_client_rect().top());
+        chat.show_earlier();
+        request_animation_frame(move || {
+            if chat.hidden.get_untracked() == 0
+                && let Some(list) = list.get_untracked()
+            {
+                let _ = list.focus();
+            }
+            // Measured after focus moved, which may have scrolled too.
+            if let (Some(first), Some(before)) = (first, before) {
+                let moved = first.get_bounding_client_rect().top() - before;
+                follow.with_value(|f| f.as_ref().map(|f| f.scroll_by(moved)));
+            }
+        });
+    };
     view! {
-        <ol node_ref=list class="conversation" aria-label="Messages">
-            <For each=move || chat.turns.get() key=|turn| turn.id let:turn>
+        <Show when=move || { chat.earlier_messages() > 0 }>
+            <button type="button" class="show-earlier" on:click=show_earlier>
+                {move || format!("Show {} earlier messages", chat.earlier_messages())}
+            </button>
+        </Show>
+        <ol node_ref=list class="conversation" aria-label="Messages" tabindex="-1">
+            <For each=move || chat.shown_turns() key=|turn| turn.id let:turn>
                 <Turn interaction=turn.interaction />
             </For>
             {move || chat.queued.get().into_iter().map(|text| view! {
@@ -280,25 +318,41 @@ fn Chat(
         </Show>
         // The composer and the way back to the end share an opaque dock at the window's
         // bottom: the button never floats over a message.
-        <div class="composer-dock">
+        <div class="composer-dock" on:keydown=move |ev| {
+            // Escape leaves an edit (unless the composer's list took it first).
+            if ev.key() == "Escape" && !ev.default_prevented() && chat.editing.get_untracked().is_some() {
+                ev.prevent_default();
+                chat.cancel_editing();
+                focus.fill("");
+            }
+        }>
             <Show when=move || !following.get() && !chat.turns.with(Vec::is_empty)>
                 <button type="button" class="jump-to-latest" on:click=move |_| {
                     jump();
                     focus.give();
                 }>"Jump to latest ↓"</button>
             </Show>
+            <Show when=move || chat.editing.with(Option::is_some)>
+                <div class="editing-note">
+                    <p role="status">{move || chat.editing_note().unwrap_or_default()}</p>
+                    <button type="button" class="cancel-edit" on:click=move |_| {
+                        chat.cancel_editing();
+                        focus.fill("");
+                    }>"Cancel editing"</button>
+                </div>
+            </Show>
             <Composer
                 busy=chat.busy
                 on_send=move |text| {
                     jump();
-                    chat.send(text);
+                    chat.submit(text)
                 }
                 on_stop=Callback::new(move |()| {
                     chat.stop();
                     focus.give();
                 })
                 completions=Signal::derive(move || chat.completions())
-                recall=Callback::new(move |()| chat.last_message())
+                recall=Callback::new(move |()| chat.edit_last())
                 placeholder=Signal::derive(move || match chat.settings.with(|s| s.character.is_some()) {
                     true => format!("Say something to {}…", turn::speaker(chat)),
                     false => "Ask something — “What time is it?”".to_owned(),

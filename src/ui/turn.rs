@@ -19,6 +19,7 @@ pub fn Turn(
     interaction: Signal<Interaction>,
 ) -> impl IntoView {
     let chat = use_context::<Chat>();
+    let composer = use_context::<super::ComposerFocus>();
     let id = interaction.with_untracked(|i| i.id);
     let input = interaction.with_untracked(|i| i.input.clone());
     let time = interaction.with_untracked(|i| clock_time(i.started_ms));
@@ -68,9 +69,10 @@ pub fn Turn(
         );
     };
     let about = quoted(&input);
-    let (copy_label, retry_label) = (
+    let (copy_label, retry_label, edit_label) = (
         format!("Copy the answer to {about}"),
         format!("Retry {about}"),
+        format!("Edit {about}"),
     );
     // Shown once the answer is final: a draft is not worth copying, and a run in
     // flight is not restarted.
@@ -96,12 +98,25 @@ pub fn Turn(
                     >
                         "Retry"
                     </button>
+                    <button
+                        type="button"
+                        class="answer-edit"
+                        aria-label=edit_label.clone()
+                        disabled=move || chat.busy.get()
+                        on:click=move |_| {
+                            if let (Some(text), Some(focus)) = (chat.start_editing(id), composer) {
+                                focus.fill(&text);
+                            }
+                        }
+                    >
+                        "Edit"
+                    </button>
                 </div>
             </Show>
         }
     });
     view! {
-        <li class="turn" data-status=status>
+        <li class="turn" class:turn-editing=move || chat.is_some_and(|c| c.editing.get() == Some(id)) data-status=status>
             <div class="message message-user">
                 <span class="sr-only">"You said:"</span>
                 <p>{input}</p>
@@ -311,6 +326,8 @@ fn ApprovalCard(
                     <p class="approval-text">
                         {format!("{} asks before it acts: {}", speaker(chat), in_words(&p.call.name, &p.call.arguments))}
                     </p>
+                    // The tool's own words for what it does, beside the call's.
+                    {p.description.clone().map(|about| view! { <p class="approval-about">{about}</p> })}
                     <div class="approval-actions">
                         <button type="button" class="approve" on:click=move |_| decide(true, false)>
                             "Approve"

@@ -93,3 +93,66 @@ fn always_granted_in_one_conversation_leaves_the_other_conversations_call_waitin
     assert!(first_turn.borrow().is_none());
     assert_eq!(w.session.pending()[0].key(), first);
 }
+
+/// The approval names what the tool says it does, from the tool itself: a registered
+/// tool's description, and a host tool's (given through `host_tools`, as the JS API
+/// registers them) for a host tool.
+#[test]
+fn a_waiting_call_carries_the_tools_own_description_to_the_person_deciding() {
+    let w = solo("t");
+    let mut pool = LocalPool::new();
+    spawn_send(&pool, &w.session, "bump it");
+    pool.run_until_stalled();
+    let pending = w.session.pending();
+    assert_eq!(pending[0].description.as_deref(), Some("Bumps."));
+    let announced = w.updates.borrow().iter().find_map(|u| match u {
+        Update::Event {
+            event: Event::ApprovalNeeded { description, .. },
+            ..
+        } => Some(description.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        announced,
+        Some(Some("Bumps.".to_owned())),
+        "the update says it too"
+    );
+    let json = serde_json::to_value(&pending[0]).unwrap();
+    assert_eq!(
+        json["description"], "Bumps.",
+        "and so does what JavaScript gets"
+    );
+    w.session.abort();
+    pool.run_until_stalled();
+
+    let ran = Rc::new(RefCell::new(0));
+    let count = Rc::clone(&ran);
+    let tool = HostTool {
+        spec: ToolSpec {
+            name: "spawn".into(),
+            description: "Spawns a monster at the gate.".into(),
+            parameters: json!({"type": "object", "properties": {"kind": {"type": "string"}}}),
+        },
+        kind: ToolKind::Action,
+        approval: Approval::Ask,
+        timeout_ms: 5_000,
+    };
+    let handler = move |_: &str, _: Value| -> LocalBoxFuture<'static, _> {
+        *count.borrow_mut() += 1;
+        Box::pin(async { Ok(json!({"spawned": "goblin"})) })
+    };
+    w.session
+        .host_tools()
+        .register(tool, Rc::new(handler))
+        .unwrap();
+    spawn_send(&pool, &w.session, "a goblin");
+    pool.run_until_stalled();
+    let pending = w.session.pending();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    assert_eq!(pending[0].call.name, "spawn");
+    assert_eq!(
+        pending[0].description.as_deref(),
+        Some("Spawns a monster at the gate.")
+    );
+    assert_eq!(*ran.borrow(), 0, "nothing ran before the decision");
+}

@@ -1,20 +1,11 @@
 //! The conversations of the chat pane: a new one, one reopened from History, one
-//! deleted (and taken back), and the last message of the one on screen.
+//! deleted (and taken back).
 
 use leptos::prelude::*;
 
 use super::{Chat, Inspector};
 
 impl Chat {
-    /// The last message sent in the conversation on screen.
-    pub fn last_message(&self) -> Option<String> {
-        self.turns.with_untracked(|turns| {
-            turns
-                .last()
-                .map(|t| t.interaction.with_untracked(|i| i.input.clone()))
-        })
-    }
-
     /// Opens a new, empty conversation (the current one stays in the list).
     pub fn new_conversation(&self) {
         let Some(app) = self.app() else {

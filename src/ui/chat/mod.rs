@@ -6,10 +6,14 @@
 
 mod announce;
 mod conversations;
+mod earlier;
+mod edit;
 mod inspector;
+mod notices;
 mod resume;
 mod transaction;
 
+pub use earlier::SHOWN_TURNS;
 pub use inspector::Inspector;
 pub use resume::Interrupted;
 
@@ -45,6 +49,8 @@ pub struct Pending {
     /// runs may wait on calls of the same id).
     pub key: app::ApprovalKey,
     pub call: ToolCall,
+    /// What the tool says it does, in its own words.
+    pub description: Option<String>,
 }
 
 impl From<app::PendingApproval> for Pending {
@@ -52,6 +58,7 @@ impl From<app::PendingApproval> for Pending {
         Self {
             key: pending.key(),
             call: pending.call,
+            description: pending.description,
         }
     }
 }
@@ -102,6 +109,13 @@ pub struct Chat {
     /// Messages sent while an approval waits, oldest first: the controller queues
     /// them; they show at once and become turns as they begin.
     pub queued: RwSignal<Vec<String>>,
+    /// How many of the oldest turns are not drawn: a long conversation opens on its
+    /// newest [`SHOWN_TURNS`], the rest drawn on request ([`Chat::show_earlier`]).
+    pub hidden: RwSignal<usize>,
+    /// The turn whose message is being edited in the composer (`chat/edit.rs`).
+    pub editing: RwSignal<Option<u64>>,
+    /// The edit's Send was pressed once: the next one drops the later turns.
+    pub confirming: RwSignal<bool>,
 }
 
 impl Chat {
@@ -127,6 +141,9 @@ impl Chat {
             announcement: RwSignal::new(String::new()),
             deleted: RwSignal::new_local(None),
             queued: RwSignal::new(Vec::new()),
+            hidden: RwSignal::new(0),
+            editing: RwSignal::new(None),
+            confirming: RwSignal::new(false),
         }
     }
 
@@ -244,6 +261,8 @@ impl Chat {
 
     /// Replaces the conversation on screen with `conversation`.
     fn show(&self, conversation: Conversation) {
+        self.hidden
+            .set(conversation.interactions.len().saturating_sub(SHOWN_TURNS));
         let owner = self.owner();
         let turns = owner.with(|| {
             conversation
@@ -256,6 +275,7 @@ impl Chat {
                 .collect()
         });
         self.turns.set(turns);
+        self.cancel_editing();
         self.queued.set(Vec::new());
         self.allowed
             .set(self.app().map(|a| a.always_allowed()).unwrap_or_default());
@@ -421,36 +441,6 @@ impl Chat {
         }
     }
 
-    /// Tells the person what went wrong, once (the console gets the details).
-    fn notice(&self, notice: &app::Notice) {
-        web_sys::console::warn_1(&format!("familiar: {notice:?}").into());
-        let text = match notice {
-            app::Notice::SaveFailed { error, .. } => format!(
-                "This conversation could not be saved ({error}). It stays in this tab; \
-                 delete old conversations to make room before closing the page."
-            ),
-            app::Notice::Corrupt { kept_as, error, .. } => {
-                format!("Saved data could not be read ({error}); it was kept aside as `{kept_as}`.")
-            }
-            app::Notice::Conflict { .. } => "This conversation was changed in another tab, \
-                 so this tab's new turns are not saved over it. Reload to continue from the \
-                 other tab's version."
-                .to_owned(),
-            app::Notice::HostMessageIgnored { .. } => return,
-            app::Notice::Interrupted { .. } => return self.offer_resume(notice),
-        };
-        self.notices.update(|notices| {
-            if !notices.contains(&text) {
-                notices.push(text);
-            }
-        });
-    }
-
-    /// Dismisses the notices shown.
-    pub fn dismiss_notices(&self) {
-        self.notices.set(Vec::new());
-    }
-
     fn turn_began(&self, conversation: &str, turn: u64) {
         let Some(app) = self.inner.try_with_value(|i| i.app.clone()).flatten() else {
             return;
@@ -543,7 +533,7 @@ impl Chat {
                     self.allowed.set(app.always_allowed());
                 }
             }
-            Event::ApprovalNeeded { call } => {
+            Event::ApprovalNeeded { call, description } => {
                 announce::announce(
                     self.announcement,
                     format!("Approval needed: the agent wants to run {}.", call.name),
@@ -556,6 +546,7 @@ impl Chat {
                         call: call.id.clone(),
                     },
                     call: call.clone(),
+                    description: description.clone(),
                 }));
             }
             _ => {}
