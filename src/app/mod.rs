@@ -14,6 +14,7 @@ mod config;
 mod host;
 #[cfg(feature = "world")]
 mod identity;
+mod keyed_storage;
 mod origin;
 #[cfg(feature = "workflows")]
 mod play;

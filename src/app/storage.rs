@@ -1,12 +1,11 @@
-//! Where a session keeps its conversations: the [`Storage`] seam (the page's
-//! `localStorage`, memory in tests), the keys under a namespace so several agents
+//! Where a session keeps its conversations, over the [`Storage`] seam
+//! (`keyed_storage`): the keys under a namespace so several agents
 //! share a page without sharing entries, and the saved forms with their version
 //! (a run in flight is saved by `resume`). A conversation is stored as a small head
 //! under its key and each turn under a key of its own, so a save writes the turns that
 //! changed and the head, whatever the conversation's length.
 
-use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -14,64 +13,7 @@ use crate::run::Outcome;
 use crate::run::event::Event;
 use crate::run::interaction::{Conversation, Interaction};
 
-/// Keyed text storage. A write can fail (a full or disabled storage) and says so.
-pub trait Storage {
-    fn load(&self, key: &str) -> Option<String>;
-    fn save(&self, key: &str, value: &str) -> Result<(), String>;
-    fn remove(&self, key: &str);
-}
-
-/// Storage in memory: for tests, and for hosts that keep state themselves
-/// (`saveState` / `loadState`).
-#[derive(Debug, Default)]
-pub struct VolatileStorage {
-    entries: RefCell<BTreeMap<String, String>>,
-    full: Cell<bool>,
-    written: Cell<usize>,
-}
-
-impl VolatileStorage {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Makes every later write fail, as a full `localStorage` does.
-    pub fn fill_up(&self) {
-        self.full.set(true);
-    }
-
-    /// The keys held, in order.
-    pub fn keys(&self) -> Vec<String> {
-        self.entries.borrow().keys().cloned().collect()
-    }
-
-    /// How many bytes have been written, keys and values, since it was made.
-    pub fn bytes_written(&self) -> usize {
-        self.written.get()
-    }
-}
-
-impl Storage for VolatileStorage {
-    fn load(&self, key: &str) -> Option<String> {
-        self.entries.borrow().get(key).cloned()
-    }
-
-    fn save(&self, key: &str, value: &str) -> Result<(), String> {
-        if self.full.get() {
-            return Err("the storage is full".into());
-        }
-        self.written
-            .set(self.written.get() + key.len() + value.len());
-        self.entries
-            .borrow_mut()
-            .insert(key.to_owned(), value.to_owned());
-        Ok(())
-    }
-
-    fn remove(&self, key: &str) {
-        self.entries.borrow_mut().remove(key);
-    }
-}
+pub use super::keyed_storage::{Storage, VolatileStorage};
 
 /// The version of the whole-state form (`SessionState`, [`SavedConversation`]) and
 /// the index.
