@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::llm::local::LocalSettings;
 use crate::llm::openai::{ModelSettings, is_web_url, temperature_text};
 
 /// Where answers come from.
@@ -17,6 +18,8 @@ pub enum ModelSource {
     Rules,
     /// An OpenAI-compatible proxy.
     Proxy(ModelSettings),
+    /// A GGUF model in the page's own worker.
+    Local(LocalSettings),
 }
 
 /// Where the world lives.
@@ -126,6 +129,11 @@ impl Settings {
             && let Err(error) = model.validate()
         {
             problem("model", error.to_string());
+        }
+        if let ModelSource::Local(local) = &self.model
+            && let Some(error) = local.problem()
+        {
+            problem("model.local", error);
         }
         if !(0.0..=2.0).contains(&self.temperature) {
             problem(

@@ -275,6 +275,14 @@ pub fn world_for(backend: &Backend) -> Option<Rc<dyn Store>> {
     }
 }
 
+/// A model that says why the settings' model cannot answer.
+fn cannot_work(error: &str) -> Rc<dyn Llm> {
+    Rc::new(RulesModel {
+        rules: Vec::new(),
+        fallback: format!("The model settings cannot work: {error}."),
+    })
+}
+
 /// The model the settings name: the rules model, or the proxy (falling back to the
 /// rules model, which then says what is wrong, if the proxy settings are invalid).
 pub fn model_for(source: &ModelSource) -> Rc<dyn Llm> {
@@ -289,12 +297,16 @@ pub fn model_for(source: &ModelSource) -> Rc<dyn Llm> {
             );
             match client {
                 Ok(client) => Rc::new(client),
-                Err(error) => Rc::new(RulesModel {
-                    rules: Vec::new(),
-                    fallback: format!("The model settings cannot work: {error}."),
-                }),
+                Err(error) => cannot_work(&error.to_string()),
             }
         }
+        #[cfg(feature = "local")]
+        ModelSource::Local(settings) => match crate::web::local_model::worker_for(settings, None) {
+            Ok(worker) => Rc::new(crate::llm::local::LocalModel::new(settings.clone(), worker)),
+            Err(error) => cannot_work(&error),
+        },
+        #[cfg(not(feature = "local"))]
+        ModelSource::Local(_) => cannot_work("this build has no local model"),
     }
 }
 
@@ -363,7 +375,7 @@ pub fn session(settings: &Settings) -> (Config, Delegate, Option<Rc<dyn Store>>)
     let world = world_for(&settings.backend);
     let who = identity_for(&settings.backend);
     let llm = model_for(&settings.model);
-    let proxy = matches!(settings.model, ModelSource::Proxy(_)).then(|| Rc::clone(&llm));
+    let proxy = (!matches!(settings.model, ModelSource::Rules)).then(|| Rc::clone(&llm));
     let proxy_for_world = proxy.clone();
     let play = settings
         .character

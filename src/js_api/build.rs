@@ -30,12 +30,27 @@ use {
     crate::world,
 };
 
+/// Told how the local model's weights load (`model.local.onProgress`).
+#[cfg(feature = "local")]
+pub type LocalProgress = Box<dyn Fn(&crate::web::local_model::LoadStatus)>;
+#[cfg(not(feature = "local"))]
+pub type LocalProgress = ();
+
+#[cfg(not(feature = "local"))]
+fn needs_local() -> String {
+    format!("config.model.local needs the local model, which this build leaves out: use {FULL_BUILD}")
+}
+
 /// The build to use for what this one leaves out.
 const FULL_BUILD: &str = "the full build (dist/, `trunk build --release`)";
 
 /// Builds the session; every failure is one message saying what to fix. `page_model`:
 /// the page's own `respond` function, which replaces `spec.model`.
-pub async fn session(spec: AgentSpec, page_model: Option<Rc<dyn Llm>>) -> Result<Session, String> {
+pub async fn session(
+    spec: AgentSpec,
+    page_model: Option<Rc<dyn Llm>>,
+    local_progress: Option<LocalProgress>,
+) -> Result<Session, String> {
     lacking(&spec)?;
     #[cfg(feature = "workflows")]
     let character = match &spec.character {
@@ -70,6 +85,20 @@ pub async fn session(spec: AgentSpec, page_model: Option<Rc<dyn Llm>>) -> Result
             )
             .map_err(|e| format!("config.model: {e}"))?,
         ),
+        #[cfg(feature = "local")]
+        (ModelSpec::Local(settings), None) => {
+            let worker = crate::web::local_model::worker_for(settings, None)
+                .map_err(|e| format!("config.model.local: {e}"))?;
+            if let Some(listener) = local_progress {
+                worker.on_status(listener);
+            }
+            Rc::new(crate::llm::local::LocalModel::new(settings.clone(), worker))
+        }
+        #[cfg(not(feature = "local"))]
+        (ModelSpec::Local(_), None) => {
+            let _ = local_progress;
+            return Err(needs_local());
+        }
     };
     let mut tools = ToolRegistry::new();
     for builtin in &spec.builtins {

@@ -36,6 +36,7 @@ pub async fn create_agent(
     #[wasm_bindgen(unchecked_param_type = "AgentConfig | void")] config: JsValue,
 ) -> Result<FamiliarAgent, JsValue> {
     let (config, model) = model::take_page_model(config);
+    let progress = model::local_progress(&config);
     let value = to_json(&config).map_err(|e| error(&format!("createAgent's config: {e}")))?;
     let spec = AgentSpec::from_value(&value).map_err(|problems| {
         error(&spec::describe(
@@ -43,7 +44,7 @@ pub async fn create_agent(
             &problems,
         ))
     })?;
-    let session = build::session(spec, model).await.map_err(|e| error(&e))?;
+    let session = build::session(spec, model, progress).await.map_err(|e| error(&e))?;
     let agent = FamiliarAgent::new(session);
     // A page load: a character's orders that timed out while the page was closed
     // expire now, not at the next message.

@@ -75,6 +75,35 @@ impl Llm for PageModel {
     }
 }
 
+/// `model.local.onProgress`: called with `{loaded, total, cached}` while the weights
+/// load, then `{ready: true, cached}` or `{error}`.
+#[cfg(feature = "local")]
+pub fn local_progress(config: &JsValue) -> Option<super::build::LocalProgress> {
+    use crate::web::local_model::LoadStatus;
+    let listener = field(&field(&field(config, "model"), "local"), "onProgress")
+        .dyn_into::<Function>()
+        .ok()?;
+    Some(Box::new(move |status: &LoadStatus| {
+        let told = match status {
+            LoadStatus::Loading { loaded, total, cached } => {
+                json!({"loaded": loaded, "total": total, "cached": cached})
+            }
+            LoadStatus::Ready { cached, context } => {
+                json!({"ready": true, "cached": cached, "contextTokens": context})
+            }
+            LoadStatus::Failed(error) => json!({"error": error}),
+        };
+        if let Err(e) = listener.call1(&JsValue::NULL, &to_js(&told)) {
+            super::js::console_error(&format!("onProgress threw: {}", message_of(&e)));
+        }
+    }))
+}
+
+#[cfg(not(feature = "local"))]
+pub fn local_progress(_config: &JsValue) -> Option<super::build::LocalProgress> {
+    None
+}
+
 /// The page's answer as a response, or what is wrong with it.
 pub fn response_of(answer: &Value) -> Result<ChatResponse, String> {
     let (text, calls) = match answer {

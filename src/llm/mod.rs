@@ -5,6 +5,7 @@
 //! formats and transport belong to the implementations.
 
 pub mod contract;
+pub mod local;
 pub mod message;
 pub mod openai;
 pub mod rules;

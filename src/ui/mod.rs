@@ -78,6 +78,7 @@ pub fn App() -> impl IntoView {
                         {move || chat.settings.with(|s| match s.model {
                             crate::app::settings::ModelSource::Rules => "An agent that lives in this tab · rules model · no server",
                             crate::app::settings::ModelSource::Proxy(_) => "An agent that lives in this tab · model proxy",
+                            crate::app::settings::ModelSource::Local(_) => "An agent that lives in this tab · local model · no server",
                         })}
                     </p>
                 </div>

@@ -12,7 +12,60 @@ use leptos::prelude::*;
 
 use super::account::AccountPanel;
 use crate::app::settings::{Backend, FieldProblem, ModelSource, Settings};
+use crate::llm::local::{LocalSettings, SMOLLM2_BYTES, SMOLLM2_NAME};
 use crate::llm::openai::{ModelSettings, SettingsError, temperature_text};
+
+/// Where the full build serves the test model when `scripts/demo.sh` found it.
+const DEFAULT_LOCAL_URL: &str = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
+
+/// What the local model costs, said before anything is downloaded.
+fn local_hint() -> String {
+    format!(
+        "{SMOLLM2_NAME}: a {} MB download the first time, then kept by the browser; it runs \
+         in a worker of this tab, about as well as a very small model can.",
+        SMOLLM2_BYTES / 1_000_000
+    )
+}
+
+/// The file the person picked, kept for the worker; its name.
+fn pick_weights(ev: &leptos::ev::Event) -> Option<String> {
+    let input: web_sys::HtmlInputElement = wasm_bindgen::JsCast::dyn_into(ev.target()?).ok()?;
+    let file = input.files()?.get(0)?;
+    let name = file.name();
+    crate::web::local_model::remember_file(file);
+    Some(name)
+}
+
+/// Shows the weights' loading in `status`, as words.
+fn follow_loading(local: &LocalSettings, status: RwSignal<Option<String>>) {
+    use crate::web::local_model::LoadStatus;
+    let worker = match crate::web::local_model::worker_for(local, None) {
+        Ok(worker) => worker,
+        Err(error) => {
+            status.set(Some(error));
+            return;
+        }
+    };
+    worker.on_status(move |s| {
+        let words = match s {
+            LoadStatus::Loading { loaded, total, cached } => {
+                let from = if *cached { "from the browser's cache" } else { "downloading" };
+                match total {
+                    0 => format!("Loading the model, {from}: {} MB", loaded / 1_000_000),
+                    t => format!(
+                        "Loading the model, {from}: {} of {} MB",
+                        loaded / 1_000_000,
+                        t / 1_000_000
+                    ),
+                }
+            }
+            LoadStatus::Ready { cached: true, .. } => "The local model is ready (read from the browser's cache).".into(),
+            LoadStatus::Ready { .. } => "The local model is ready.".into(),
+            LoadStatus::Failed(error) => format!("The local model could not load: {error}"),
+        };
+        let _ = status.try_set(Some(words));
+    });
+}
 
 /// The settings form.
 #[component]
@@ -36,8 +89,19 @@ pub fn SettingsPanel(
                 .map(|(k, v)| format!("{k}: {v}"))
                 .unwrap_or_default(),
         ),
-        ModelSource::Rules => (String::new(), String::new(), String::new()),
+        ModelSource::Rules | ModelSource::Local(_) => (String::new(), String::new(), String::new()),
     };
+    let (local_url, local_window) = match &initial.model {
+        ModelSource::Local(l) => (
+            l.url.clone(),
+            l.context_tokens.map(|n| n.to_string()).unwrap_or_default(),
+        ),
+        _ => (DEFAULT_LOCAL_URL.to_owned(), String::new()),
+    };
+    let use_local = RwSignal::new(matches!(initial.model, ModelSource::Local(_)));
+    let local_url = RwSignal::new(local_url);
+    let local_window = RwSignal::new(local_window);
+    let local_status = RwSignal::new(None::<String>);
     let (supabase_url, anon_key) = match &initial.backend {
         Backend::Supabase { url, anon_key } => (url.clone(), anon_key.clone()),
         Backend::Local => (String::new(), String::new()),
@@ -51,7 +115,7 @@ pub fn SettingsPanel(
     let header_typed = RwSignal::new(false);
     let window = RwSignal::new(match &initial.model {
         ModelSource::Proxy(m) => m.context_tokens.map(|n| n.to_string()).unwrap_or_default(),
-        ModelSource::Rules => String::new(),
+        ModelSource::Rules | ModelSource::Local(_) => String::new(),
     });
     let temperature = RwSignal::new(temperature_text(initial.temperature));
     let cap = RwSignal::new(initial.max_iterations.to_string());
@@ -105,6 +169,14 @@ pub fn SettingsPanel(
                 });
             }
             ModelSource::Proxy(settings)
+        } else if use_local.get_untracked() {
+            let mut local = LocalSettings::new(local_url.get_untracked().trim());
+            let window = local_window.get_untracked();
+            if !window.trim().is_empty() {
+                let message = "the context window must be a whole number of tokens";
+                local.context_tokens = parse(&window, "model.local", message, &mut found);
+            }
+            ModelSource::Local(local)
         } else {
             ModelSource::Rules
         };
@@ -173,6 +245,9 @@ pub fn SettingsPanel(
         let result = collect().map(&on_save);
         match result {
             Ok(found) if found.is_empty() => {
+                if let ModelSource::Local(local) = current.get_untracked().model {
+                    follow_loading(&local, local_status);
+                }
                 problems.set(Vec::new());
                 header_typed.set(false);
                 saved.set(true);
@@ -253,8 +328,21 @@ pub fn SettingsPanel(
             <h2 id="settings-heading">"Settings"</h2>
             <fieldset>
                 <legend>"Model"</legend>
-                <label><input type="radio" name="model" prop:checked=move || !use_proxy.get() on:change=move |_| use_proxy.set(false) />" Rules model (offline)"</label>
-                <label><input type="radio" name="model" class="use-proxy" prop:checked=move || use_proxy.get() on:change=move |_| use_proxy.set(true) />" OpenAI-compatible proxy"</label>
+                <label><input type="radio" name="model" prop:checked=move || !use_proxy.get() && !use_local.get() on:change=move |_| { use_proxy.set(false); use_local.set(false); } />" Rules model (offline)"</label>
+                <label><input type="radio" name="model" class="use-local" prop:checked=move || use_local.get() on:change=move |_| { use_proxy.set(false); use_local.set(true); } />" Local model, in this tab (no server)"</label>
+                <div hidden=move || !use_local.get()>
+                    <p class="field-hint" id="hint-local">{local_hint()}</p>
+                    <label>"Weights (GGUF) address"<input class="local-url" bind:value=local_url aria-invalid=invalid("model.local") aria-describedby=described("model.local", "hint-local") /></label>
+                    <label>"…or a file on this computer"<input class="local-file" type="file" accept=".gguf" on:change=move |ev| {
+                        if let Some(name) = pick_weights(&ev) {
+                            local_url.set(format!("file:{name}"));
+                        }
+                    } /></label>
+                    <label>"Context window, tokens (optional)"<input class="local-window" bind:value=local_window placeholder="2048" inputmode="numeric" aria-invalid=invalid("model.local") /></label>
+                    {error("model.local")}
+                    <p class="local-status" role="status">{move || local_status.get().unwrap_or_default()}</p>
+                </div>
+                <label><input type="radio" name="model" class="use-proxy" prop:checked=move || use_proxy.get() on:change=move |_| { use_local.set(false); use_proxy.set(true); } />" OpenAI-compatible proxy"</label>
                 <div hidden=move || !use_proxy.get()>
                     <label>"Proxy URL"<input class="proxy-url" type="url" bind:value=proxy_url placeholder="https://llm.example.com/v1" aria-invalid=invalid("model.url") aria-describedby=described("model.url", "hint-proxy") /></label>
                     <p class="field-hint" id="hint-proxy">"https://, or http:// on this machine (localhost)"</p>

@@ -4,6 +4,8 @@ pub mod character_file;
 mod clock;
 mod fetch;
 mod frame;
+#[cfg(feature = "local")]
+pub mod local_model;
 #[cfg(feature = "guild")]
 mod lock;
 #[cfg(feature = "page")]

@@ -1,1 +1,606 @@
-//! (being written)
+//! One chat request, from transcript to finished answer, a unit of work at a time.
+//!
+//! The request arrives as Familiar's `ChatRequest` JSON (system, messages, tools,
+//! tool choice, response format); the answer leaves as its `Delta` and `ChatResponse`
+//! JSON, so the page's client needs no second vocabulary. [`Generation::next`] does one
+//! bounded piece of work (a chunk of the prompt, or one token) and returns, so the
+//! worker can read an abort between any two of them.
+//!
+//! How a small model is made to call tools: it is not asked to volunteer a call in free
+//! text, which models of this size do not do. When tools are offered, the answer
+//! starts with the call's opening, `<tool_call>{"name":"`, and the model picks, under
+//! the constraint, one of the tools' names or `none`: the choice every reply must make
+//! anyway, made where the model's probabilities can make it. On `none` the opening is
+//! taken back (the KV cache cut to the prompt) and the model answers in plain text; on
+//! a name, the arguments are decoded under that tool's JSON Schema, so the call always
+//! parses and validates. A response format constrains the whole answer the same way.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::constraint::{Constraint, Grammar, Vocabulary};
+use crate::llama::{Model, ModelError, Session};
+use crate::sample::Sampler;
+use crate::template::{ChatTemplate, Turn};
+use crate::tokenizer::Tokenizer;
+
+/// Prompt tokens read per call of [`Generation::next`]: small enough that an abort is
+/// seen within a fraction of a second, large enough to batch the weights' reads.
+pub const PREFILL_CHUNK: usize = 16;
+/// The answer's length when the request sets none.
+pub const DEFAULT_MAX_TOKENS: u32 = 512;
+/// What opens a tool call in the answer (and in earlier turns of the transcript).
+pub const CALL_OPEN: &str = "<tool_call>";
+/// What closes it.
+pub const CALL_CLOSE: &str = "</tool_call>";
+/// The name that means "no tool: answer in text".
+const NO_TOOL: &str = "none";
+
+/// One message of the transcript, as Familiar sends it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Message {
+    pub role: String,
+    #[serde(default)]
+    pub content: String,
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+}
+
+/// A tool call, in a transcript or in the answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// A tool the model may call.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub parameters: Value,
+}
+
+/// A required shape for the answer.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ResponseFormat {
+    pub schema: Value,
+}
+
+/// Familiar's `ChatRequest`, the fields a local model reads.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Request {
+    #[serde(default)]
+    pub system: String,
+    #[serde(default)]
+    pub messages: Vec<Message>,
+    #[serde(default)]
+    pub tools: Vec<Tool>,
+    /// `auto`, `none` or `required`.
+    #[serde(default)]
+    pub tool_choice: Option<String>,
+    #[serde(default)]
+    pub response_format: Option<ResponseFormat>,
+    #[serde(default)]
+    pub temperature: Option<f32>,
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+}
+
+impl Request {
+    /// The tools this request lets the model call.
+    fn offered(&self) -> &[Tool] {
+        match self.tool_choice.as_deref() {
+            Some("none") => &[],
+            _ => &self.tools,
+        }
+    }
+
+    fn requires_tool(&self) -> bool {
+        self.tool_choice.as_deref() == Some("required")
+    }
+}
+
+/// What the page hears: a delta of the answer, or the end.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// Familiar's `Delta::Text`.
+    Text { text: String },
+    /// Familiar's `Delta::ToolCall`, whole.
+    ToolCall {
+        index: usize,
+        id: Option<String>,
+        name: Option<String>,
+        arguments: String,
+    },
+    /// Familiar's `ChatResponse`.
+    Done {
+        text: String,
+        reasoning: String,
+        tool_calls: Vec<ToolCall>,
+        finish: &'static str,
+        usage: Usage,
+    },
+}
+
+/// Token counts of one answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    pub prompt_tokens: u32,
+    pub completion_tokens: u32,
+}
+
+/// Why a request could not be answered, in words for the person.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GenerateError {
+    /// The request's JSON is not a chat request.
+    Request(String),
+    /// The prompt does not fit the window; worded as servers word it, so the client
+    /// learns the window and trims the conversation.
+    TooLong { prompt: usize, window: usize },
+    /// The tools' schemas or the response format could not be compiled.
+    Schema(String),
+    Model(String),
+}
+
+impl std::fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Request(e) => write!(f, "the request could not be read: {e}"),
+            Self::TooLong { prompt, window } => write!(
+                f,
+                "the prompt is too long: {prompt} tokens in a context window of {window}"
+            ),
+            Self::Schema(e) => write!(f, "a tool's schema could not be used: {e}"),
+            Self::Model(e) => write!(f, "the local model failed: {e}"),
+        }
+    }
+}
+
+impl From<ModelError> for GenerateError {
+    fn from(error: ModelError) -> Self {
+        Self::Model(error.to_string())
+    }
+}
+
+/// Everything about a model that stays between requests.
+pub struct Engine {
+    pub model: Model,
+    pub tokenizer: Tokenizer,
+    pub template: ChatTemplate,
+    pub vocabulary: Vocabulary,
+    session: Session,
+}
+
+impl Engine {
+    /// The model, its tokenizer, template and constraint vocabulary, from a GGUF file.
+    pub fn load(bytes: Vec<u8>, context: usize) -> Result<Engine, String> {
+        let gguf = crate::gguf::Gguf::parse(bytes).map_err(|e| e.to_string())?;
+        let tokenizer = Tokenizer::from_gguf(&gguf).map_err(|e| e.to_string())?;
+        let template = ChatTemplate::from_gguf(&gguf, &tokenizer).map_err(|e| e.to_string())?;
+        let model = Model::load(gguf, context).map_err(|e| e.to_string())?;
+        let tokens = (0..tokenizer.vocab_size())
+            .map(|id| id_bytes(&tokenizer, id))
+            .collect();
+        let vocabulary = Vocabulary::new(tokens, template.stop_tokens().to_vec());
+        let session = Session::new(&model);
+        Ok(Engine {
+            model,
+            tokenizer,
+            template,
+            vocabulary,
+            session,
+        })
+    }
+
+    /// The window, in tokens.
+    pub fn context(&self) -> usize {
+        self.model.config().context
+    }
+
+    /// Begins answering `request` (Familiar's `ChatRequest` JSON).
+    pub fn start(&mut self, request: &str) -> Result<Generation, GenerateError> {
+        let request: Request =
+            serde_json::from_str(request).map_err(|e| GenerateError::Request(e.to_string()))?;
+        Generation::new(self, request)
+    }
+}
+
+/// A control token has no bytes of its own: it never matches the grammar's text.
+fn id_bytes(tokenizer: &Tokenizer, id: usize) -> Vec<u8> {
+    u32::try_from(id)
+        .map(|id| tokenizer.token_bytes(id).to_vec())
+        .unwrap_or_default()
+}
+
+/// Where a generation is.
+enum Phase {
+    /// Reading the prompt (and, for a tool decision, the call's opening).
+    Prompt,
+    /// Choosing a tool's name, or `none`.
+    Choosing { constraint: Constraint, chosen: Vec<u8> },
+    /// Decoding the chosen tool's arguments.
+    Arguments {
+        name: String,
+        constraint: Constraint,
+        written: Vec<u8>,
+    },
+    /// Free text, or text under the response format's constraint.
+    Answer { constraint: Option<Constraint> },
+    Finished,
+}
+
+/// One request being answered.
+pub struct Generation {
+    /// The prompt, without the tool call's opening.
+    prompt: Vec<u32>,
+    /// What the session is asked to hold before the next phase.
+    target: Vec<u32>,
+    phase: Phase,
+    /// After the prompt: the phase to enter.
+    next_phase: Option<Phase>,
+    logits: Vec<f32>,
+    sampler: Sampler,
+    max_tokens: u32,
+    generated: u32,
+    text: Vec<u8>,
+    /// Bytes of `text` already sent (the rest may end inside a UTF-8 character).
+    sent: usize,
+    call: Option<ToolCall>,
+    tools: Vec<(String, Value)>,
+    format: Option<Grammar>,
+    stops: Vec<u32>,
+}
+
+impl Generation {
+    fn new(engine: &mut Engine, request: Request) -> Result<Generation, GenerateError> {
+        let prompt = prompt_tokens(engine, &request);
+        let window = engine.context();
+        let max_tokens = request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).max(1);
+        // The answer needs room too; a prompt that leaves less than a tenth of the
+        // window, or 64 tokens, is refused as too long.
+        let room = (window / 10).clamp(16, 64);
+        if prompt.len() + room > window {
+            return Err(GenerateError::TooLong {
+                prompt: prompt.len(),
+                window,
+            });
+        }
+        let tools: Vec<(String, Value)> = request
+            .offered()
+            .iter()
+            .map(|t| (t.name.clone(), t.parameters.clone()))
+            .collect();
+        let format = match &request.response_format {
+            Some(format) => {
+                Some(Grammar::json(&format.schema).map_err(|e| GenerateError::Schema(e.to_string()))?)
+            }
+            None => None,
+        };
+        let (target, next_phase) = if tools.is_empty() {
+            (prompt.clone(), None)
+        } else {
+            let mut names: Vec<String> = tools.iter().map(|(n, _)| format!("{n}\"")).collect();
+            if !request.requires_tool() {
+                names.push(format!("{NO_TOOL}\""));
+            }
+            let options: Vec<&str> = names.iter().map(String::as_str).collect();
+            let grammar = Grammar::choice(&options);
+            let mut target = prompt.clone();
+            target.extend(engine.tokenizer.encode(&format!("{CALL_OPEN}{{\"name\":\"")));
+            let phase = Phase::Choosing {
+                constraint: Constraint::new(&grammar),
+                chosen: Vec::new(),
+            };
+            (target, Some(phase))
+        };
+        Ok(Generation {
+            prompt,
+            target,
+            phase: Phase::Prompt,
+            next_phase,
+            logits: Vec::new(),
+            sampler: Sampler::new(request.temperature.unwrap_or(0.0), 0x5eed),
+            max_tokens,
+            generated: 0,
+            text: Vec::new(),
+            sent: 0,
+            call: None,
+            tools,
+            format,
+            stops: engine.template.stop_tokens().to_vec(),
+        })
+    }
+
+    /// Does one piece of work: a chunk of prompt or one token. Returns the events it
+    /// produced; the last is [`Event::Done`], after which there is nothing more to do.
+    pub fn next(&mut self, engine: &mut Engine) -> Result<Vec<Event>, GenerateError> {
+        match std::mem::replace(&mut self.phase, Phase::Finished) {
+            Phase::Prompt => {
+                match engine.session.prefill(&engine.model, &self.target, PREFILL_CHUNK)? {
+                    None => self.phase = Phase::Prompt,
+                    Some(logits) => {
+                        self.logits = logits;
+                        self.phase = match self.next_phase.take() {
+                            Some(phase) => phase,
+                            None => self.answer_phase(),
+                        };
+                    }
+                }
+                Ok(Vec::new())
+            }
+            Phase::Choosing {
+                mut constraint,
+                mut chosen,
+            } => {
+                let token = self.pick(engine, Some(&constraint))?;
+                constraint
+                    .advance(&engine.vocabulary, token)
+                    .map_err(|e| GenerateError::Model(e.to_string()))?;
+                chosen.extend_from_slice(engine.tokenizer.token_bytes(token));
+                if !constraint.is_complete() {
+                    self.logits = engine.session.step(&engine.model, token)?;
+                    self.phase = Phase::Choosing { constraint, chosen };
+                    return Ok(Vec::new());
+                }
+                let name = String::from_utf8_lossy(&chosen).trim_end_matches('"').to_owned();
+                if name == NO_TOOL {
+                    // Take the opening back: the answer is text. The cache is cut to
+                    // one short of the prompt, so reading its last token again gives
+                    // the logits the answer starts from.
+                    engine.session.truncate(self.prompt.len().saturating_sub(1));
+                    self.target = self.prompt.clone();
+                    self.next_phase = Some(self.answer_phase());
+                    self.phase = Phase::Prompt;
+                    return Ok(Vec::new());
+                }
+                let schema = self
+                    .tools
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, s)| s.clone())
+                    .unwrap_or(Value::Null);
+                let grammar = Grammar::json(&arguments_schema(&schema))
+                    .map_err(|e| GenerateError::Schema(format!("{name}: {e}")))?;
+                // The chosen name's last token, then the arguments' key, are read
+                // before the first token of the arguments.
+                let mut target = engine.session.tokens().to_vec();
+                target.push(token);
+                target.extend(engine.tokenizer.encode(",\"arguments\":"));
+                self.target = target;
+                self.next_phase = Some(Phase::Arguments {
+                    name,
+                    constraint: Constraint::new(&grammar),
+                    written: Vec::new(),
+                });
+                self.phase = Phase::Prompt;
+                Ok(Vec::new())
+            }
+            Phase::Arguments {
+                name,
+                mut constraint,
+                mut written,
+            } => {
+                let token = self.pick(engine, Some(&constraint))?;
+                constraint
+                    .advance(&engine.vocabulary, token)
+                    .map_err(|e| GenerateError::Model(e.to_string()))?;
+                written.extend_from_slice(engine.tokenizer.token_bytes(token));
+                if self.generated + 1 >= self.max_tokens && !constraint.is_complete() {
+                    // Out of budget: the shortest valid ending, so the call still parses.
+                    written.extend(constraint.completion());
+                } else if !constraint.is_complete() {
+                    self.logits = engine.session.step(&engine.model, token)?;
+                    self.phase = Phase::Arguments {
+                        name,
+                        constraint,
+                        written,
+                    };
+                    return Ok(Vec::new());
+                } else {
+                    // Keep the cache holding the whole call for the next step's prompt.
+                    engine.session.step(&engine.model, token)?;
+                }
+                let call = ToolCall {
+                    id: format!("call_{}", self.prompt.len()),
+                    name,
+                    arguments: String::from_utf8_lossy(&written).into_owned(),
+                };
+                let delta = Event::ToolCall {
+                    index: 0,
+                    id: Some(call.id.clone()),
+                    name: Some(call.name.clone()),
+                    arguments: call.arguments.clone(),
+                };
+                self.call = Some(call);
+                Ok(vec![delta, self.done("tool_calls")])
+            }
+            Phase::Answer { constraint } => self.answer_step(engine, constraint),
+            Phase::Finished => Ok(Vec::new()),
+        }
+    }
+
+    /// True once [`Event::Done`] was returned.
+    pub fn is_finished(&self) -> bool {
+        matches!(self.phase, Phase::Finished)
+    }
+
+    fn answer_phase(&self) -> Phase {
+        Phase::Answer {
+            constraint: self.format.as_ref().map(Constraint::new),
+        }
+    }
+
+    fn answer_step(
+        &mut self,
+        engine: &mut Engine,
+        mut constraint: Option<Constraint>,
+    ) -> Result<Vec<Event>, GenerateError> {
+        let token = self.pick(engine, constraint.as_ref())?;
+        let stop = self.stops.contains(&token);
+        if let Some(c) = constraint.as_mut()
+            && !stop
+        {
+            c.advance(&engine.vocabulary, token)
+                .map_err(|e| GenerateError::Model(e.to_string()))?;
+        }
+        if stop {
+            return Ok(self.finish_text("stop"));
+        }
+        self.text.extend_from_slice(engine.tokenizer.token_bytes(token));
+        let mut events = self.flush_text(false);
+        let complete = constraint.as_ref().is_some_and(Constraint::is_complete);
+        if complete {
+            events.extend(self.finish_text("stop"));
+            return Ok(events);
+        }
+        if self.generated >= self.max_tokens {
+            if let Some(c) = &constraint {
+                self.text.extend(c.completion());
+            }
+            events.extend(self.finish_text("length"));
+            return Ok(events);
+        }
+        if engine.session.tokens().len() + 1 >= engine.context() {
+            events.extend(self.finish_text("length"));
+            return Ok(events);
+        }
+        self.logits = engine.session.step(&engine.model, token)?;
+        self.phase = Phase::Answer { constraint };
+        Ok(events)
+    }
+
+    /// The next token, under the constraint when there is one.
+    fn pick(&mut self, engine: &Engine, constraint: Option<&Constraint>) -> Result<u32, GenerateError> {
+        self.generated += 1;
+        let allowed = constraint.map(|c| (c, &engine.vocabulary));
+        self.sampler
+            .sample(&mut self.logits, allowed)
+            .ok_or_else(|| GenerateError::Model("no token is allowed here".into()))
+    }
+
+    /// Text not yet sent, up to the last whole character (all of it at the end).
+    fn flush_text(&mut self, all: bool) -> Vec<Event> {
+        let rest = self.text.get(self.sent..).unwrap_or_default();
+        let whole = if all {
+            rest.len()
+        } else {
+            match std::str::from_utf8(rest) {
+                Ok(_) => rest.len(),
+                Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                // Bytes that can never be a character: sent replaced, not held forever.
+                Err(_) => rest.len(),
+            }
+        };
+        if whole == 0 {
+            return Vec::new();
+        }
+        let piece = String::from_utf8_lossy(rest.get(..whole).unwrap_or_default()).into_owned();
+        self.sent += whole;
+        vec![Event::Text { text: piece }]
+    }
+
+    fn finish_text(&mut self, finish: &'static str) -> Vec<Event> {
+        let mut events = self.flush_text(true);
+        events.push(self.done(finish));
+        events
+    }
+
+    fn done(&mut self, finish: &'static str) -> Event {
+        self.phase = Phase::Finished;
+        Event::Done {
+            text: String::from_utf8_lossy(&self.text).into_owned(),
+            reasoning: String::new(),
+            tool_calls: self.call.iter().cloned().collect(),
+            finish,
+            usage: Usage {
+                prompt_tokens: u32::try_from(self.prompt.len()).unwrap_or(u32::MAX),
+                completion_tokens: self.generated,
+            },
+        }
+    }
+}
+
+/// A tool's parameters as a schema the constraint compiles: an object, even when the
+/// tool declares nothing.
+fn arguments_schema(parameters: &Value) -> Value {
+    match parameters {
+        Value::Object(map) if !map.is_empty() => parameters.clone(),
+        _ => serde_json::json!({"type": "object", "properties": {}}),
+    }
+}
+
+/// The system prompt with the tools described, as small models of the ChatML family
+/// were trained to read them.
+pub fn system_prompt(system: &str, tools: &[Tool]) -> String {
+    if tools.is_empty() {
+        return system.to_owned();
+    }
+    let mut out = String::from(system);
+    if !out.is_empty() {
+        out.push_str("\n\n");
+    }
+    out.push_str("You have access to the following tools:\n<tools>\n");
+    for tool in tools {
+        let line = serde_json::json!({
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        });
+        out.push_str(&line.to_string());
+        out.push('\n');
+    }
+    out.push_str("</tools>\nIf a tool helps, call it with ");
+    out.push_str(CALL_OPEN);
+    out.push_str("{\"name\":…,\"arguments\":{…}}");
+    out.push_str(CALL_CLOSE);
+    out.push_str("; if none does, the name is \"none\" and you answer in text.");
+    out
+}
+
+/// The transcript rendered by the model's template and encoded: the template's markup
+/// may hold control tokens, the contents never do (a message cannot close its turn).
+fn prompt_tokens(engine: &Engine, request: &Request) -> Vec<u32> {
+    let system = system_prompt(&request.system, request.offered());
+    let contents: Vec<(String, String)> = std::iter::once(("system".to_owned(), system))
+        .filter(|(_, text)| !text.is_empty())
+        .chain(request.messages.iter().map(|m| (m.role.clone(), message_text(m))))
+        .collect();
+    let turns: Vec<Turn> = contents
+        .iter()
+        .map(|(role, content)| Turn {
+            role: role.as_str(),
+            content: content.as_str(),
+        })
+        .collect();
+    let mut tokens = Vec::new();
+    for (text, markup) in engine.template.segments(&turns, true) {
+        if markup {
+            tokens.extend(engine.tokenizer.encode_with_specials(&text));
+        } else {
+            tokens.extend(engine.tokenizer.encode(&text));
+        }
+    }
+    tokens
+}
+
+/// A message's text as the model reads it: an assistant's calls written the way it
+/// is asked to write them.
+fn message_text(message: &Message) -> String {
+    let mut text = message.content.clone();
+    for call in &message.tool_calls {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        let arguments = if call.arguments.trim().is_empty() { "{}" } else { &call.arguments };
+        text.push_str(&format!(
+            "{CALL_OPEN}{{\"name\":\"{}\",\"arguments\":{arguments}}}{CALL_CLOSE}",
+            call.name
+        ));
+    }
+    text
+}

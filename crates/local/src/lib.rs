@@ -22,3 +22,5 @@ pub mod quant;
 pub mod sample;
 pub mod template;
 pub mod tokenizer;
+#[cfg(target_arch = "wasm32")]
+pub mod worker;

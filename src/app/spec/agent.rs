@@ -8,6 +8,7 @@ use crate::app::DEFAULT_KEEP_TURNS;
 use crate::app::Options;
 use crate::app::host::is_name;
 use crate::app::settings::Backend;
+use crate::llm::local::LocalSettings;
 use crate::llm::openai::{ModelSettings, SettingsError};
 use crate::llm::rules::RulesModel;
 
@@ -17,6 +18,8 @@ pub enum ModelSpec {
     /// The rules model, with the host's rules (or none: it answers its fallback).
     Rules(RulesModel),
     Proxy(ModelSettings),
+    /// A GGUF model in the page's own worker (`model: {local: {url}}`).
+    Local(LocalSettings),
 }
 
 /// The character to play: given whole, or where to fetch it.
@@ -188,6 +191,9 @@ fn read_model(value: Option<&Value>, problems: &mut Vec<Problem>) -> Option<Mode
             }
         };
     }
+    if let Some(local) = value.get("local") {
+        return read_local(local, problems);
+    }
     const KNOWN: [&str; 8] = [
         "url",
         "model",
@@ -239,6 +245,32 @@ fn read_model(value: Option<&Value>, problems: &mut Vec<Problem>) -> Option<Mode
         f.problem(field_of(&error), error.to_string());
     }
     Some(ModelSpec::Proxy(settings))
+}
+
+/// `model: {local: "…gguf"}` or `model: {local: {url, contextTokens, worker}}`.
+fn read_local(value: &Value, problems: &mut Vec<Problem>) -> Option<ModelSpec> {
+    let mut settings = match value.as_str() {
+        Some(url) => LocalSettings::new(url),
+        None => {
+            let known = ["url", "contextTokens", "worker", "onProgress"];
+            let mut f = Fields::new(value, "config.model.local", problems, &known)?;
+            let mut settings = LocalSettings::new(f.string("url").unwrap_or_default());
+            settings.context_tokens = f
+                .number("contextTokens", 256..=131_072)
+                .and_then(|n| u32::try_from(n).ok());
+            settings.worker = f.string("worker");
+            settings
+        }
+    };
+    settings.url = settings.url.trim().to_owned();
+    if settings.url.is_empty() {
+        problems.push(Problem {
+            path: "config.model.local.url".into(),
+            message: "the address of the model's GGUF file is required".into(),
+        });
+        return None;
+    }
+    Some(ModelSpec::Local(settings))
 }
 
 /// Every problem of `settings`: `validate` stops at the first, so each setting is
