@@ -22,3 +22,6 @@ pub mod quant;
 pub mod sample;
 pub mod template;
 pub mod tokenizer;
+
+#[cfg(test)]
+mod testing;
