@@ -17,7 +17,9 @@ const FOLLOW_UP: usize = 40;
 const CHUNK: usize = 64;
 
 fn tokens(from: usize, n: usize) -> Vec<u32> {
-    (from..from + n).map(|i| (100 + i * 7919 % 40_000) as u32).collect()
+    (from..from + n)
+        .map(|i| (100 + i * 7919 % 40_000) as u32)
+        .collect()
 }
 
 fn argmax(x: &[f32]) -> u32 {
@@ -67,9 +69,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let follow_up = started.elapsed().as_secs_f64();
 
     println!("load                 {:8.1} ms", load * 1e3);
-    println!("prompt               {:8.1} tokens/s ({PROMPT} tokens)", PROMPT as f64 / first);
+    println!(
+        "prompt               {:8.1} tokens/s ({PROMPT} tokens)",
+        PROMPT as f64 / first
+    );
     println!("time to first token  {:8.1} ms", first * 1e3);
-    println!("generation           {:8.1} tokens/s ({GENERATE} tokens)", GENERATE as f64 / generate);
+    println!(
+        "generation           {:8.1} tokens/s ({GENERATE} tokens)",
+        GENERATE as f64 / generate
+    );
     println!(
         "follow-up turn       {:8.1} ms ({FOLLOW_UP} new tokens after {} cached)",
         follow_up * 1e3,

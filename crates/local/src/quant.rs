@@ -259,7 +259,7 @@ fn quantize_activations(x: &[f32]) -> Q8Activations {
         let id = if amax != 0.0 { 127.0 / amax } else { 0.0 };
         let mut sum = 0i32;
         for &v in block {
-            let q = (v * id).round_ties_even() as i8;
+            let q = round_even(v * id) as i8;
             sum += i32::from(q);
             out.q.push(q);
         }
@@ -268,6 +268,15 @@ fn quantize_activations(x: &[f32]) -> Q8Activations {
         out.s.push(f16_to_f32(f32_to_f16(d * sum as f32)));
     }
     out
+}
+
+/// Rounds to the nearest integer, ties to even, for |x| < 2²²: adding 1.5·2²³ pushes the
+/// fraction out of the mantissa under the default rounding mode. `round_ties_even`
+/// calls libm's `rintf` on baseline x86-64, a tenth of a forward pass.
+#[inline(always)]
+fn round_even(x: f32) -> f32 {
+    const MAGIC: f32 = 12_582_912.0;
+    (x + MAGIC) - MAGIC
 }
 
 /// `Σ a·b` over one block, in integers.
@@ -317,9 +326,10 @@ fn load(s: &[i8]) -> core::arch::wasm32::v128 {
     )
 }
 
-/// `Σ a·b` in f32, with independent accumulators so the loop vectorizes.
+/// `Σ a·b` in f32, with independent accumulators so the loop vectorizes (a plain
+/// `sum()` is one serial chain of adds: LLVM may not reorder float additions).
 #[inline(always)]
-fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
+pub(crate) fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
     let mut acc = [0f32; 8];
     let (a8, b8) = (a.chunks_exact(8), b.chunks_exact(8));
     let tail: f32 = a8
@@ -413,27 +423,54 @@ fn matmul_quant<K: Quant>(weights: &[u8], rows: usize, cols: usize, x: &[f32], o
     let blocks = cols / BLOCK;
     let n = x.len() / cols;
     let rb = blocks * K::BYTES;
+    if n == 1 {
+        for (row, out) in weights.chunks_exact(rb).zip(out.iter_mut()) {
+            *out = row_dot::<K>(row, &acts);
+        }
+        return;
+    }
     for t0 in (0..n).step_by(TILE) {
         let tile = TILE.min(n - t0);
         for (r, row) in weights.chunks_exact(rb).enumerate() {
-            let mut acc = [0f32; TILE];
+            // Summed in the order `row_dot` sums, so a token's result does not depend
+            // on how many tokens it is read with.
+            let mut acc = [[0f32; 4]; TILE];
             for (b, block) in row.chunks_exact(K::BYTES).enumerate() {
                 let (q, d, m) = K::decode(block);
                 for (t, acc) in acc.iter_mut().enumerate().take(tile) {
                     // In bounds: t0 + t < n and b < blocks, checked against x at entry.
                     let at = (t0 + t) * blocks + b;
-                    let isum = dot_block(&q, &acts.q[at * BLOCK..at * BLOCK + BLOCK]);
-                    *acc += d * acts.d[at] * isum as f32;
+                    let mut v = d
+                        * acts.d[at]
+                        * dot_block(&q, &acts.q[at * BLOCK..at * BLOCK + BLOCK]) as f32;
                     if K::OFFSET {
-                        *acc += m * acts.s[at];
+                        v += m * acts.s[at];
                     }
+                    acc[b & 3] += v;
                 }
             }
             for (t, acc) in acc.iter().enumerate().take(tile) {
-                out[(t0 + t) * rows + r] = *acc;
+                out[(t0 + t) * rows + r] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
             }
         }
     }
+}
+
+/// One row against one token's activations (generation's case): four accumulators, so
+/// consecutive blocks' float work overlaps instead of waiting on one chain of adds.
+#[inline(always)]
+fn row_dot<K: Quant>(row: &[u8], acts: &Q8Activations) -> f32 {
+    let mut acc = [0f32; 4];
+    let blocks = row.chunks_exact(K::BYTES).zip(acts.q.chunks_exact(BLOCK));
+    for (b, ((block, q), (&dx, &sx))) in blocks.zip(acts.d.iter().zip(&acts.s)).enumerate() {
+        let (w, d, m) = K::decode(block);
+        let mut v = d * dx * dot_block(&w, q) as f32;
+        if K::OFFSET {
+            v += m * sx;
+        }
+        acc[b & 3] += v;
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
 
 #[cfg(test)]

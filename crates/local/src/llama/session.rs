@@ -196,7 +196,7 @@ fn attention(
             s.scores.clear();
             s.scores.extend((0..seen).map(|p| {
                 let k = &keys[p * kv + kv_at..p * kv + kv_at + hd];
-                q.iter().zip(k).map(|(a, b)| a * b).sum::<f32>() * scale
+                quant::dot_f32(q, k) * scale
             }));
             softmax(&mut s.scores);
             let out = &mut s.attended[t * dim + h * hd..t * dim + (h + 1) * hd];
