@@ -82,9 +82,17 @@ pub fn f32_to_f16(x: f32) -> u16 {
     sign | rounded as u16
 }
 
+/// A block's f16 scale, without branches: the half's exponent and mantissa shifted
+/// into place and rebased by 2¹¹² (exact for normal and subnormal halves; a weight
+/// scale is never infinite or NaN, which this would read as a large finite value).
+#[inline(always)]
 fn f16_at(bytes: &[u8], at: usize) -> f32 {
     match bytes.get(at..at + 2) {
-        Some(&[lo, hi]) => f16_to_f32(u16::from_le_bytes([lo, hi])),
+        Some(&[lo, hi]) => {
+            let h = u32::from(u16::from_le_bytes([lo, hi]));
+            let magnitude = f32::from_bits((h & 0x7fff) << 13) * f32::from_bits(0x7780_0000);
+            f32::from_bits(magnitude.to_bits() | ((h & 0x8000) << 16))
+        }
         _ => 0.0,
     }
 }
@@ -423,9 +431,10 @@ fn matmul_quant<K: Quant>(weights: &[u8], rows: usize, cols: usize, x: &[f32], o
     let blocks = cols / BLOCK;
     let n = x.len() / cols;
     let rb = blocks * K::BYTES;
+    let mut partial = vec![0f32; blocks];
     if n == 1 {
         for (row, out) in weights.chunks_exact(rb).zip(out.iter_mut()) {
-            *out = row_dot::<K>(row, &acts);
+            *out = row_dot::<K>(row, &acts, &mut partial);
         }
         return;
     }
@@ -456,21 +465,43 @@ fn matmul_quant<K: Quant>(weights: &[u8], rows: usize, cols: usize, x: &[f32], o
     }
 }
 
-/// One row against one token's activations (generation's case): four accumulators, so
-/// consecutive blocks' float work overlaps instead of waiting on one chain of adds.
+/// One row against one token's activations (generation's case). Each block's scaled
+/// product goes to `partial` first, then four accumulators sum them (block `b` into
+/// `b % 4`): a running total would make each block wait on the last one's add, and an
+/// accumulator array indexed by `b & 3` lives in memory.
 #[inline(always)]
-fn row_dot<K: Quant>(row: &[u8], acts: &Q8Activations) -> f32 {
-    let mut acc = [0f32; 4];
+fn row_dot<K: Quant>(row: &[u8], acts: &Q8Activations, partial: &mut [f32]) -> f32 {
     let blocks = row.chunks_exact(K::BYTES).zip(acts.q.chunks_exact(BLOCK));
-    for (b, ((block, q), (&dx, &sx))) in blocks.zip(acts.d.iter().zip(&acts.s)).enumerate() {
+    for (((block, q), (&dx, &sx)), p) in blocks
+        .zip(acts.d.iter().zip(&acts.s))
+        .zip(partial.iter_mut())
+    {
         let (w, d, m) = K::decode(block);
-        let mut v = d * dx * dot_block(&w, q) as f32;
-        if K::OFFSET {
-            v += m * sx;
-        }
-        acc[b & 3] += v;
+        let v = d * dx * dot_block(&w, q) as f32;
+        *p = if K::OFFSET { v + m * sx } else { v };
     }
-    (acc[0] + acc[1]) + (acc[2] + acc[3])
+    sum4(partial)
+}
+
+/// `Σ x` with four accumulators, element `i` into `i % 4`, combined pairwise.
+#[inline(always)]
+fn sum4(x: &[f32]) -> f32 {
+    let mut acc = [0f32; 4];
+    let chunks = x.chunks_exact(4);
+    for (a, &r) in acc.iter_mut().zip(chunks.remainder()) {
+        *a += r;
+    }
+    // The remainder's blocks come last in `b % 4` order too: add them after.
+    let mut main = [0f32; 4];
+    for c in chunks {
+        for i in 0..4 {
+            main[i] += c[i];
+        }
+    }
+    for (m, a) in main.iter_mut().zip(acc) {
+        *m += a;
+    }
+    (main[0] + main[1]) + (main[2] + main[3])
 }
 
 #[cfg(test)]

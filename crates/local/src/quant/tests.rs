@@ -129,3 +129,17 @@ fn mismatched_shapes_are_errors() {
     assert!(row_bytes(TensorKind::Q4_1, 40).is_err());
     assert!(dequantize_row(&w, TensorKind::Q8_0, &mut [0.0; 32]).is_err());
 }
+
+#[test]
+fn block_scales_read_every_finite_half_exactly() {
+    for h in 0..=u16::MAX {
+        let want = f16_to_f32(h);
+        if want.is_finite() {
+            assert_eq!(
+                f16_at(&h.to_le_bytes(), 0).to_bits(),
+                want.to_bits(),
+                "{h:#06x}"
+            );
+        }
+    }
+}
