@@ -24,3 +24,6 @@ pub mod template;
 pub mod tokenizer;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
+
+#[cfg(test)]
+mod testing;

@@ -1,1 +1,296 @@
-//! (being written)
+//! The llama-family model (SmolLM2, Llama, TinyLlama…): its configuration and weights
+//! checked out of a GGUF file, and [`Session`], the forward pass with a KV cache that
+//! keeps the prefix a new prompt shares with the last.
+//!
+//! The block is the usual one: RMSNorm, grouped-query attention with RoPE on adjacent
+//! pairs (ggml's mode 0, which the GGUF converter's permutation of `attn_q`/`attn_k`
+//! expects), RMSNorm, SwiGLU feed-forward; a final norm and the output head (or the
+//! token embedding, tied). The products are [`crate::quant`]'s; tokens and text are
+//! the tokenizer's.
+
+mod session;
+
+pub use session::Session;
+
+use crate::gguf::{Gguf, TensorKind};
+use crate::quant;
+use std::fmt;
+
+/// The shape of a model, from its metadata and checked against its tensors.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub vocab: usize,
+    pub dim: usize,
+    pub layers: usize,
+    pub heads: usize,
+    pub kv_heads: usize,
+    pub ffn: usize,
+    pub rope_base: f32,
+    pub rms_eps: f32,
+    /// The window this model runs with: the smaller of the asked and the trained.
+    pub context: usize,
+}
+
+impl Config {
+    pub fn head_dim(&self) -> usize {
+        self.dim / self.heads
+    }
+
+    pub fn kv_dim(&self) -> usize {
+        self.kv_heads * self.head_dim()
+    }
+}
+
+/// Why a model cannot load or run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelError {
+    UnknownArchitecture(String),
+    MissingMetadata(&'static str),
+    MissingTensor(String),
+    BadShape {
+        tensor: String,
+        expected: Vec<u64>,
+        found: Vec<u64>,
+    },
+    BadConfig(String),
+    /// The window holds `limit` tokens and the request needs more.
+    ContextFull {
+        limit: usize,
+    },
+    TokenOutOfRange {
+        token: u32,
+        vocab: usize,
+    },
+    EmptyPrompt,
+    Shape(quant::ShapeError),
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelError::UnknownArchitecture(a) => {
+                write!(f, "model architecture {a:?} is not supported (llama is)")
+            }
+            ModelError::MissingMetadata(key) => write!(f, "model metadata lacks {key}"),
+            ModelError::MissingTensor(name) => write!(f, "model lacks tensor {name}"),
+            ModelError::BadShape {
+                tensor,
+                expected,
+                found,
+            } => {
+                write!(
+                    f,
+                    "tensor {tensor} has shape {found:?}, the config needs {expected:?}"
+                )
+            }
+            ModelError::BadConfig(why) => write!(f, "model config: {why}"),
+            ModelError::ContextFull { limit } => {
+                write!(f, "the context window is full ({limit} tokens)")
+            }
+            ModelError::TokenOutOfRange { token, vocab } => {
+                write!(f, "token {token} is outside the vocabulary of {vocab}")
+            }
+            ModelError::EmptyPrompt => write!(f, "the prompt is empty"),
+            ModelError::Shape(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+impl From<quant::ShapeError> for ModelError {
+    fn from(e: quant::ShapeError) -> Self {
+        ModelError::Shape(e)
+    }
+}
+
+/// Where one weight matrix lives in the file's bytes, found once at load.
+#[derive(Clone, Debug)]
+struct Weight {
+    name: String,
+    kind: TensorKind,
+    rows: usize,
+    cols: usize,
+}
+
+#[derive(Clone, Debug)]
+struct Layer {
+    attn_norm: Vec<f32>,
+    q: Weight,
+    k: Weight,
+    v: Weight,
+    o: Weight,
+    ffn_norm: Vec<f32>,
+    gate: Weight,
+    up: Weight,
+    down: Weight,
+}
+
+/// A loaded model: the file (owned) and the weights' places in it.
+pub struct Model {
+    gguf: Gguf,
+    config: Config,
+    /// Rotated dimensions per head (`rope.dimension_count`, else the whole head).
+    rope_dims: usize,
+    embedding: Weight,
+    layers: Vec<Layer>,
+    output_norm: Vec<f32>,
+    output: Weight,
+}
+
+impl fmt::Debug for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Model")
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+impl Model {
+    /// Checks the file is a llama-family model whose tensors fit its metadata, and runs
+    /// it with a window of `min(context, trained)` tokens.
+    pub fn load(gguf: Gguf, context: usize) -> Result<Model, ModelError> {
+        let arch = gguf.str("general.architecture").unwrap_or("(none)");
+        if arch != "llama" {
+            return Err(ModelError::UnknownArchitecture(arch.to_string()));
+        }
+        let need = |key: &'static str| {
+            gguf.u64(key)
+                .map(|v| v as usize)
+                .ok_or(ModelError::MissingMetadata(key))
+        };
+        let dim = need("llama.embedding_length")?;
+        let heads = need("llama.attention.head_count")?;
+        let kv_heads = gguf
+            .u64("llama.attention.head_count_kv")
+            .map_or(heads, |v| v as usize);
+        let trained = gguf
+            .u64("llama.context_length")
+            .map_or(2048, |v| v as usize);
+        let embd = gguf
+            .tensor("token_embd.weight")
+            .ok_or_else(|| ModelError::MissingTensor("token_embd.weight".into()))?;
+        let config = Config {
+            vocab: embd.dims.get(1).copied().unwrap_or(0) as usize,
+            dim,
+            layers: need("llama.block_count")?,
+            heads,
+            kv_heads,
+            ffn: need("llama.feed_forward_length")?,
+            rope_base: gguf.f32("llama.rope.freq_base").unwrap_or(10_000.0),
+            rms_eps: gguf
+                .f32("llama.attention.layer_norm_rms_epsilon")
+                .unwrap_or(1e-5),
+            context: context.min(trained).max(1),
+        };
+        let bad = |why: String| Err(ModelError::BadConfig(why));
+        if heads == 0 || kv_heads == 0 || dim % heads != 0 || heads % kv_heads != 0 {
+            return bad(format!(
+                "{dim} wide with {heads} heads and {kv_heads} KV heads"
+            ));
+        }
+        let head_dim = config.head_dim();
+        let rope_dims = gguf
+            .u64("llama.rope.dimension_count")
+            .map_or(head_dim, |v| v as usize);
+        if rope_dims > head_dim || !rope_dims.is_multiple_of(2) {
+            return bad(format!("rope over {rope_dims} of a head of {head_dim}"));
+        }
+        let (kv, ffn, vocab) = (config.kv_dim(), config.ffn, config.vocab);
+        let weight = |name: &str, rows: usize, cols: usize| matrix(&gguf, name, rows, cols);
+        let norm = |name: &str| vector(&gguf, name, dim);
+        let mut layers = Vec::with_capacity(config.layers);
+        for i in 0..config.layers {
+            let n = |part: &str| format!("blk.{i}.{part}.weight");
+            layers.push(Layer {
+                attn_norm: norm(&n("attn_norm"))?,
+                q: weight(&n("attn_q"), dim, dim)?,
+                k: weight(&n("attn_k"), kv, dim)?,
+                v: weight(&n("attn_v"), kv, dim)?,
+                o: weight(&n("attn_output"), dim, dim)?,
+                ffn_norm: norm(&n("ffn_norm"))?,
+                gate: weight(&n("ffn_gate"), ffn, dim)?,
+                up: weight(&n("ffn_up"), ffn, dim)?,
+                down: weight(&n("ffn_down"), dim, ffn)?,
+            });
+        }
+        let embedding = weight("token_embd.weight", vocab, dim)?;
+        let output = match gguf.tensor("output.weight") {
+            Some(_) => weight("output.weight", vocab, dim)?,
+            None => embedding.clone(),
+        };
+        let output_norm = norm("output_norm.weight")?;
+        Ok(Model {
+            gguf,
+            config,
+            rope_dims,
+            embedding,
+            layers,
+            output_norm,
+            output,
+        })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The file, whose metadata the tokenizer and the chat template read.
+    pub fn gguf(&self) -> &Gguf {
+        &self.gguf
+    }
+
+    /// A weight matrix's bytes: checked at load, so found here.
+    fn bytes(&self, w: &Weight) -> &[u8] {
+        self.gguf.tensor(&w.name).map_or(&[], |t| t.data)
+    }
+
+    /// `out = W·x` for every token of `x`.
+    fn matmul(&self, w: &Weight, x: &[f32], out: &mut Vec<f32>) -> Result<(), ModelError> {
+        out.clear();
+        out.resize(x.len() / w.cols.max(1) * w.rows, 0.0);
+        quant::matmul(self.bytes(w), w.kind, w.rows, w.cols, x, out)?;
+        Ok(())
+    }
+}
+
+fn matrix(gguf: &Gguf, name: &str, rows: usize, cols: usize) -> Result<Weight, ModelError> {
+    let t = gguf
+        .tensor(name)
+        .ok_or_else(|| ModelError::MissingTensor(name.to_string()))?;
+    let expected = vec![cols as u64, rows as u64];
+    if t.dims != expected.as_slice() {
+        return Err(ModelError::BadShape {
+            tensor: name.into(),
+            expected,
+            found: t.dims.to_vec(),
+        });
+    }
+    quant::row_bytes(t.kind, cols)?;
+    Ok(Weight {
+        name: name.to_string(),
+        kind: t.kind,
+        rows,
+        cols,
+    })
+}
+
+fn vector(gguf: &Gguf, name: &str, len: usize) -> Result<Vec<f32>, ModelError> {
+    let t = gguf
+        .tensor(name)
+        .ok_or_else(|| ModelError::MissingTensor(name.to_string()))?;
+    if t.dims != [len as u64] {
+        let expected = vec![len as u64];
+        return Err(ModelError::BadShape {
+            tensor: name.into(),
+            expected,
+            found: t.dims.to_vec(),
+        });
+    }
+    let mut out = vec![0f32; len];
+    quant::dequantize_row(t.data, t.kind, &mut out)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

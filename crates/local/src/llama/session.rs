@@ -1,0 +1,278 @@
+//! One conversation's run of the model: the tokens read so far, their keys and values
+//! per layer (the KV cache), and the forward pass that extends them.
+//!
+//! The worker keeps one session between requests; a new prompt keeps the longest
+//! prefix it shares with what the cache holds (the system prompt and the earlier turns)
+//! and reads only the rest, in chunks so an abort is seen between them.
+
+use super::{Config, Layer, Model, ModelError};
+use crate::quant;
+use std::sync::Arc;
+
+/// A model's KV cache and the tokens it holds.
+pub struct Session {
+    model: Arc<Model>,
+    tokens: Vec<u32>,
+    /// Per layer, `tokens.len() × kv_dim` keys (after RoPE) and values, in f32: for
+    /// SmolLM2 that is 46 KB a token, 94 MB for a 2048-token window, grown as used.
+    keys: Vec<Vec<f32>>,
+    values: Vec<Vec<f32>>,
+    scratch: Scratch,
+}
+
+/// Buffers the forward pass reuses between calls.
+#[derive(Default)]
+struct Scratch {
+    x: Vec<f32>,
+    normed: Vec<f32>,
+    q: Vec<f32>,
+    k: Vec<f32>,
+    v: Vec<f32>,
+    attended: Vec<f32>,
+    out: Vec<f32>,
+    gate: Vec<f32>,
+    up: Vec<f32>,
+    scores: Vec<f32>,
+    rope: Vec<(f32, f32)>,
+}
+
+impl Session {
+    pub fn new(model: Arc<Model>) -> Session {
+        let layers = model.config.layers;
+        Session {
+            model,
+            tokens: Vec::new(),
+            keys: vec![Vec::new(); layers],
+            values: vec![Vec::new(); layers],
+            scratch: Scratch::default(),
+        }
+    }
+
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The tokens whose keys and values the cache holds.
+    pub fn tokens(&self) -> &[u32] {
+        &self.tokens
+    }
+
+    /// Forgets the cache after `len` tokens.
+    pub fn truncate(&mut self, len: usize) {
+        let len = len.min(self.tokens.len());
+        self.tokens.truncate(len);
+        let kv = self.model.config.kv_dim();
+        for cache in self.keys.iter_mut().chain(self.values.iter_mut()) {
+            cache.truncate(len * kv);
+        }
+    }
+
+    /// Makes the cache hold exactly `prompt`: keeps the longest prefix it shares with
+    /// what the cache holds, drops the rest, then reads at most `chunk` more tokens.
+    /// Returns the last token's logits once all of `prompt` is read, None while more
+    /// remains (call again with the same prompt to go on).
+    pub fn prefill(
+        &mut self,
+        prompt: &[u32],
+        chunk: usize,
+    ) -> Result<Option<Vec<f32>>, ModelError> {
+        let limit = self.model.config.context;
+        if prompt.is_empty() {
+            return Err(ModelError::EmptyPrompt);
+        }
+        if prompt.len() > limit {
+            return Err(ModelError::ContextFull { limit });
+        }
+        let shared = self
+            .tokens
+            .iter()
+            .zip(prompt)
+            .take_while(|(a, b)| a == b)
+            .count();
+        // The last token is always read again: its logits are what the caller wants.
+        let keep = shared.min(prompt.len() - 1);
+        self.truncate(keep);
+        let end = (keep + chunk.max(1)).min(prompt.len());
+        let last = end == prompt.len();
+        let logits = self.forward(prompt.get(keep..end).unwrap_or(&[]), last)?;
+        Ok(if last { logits } else { None })
+    }
+
+    /// Appends one token; returns the logits for the next.
+    pub fn step(&mut self, token: u32) -> Result<Vec<f32>, ModelError> {
+        self.forward(&[token], true)?.ok_or(ModelError::EmptyPrompt)
+    }
+
+    /// Reads `batch` after the cached tokens; the last one's logits when asked. On an
+    /// error the cache is left as it was.
+    fn forward(&mut self, batch: &[u32], logits: bool) -> Result<Option<Vec<f32>>, ModelError> {
+        let config = &self.model.config;
+        let start = self.tokens.len();
+        if start + batch.len() > config.context {
+            return Err(ModelError::ContextFull {
+                limit: config.context,
+            });
+        }
+        if let Some(&token) = batch.iter().find(|&&t| t as usize >= config.vocab) {
+            return Err(ModelError::TokenOutOfRange {
+                token,
+                vocab: config.vocab,
+            });
+        }
+        let result = self.run(batch, logits);
+        if result.is_err() {
+            self.truncate(start);
+        } else {
+            self.tokens.extend_from_slice(batch);
+        }
+        result
+    }
+
+    fn run(&mut self, batch: &[u32], logits: bool) -> Result<Option<Vec<f32>>, ModelError> {
+        let model = Arc::clone(&self.model);
+        let config = &model.config;
+        let (dim, n) = (config.dim, batch.len());
+        let s = &mut self.scratch;
+        s.x.clear();
+        s.x.resize(n * dim, 0.0);
+        let row = quant::row_bytes(model.embedding.kind, dim)?;
+        let table = model.bytes(&model.embedding);
+        for (&token, x) in batch.iter().zip(s.x.chunks_exact_mut(dim)) {
+            let at = token as usize * row;
+            let bytes = table.get(at..at + row).unwrap_or(&[]);
+            quant::dequantize_row(bytes, model.embedding.kind, x)?;
+        }
+        rope_table(config, model.rope_dims, self.tokens.len(), n, &mut s.rope);
+        for (i, layer) in model.layers.iter().enumerate() {
+            let (keys, values) = match (self.keys.get_mut(i), self.values.get_mut(i)) {
+                (Some(k), Some(v)) => (k, v),
+                _ => return Err(ModelError::BadConfig(format!("no cache for layer {i}"))),
+            };
+            attention(&model, layer, s, keys, values)?;
+            feed_forward(&model, layer, s)?;
+        }
+        if !logits {
+            return Ok(None);
+        }
+        let last = s.x.get((n - 1) * dim..n * dim).unwrap_or(&[]);
+        rms_norm(last, &model.output_norm, config.rms_eps, &mut s.normed);
+        let mut out = Vec::new();
+        model.matmul(&model.output, &s.normed, &mut out)?;
+        Ok(Some(out))
+    }
+}
+
+/// `x += Wo · attention(RoPE(Wq·norm(x)), cache + RoPE(Wk·norm(x)), cache + Wv·norm(x))`.
+fn attention(
+    model: &Model,
+    layer: &Layer,
+    s: &mut Scratch,
+    keys: &mut Vec<f32>,
+    values: &mut Vec<f32>,
+) -> Result<(), ModelError> {
+    let config = &model.config;
+    let (dim, kv, hd) = (config.dim, config.kv_dim(), config.head_dim());
+    let n = s.x.len() / dim;
+    rms_norm(&s.x, &layer.attn_norm, config.rms_eps, &mut s.normed);
+    model.matmul(&layer.q, &s.normed, &mut s.q)?;
+    model.matmul(&layer.k, &s.normed, &mut s.k)?;
+    model.matmul(&layer.v, &s.normed, &mut s.v)?;
+    let half = model.rope_dims / 2;
+    rope(&mut s.q, dim, hd, half, &s.rope);
+    rope(&mut s.k, kv, hd, half, &s.rope);
+    let start = keys.len() / kv;
+    keys.extend_from_slice(&s.k);
+    values.extend_from_slice(&s.v);
+    s.attended.clear();
+    s.attended.resize(n * dim, 0.0);
+    let group = config.heads / config.kv_heads;
+    let scale = 1.0 / (hd as f32).sqrt();
+    // Hot loop: q is n×dim, keys/values (start+n)×kv, attended n×dim, all sized above.
+    for t in 0..n {
+        let seen = start + t + 1;
+        for h in 0..config.heads {
+            let q = &s.q[t * dim + h * hd..t * dim + (h + 1) * hd];
+            let kv_at = (h / group) * hd;
+            s.scores.clear();
+            s.scores.extend((0..seen).map(|p| {
+                let k = &keys[p * kv + kv_at..p * kv + kv_at + hd];
+                quant::dot_f32(q, k) * scale
+            }));
+            softmax(&mut s.scores);
+            let out = &mut s.attended[t * dim + h * hd..t * dim + (h + 1) * hd];
+            for (p, &w) in s.scores.iter().enumerate() {
+                let v = &values[p * kv + kv_at..p * kv + kv_at + hd];
+                for (o, v) in out.iter_mut().zip(v) {
+                    *o += w * v;
+                }
+            }
+        }
+    }
+    model.matmul(&layer.o, &s.attended, &mut s.out)?;
+    s.x.iter_mut().zip(&s.out).for_each(|(x, o)| *x += o);
+    Ok(())
+}
+
+/// `x += W_down · (silu(W_gate · norm(x)) ⊙ W_up · norm(x))`.
+fn feed_forward(model: &Model, layer: &Layer, s: &mut Scratch) -> Result<(), ModelError> {
+    rms_norm(&s.x, &layer.ffn_norm, model.config.rms_eps, &mut s.normed);
+    model.matmul(&layer.gate, &s.normed, &mut s.gate)?;
+    model.matmul(&layer.up, &s.normed, &mut s.up)?;
+    for (g, u) in s.gate.iter_mut().zip(&s.up) {
+        *g = *g / (1.0 + (-*g).exp()) * u;
+    }
+    model.matmul(&layer.down, &s.gate, &mut s.out)?;
+    s.x.iter_mut().zip(&s.out).for_each(|(x, o)| *x += o);
+    Ok(())
+}
+
+/// Each row of `x` (rows of `weight.len()`) scaled to unit root-mean-square, times
+/// the weight.
+fn rms_norm(x: &[f32], weight: &[f32], eps: f32, out: &mut Vec<f32>) {
+    out.clear();
+    for row in x.chunks_exact(weight.len().max(1)) {
+        let mean = row.iter().map(|v| v * v).sum::<f32>() / row.len() as f32;
+        let scale = 1.0 / (mean + eps).sqrt();
+        out.extend(row.iter().zip(weight).map(|(v, w)| v * scale * w));
+    }
+}
+
+fn softmax(x: &mut [f32]) {
+    let max = x.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+    let mut sum = 0.0;
+    for v in x.iter_mut() {
+        *v = (*v - max).exp();
+        sum += *v;
+    }
+    x.iter_mut().for_each(|v| *v /= sum);
+}
+
+/// cos and sin of each rotated pair's angle for `n` positions from `start`, computed as
+/// ggml does (the angle's frequency a running product in f32), so ours match.
+fn rope_table(config: &Config, dims: usize, start: usize, n: usize, out: &mut Vec<(f32, f32)>) {
+    out.clear();
+    let step = config.rope_base.powf(-2.0 / dims.max(1) as f32);
+    for pos in start..start + n {
+        let mut theta = pos as f32;
+        for _ in 0..dims / 2 {
+            out.push((theta.cos(), theta.sin()));
+            theta *= step;
+        }
+    }
+}
+
+/// Rotates the first `2·half` values of every head of every row, pairs adjacent.
+fn rope(x: &mut [f32], width: usize, head_dim: usize, half: usize, table: &[(f32, f32)]) {
+    if half == 0 {
+        return;
+    }
+    for (row, angles) in x.chunks_exact_mut(width).zip(table.chunks_exact(half)) {
+        for head in row.chunks_exact_mut(head_dim) {
+            for (pair, &(cos, sin)) in head.chunks_exact_mut(2).zip(angles) {
+                let (a, b) = (pair[0], pair[1]);
+                pair[0] = a * cos - b * sin;
+                pair[1] = a * sin + b * cos;
+            }
+        }
+    }
+}
