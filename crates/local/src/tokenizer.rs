@@ -7,7 +7,7 @@
 //! asked ([`Tokenizer::encode_with_specials`]), so text a user types can never become
 //! control markup. The chat template ([`crate::template`]) decides what is markup.
 
-mod byte_level;
+pub mod byte_level;
 mod letters;
 pub mod pretokenize;
 
@@ -288,6 +288,11 @@ impl Tokenizer {
     /// The token whose vocabulary text is exactly `text` (e.g. `"<|im_end|>"`).
     pub fn token_id(&self, text: &str) -> Option<u32> {
         self.by_text.get(text).copied()
+    }
+
+    /// A token's text as the vocabulary spells it (`"<|im_end|>"`, `"Ġthe"`).
+    pub fn token_text(&self, id: u32) -> Option<&str> {
+        self.texts.get(id as usize).map(String::as_str)
     }
 
     /// Whether a token is control markup (GGUF token type 3).
