@@ -111,7 +111,7 @@ impl Grammar {
 pub struct Vocabulary {
     tokens: Vec<Vec<u8>>,
     trie: Trie<Vec<u32>>,
-    /// Plain string content: `(characters, id)`, fewest characters first.
+    /// Plain string content: `(characters, id)`.
     plain: Vec<(u32, u32)>,
     /// Every token that is not plain string content.
     unplain: Trie<Vec<u32>>,
@@ -149,7 +149,6 @@ impl Vocabulary {
                 }
             }
         }
-        plain.sort_unstable();
         let mut stop = vec![false; tokens.len()];
         for &s in &stops {
             if let Some(flag) = stop.get_mut(s as usize) {
@@ -241,7 +240,7 @@ impl<'g> Constraint<'g> {
                     ..
                 }) => {
                     let room = max.saturating_sub(chars);
-                    for &(_, id) in vocab.plain.iter().take_while(|&&(n, _)| n <= room) {
+                    for &(_, id) in vocab.plain.iter().filter(|&&(n, _)| n <= room) {
                         if let Some(a) = allowed.get_mut(id as usize) {
                             *a = true;
                         }

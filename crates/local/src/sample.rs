@@ -7,6 +7,9 @@
 //! tested first and the full mask is applied only when none of them passes (or when
 //! the candidate pool is the whole vocabulary anyway).
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use crate::constraint::{Constraint, Vocabulary};
 
 /// Candidates tested one by one before falling back to the full mask.
@@ -154,8 +157,9 @@ impl Sampler {
 /// token's weight is under e^-30: left out of the candidates, so sorting stays short.
 const NEGLIGIBLE: f32 = 30.0;
 
-/// The `n` tokens with the highest finite logits, best first, none more than
-/// `width` below the best.
+/// The `n` tokens with the highest finite logits, best first (the lower id among
+/// equals), none more than `width` below the best. A heap, not a sort: the crate
+/// keeps to no slice sort (each would compile its own copy into the wasm).
 fn best(logits: &[f32], n: usize, width: f32) -> Vec<u32> {
     let top = logits
         .iter()
@@ -163,25 +167,44 @@ fn best(logits: &[f32], n: usize, width: f32) -> Vec<u32> {
         .filter(|l| l.is_finite())
         .fold(f32::NEG_INFINITY, f32::max);
     let floor = top - width;
-    let mut ids: Vec<u32> = (0..logits.len() as u32)
-        .filter(|&i| {
-            logits
-                .get(i as usize)
-                .is_some_and(|&l| l.is_finite() && l >= floor)
+    let mut heap: BinaryHeap<Ranked> = (0..logits.len() as u32)
+        .filter_map(|id| {
+            let l = *logits.get(id as usize)?;
+            (l.is_finite() && l >= floor).then_some(Ranked {
+                logit: l,
+                id: Reverse(id),
+            })
         })
         .collect();
-    let by_logit = |a: &u32, b: &u32| {
-        let (x, y) = (logits.get(*a as usize), logits.get(*b as usize));
-        y.partial_cmp(&x)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.cmp(b))
-    };
-    if n < ids.len() {
-        ids.select_nth_unstable_by(n, by_logit);
-        ids.truncate(n);
+    let mut out = Vec::with_capacity(n.min(heap.len()));
+    while out.len() < n {
+        let Some(r) = heap.pop() else { break };
+        out.push(r.id.0);
     }
-    ids.sort_unstable_by(by_logit);
-    ids
+    out
+}
+
+/// A token ordered by logit, then by lower id.
+#[derive(PartialEq)]
+struct Ranked {
+    logit: f32,
+    id: Reverse<u32>,
+}
+
+impl Eq for Ranked {}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.logit
+            .total_cmp(&other.logit)
+            .then(self.id.cmp(&other.id))
+    }
 }
 
 #[cfg(test)]

@@ -137,10 +137,10 @@ impl ChatTemplate {
         if let Some(bos) = &self.bos {
             out.markup(bos);
         }
-        if let (Some(system), Some(first)) = (&self.default_system, turns.first()) {
-            if first.role != "system" {
-                self.turn(&mut out, "system", "", system);
-            }
+        if let (Some(system), Some(first)) = (&self.default_system, turns.first())
+            && first.role != "system"
+        {
+            self.turn(&mut out, "system", "", system);
         }
         for t in turns {
             let (role, prefix) = self.role_of(t.role);

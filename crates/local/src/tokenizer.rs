@@ -97,9 +97,9 @@ pub struct Tokenizer {
     pre: Pre,
     /// Llama 3 looks a whole word up before merging (llama.cpp's `ignore_merges`).
     whole_words: bool,
-    /// Tokens matched literally in any text (user-defined), longest first.
+    /// Tokens matched literally in any text (user-defined).
     literals: Vec<u32>,
-    /// Control tokens, matched only in markup, longest first.
+    /// Control tokens, matched only in markup.
     controls: Vec<u32>,
     bos: Option<u32>,
     eos: Option<u32>,
@@ -189,12 +189,8 @@ impl Tokenizer {
                 USER_DEFINED => text.as_bytes().to_vec(),
                 _ => Vec::new(),
             };
-            if kind == NORMAL || kind == BYTE {
-                if let [b] = token_bytes[..] {
-                    if text.chars().count() == 1 {
-                        byte_tokens[usize::from(b)].get_or_insert(id);
-                    }
-                }
+            if let ([b], NORMAL | BYTE, 1) = (&token_bytes[..], kind, text.chars().count()) {
+                byte_tokens[usize::from(*b)].get_or_insert(id);
             }
             bytes.push(token_bytes);
         }
@@ -216,16 +212,14 @@ impl Tokenizer {
             merge_map.entry(pair(l, r)).or_insert(Merge { rank, into });
         }
         let specials = |kind: i32| {
-            let mut ids: Vec<u32> = (0u32..)
+            // In vocabulary order: a match takes the longest at each position.
+            let ids: Vec<u32> = (0u32..)
                 .zip(&types)
                 .filter(|&(id, &t)| {
                     t == kind && tokens.get(id as usize).is_some_and(|s| !s.is_empty())
                 })
                 .map(|(id, _)| id)
                 .collect();
-            ids.sort_by_key(|&id| {
-                std::cmp::Reverse(tokens.get(id as usize).map_or(0, String::len))
-            });
             ids
         };
         let literals = specials(USER_DEFINED);
@@ -345,11 +339,13 @@ impl Tokenizer {
         let mut scratch = Scratch::default();
         for (from, to) in self.pre.split(text) {
             let word = text.as_bytes().get(from..to).unwrap_or(&[]);
-            if self.whole_words {
-                if let Some(&id) = self.by_text.get(&byte_level::encode(word)) {
-                    out.push(id);
-                    continue;
-                }
+            if let Some(&id) = self
+                .whole_words
+                .then(|| self.by_text.get(&byte_level::encode(word)))
+                .flatten()
+            {
+                out.push(id);
+                continue;
             }
             self.merge_word(word, &mut scratch, out);
         }

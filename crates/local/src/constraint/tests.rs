@@ -105,7 +105,7 @@ fn schema(rng: &mut Rng, depth: u32) -> Value {
                 let name = ["city", "n", "name\"q", "é", "units", "x_y"]
                     [(i as usize + r(rng, 6) as usize) % 6];
                 props.insert(name.to_string(), schema(rng, depth - 1));
-                if rng.next_u64() % 2 == 0 {
+                if rng.next_u64().is_multiple_of(2) {
                     required.push(json!(name));
                 }
             }

@@ -77,10 +77,10 @@ impl<T> Trie<T> {
     pub fn shortest_step(&self, at: u32) -> Option<u8> {
         let mut best: Option<(usize, u8)> = None;
         for &(b, child) in &self.node(at)?.edges {
-            if let Some(d) = self.depth_to_end(child, 64) {
-                if best.is_none_or(|(bd, _)| d < bd) {
-                    best = Some((d, b));
-                }
+            if let Some(d) = self.depth_to_end(child, 64)
+                && best.is_none_or(|(bd, _)| d < bd)
+            {
+                best = Some((d, b));
             }
         }
         best.map(|(_, b)| b)
