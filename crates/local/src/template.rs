@@ -1,1 +1,263 @@
-//! (being written)
+//! The chat template: how a transcript becomes the prompt text a model was trained on.
+//!
+//! GGUF files carry a Jinja template (`tokenizer.chat_template`); this crate does not
+//! interpret Jinja. It recognises the template's family by its markers and renders
+//! that family itself: ChatML (`<|im_start|>`: SmolLM2, Qwen), Llama 3
+//! (`<|start_header_id|>`) and Zephyr/TinyLlama (`<|user|>`); any other template is
+//! refused, quoting its opening. Rendering yields segments marked as markup or content,
+//! so [`ChatTemplate::encode`] reads control tokens only in the markup: a user who
+//! types `<|im_end|>` gets plain text, never an end of turn.
+//!
+//! Tool results (role `tool`) become a turn the family's models were trained on:
+//! - ChatML: a `user` turn. SmolLM2's template has no tool role (an unknown role is
+//!   text the model never saw after `<|im_start|>`); Qwen's renders tool results as
+//!   a user turn wrapping `<tool_response>`, so that wrapping is used when the
+//!   template mentions it, else a `Tool result:` line opens the turn.
+//! - Llama 3: the `ipython` role when the template has it (Llama 3.1 and later), else
+//!   a `user` turn opening with `Tool result:`.
+//! - Zephyr: a `user` turn opening with `Tool result:`.
+
+use std::fmt;
+
+use crate::gguf::Gguf;
+use crate::tokenizer::Tokenizer;
+
+/// Why a model's chat template cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TemplateError {
+    /// The file has no `tokenizer.chat_template`.
+    Missing,
+    /// The template is of no family this crate renders; its first 80 characters.
+    Unsupported(String),
+}
+
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TemplateError::Missing => write!(f, "the model file has no chat template"),
+            TemplateError::Unsupported(start) => write!(
+                f,
+                "unsupported chat template (not ChatML, Llama 3 or Zephyr): {start:?}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TemplateError {}
+
+/// One message of a transcript. Roles: `system`, `user`, `assistant`, `tool`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Turn<'a> {
+    pub role: &'a str,
+    pub content: &'a str,
+}
+
+/// A piece of the rendered prompt: markup (read with control tokens) or content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    pub text: String,
+    pub is_markup: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    ChatMl,
+    Llama3,
+    Zephyr,
+}
+
+/// A chat template family, with what it needs from the source and the vocabulary.
+#[derive(Debug, Clone)]
+pub struct ChatTemplate {
+    family: Family,
+    /// The system message the template adds when a transcript has none.
+    default_system: Option<String>,
+    /// Text of the BOS token, when the template opens with it.
+    bos: Option<String>,
+    /// ChatML templates that wrap tool results in `<tool_response>` (Qwen).
+    tool_response: bool,
+    /// Llama 3.1's `ipython` role for tool results.
+    ipython: bool,
+    /// End of sequence and the family's end of turn, where the vocabulary has them.
+    stops: Vec<u32>,
+}
+
+impl ChatTemplate {
+    /// The template named in a GGUF file.
+    pub fn from_gguf(g: &Gguf, tok: &Tokenizer) -> Result<ChatTemplate, TemplateError> {
+        let source = g
+            .str("tokenizer.chat_template")
+            .ok_or(TemplateError::Missing)?;
+        ChatTemplate::from_source(source, tok)
+    }
+
+    /// The template for a Jinja source, by its family's markers.
+    pub fn from_source(src: &str, tok: &Tokenizer) -> Result<ChatTemplate, TemplateError> {
+        let (family, end_of_turn) = if src.contains("<|im_start|>") {
+            (Family::ChatMl, "<|im_end|>")
+        } else if src.contains("<|start_header_id|>") {
+            (Family::Llama3, "<|eot_id|>")
+        } else if src.contains("<|user|>") {
+            (Family::Zephyr, "</s>")
+        } else {
+            return Err(TemplateError::Unsupported(src.chars().take(80).collect()));
+        };
+        let mut stops: Vec<u32> = tok.eos().into_iter().collect();
+        if let Some(id) = tok.token_id(end_of_turn).filter(|id| !stops.contains(id)) {
+            stops.push(id);
+        }
+        let bos = if src.contains("bos_token") {
+            tok.bos().and_then(|id| tok.token_text(id))
+        } else {
+            None
+        };
+        Ok(ChatTemplate {
+            family,
+            default_system: (family == Family::ChatMl)
+                .then(|| default_system(src))
+                .flatten(),
+            bos: bos.map(str::to_string),
+            tool_response: src.contains("<tool_response>"),
+            ipython: src.contains("ipython"),
+            stops,
+        })
+    }
+
+    /// The prompt as text (markup and content together): for display and tests.
+    pub fn render(&self, turns: &[Turn], add_generation_prompt: bool) -> String {
+        self.segments(turns, add_generation_prompt)
+            .into_iter()
+            .map(|s| s.text)
+            .collect()
+    }
+
+    /// The prompt as segments; adjacent markup is joined.
+    pub fn segments(&self, turns: &[Turn], add_generation_prompt: bool) -> Vec<Segment> {
+        let mut out = Segments::default();
+        if let Some(bos) = &self.bos {
+            out.markup(bos);
+        }
+        if let (Some(system), Some(first)) = (&self.default_system, turns.first())
+            && first.role != "system"
+        {
+            self.turn(&mut out, "system", "", system);
+        }
+        for t in turns {
+            let (role, prefix) = self.role_of(t.role);
+            self.turn(&mut out, role, prefix, t.content);
+        }
+        if add_generation_prompt {
+            self.turn_open(&mut out, "assistant");
+        }
+        out.0
+    }
+
+    /// Token ids of the prompt: markup with control tokens, content without.
+    pub fn encode(&self, tok: &Tokenizer, turns: &[Turn], add_generation_prompt: bool) -> Vec<u32> {
+        let mut ids = Vec::new();
+        for s in self.segments(turns, add_generation_prompt) {
+            ids.extend(if s.is_markup {
+                tok.encode_with_specials(&s.text)
+            } else {
+                tok.encode(&s.text)
+            });
+        }
+        ids
+    }
+
+    /// Tokens that end the assistant's turn.
+    pub fn stop_tokens(&self) -> &[u32] {
+        &self.stops
+    }
+
+    /// The role a turn is rendered as, and the line that opens its content.
+    fn role_of<'r>(&self, role: &'r str) -> (&'r str, &'static str) {
+        match (role, self.family) {
+            ("tool", Family::ChatMl) if self.tool_response => ("user", "<tool_response>\n"),
+            ("tool", Family::Llama3) if self.ipython => ("ipython", ""),
+            ("tool", _) => ("user", "Tool result:\n"),
+            (other, _) => (other, ""),
+        }
+    }
+
+    fn turn_open(&self, out: &mut Segments, role: &str) {
+        match self.family {
+            Family::ChatMl => out.markup(&format!("<|im_start|>{role}\n")),
+            Family::Llama3 => {
+                out.markup(&format!("<|start_header_id|>{role}<|end_header_id|>\n\n"))
+            }
+            Family::Zephyr => out.markup(&format!("<|{role}|>\n")),
+        }
+    }
+
+    fn turn(&self, out: &mut Segments, role: &str, prefix: &str, content: &str) {
+        self.turn_open(out, role);
+        out.markup(prefix);
+        // Llama 3's template trims each message.
+        out.content(if self.family == Family::Llama3 {
+            content.trim()
+        } else {
+            content
+        });
+        if prefix.starts_with("<tool_response>") {
+            out.markup("\n</tool_response>");
+        }
+        match self.family {
+            Family::ChatMl => out.markup("<|im_end|>\n"),
+            Family::Llama3 => out.markup("<|eot_id|>"),
+            Family::Zephyr => out.markup("</s>\n"),
+        }
+    }
+}
+
+/// The system message a ChatML template adds when the transcript opens without one:
+/// the literal after `<|im_start|>system\n` in the branch taken when the first role
+/// is not `system` (SmolLM2's "You are a helpful AI assistant named SmolLM…").
+fn default_system(src: &str) -> Option<String> {
+    let guard = src
+        .find("!= 'system'")
+        .or_else(|| src.find("!= \"system\""))?;
+    let after = src.get(guard..)?;
+    let open = "<|im_start|>system";
+    let start = after.find(open)? + open.len();
+    let body = after.get(start..)?;
+    let body = body
+        .strip_prefix("\\n")
+        .or_else(|| body.strip_prefix('\n'))?;
+    let end = body.find("<|im_end|>")?;
+    let text = body.get(..end)?;
+    // Jinja expressions inside would need evaluating: take only a plain literal.
+    if text.contains("{{") || text.contains("{%") || text.contains('\'') || text.contains('"') {
+        return None;
+    }
+    Some(text.replace("\\n", "\n"))
+}
+
+#[derive(Default)]
+struct Segments(Vec<Segment>);
+
+impl Segments {
+    fn markup(&mut self, text: &str) {
+        self.push(text, true);
+    }
+
+    fn content(&mut self, text: &str) {
+        self.push(text, false);
+    }
+
+    fn push(&mut self, text: &str, is_markup: bool) {
+        if text.is_empty() {
+            return;
+        }
+        match self.0.last_mut() {
+            Some(last) if last.is_markup == is_markup => last.text.push_str(text),
+            _ => self.0.push(Segment {
+                text: text.to_string(),
+                is_markup,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

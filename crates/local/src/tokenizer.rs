@@ -1,1 +1,465 @@
-//! (being written)
+//! Byte-level BPE, as GPT-2 and its descendants (SmolLM, Llama 3, Qwen 2) tokenize,
+//! built from a GGUF file's vocabulary and merges.
+//!
+//! A text is cut into words by the model's pre-tokenizer ([`pretokenize`]), then each
+//! word's bytes are merged pairwise, lowest merge rank first, into tokens: the ids
+//! match llama.cpp's for the same file. Special tokens are matched literally only when
+//! asked ([`Tokenizer::encode_with_specials`]), so text a user types can never become
+//! control markup. The chat template ([`crate::template`]) decides what is markup.
+
+pub mod byte_level;
+mod letters;
+pub mod pretokenize;
+
+use std::collections::{BinaryHeap, HashMap};
+use std::fmt;
+
+use crate::gguf::Gguf;
+use pretokenize::Pre;
+
+/// GGUF token types (`tokenizer.ggml.token_type`).
+const NORMAL: i32 = 1;
+const CONTROL: i32 = 3;
+const USER_DEFINED: i32 = 4;
+const BYTE: i32 = 6;
+
+/// Why a vocabulary could not become a tokenizer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenizerError {
+    /// A metadata key the tokenizer needs is absent or of the wrong type.
+    Missing(&'static str),
+    /// `tokenizer.ggml.model` names a kind of tokenizer this crate does not have.
+    UnsupportedModel(String),
+    /// `tokenizer.ggml.pre` names a pre-tokenizer this crate does not reproduce.
+    UnsupportedPre(String),
+    /// The vocabulary is empty or its token types do not line up with it.
+    BadVocabulary(String),
+    /// A merge is not two tokens separated by one space.
+    BadMerge { index: usize, text: String },
+    /// A special token id (bos, eos) is outside the vocabulary.
+    BadId { what: &'static str, id: u32 },
+}
+
+impl fmt::Display for TokenizerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenizerError::Missing(key) => write!(f, "the model file has no usable `{key}`"),
+            TokenizerError::UnsupportedModel(m) if m == "llama" => write!(
+                f,
+                "tokenizer model \"llama\" (SentencePiece) is not supported yet; only \"gpt2\" (byte-level BPE)"
+            ),
+            TokenizerError::UnsupportedModel(m) => {
+                write!(
+                    f,
+                    "tokenizer model {m:?} is not supported; only \"gpt2\" (byte-level BPE)"
+                )
+            }
+            TokenizerError::UnsupportedPre(p) => write!(
+                f,
+                "pre-tokenizer {p:?} is not supported; known: \"gpt2\", \"smollm\", \"llama-bpe\", \"qwen2\""
+            ),
+            TokenizerError::BadVocabulary(why) => write!(f, "bad vocabulary: {why}"),
+            TokenizerError::BadMerge { index, text } => {
+                write!(
+                    f,
+                    "merge {index} ({text:?}) is not two tokens separated by a space"
+                )
+            }
+            TokenizerError::BadId { what, id } => {
+                write!(f, "the {what} token id {id} is outside the vocabulary")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TokenizerError {}
+
+/// A merge of two adjacent tokens: its rank (lower merges first) and the result.
+#[derive(Debug, Clone, Copy)]
+struct Merge {
+    rank: u32,
+    into: u32,
+}
+
+/// A byte-level BPE tokenizer.
+#[derive(Debug, Clone)]
+pub struct Tokenizer {
+    /// Each token's text as the vocabulary spells it (for exact lookups).
+    texts: Vec<String>,
+    /// Each token's bytes (empty for control tokens).
+    bytes: Vec<Vec<u8>>,
+    types: Vec<i32>,
+    by_text: HashMap<String, u32>,
+    /// The token of each single byte, where the vocabulary has one.
+    byte_tokens: [Option<u32>; 256],
+    /// Merges by their pair of tokens, `left << 32 | right`.
+    merges: HashMap<u64, Merge>,
+    pre: Pre,
+    /// Llama 3 looks a whole word up before merging (llama.cpp's `ignore_merges`).
+    whole_words: bool,
+    /// Tokens matched literally in any text (user-defined).
+    literals: Vec<u32>,
+    /// Control tokens, matched only in markup.
+    controls: Vec<u32>,
+    bos: Option<u32>,
+    eos: Option<u32>,
+}
+
+impl Tokenizer {
+    /// The tokenizer a GGUF file describes: `tokenizer.ggml.model` "gpt2" (byte-level
+    /// BPE) with a known `tokenizer.ggml.pre` (absent: GPT-2's).
+    pub fn from_gguf(g: &Gguf) -> Result<Tokenizer, TokenizerError> {
+        let model = g
+            .str("tokenizer.ggml.model")
+            .ok_or(TokenizerError::Missing("tokenizer.ggml.model"))?;
+        if model != "gpt2" {
+            return Err(TokenizerError::UnsupportedModel(model.to_string()));
+        }
+        let pre = g.str("tokenizer.ggml.pre").unwrap_or("gpt2");
+        let strings = |key: &'static str| {
+            g.strings(key)
+                .map(|v| v.into_iter().map(str::to_string).collect::<Vec<_>>())
+                .ok_or(TokenizerError::Missing(key))
+        };
+        let tokens = strings("tokenizer.ggml.tokens")?;
+        let merges = strings("tokenizer.ggml.merges")?;
+        let types = match g.ints("tokenizer.ggml.token_type") {
+            Some(v) => v
+                .into_iter()
+                .map(|t| i32::try_from(t).unwrap_or(NORMAL))
+                .collect(),
+            None => Vec::new(),
+        };
+        let id = |key| g.u64(key).and_then(|v| u32::try_from(v).ok());
+        Tokenizer::from_parts(
+            tokens,
+            types,
+            merges,
+            pre,
+            id("tokenizer.ggml.bos_token_id"),
+            id("tokenizer.ggml.eos_token_id"),
+        )
+    }
+
+    /// A tokenizer from a vocabulary (`tokens`, spelled byte-level), its GGUF token
+    /// types (empty: all normal), its merges (`"left right"`, highest priority first)
+    /// and the pre-tokenizer's name.
+    pub fn from_parts(
+        tokens: Vec<String>,
+        token_types: Vec<i32>,
+        merges: Vec<String>,
+        pre: &str,
+        bos: Option<u32>,
+        eos: Option<u32>,
+    ) -> Result<Tokenizer, TokenizerError> {
+        let pre_kind = Pre::from_name(Some(pre))
+            .ok_or_else(|| TokenizerError::UnsupportedPre(pre.to_string()))?;
+        if tokens.is_empty() || u32::try_from(tokens.len()).is_err() {
+            return Err(TokenizerError::BadVocabulary(format!(
+                "{} tokens",
+                tokens.len()
+            )));
+        }
+        let types = if token_types.is_empty() {
+            vec![NORMAL; tokens.len()]
+        } else {
+            token_types
+        };
+        if types.len() != tokens.len() {
+            return Err(TokenizerError::BadVocabulary(format!(
+                "{} token types for {} tokens",
+                types.len(),
+                tokens.len()
+            )));
+        }
+        for (what, id) in [("bos", bos), ("eos", eos)] {
+            if let Some(id) = id.filter(|&id| id as usize >= tokens.len()) {
+                return Err(TokenizerError::BadId { what, id });
+            }
+        }
+        let mut by_text = HashMap::with_capacity(tokens.len());
+        let mut bytes = Vec::with_capacity(tokens.len());
+        let mut byte_tokens = [None; 256];
+        for (id, (text, &kind)) in (0u32..).zip(tokens.iter().zip(&types)) {
+            by_text.entry(text.clone()).or_insert(id);
+            let token_bytes = match kind {
+                NORMAL | BYTE => {
+                    byte_level::decode(text).unwrap_or_else(|| text.as_bytes().to_vec())
+                }
+                USER_DEFINED => text.as_bytes().to_vec(),
+                _ => Vec::new(),
+            };
+            if let ([b], NORMAL | BYTE, 1) = (&token_bytes[..], kind, text.chars().count()) {
+                byte_tokens[usize::from(*b)].get_or_insert(id);
+            }
+            bytes.push(token_bytes);
+        }
+        let mut merge_map = HashMap::with_capacity(merges.len());
+        for (index, merge) in merges.iter().enumerate() {
+            let bad = || TokenizerError::BadMerge {
+                index,
+                text: merge.clone(),
+            };
+            let (left, right) = merge.split_once(' ').ok_or_else(bad)?;
+            let id = |t: &str| by_text.get(t).copied();
+            let (Some(l), Some(r), Some(into)) =
+                (id(left), id(right), id(&format!("{left}{right}")))
+            else {
+                // A merge whose parts or result are not tokens can never apply.
+                continue;
+            };
+            let rank = u32::try_from(index).map_err(|_| bad())?;
+            merge_map.entry(pair(l, r)).or_insert(Merge { rank, into });
+        }
+        let specials = |kind: i32| {
+            // In vocabulary order: a match takes the longest at each position.
+            let ids: Vec<u32> = (0u32..)
+                .zip(&types)
+                .filter(|&(id, &t)| {
+                    t == kind && tokens.get(id as usize).is_some_and(|s| !s.is_empty())
+                })
+                .map(|(id, _)| id)
+                .collect();
+            ids
+        };
+        let literals = specials(USER_DEFINED);
+        let controls = specials(CONTROL);
+        Ok(Tokenizer {
+            texts: tokens,
+            bytes,
+            types,
+            by_text,
+            byte_tokens,
+            merges: merge_map,
+            pre: pre_kind,
+            whole_words: matches!(pre_kind, Pre::Llama3),
+            literals,
+            controls,
+            bos,
+            eos,
+        })
+    }
+
+    /// Tokens of plain text: special tokens' text is not matched, so a user typing
+    /// `<|im_end|>` gets ordinary tokens (user-defined tokens are, as llama.cpp does).
+    pub fn encode(&self, text: &str) -> Vec<u32> {
+        let mut out = Vec::with_capacity(text.len() / 3 + 1);
+        self.encode_split(text, false, &mut out);
+        out
+    }
+
+    /// Tokens of markup: control tokens (`<|im_start|>`, …) are matched literally.
+    pub fn encode_with_specials(&self, text: &str) -> Vec<u32> {
+        let mut out = Vec::with_capacity(text.len() / 3 + 1);
+        self.encode_split(text, true, &mut out);
+        out
+    }
+
+    /// The bytes a token stands for (empty for control tokens and unknown ids).
+    pub fn token_bytes(&self, id: u32) -> &[u8] {
+        self.bytes.get(id as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// The bytes of a run of tokens.
+    pub fn decode(&self, ids: &[u32]) -> Vec<u8> {
+        ids.iter()
+            .flat_map(|&id| self.token_bytes(id).iter().copied())
+            .collect()
+    }
+
+    pub fn vocab_size(&self) -> usize {
+        self.texts.len()
+    }
+
+    pub fn bos(&self) -> Option<u32> {
+        self.bos
+    }
+
+    pub fn eos(&self) -> Option<u32> {
+        self.eos
+    }
+
+    /// The token whose vocabulary text is exactly `text` (e.g. `"<|im_end|>"`).
+    pub fn token_id(&self, text: &str) -> Option<u32> {
+        self.by_text.get(text).copied()
+    }
+
+    /// A token's text as the vocabulary spells it (`"<|im_end|>"`, `"Ġthe"`).
+    pub fn token_text(&self, id: u32) -> Option<&str> {
+        self.texts.get(id as usize).map(String::as_str)
+    }
+
+    /// Whether a token is control markup (GGUF token type 3).
+    pub fn is_control(&self, id: u32) -> bool {
+        self.types.get(id as usize) == Some(&CONTROL)
+    }
+
+    /// Splits `text` around the tokens matched literally, BPE-encoding the rest.
+    fn encode_split(&self, text: &str, with_controls: bool, out: &mut Vec<u32>) {
+        let mut plain_from = 0;
+        let mut at = 0;
+        let bytes = text.as_bytes();
+        while at < bytes.len() {
+            match self.literal_at(text, at, with_controls) {
+                Some((id, len)) => {
+                    self.encode_plain(text.get(plain_from..at).unwrap_or(""), out);
+                    out.push(id);
+                    at += len;
+                    plain_from = at;
+                }
+                None => at += 1,
+            }
+        }
+        self.encode_plain(text.get(plain_from..).unwrap_or(""), out);
+    }
+
+    /// The longest token matched literally at byte `at`, with its length.
+    fn literal_at(&self, text: &str, at: usize, with_controls: bool) -> Option<(u32, usize)> {
+        if self.literals.is_empty() && !with_controls {
+            return None;
+        }
+        let rest = text.get(at..)?;
+        let lists: &[&[u32]] = if with_controls {
+            &[&self.literals, &self.controls]
+        } else {
+            &[&self.literals]
+        };
+        lists
+            .iter()
+            .flat_map(|ids| ids.iter())
+            .filter_map(|&id| {
+                let t = self.texts.get(id as usize)?;
+                rest.starts_with(t.as_str()).then_some((id, t.len()))
+            })
+            .max_by_key(|&(_, len)| len)
+    }
+
+    /// BPE over the pre-tokenizer's words of `text`.
+    fn encode_plain(&self, text: &str, out: &mut Vec<u32>) {
+        let mut scratch = Scratch::default();
+        for (from, to) in self.pre.split(text) {
+            let word = text.as_bytes().get(from..to).unwrap_or(&[]);
+            if let Some(&id) = self
+                .whole_words
+                .then(|| self.by_text.get(&byte_level::encode(word)))
+                .flatten()
+            {
+                out.push(id);
+                continue;
+            }
+            self.merge_word(word, &mut scratch, out);
+        }
+    }
+
+    /// Merges one word's bytes into tokens, lowest rank first (leftmost among equals),
+    /// over a linked list of symbols with a heap of candidate pairs.
+    fn merge_word(&self, word: &[u8], s: &mut Scratch, out: &mut Vec<u32>) {
+        s.symbols.clear();
+        s.heap.clear();
+        for (i, &b) in word.iter().enumerate() {
+            s.symbols.push(Symbol {
+                id: self.byte_tokens[usize::from(b)],
+                prev: i.wrapping_sub(1),
+                next: i + 1,
+            });
+        }
+        for i in 1..s.symbols.len() {
+            self.push_pair(s, i - 1, i);
+        }
+        while let Some(Candidate {
+            rank: _,
+            left,
+            right,
+            left_id,
+            right_id,
+            into,
+        }) = s.heap.pop().map(|r| r.0)
+        {
+            let (Some(l), Some(r)) = (s.symbols.get(left).copied(), s.symbols.get(right).copied())
+            else {
+                continue;
+            };
+            // Stale: one side has merged since this pair was pushed.
+            if l.next != right || l.id != Some(left_id) || r.id != Some(right_id) {
+                continue;
+            }
+            if let Some(sym) = s.symbols.get_mut(left) {
+                sym.id = Some(into);
+                sym.next = r.next;
+            }
+            if let Some(sym) = s.symbols.get_mut(right) {
+                sym.id = None;
+                sym.next = usize::MAX;
+            }
+            if let Some(sym) = s.symbols.get_mut(r.next) {
+                sym.prev = left;
+            }
+            if l.prev != usize::MAX {
+                self.push_pair(s, l.prev, left);
+            }
+            if r.next < s.symbols.len() {
+                self.push_pair(s, left, r.next);
+            }
+        }
+        let mut i = 0;
+        while let Some(sym) = s.symbols.get(i) {
+            // A byte with no token of its own is dropped, as llama.cpp drops it.
+            out.extend(sym.id);
+            i = sym.next;
+        }
+    }
+
+    fn push_pair(&self, s: &mut Scratch, left: usize, right: usize) {
+        let ids = s
+            .symbols
+            .get(left)
+            .and_then(|l| l.id)
+            .zip(s.symbols.get(right).and_then(|r| r.id));
+        let Some((left_id, right_id)) = ids else {
+            return;
+        };
+        if let Some(m) = self.merges.get(&pair(left_id, right_id)) {
+            s.heap.push(std::cmp::Reverse(Candidate {
+                rank: m.rank,
+                left,
+                right,
+                left_id,
+                right_id,
+                into: m.into,
+            }));
+        }
+    }
+}
+
+fn pair(left: u32, right: u32) -> u64 {
+    (u64::from(left) << 32) | u64::from(right)
+}
+
+/// One symbol of a word being merged: its token (`None` once merged away, or for a
+/// byte the vocabulary lacks) and its neighbours (`usize::MAX`: none before it).
+#[derive(Clone, Copy)]
+struct Symbol {
+    id: Option<u32>,
+    prev: usize,
+    next: usize,
+}
+
+/// A pair that may merge; ordered by rank, then position (leftmost first).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Candidate {
+    rank: u32,
+    left: usize,
+    right: usize,
+    left_id: u32,
+    right_id: u32,
+    into: u32,
+}
+
+#[derive(Default)]
+struct Scratch {
+    symbols: Vec<Symbol>,
+    heap: BinaryHeap<std::cmp::Reverse<Candidate>>,
+}
+
+#[cfg(test)]
+mod tests;
