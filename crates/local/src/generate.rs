@@ -18,6 +18,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use std::sync::Arc;
+
 use crate::constraint::{Constraint, Grammar, Vocabulary};
 use crate::llama::{Model, ModelError, Session};
 use crate::sample::Sampler;
@@ -167,9 +169,10 @@ impl From<ModelError> for GenerateError {
     }
 }
 
-/// Everything about a model that stays between requests.
+/// Everything about a model that stays between requests: the KV cache too, so a
+/// request that shares its start with the last (the system prompt, the tools, earlier
+/// turns) reads only what is new.
 pub struct Engine {
-    pub model: Model,
     pub tokenizer: Tokenizer,
     pub template: ChatTemplate,
     pub vocabulary: Vocabulary,
@@ -183,13 +186,9 @@ impl Engine {
         let tokenizer = Tokenizer::from_gguf(&gguf).map_err(|e| e.to_string())?;
         let template = ChatTemplate::from_gguf(&gguf, &tokenizer).map_err(|e| e.to_string())?;
         let model = Model::load(gguf, context).map_err(|e| e.to_string())?;
-        let tokens = (0..tokenizer.vocab_size())
-            .map(|id| id_bytes(&tokenizer, id))
-            .collect();
-        let vocabulary = Vocabulary::new(tokens, template.stop_tokens().to_vec());
-        let session = Session::new(&model);
+        let vocabulary = Vocabulary::from_tokenizer(&tokenizer, template.stop_tokens());
+        let session = Session::new(Arc::new(model));
         Ok(Engine {
-            model,
             tokenizer,
             template,
             vocabulary,
@@ -199,7 +198,17 @@ impl Engine {
 
     /// The window, in tokens.
     pub fn context(&self) -> usize {
-        self.model.config().context
+        self.session.model().config().context
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Model {
+        self.session.model()
+    }
+
+    /// The tokens the KV cache holds.
+    pub fn cached(&self) -> &[u32] {
+        self.session.tokens()
     }
 
     /// Begins answering `request` (Familiar's `ChatRequest` JSON).
@@ -210,28 +219,33 @@ impl Engine {
     }
 }
 
-/// A control token has no bytes of its own: it never matches the grammar's text.
-fn id_bytes(tokenizer: &Tokenizer, id: usize) -> Vec<u8> {
-    u32::try_from(id)
-        .map(|id| tokenizer.token_bytes(id).to_vec())
-        .unwrap_or_default()
-}
-
-/// Where a generation is.
+/// Where a generation is. A constrained phase keeps its grammar and what it wrote;
+/// the constraint's state is those bytes read again at each token (a few hundred at
+/// most, against a forward pass of the model).
 enum Phase {
     /// Reading the prompt (and, for a tool decision, the call's opening).
     Prompt,
     /// Choosing a tool's name, or `none`.
-    Choosing { constraint: Constraint, chosen: Vec<u8> },
+    Choosing { grammar: Grammar, chosen: Vec<u8> },
     /// Decoding the chosen tool's arguments.
     Arguments {
         name: String,
-        constraint: Constraint,
+        grammar: Grammar,
         written: Vec<u8>,
     },
-    /// Free text, or text under the response format's constraint.
-    Answer { constraint: Option<Constraint> },
+    /// Free text, or text under the response format's grammar.
+    Answer { grammar: Option<Grammar> },
     Finished,
+}
+
+/// The constraint of `grammar` after `written`.
+fn replay<'g>(grammar: &'g Grammar, written: &[u8]) -> Result<Constraint<'g>, GenerateError> {
+    let mut constraint = Constraint::new(grammar);
+    if constraint.advance_bytes(written) {
+        Ok(constraint)
+    } else {
+        Err(GenerateError::Model("the constrained output lost its grammar".into()))
+    }
 }
 
 /// One request being answered.
@@ -289,11 +303,10 @@ impl Generation {
                 names.push(format!("{NO_TOOL}\""));
             }
             let options: Vec<&str> = names.iter().map(String::as_str).collect();
-            let grammar = Grammar::choice(&options);
             let mut target = prompt.clone();
             target.extend(engine.tokenizer.encode(&format!("{CALL_OPEN}{{\"name\":\"")));
             let phase = Phase::Choosing {
-                constraint: Constraint::new(&grammar),
+                grammar: Grammar::choice(&options),
                 chosen: Vec::new(),
             };
             (target, Some(phase))
@@ -304,7 +317,7 @@ impl Generation {
             phase: Phase::Prompt,
             next_phase,
             logits: Vec::new(),
-            sampler: Sampler::new(request.temperature.unwrap_or(0.0), 0x5eed),
+            sampler: Sampler::new(request.temperature.unwrap_or(0.0), 40, 0.95, 0x5eed),
             max_tokens,
             generated: 0,
             text: Vec::new(),
@@ -321,7 +334,7 @@ impl Generation {
     pub fn next(&mut self, engine: &mut Engine) -> Result<Vec<Event>, GenerateError> {
         match std::mem::replace(&mut self.phase, Phase::Finished) {
             Phase::Prompt => {
-                match engine.session.prefill(&engine.model, &self.target, PREFILL_CHUNK)? {
+                match engine.session.prefill(&self.target, PREFILL_CHUNK)? {
                     None => self.phase = Phase::Prompt,
                     Some(logits) => {
                         self.logits = logits;
@@ -333,26 +346,22 @@ impl Generation {
                 }
                 Ok(Vec::new())
             }
-            Phase::Choosing {
-                mut constraint,
-                mut chosen,
-            } => {
+            Phase::Choosing { grammar, mut chosen } => {
+                let mut constraint = replay(&grammar, &chosen)?;
                 let token = self.pick(engine, Some(&constraint))?;
                 constraint
                     .advance(&engine.vocabulary, token)
                     .map_err(|e| GenerateError::Model(e.to_string()))?;
                 chosen.extend_from_slice(engine.tokenizer.token_bytes(token));
                 if !constraint.is_complete() {
-                    self.logits = engine.session.step(&engine.model, token)?;
-                    self.phase = Phase::Choosing { constraint, chosen };
+                    self.logits = engine.session.step(token)?;
+                    self.phase = Phase::Choosing { grammar, chosen };
                     return Ok(Vec::new());
                 }
                 let name = String::from_utf8_lossy(&chosen).trim_end_matches('"').to_owned();
                 if name == NO_TOOL {
-                    // Take the opening back: the answer is text. The cache is cut to
-                    // one short of the prompt, so reading its last token again gives
-                    // the logits the answer starts from.
-                    engine.session.truncate(self.prompt.len().saturating_sub(1));
+                    // Take the opening back: the answer is text, from the prompt's
+                    // end (the cache keeps the prompt and reads its last token again).
                     self.target = self.prompt.clone();
                     self.next_phase = Some(self.answer_phase());
                     self.phase = Phase::Prompt;
@@ -374,7 +383,7 @@ impl Generation {
                 self.target = target;
                 self.next_phase = Some(Phase::Arguments {
                     name,
-                    constraint: Constraint::new(&grammar),
+                    grammar,
                     written: Vec::new(),
                 });
                 self.phase = Phase::Prompt;
@@ -382,9 +391,10 @@ impl Generation {
             }
             Phase::Arguments {
                 name,
-                mut constraint,
+                grammar,
                 mut written,
             } => {
+                let mut constraint = replay(&grammar, &written)?;
                 let token = self.pick(engine, Some(&constraint))?;
                 constraint
                     .advance(&engine.vocabulary, token)
@@ -394,16 +404,17 @@ impl Generation {
                     // Out of budget: the shortest valid ending, so the call still parses.
                     written.extend(constraint.completion());
                 } else if !constraint.is_complete() {
-                    self.logits = engine.session.step(&engine.model, token)?;
+                    self.logits = engine.session.step(token)?;
+                    drop(constraint);
                     self.phase = Phase::Arguments {
                         name,
-                        constraint,
+                        grammar,
                         written,
                     };
                     return Ok(Vec::new());
                 } else {
                     // Keep the cache holding the whole call for the next step's prompt.
-                    engine.session.step(&engine.model, token)?;
+                    engine.session.step(token)?;
                 }
                 let call = ToolCall {
                     id: format!("call_{}", self.prompt.len()),
@@ -419,7 +430,7 @@ impl Generation {
                 self.call = Some(call);
                 Ok(vec![delta, self.done("tool_calls")])
             }
-            Phase::Answer { constraint } => self.answer_step(engine, constraint),
+            Phase::Answer { grammar } => self.answer_step(engine, grammar),
             Phase::Finished => Ok(Vec::new()),
         }
     }
@@ -431,15 +442,19 @@ impl Generation {
 
     fn answer_phase(&self) -> Phase {
         Phase::Answer {
-            constraint: self.format.as_ref().map(Constraint::new),
+            grammar: self.format.clone(),
         }
     }
 
     fn answer_step(
         &mut self,
         engine: &mut Engine,
-        mut constraint: Option<Constraint>,
+        grammar: Option<Grammar>,
     ) -> Result<Vec<Event>, GenerateError> {
+        let mut constraint = match &grammar {
+            Some(grammar) => Some(replay(grammar, &self.text)?),
+            None => None,
+        };
         let token = self.pick(engine, constraint.as_ref())?;
         let stop = self.stops.contains(&token);
         if let Some(c) = constraint.as_mut()
@@ -469,8 +484,9 @@ impl Generation {
             events.extend(self.finish_text("length"));
             return Ok(events);
         }
-        self.logits = engine.session.step(&engine.model, token)?;
-        self.phase = Phase::Answer { constraint };
+        self.logits = engine.session.step(token)?;
+        drop(constraint);
+        self.phase = Phase::Answer { grammar };
         Ok(events)
     }
 
@@ -577,15 +593,7 @@ fn prompt_tokens(engine: &Engine, request: &Request) -> Vec<u32> {
             content: content.as_str(),
         })
         .collect();
-    let mut tokens = Vec::new();
-    for (text, markup) in engine.template.segments(&turns, true) {
-        if markup {
-            tokens.extend(engine.tokenizer.encode_with_specials(&text));
-        } else {
-            tokens.extend(engine.tokenizer.encode(&text));
-        }
-    }
-    tokens
+    engine.template.encode(&engine.tokenizer, &turns, true)
 }
 
 /// A message's text as the model reads it: an assistant's calls written the way it
@@ -604,3 +612,6 @@ fn message_text(message: &Message) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests;
