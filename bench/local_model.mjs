@@ -72,24 +72,26 @@ try {
   };
   const venv = join(homedir(), '.cache/familiar');
   const python = existsSync(venv)
-    ? readdirSync(venv).map((d) => join(venv, d, 'bin/python')).find((p) => existsSync(p))
+    ? readdirSync(venv).filter((d) => d.startsWith('llama-cpp-')).map((d) => join(venv, d, 'bin/python')).find((p) => existsSync(p))
     : undefined;
   let native;
   if (python) {
+    // As bench/local_model.sh measures it: eval and argmax, no sampler in Python.
     const script = `
 import json, sys, time
+import numpy as np
 from llama_cpp import Llama
-m = Llama(model_path=sys.argv[1], n_ctx=2048, n_threads=1, verbose=False)
+m = Llama(model_path=sys.argv[1], n_ctx=2048, n_threads=1, n_threads_batch=1, n_batch=64, verbose=False)
 r = json.loads(sys.argv[2])
 prompt = "<|im_start|>system\\n" + r["system"] + "<|im_end|>\\n<|im_start|>user\\n" + r["messages"][0]["content"] + "<|im_end|>\\n<|im_start|>assistant\\n"
 toks = m.tokenize(prompt.encode(), add_bos=False, special=True)
-t = time.time(); m.eval(toks); p = time.time() - t
-n = 0; t = time.time()
-for tok in m.generate(toks, temp=0, reset=False):
-    n += 1
-    if n >= ${GENERATE}: break
-g = time.time() - t
-print(json.dumps({"prompt": len(toks) / p, "generate": n / g}))`;
+logits = lambda: np.ctypeslib.as_array(m._ctx.get_logits(), shape=(m.n_vocab(),))
+t = time.perf_counter(); m.eval(toks); nxt = int(np.argmax(logits())); p = time.perf_counter() - t
+t = time.perf_counter()
+for _ in range(${GENERATE}):
+    m.eval([nxt]); nxt = int(np.argmax(logits()))
+g = time.perf_counter() - t
+print(json.dumps({"prompt": len(toks) / p, "generate": ${GENERATE} / g}))`;
     native = JSON.parse(execFileSync(python, ['-c', script, join(models, weights), JSON.stringify(first)]).toString());
   }
   const f = (n) => n.toFixed(1);

@@ -118,7 +118,9 @@ impl BrowserWorker {
         });
         let load = Object::new();
         set(&load, "type", &"load".into());
-        set(&load, "url", &settings.url.as_str().into());
+        // The worker resolves addresses against its own script; the settings' are
+        // the page's.
+        set(&load, "url", &page_address(&settings.url).into());
         set(&load, "context", &settings.context().into());
         if let Some(file) = file {
             set(&load, "file", file);
@@ -260,6 +262,16 @@ impl Drop for Replies {
             let _ = inner.worker.post_message(&abort);
         }
     }
+}
+
+/// `url` resolved against the page's address.
+fn page_address(url: &str) -> String {
+    let base = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.base_uri().ok().flatten());
+    base.and_then(|base| web_sys::Url::new_with_base(url, &base).ok())
+        .map(|u| u.href())
+        .unwrap_or_else(|| url.to_owned())
 }
 
 fn set(object: &Object, key: &str, value: &JsValue) {
