@@ -22,6 +22,14 @@ async function chooseLocal(page) {
   await page.locator('.use-local').check();
   assert.match(await page.locator('#hint-local').innerText(), /98 MB/, 'the size is said before download');
   await page.locator('.local-url').fill(`models/${weights}`);
+  // Every state the progress bar shows while the weights load, as [value, max].
+  await page.evaluate(() => {
+    window.progressSeen = [];
+    new MutationObserver(() => {
+      const bar = document.querySelector('.local-progress');
+      if (bar) window.progressSeen.push([bar.value, bar.max]);
+    }).observe(document.body, { subtree: true, childList: true, attributes: true });
+  });
   await page.locator('.settings-save').click();
   await page.locator('.settings-saved', { hasText: 'Saved.' }).waitFor();
 }
@@ -45,6 +53,9 @@ test('chosen in Settings, the local model downloads once with progress, then ans
   const progress = page.locator('.local-status');
   await progress.filter({ hasText: /Loading|ready/ }).waitFor({ timeout: SLOW });
   assert.match(await ready(page), /The local model is ready\./);
+  const seen = await page.evaluate(() => window.progressSeen);
+  assert.ok(seen.some(([value, max]) => max > 1 && value === max), `the bar reached its end: ${JSON.stringify(seen.slice(-3))}`);
+  assert.equal(await page.locator('.local-progress').count(), 0, 'the bar goes once the model is ready');
   assert.equal(env.server.stats.served[`/models/${weights}`], 1, 'the weights were downloaded once');
   assert.match(await page.locator('.familiar-tagline').innerText(), /local model/);
   await page.locator('.settings-close').click();

@@ -37,7 +37,15 @@ fn pick_weights(ev: &leptos::ev::Event) -> Option<String> {
 }
 
 /// Shows the weights' loading in `status`, as words.
-fn follow_loading(local: &LocalSettings, status: RwSignal<Option<String>>) {
+/// How far the weights have come: bytes read and expected (0 when the server did not
+/// say), shown as a progress bar while they load.
+type Progress = Option<(u64, u64)>;
+
+fn follow_loading(
+    local: &LocalSettings,
+    status: RwSignal<Option<String>>,
+    progress: RwSignal<Progress>,
+) {
     use crate::web::local_model::LoadStatus;
     let worker = match crate::web::local_model::worker_for(local, None) {
         Ok(worker) => worker,
@@ -47,9 +55,21 @@ fn follow_loading(local: &LocalSettings, status: RwSignal<Option<String>>) {
         }
     };
     worker.on_status(move |s| {
+        let _ = progress.try_set(match s {
+            LoadStatus::Loading { loaded, total, .. } => Some((*loaded, *total)),
+            _ => None,
+        });
         let words = match s {
-            LoadStatus::Loading { loaded, total, cached } => {
-                let from = if *cached { "from the browser's cache" } else { "downloading" };
+            LoadStatus::Loading {
+                loaded,
+                total,
+                cached,
+            } => {
+                let from = if *cached {
+                    "from the browser's cache"
+                } else {
+                    "downloading"
+                };
                 match total {
                     0 => format!("Loading the model, {from}: {} MB", loaded / 1_000_000),
                     t => format!(
@@ -59,7 +79,9 @@ fn follow_loading(local: &LocalSettings, status: RwSignal<Option<String>>) {
                     ),
                 }
             }
-            LoadStatus::Ready { cached: true, .. } => "The local model is ready (read from the browser's cache).".into(),
+            LoadStatus::Ready { cached: true, .. } => {
+                "The local model is ready (read from the browser's cache).".into()
+            }
             LoadStatus::Ready { .. } => "The local model is ready.".into(),
             LoadStatus::Failed(error) => format!("The local model could not load: {error}"),
         };
@@ -102,6 +124,7 @@ pub fn SettingsPanel(
     let local_url = RwSignal::new(local_url);
     let local_window = RwSignal::new(local_window);
     let local_status = RwSignal::new(None::<String>);
+    let local_progress = RwSignal::new(None::<(u64, u64)>);
     let (supabase_url, anon_key) = match &initial.backend {
         Backend::Supabase { url, anon_key } => (url.clone(), anon_key.clone()),
         Backend::Local => (String::new(), String::new()),
@@ -246,7 +269,7 @@ pub fn SettingsPanel(
         match result {
             Ok(found) if found.is_empty() => {
                 if let ModelSource::Local(local) = current.get_untracked().model {
-                    follow_loading(&local, local_status);
+                    follow_loading(&local, local_status, local_progress);
                 }
                 problems.set(Vec::new());
                 header_typed.set(false);
@@ -341,6 +364,11 @@ pub fn SettingsPanel(
                     <label>"Context window, tokens (optional)"<input class="local-window" bind:value=local_window placeholder="2048" inputmode="numeric" aria-invalid=invalid("model.local") /></label>
                     {error("model.local")}
                     <p class="local-status" role="status">{move || local_status.get().unwrap_or_default()}</p>
+                    {move || local_progress.get().map(|(loaded, total)| match total {
+                        // A server that sends no length: a bar that says only "busy".
+                        0 => view! { <progress class="local-progress" aria-label="Loading the local model"></progress> }.into_any(),
+                        total => view! { <progress class="local-progress" aria-label="Loading the local model" max=total.to_string() value=loaded.min(total).to_string()></progress> }.into_any(),
+                    })}
                 </div>
                 <label><input type="radio" name="model" class="use-proxy" prop:checked=move || use_proxy.get() on:change=move |_| { use_local.set(false); use_proxy.set(true); } />" OpenAI-compatible proxy"</label>
                 <div hidden=move || !use_proxy.get()>
