@@ -30,7 +30,9 @@ pub fn game(settings: &Settings) -> Result<Game, StoreError> {
     };
     let council = match &settings.model {
         ModelSource::Rules => Council::offline(),
-        source @ (ModelSource::Proxy(_) | ModelSource::Local(_)) => Council::with_model(super::model_for(source)),
+        source @ (ModelSource::Proxy(_) | ModelSource::Local(_)) => {
+            Council::with_model(super::model_for(source))
+        }
     };
     Ok(Game::new(store, lock, council))
 }

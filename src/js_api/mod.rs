@@ -44,7 +44,9 @@ pub async fn create_agent(
             &problems,
         ))
     })?;
-    let session = build::session(spec, model, progress).await.map_err(|e| error(&e))?;
+    let session = build::session(spec, model, progress)
+        .await
+        .map_err(|e| error(&e))?;
     let agent = FamiliarAgent::new(session);
     // A page load: a character's orders that timed out while the page was closed
     // expire now, not at the next message.

@@ -89,15 +89,15 @@ pub fn reply_of(message: &Value) -> Option<Reply> {
             .ok_or_else(|| LlmError::Malformed(format!("the local model's `{kind}` has no body")))
     };
     Some(match kind {
-        "delta" => match read(message.get("delta")).and_then(|v| {
-            serde_json::from_value(v).map_err(|e| LlmError::Malformed(e.to_string()))
-        }) {
+        "delta" => match read(message.get("delta"))
+            .and_then(|v| serde_json::from_value(v).map_err(|e| LlmError::Malformed(e.to_string())))
+        {
             Ok(delta) => Reply::Delta(delta),
             Err(error) => Reply::Failed(error),
         },
-        "done" => match read(message.get("response")).and_then(|v| {
-            serde_json::from_value(v).map_err(|e| LlmError::Malformed(e.to_string()))
-        }) {
+        "done" => match read(message.get("response"))
+            .and_then(|v| serde_json::from_value(v).map_err(|e| LlmError::Malformed(e.to_string())))
+        {
             Ok(response) => Reply::Done(response),
             Err(error) => Reply::Failed(error),
         },
@@ -215,7 +215,12 @@ mod tests {
         assert_eq!(response.finish, FinishReason::ToolCalls);
         assert_eq!(response.tool_calls.len(), 1);
         assert_eq!(deltas.len(), 2);
-        assert_eq!(deltas.first(), Some(&Delta::Text { text: "It is ".into() }));
+        assert_eq!(
+            deltas.first(),
+            Some(&Delta::Text {
+                text: "It is ".into()
+            })
+        );
         let asked = model.worker.asked.borrow();
         let asked = asked.first().cloned().unwrap_or_default();
         assert_eq!(asked["system"], "Be brief.");
@@ -240,12 +245,16 @@ mod tests {
             block_on(aborted.chat(&request(), &mut |_| {})).err(),
             Some(LlmError::Aborted)
         );
-        let lost = model(vec![json!({"type": "delta", "id": 1, "delta": {"type": "text", "text": "It"}})]);
+        let lost = model(vec![
+            json!({"type": "delta", "id": 1, "delta": {"type": "text", "text": "It"}}),
+        ]);
         assert!(matches!(
             block_on(lost.chat(&request(), &mut |_| {})),
             Err(LlmError::Incomplete(_))
         ));
-        let garbled = model(vec![json!({"type": "done", "id": 1, "response": {"text": 3}})]);
+        let garbled = model(vec![
+            json!({"type": "done", "id": 1, "response": {"text": 3}}),
+        ]);
         assert!(matches!(
             block_on(garbled.chat(&request(), &mut |_| {})),
             Err(LlmError::Malformed(_))
@@ -256,7 +265,10 @@ mod tests {
     fn settings_need_an_address_and_a_sane_window() {
         assert!(LocalSettings::new(" ").problem().is_some());
         assert_eq!(LocalSettings::new("m.gguf").problem(), None);
-        assert_eq!(LocalSettings::new("m.gguf").context(), DEFAULT_LOCAL_CONTEXT);
+        assert_eq!(
+            LocalSettings::new("m.gguf").context(),
+            DEFAULT_LOCAL_CONTEXT
+        );
         let mut huge = LocalSettings::new("m.gguf");
         huge.context_tokens = Some(10);
         assert!(huge.problem().is_some_and(|p| p.contains("256")));

@@ -29,9 +29,16 @@ const DEFAULT_WORKER: &str = "local/worker.js";
 pub enum LoadStatus {
     /// Bytes read so far of `total` (0 when the server did not say), from the
     /// browser's cache or the network.
-    Loading { loaded: u64, total: u64, cached: bool },
+    Loading {
+        loaded: u64,
+        total: u64,
+        cached: bool,
+    },
     /// Loaded; `cached` when nothing was downloaded.
-    Ready { cached: bool, context: u64 },
+    Ready {
+        cached: bool,
+        context: u64,
+    },
     Failed(String),
 }
 
@@ -73,9 +80,9 @@ pub fn worker_for(
     if let Some(worker) = WORKERS.with(|w| w.borrow().get(&key).cloned()) {
         return Ok(worker);
     }
-    let picked = PICKED.with(|p| p.borrow().clone()).filter(|f| {
-        settings.url.strip_prefix("file:") == Some(f.name().as_str())
-    });
+    let picked = PICKED
+        .with(|p| p.borrow().clone())
+        .filter(|f| settings.url.strip_prefix("file:") == Some(f.name().as_str()));
     let file = file.or(picked.as_ref());
     if settings.url.starts_with("file:") && file.is_none() {
         return Err(format!(
@@ -93,8 +100,12 @@ impl BrowserWorker {
         let options = WorkerOptions::new();
         options.set_type(WorkerType::Module);
         let script = settings.worker.as_deref().unwrap_or(DEFAULT_WORKER);
-        let worker = web_sys::Worker::new_with_options(script, &options)
-            .map_err(|e| format!("the local model's worker ({script}) could not start: {}", words(&e)))?;
+        let worker = web_sys::Worker::new_with_options(script, &options).map_err(|e| {
+            format!(
+                "the local model's worker ({script}) could not start: {}",
+                words(&e)
+            )
+        })?;
         let inner = Rc::new_cyclic(|weak: &Weak<Inner>| {
             let weak = weak.clone();
             let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
@@ -102,7 +113,9 @@ impl BrowserWorker {
                     inner.receive(&event.data());
                 }
             });
-            worker.set_onmessage(Some(wasm_bindgen::JsCast::unchecked_ref(on_message.as_ref())));
+            worker.set_onmessage(Some(wasm_bindgen::JsCast::unchecked_ref(
+                on_message.as_ref(),
+            )));
             Inner {
                 worker,
                 routes: RefCell::new(HashMap::new()),
@@ -125,10 +138,12 @@ impl BrowserWorker {
         if let Some(file) = file {
             set(&load, "file", file);
         }
-        inner
-            .worker
-            .post_message(&load)
-            .map_err(|e| format!("the local model's worker refused the weights: {}", words(&e)))?;
+        inner.worker.post_message(&load).map_err(|e| {
+            format!(
+                "the local model's worker refused the weights: {}",
+                words(&e)
+            )
+        })?;
         Ok(Self { inner })
     }
 
@@ -154,7 +169,10 @@ impl Inner {
             return;
         };
         let number = |key: &str| message.get(key).and_then(Value::as_u64).unwrap_or(0);
-        let cached = message.get("cached").and_then(Value::as_bool).unwrap_or(false);
+        let cached = message
+            .get("cached")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
         let status = match message.get("type").and_then(Value::as_str) {
             Some("progress") => Some(LoadStatus::Loading {
                 loaded: number("loaded"),
@@ -163,7 +181,10 @@ impl Inner {
             }),
             Some("loaded") => Some(LoadStatus::Ready {
                 cached,
-                context: message.pointer("/info/context").and_then(Value::as_u64).unwrap_or(0),
+                context: message
+                    .pointer("/info/context")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0),
             }),
             Some("load_error") => Some(LoadStatus::Failed(
                 message
@@ -281,6 +302,10 @@ fn set(object: &Object, key: &str, value: &JsValue) {
 fn words(error: &JsValue) -> String {
     error
         .as_string()
-        .or_else(|| Reflect::get(error, &"message".into()).ok().and_then(|m| m.as_string()))
+        .or_else(|| {
+            Reflect::get(error, &"message".into())
+                .ok()
+                .and_then(|m| m.as_string())
+        })
         .unwrap_or_else(|| "unknown error".into())
 }

@@ -143,7 +143,10 @@ pub enum GenerateError {
     Request(String),
     /// The prompt does not fit the window; worded as servers word it, so the client
     /// learns the window and trims the conversation.
-    TooLong { prompt: usize, window: usize },
+    TooLong {
+        prompt: usize,
+        window: usize,
+    },
     /// The tools' schemas or the response format could not be compiled.
     Schema(String),
     Model(String),
@@ -226,7 +229,10 @@ enum Phase {
     /// Reading the prompt (and, for a tool decision, the call's opening).
     Prompt,
     /// Choosing a tool's name, or `none`.
-    Choosing { grammar: Grammar, chosen: Vec<u8> },
+    Choosing {
+        grammar: Grammar,
+        chosen: Vec<u8>,
+    },
     /// Decoding the chosen tool's arguments.
     Arguments {
         name: String,
@@ -234,7 +240,9 @@ enum Phase {
         written: Vec<u8>,
     },
     /// Free text, or text under the response format's grammar.
-    Answer { grammar: Option<Grammar> },
+    Answer {
+        grammar: Option<Grammar>,
+    },
     Finished,
 }
 
@@ -244,7 +252,9 @@ fn replay<'g>(grammar: &'g Grammar, written: &[u8]) -> Result<Constraint<'g>, Ge
     if constraint.advance_bytes(written) {
         Ok(constraint)
     } else {
-        Err(GenerateError::Model("the constrained output lost its grammar".into()))
+        Err(GenerateError::Model(
+            "the constrained output lost its grammar".into(),
+        ))
     }
 }
 
@@ -290,9 +300,9 @@ impl Generation {
             .map(|t| (t.name.clone(), t.parameters.clone()))
             .collect();
         let format = match &request.response_format {
-            Some(format) => {
-                Some(Grammar::json(&format.schema).map_err(|e| GenerateError::Schema(e.to_string()))?)
-            }
+            Some(format) => Some(
+                Grammar::json(&format.schema).map_err(|e| GenerateError::Schema(e.to_string()))?,
+            ),
             None => None,
         };
         let (target, next_phase) = if tools.is_empty() {
@@ -304,7 +314,11 @@ impl Generation {
             }
             let options: Vec<&str> = names.iter().map(String::as_str).collect();
             let mut target = prompt.clone();
-            target.extend(engine.tokenizer.encode(&format!("{CALL_OPEN}{{\"name\":\"")));
+            target.extend(
+                engine
+                    .tokenizer
+                    .encode(&format!("{CALL_OPEN}{{\"name\":\"")),
+            );
             let phase = Phase::Choosing {
                 grammar: Grammar::choice(&options),
                 chosen: Vec::new(),
@@ -346,7 +360,10 @@ impl Generation {
                 }
                 Ok(Vec::new())
             }
-            Phase::Choosing { grammar, mut chosen } => {
+            Phase::Choosing {
+                grammar,
+                mut chosen,
+            } => {
                 let mut constraint = replay(&grammar, &chosen)?;
                 let token = self.pick(engine, Some(&constraint))?;
                 constraint
@@ -358,7 +375,9 @@ impl Generation {
                     self.phase = Phase::Choosing { grammar, chosen };
                     return Ok(Vec::new());
                 }
-                let name = String::from_utf8_lossy(&chosen).trim_end_matches('"').to_owned();
+                let name = String::from_utf8_lossy(&chosen)
+                    .trim_end_matches('"')
+                    .to_owned();
                 if name == NO_TOOL {
                     // Take the opening back: the answer is text, from the prompt's
                     // end (the cache keeps the prompt and reads its last token again).
@@ -466,7 +485,8 @@ impl Generation {
         if stop {
             return Ok(self.finish_text("stop"));
         }
-        self.text.extend_from_slice(engine.tokenizer.token_bytes(token));
+        self.text
+            .extend_from_slice(engine.tokenizer.token_bytes(token));
         let mut events = self.flush_text(false);
         let complete = constraint.as_ref().is_some_and(Constraint::is_complete);
         if complete {
@@ -491,7 +511,11 @@ impl Generation {
     }
 
     /// The next token, under the constraint when there is one.
-    fn pick(&mut self, engine: &Engine, constraint: Option<&Constraint>) -> Result<u32, GenerateError> {
+    fn pick(
+        &mut self,
+        engine: &Engine,
+        constraint: Option<&Constraint>,
+    ) -> Result<u32, GenerateError> {
         self.generated += 1;
         let allowed = constraint.map(|c| (c, &engine.vocabulary));
         self.sampler
@@ -584,7 +608,12 @@ fn prompt_tokens(engine: &Engine, request: &Request) -> Vec<u32> {
     let system = system_prompt(&request.system, request.offered());
     let contents: Vec<(String, String)> = std::iter::once(("system".to_owned(), system))
         .filter(|(_, text)| !text.is_empty())
-        .chain(request.messages.iter().map(|m| (m.role.clone(), message_text(m))))
+        .chain(
+            request
+                .messages
+                .iter()
+                .map(|m| (m.role.clone(), message_text(m))),
+        )
         .collect();
     let turns: Vec<Turn> = contents
         .iter()
@@ -604,7 +633,11 @@ fn message_text(message: &Message) -> String {
         if !text.is_empty() {
             text.push('\n');
         }
-        let arguments = if call.arguments.trim().is_empty() { "{}" } else { &call.arguments };
+        let arguments = if call.arguments.trim().is_empty() {
+            "{}"
+        } else {
+            &call.arguments
+        };
         text.push_str(&format!(
             "{CALL_OPEN}{{\"name\":\"{}\",\"arguments\":{arguments}}}{CALL_CLOSE}",
             call.name

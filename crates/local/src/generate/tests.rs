@@ -65,9 +65,13 @@ fn asked_the_time_it_calls_current_time_with_arguments_that_parse() {
     assert_eq!(finish, "tool_calls");
     assert_eq!(text, "");
     assert_eq!(calls.len(), 1);
-    let call = calls.first().map(|c| (c.name.as_str(), c.arguments.as_str()));
+    let call = calls
+        .first()
+        .map(|c| (c.name.as_str(), c.arguments.as_str()));
     assert_eq!(call, Some(("current_time", "{}")));
-    assert!(matches!(events.first(), Some(Event::ToolCall { name: Some(n), .. }) if n == "current_time"));
+    assert!(
+        matches!(events.first(), Some(Event::ToolCall { name: Some(n), .. }) if n == "current_time")
+    );
 }
 
 #[test]
@@ -84,11 +88,15 @@ fn a_call_or_text_but_never_a_broken_call_whatever_is_asked() {
         match calls.first() {
             Some(call) => {
                 assert_eq!(finish, "tool_calls");
-                let arguments: Value = serde_json::from_str(&call.arguments)
-                    .unwrap_or_else(|e| unreachable!("{question}: {} does not parse: {e}", call.arguments));
+                let arguments: Value = serde_json::from_str(&call.arguments).unwrap_or_else(|e| {
+                    unreachable!("{question}: {} does not parse: {e}", call.arguments)
+                });
                 if call.name == "remember" {
                     let fact = arguments.get("fact").and_then(Value::as_str);
-                    assert!(fact.is_some_and(|f| f.chars().count() <= 80), "{question}: {arguments}");
+                    assert!(
+                        fact.is_some_and(|f| f.chars().count() <= 80),
+                        "{question}: {arguments}"
+                    );
                     assert_eq!(arguments.as_object().map(|o| o.len()), Some(1));
                 } else {
                     assert_eq!(call.name, "current_time", "{question}");
@@ -135,9 +143,16 @@ fn a_response_format_is_met_even_when_the_budget_runs_out() {
             "response_format": {"name": "mood", "schema": schema}, "max_tokens": budget});
         let events = run(&mut engine, &request).unwrap_or_else(|e| unreachable!("{e}"));
         let (text, _, _) = done(&events);
-        let value: Value = serde_json::from_str(text).unwrap_or_else(|e| unreachable!("{text}: {e}"));
-        assert!(["happy", "sad", "calm"].contains(&value["mood"].as_str().unwrap_or("")), "{text}");
-        assert!(value["reason"].is_string() && value["score"].is_i64(), "{text}");
+        let value: Value =
+            serde_json::from_str(text).unwrap_or_else(|e| unreachable!("{text}: {e}"));
+        assert!(
+            ["happy", "sad", "calm"].contains(&value["mood"].as_str().unwrap_or("")),
+            "{text}"
+        );
+        assert!(
+            value["reason"].is_string() && value["score"].is_i64(),
+            "{text}"
+        );
     }
 }
 
@@ -154,14 +169,25 @@ fn a_follow_up_reads_only_what_is_new_and_answers_as_a_fresh_engine_would() {
         {"role": "assistant", "content": said},
         {"role": "user", "content": "And a vegetable?"}], "max_tokens": 8});
     let held = warm.cached().len();
-    let mut generation = warm.start(&follow.to_string()).unwrap_or_else(|e| unreachable!("{e}"));
+    let mut generation = warm
+        .start(&follow.to_string())
+        .unwrap_or_else(|e| unreachable!("{e}"));
     let prompt = generation.prompt.len();
     // The cache holds the first request's prompt and answer: one chunk reads the rest.
     assert!(held > prompt / 2, "the cache held {held} of {prompt}");
-    let mut events = generation.next(&mut warm).unwrap_or_else(|e| unreachable!("{e}"));
-    assert!(matches!(generation.phase, Phase::Answer { .. }), "read in one chunk");
+    let mut events = generation
+        .next(&mut warm)
+        .unwrap_or_else(|e| unreachable!("{e}"));
+    assert!(
+        matches!(generation.phase, Phase::Answer { .. }),
+        "read in one chunk"
+    );
     while !generation.is_finished() {
-        events.extend(generation.next(&mut warm).unwrap_or_else(|e| unreachable!("{e}")));
+        events.extend(
+            generation
+                .next(&mut warm)
+                .unwrap_or_else(|e| unreachable!("{e}")),
+        );
     }
     let again = run(&mut fresh, &follow).unwrap_or_else(|e| unreachable!("{e}"));
     assert_eq!(done(&events).0, done(&again).0);
