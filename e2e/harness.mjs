@@ -119,7 +119,11 @@ export async function serveDist({ pages = {}, scripted } = {}) {
     try {
       const body = await readFile(file);
       stats.served[path] = (stats.served[path] ?? 0) + 1;
-      res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
+      res.writeHead(200, {
+        'content-type': types[extname(file)] ?? 'application/octet-stream',
+        // As a static host sends it (writeHead alone would make Node send chunks).
+        'content-length': body.length,
+      });
       res.end(body);
     } catch {
       res.writeHead(404).end('not found');

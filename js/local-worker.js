@@ -51,6 +51,11 @@ async function weights(url) {
       postMessage({ type: 'progress', loaded, total, cached: false });
     }
   }
+  if (last !== loaded || total !== loaded) {
+    // The end, said once more when the length was not known (or counted compressed
+    // bytes), so a progress bar always reaches it.
+    postMessage({ type: 'progress', loaded, total: loaded, cached: false });
+  }
   const bytes = new Uint8Array(loaded);
   let at = 0;
   for (const part of parts) { bytes.set(part, at); at += part.length; }

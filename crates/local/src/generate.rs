@@ -13,7 +13,8 @@
 //! anyway, made where the model's probabilities can make it. On `none` the opening is
 //! taken back (the KV cache cut to the prompt) and the model answers in plain text; on
 //! a name, the arguments are decoded under that tool's JSON Schema, so the call always
-//! parses and validates. A response format constrains the whole answer the same way.
+//! parses and validates. The names on offer are those the latest message relates to
+//! ([`shortlist`]): a small model cannot choose among thirty. A response format constrains the whole answer the same way.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -23,6 +24,7 @@ use std::sync::Arc;
 use crate::constraint::{Constraint, Grammar, Vocabulary};
 use crate::llama::{Model, ModelError, Session};
 use crate::sample::Sampler;
+use crate::shortlist;
 use crate::template::{ChatTemplate, Turn};
 use crate::tokenizer::Tokenizer;
 
@@ -294,10 +296,17 @@ impl Generation {
                 window,
             });
         }
-        let tools: Vec<(String, Value)> = request
-            .offered()
-            .iter()
-            .map(|t| (t.name.clone(), t.parameters.clone()))
+        // The prompt lists every offered tool (the same prefix turn after turn, so the
+        // KV cache keeps it); the choice is among those the latest message relates
+        // to, unless a tool is required.
+        let choices = if request.requires_tool() {
+            request.offered().to_vec()
+        } else {
+            shortlist::relevant(request.offered(), &request.messages)
+        };
+        let tools: Vec<(String, Value)> = choices
+            .into_iter()
+            .map(|t| (t.name, t.parameters))
             .collect();
         let format = match &request.response_format {
             Some(format) => Some(

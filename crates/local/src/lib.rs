@@ -10,6 +10,7 @@
 //! - [`llama`]: the forward pass, with a KV cache that keeps a shared prompt prefix;
 //! - [`constraint`]: a JSON-Schema-subset grammar over the vocabulary, so a tool call
 //!   always parses and validates;
+//! - [`shortlist`]: which tools the model may choose, by the latest message's words;
 //! - [`sample`]: picking the next token under the constraint;
 //! - [`generate`]: one chat request from prompt to finished answer, a token at a time;
 //! - `worker` (wasm only): the Web Worker's entry points.
@@ -20,6 +21,7 @@ pub mod gguf;
 pub mod llama;
 pub mod quant;
 pub mod sample;
+pub mod shortlist;
 pub mod template;
 pub mod tokenizer;
 #[cfg(target_arch = "wasm32")]
