@@ -137,7 +137,7 @@ impl State {
         }
         let current: Option<String> = storage
             .load(&keys.current())
-            .and_then(|text| serde_json::from_str(&text).ok());
+            .and_then(|text| crate::base::json::from_text(&text).ok());
         let Some(id) = current else {
             return notices;
         };

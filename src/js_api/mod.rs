@@ -44,7 +44,9 @@ pub async fn create_agent(
             &problems,
         ))
     })?;
-    let session = build::session(spec, model, progress).await.map_err(|e| error(&e))?;
+    let session = build::session(spec, model, progress)
+        .await
+        .map_err(|e| error(&e))?;
     let agent = FamiliarAgent::new(session);
     // A page load: a character's orders that timed out while the page was closed
     // expire now, not at the next message.
@@ -133,9 +135,9 @@ impl FamiliarAgent {
 /// the update's name and the rest its fields.
 fn payload(update: &Update) -> Value {
     let mut value = match update {
-        Update::Event { event, .. } => serde_json::to_value(event).unwrap_or_default(),
-        Update::Notice(notice) => serde_json::to_value(notice).unwrap_or_default(),
-        other => serde_json::to_value(other).unwrap_or_default(),
+        Update::Event { event, .. } => crate::base::json::to_value(event).unwrap_or_default(),
+        Update::Notice(notice) => crate::base::json::to_value(notice).unwrap_or_default(),
+        other => crate::base::json::to_value(other).unwrap_or_default(),
     };
     if let Some(object) = value.as_object_mut() {
         object.remove("update");

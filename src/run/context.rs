@@ -84,8 +84,8 @@ pub fn apply_plan(
     } else {
         arguments
     };
-    let update: PlanUpdate =
-        serde_json::from_str(text).map_err(|e| format!("invalid arguments for `plan`: {e}"))?;
+    let update: PlanUpdate = crate::base::json::from_text(text)
+        .map_err(|e| format!("invalid arguments for `plan`: {e}"))?;
     if let Some(steps) = update.steps {
         *plan = steps;
     }

@@ -340,7 +340,7 @@ impl Account {
         let kept = persist.load().filter(|text| text.trim() != "null");
         let session = kept
             .as_deref()
-            .and_then(|text| serde_json::from_str::<Login>(text).ok())
+            .and_then(|text| crate::base::json::from_text::<Login>(text).ok())
             .filter(|login| login.is_for(client.project()));
         if kept.is_some() && session.is_none() {
             persist.save("null");

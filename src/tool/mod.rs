@@ -450,7 +450,7 @@ where
         tool: tool.to_owned(),
         message: e.to_string(),
     })?;
-    serde_json::to_value(output).map_err(|e| ToolError::Failed {
+    crate::base::json::to_value(&output).map_err(|e| ToolError::Failed {
         tool: tool.to_owned(),
         message: format!("its result could not be encoded: {e}"),
     })
