@@ -6,6 +6,7 @@
 mod extract;
 mod repair;
 pub mod schema;
+pub mod tagged;
 
 use std::borrow::Cow;
 
