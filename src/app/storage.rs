@@ -5,7 +5,7 @@
 //! under its key and each turn under a key of its own, so a save writes the turns that
 //! changed and the head, whatever the conversation's length.
 
-use std::collections::BTreeSet;
+use crate::base::small_map::SmallSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -88,17 +88,17 @@ pub fn turn_key(key: &str, id: u64) -> String {
 pub struct Dirty {
     /// Everything: it was never stored in this form.
     pub all: bool,
-    pub turns: BTreeSet<u64>,
+    pub turns: SmallSet<u64>,
     /// Turns let go: removed once the head no longer names them.
-    pub gone: BTreeSet<u64>,
+    pub gone: SmallSet<u64>,
 }
 
 impl Dirty {
     pub fn all() -> Self {
         Self {
             all: true,
-            turns: BTreeSet::new(),
-            gone: BTreeSet::new(),
+            turns: SmallSet::new(),
+            gone: SmallSet::new(),
         }
     }
 }
@@ -213,8 +213,8 @@ pub(super) fn closed(conversation: Conversation) -> Conversation {
 }
 
 /// [`closed`], with the ids of the turns it closed.
-fn closing(mut conversation: Conversation) -> (Conversation, BTreeSet<u64>) {
-    let mut ids = BTreeSet::new();
+fn closing(mut conversation: Conversation) -> (Conversation, SmallSet<u64>) {
+    let mut ids = SmallSet::new();
     for interaction in &mut conversation.interactions {
         if !interaction.status.is_finished() {
             interaction.apply(&Event::Done(Outcome::Aborted {

@@ -16,7 +16,7 @@ mod memory;
 #[cfg(feature = "page")]
 pub mod page;
 
-use std::collections::BTreeMap;
+use crate::base::small_map::SmallMap;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -216,8 +216,8 @@ pub type Describer = Rc<dyn Fn(&Value) -> Option<String>>;
 /// The tools an agent may use.
 #[derive(Default)]
 pub struct ToolRegistry {
-    tools: BTreeMap<String, Entry>,
-    describers: BTreeMap<String, Describer>,
+    tools: SmallMap<String, Entry>,
+    describers: SmallMap<String, Describer>,
     #[cfg(feature = "store")]
     ledger: Option<Ledger>,
 }
