@@ -322,7 +322,7 @@ impl FamiliarAgent {
         #[wasm_bindgen(unchecked_param_type = "SavedState")] state: JsValue,
     ) -> Result<(), JsValue> {
         let value = to_json(&state).map_err(|e| error(&format!("loadState: {e}")))?;
-        let state: SessionState = serde_json::from_value(value)
+        let state: SessionState = crate::base::json::from_value(value)
             .map_err(|e| error(&format!("loadState: not a saveState() value ({e})")))?;
         self.session
             .load_state(state)

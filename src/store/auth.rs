@@ -118,7 +118,7 @@ pub fn project_root(url: &str) -> String {
 }
 
 fn read_user(user: Value) -> Result<AuthUser, AuthError> {
-    let mut user: AuthUser = serde_json::from_value(user)
+    let mut user: AuthUser = crate::base::json::from_value(user)
         .map_err(|e| AuthError::BadAnswer(format!("the user cannot be read ({e})")))?;
     if user.email.as_deref() == Some("") {
         user.email = None;

@@ -442,7 +442,7 @@ where
     E: std::fmt::Display,
     Fut: Future<Output = Result<O, E>>,
 {
-    let args: A = serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments {
+    let args: A = crate::base::json::from_value(args).map_err(|e| ToolError::InvalidArguments {
         tool: tool.to_owned(),
         reason: e.to_string(),
     })?;

@@ -4,6 +4,7 @@
 //! Valid JSON passes through unchanged; nothing invalid is ever returned as valid.
 
 mod extract;
+mod read;
 mod repair;
 pub mod schema;
 pub mod tagged;
@@ -15,15 +16,16 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub use read::{ReadError, from_value};
 pub use repair::{MAX_DEPTH, repair};
 
-/// Typed data from JSON text, read through a [`Value`]. Every type is read from a
-/// `Value` and from nothing else, so the bundle carries one deserializer per type
+/// Typed data from JSON text, read through a [`Value`] by [`from_value`]. Every type
+/// is read from a `Value` and from nothing else, so the bundle carries one deserializer per type
 /// rather than one per kind of input (text, bytes, `Value`): serde instantiates a
 /// type's whole visitor for each, and each copy costs kilobytes of wasm. The errors
 /// say what is wrong, without serde_json's line and column.
 pub fn from_text<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
-    T::deserialize(serde_json::from_str::<Value>(text)?)
+    from_value(serde_json::from_str::<Value>(text)?).map_err(ReadError::into_inner)
 }
 
 /// A value as a [`Value`], written through the one serializer the bundle keeps for

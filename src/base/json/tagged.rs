@@ -5,12 +5,12 @@
 //! machinery was about a tenth of the code. [`internally_tagged!`] keeps serde's
 //! derived `Serialize` (so what is written does not change) and reads through a
 //! [`Value`]: the tag picks the variant and the rest of the object is the variant's
-//! body, read by the same `Value` deserializer as every other type.
+//! body, read by the same deserializer as every other type (`read`).
 
-use serde::de::{
-    self, DeserializeSeed, Deserializer, EnumAccess, Unexpected, VariantAccess, Visitor,
-};
+use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, VariantAccess, Visitor};
 use serde_json::{Map, Value};
+
+use super::read::{ReadError, Reader, unexpected};
 
 /// Declares an enum written as serde writes `#[serde(tag = $tag)]` and read through
 /// [`Retagged`]. Takes the enum as it would be written with serde's attribute, minus
@@ -97,24 +97,8 @@ impl Retagged {
     }
 }
 
-fn unexpected(value: &Value) -> Unexpected<'_> {
-    match value {
-        Value::Null => Unexpected::Unit,
-        Value::Bool(b) => Unexpected::Bool(*b),
-        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
-            (Some(u), _, _) => Unexpected::Unsigned(u),
-            (_, Some(i), _) => Unexpected::Signed(i),
-            (_, _, Some(f)) => Unexpected::Float(f),
-            _ => Unexpected::Other("number"),
-        },
-        Value::String(s) => Unexpected::Str(s),
-        Value::Array(_) => Unexpected::Seq,
-        Value::Object(_) => Unexpected::Map,
-    }
-}
-
 impl<'de> Deserializer<'de> for Retagged {
-    type Error = serde_json::Error;
+    type Error = ReadError;
 
     fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
         Err(de::Error::custom(
@@ -139,14 +123,14 @@ impl<'de> Deserializer<'de> for Retagged {
 }
 
 impl<'de> EnumAccess<'de> for Retagged {
-    type Error = serde_json::Error;
+    type Error = ReadError;
     type Variant = Body;
 
     fn variant_seed<S: DeserializeSeed<'de>>(
         self,
         seed: S,
     ) -> Result<(S::Value, Body), Self::Error> {
-        let variant = seed.deserialize(self.tag)?;
+        let variant = seed.deserialize(Reader(self.tag))?;
         Ok((variant, Body(self.body)))
     }
 }
@@ -155,7 +139,7 @@ impl<'de> EnumAccess<'de> for Retagged {
 pub struct Body(Map<String, Value>);
 
 impl<'de> VariantAccess<'de> for Body {
-    type Error = serde_json::Error;
+    type Error = ReadError;
 
     /// As serde's derive does, a unit variant ignores any other fields.
     fn unit_variant(self) -> Result<(), Self::Error> {
@@ -166,7 +150,7 @@ impl<'de> VariantAccess<'de> for Body {
         self,
         seed: S,
     ) -> Result<S::Value, Self::Error> {
-        seed.deserialize(Value::Object(self.0))
+        seed.deserialize(Reader(Value::Object(self.0)))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Self::Error> {
@@ -180,7 +164,7 @@ impl<'de> VariantAccess<'de> for Body {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        Value::Object(self.0).deserialize_any(visitor)
+        Reader(Value::Object(self.0)).deserialize_map(visitor)
     }
 }
 
