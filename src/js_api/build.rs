@@ -38,9 +38,7 @@ pub type LocalProgress = ();
 
 #[cfg(not(feature = "local"))]
 fn needs_local() -> String {
-    format!(
-        "config.model.local needs the local model, which this build leaves out: use {FULL_BUILD}"
-    )
+    format!("config.model.local needs the local model, which this build leaves out: use {FULL_BUILD}")
 }
 
 /// The build to use for what this one leaves out.

@@ -85,11 +85,7 @@ pub fn local_progress(config: &JsValue) -> Option<super::build::LocalProgress> {
         .ok()?;
     Some(Box::new(move |status: &LoadStatus| {
         let told = match status {
-            LoadStatus::Loading {
-                loaded,
-                total,
-                cached,
-            } => {
+            LoadStatus::Loading { loaded, total, cached } => {
                 json!({"loaded": loaded, "total": total, "cached": cached})
             }
             LoadStatus::Ready { cached, context } => {
