@@ -74,14 +74,14 @@ pub struct ResponseFormat {
 
 impl ResponseFormat {
     /// The JSON Schema of a typed contract.
-    pub fn for_contract<T: schemars::JsonSchema>() -> Self {
+    pub fn for_contract<T: crate::base::json::Contract>() -> Self {
         let name: String = T::schema_name()
             .chars()
             .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
             .collect();
         Self {
             name,
-            schema: schemars::schema_for!(T).to_value(),
+            schema: T::schema(),
         }
     }
 }

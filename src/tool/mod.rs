@@ -164,6 +164,16 @@ pub trait Tool: 'static {
     /// What the tool does, for the model.
     fn description(&self) -> String;
 
+    /// The JSON Schema of its arguments, as the model reads it: derived from
+    /// [`Tool::Args`] at run time unless the tool writes it down (as the lean
+    /// runtime's tools do, to leave schemars' generator out of that build).
+    fn parameters() -> Value
+    where
+        Self: Sized,
+    {
+        parameters_schema::<Self::Args>()
+    }
+
     fn call(
         &self,
         args: Self::Args,
@@ -175,6 +185,16 @@ pub trait Tool: 'static {
 #[derive(Debug, Clone, Copy, Default, serde::Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
+
+impl NoArgs {
+    /// Its schema as schemars derives it (a test holds them equal), for the tools
+    /// that take no arguments to give as their [`Tool::parameters`].
+    pub fn parameters() -> Value {
+        crate::base::json::schema::written(
+            r#"{"additionalProperties":false,"description":"Arguments for a tool that takes none.","type":"object"}"#,
+        )
+    }
+}
 
 /// A call that did not produce a result. All of these go back to the model.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -231,10 +251,16 @@ impl ToolRegistry {
     pub fn register<T: Tool>(&mut self, tool: T) -> &mut Self {
         let tool = Rc::new(tool);
         let description = tool.description();
-        self.register_fn(T::NAME, T::KIND, description, move |args: T::Args, cx| {
-            let tool = Rc::clone(&tool);
-            async move { tool.call(args, cx).await }
-        });
+        self.register_with(
+            T::NAME,
+            T::KIND,
+            description,
+            T::parameters(),
+            move |args: T::Args, cx| {
+                let tool = Rc::clone(&tool);
+                async move { tool.call(args, cx).await }
+            },
+        );
         if let Some(author) = T::AUTHOR {
             self.set_author(T::NAME, author);
         }
@@ -257,11 +283,31 @@ impl ToolRegistry {
         F: Fn(A, CallContext) -> Fut + 'static,
         Fut: Future<Output = Result<O, E>> + 'static,
     {
+        self.register_with(name, kind, description, parameters_schema::<A>(), f)
+    }
+
+    /// [`ToolRegistry::register_fn`] with the arguments' schema given, written down
+    /// rather than derived.
+    pub fn register_with<A, O, E, F, Fut>(
+        &mut self,
+        name: &str,
+        kind: ToolKind,
+        description: impl Into<String>,
+        parameters: Value,
+        f: F,
+    ) -> &mut Self
+    where
+        A: DeserializeOwned,
+        O: Serialize,
+        E: std::fmt::Display,
+        F: Fn(A, CallContext) -> Fut + 'static,
+        Fut: Future<Output = Result<O, E>> + 'static,
+    {
         let info = ToolInfo {
             spec: ToolSpec {
                 name: name.to_owned(),
                 description: description.into(),
-                parameters: parameters_schema::<A>(),
+                parameters,
             },
             kind,
             approval: Approval::default_for(kind),
@@ -487,6 +533,15 @@ fn parameters_schema<A: JsonSchema>() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_written_schema_of_no_arguments_is_the_derived_one() {
+        assert_eq!(NoArgs::parameters(), parameters_schema::<NoArgs>());
+        assert_eq!(
+            crate::tool::current_time::CurrentTime::parameters(),
+            parameters_schema::<NoArgs>()
+        );
+    }
     use futures::executor::block_on;
     use serde_json::json;
 

@@ -52,6 +52,14 @@ pub trait Contract: DeserializeOwned + JsonSchema {
     fn validate(&self) -> Result<(), String> {
         Ok(())
     }
+
+    /// The JSON Schema the model is given: derived by schemars at run time, unless
+    /// the contract writes it down ([`schema::written`]; a test holds it to the
+    /// derivation). The lean runtime's contracts write theirs, so that build does not
+    /// carry schemars' generator and the derived schema code (20 KB gzip).
+    fn schema() -> Value {
+        schemars::schema_for!(Self).to_value()
+    }
 }
 
 /// Each candidate region of `text`, as strict JSON (repaired where needed), with
