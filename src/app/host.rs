@@ -9,7 +9,9 @@
 //! other target can guess; [`super::normalize_origin`] reads the origin an iframe is at.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
+
+use crate::base::small_map::SmallMap;
 use std::rc::Rc;
 
 use futures::channel::oneshot;
@@ -86,7 +88,7 @@ pub(super) fn is_name(name: &str) -> bool {
 /// The host's tools and the answers given so far.
 #[derive(Default)]
 pub struct HostTools {
-    tools: RefCell<BTreeMap<String, (HostTool, Handler)>>,
+    tools: RefCell<SmallMap<String, (HostTool, Handler)>>,
     answers: RefCell<VecDeque<(String, Answer)>>,
 }
 
@@ -218,7 +220,7 @@ type Reply = oneshot::Sender<Result<Value, String>>;
 pub struct Channel {
     secret: (u64, u64),
     targets: Cell<u64>,
-    waiting: RefCell<BTreeMap<(Target, String), Reply>>,
+    waiting: RefCell<SmallMap<(Target, String), Reply>>,
     answered: RefCell<VecDeque<(Target, String)>>,
 }
 
@@ -229,7 +231,7 @@ impl Channel {
         Rc::new(Self {
             secret,
             targets: Cell::new(0),
-            waiting: RefCell::new(BTreeMap::new()),
+            waiting: RefCell::new(SmallMap::new()),
             answered: RefCell::new(VecDeque::new()),
         })
     }

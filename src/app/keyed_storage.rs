@@ -1,8 +1,8 @@
 //! The storage seam: keyed text (the page's `localStorage`, `chrome.storage` through a
 //! host, memory in tests), and its in-memory kind.
 
+use crate::base::small_map::SmallMap;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 
 /// Keyed text storage. A write can fail (a full or disabled storage) and says so.
 pub trait Storage {
@@ -15,7 +15,7 @@ pub trait Storage {
 /// (`saveState` / `loadState`).
 #[derive(Debug, Default)]
 pub struct VolatileStorage {
-    entries: RefCell<BTreeMap<String, String>>,
+    entries: RefCell<SmallMap<String, String>>,
     full: Cell<bool>,
     written: Cell<usize>,
 }

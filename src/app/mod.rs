@@ -185,7 +185,7 @@ impl Session {
         let kept = config
             .storage
             .load(&key)
-            .and_then(|text| serde_json::from_str::<(u64, u64)>(&text).ok());
+            .and_then(|text| crate::base::json::from_text::<(u64, u64)>(&text).ok());
         let secret = kept.unwrap_or_else(|| {
             let word = || {
                 let high = (config.random)().clamp(0.0, 1.0) * f64::from(u32::MAX);

@@ -42,7 +42,7 @@ fn load_run(storage: &dyn Storage, keys: &Keys, conversation: &str) -> Loaded<Sa
     let Some(text) = storage.load(&key) else {
         return Loaded::Missing;
     };
-    let error = match serde_json::from_str::<SavedRun<AgentRun>>(&text) {
+    let error = match crate::base::json::from_text::<SavedRun<AgentRun>>(&text) {
         Ok(saved) if (OLDEST_RUN_VERSION..=RUN_VERSION).contains(&saved.version) => {
             return Loaded::Found(saved);
         }

@@ -3,7 +3,7 @@
 //! runs in flight with their stop signals. Plain data and synchronous methods; the
 //! session holds it in a `RefCell` and never across an await.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::base::small_map::{SmallMap, SmallSet};
 use std::rc::Rc;
 
 use futures::channel::oneshot;
@@ -47,27 +47,27 @@ pub(super) struct Running {
 
 pub(super) struct State {
     pub(super) open: String,
-    pub(super) conversations: BTreeMap<String, Conversation>,
+    pub(super) conversations: SmallMap<String, Conversation>,
     pub(super) index: Vec<ConversationEntry>,
     pub(super) delegate: Delegate,
     /// (conversation, agent, tool) approved for good.
-    pub(super) always: BTreeSet<(String, String, String)>,
+    pub(super) always: SmallSet<(String, String, String)>,
     pub(super) waiting: Vec<Waiting>,
     pub(super) running: Vec<Running>,
     /// The revision of each conversation as this session last read or wrote it.
-    revisions: BTreeMap<String, u64>,
+    revisions: SmallMap<String, u64>,
     /// What each conversation's head said when this session last wrote it (none: write
     /// it at the next save).
-    heads: BTreeMap<String, HeadShape>,
+    heads: SmallMap<String, HeadShape>,
     /// The turns of each conversation changed since it was last stored.
-    dirty: BTreeMap<String, Dirty>,
+    dirty: SmallMap<String, Dirty>,
     /// Where folding old turns goes on from, per conversation (see
     /// [`State::fold_old_turns`]); none yet: from the first turn.
-    folded_to: BTreeMap<String, usize>,
+    folded_to: SmallMap<String, usize>,
     /// Which conversation this session last stored as the open one.
     stored_open: Option<String>,
     /// One lock per conversation: its runs go one at a time, in order.
-    locks: BTreeMap<String, Rc<Mutex<()>>>,
+    locks: SmallMap<String, Rc<Mutex<()>>>,
     pub(super) destroyed: bool,
     runs_started: u64,
 }
@@ -105,19 +105,21 @@ impl State {
     pub(super) fn new(delegate: Delegate, now_ms: i64) -> Self {
         let open = new_id(now_ms, 0);
         Self {
-            conversations: BTreeMap::from([(open.clone(), Conversation::default())]),
+            conversations: [(open.clone(), Conversation::default())]
+                .into_iter()
+                .collect(),
             open,
             index: Vec::new(),
             delegate,
-            always: BTreeSet::new(),
+            always: SmallSet::new(),
             waiting: Vec::new(),
             running: Vec::new(),
-            revisions: BTreeMap::new(),
-            heads: BTreeMap::new(),
-            dirty: BTreeMap::new(),
-            folded_to: BTreeMap::new(),
+            revisions: SmallMap::new(),
+            heads: SmallMap::new(),
+            dirty: SmallMap::new(),
+            folded_to: SmallMap::new(),
             stored_open: None,
-            locks: BTreeMap::new(),
+            locks: SmallMap::new(),
             destroyed: false,
             runs_started: 0,
         }
@@ -137,7 +139,7 @@ impl State {
         }
         let current: Option<String> = storage
             .load(&keys.current())
-            .and_then(|text| serde_json::from_str(&text).ok());
+            .and_then(|text| crate::base::json::from_text(&text).ok());
         let Some(id) = current else {
             return notices;
         };
@@ -223,8 +225,7 @@ impl State {
     pub(super) fn lock(&mut self, conversation: &str) -> Rc<Mutex<()>> {
         Rc::clone(
             self.locks
-                .entry(conversation.to_owned())
-                .or_insert_with(|| Rc::new(Mutex::new(()))),
+                .get_or_insert_with(conversation.to_owned(), || Rc::new(Mutex::new(()))),
         )
     }
 
@@ -245,7 +246,7 @@ impl State {
             self.folded_to.remove(id);
             self.conversations.insert(id.to_owned(), conversation);
         }
-        self.conversations.entry(id.to_owned()).or_default()
+        self.conversations.get_or_default(id.to_owned())
     }
 
     /// Reads a conversation from storage, noting the revision it was read at.
@@ -268,7 +269,7 @@ impl State {
     pub(super) fn apply(&mut self, conversation: &str, turn: u64, event: &Event) {
         if let Some(c) = self.conversations.get_mut(conversation) {
             c.apply(turn, event);
-            let dirty = self.dirty.entry(conversation.to_owned()).or_default();
+            let dirty = self.dirty.get_or_default(conversation.to_owned());
             dirty.turns.insert(turn);
         }
     }
@@ -285,7 +286,7 @@ impl State {
         let gone = conversation.let_go_oldest(keep_turns);
         self.folded_to
             .insert(id.to_owned(), next.saturating_sub(gone.len()));
-        let dirty = self.dirty.entry(id.to_owned()).or_default();
+        let dirty = self.dirty.get_or_default(id.to_owned());
         dirty.turns.extend(folded);
         for id in gone {
             dirty.turns.remove(&id);
@@ -315,7 +316,7 @@ impl State {
         if let Some(folded) = self.folded_to.get_mut(id) {
             *folded = (*folded).min(at);
         }
-        let dirty = self.dirty.entry(id.to_owned()).or_default();
+        let dirty = self.dirty.get_or_default(id.to_owned());
         for id in gone {
             dirty.turns.remove(&id);
             dirty.gone.insert(id);
@@ -557,7 +558,7 @@ impl State {
             self.conversations.insert(entry.id, conversation);
         }
         self.open = saved.open;
-        self.conversations.entry(self.open.clone()).or_default();
+        self.conversations.get_or_default(self.open.clone());
         notices.extend(save_json(storage, &keys.index(), &self.index));
         notices.extend(save_json(storage, &keys.current(), &self.open));
         self.forget_idle();

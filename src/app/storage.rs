@@ -5,7 +5,7 @@
 //! under its key and each turn under a key of its own, so a save writes the turns that
 //! changed and the head, whatever the conversation's length.
 
-use std::collections::BTreeSet;
+use crate::base::small_map::SmallSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -88,17 +88,17 @@ pub fn turn_key(key: &str, id: u64) -> String {
 pub struct Dirty {
     /// Everything: it was never stored in this form.
     pub all: bool,
-    pub turns: BTreeSet<u64>,
+    pub turns: SmallSet<u64>,
     /// Turns let go: removed once the head no longer names them.
-    pub gone: BTreeSet<u64>,
+    pub gone: SmallSet<u64>,
 }
 
 impl Dirty {
     pub fn all() -> Self {
         Self {
             all: true,
-            turns: BTreeSet::new(),
-            gone: BTreeSet::new(),
+            turns: SmallSet::new(),
+            gone: SmallSet::new(),
         }
     }
 }
@@ -168,7 +168,7 @@ pub fn load_stored(storage: &dyn Storage, key: &str) -> Loaded<(Conversation, Di
     let Some(text) = storage.load(key) else {
         return Loaded::Missing;
     };
-    if let Ok(head) = serde_json::from_str::<Head>(&text)
+    if let Ok(head) = crate::base::json::from_text::<Head>(&text)
         && head.version <= HEAD_VERSION
     {
         let mut interactions = Vec::new();
@@ -176,9 +176,9 @@ pub fn load_stored(storage: &dyn Storage, key: &str) -> Loaded<(Conversation, Di
             let turn = storage
                 .load(&turn_key(key, id))
                 .ok_or_else(|| "it is missing".to_owned());
-            match turn
-                .and_then(|t| serde_json::from_str::<Interaction>(&t).map_err(|e| e.to_string()))
-            {
+            match turn.and_then(|t| {
+                crate::base::json::from_text::<Interaction>(&t).map_err(|e| e.to_string())
+            }) {
                 Ok(interaction) => interactions.push(interaction),
                 Err(why) => return keep_aside(storage, key, &text, format!("turn {id}: {why}")),
             }
@@ -196,9 +196,9 @@ pub fn load_stored(storage: &dyn Storage, key: &str) -> Loaded<(Conversation, Di
         };
         return Loaded::Found((conversation, dirty));
     }
-    let older = match serde_json::from_str::<SavedConversation>(&text) {
+    let older = match crate::base::json::from_text::<SavedConversation>(&text) {
         Ok(saved) if saved.version <= VERSION => Ok(saved.conversation),
-        _ => serde_json::from_str::<Conversation>(&text),
+        _ => crate::base::json::from_text::<Conversation>(&text),
     };
     match older {
         Ok(conversation) => Loaded::Found((closed(conversation), Dirty::all())),
@@ -213,8 +213,8 @@ pub(super) fn closed(conversation: Conversation) -> Conversation {
 }
 
 /// [`closed`], with the ids of the turns it closed.
-fn closing(mut conversation: Conversation) -> (Conversation, BTreeSet<u64>) {
-    let mut ids = BTreeSet::new();
+fn closing(mut conversation: Conversation) -> (Conversation, SmallSet<u64>) {
+    let mut ids = SmallSet::new();
     for interaction in &mut conversation.interactions {
         if !interaction.status.is_finished() {
             interaction.apply(&Event::Done(Outcome::Aborted {
@@ -324,7 +324,7 @@ pub fn save_turns(
 pub fn remove_conversation(storage: &dyn Storage, key: &str) {
     let head = storage
         .load(key)
-        .and_then(|text| serde_json::from_str::<Head>(&text).ok());
+        .and_then(|text| crate::base::json::from_text::<Head>(&text).ok());
     if let Some(head) = head {
         for id in head.ids() {
             storage.remove(&turn_key(key, id));
@@ -343,7 +343,7 @@ pub fn stored_revision(storage: &dyn Storage, key: &str) -> u64 {
     }
     storage
         .load(key)
-        .and_then(|text| serde_json::from_str::<Head>(&text).ok())
+        .and_then(|text| crate::base::json::from_text::<Head>(&text).ok())
         .map_or(0, |head| head.revision)
 }
 
@@ -352,7 +352,7 @@ pub fn load_index(storage: &dyn Storage, key: &str) -> Loaded<Vec<ConversationEn
     let Some(text) = storage.load(key) else {
         return Loaded::Missing;
     };
-    match serde_json::from_str(&text) {
+    match crate::base::json::from_text(&text) {
         Ok(index) => Loaded::Found(index),
         Err(error) => keep_aside(storage, key, &text, error.to_string()),
     }

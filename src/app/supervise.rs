@@ -39,7 +39,7 @@ pub(super) fn load_supervision(
     conversation: &str,
 ) -> Option<Result<SavedSupervision, String>> {
     let text = storage.load(&keys.supervision(conversation))?;
-    Some(serde_json::from_str(&text).map_err(|e| e.to_string()))
+    Some(crate::base::json::from_text(&text).map_err(|e| e.to_string()))
 }
 
 impl Session {

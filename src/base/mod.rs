@@ -10,4 +10,5 @@ pub mod json;
 pub mod markdown;
 pub mod retry;
 pub mod secret;
+pub mod small_map;
 pub mod sort;

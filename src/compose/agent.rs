@@ -92,6 +92,9 @@ impl Agent {
     }
 }
 
+/// [`Request`]'s schema as schemars derives it (a test holds them equal).
+const REQUEST_SCHEMA: &str = r#"{"description":"What a coordinator sends an agent it calls as a tool.","properties":{"request":{"description":"The task, in plain words.","type":"string"}},"required":["request"],"type":"object"}"#;
+
 /// What a coordinator sends an agent it calls as a tool.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Request {
@@ -111,34 +114,56 @@ pub fn register_as_tool(
 ) {
     let name = agent.name.clone();
     let description = agent.description.clone();
-    registry.register_fn(&name, kind, description, move |args: Request, cx| {
-        let agent = Rc::clone(&agent);
-        let clock = Rc::clone(&clock);
-        async move {
-            let run_id = cx
-                .idempotency_key
-                .unwrap_or_else(|| format!("{}-{}", agent.name, clock.now().epoch_ms));
-            // A sub-agent serving as a data tool may only look things up.
-            let boundaries = match kind {
-                ToolKind::Data => Boundaries {
-                    allowed_actions: Some(Vec::new()),
-                    ..Boundaries::default()
-                },
-                ToolKind::Action => Boundaries::default(),
-            };
-            match agent
-                .chat_within(&run_id, &args.request, boundaries, &*clock, &mut |_| {})
-                .await
-            {
-                Stop::Done(Outcome::Failed { error }) => Err(error),
-                Stop::Done(outcome) => Ok(outcome.text().to_owned()),
-                Stop::AwaitingApproval(call) => Err(format!(
-                    "`{}` needs a person's approval, which a sub-agent cannot ask for",
-                    call.name
-                )),
+    let parameters = crate::base::json::schema::written(REQUEST_SCHEMA);
+    registry.register_with(
+        &name,
+        kind,
+        description,
+        parameters,
+        move |args: Request, cx| {
+            let agent = Rc::clone(&agent);
+            let clock = Rc::clone(&clock);
+            async move {
+                let run_id = cx
+                    .idempotency_key
+                    .unwrap_or_else(|| format!("{}-{}", agent.name, clock.now().epoch_ms));
+                // A sub-agent serving as a data tool may only look things up.
+                let boundaries = match kind {
+                    ToolKind::Data => Boundaries {
+                        allowed_actions: Some(Vec::new()),
+                        ..Boundaries::default()
+                    },
+                    ToolKind::Action => Boundaries::default(),
+                };
+                match agent
+                    .chat_within(&run_id, &args.request, boundaries, &*clock, &mut |_| {})
+                    .await
+                {
+                    Stop::Done(Outcome::Failed { error }) => Err(error),
+                    Stop::Done(outcome) => Ok(outcome.text().to_owned()),
+                    Stop::AwaitingApproval(call) => Err(format!(
+                        "`{}` needs a person's approval, which a sub-agent cannot ask for",
+                        call.name
+                    )),
+                }
             }
-        }
-    });
+        },
+    );
     // Its answer may echo whatever it read, whichever its kind.
     registry.set_author(&name, Author::Others);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_requests_written_schema_is_the_derived_one() {
+        let mut derived = schemars::schema_for!(Request).to_value();
+        if let Some(object) = derived.as_object_mut() {
+            object.remove("$schema");
+            object.remove("title");
+        }
+        assert_eq!(crate::base::json::schema::written(REQUEST_SCHEMA), derived);
+    }
 }

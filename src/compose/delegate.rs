@@ -3,7 +3,7 @@
 //! text goes to the current agent; an unknown command or agent falls back to
 //! chit-chat with the default agent, which gets the whole message.
 
-use std::collections::BTreeMap;
+use crate::base::small_map::SmallMap;
 use std::rc::Rc;
 
 use crate::base::clock::Clock;
@@ -52,7 +52,7 @@ pub enum Routed {
 pub struct Delegate {
     default: Rc<Agent>,
     agents: Vec<Rc<Agent>>,
-    commands: BTreeMap<String, String>,
+    commands: SmallMap<String, String>,
     current: Option<Rc<Agent>>,
 }
 
@@ -61,7 +61,7 @@ impl Delegate {
         Self {
             default,
             agents: Vec::new(),
-            commands: BTreeMap::new(),
+            commands: SmallMap::new(),
             current: None,
         }
     }

@@ -72,7 +72,7 @@ pub struct Game {
 }
 
 fn typed<T: DeserializeOwned>(value: Value) -> Result<T, GameError> {
-    serde_json::from_value(value).map_err(|e| GameError::Shape(e.to_string()))
+    crate::base::json::from_value(value).map_err(|e| GameError::Shape(e.to_string()))
 }
 
 fn rows<T: DeserializeOwned>(rows: Vec<Row>) -> Result<Vec<T>, GameError> {

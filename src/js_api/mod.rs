@@ -135,9 +135,9 @@ impl FamiliarAgent {
 /// the update's name and the rest its fields.
 fn payload(update: &Update) -> Value {
     let mut value = match update {
-        Update::Event { event, .. } => serde_json::to_value(event).unwrap_or_default(),
-        Update::Notice(notice) => serde_json::to_value(notice).unwrap_or_default(),
-        other => serde_json::to_value(other).unwrap_or_default(),
+        Update::Event { event, .. } => crate::base::json::to_value(event).unwrap_or_default(),
+        Update::Notice(notice) => crate::base::json::to_value(notice).unwrap_or_default(),
+        other => crate::base::json::to_value(other).unwrap_or_default(),
     };
     if let Some(object) = value.as_object_mut() {
         object.remove("update");
@@ -322,7 +322,7 @@ impl FamiliarAgent {
         #[wasm_bindgen(unchecked_param_type = "SavedState")] state: JsValue,
     ) -> Result<(), JsValue> {
         let value = to_json(&state).map_err(|e| error(&format!("loadState: {e}")))?;
-        let state: SessionState = serde_json::from_value(value)
+        let state: SessionState = crate::base::json::from_value(value)
             .map_err(|e| error(&format!("loadState: not a saveState() value ({e})")))?;
         self.session
             .load_state(state)

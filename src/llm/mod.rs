@@ -74,33 +74,36 @@ pub struct ResponseFormat {
 
 impl ResponseFormat {
     /// The JSON Schema of a typed contract.
-    pub fn for_contract<T: schemars::JsonSchema>() -> Self {
+    pub fn for_contract<T: crate::base::json::Contract>() -> Self {
         let name: String = T::schema_name()
             .chars()
             .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
             .collect();
         Self {
             name,
-            schema: schemars::schema_for!(T).to_value(),
+            schema: T::schema(),
         }
     }
 }
 
-/// A piece of a response, delivered as it is generated.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Delta {
-    /// Answer text.
-    Text { text: String },
-    /// The model's visible reasoning, kept apart from the answer.
-    Reasoning { text: String },
-    /// A fragment of the tool call at `index`; name and id arrive with the first one.
-    ToolCall {
-        index: usize,
-        id: Option<String>,
-        name: Option<String>,
-        arguments: String,
-    },
+crate::base::json::tagged::internally_tagged! {
+    tag = "type";
+    /// A piece of a response, delivered as it is generated.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Delta {
+        /// Answer text.
+        Text { text: String },
+        /// The model's visible reasoning, kept apart from the answer.
+        Reasoning { text: String },
+        /// A fragment of the tool call at `index`; name and id arrive with the first one.
+        ToolCall {
+            index: usize,
+            id: Option<String>,
+            name: Option<String>,
+            arguments: String,
+        },
+    }
 }
 
 /// Why the model stopped.

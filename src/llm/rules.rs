@@ -49,7 +49,7 @@ pub struct RulesError(#[from] serde_json::Error);
 impl RulesModel {
     /// Reads a rule set from its JSON form.
     pub fn from_json(text: &str) -> Result<Self, RulesError> {
-        Ok(serde_json::from_str(text)?)
+        Ok(crate::base::json::from_text(text)?)
     }
 
     /// Decides this turn's response, without streaming it.

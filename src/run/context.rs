@@ -56,13 +56,13 @@ pub struct PlanUpdate {
     pub owe: Option<Vec<FollowUp>>,
 }
 
+/// [`PlanUpdate`]'s schema as schemars derives it for a tool's parameters (a test
+/// holds them equal).
+const PLAN_SCHEMA: &str = r##"{"$defs":{"FollowUp":{"description":"Something the run must still do before it is finished.","properties":{"note":{"description":"What is owed, e.g. \"report back to the leader on message 12\".","type":"string"},"tool":{"description":"The action tool that settles it, e.g. `reply_to_message`.","type":"string"}},"required":["tool","note"],"type":"object"}},"additionalProperties":false,"description":"The `plan` tool's arguments.","properties":{"owe":{"default":null,"description":"Things you must still do before the task is finished, each with the action\ntool that does it, e.g. a reply to the message that started this.","items":{"$ref":"#/$defs/FollowUp"},"type":["array","null"]},"remember":{"additionalProperties":true,"default":null,"description":"Facts to keep for the rest of this task, e.g. {\"battle_id\": 3}.","type":["object","null"]},"steps":{"default":null,"description":"The steps left after the action you take now, in order; replaces the old plan.","items":{"type":"string"},"type":["array","null"]}},"type":"object"}"##;
+
 /// The `plan` tool as the model sees it.
 pub fn plan_tool_spec() -> ToolSpec {
-    let mut parameters = schemars::schema_for!(PlanUpdate).to_value();
-    if let Some(object) = parameters.as_object_mut() {
-        object.remove("$schema");
-        object.remove("title");
-    }
+    let parameters = crate::base::json::schema::written(PLAN_SCHEMA);
     ToolSpec {
         name: PLAN_TOOL.into(),
         description: "Record your plan and what to keep in mind: the steps left after \
@@ -84,8 +84,8 @@ pub fn apply_plan(
     } else {
         arguments
     };
-    let update: PlanUpdate =
-        serde_json::from_str(text).map_err(|e| format!("invalid arguments for `plan`: {e}"))?;
+    let update: PlanUpdate = crate::base::json::from_text(text)
+        .map_err(|e| format!("invalid arguments for `plan`: {e}"))?;
     if let Some(steps) = update.steps {
         *plan = steps;
     }
@@ -105,6 +105,16 @@ pub fn apply_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_plan_tools_written_schema_is_the_derived_one() {
+        let mut derived = schemars::schema_for!(PlanUpdate).to_value();
+        if let Some(object) = derived.as_object_mut() {
+            object.remove("$schema");
+            object.remove("title");
+        }
+        assert_eq!(plan_tool_spec().parameters, derived);
+    }
 
     #[test]
     fn a_plan_call_replaces_the_steps_and_adds_facts_and_follow_ups() {

@@ -2,7 +2,6 @@
 //! scenario runner, embedders and tests all read the same stream; the record the UI
 //! renders (`interaction`) is built only from it.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::llm::Delta;
@@ -10,82 +9,91 @@ use crate::llm::message::ToolCall;
 use crate::run::{ContextMemory, Fit, Outcome, Purpose, Review, Trigger};
 use crate::tool::ToolKind;
 
-/// A typed thought: what the model decided, or what came back to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Thought {
-    /// The model asked for tools.
-    Actions { text: String, calls: Vec<ToolCall> },
-    /// The model answered in text.
-    Message { text: String },
-    /// A tool's result or error, as the model will read it.
-    ToolReturn {
-        call_id: String,
-        tool: String,
-        #[serde(with = "tool_result")]
-        result: Result<Value, String>,
-        duration_ms: i64,
-    },
-    /// Something went wrong that the run records but survives (an unusable review).
-    Error { message: String },
+crate::base::json::tagged::internally_tagged! {
+    tag = "type";
+    /// A typed thought: what the model decided, or what came back to it.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Thought {
+        /// The model asked for tools.
+        Actions { text: String, calls: Vec<ToolCall> },
+        /// The model answered in text.
+        Message { text: String },
+        /// A tool's result or error, as the model will read it.
+        ToolReturn {
+            call_id: String,
+            tool: String,
+            #[serde(with = "tool_result")]
+            result: Result<Value, String>,
+            duration_ms: i64,
+        },
+        /// Something went wrong that the run records but survives (an unusable review).
+        Error { message: String },
+    }
 }
 
-/// What a person decided about a call that asked first: a decision, not a failure.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "decision", rename_all = "snake_case")]
-pub enum Decided {
-    Approved,
-    Denied { reason: String },
+crate::base::json::tagged::internally_tagged! {
+    tag = "decision";
+    /// What a person decided about a call that asked first: a decision, not a failure.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Decided {
+        Approved,
+        Denied { reason: String },
+    }
 }
 
-/// A change in a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum Event {
-    /// A run began on this trigger and input.
-    Started {
-        trigger: Trigger,
-        input: String,
-    },
-    /// The next request was trimmed to fit the model's context window.
-    Fitted(Fit),
-    /// The model is asked, for this purpose.
-    StepStarted(Purpose),
-    /// A piece of the model's response as it streams.
-    Delta(Delta),
-    Thought(Thought),
-    /// A tool call starts (its result arrives as a [`Thought::ToolReturn`]).
-    ToolStarted {
-        call: ToolCall,
-        kind: Option<ToolKind>,
-    },
-    /// The model changed its plan or context memory.
-    PlanUpdated {
-        plan: Vec<String>,
-        memory: ContextMemory,
-    },
-    /// The run is paused until a person approves or denies this call.
-    ApprovalNeeded {
-        call: ToolCall,
-        /// What the tool says it does (its registered description), in its own words,
-        /// for the person deciding.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
-    },
-    /// A person decided about the call the run was paused for.
-    Decided {
-        call_id: String,
-        #[serde(flatten)]
-        decision: Decided,
-    },
-    /// A reflection on the drafted answer.
-    Reflection(Review),
-    /// The model said whether the goal is complete.
-    GoalChecked {
-        complete: bool,
-        answer: String,
-    },
-    Done(Outcome),
+crate::base::json::tagged::internally_tagged! {
+    tag = "event";
+    /// A change in a run.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Event {
+        /// A run began on this trigger and input.
+        Started {
+            trigger: Trigger,
+            input: String,
+        },
+        /// The next request was trimmed to fit the model's context window.
+        Fitted(Fit),
+        /// The model is asked, for this purpose.
+        StepStarted(Purpose),
+        /// A piece of the model's response as it streams.
+        Delta(Delta),
+        Thought(Thought),
+        /// A tool call starts (its result arrives as a [`Thought::ToolReturn`]).
+        ToolStarted {
+            call: ToolCall,
+            kind: Option<ToolKind>,
+        },
+        /// The model changed its plan or context memory.
+        PlanUpdated {
+            plan: Vec<String>,
+            memory: ContextMemory,
+        },
+        /// The run is paused until a person approves or denies this call.
+        ApprovalNeeded {
+            call: ToolCall,
+            /// What the tool says it does (its registered description), in its own words,
+            /// for the person deciding.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            description: Option<String>,
+        },
+        /// A person decided about the call the run was paused for.
+        Decided {
+            call_id: String,
+            #[serde(flatten)]
+            decision: Decided,
+        },
+        /// A reflection on the drafted answer.
+        Reflection(Review),
+        /// The model said whether the goal is complete.
+        GoalChecked {
+            complete: bool,
+            answer: String,
+        },
+        Done(Outcome),
+    }
 }
 
 impl Event {

@@ -86,21 +86,24 @@ pub struct ModelCall {
     pub request: ChatRequest,
 }
 
-/// Why the model is asked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "purpose", rename_all = "snake_case")]
-pub enum Purpose {
-    GuessGoal,
-    /// Reason and decide; `iteration` counts from 1.
-    Reason {
-        iteration: u32,
-    },
-    /// The cap was hit: one last answer with tools off.
-    FinalAnswer,
-    CheckGoal,
-    Reflect {
-        round: u32,
-    },
+crate::base::json::tagged::internally_tagged! {
+    tag = "purpose";
+    /// Why the model is asked.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Purpose {
+        GuessGoal,
+        /// Reason and decide; `iteration` counts from 1.
+        Reason {
+            iteration: u32,
+        },
+        /// The cap was hit: one last answer with tools off.
+        FinalAnswer,
+        CheckGoal,
+        Reflect {
+            round: u32,
+        },
+    }
 }
 
 /// One tool call as the run wants it made.
@@ -132,20 +135,23 @@ pub struct ToolResult {
     pub duration_ms: i64,
 }
 
-/// How a run ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Outcome {
-    /// The model answered in text.
-    Answered { text: String },
-    /// The model acted and then judged the goal complete; `text` is its judgement.
-    GoalComplete { text: String },
-    /// The iteration cap was hit; `text` is the model's final, tools-off answer.
-    CapReached { text: String },
-    /// Stopped from outside (a person, a closed tab).
-    Aborted { reason: String },
-    /// The run could not go on.
-    Failed { error: String },
+crate::base::json::tagged::internally_tagged! {
+    tag = "type";
+    /// How a run ended.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Outcome {
+        /// The model answered in text.
+        Answered { text: String },
+        /// The model acted and then judged the goal complete; `text` is its judgement.
+        GoalComplete { text: String },
+        /// The iteration cap was hit; `text` is the model's final, tools-off answer.
+        CapReached { text: String },
+        /// Stopped from outside (a person, a closed tab).
+        Aborted { reason: String },
+        /// The run could not go on.
+        Failed { error: String },
+    }
 }
 
 impl Outcome {
@@ -173,15 +179,18 @@ pub struct ActionRecord {
     pub duration_ms: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "phase", rename_all = "snake_case")]
-enum Phase {
-    GuessGoal,
-    Reason,
-    Act(Act),
-    CheckGoal,
-    Reflect { draft: String },
-    Done(Outcome),
+crate::base::json::tagged::internally_tagged! {
+    tag = "phase";
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "snake_case")]
+    enum Phase {
+        GuessGoal,
+        Reason,
+        Act(Act),
+        CheckGoal,
+        Reflect { draft: String },
+        Done(Outcome),
+    }
 }
 
 /// One run of the agent loop, from a trigger to an outcome.

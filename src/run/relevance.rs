@@ -3,13 +3,13 @@
 //! model's window may hold a handful of schemas; the ones whose names the person's
 //! words touch ("remember that…" → `remember`) are kept longest.
 
-use std::collections::BTreeSet;
+use crate::base::small_map::SmallSet;
 
 use crate::llm::ToolSpec;
 
 /// The indices of `tools`, most related to `text` first; ties keep their order.
 pub(super) fn ranked(tools: &[ToolSpec], text: &str) -> Vec<usize> {
-    let said: BTreeSet<String> = words(text).collect();
+    let said: SmallSet<String> = words(text).collect();
     let mut order: Vec<(usize, usize)> = tools
         .iter()
         .enumerate()

@@ -35,7 +35,17 @@ pub struct Review {
     pub feedback: String,
 }
 
+/// [`Review`]'s schema as schemars derives it (a test holds them equal).
+const REVIEW_SCHEMA: &str = r##"{"$defs":{"Verdict":{"description":"What a reflection decided about the draft answer.","oneOf":[{"const":"finished","description":"The answer stands.","type":"string"},{"const":"revise","description":"Rewrite the answer as the feedback says.","type":"string"},{"const":"more_actions","description":"The task needs more tool calls before answering.","type":"string"}]}},"$schema":"https://json-schema.org/draft/2020-12/schema","description":"A reflection on the draft answer.","properties":{"feedback":{"default":"","description":"What to change or do; may be empty when finished.","type":"string"},"verdict":{"$ref":"#/$defs/Verdict"}},"required":["verdict"],"title":"Review","type":"object"}"##;
+
+/// [`GoalGuess`]'s schema as schemars derives it (a test holds them equal).
+const GOAL_GUESS_SCHEMA: &str = r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"The goal behind the user's words.","properties":{"goal":{"description":"One sentence: what the user wants to have at the end.","type":"string"}},"required":["goal"],"title":"GoalGuess","type":"object"}"##;
+
 impl Contract for Review {
+    fn schema() -> serde_json::Value {
+        json::schema::written(REVIEW_SCHEMA)
+    }
+
     fn validate(&self) -> Result<(), String> {
         if self.verdict != Verdict::Finished && self.feedback.trim().is_empty() {
             return Err("feedback must say what to revise or do".into());
@@ -52,6 +62,10 @@ pub struct GoalGuess {
 }
 
 impl Contract for GoalGuess {
+    fn schema() -> serde_json::Value {
+        json::schema::written(GOAL_GUESS_SCHEMA)
+    }
+
     fn validate(&self) -> Result<(), String> {
         if self.goal.trim().is_empty() {
             return Err("goal must not be empty".into());
@@ -156,6 +170,15 @@ impl AgentRun {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_written_schemas_are_the_derived_ones() {
+        assert_eq!(Review::schema(), schemars::schema_for!(Review).to_value());
+        assert_eq!(
+            GoalGuess::schema(),
+            schemars::schema_for!(GoalGuess).to_value()
+        );
+    }
     use crate::base::json::parse;
 
     #[test]

@@ -118,7 +118,7 @@ pub fn project_root(url: &str) -> String {
 }
 
 fn read_user(user: Value) -> Result<AuthUser, AuthError> {
-    let mut user: AuthUser = serde_json::from_value(user)
+    let mut user: AuthUser = crate::base::json::from_value(user)
         .map_err(|e| AuthError::BadAnswer(format!("the user cannot be read ({e})")))?;
     if user.email.as_deref() == Some("") {
         user.email = None;
@@ -340,7 +340,7 @@ impl Account {
         let kept = persist.load().filter(|text| text.trim() != "null");
         let session = kept
             .as_deref()
-            .and_then(|text| serde_json::from_str::<Login>(text).ok())
+            .and_then(|text| crate::base::json::from_text::<Login>(text).ok())
             .filter(|login| login.is_for(client.project()));
         if kept.is_some() && session.is_none() {
             persist.save("null");

@@ -117,7 +117,7 @@ impl LocalStore {
 
     /// Replaces the tables the snapshot holds; the names of those replaced.
     fn restore(&self, snapshot: &str) -> Result<Vec<String>, StoreError> {
-        let saved: BTreeMap<String, Table> = serde_json::from_str(snapshot)
+        let saved: BTreeMap<String, Table> = crate::base::json::from_text(snapshot)
             .map_err(|e| StoreError::Invalid(format!("the saved tables cannot be read ({e})")))?;
         let mut tables = self.tables.borrow_mut();
         let mut restored = Vec::new();
@@ -135,7 +135,7 @@ impl LocalStore {
     /// nothing. Like `setval` after a SQL seed, identities continue after the highest
     /// seeded id. A table the schema lacks is an error.
     pub fn seed(&self, seed: &str) -> Result<(), StoreError> {
-        let seed: BTreeMap<String, Vec<Row>> = serde_json::from_str(seed)
+        let seed: BTreeMap<String, Vec<Row>> = crate::base::json::from_text(seed)
             .map_err(|e| StoreError::Invalid(format!("the seed file cannot be read ({e})")))?;
         let mut seeded = false;
         for (table, rows) in seed {

@@ -45,6 +45,10 @@ impl Tool for CurrentTime {
         "The user's current local date, time, weekday and UTC offset.".into()
     }
 
+    fn parameters() -> serde_json::Value {
+        NoArgs::parameters()
+    }
+
     async fn call(&self, _: NoArgs, _: CallContext) -> Result<TimeReading, Self::Error> {
         let now = self.clock.now();
         let local = now.local();

@@ -16,7 +16,7 @@ mod memory;
 #[cfg(feature = "page")]
 pub mod page;
 
-use std::collections::BTreeMap;
+use crate::base::small_map::SmallMap;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -164,6 +164,16 @@ pub trait Tool: 'static {
     /// What the tool does, for the model.
     fn description(&self) -> String;
 
+    /// The JSON Schema of its arguments, as the model reads it: derived from
+    /// [`Tool::Args`] at run time unless the tool writes it down (as the lean
+    /// runtime's tools do, to leave schemars' generator out of that build).
+    fn parameters() -> Value
+    where
+        Self: Sized,
+    {
+        parameters_schema::<Self::Args>()
+    }
+
     fn call(
         &self,
         args: Self::Args,
@@ -175,6 +185,16 @@ pub trait Tool: 'static {
 #[derive(Debug, Clone, Copy, Default, serde::Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
+
+impl NoArgs {
+    /// Its schema as schemars derives it (a test holds them equal), for the tools
+    /// that take no arguments to give as their [`Tool::parameters`].
+    pub fn parameters() -> Value {
+        crate::base::json::schema::written(
+            r#"{"additionalProperties":false,"description":"Arguments for a tool that takes none.","type":"object"}"#,
+        )
+    }
+}
 
 /// A call that did not produce a result. All of these go back to the model.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -216,8 +236,8 @@ pub type Describer = Rc<dyn Fn(&Value) -> Option<String>>;
 /// The tools an agent may use.
 #[derive(Default)]
 pub struct ToolRegistry {
-    tools: BTreeMap<String, Entry>,
-    describers: BTreeMap<String, Describer>,
+    tools: SmallMap<String, Entry>,
+    describers: SmallMap<String, Describer>,
     #[cfg(feature = "store")]
     ledger: Option<Ledger>,
 }
@@ -231,10 +251,16 @@ impl ToolRegistry {
     pub fn register<T: Tool>(&mut self, tool: T) -> &mut Self {
         let tool = Rc::new(tool);
         let description = tool.description();
-        self.register_fn(T::NAME, T::KIND, description, move |args: T::Args, cx| {
-            let tool = Rc::clone(&tool);
-            async move { tool.call(args, cx).await }
-        });
+        self.register_with(
+            T::NAME,
+            T::KIND,
+            description,
+            T::parameters(),
+            move |args: T::Args, cx| {
+                let tool = Rc::clone(&tool);
+                async move { tool.call(args, cx).await }
+            },
+        );
         if let Some(author) = T::AUTHOR {
             self.set_author(T::NAME, author);
         }
@@ -257,11 +283,31 @@ impl ToolRegistry {
         F: Fn(A, CallContext) -> Fut + 'static,
         Fut: Future<Output = Result<O, E>> + 'static,
     {
+        self.register_with(name, kind, description, parameters_schema::<A>(), f)
+    }
+
+    /// [`ToolRegistry::register_fn`] with the arguments' schema given, written down
+    /// rather than derived.
+    pub fn register_with<A, O, E, F, Fut>(
+        &mut self,
+        name: &str,
+        kind: ToolKind,
+        description: impl Into<String>,
+        parameters: Value,
+        f: F,
+    ) -> &mut Self
+    where
+        A: DeserializeOwned,
+        O: Serialize,
+        E: std::fmt::Display,
+        F: Fn(A, CallContext) -> Fut + 'static,
+        Fut: Future<Output = Result<O, E>> + 'static,
+    {
         let info = ToolInfo {
             spec: ToolSpec {
                 name: name.to_owned(),
                 description: description.into(),
-                parameters: parameters_schema::<A>(),
+                parameters,
             },
             kind,
             approval: Approval::default_for(kind),
@@ -442,7 +488,7 @@ where
     E: std::fmt::Display,
     Fut: Future<Output = Result<O, E>>,
 {
-    let args: A = serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments {
+    let args: A = crate::base::json::from_value(args).map_err(|e| ToolError::InvalidArguments {
         tool: tool.to_owned(),
         reason: e.to_string(),
     })?;
@@ -450,7 +496,7 @@ where
         tool: tool.to_owned(),
         message: e.to_string(),
     })?;
-    serde_json::to_value(output).map_err(|e| ToolError::Failed {
+    crate::base::json::to_value(&output).map_err(|e| ToolError::Failed {
         tool: tool.to_owned(),
         message: format!("its result could not be encoded: {e}"),
     })
@@ -487,6 +533,15 @@ fn parameters_schema<A: JsonSchema>() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_written_schema_of_no_arguments_is_the_derived_one() {
+        assert_eq!(NoArgs::parameters(), parameters_schema::<NoArgs>());
+        assert_eq!(
+            crate::tool::current_time::CurrentTime::parameters(),
+            parameters_schema::<NoArgs>()
+        );
+    }
     use futures::executor::block_on;
     use serde_json::json;
 

@@ -26,6 +26,10 @@ impl Tool for PageTitle {
         "The title and address of the web page the user is on.".into()
     }
 
+    fn parameters() -> serde_json::Value {
+        NoArgs::parameters()
+    }
+
     async fn call(&self, _: NoArgs, _: CallContext) -> Result<PageInfo, &'static str> {
         let window = web_sys::window().ok_or("there is no browser window")?;
         let document = window.document().ok_or("the window has no document")?;

@@ -16,7 +16,7 @@ use crate::store::Persist;
 
 /// The value saved under `key`, if there is one that reads as a `T`.
 pub fn load_json<T: DeserializeOwned>(key: &str) -> Option<T> {
-    serde_json::from_str(&LocalStorage::new(key).load()?).ok()
+    crate::base::json::from_text(&LocalStorage::new(key).load()?).ok()
 }
 
 /// Saves `value` under `key` (a failure is reported in the console).

@@ -125,7 +125,7 @@ impl CharacterFile {
 
 /// `value` read as a `T`; a problem is pushed with its path under `at`.
 fn section<T: DeserializeOwned>(value: Value, at: &str, errors: &mut Vec<LoadError>) -> Option<T> {
-    serde_path_to_error::deserialize(value)
+    crate::base::json::from_value(value)
         .map_err(|e| {
             let inner = e.path().to_string();
             let path = match inner.as_str() {

@@ -39,7 +39,7 @@ pub struct Transaction {
 
 impl Transaction {
     fn from_row(row: Row) -> Result<Self, StoreError> {
-        serde_json::from_value(Value::Object(row))
+        crate::base::json::from_value(Value::Object(row))
             .map_err(|e| StoreError::Invalid(format!("a transaction row cannot be read ({e})")))
     }
 

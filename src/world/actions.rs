@@ -176,7 +176,7 @@ where
     registry.register_fn(name, ToolKind::Action, description, move |args: A, ctx| {
         let store = store.clone();
         async move {
-            let args = serde_json::to_value(&args).map_err(|e| e.to_string())?;
+            let args = crate::base::json::to_value(&args).map_err(|e| e.to_string())?;
             let key = ctx.idempotency_key.as_deref();
             let call = match agent {
                 None => call(name, args, key),

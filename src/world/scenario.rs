@@ -96,8 +96,8 @@ pub enum ScenarioError {
 
 impl Scenario {
     pub fn from_json(text: &str) -> Result<Self, ScenarioError> {
-        let scenario: Self =
-            serde_json::from_str(text).map_err(|e| ScenarioError::Invalid(e.to_string()))?;
+        let scenario: Self = crate::base::json::from_text(text)
+            .map_err(|e| ScenarioError::Invalid(e.to_string()))?;
         if scenario.agent_id().is_none() {
             return Err(ScenarioError::Invalid(
                 "observation.actor.id must be the agent's user id (an integer)".into(),

@@ -291,7 +291,7 @@ pub fn claimed(claims: &[Claim]) -> Vec<WorldAgent> {
 
 /// Reads the identity an observation's actor carries, if any.
 pub fn identity_of(actor: &Value) -> Option<Identity> {
-    serde_json::from_value(actor.get("state")?.get("identity")?.clone()).ok()
+    crate::base::json::from_value(actor.get("state")?.get("identity")?.clone()).ok()
 }
 
 #[cfg(test)]

@@ -181,7 +181,7 @@ fn read_model(value: Option<&Value>, problems: &mut Vec<Problem>) -> Option<Mode
         let fallback = f.string("fallback");
         let rules = f.get("rules").cloned().unwrap_or_default();
         let file = serde_json::json!({"rules": rules, "fallback": fallback.unwrap_or_else(|| no_rules().fallback)});
-        return match serde_path_to_error::deserialize::<_, RulesModel>(file) {
+        return match crate::base::json::from_value::<RulesModel>(file) {
             Ok(model) => Some(ModelSpec::Rules(model)),
             Err(error) => {
                 // The deepest path: `rules[0].keywords`, not `rules`.

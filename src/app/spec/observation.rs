@@ -124,7 +124,7 @@ fn read<T: serde::de::DeserializeOwned>(
     value: Value,
     shape: &str,
 ) -> Option<T> {
-    serde_path_to_error::deserialize(value)
+    crate::base::json::from_value(value)
         .map_err(|error| {
             let inner = error.path().to_string();
             let path = match inner.as_str() {

@@ -4,15 +4,35 @@
 //! Valid JSON passes through unchanged; nothing invalid is ever returned as valid.
 
 mod extract;
+mod read;
 mod repair;
 pub mod schema;
+pub mod tagged;
 
 use std::borrow::Cow;
 
 use schemars::JsonSchema;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
+pub use read::{ReadError, from_value};
 pub use repair::{MAX_DEPTH, repair};
+
+/// Typed data from JSON text, read through a [`Value`] by [`from_value`]. Every type
+/// is read from a `Value` and from nothing else, so the bundle carries one deserializer per type
+/// rather than one per kind of input (text, bytes, `Value`): serde instantiates a
+/// type's whole visitor for each, and each copy costs kilobytes of wasm. The errors
+/// say what is wrong, without serde_json's line and column.
+pub fn from_text<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    from_value(serde_json::from_str::<Value>(text)?).map_err(ReadError::into_inner)
+}
+
+/// A value as a [`Value`], written through the one serializer the bundle keeps for
+/// every type (compact text) and read back, for the reason [`from_text`] gives.
+pub fn to_value<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Value> {
+    serde_json::from_str(&serde_json::to_string(value)?)
+}
 
 /// Why model text did not yield the JSON asked for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -31,6 +51,14 @@ pub trait Contract: DeserializeOwned + JsonSchema {
     /// Rules the type cannot express (ranges, lengths, cross-field rules).
     fn validate(&self) -> Result<(), String> {
         Ok(())
+    }
+
+    /// The JSON Schema the model is given: derived by schemars at run time, unless
+    /// the contract writes it down ([`schema::written`]; a test holds it to the
+    /// derivation). The lean runtime's contracts write theirs, so that build does not
+    /// carry schemars' generator and the derived schema code (20 KB gzip).
+    fn schema() -> Value {
+        schemars::schema_for!(Self).to_value()
     }
 }
 
@@ -99,8 +127,7 @@ pub fn extract(text: &str) -> Result<Cow<'_, str>, JsonError> {
 pub fn parse<T: Contract>(text: &str) -> Result<T, JsonError> {
     first_success(repaired_candidates(text).map(|candidate| {
         let json = candidate?;
-        let value: T =
-            serde_json::from_str(&json).map_err(|e| JsonError::Invalid(e.to_string()))?;
+        let value: T = from_text(&json).map_err(|e| JsonError::Invalid(e.to_string()))?;
         value.validate().map_err(JsonError::Invalid)?;
         Ok(value)
     }))

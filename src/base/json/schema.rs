@@ -6,6 +6,13 @@
 
 use serde_json::{Map, Value};
 
+/// A schema written down as JSON text (a typed tool's or contract's, which a test
+/// holds equal to what schemars derives for its type), read when it is asked for
+/// rather than derived: the derivation is code in every build that asks for it.
+pub fn written(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_default()
+}
+
 /// Whether `schema` can describe a tool's arguments: an object schema whose keywords
 /// this module reads are well formed.
 pub fn check_schema(schema: &Value) -> Result<(), String> {

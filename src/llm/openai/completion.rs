@@ -46,8 +46,12 @@ struct WireFunction {
 
 /// Reads a `chat.completion` body into a response.
 pub fn parse_completion(body: &[u8]) -> Result<ChatResponse, LlmError> {
-    let completion: Completion = serde_json::from_slice(body)
-        .map_err(|e| LlmError::Malformed(format!("the response is not a chat completion ({e})")))?;
+    let not_completion = |e: &dyn std::fmt::Display| {
+        LlmError::Malformed(format!("the response is not a chat completion ({e})"))
+    };
+    let body = std::str::from_utf8(body).map_err(|e| not_completion(&e))?;
+    let completion: Completion =
+        crate::base::json::from_text(body).map_err(|e| not_completion(&e))?;
     if let Some(error) = completion.error {
         return Err(LlmError::Provider(error_message(&error)));
     }

@@ -182,7 +182,7 @@ impl ChatStream {
         if data.is_empty() {
             return Ok(());
         }
-        let chunk: Chunk = serde_json::from_str(data)
+        let chunk: Chunk = crate::base::json::from_text(data)
             .map_err(|e| LlmError::Malformed(format!("a stream chunk is not valid JSON ({e})")))?;
         if let Some(error) = chunk.error {
             return Err(LlmError::Provider(error_message(&error)));

@@ -365,7 +365,8 @@ fn act_tool<A>(
     registry.set_describer(
         name,
         Rc::new(move |args: &serde_json::Value| {
-            let (element, act) = to_act(A::deserialize(args.clone()).ok()?).ok()?;
+            let (element, act) =
+                to_act(crate::base::json::from_value::<A>(args.clone()).ok()?).ok()?;
             let snapshot = page.snapshot().ok()?;
             Some(match check(&snapshot, element, &act) {
                 Ok(control) => describe(&act, control),

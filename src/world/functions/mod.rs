@@ -186,7 +186,7 @@ where
         {
             return Ok(result);
         }
-        let args: A = serde_json::from_value(Value::Object(args))
+        let args: A = crate::base::json::from_value(Value::Object(args))
             .map_err(|e| StoreError::Invalid(format!("the arguments do not fit ({e})")))?;
         let result = rule(&Actor { store, me }, args)?;
         if let Some(key) = key {
