@@ -51,13 +51,21 @@ pub fn relevant(tools: &[Tool], messages: &[Message]) -> Vec<Tool> {
         })
         .filter(|(score, _)| *score > 0)
         .collect();
-    // Stable: equal scores keep the offer's order.
-    scored.sort_by(|a, b| b.0.cmp(&a.0));
-    scored
-        .into_iter()
-        .take(MAX_TOOLS)
-        .map(|(_, t)| t.clone())
-        .collect()
+    // The best left, a few times over (no slice sort in this crate: one compiled
+    // sort for the program); the earliest among equals, so ties keep the offer's order.
+    let mut kept = Vec::new();
+    while kept.len() < MAX_TOOLS {
+        let best = scored.iter().enumerate().fold(
+            None,
+            |best: Option<(usize, usize)>, (at, (score, _))| match best {
+                Some((_, top)) if top >= *score => best,
+                _ => Some((at, *score)),
+            },
+        );
+        let Some((at, _)) = best else { break };
+        kept.push(scored.remove(at).1.clone());
+    }
+    kept
 }
 
 /// A text's words of three letters or more, lowercase, cut to five letters and
