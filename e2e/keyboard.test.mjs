@@ -65,6 +65,9 @@ test('by keyboard: the composer has focus on load, after Send, and when a run en
   await tabTo(page, '.show-settings', { back: true });
   await page.keyboard.press('Enter');
   await tabTo(page, 'input[name="model"]');
+  // Rules, then the local model, then the proxy: arrows walk the group.
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await page.locator('.use-local').isChecked(), true);
   await page.keyboard.press('ArrowDown');
   assert.equal(await page.locator('.use-proxy').isChecked(), true);
   await tabTo(page, '.proxy-url');
