@@ -28,6 +28,7 @@ use std::rc::Rc;
 use act::{Act, act_step};
 use transcript::Transcript;
 
+use crate::base::json::fields::read_fields;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -194,7 +195,7 @@ crate::base::json::tagged::internally_tagged! {
 }
 
 /// One run of the agent loop, from a trigger to an outcome.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AgentRun {
     id: String,
     observation: Observation,
@@ -230,6 +231,12 @@ pub struct AgentRun {
     #[serde(skip)]
     events: Vec<Event>,
 }
+
+read_fields!(AgentRun {
+    id, observation, system, transcript, catalogue, offered, goal, reasoning, decision, plan,
+    memory, history, iterations, lookups, reflections, spent_ms = default,
+    untrusted = default, scratch, limits, room = default, phase, events = skip,
+});
 
 impl AgentRun {
     /// Starts a run on `observation`, after the earlier `history` of the conversation,

@@ -4,6 +4,7 @@
 //! Valid JSON passes through unchanged; nothing invalid is ever returned as valid.
 
 mod extract;
+pub mod fields;
 mod read;
 mod repair;
 pub mod schema;

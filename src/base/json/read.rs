@@ -33,6 +33,11 @@ impl ReadError {
         self
     }
 
+    /// The error of the value at `key` of an object.
+    pub(super) fn at_key(self, key: &str) -> Self {
+        self.at(Segment::Key(key.to_owned()))
+    }
+
     /// The path to the value that was wrong, as `serde_path_to_error` writes it:
     /// `.` for the value itself, else `rules[0].keywords`.
     pub fn path(&self) -> String {
@@ -69,8 +74,14 @@ impl fmt::Display for ReadError {
 impl std::error::Error for ReadError {}
 
 impl de::Error for ReadError {
+    /// An error made of a message; the one a struct read by [`super::fields`] gave
+    /// back, with its path, when the message is its.
     fn custom<T: fmt::Display>(message: T) -> Self {
-        serde_json::Error::custom(message).into()
+        let message = message.to_string();
+        match super::fields::refused_as(&message) {
+            Some(error) => error,
+            None => serde_json::Error::custom(message).into(),
+        }
     }
 
     fn invalid_type(unexpected: Unexpected<'_>, expected: &dyn de::Expected) -> Self {
@@ -192,9 +203,12 @@ impl<'de> Deserializer<'de> for Reader {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, ReadError> {
+        if name == super::fields::HAND_OVER {
+            return super::fields::hand_over(self.0, visitor);
+        }
         visitor.visit_newtype_struct(self)
     }
 
