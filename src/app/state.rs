@@ -3,6 +3,7 @@
 //! runs in flight with their stop signals. Plain data and synchronous methods; the
 //! session holds it in a `RefCell` and never across an await.
 
+use crate::base::json::fields::read_fields;
 use crate::base::small_map::{SmallMap, SmallSet};
 use std::rc::Rc;
 
@@ -82,12 +83,18 @@ pub struct Deleted {
 }
 
 /// Everything a session keeps, for `saveState` / `loadState`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionState {
     pub version: u32,
     pub open: String,
     pub conversations: Vec<SavedEntry>,
 }
+
+read_fields!(SessionState {
+    version,
+    open,
+    conversations
+});
 
 /// One conversation of a [`SessionState`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

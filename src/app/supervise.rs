@@ -6,8 +6,9 @@
 //! stage, so a reload mid-plan resumes where it was: rounds already run are not run
 //! again, and the round cut off goes on from its own saved run.
 
+use crate::base::json::fields::read_fields;
 use futures::future::{Either, select};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::storage::{Keys, Storage};
 use super::turn::{Place, StopSignal, stopped};
@@ -23,13 +24,20 @@ use crate::run::{AgentRun, Observation, Outcome};
 pub const MAX_ROUNDS: u32 = 2;
 
 /// A supervision in flight as saved: where it belongs and which agent drives it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(super) struct SavedSupervision {
     pub(super) conversation: String,
     pub(super) turn: u64,
     pub(super) agent: String,
     pub(super) supervision: Supervision,
 }
+
+read_fields!(SavedSupervision {
+    conversation,
+    turn,
+    agent,
+    supervision
+});
 
 /// Reads the supervision saved for `conversation`; one that cannot be read is an
 /// error saying why (it is left where it is, for `discard_interrupted`).

@@ -4,7 +4,8 @@
 //! host message, a run cut off by a reload).
 //! Also the approval vocabulary: what is pending and what a person decided.
 
-use serde::{Deserialize, Serialize};
+use crate::base::json::fields::read_fields;
+use serde::Serialize;
 
 use crate::compose::supervisor::Status;
 use crate::llm::message::ToolCall;
@@ -148,7 +149,7 @@ impl Notice {
 }
 
 /// A call waiting for a person (or the host's approver).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PendingApproval {
     pub conversation: String,
     pub turn: u64,
@@ -162,6 +163,8 @@ pub struct PendingApproval {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
+
+read_fields!(PendingApproval { conversation, turn, agent, call, description = default });
 
 impl PendingApproval {
     /// Which waiting call this is, for [`crate::app::Session::decide`].
@@ -182,13 +185,19 @@ impl PendingApproval {
 /// Names one waiting call: the model's call id alone does not (models number their
 /// calls `call_1`, `call_2`… in every run), so a decision names the conversation and
 /// turn whose run waits as well. At most one call waits per turn.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct ApprovalKey {
     pub conversation: String,
     pub turn: u64,
     /// The model's id of the call.
     pub call: String,
 }
+
+read_fields!(ApprovalKey {
+    conversation,
+    turn,
+    call
+});
 
 impl std::fmt::Display for ApprovalKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

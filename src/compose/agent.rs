@@ -3,10 +3,10 @@
 //! tool ([`register_as_tool`], the composite), a router (`delegate`), a supervisor
 //! (`supervisor`).
 
+use crate::base::json::fields::read_fields;
 use std::rc::Rc;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
 
 use crate::base::clock::Clock;
 use crate::llm::Llm;
@@ -96,11 +96,13 @@ impl Agent {
 const REQUEST_SCHEMA: &str = r#"{"description":"What a coordinator sends an agent it calls as a tool.","properties":{"request":{"description":"The task, in plain words.","type":"string"}},"required":["request"],"type":"object"}"#;
 
 /// What a coordinator sends an agent it calls as a tool.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 pub struct Request {
     /// The task, in plain words.
     pub request: String,
 }
+
+read_fields!(Request { request });
 
 /// Registers `agent` as the tool `agent.name` of `registry` (the composite pattern):
 /// the calling model hands it a request and reads its answer. `kind` says whether

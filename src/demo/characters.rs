@@ -2,9 +2,10 @@
 //! (from a URL or a file on their machine, kept in `localStorage` so a reload keeps
 //! them). Reading a file by URL or from disk is `web::character_file`'s.
 
+use crate::base::json::fields::read_fields;
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::web::{load_json, save_json};
 use crate::workflow::Character;
@@ -28,7 +29,7 @@ pub const CHARACTERS: [(&str, &str, &str); 2] = [
 ];
 
 /// A character file a person loaded, as kept.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LoadedCharacter {
     /// Its key in the settings: `loaded:` and where it came from.
     pub key: String,
@@ -38,6 +39,13 @@ pub struct LoadedCharacter {
     pub source: String,
     pub text: String,
 }
+
+read_fields!(LoadedCharacter {
+    key,
+    name,
+    source,
+    text
+});
 
 /// The characters a person loaded, oldest first.
 pub fn loaded() -> Vec<LoadedCharacter> {

@@ -5,10 +5,11 @@
 pub mod characters;
 pub mod guild;
 
+use crate::base::json::fields::read_fields;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::app::settings::{Backend, ModelSource, Settings};
@@ -39,13 +40,15 @@ pub const PLAYER_KEY: &str = "familiar.player";
 
 /// The world user a signed-in person plays, kept with whose sign-in it is, and the
 /// agents they own (their copies of the starters).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize)]
 struct Player {
     sub: String,
     id: i64,
     #[serde(default)]
     agents: Vec<Claim>,
 }
+
+read_fields!(Player { sub, id, agents = default });
 
 /// The world's agents the person in `backend` plays: the seed's own in the page's
 /// world; in a Supabase project, their copies of them (none before signing in).

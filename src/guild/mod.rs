@@ -13,6 +13,7 @@ pub mod council;
 pub mod game;
 pub mod rules;
 
+use crate::base::json::fields::read_fields;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
@@ -84,13 +85,20 @@ impl Resource {
 }
 
 /// The guild's resources at one tick.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Resources {
     pub gold: i64,
     pub food: i64,
     pub morale: i64,
     pub influence: i64,
 }
+
+read_fields!(Resources {
+    gold,
+    food,
+    morale,
+    influence
+});
 
 impl Resources {
     /// The amount of `resource`.
@@ -124,7 +132,7 @@ pub enum Status {
 }
 
 /// A proposal on the council's table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Proposal {
     pub id: i64,
     /// The tick it was drafted at.
@@ -138,6 +146,17 @@ pub struct Proposal {
     /// The tick that applied it, once applied.
     pub applied_tick: Option<i64>,
 }
+
+read_fields!(Proposal {
+    id,
+    tick,
+    title,
+    description,
+    predicted_delta,
+    risk_note,
+    status,
+    applied_tick,
+});
 
 impl Proposal {
     /// Its predicted change to `resource` (0 when it names none).

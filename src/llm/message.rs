@@ -4,6 +4,7 @@
 //! rules model and persistence all speak the same language. Turning these into wire
 //! JSON is the model clients' business, not this module's.
 
+use crate::base::json::fields::read_fields;
 use serde::{Deserialize, Serialize};
 
 /// Who wrote a message.
@@ -17,7 +18,7 @@ pub enum Role {
 }
 
 /// A model's request to run one tool.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToolCall {
     /// Correlates the call with its result message.
     pub id: String,
@@ -27,8 +28,14 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
+read_fields!(ToolCall {
+    id,
+    name,
+    arguments
+});
+
 /// One message of a transcript.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Message {
     pub role: Role,
     pub content: String,
@@ -39,6 +46,8 @@ pub struct Message {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
 }
+
+read_fields!(Message { role, content, tool_calls = default, tool_call_id = default });
 
 impl Message {
     fn new(role: Role, content: impl Into<String>) -> Self {

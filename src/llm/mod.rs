@@ -12,6 +12,7 @@ pub mod rules;
 pub mod scripted;
 pub mod window;
 
+use crate::base::json::fields::read_fields;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
@@ -20,12 +21,18 @@ use serde::{Deserialize, Serialize};
 use crate::llm::message::{Message, ToolCall};
 
 /// A tool as the model sees it: name, purpose and a JSON Schema for its arguments.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
     pub name: String,
     pub description: String,
     pub parameters: serde_json::Value,
 }
+
+read_fields!(ToolSpec {
+    name,
+    description,
+    parameters
+});
 
 /// Whether the model may, must or must not call tools.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,7 +47,7 @@ pub enum ToolChoice {
 
 /// Everything a model needs for one turn. The transcript and the tools are shared,
 /// not copied: a run asks its model many times over the same growing transcript.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ChatRequest {
     pub system: String,
     pub messages: Rc<Vec<Message>>,
@@ -55,6 +62,11 @@ pub struct ChatRequest {
     pub max_tokens: Option<u32>,
 }
 
+read_fields!(ChatRequest {
+    system, messages, tools, tool_choice, response_format = default, temperature = default,
+    max_tokens = default,
+});
+
 impl ChatRequest {
     /// The tools the model may call in this request: none when tools are off.
     pub fn offered_tools(&self) -> &[ToolSpec] {
@@ -66,11 +78,13 @@ impl ChatRequest {
 }
 
 /// A required shape for the model's text: a named JSON Schema.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResponseFormat {
     pub name: String,
     pub schema: serde_json::Value,
 }
+
+read_fields!(ResponseFormat { name, schema });
 
 impl ResponseFormat {
     /// The JSON Schema of a typed contract.
@@ -117,14 +131,19 @@ pub enum FinishReason {
 }
 
 /// Token counts, when the model reports them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
     pub prompt_tokens: u32,
     pub completion_tokens: u32,
 }
 
+read_fields!(Usage {
+    prompt_tokens,
+    completion_tokens
+});
+
 /// The whole of one model turn, assembled from its deltas.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChatResponse {
     pub text: String,
     pub reasoning: String,
@@ -132,6 +151,14 @@ pub struct ChatResponse {
     pub finish: FinishReason,
     pub usage: Option<Usage>,
 }
+
+read_fields!(ChatResponse {
+    text,
+    reasoning,
+    tool_calls,
+    finish,
+    usage
+});
 
 /// What can go wrong talking to a model, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -3,10 +3,11 @@
 //! leader when done"). The model writes both through the built-in `plan` tool; a
 //! follow-up is settled when its tool succeeds.
 
+use crate::base::json::fields::read_fields;
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::llm::ToolSpec;
@@ -15,7 +16,7 @@ use crate::llm::ToolSpec;
 pub const PLAN_TOOL: &str = "plan";
 
 /// Something the run must still do before it is finished.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct FollowUp {
     /// The action tool that settles it, e.g. `reply_to_message`.
     pub tool: String,
@@ -23,14 +24,18 @@ pub struct FollowUp {
     pub note: String,
 }
 
+read_fields!(FollowUp { tool, note });
+
 /// Facts and follow-ups kept for the whole run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ContextMemory {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub facts: BTreeMap<String, Value>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub owed: Vec<FollowUp>,
 }
+
+read_fields!(ContextMemory { facts = default, owed = default });
 
 impl ContextMemory {
     /// A successful call of `tool` settles the first follow-up it was owed for.
@@ -41,7 +46,7 @@ impl ContextMemory {
 }
 
 /// The `plan` tool's arguments.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlanUpdate {
     /// The steps left after the action you take now, in order; replaces the old plan.
@@ -55,6 +60,8 @@ pub struct PlanUpdate {
     #[serde(default)]
     pub owe: Option<Vec<FollowUp>>,
 }
+
+read_fields!(PlanUpdate deny_unknown { steps = default, remember = default, owe = default });
 
 /// [`PlanUpdate`]'s schema as schemars derives it for a tool's parameters (a test
 /// holds them equal).

@@ -3,7 +3,8 @@
 //! gives the model its history within a context budget, and ages its turns so a
 //! long-lived agent keeps, and saves, near a constant per turn.
 
-use serde::{Deserialize, Serialize};
+use crate::base::json::fields::read_fields;
+use serde::Serialize;
 
 use super::interaction::Interaction;
 use crate::llm::message::Message;
@@ -20,7 +21,7 @@ pub fn estimate_tokens(text: &str) -> usize {
 pub(super) const MESSAGE_OVERHEAD: usize = 4;
 
 /// The interactions of one conversation, oldest first, and the facts pinned to it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Conversation {
     pub interactions: Vec<Interaction>,
     /// Facts kept with the conversation (they come from a saved state): the model
@@ -37,6 +38,10 @@ pub struct Conversation {
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub let_go: u64,
 }
+
+read_fields!(Conversation {
+    interactions, pinned = default, untrusted = default, let_go = default,
+});
 
 fn is_zero_u64(n: &u64) -> bool {
     *n == 0

@@ -7,9 +7,10 @@
 //! Pure: the estimate is `llm::window`'s, the window the model client's; the run
 //! (`AgentRun::fit`) calls this before every model call and learns from a refusal.
 
+use crate::base::json::fields::read_fields;
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::{AgentRun, ModelCall, Outcome, relevance};
@@ -26,7 +27,7 @@ use crate::tool::ToolKind;
 pub const READ_RESULT_CHARS: usize = 200;
 
 /// What fitting a request did, for the run's steps.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Fit {
     /// The model's window and the part of it the prompt may take, in tokens.
     pub window: u32,
@@ -36,6 +37,14 @@ pub struct Fit {
     pub after: usize,
     pub trims: Vec<Trim>,
 }
+
+read_fields!(Fit {
+    window,
+    room,
+    before,
+    after,
+    trims
+});
 
 crate::base::json::tagged::internally_tagged! {
     tag = "trim";
@@ -467,7 +476,7 @@ fn does_not_fit(
 }
 
 /// What a run keeps about its model's window between calls.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub(super) struct Room {
     /// `None`: the model has no window to fit (the rules model, scripts) until a
     /// refusal says otherwise.
@@ -481,6 +490,14 @@ pub(super) struct Room {
     /// A refused call is being retried: a second refusal ends the run.
     retrying: bool,
 }
+
+read_fields!(Room {
+    window,
+    turn_start,
+    last_estimate,
+    refused,
+    retrying
+});
 
 /// Of two windows, the smaller, counting with the larger scale.
 fn narrower(a: Option<ContextWindow>, b: Option<ContextWindow>) -> Option<ContextWindow> {

@@ -4,6 +4,7 @@
 //! a saved transcript and a test all see the same record. A [`Conversation`] gives
 //! the model its history within a context budget. How it looks is the UI's business.
 
+use crate::base::json::fields::read_fields;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -94,7 +95,7 @@ crate::base::json::tagged::internally_tagged! {
 }
 
 /// One trigger and everything the agent did about it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Interaction {
     pub id: u64,
     pub input: String,
@@ -110,6 +111,10 @@ pub struct Interaction {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub folded: u32,
 }
+
+read_fields!(Interaction {
+    id, input, steps, status, draft, started_ms = default, folded = default,
+});
 
 fn is_zero(n: &u32) -> bool {
     *n == 0

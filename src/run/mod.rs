@@ -108,7 +108,7 @@ crate::base::json::tagged::internally_tagged! {
 }
 
 /// One tool call as the run wants it made.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Invocation {
     pub call: ToolCall,
     /// `None` for a tool the registry does not know (its call fails as unknown).
@@ -120,6 +120,15 @@ pub struct Invocation {
     /// keys applied actions by it.
     pub idempotency_key: Option<String>,
 }
+
+read_fields!(Invocation {
+    call,
+    kind,
+    runs_on,
+    approval,
+    timeout_ms,
+    idempotency_key
+});
 
 impl Invocation {
     /// The id a host answers to.

@@ -2,11 +2,12 @@
 //! trigger allows — minimal situational awareness, rules rather than data. The model
 //! fetches anything else it needs through data tools.
 
-use serde::{Deserialize, Serialize};
+use crate::base::json::fields::read_fields;
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// What happened: a chat message, a game event, a schedule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Trigger {
     /// The family of trigger, e.g. `chat`, `battle`, `schedule`.
     pub kind: String,
@@ -14,8 +15,10 @@ pub struct Trigger {
     pub event: String,
 }
 
+read_fields!(Trigger { kind, event });
+
 /// Who acts: the agent, with whatever identity and stats the host gives it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Actor {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Value>,
@@ -26,8 +29,10 @@ pub struct Actor {
     pub state: Map<String, Value>,
 }
 
+read_fields!(Actor { id = default, name = default, state = default });
+
 /// What the trigger is about.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Subject {
     /// e.g. `user`, `battle`, `market`, `page`.
     #[serde(default)]
@@ -43,6 +48,10 @@ pub struct Subject {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<Value>,
 }
+
+read_fields!(Subject {
+    kind = default, id = default, content, message_id = default, author = default,
+});
 
 impl Subject {
     /// Whether another party wrote the content: it names an author, or it is a
@@ -72,7 +81,7 @@ impl Subject {
 }
 
 /// What this trigger allows the agent to do.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Boundaries {
     /// The action tools this trigger allows; `None` allows every action tool. Data
     /// tools are always allowed.
@@ -83,6 +92,8 @@ pub struct Boundaries {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_scopes: Option<Vec<String>>,
 }
+
+read_fields!(Boundaries { allowed_actions = default, data_scopes = default });
 
 impl Boundaries {
     pub fn allows(&self, action: &str) -> bool {
@@ -100,7 +111,7 @@ impl Boundaries {
 }
 
 /// The run's starting point.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Observation {
     pub trigger: Trigger,
     #[serde(default)]
@@ -109,6 +120,8 @@ pub struct Observation {
     #[serde(default)]
     pub boundaries: Boundaries,
 }
+
+read_fields!(Observation { trigger, actor = default, subject, boundaries = default });
 
 impl Observation {
     /// A person's chat message: every action allowed.

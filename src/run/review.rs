@@ -1,6 +1,7 @@
 //! The run's optional self-review phases, as typed JSON contracts: reflection on a
 //! drafted answer (finished / revise / more actions) and guessing the goal first.
 
+use crate::base::json::fields::read_fields;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -27,13 +28,15 @@ pub enum Verdict {
 }
 
 /// A reflection on the draft answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Review {
     pub verdict: Verdict,
     /// What to change or do; may be empty when finished.
     #[serde(default)]
     pub feedback: String,
 }
+
+read_fields!(Review { verdict, feedback = default });
 
 /// [`Review`]'s schema as schemars derives it (a test holds them equal).
 const REVIEW_SCHEMA: &str = r##"{"$defs":{"Verdict":{"description":"What a reflection decided about the draft answer.","oneOf":[{"const":"finished","description":"The answer stands.","type":"string"},{"const":"revise","description":"Rewrite the answer as the feedback says.","type":"string"},{"const":"more_actions","description":"The task needs more tool calls before answering.","type":"string"}]}},"$schema":"https://json-schema.org/draft/2020-12/schema","description":"A reflection on the draft answer.","properties":{"feedback":{"default":"","description":"What to change or do; may be empty when finished.","type":"string"},"verdict":{"$ref":"#/$defs/Verdict"}},"required":["verdict"],"title":"Review","type":"object"}"##;
@@ -55,11 +58,13 @@ impl Contract for Review {
 }
 
 /// The goal behind the user's words.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct GoalGuess {
     /// One sentence: what the user wants to have at the end.
     pub goal: String,
 }
+
+read_fields!(GoalGuess { goal });
 
 impl Contract for GoalGuess {
     fn schema() -> serde_json::Value {

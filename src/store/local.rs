@@ -2,12 +2,13 @@
 //! answers and error kinds PostgREST gives for the same requests, and hands a
 //! snapshot to a [`Persist`] after every write so the world survives a reload.
 
+use crate::base::json::fields::read_fields;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::embed;
@@ -26,11 +27,13 @@ pub trait Persist {
 /// A database function the local store can call, as `rpc` would.
 pub type Function = Rc<dyn Fn(&LocalStore, &Row) -> Result<Value, StoreError>>;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize)]
 struct Table {
     rows: Vec<Row>,
     next_id: i64,
 }
+
+read_fields!(Table { rows, next_id });
 
 /// Tables in memory.
 pub struct LocalStore {

@@ -1,10 +1,11 @@
 //! `remember` and `recall`: the agent's long-term memory, kept in the `memories` table
 //! through the [`Store`] seam (the local store in the demo, Supabase online).
 
+use crate::base::json::fields::read_fields;
 use std::rc::Rc;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::base::clock::Clock;
@@ -28,7 +29,7 @@ impl Remember {
     }
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 pub struct RememberArgs {
     /// What to remember, as one sentence.
     pub content: String,
@@ -36,6 +37,8 @@ pub struct RememberArgs {
     #[serde(default)]
     pub importance: Option<u8>,
 }
+
+read_fields!(RememberArgs { content, importance = default });
 
 /// The memory as stored.
 #[derive(Debug, Serialize)]
@@ -102,12 +105,14 @@ impl Recall {
     }
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 pub struct RecallArgs {
     /// How many memories at most (1 to 50; more is read as 50); 5 when left out.
     #[serde(default)]
     pub limit: Option<u32>,
 }
+
+read_fields!(RecallArgs { limit = default });
 
 #[derive(Debug, Serialize)]
 pub struct Recalled {
@@ -168,11 +173,13 @@ impl Forget {
     }
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 pub struct ForgetArgs {
     /// Words of the memories to forget.
     pub about: String,
 }
+
+read_fields!(ForgetArgs { about });
 
 #[derive(Debug, Serialize)]
 pub struct Forgotten {

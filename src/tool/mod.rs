@@ -16,6 +16,7 @@ mod memory;
 #[cfg(feature = "page")]
 pub mod page;
 
+use crate::base::json::fields::read_fields;
 use crate::base::small_map::SmallMap;
 use std::future::Future;
 use std::rc::Rc;
@@ -127,7 +128,7 @@ pub enum RunsOn {
 pub const DEFAULT_TOOL_TIMEOUT_MS: u64 = 30_000;
 
 /// A tool as the run sees it: what to offer the model and how calls are governed.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolInfo {
     pub spec: ToolSpec,
     pub kind: ToolKind,
@@ -140,6 +141,10 @@ pub struct ToolInfo {
     #[serde(default)]
     pub author: Author,
 }
+
+read_fields!(ToolInfo {
+    spec, kind, approval = default, runs_on = default, timeout_ms, author = default,
+});
 
 /// What a call knows besides its arguments.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

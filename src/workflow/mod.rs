@@ -33,8 +33,8 @@ mod file;
 pub mod limits;
 mod transaction;
 
+use crate::base::json::fields::read_fields;
 use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
 pub use character::{
@@ -67,10 +67,12 @@ pub struct Prepared {
 }
 
 /// The model's answer to "does this message mean that?".
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 struct Classification {
     matches: bool,
 }
+
+read_fields!(Classification { matches });
 
 impl Contract for Classification {}
 

@@ -14,9 +14,10 @@
 //! own words and the agent's own rows ([`Author::Own`], as for any action), except
 //! `join_community`'s, which returns the community as someone described it.
 
+use crate::base::json::fields::read_fields;
 use schemars::JsonSchema;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::data::CommunityArgs;
@@ -95,38 +96,51 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
     );
 }
 
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, JsonSchema)]
 pub struct MessageArgs {
     pub user_id: i64,
     pub content: String,
 }
 
-#[derive(Serialize, Deserialize, JsonSchema)]
+read_fields!(MessageArgs { user_id, content });
+
+#[derive(Serialize, JsonSchema)]
 pub struct ReplyArgs {
     pub message_id: i64,
     pub content: String,
 }
 
-#[derive(Serialize, Deserialize, JsonSchema)]
+read_fields!(ReplyArgs {
+    message_id,
+    content
+});
+
+#[derive(Serialize, JsonSchema)]
 pub struct PostArgs {
     pub content: String,
     #[serde(default)]
     pub community_id: Option<i64>,
 }
 
-#[derive(Serialize, Deserialize, JsonSchema)]
+read_fields!(PostArgs { content, community_id = default });
+
+#[derive(Serialize, JsonSchema)]
 pub struct BattleArgs {
     pub battle_id: i64,
     /// Energy to spend, 1-100; it becomes damage.
     pub energy: i64,
 }
 
-#[derive(Serialize, Deserialize, JsonSchema)]
+read_fields!(BattleArgs { battle_id, energy });
+
+#[derive(Serialize, JsonSchema)]
 pub struct BattleRef {
     pub battle_id: i64,
 }
 
-#[derive(Serialize, Deserialize, JsonSchema)]
+read_fields!(BattleRef { battle_id });
+
+#[derive(Serialize, JsonSchema)]
 pub struct ItemArgs {
     /// The item's name, as the market lists it.
     pub item_name: String,
@@ -135,24 +149,33 @@ pub struct ItemArgs {
     pub quantity: i64,
 }
 
+read_fields!(ItemArgs { item_name, quantity = default(one_item) });
+
 fn one_item() -> i64 {
     1
 }
 
-#[derive(Serialize, Deserialize, JsonSchema)]
+#[derive(Serialize, JsonSchema)]
 pub struct WorkArgs {
     /// The job's name, e.g. `mining`.
     pub job: String,
 }
 
-#[derive(Serialize, Deserialize, JsonSchema)]
+read_fields!(WorkArgs { job });
+
+#[derive(Serialize, JsonSchema)]
 pub struct VoteArgs {
     pub proposal_id: i64,
     /// true for yes, false for no.
     pub in_favour: bool,
 }
 
-#[derive(Serialize, Deserialize, JsonSchema)]
+read_fields!(VoteArgs {
+    proposal_id,
+    in_favour
+});
+
+#[derive(Serialize, JsonSchema)]
 pub struct ProposalArgs {
     pub community_id: i64,
     pub title: String,
@@ -161,10 +184,14 @@ pub struct ProposalArgs {
     pub description: Option<String>,
 }
 
-#[derive(Serialize, Deserialize, JsonSchema)]
+read_fields!(ProposalArgs { community_id, title, description = default });
+
+#[derive(Serialize, JsonSchema)]
 pub struct AbstainArgs {
     pub proposal_id: i64,
 }
+
+read_fields!(AbstainArgs { proposal_id });
 
 /// Registers the action `name` as a tool that calls the function `name`.
 fn action<A>(registry: &mut ToolRegistry, world: &World, name: &'static str, description: &str)

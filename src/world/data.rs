@@ -4,8 +4,9 @@
 //! [`Author::Own`]; the rest carry text players wrote (posts, messages, names,
 //! community descriptions, memories) and make the conversation untrusted once read.
 
+use crate::base::json::fields::read_fields;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::rows::{Refusal, World, add, one, select};
@@ -162,31 +163,39 @@ const OWN: [&str; 9] = [
     "get_available_jobs",
 ];
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(JsonSchema)]
 pub struct UserArgs {
     /// The user's id.
     pub user_id: i64,
 }
 
-#[derive(Serialize, Deserialize, JsonSchema)]
+read_fields!(UserArgs { user_id });
+
+#[derive(Serialize, JsonSchema)]
 pub struct CommunityArgs {
     /// The community's id.
     pub community_id: i64,
 }
 
-#[derive(Deserialize, JsonSchema)]
+read_fields!(CommunityArgs { community_id });
+
+#[derive(JsonSchema)]
 pub struct TargetArgs {
     /// The other user's id.
     pub target_id: i64,
 }
 
-#[derive(Deserialize, JsonSchema)]
+read_fields!(TargetArgs { target_id });
+
+#[derive(JsonSchema)]
 pub struct BattleIdArgs {
     /// The battle's id.
     pub battle_id: i64,
 }
 
-#[derive(Deserialize, JsonSchema)]
+read_fields!(BattleIdArgs { battle_id });
+
+#[derive(JsonSchema)]
 pub struct SearchArgs {
     /// Words to look for.
     pub query: String,
@@ -195,7 +204,9 @@ pub struct SearchArgs {
     pub limit: Option<u64>,
 }
 
-#[derive(Deserialize, JsonSchema)]
+read_fields!(SearchArgs { query, limit = default });
+
+#[derive(JsonSchema)]
 pub struct HistoryArgs {
     pub user_id: i64,
     /// At most this many (1-50, default 10).
@@ -203,7 +214,9 @@ pub struct HistoryArgs {
     pub limit: Option<u64>,
 }
 
-#[derive(Deserialize, JsonSchema)]
+read_fields!(HistoryArgs { user_id, limit = default });
+
+#[derive(JsonSchema)]
 pub struct PostsArgs {
     #[serde(default)]
     pub user_id: Option<i64>,
@@ -213,6 +226,8 @@ pub struct PostsArgs {
     #[serde(default)]
     pub limit: Option<u64>,
 }
+
+read_fields!(PostsArgs { user_id = default, community_id = default, limit = default });
 
 fn rows(rows: Vec<crate::store::Row>) -> Value {
     Value::Array(rows.into_iter().map(Value::Object).collect())
@@ -319,11 +334,13 @@ async fn market_items(w: World, _: NoArgs) -> Result<Value, Refusal> {
     Ok(rows(select(&*w.store, query).await?))
 }
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(JsonSchema)]
 pub struct ItemNameArgs {
     /// The item's name, as the market lists it.
     pub item_name: String,
 }
+
+read_fields!(ItemNameArgs { item_name });
 
 async fn item_price(w: World, args: ItemNameArgs) -> Result<Value, Refusal> {
     let query = Select::from("market_items")

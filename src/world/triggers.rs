@@ -6,6 +6,7 @@
 //! look-ups it may make); the run enforces both. Everything else the agent fetches
 //! through its data tools.
 
+use crate::base::json::fields::read_fields;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -25,13 +26,15 @@ pub struct Identity {
 }
 
 /// One agent of the world: its world user and its identity.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WorldAgent {
     /// The world user it acts as.
     pub id: i64,
     pub name: String,
     pub identity: Identity,
 }
+
+read_fields!(WorldAgent { id, name, identity });
 
 impl WorldAgent {
     /// The agent as the run's actor.
@@ -267,13 +270,15 @@ pub fn agents() -> Vec<WorldAgent> {
 /// One of a player's agents, as `claim_agents()` answers
 /// (`migrations/0012_claim_agents.sql`): the starter it was copied from and the
 /// world user it is.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Claim {
     pub template_id: i64,
     pub agent_id: i64,
     #[serde(default)]
     pub username: String,
 }
+
+read_fields!(Claim { template_id, agent_id, username = default });
 
 /// The page's agents as a player's own: each starter played by the player's copy of
 /// it, and a starter the player has no copy of left out (one never acts as another

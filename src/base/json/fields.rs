@@ -18,12 +18,13 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use super::read::{ReadError, Reader, unexpected};
+use super::read::{ReadError, unexpected};
 
 /// Implements `Deserialize` for a struct whose fields are listed: `name` is required
 /// (an `Option` may be missing, as with serde), `name = default` takes the type's
-/// default when missing, `name = skip` is never read (its default). `as "key"`
-/// renames a field. Unknown fields are ignored, or refused after `deny_unknown`.
+/// default when missing, `name = default(path)` calls `path` when missing, `name =
+/// skip` is never read (its default). `as "key"` renames a field, `alias "other"`
+/// reads `other` when there is no `key`. Unknown fields are ignored, or refused after `deny_unknown`.
 /// Serialize stays derived.
 ///
 /// The generic `deserialize` only takes the object; the fields are read by one plain
@@ -38,20 +39,20 @@ macro_rules! read_fields {
         $crate::base::json::fields::read_fields!(@impl $name false { $($fields)* });
     };
     (@impl $name:ident $deny:literal {
-        $($field:ident $(as $key:literal)? $(= $how:ident)?),* $(,)?
+        $($field:ident $(as $key:literal)? $(alias $alias:literal)?
+            $(= $how:ident $(($default:path))?)?),* $(,)?
     }) => {
         const _: () = {
             use $crate::base::json::{ReadError, fields::Fields};
 
             fn read(mut fields: Fields) -> Result<$name, ReadError> {
                 if $deny {
-                    fields.deny_unknown(&[$($crate::base::json::fields::read_fields!(
-                        @key $field $(as $key)?
-                    )),*])?;
+                    fields.deny_unknown(&[$($crate::base::json::fields::read_fields!(@key $field $(as $key)?)),*])?;
                 }
-                let read = ($($crate::base::json::fields::read_fields!(
-                    @field fields, $field $(as $key)? $(= $how)?
-                ),)*);
+                let read = ($({
+                    $crate::base::json::fields::read_fields!(@alias fields [$field $(as $key)?] $($alias)?);
+                    $crate::base::json::fields::read_fields!(@take fields [$field $(as $key)?] $($how $(($default))?)?)
+                },)*);
                 match read {
                     ($(Some($field),)*) => Ok($name { $($field),* }),
                     #[allow(unreachable_patterns)]
@@ -75,20 +76,21 @@ macro_rules! read_fields {
     (@key $field:ident as $key:literal) => {
         $key
     };
-    (@field $fields:ident, $field:ident) => {
-        $fields.take(stringify!($field))
+    (@alias $fields:ident [$($key:tt)*]) => {};
+    (@alias $fields:ident [$($key:tt)*] $alias:literal) => {
+        $fields.alias($alias, $crate::base::json::fields::read_fields!(@key $($key)*))
     };
-    (@field $fields:ident, $field:ident as $key:literal) => {
-        $fields.take($key)
+    (@take $fields:ident [$($key:tt)*]) => {
+        $fields.take($crate::base::json::fields::read_fields!(@key $($key)*))
     };
-    (@field $fields:ident, $field:ident = default) => {
-        $fields.take_or_default(stringify!($field))
+    (@take $fields:ident [$($key:tt)*] default) => {
+        $fields.take_or($crate::base::json::fields::read_fields!(@key $($key)*), ::core::default::Default::default)
     };
-    (@field $fields:ident, $field:ident as $key:literal = default) => {
-        $fields.take_or_default($key)
+    (@take $fields:ident [$($key:tt)*] default($default:path)) => {
+        $fields.take_or($crate::base::json::fields::read_fields!(@key $($key)*), $default)
     };
-    (@field $fields:ident, $field:ident = skip) => {
-        Some(Default::default())
+    (@take $fields:ident [$($key:tt)*] skip) => {
+        Some(::core::default::Default::default())
     };
 }
 
@@ -133,16 +135,27 @@ impl Fields {
         read.map_err(|e| self.fail(e)).ok()
     }
 
-    /// The field `key`, read as a `T`, or `T`'s default when it is missing.
-    pub fn take_or_default<T: DeserializeOwned + Default>(
+    /// The field `key`, read as a `T`, or `default()` when it is missing.
+    pub fn take_or<T: DeserializeOwned>(
         &mut self,
         key: &'static str,
+        default: fn() -> T,
     ) -> Option<T> {
         let read = match self.object.remove(key) {
             Some(value) => super::from_value(value).map_err(|e| e.at_key(key)),
-            None => Ok(T::default()),
+            None => Ok(default()),
         };
         read.map_err(|e| self.fail(e)).ok()
+    }
+
+    /// The field `alias` read as `key` when there is no `key`.
+    #[inline(never)]
+    pub fn alias(&mut self, alias: &'static str, key: &'static str) {
+        if !self.object.contains_key(key) {
+            if let Some(value) = self.object.remove(alias) {
+                self.object.insert(key.to_owned(), value);
+            }
+        }
     }
 
     /// Refuses a field not among `known`, as `#[serde(deny_unknown_fields)]` does.

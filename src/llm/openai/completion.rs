@@ -1,48 +1,57 @@
 //! A whole (non-streamed) chat completion: what a server sends when asked not to
 //! stream, or when it ignores `stream: true`.
 
-use serde::Deserialize;
+use crate::base::json::fields::read_fields;
 
 use super::stream::{error_message, finish_reason};
 use super::think::ThinkSplitter;
 use crate::llm::message::ToolCall;
 use crate::llm::{ChatResponse, Delta, FinishReason, LlmError, Usage};
 
-#[derive(Deserialize)]
+#[derive()]
 struct Completion {
-    #[serde(default)]
     choices: Vec<Choice>,
     usage: Option<Usage>,
     error: Option<serde_json::Value>,
 }
 
-#[derive(Deserialize)]
+read_fields!(Completion { choices = default, usage, error });
+
+#[derive()]
 struct Choice {
     message: WireMessage,
     finish_reason: Option<String>,
 }
 
-#[derive(Deserialize)]
+read_fields!(Choice {
+    message,
+    finish_reason
+});
+
+#[derive()]
 struct WireMessage {
     content: Option<String>,
-    #[serde(alias = "reasoning")]
     reasoning_content: Option<String>,
-    #[serde(default)]
     tool_calls: Vec<WireCall>,
 }
 
-#[derive(Deserialize)]
+read_fields!(WireMessage { content, reasoning_content alias "reasoning", tool_calls = default });
+
+#[derive()]
 struct WireCall {
     id: Option<String>,
     function: WireFunction,
 }
 
-#[derive(Deserialize)]
+read_fields!(WireCall { id, function });
+
+#[derive()]
 struct WireFunction {
     name: String,
-    #[serde(default)]
     arguments: String,
 }
+
+read_fields!(WireFunction { name, arguments = default });
 
 /// Reads a `chat.completion` body into a response.
 pub fn parse_completion(body: &[u8]) -> Result<ChatResponse, LlmError> {
