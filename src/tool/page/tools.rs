@@ -194,12 +194,13 @@ fn register_lookups(
         },
     );
     let page = Rc::clone(dom);
-    registry.register_fn(
+    registry.register_with(
         "page_outline",
         ToolKind::Data,
         format!(
             "The headings of the page's main content, indented by level (at most {OUTLINE_LIMIT})."
         ),
+        NoArgs::parameters(),
         move |_: NoArgs, _| {
             let page = Rc::clone(&page);
             async move {
