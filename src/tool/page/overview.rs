@@ -59,7 +59,7 @@ struct Selection {
 /// Registers the four look-ups over `dom`, every result marked with `from`.
 pub fn register(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom>, from: &'static str) {
     let page = Rc::clone(dom);
-    registry.register_fn(
+    registry.register_with(
         "page_summary",
         ToolKind::Data,
         format!(
@@ -67,6 +67,7 @@ pub fn register(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom>, from: &'stat
              the first sentence under it, one per line (at most {SUMMARY_LIMIT} headings); \
              the page authors' words, quoted."
         ),
+        NoArgs::parameters(),
         move |_: NoArgs, _| {
             let page = Rc::clone(&page);
             async move {
@@ -88,13 +89,14 @@ pub fn register(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom>, from: &'stat
         },
     );
     let page = Rc::clone(dom);
-    registry.register_fn(
+    registry.register_with(
         "page_links",
         ToolKind::Data,
         format!(
             "The page's visible links: [number] \"text\" → address, at most {LINK_LIMIT}; \
              the number is the one click takes."
         ),
+        NoArgs::parameters(),
         move |_: NoArgs, _| {
             let page = Rc::clone(&page);
             async move {
@@ -104,7 +106,7 @@ pub fn register(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom>, from: &'stat
         },
     );
     let page = Rc::clone(dom);
-    registry.register_fn(
+    registry.register_with(
         "page_forms",
         ToolKind::Data,
         format!(
@@ -112,6 +114,7 @@ pub fn register(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom>, from: &'stat
              and buttons as page_elements lists them (numbers fill, select_option, check \
              and click take): at most {FORM_LIMIT} forms of {FIELD_LIMIT} fields."
         ),
+        NoArgs::parameters(),
         move |_: NoArgs, _| {
             let page = Rc::clone(&page);
             async move {
@@ -121,13 +124,14 @@ pub fn register(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom>, from: &'stat
         },
     );
     let page = Rc::clone(dom);
-    registry.register_fn(
+    registry.register_with(
         "page_selection",
         ToolKind::Data,
         format!(
             "The text the user has selected on the page (empty when nothing is), at most \
              {SELECTION_LIMIT} characters: what \"this\" often means in their question."
         ),
+        NoArgs::parameters(),
         move |_: NoArgs, _| {
             let page = Rc::clone(&page);
             async move {
