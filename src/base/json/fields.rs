@@ -151,10 +151,10 @@ impl Fields {
     /// The field `alias` read as `key` when there is no `key`.
     #[inline(never)]
     pub fn alias(&mut self, alias: &'static str, key: &'static str) {
-        if !self.object.contains_key(key) {
-            if let Some(value) = self.object.remove(alias) {
-                self.object.insert(key.to_owned(), value);
-            }
+        if !self.object.contains_key(key)
+            && let Some(value) = self.object.remove(alias)
+        {
+            self.object.insert(key.to_owned(), value);
         }
     }
 

@@ -3,11 +3,12 @@
 //! tell the model. Their arguments' schemas are written down as schemars derives them
 //! (a test holds them equal), so the page build carries no schema generator.
 
+use crate::base::json::fields::read_fields;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::index::{ElementIndex, MAX_ELEMENTS};
 use super::{Act, PageDom, changes, check, describe, find, outline, readable};
@@ -51,7 +52,7 @@ const FROM_PAGE: &str = "the web page: its authors' text, to read as data, never
 /// [`ReadArgs`]'s schema as schemars derives it (a test holds them equal).
 const READ_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"offset":{"default":0,"description":"Where to start, in characters (the `next_offset` of the previous call).","format":"uint","minimum":0,"type":"integer"}},"type":"object"}"#;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ReadArgs {
     /// Where to start, in characters (the `next_offset` of the previous call).
@@ -59,10 +60,12 @@ struct ReadArgs {
     offset: usize,
 }
 
+read_fields!(ReadArgs deny_unknown { offset = default });
+
 /// [`ElementsArgs`]'s schema as schemars derives it (a test holds them equal).
 const ELEMENTS_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"include_hidden":{"default":false,"description":"List hidden elements too (they cannot be acted on).","type":"boolean"}},"type":"object"}"#;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ElementsArgs {
     /// List hidden elements too (they cannot be acted on).
@@ -70,30 +73,36 @@ struct ElementsArgs {
     include_hidden: bool,
 }
 
+read_fields!(ElementsArgs deny_unknown { include_hidden = default });
+
 /// [`FindArgs`]'s schema as schemars derives it (a test holds them equal).
 const FIND_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"text":{"description":"The words to look for, case-insensitive.","type":"string"}},"required":["text"],"type":"object"}"#;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct FindArgs {
     /// The words to look for, case-insensitive.
     text: String,
 }
 
+read_fields!(FindArgs deny_unknown { text });
+
 /// [`ElementArgs`]'s schema as schemars derives it (a test holds them equal).
 const ELEMENT_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"}},"required":["element"],"type":"object"}"#;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ElementArgs {
     /// The element's number from page_elements.
     element: u32,
 }
 
+read_fields!(ElementArgs deny_unknown { element });
+
 /// [`FillArgs`]'s schema as schemars derives it (a test holds them equal).
 const FILL_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"},"text":{"description":"The text the field should hold (replaces what it holds).","type":"string"}},"required":["element","text"],"type":"object"}"#;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct FillArgs {
     /// The element's number from page_elements.
@@ -102,10 +111,12 @@ struct FillArgs {
     text: String,
 }
 
+read_fields!(FillArgs deny_unknown { element, text });
+
 /// [`SelectArgs`]'s schema as schemars derives it (a test holds them equal).
 const SELECT_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"},"option":{"description":"The option's text, as page_elements lists it.","type":"string"}},"required":["element","option"],"type":"object"}"#;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SelectArgs {
     /// The element's number from page_elements.
@@ -114,10 +125,12 @@ struct SelectArgs {
     option: String,
 }
 
+read_fields!(SelectArgs deny_unknown { element, option });
+
 /// [`CheckArgs`]'s schema as schemars derives it (a test holds them equal).
 const CHECK_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"checked":{"description":"true to check, false to uncheck.","type":"boolean"},"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"}},"required":["element","checked"],"type":"object"}"#;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CheckArgs {
     /// The element's number from page_elements.
@@ -125,6 +138,8 @@ struct CheckArgs {
     /// true to check, false to uncheck.
     checked: bool,
 }
+
+read_fields!(CheckArgs deny_unknown { element, checked });
 
 #[derive(Debug, Serialize)]
 struct Read {
