@@ -78,7 +78,7 @@ pub fn jwt_role(token: &str) -> Option<String> {
     if parts.next().is_some() {
         return None;
     }
-    let claims: serde_json::Value = serde_json::from_slice(&base64(payload)?).ok()?;
+    let claims: serde_json::Value = crate::base::json::value_from_bytes(&base64(payload)?).ok()?;
     claims.get("role")?.as_str().map(str::to_owned)
 }
 

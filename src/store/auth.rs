@@ -304,7 +304,7 @@ impl AuthClient {
         let answer: Value = if bytes.iter().all(u8::is_ascii_whitespace) {
             Value::Null
         } else {
-            serde_json::from_slice(&bytes)
+            crate::base::json::value_from_bytes(&bytes)
                 .map_err(|_| AuthError::BadAnswer(String::from_utf8_lossy(&bytes).into_owned()))?
         };
         match status {

@@ -215,9 +215,9 @@ fn default_value(item: &str, lower: &str) -> Option<Default> {
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),
             "null" => Value::Null,
-            w => serde_json::from_str::<serde_json::Number>(w)
+            w => serde_json::from_str::<Value>(w)
                 .ok()
-                .map(Value::Number)?,
+                .filter(Value::is_number)?,
         }
     };
     Some(Default::Value(literal))

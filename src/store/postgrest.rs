@@ -402,7 +402,7 @@ async fn read_response(response: HttpResponse, table: &str) -> Result<Value, (St
     let parsed = if bytes.iter().all(u8::is_ascii_whitespace) {
         Ok(Value::Null)
     } else {
-        serde_json::from_slice(&bytes)
+        crate::base::json::value_from_bytes(&bytes)
     };
     match parsed {
         Ok(json) if (200..300).contains(&status) => Ok(json),

@@ -18,7 +18,7 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use super::read::{ReadError, unexpected};
+use super::read::{ReadError, Reader, unexpected};
 
 /// Implements `Deserialize` for a struct whose fields are listed: `name` is required
 /// (an `Option` may be missing, as with serde), `name = default` takes the type's
@@ -115,7 +115,7 @@ impl Fields {
     }
 
     #[inline(never)]
-    fn object(value: Value, expected: &'static str) -> Result<Self, serde_json::Error> {
+    fn object(value: Value, expected: &'static str) -> Result<Self, ReadError> {
         match value {
             Value::Object(object) => Ok(Self {
                 object,
@@ -126,13 +126,13 @@ impl Fields {
     }
 
     /// The field `key`, read as a `T`; a missing one as serde reads it (`None` for an
-    /// `Option`, else refused). `None` when it did not read, the error kept.
+    /// `Option`, else refused). `None` when it did not read, the error kept. What does
+    /// not depend on `T` is in plain functions: this one is compiled once per type.
     pub fn take<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<T> {
-        let read = match self.object.remove(key) {
-            Some(value) => super::from_value(value).map_err(|e| e.at_key(key)),
-            None => T::deserialize(Missing(key)),
-        };
-        read.map_err(|e| self.fail(e)).ok()
+        match self.entry(key) {
+            Some(value) => self.kept(T::deserialize(Reader(value)), Some(key)),
+            None => self.kept(T::deserialize(Missing(key)), None),
+        }
     }
 
     /// The field `key`, read as a `T`, or `default()` when it is missing.
@@ -141,11 +141,26 @@ impl Fields {
         key: &'static str,
         default: fn() -> T,
     ) -> Option<T> {
-        let read = match self.object.remove(key) {
-            Some(value) => super::from_value(value).map_err(|e| e.at_key(key)),
-            None => Ok(default()),
-        };
-        read.map_err(|e| self.fail(e)).ok()
+        match self.entry(key) {
+            Some(value) => self.kept(T::deserialize(Reader(value)), Some(key)),
+            None => Some(default()),
+        }
+    }
+
+    #[inline(never)]
+    fn entry(&mut self, key: &str) -> Option<Value> {
+        self.object.remove(key)
+    }
+
+    /// The value read, or `None` with its error kept (at `key`, when it had one).
+    fn kept<T>(&mut self, read: Result<T, ReadError>, key: Option<&'static str>) -> Option<T> {
+        match read {
+            Ok(value) => Some(value),
+            Err(error) => {
+                self.fail(error, key);
+                None
+            }
+        }
     }
 
     /// The field `alias` read as `key` when there is no `key`.
@@ -175,8 +190,13 @@ impl Fields {
     }
 
     #[inline(never)]
-    fn fail(&mut self, error: ReadError) {
-        self.error.get_or_insert(error);
+    fn fail(&mut self, error: ReadError, key: Option<&'static str>) {
+        if self.error.is_none() {
+            self.error = Some(match key {
+                Some(key) => error.at_key(key),
+                None => error,
+            });
+        }
     }
 
     /// Why a field did not read.

@@ -85,11 +85,51 @@ impl de::Error for ReadError {
     }
 
     fn invalid_type(unexpected: Unexpected<'_>, expected: &dyn de::Expected) -> Self {
-        serde_json::Error::invalid_type(unexpected, expected).into()
+        Self::custom(format_args!(
+            "invalid type: {}, expected {expected}",
+            Described(unexpected)
+        ))
     }
 
     fn invalid_value(unexpected: Unexpected<'_>, expected: &dyn de::Expected) -> Self {
-        serde_json::Error::invalid_value(unexpected, expected).into()
+        Self::custom(format_args!(
+            "invalid value: {}, expected {expected}",
+            Described(unexpected)
+        ))
+    }
+}
+
+/// What was found, in serde_json's words (`null`, ``floating point `1.5` ``, ``string
+/// "a"``). Written here rather than through serde's `Unexpected` display, whose float
+/// arm alone links core's float printing (18 KB of wasm) into a build that prints no
+/// float: serde_json's numbers print floats with their own short algorithm.
+struct Described<'a>(Unexpected<'a>);
+
+impl fmt::Display for Described<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Unexpected::Bool(b) => write!(f, "boolean `{b}`"),
+            Unexpected::Unsigned(n) => write!(f, "integer `{n}`"),
+            Unexpected::Signed(n) => write!(f, "integer `{n}`"),
+            Unexpected::Float(x) => match serde_json::Number::from_f64(x) {
+                Some(number) => write!(f, "floating point `{number}`"),
+                None => f.write_str("floating point"),
+            },
+            Unexpected::Char(c) => write!(f, "character `{c}`"),
+            Unexpected::Str(s) => write!(f, "string {s:?}"),
+            Unexpected::Bytes(_) => f.write_str("byte array"),
+            Unexpected::Unit => f.write_str("null"),
+            Unexpected::Option => f.write_str("Option value"),
+            Unexpected::NewtypeStruct => f.write_str("newtype struct"),
+            Unexpected::Seq => f.write_str("sequence"),
+            Unexpected::Map => f.write_str("map"),
+            Unexpected::Enum => f.write_str("enum"),
+            Unexpected::UnitVariant => f.write_str("unit variant"),
+            Unexpected::NewtypeVariant => f.write_str("newtype variant"),
+            Unexpected::TupleVariant => f.write_str("tuple variant"),
+            Unexpected::StructVariant => f.write_str("struct variant"),
+            Unexpected::Other(other) => f.write_str(other),
+        }
     }
 }
 

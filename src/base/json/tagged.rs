@@ -75,11 +75,7 @@ impl Retagged {
         Self::split(value, tag, name).map_err(de::Error::custom)
     }
 
-    fn split(
-        value: Value,
-        tag: &'static str,
-        name: &'static str,
-    ) -> Result<Self, serde_json::Error> {
+    fn split(value: Value, tag: &'static str, name: &'static str) -> Result<Self, ReadError> {
         let mut body = match value {
             Value::Object(body) => body,
             other => {
@@ -92,7 +88,7 @@ impl Retagged {
         };
         let tag = body
             .remove(tag)
-            .ok_or_else(|| de::Error::missing_field(tag))?;
+            .ok_or_else(|| <ReadError as de::Error>::missing_field(tag))?;
         Ok(Self { tag, body })
     }
 }

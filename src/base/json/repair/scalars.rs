@@ -239,7 +239,9 @@ fn normalize_number(raw: &str) -> Option<String> {
         out.push_str(frac);
     }
     out.push_str(exponent);
-    serde_json::from_str::<serde_json::Number>(&out)
-        .ok()
-        .map(|_| out)
+    // Read as a `Value`, the one parse the bundle compiles (a `Number` would link
+    // serde's float printing through its error messages).
+    serde_json::from_str::<serde_json::Value>(&out)
+        .is_ok_and(|value| value.is_number())
+        .then_some(out)
 }
