@@ -161,39 +161,79 @@ pub fn play_as(store: &LocalStore, id: i64) -> Result<(), StoreError> {
 
 /// Wraps a rule as an rpc function: the ledger first (a key already recorded answers
 /// with its result and changes nothing), then the acting user (the signed-in one, or
-/// the agent they own), the typed arguments, the rule, and the ledger record.
+/// the agent they own), the typed arguments, the rule, and the ledger record. Only
+/// reading the arguments and calling the rule depend on the rule's types; the rest is
+/// [`begin`] and [`Ledger::end`], compiled once for every rule rather than once each.
 fn rule_of<A, F>(tool: &'static str, rule: F) -> Rule
 where
     A: DeserializeOwned + 'static,
     F: Fn(&Actor, A) -> Outcome + 'static,
 {
     Rc::new(move |store: &LocalStore, args: &Row, agent: Option<i64>| {
-        let mut args = args.clone();
-        let key = args
-            .remove("key")
-            .and_then(|k| k.as_str().map(str::to_owned));
-        let sub = store.signed_in().ok_or_else(not_entered)?;
-        let player = first(store, Select::from("users").eq("auth_id", sub.as_str()))?
-            .ok_or_else(not_entered)?;
-        // The agent's own ledger inside `act_as` (ownership checked first, as the
-        // database's `ledger_owner()` does), else the signed-in user's.
-        let (me, owner) = match agent {
-            None => (player, sub),
-            Some(agent) => (agents::owned(store, &player, agent)?, ledger_owner(agent)),
+        let (me, ledger, args) = match begin(store, args, agent)? {
+            Begun::Recorded(result) => return Ok(result),
+            Begun::Ready { me, ledger, args } => (me, ledger, args),
         };
-        if let Some(key) = &key
-            && let Some(result) = recorded(store, &owner, key)?
-        {
-            return Ok(result);
-        }
-        let args: A = crate::base::json::from_value(Value::Object(args))
-            .map_err(|e| StoreError::Invalid(format!("the arguments do not fit ({e})")))?;
+        let args: A = crate::base::json::from_value(Value::Object(args)).map_err(unfit)?;
         let result = rule(&Actor { store, me }, args)?;
-        if let Some(key) = key {
-            record(store, &owner, &key, tool, &result)?;
+        ledger.end(store, tool, result)
+    })
+}
+
+/// A call once its ledger is checked.
+enum Begun {
+    /// The key was recorded: its result, and nothing to do.
+    Recorded(Value),
+    /// To run as `me`, with the arguments left once the key is taken out.
+    Ready { me: Row, ledger: Ledger, args: Row },
+}
+
+/// Where a call's result is recorded, if it came with a key.
+struct Ledger {
+    owner: String,
+    key: Option<String>,
+}
+
+#[inline(never)]
+fn begin(store: &LocalStore, args: &Row, agent: Option<i64>) -> Result<Begun, StoreError> {
+    let mut args = args.clone();
+    let key = args
+        .remove("key")
+        .and_then(|k| k.as_str().map(str::to_owned));
+    let sub = store.signed_in().ok_or_else(not_entered)?;
+    let player =
+        first(store, Select::from("users").eq("auth_id", sub.as_str()))?.ok_or_else(not_entered)?;
+    // The agent's own ledger inside `act_as` (ownership checked first, as the
+    // database's `ledger_owner()` does), else the signed-in user's.
+    let (me, owner) = match agent {
+        None => (player, sub),
+        Some(agent) => (agents::owned(store, &player, agent)?, ledger_owner(agent)),
+    };
+    if let Some(key) = &key
+        && let Some(result) = recorded(store, &owner, key)?
+    {
+        return Ok(Begun::Recorded(result));
+    }
+    Ok(Begun::Ready {
+        me,
+        ledger: Ledger { owner, key },
+        args,
+    })
+}
+
+impl Ledger {
+    #[inline(never)]
+    fn end(self, store: &LocalStore, tool: &str, result: Value) -> Outcome {
+        if let Some(key) = self.key {
+            record(store, &self.owner, &key, tool, &result)?;
         }
         Ok(result)
-    })
+    }
+}
+
+#[inline(never)]
+fn unfit(error: crate::base::json::ReadError) -> StoreError {
+    StoreError::Invalid(format!("the arguments do not fit ({error})"))
 }
 
 fn not_entered() -> StoreError {
