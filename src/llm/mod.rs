@@ -100,25 +100,28 @@ impl ResponseFormat {
     }
 }
 
-crate::base::json::tagged::internally_tagged! {
-    tag = "type";
-    /// A piece of a response, delivered as it is generated.
-    #[derive(Debug, Clone, PartialEq, Eq)]
-    #[serde(rename_all = "snake_case")]
-    pub enum Delta {
-        /// Answer text.
-        Text { text: String },
-        /// The model's visible reasoning, kept apart from the answer.
-        Reasoning { text: String },
-        /// A fragment of the tool call at `index`; name and id arrive with the first one.
-        ToolCall {
-            index: usize,
-            id: Option<String>,
-            name: Option<String>,
-            arguments: String,
-        },
-    }
+/// A piece of a response, delivered as it is generated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Delta {
+    /// Answer text.
+    Text { text: String },
+    /// The model's visible reasoning, kept apart from the answer.
+    Reasoning { text: String },
+    /// A fragment of the tool call at `index`; name and id arrive with the first one.
+    ToolCall {
+        index: usize,
+        id: Option<String>,
+        name: Option<String>,
+        arguments: String,
+    },
 }
+
+crate::base::json::tagged::read_variants!(Delta tag "type" {
+    "text" => Text { text },
+    "reasoning" => Reasoning { text },
+    "tool_call" => ToolCall { index, id, name, arguments },
+});
 
 /// Why the model stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,6 +2,7 @@
 //! scenario runner, embedders and tests all read the same stream; the record the UI
 //! renders (`interaction`) is built only from it.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::llm::Delta;
@@ -9,92 +10,115 @@ use crate::llm::message::ToolCall;
 use crate::run::{ContextMemory, Fit, Outcome, Purpose, Review, Trigger};
 use crate::tool::ToolKind;
 
-crate::base::json::tagged::internally_tagged! {
-    tag = "type";
-    /// A typed thought: what the model decided, or what came back to it.
-    #[derive(Debug, Clone, PartialEq)]
-    #[serde(rename_all = "snake_case")]
-    pub enum Thought {
-        /// The model asked for tools.
-        Actions { text: String, calls: Vec<ToolCall> },
-        /// The model answered in text.
-        Message { text: String },
-        /// A tool's result or error, as the model will read it.
-        ToolReturn {
-            call_id: String,
-            tool: String,
-            #[serde(with = "tool_result")]
-            result: Result<Value, String>,
-            duration_ms: i64,
-        },
-        /// Something went wrong that the run records but survives (an unusable review).
-        Error { message: String },
-    }
+/// A typed thought: what the model decided, or what came back to it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Thought {
+    /// The model asked for tools.
+    Actions { text: String, calls: Vec<ToolCall> },
+    /// The model answered in text.
+    Message { text: String },
+    /// A tool's result or error, as the model will read it.
+    ToolReturn {
+        call_id: String,
+        tool: String,
+        #[serde(with = "tool_result")]
+        result: Result<Value, String>,
+        duration_ms: i64,
+    },
+    /// Something went wrong that the run records but survives (an unusable review).
+    Error { message: String },
 }
 
-crate::base::json::tagged::internally_tagged! {
-    tag = "decision";
-    /// What a person decided about a call that asked first: a decision, not a failure.
-    #[derive(Debug, Clone, PartialEq, Eq)]
-    #[serde(rename_all = "snake_case")]
-    pub enum Decided {
-        Approved,
-        Denied { reason: String },
-    }
+crate::base::json::tagged::read_variants!(Thought tag "type" {
+    "actions" => Actions { text, calls },
+    "message" => Message { text },
+    "tool_return" => ToolReturn {
+        call_id,
+        tool,
+        result = with(tool_result::deserialize),
+        duration_ms,
+    },
+    "error" => Error { message },
+});
+
+/// What a person decided about a call that asked first: a decision, not a failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decided {
+    Approved,
+    Denied { reason: String },
 }
 
-crate::base::json::tagged::internally_tagged! {
-    tag = "event";
-    /// A change in a run.
-    #[derive(Debug, Clone, PartialEq)]
-    #[serde(rename_all = "snake_case")]
-    pub enum Event {
-        /// A run began on this trigger and input.
-        Started {
-            trigger: Trigger,
-            input: String,
-        },
-        /// The next request was trimmed to fit the model's context window.
-        Fitted(Fit),
-        /// The model is asked, for this purpose.
-        StepStarted(Purpose),
-        /// A piece of the model's response as it streams.
-        Delta(Delta),
-        Thought(Thought),
-        /// A tool call starts (its result arrives as a [`Thought::ToolReturn`]).
-        ToolStarted {
-            call: ToolCall,
-            kind: Option<ToolKind>,
-        },
-        /// The model changed its plan or context memory.
-        PlanUpdated {
-            plan: Vec<String>,
-            memory: ContextMemory,
-        },
-        /// The run is paused until a person approves or denies this call.
-        ApprovalNeeded {
-            call: ToolCall,
-            /// What the tool says it does (its registered description), in its own words,
-            /// for the person deciding.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            description: Option<String>,
-        },
-        /// A person decided about the call the run was paused for.
-        Decided {
-            call_id: String,
-            #[serde(flatten)]
-            decision: Decided,
-        },
-        /// A reflection on the drafted answer.
-        Reflection(Review),
-        /// The model said whether the goal is complete.
-        GoalChecked {
-            complete: bool,
-            answer: String,
-        },
-        Done(Outcome),
-    }
+crate::base::json::tagged::read_variants!(Decided tag "decision" {
+    "approved" => Approved {},
+    "denied" => Denied { reason },
+});
+
+/// A change in a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// A run began on this trigger and input.
+    Started {
+        trigger: Trigger,
+        input: String,
+    },
+    /// The next request was trimmed to fit the model's context window.
+    Fitted(Fit),
+    /// The model is asked, for this purpose.
+    StepStarted(Purpose),
+    /// A piece of the model's response as it streams.
+    Delta(Delta),
+    Thought(Thought),
+    /// A tool call starts (its result arrives as a [`Thought::ToolReturn`]).
+    ToolStarted {
+        call: ToolCall,
+        kind: Option<ToolKind>,
+    },
+    /// The model changed its plan or context memory.
+    PlanUpdated {
+        plan: Vec<String>,
+        memory: ContextMemory,
+    },
+    /// The run is paused until a person approves or denies this call.
+    ApprovalNeeded {
+        call: ToolCall,
+        /// What the tool says it does (its registered description), in its own words,
+        /// for the person deciding.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+    /// A person decided about the call the run was paused for.
+    Decided {
+        call_id: String,
+        #[serde(flatten)]
+        decision: Decided,
+    },
+    /// A reflection on the drafted answer.
+    Reflection(Review),
+    /// The model said whether the goal is complete.
+    GoalChecked {
+        complete: bool,
+        answer: String,
+    },
+    Done(Outcome),
 }
+
+crate::base::json::tagged::read_variants!(Event tag "event" {
+    "started" => Started { trigger, input },
+    "fitted" => Fitted(Fit),
+    "step_started" => StepStarted(Purpose),
+    "delta" => Delta(Delta),
+    "thought" => Thought(Thought),
+    "tool_started" => ToolStarted { call, kind },
+    "plan_updated" => PlanUpdated { plan, memory },
+    "approval_needed" => ApprovalNeeded { call, description = default },
+    "decided" => Decided { call_id, decision = flatten },
+    "reflection" => Reflection(Review),
+    "goal_checked" => GoalChecked { complete, answer },
+    "done" => Done(Outcome),
+});
 
 impl Event {
     /// Its name, as serialized in its `event` field.

@@ -46,44 +46,50 @@ read_fields!(Fit {
     trims
 });
 
-crate::base::json::tagged::internally_tagged! {
-    tag = "trim";
-    /// One kind of trim, in the order they are tried.
-    #[derive(Debug, Clone, PartialEq, Eq)]
-    #[serde(rename_all = "snake_case")]
-    pub enum Trim {
-        /// The server refused the last try as too long; the window and estimate were
-        /// corrected from what it said, and the request is sent once more.
-        Refused {
-            /// The window the server named, if it did.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            window: Option<u32>,
-            /// Real tokens per estimated token, in thousandths, from now on.
-            scale: u32,
-        },
-        /// Tools the trigger does not allow were not offered at all.
-        ToolsNotOffered { count: usize },
-        /// The offered tools' schemas were shortened (`level` 1: argument descriptions
-        /// dropped; 2: tool descriptions to their first sentence; 3: schemas to their
-        /// types; 4: tool descriptions dropped, names and argument types left).
-        SchemasShortened {
-            tools: usize,
-            level: u8,
-            saved: usize,
-        },
-        /// Long tool results the model had already read were cut to their start.
-        ResultsCut { results: usize, saved: usize },
-        /// The oldest turns of the conversation were left out.
-        TurnsDropped { turns: usize, saved: usize },
-        /// Even at their shortest not every tool's schema fit: those least related to
-        /// this turn's words were not offered (`kept` were).
-        ToolsLeftOut {
-            count: usize,
-            kept: usize,
-            saved: usize,
-        },
-    }
+/// One kind of trim, in the order they are tried.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "trim", rename_all = "snake_case")]
+pub enum Trim {
+    /// The server refused the last try as too long; the window and estimate were
+    /// corrected from what it said, and the request is sent once more.
+    Refused {
+        /// The window the server named, if it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        window: Option<u32>,
+        /// Real tokens per estimated token, in thousandths, from now on.
+        scale: u32,
+    },
+    /// Tools the trigger does not allow were not offered at all.
+    ToolsNotOffered { count: usize },
+    /// The offered tools' schemas were shortened (`level` 1: argument descriptions
+    /// dropped; 2: tool descriptions to their first sentence; 3: schemas to their
+    /// types; 4: tool descriptions dropped, names and argument types left).
+    SchemasShortened {
+        tools: usize,
+        level: u8,
+        saved: usize,
+    },
+    /// Long tool results the model had already read were cut to their start.
+    ResultsCut { results: usize, saved: usize },
+    /// The oldest turns of the conversation were left out.
+    TurnsDropped { turns: usize, saved: usize },
+    /// Even at their shortest not every tool's schema fit: those least related to
+    /// this turn's words were not offered (`kept` were).
+    ToolsLeftOut {
+        count: usize,
+        kept: usize,
+        saved: usize,
+    },
 }
+
+crate::base::json::tagged::read_variants!(Trim tag "trim" {
+    "refused" => Refused { window = default, scale },
+    "tools_not_offered" => ToolsNotOffered { count },
+    "schemas_shortened" => SchemasShortened { tools, level, saved },
+    "results_cut" => ResultsCut { results, saved },
+    "turns_dropped" => TurnsDropped { turns, saved },
+    "tools_left_out" => ToolsLeftOut { count, kept, saved },
+});
 
 impl Trim {
     /// The trim in a few words, for a step's line.

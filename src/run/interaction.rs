@@ -35,64 +35,79 @@ impl Status {
     }
 }
 
-crate::base::json::tagged::internally_tagged! {
-    tag = "type";
-    /// One step of an interaction's timeline.
-    #[derive(Debug, Clone, PartialEq)]
-    #[serde(rename_all = "snake_case")]
-    pub enum Step {
-        /// What started the run.
-        Observe {
-            trigger: Trigger,
-        },
-        /// A model call: why, its visible reasoning, and what it decided.
-        Reason {
-            purpose: Purpose,
-            reasoning: String,
-            /// Tools the model chose to call; empty when it answered.
-            calls: Vec<String>,
-        },
-        /// The next request was trimmed to fit the model's context window.
-        Fitted {
-            fit: Fit,
-        },
-        /// The model's plan and context memory, as it last set them.
-        Plan {
-            steps: Vec<String>,
-            memory: ContextMemory,
-        },
-        /// A tool call and, once finished, its result or error.
-        ToolCall {
-            call: ToolCall,
-            kind: Option<ToolKind>,
-            #[serde(with = "crate::run::event::tool_result::optional", default)]
-            result: Option<Result<Value, String>>,
-            duration_ms: Option<i64>,
-        },
-        /// The run asked a person about this call; `decision` is theirs, once made.
-        Approval {
-            call: ToolCall,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            decision: Option<Decided>,
-        },
-        Reflection {
-            review: Review,
-        },
-        GoalCheck {
-            complete: bool,
-            answer: String,
-        },
-        /// Something the run survived, such as an unusable review.
-        Error {
-            message: String,
-        },
-        /// The final answer.
-        Answer {
-            text: String,
-            outcome: Outcome,
-        },
-    }
+/// One step of an interaction's timeline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Step {
+    /// What started the run.
+    Observe {
+        trigger: Trigger,
+    },
+    /// A model call: why, its visible reasoning, and what it decided.
+    Reason {
+        purpose: Purpose,
+        reasoning: String,
+        /// Tools the model chose to call; empty when it answered.
+        calls: Vec<String>,
+    },
+    /// The next request was trimmed to fit the model's context window.
+    Fitted {
+        fit: Fit,
+    },
+    /// The model's plan and context memory, as it last set them.
+    Plan {
+        steps: Vec<String>,
+        memory: ContextMemory,
+    },
+    /// A tool call and, once finished, its result or error.
+    ToolCall {
+        call: ToolCall,
+        kind: Option<ToolKind>,
+        #[serde(with = "crate::run::event::tool_result::optional", default)]
+        result: Option<Result<Value, String>>,
+        duration_ms: Option<i64>,
+    },
+    /// The run asked a person about this call; `decision` is theirs, once made.
+    Approval {
+        call: ToolCall,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision: Option<Decided>,
+    },
+    Reflection {
+        review: Review,
+    },
+    GoalCheck {
+        complete: bool,
+        answer: String,
+    },
+    /// Something the run survived, such as an unusable review.
+    Error {
+        message: String,
+    },
+    /// The final answer.
+    Answer {
+        text: String,
+        outcome: Outcome,
+    },
 }
+
+crate::base::json::tagged::read_variants!(Step tag "type" {
+    "observe" => Observe { trigger },
+    "reason" => Reason { purpose, reasoning, calls },
+    "fitted" => Fitted { fit },
+    "plan" => Plan { steps, memory },
+    "tool_call" => ToolCall {
+        call,
+        kind,
+        result = with_default(crate::run::event::tool_result::optional::deserialize),
+        duration_ms,
+    },
+    "approval" => Approval { call, decision = default },
+    "reflection" => Reflection { review },
+    "goal_check" => GoalCheck { complete, answer },
+    "error" => Error { message },
+    "answer" => Answer { text, outcome },
+});
 
 /// One trigger and everything the agent did about it.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -87,25 +87,30 @@ pub struct ModelCall {
     pub request: ChatRequest,
 }
 
-crate::base::json::tagged::internally_tagged! {
-    tag = "purpose";
-    /// Why the model is asked.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    #[serde(rename_all = "snake_case")]
-    pub enum Purpose {
-        GuessGoal,
-        /// Reason and decide; `iteration` counts from 1.
-        Reason {
-            iteration: u32,
-        },
-        /// The cap was hit: one last answer with tools off.
-        FinalAnswer,
-        CheckGoal,
-        Reflect {
-            round: u32,
-        },
-    }
+/// Why the model is asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "purpose", rename_all = "snake_case")]
+pub enum Purpose {
+    GuessGoal,
+    /// Reason and decide; `iteration` counts from 1.
+    Reason {
+        iteration: u32,
+    },
+    /// The cap was hit: one last answer with tools off.
+    FinalAnswer,
+    CheckGoal,
+    Reflect {
+        round: u32,
+    },
 }
+
+crate::base::json::tagged::read_variants!(Purpose tag "purpose" {
+    "guess_goal" => GuessGoal {},
+    "reason" => Reason { iteration },
+    "final_answer" => FinalAnswer {},
+    "check_goal" => CheckGoal {},
+    "reflect" => Reflect { round },
+});
 
 /// One tool call as the run wants it made.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -145,24 +150,29 @@ pub struct ToolResult {
     pub duration_ms: i64,
 }
 
-crate::base::json::tagged::internally_tagged! {
-    tag = "type";
-    /// How a run ended.
-    #[derive(Debug, Clone, PartialEq, Eq)]
-    #[serde(rename_all = "snake_case")]
-    pub enum Outcome {
-        /// The model answered in text.
-        Answered { text: String },
-        /// The model acted and then judged the goal complete; `text` is its judgement.
-        GoalComplete { text: String },
-        /// The iteration cap was hit; `text` is the model's final, tools-off answer.
-        CapReached { text: String },
-        /// Stopped from outside (a person, a closed tab).
-        Aborted { reason: String },
-        /// The run could not go on.
-        Failed { error: String },
-    }
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Outcome {
+    /// The model answered in text.
+    Answered { text: String },
+    /// The model acted and then judged the goal complete; `text` is its judgement.
+    GoalComplete { text: String },
+    /// The iteration cap was hit; `text` is the model's final, tools-off answer.
+    CapReached { text: String },
+    /// Stopped from outside (a person, a closed tab).
+    Aborted { reason: String },
+    /// The run could not go on.
+    Failed { error: String },
 }
+
+crate::base::json::tagged::read_variants!(Outcome tag "type" {
+    "answered" => Answered { text },
+    "goal_complete" => GoalComplete { text },
+    "cap_reached" => CapReached { text },
+    "aborted" => Aborted { reason },
+    "failed" => Failed { error },
+});
 
 impl Outcome {
     /// What to show the user.
@@ -189,19 +199,25 @@ pub struct ActionRecord {
     pub duration_ms: i64,
 }
 
-crate::base::json::tagged::internally_tagged! {
-    tag = "phase";
-    #[derive(Debug, Clone, PartialEq)]
-    #[serde(rename_all = "snake_case")]
-    enum Phase {
-        GuessGoal,
-        Reason,
-        Act(Act),
-        CheckGoal,
-        Reflect { draft: String },
-        Done(Outcome),
-    }
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "phase", rename_all = "snake_case")]
+enum Phase {
+    GuessGoal,
+    Reason,
+    Act(Act),
+    CheckGoal,
+    Reflect { draft: String },
+    Done(Outcome),
 }
+
+crate::base::json::tagged::read_variants!(Phase tag "phase" {
+    "guess_goal" => GuessGoal {},
+    "reason" => Reason {},
+    "act" => Act(Act),
+    "check_goal" => CheckGoal {},
+    "reflect" => Reflect { draft },
+    "done" => Done(Outcome),
+});
 
 /// One run of the agent loop, from a trigger to an outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -23,7 +23,9 @@ use super::read::{ReadError, Reader, unexpected};
 /// Implements `Deserialize` for a struct whose fields are listed: `name` is required
 /// (an `Option` may be missing, as with serde), `name = default` takes the type's
 /// default when missing, `name = default(path)` calls `path` when missing, `name =
-/// skip` is never read (its default). `as "key"` renames a field, `alias "other"`
+/// skip` is never read (its default), `name = with(path)` is read by `path` (serde's
+/// `with`; `with_default(path)` when it may be missing), `name = flatten` reads the
+/// fields not taken yet (so it comes last). `as "key"` renames a field, `alias "other"`
 /// reads `other` when there is no `key`. Unknown fields are ignored, or refused after `deny_unknown`.
 /// Serialize stays derived.
 ///
@@ -89,6 +91,23 @@ macro_rules! read_fields {
     (@take $fields:ident [$($key:tt)*] default($default:path)) => {
         $fields.take_or($crate::base::json::fields::read_fields!(@key $($key)*), $default)
     };
+    (@take $fields:ident [$($key:tt)*] with($read:path)) => {
+        $fields.take_with(
+            $crate::base::json::fields::read_fields!(@key $($key)*),
+            |value| $read(value),
+            None,
+        )
+    };
+    (@take $fields:ident [$($key:tt)*] with_default($read:path)) => {
+        $fields.take_with(
+            $crate::base::json::fields::read_fields!(@key $($key)*),
+            |value| $read(value),
+            Some(::core::default::Default::default),
+        )
+    };
+    (@take $fields:ident [$($key:tt)*] flatten) => {
+        $fields.take_rest()
+    };
     (@take $fields:ident [$($key:tt)*] skip) => {
         Some(::core::default::Default::default())
     };
@@ -144,6 +163,55 @@ impl Fields {
         match self.entry(key) {
             Some(value) => self.kept(T::deserialize(Reader(value)), Some(key)),
             None => Some(default()),
+        }
+    }
+
+    /// The field `key`, read by `read` (serde's `with`); when it is missing, `default()`,
+    /// or refused as missing without one.
+    pub fn take_with<T>(
+        &mut self,
+        key: &'static str,
+        read: fn(Reader) -> Result<T, ReadError>,
+        default: Option<fn() -> T>,
+    ) -> Option<T> {
+        match (self.entry(key), default) {
+            (Some(value), _) => self.kept(read(Reader(value)), Some(key)),
+            (None, Some(default)) => Some(default()),
+            (None, None) => self.kept(Err(de::Error::missing_field(key)), None),
+        }
+    }
+
+    /// The fields not taken yet, read as a `T` (serde's `flatten`, for the last field).
+    pub fn take_rest<T: DeserializeOwned>(&mut self) -> Option<T> {
+        let rest = Value::Object(std::mem::take(&mut self.object));
+        self.kept(super::from_value(rest), None)
+    }
+
+    /// What is left of the object, read as a `T` (the body of a newtype variant).
+    pub fn rest<T: DeserializeOwned>(self) -> Result<T, ReadError> {
+        super::from_value(Value::Object(self.object))
+    }
+
+    /// An internally tagged enum's object (`{"type": "text", …}`): its fields and the
+    /// tag's value, which must be a string. Refused as serde's derive refuses it.
+    pub fn read_tagged<'de, D: Deserializer<'de>>(
+        deserializer: D,
+        tag: &'static str,
+        expected: &'static str,
+    ) -> Result<(Self, String), D::Error> {
+        let fields = Self::read(deserializer, expected)?;
+        fields.split(tag).map_err(de::Error::custom)
+    }
+
+    #[inline(never)]
+    fn split(mut self, tag: &'static str) -> Result<(Self, String), ReadError> {
+        match self.object.remove(tag) {
+            Some(Value::String(variant)) => Ok((self, variant)),
+            Some(other) => Err(de::Error::invalid_type(
+                unexpected(&other),
+                &"variant identifier",
+            )),
+            None => Err(de::Error::missing_field(tag)),
         }
     }
 

@@ -1,168 +1,68 @@
 //! Internally tagged enums (`{"type": "text", "text": "…"}`) read without serde's
-//! `Content` buffer. serde's own derive for `#[serde(tag = …)]` buffers the object
-//! into a `Content` tree and reads every variant's fields from it, which instantiates
-//! each nested type's deserializer once more, for `Content`; in the lean wasm that
-//! machinery was about a tenth of the code. [`internally_tagged!`] keeps serde's
-//! derived `Serialize` (so what is written does not change) and reads through a
-//! [`Value`]: the tag picks the variant and the rest of the object is the variant's
-//! body, read by the same deserializer as every other type (`read`).
+//! derived reader. serde's derive for `#[serde(tag = …)]` buffers the object into a
+//! `Content` tree and reads every variant's fields from it, instantiating each nested
+//! type's deserializer once more, for `Content`; and even read through an externally
+//! tagged mirror, each struct variant keeps a derived visitor of its own (1 KB of wasm
+//! apiece). [`read_variants!`] writes the enum's `Deserialize` as a match on the tag,
+//! each variant's fields taken as [`read_fields!`](super::fields::read_fields) takes a
+//! struct's. `Serialize` stays derived with serde's attribute, so what is written does
+//! not change.
 
-use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, VariantAccess, Visitor};
-use serde_json::{Map, Value};
-
-use super::read::{ReadError, Reader, unexpected};
-
-/// Declares an enum written as serde writes `#[serde(tag = $tag)]` and read through
-/// [`Retagged`]. Takes the enum as it would be written with serde's attribute, minus
-/// the `tag` (given first) and minus `Serialize` and `Deserialize` in its derive.
-macro_rules! internally_tagged {
-    (
-        tag = $tag:literal;
-        $(#[doc = $doc:literal])*
-        #[derive($($derive:ident),* $(,)?)]
-        #[serde($($serde:tt)*)]
-        $vis:vis enum $name:ident { $($body:tt)* }
-    ) => {
-        $(#[doc = $doc])*
-        #[derive($($derive,)* ::serde::Serialize)]
-        #[serde(tag = $tag, $($serde)*)]
-        $vis enum $name { $($body)* }
-
+/// Implements `Deserialize` for an enum written as `#[serde(tag = "…")]`, its variants
+/// listed by their tag: `"text" => Text { text }` (the fields as in `read_fields!`),
+/// `"act" => Act(Act)` (the rest of the object is the variant's body) and
+/// `"done" => Done {}` (a unit variant; other fields are ignored, as serde does).
+macro_rules! read_variants {
+    ($name:ident tag $tag:literal {
+        $($variant_tag:literal => $variant:ident $body:tt),* $(,)?
+    }) => {
         const _: () = {
-            type Target = $name;
+            use $crate::base::json::{ReadError, fields::Fields};
 
-            // The same variants, externally tagged: serde derives their reading as a
-            // `remote` of the enum above, so it builds `$name` itself.
-            #[derive(::serde::Deserialize)]
-            #[serde(remote = "Target", $($serde)*)]
-            #[allow(dead_code)]
-            enum Mirror { $($body)* }
+            fn read(mut fields: Fields, tag: &str) -> Result<$name, ReadError> {
+                match tag {
+                    $($variant_tag => $crate::base::json::tagged::read_variants!(
+                        @variant fields $name $variant $body
+                    ),)*
+                    other => Err(::serde::de::Error::unknown_variant(
+                        other,
+                        &[$($variant_tag),*],
+                    )),
+                }
+            }
 
             impl<'de> ::serde::Deserialize<'de> for $name {
                 fn deserialize<D: ::serde::Deserializer<'de>>(
                     deserializer: D,
                 ) -> Result<Self, D::Error> {
-                    let retagged = $crate::base::json::tagged::Retagged::read(
+                    let (fields, tag) = Fields::read_tagged(
                         deserializer,
                         $tag,
-                        stringify!($name),
+                        concat!("internally tagged enum ", stringify!($name)),
                     )?;
-                    Mirror::deserialize(retagged).map_err(::serde::de::Error::custom)
+                    read(fields, &tag).map_err(Fields::refused)
                 }
             }
         };
     };
+    (@variant $fields:ident $name:ident $variant:ident ($inner:ty)) => {
+        $fields.rest::<$inner>().map($name::$variant)
+    };
+    (@variant $fields:ident $name:ident $variant:ident {
+        $($field:ident $(as $key:literal)? $(= $how:ident $(($default:path))?)?),* $(,)?
+    }) => {{
+        let read = ($($crate::base::json::fields::read_fields!(
+            @take $fields [$field $(as $key)?] $($how $(($default))?)?
+        ),)*);
+        #[allow(unreachable_patterns, clippy::match_single_binding)]
+        match read {
+            ($(Some($field),)*) => Ok($name::$variant { $($field),* }),
+            _ => Err($fields.error()),
+        }
+    }};
 }
 
-pub(crate) use internally_tagged;
-
-/// An internally tagged object as an externally tagged enum: the tag's value names
-/// the variant, the other fields are its body.
-pub struct Retagged {
-    tag: Value,
-    body: Map<String, Value>,
-}
-
-impl Retagged {
-    /// Reads the object and takes its `tag` out; refuses what serde's derive refuses
-    /// (not an object, no tag), in the same words.
-    pub fn read<'de, D: Deserializer<'de>>(
-        deserializer: D,
-        tag: &'static str,
-        name: &'static str,
-    ) -> Result<Self, D::Error> {
-        let value = <Value as serde::Deserialize>::deserialize(deserializer)?;
-        Self::split(value, tag, name).map_err(de::Error::custom)
-    }
-
-    fn split(value: Value, tag: &'static str, name: &'static str) -> Result<Self, ReadError> {
-        let mut body = match value {
-            Value::Object(body) => body,
-            other => {
-                let expected = format!("internally tagged enum {name}");
-                return Err(de::Error::invalid_type(
-                    unexpected(&other),
-                    &expected.as_str(),
-                ));
-            }
-        };
-        let tag = body
-            .remove(tag)
-            .ok_or_else(|| <ReadError as de::Error>::missing_field(tag))?;
-        Ok(Self { tag, body })
-    }
-}
-
-impl<'de> Deserializer<'de> for Retagged {
-    type Error = ReadError;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
-        Err(de::Error::custom(
-            "an internally tagged object reads only as an enum",
-        ))
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        visitor.visit_enum(self)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf option unit unit_struct newtype_struct seq tuple
-        tuple_struct map struct identifier ignored_any
-    }
-}
-
-impl<'de> EnumAccess<'de> for Retagged {
-    type Error = ReadError;
-    type Variant = Body;
-
-    fn variant_seed<S: DeserializeSeed<'de>>(
-        self,
-        seed: S,
-    ) -> Result<(S::Value, Body), Self::Error> {
-        let variant = seed.deserialize(Reader(self.tag))?;
-        Ok((variant, Body(self.body)))
-    }
-}
-
-/// A variant's fields: the object without its tag.
-pub struct Body(Map<String, Value>);
-
-impl<'de> VariantAccess<'de> for Body {
-    type Error = ReadError;
-
-    /// As serde's derive does, a unit variant ignores any other fields.
-    fn unit_variant(self) -> Result<(), Self::Error> {
-        Ok(())
-    }
-
-    fn newtype_variant_seed<S: DeserializeSeed<'de>>(
-        self,
-        seed: S,
-    ) -> Result<S::Value, Self::Error> {
-        seed.deserialize(Reader(Value::Object(self.0)))
-    }
-
-    fn tuple_variant<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Self::Error> {
-        Err(de::Error::custom(
-            "an internally tagged enum has no tuple variants",
-        ))
-    }
-
-    fn struct_variant<V: Visitor<'de>>(
-        self,
-        _fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        Reader(Value::Object(self.0)).deserialize_map(visitor)
-    }
-}
+pub(crate) use read_variants;
 
 #[cfg(test)]
 mod tests {
@@ -187,21 +87,24 @@ mod tests {
         Wrapped(Inner),
     }
 
-    internally_tagged! {
-        tag = "kind";
-        /// The same enum through [`internally_tagged!`].
-        #[derive(Debug, PartialEq)]
-        #[serde(rename_all = "snake_case")]
-        enum Ours {
-            Unit,
-            Fields {
-                a: u32,
-                #[serde(default, skip_serializing_if = "Option::is_none")]
-                b: Option<String>,
-            },
-            Wrapped(Inner),
-        }
+    /// The same enum through [`read_variants!`].
+    #[derive(Debug, PartialEq, Serialize)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    enum Ours {
+        Unit,
+        Fields {
+            a: u32,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            b: Option<String>,
+        },
+        Wrapped(Inner),
     }
+
+    read_variants!(Ours tag "kind" {
+        "unit" => Unit {},
+        "fields" => Fields { a, b = default },
+        "wrapped" => Wrapped(Inner),
+    });
 
     fn read<T: serde::de::DeserializeOwned + Serialize>(input: &Value) -> Result<Value, String> {
         let value: T = serde_json::from_value(input.clone()).map_err(|e| e.to_string())?;
@@ -230,11 +133,53 @@ mod tests {
             let derived = read::<Derived>(input);
             match (&ours, &derived) {
                 (Ok(ours), Ok(derived)) => assert_eq!(ours, derived, "{input}"),
+                // The same words; ours also names the field, which serde's derive
+                // loses in its buffer (`a: invalid type: …`).
                 (Err(ours), Err(derived)) => {
-                    assert_eq!(ours.replace("Ours", "Derived"), *derived, "{input}");
+                    let ours = ours.replace("Ours", "Derived");
+                    let unnamed = ours.strip_prefix("a: ").unwrap_or(&ours);
+                    assert_eq!(unnamed, derived, "{input}");
                 }
                 _ => panic!("{input}: {ours:?} against serde's {derived:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn through_our_reader_an_error_names_the_field_serdes_derive_loses() {
+        let refused = |input: Value| {
+            let error = crate::base::json::from_value::<Ours>(input).unwrap_err();
+            (error.path(), error.to_string())
+        };
+        let cases = [
+            (
+                json!({"kind": "fields", "a": "one"}),
+                "a",
+                "invalid type: string \"one\", expected u32",
+            ),
+            (
+                json!({"kind": "wrapped", "c": 1}),
+                "c",
+                "invalid type: integer `1`, expected a boolean",
+            ),
+            (json!({"kind": "wrapped"}), ".", "missing field `c`"),
+            (
+                json!({"kind": "nope"}),
+                ".",
+                "unknown variant `nope`, expected one of `unit`, `fields`, `wrapped`",
+            ),
+            (
+                json!({"kind": 1}),
+                ".",
+                "invalid type: integer `1`, expected variant identifier",
+            ),
+        ];
+        for (input, path, message) in cases {
+            assert_eq!(
+                refused(input.clone()),
+                (path.to_owned(), message.to_owned()),
+                "{input}"
+            );
         }
     }
 
