@@ -4,6 +4,7 @@
 //! public anon (publishable) key: a service key in the page would bypass row-level
 //! security, so it is refused.
 
+use crate::base::json::fields::read_fields;
 use serde::{Deserialize, Serialize};
 
 use crate::llm::local::LocalSettings;
@@ -34,7 +35,7 @@ pub enum Backend {
 }
 
 /// Everything the settings panel edits.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(default)]
 pub struct Settings {
     pub model: ModelSource,
@@ -49,6 +50,10 @@ pub struct Settings {
     /// Talk to this character (its file name, e.g. `dotty`) instead of the assistant.
     pub character: Option<String>,
 }
+
+read_fields!(Settings default {
+    model, temperature, max_iterations, reflection, backend, remote_images, character,
+});
 
 impl Default for Settings {
     fn default() -> Self {

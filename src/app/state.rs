@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use futures::channel::oneshot;
 use futures::lock::Mutex;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::AppError;
 use super::storage::{
@@ -97,12 +97,14 @@ read_fields!(SessionState {
 });
 
 /// One conversation of a [`SessionState`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SavedEntry {
     #[serde(flatten)]
     pub entry: ConversationEntry,
     pub conversation: Conversation,
 }
+
+read_fields!(SavedEntry { conversation, entry = flatten });
 
 fn new_id(now_ms: i64, salt: u64) -> String {
     format!("c{now_ms}-{salt}")

@@ -113,13 +113,15 @@ impl Resources {
 }
 
 /// The guild now: its tick and resources.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Guild {
     pub owner: String,
     pub tick: i64,
     #[serde(flatten)]
     pub resources: Resources,
 }
+
+read_fields!(Guild { owner, tick, resources = flatten });
 
 /// Where a proposal stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -170,7 +172,7 @@ impl Proposal {
 
 /// One tick's record: the resources after it, the proposals it applied and what the
 /// natural pressures did (`fresh` is false when a repeated tick answered the record).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Record {
     pub tick: i64,
     #[serde(flatten)]
@@ -182,6 +184,10 @@ pub struct Record {
     #[serde(default)]
     pub fresh: Option<bool>,
 }
+
+read_fields!(Record {
+    tick, applied = default, pressures = default, fresh = default, resources = flatten,
+});
 
 /// The guild's tables.
 pub fn schemas() -> Result<Vec<TableSchema>, StoreError> {

@@ -29,7 +29,7 @@ use act::{Act, act_step};
 use transcript::Transcript;
 
 use crate::base::json::fields::read_fields;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 pub use after_action::{AfterAction, after_action, says_yes, verdict_explained};
@@ -188,7 +188,7 @@ impl Outcome {
 }
 
 /// One tool call in the run's history.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ActionRecord {
     pub iteration: u32,
     pub tool: String,
@@ -198,6 +198,11 @@ pub struct ActionRecord {
     pub result: Result<Value, String>,
     pub duration_ms: i64,
 }
+
+read_fields!(ActionRecord {
+    iteration, tool, arguments, kind, result = with(crate::run::event::tool_result::deserialize),
+    duration_ms,
+});
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "phase", rename_all = "snake_case")]

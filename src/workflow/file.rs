@@ -143,17 +143,16 @@ fn section<T: DeserializeOwned>(value: Value, at: &str, errors: &mut Vec<LoadErr
 }
 
 /// Who the character is; fields besides these are kept (and noted).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Identity {
     pub name: String,
-    #[serde(default)]
     pub occupation: String,
-    #[serde(default)]
     pub personality: String,
     /// Everything else the author wrote about the character.
-    #[serde(flatten)]
     pub other: Map<String, Value>,
 }
+
+read_fields!(Identity { name, occupation = default, personality = default, other = flatten });
 
 #[derive(Debug, Clone)]
 pub struct WorkflowDef {

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use crate::run::{Actor, Boundaries, Observation, Subject, Trigger};
 
 /// Who an agent of the world is, beyond its rows: what the model reads as itself.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(default)]
 pub struct Identity {
     /// -1 (chaos) to 1 (order).
@@ -24,6 +24,8 @@ pub struct Identity {
     /// How it speaks, e.g. "gruff", "warm".
     pub temperament: String,
 }
+
+read_fields!(Identity default { order_chaos, loyalty, temperament });
 
 /// One agent of the world: its world user and its identity.
 #[derive(Debug, Clone, PartialEq, Serialize)]

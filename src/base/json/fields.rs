@@ -40,6 +40,34 @@ macro_rules! read_fields {
     ($name:ident { $($fields:tt)* }) => {
         $crate::base::json::fields::read_fields!(@impl $name false { $($fields)* });
     };
+    // `#[serde(default)]` on the struct: a missing field is the struct's default's.
+    ($name:ident default { $($field:ident $(as $key:literal)?),* $(,)? }) => {
+        const _: () = {
+            use $crate::base::json::{ReadError, fields::Fields};
+
+            fn read(mut fields: Fields) -> Result<$name, ReadError> {
+                let base = <$name as ::core::default::Default>::default();
+                let read = ($(fields.take_or_value(
+                    $crate::base::json::fields::read_fields!(@key $field $(as $key)?),
+                    base.$field,
+                ),)*);
+                match read {
+                    ($(Some($field),)*) => Ok($name { $($field),* }),
+                    #[allow(unreachable_patterns)]
+                    _ => Err(fields.error()),
+                }
+            }
+
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(
+                    deserializer: D,
+                ) -> Result<Self, D::Error> {
+                    let fields = Fields::read(deserializer, concat!("struct ", stringify!($name)))?;
+                    read(fields).map_err(Fields::refused)
+                }
+            }
+        };
+    };
     (@impl $name:ident $deny:literal {
         $($field:ident $(as $key:literal)? $(alias $alias:literal)?
             $(= $how:ident $(($default:path))?)?),* $(,)?
@@ -163,6 +191,18 @@ impl Fields {
         match self.entry(key) {
             Some(value) => self.kept(T::deserialize(Reader(value)), Some(key)),
             None => Some(default()),
+        }
+    }
+
+    /// The field `key`, read as a `T`, or `default` when it is missing.
+    pub fn take_or_value<T: DeserializeOwned>(
+        &mut self,
+        key: &'static str,
+        default: T,
+    ) -> Option<T> {
+        match self.entry(key) {
+            Some(value) => self.kept(T::deserialize(Reader(value)), Some(key)),
+            None => Some(default),
         }
     }
 
