@@ -161,12 +161,13 @@ def owner(path):
 
 
 def module(path):
-    """The module of one of our functions: its snake_case segments, with serde's
-    derives (their `const _` block) named as such."""
+    """The module of one of our functions: its snake_case segments, with the code of
+    a `const _` block (serde's derived `Serialize`, `read_fields!` and
+    `read_variants!`) named as such."""
     segments = []
     for segment in path:
         if segment == "_":
-            return "::".join(segments) + " (serde derives)"
+            return "::".join(segments) + " (serde: derives, read_fields!)"
         if not re.fullmatch(r"[a-z][a-z0-9_]*", segment):
             break
         segments.append(segment)

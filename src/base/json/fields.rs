@@ -4,13 +4,17 @@
 //! value inline, and one missing-field error per field: 1–10 KB of wasm per struct,
 //! most of the reading code of the lean runtime. [`read_fields!`] writes the struct's
 //! `Deserialize` as one call per field to [`Fields::take`], which is compiled once per
-//! field *type* and shared by every struct with a field of that type.
+//! field *type* and shared by every struct with a field of that type. `Serialize`
+//! stays derived, so what is written does not change.
 //!
 //! It reads what the derive reads, with the same defaults: a missing `Option` is
 //! `None`, a missing field with `= default` is its type's default, any other missing
-//! field is refused as `missing field `name``, unknown fields are ignored. Errors name
-//! the path inside the struct in their message (`history[2].call: missing field
-//! `id``); the path to the struct itself is kept by the reader around it.
+//! field is refused as ``missing field `name` ``, unknown fields are ignored. Read
+//! through [`Reader`] (every read in the crate), an error keeps its whole path
+//! (`history[2].call.id`); through another deserializer, the path inside the struct
+//! leads its message. New types use `read_fields!` (and enums
+//! [`read_variants!`](super::tagged::read_variants)) rather than
+//! `#[derive(Deserialize)]`; each is held to the derive by the tests below.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -25,9 +29,10 @@ use super::read::{ReadError, Reader, unexpected};
 /// default when missing, `name = default(path)` calls `path` when missing, `name =
 /// skip` is never read (its default), `name = with(path)` is read by `path` (serde's
 /// `with`; `with_default(path)` when it may be missing), `name = flatten` reads the
-/// fields not taken yet (so it comes last). `as "key"` renames a field, `alias "other"`
-/// reads `other` when there is no `key`. Unknown fields are ignored, or refused after `deny_unknown`.
-/// Serialize stays derived.
+/// fields not taken yet (so it comes last). `as "key"` renames a field, `alias
+/// "other"` reads `other` when there is no `key`. Unknown fields are ignored, or
+/// refused after `deny_unknown`; after `default` (serde's `#[serde(default)]` on the
+/// struct), a missing field is the struct default's.
 ///
 /// The generic `deserialize` only takes the object; the fields are read by one plain
 /// function, each into an `Option` (the first error kept aside), and the struct is
