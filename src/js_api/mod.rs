@@ -300,12 +300,20 @@ impl FamiliarAgent {
     /// The open conversation, with every turn and its steps.
     #[wasm_bindgen(unchecked_return_type = "ConversationView")]
     pub fn conversation(&self) -> JsValue {
+        /// Written straight to text: through `json!`, each of its types would also
+        /// compile a writer into a `Value`.
+        #[derive(serde::Serialize)]
+        struct View<'a> {
+            id: String,
+            interactions: &'a [crate::run::interaction::Interaction],
+            let_go: u64,
+        }
         let conversation = self.session.conversation();
-        to_js(&json!({
-            "id": self.session.conversation_id(),
-            "interactions": conversation.interactions,
-            "let_go": conversation.let_go,
-        }))
+        to_js(&View {
+            id: self.session.conversation_id(),
+            interactions: &conversation.interactions,
+            let_go: conversation.let_go,
+        })
     }
 
     /// Everything the agent keeps, as a plain object to store anywhere.

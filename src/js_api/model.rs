@@ -10,15 +10,16 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 use js_sys::{Function, Promise};
-use serde_json::{Value, json};
+use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use super::js::{field, message_of, to_js, to_json};
-use crate::llm::message::ToolCall;
+use crate::llm::message::{Message, ToolCall};
 use crate::llm::{
     ChatRequest, ChatResponse, DeltaSink, FinishReason, Llm, LlmError, replay_as_deltas,
 };
+use crate::llm::{ResponseFormat, ToolSpec};
 
 /// Takes `model: {respond}` out of `createAgent`'s config: a function is not JSON, so
 /// the rest of the config (without `model`) is read as usual and the function becomes
@@ -47,6 +48,17 @@ impl PageModel {
     }
 }
 
+/// What `respond` is given, written straight to text (through `json!`, each of its
+/// types would also compile a writer into a `Value`).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Asked<'a> {
+    system: &'a str,
+    messages: &'a [Message],
+    tools: &'a [ToolSpec],
+    response_format: &'a Option<ResponseFormat>,
+}
+
 impl Llm for PageModel {
     fn chat<'a>(
         &'a self,
@@ -54,12 +66,12 @@ impl Llm for PageModel {
         sink: &'a mut DeltaSink<'_>,
     ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
         Box::pin(async move {
-            let asked = to_js(&json!({
-                "system": request.system,
-                "messages": request.messages,
-                "tools": request.offered_tools(),
-                "responseFormat": request.response_format,
-            }));
+            let asked = to_js(&Asked {
+                system: &request.system,
+                messages: &request.messages,
+                tools: request.offered_tools(),
+                response_format: &request.response_format,
+            });
             let returned = self
                 .respond
                 .call1(&JsValue::NULL, &asked)
@@ -90,12 +102,12 @@ pub fn local_progress(config: &JsValue) -> Option<super::build::LocalProgress> {
                 total,
                 cached,
             } => {
-                json!({"loaded": loaded, "total": total, "cached": cached})
+                serde_json::json!({"loaded": loaded, "total": total, "cached": cached})
             }
             LoadStatus::Ready { cached, context } => {
-                json!({"ready": true, "cached": cached, "contextTokens": context})
+                serde_json::json!({"ready": true, "cached": cached, "contextTokens": context})
             }
-            LoadStatus::Failed(error) => json!({"error": error}),
+            LoadStatus::Failed(error) => serde_json::json!({"error": error}),
         };
         if let Err(e) = listener.call1(&JsValue::NULL, &to_js(&told)) {
             super::js::console_error(&format!("onProgress threw: {}", message_of(&e)));
