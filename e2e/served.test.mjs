@@ -1,8 +1,8 @@
 // What the README's demo command serves, opened as a person would: `scripts/demo.sh`
 // on a free port, its page with the headers that stop other sites framing it
 // (Trunk.toml's [serve.headers]; a <meta> CSP cannot say frame-ancestors), no script
-// injected that its own Content-Security-Policy refuses, no console error, and an
-// answer to the first suggested question.
+// injected that its own Content-Security-Policy refuses, its wasm as application/wasm,
+// no console error, and an answer to the first suggested question.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
@@ -58,6 +58,12 @@ test('the page scripts/demo.sh serves carries its framing headers, logs no error
   assert.equal(response.headers.get('x-frame-options'), 'SAMEORIGIN');
   const html = await response.text();
   assert.doesNotMatch(html, /<script>(?!\s*<\/script>)/, 'no inline script for the page CSP to refuse');
+  // The wasm as application/wasm: the loader compiles it while it downloads
+  // (instantiateStreaming) only with that type.
+  const wasm = await fetch(`${url}familiar-demo_bg.wasm`);
+  assert.equal(wasm.status, 200);
+  assert.equal(wasm.headers.get('content-type'), 'application/wasm');
+  await wasm.arrayBuffer();
 
   const browser = await launchChromium();
   t.after(() => browser.close());
