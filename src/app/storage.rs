@@ -6,9 +6,11 @@
 //! changed and the head, whatever the conversation's length.
 
 use crate::base::json::fields::read_fields;
+use crate::base::json::{ReadError, from_value};
 use crate::base::small_map::SmallSet;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::run::Outcome;
 use crate::run::event::Event;
@@ -181,7 +183,19 @@ pub fn load_stored(storage: &dyn Storage, key: &str) -> Loaded<(Conversation, Di
     let Some(text) = storage.load(key) else {
         return Loaded::Missing;
     };
-    if let Ok(head) = crate::base::json::from_text::<Head>(&text)
+    // The text is parsed once, and its form told by its keys: trying each form on the
+    // text parsed it again for each (a conversation saved whole, before turn keys, is
+    // all its turns in one text).
+    let value = match serde_json::from_str::<Value>(&text) {
+        Ok(value) => value,
+        Err(error) => return keep_aside(storage, key, &text, error.to_string()),
+    };
+    let head = match value.get("turns") {
+        // A head is small: reading a copy leaves the value for the older forms.
+        Some(_) => from_value::<Head>(value.clone()).ok(),
+        None => None,
+    };
+    if let Some(head) = head
         && head.version <= HEAD_VERSION
     {
         let mut interactions = Vec::new();
@@ -209,9 +223,14 @@ pub fn load_stored(storage: &dyn Storage, key: &str) -> Loaded<(Conversation, Di
         };
         return Loaded::Found((conversation, dirty));
     }
-    let older = match crate::base::json::from_text::<SavedConversation>(&text) {
-        Ok(saved) if saved.version <= VERSION => Ok(saved.conversation),
-        _ => crate::base::json::from_text::<Conversation>(&text),
+    let older = match value.get("conversation") {
+        // Without that key it is no `SavedConversation` (the field is required).
+        Some(_) => match from_value::<SavedConversation>(value) {
+            Ok(saved) if saved.version <= VERSION => Ok(saved.conversation),
+            // Rare: the value was used up, and the text is read again.
+            _ => crate::base::json::from_text::<Conversation>(&text),
+        },
+        None => from_value::<Conversation>(value).map_err(ReadError::into_inner),
     };
     match older {
         Ok(conversation) => Loaded::Found((closed(conversation), Dirty::all())),

@@ -174,10 +174,15 @@ impl Delegate {
 /// message so far is one word starting with `/` or `@`, and not the whole route yet.
 pub fn continues(typed: &str, route: &str) -> bool {
     let word = typed.trim_start();
-    (word.starts_with('/') || word.starts_with('@'))
-        && !word.contains(char::is_whitespace)
-        && route.starts_with(word)
-        && route != word
+    begins_route(typed) && route.starts_with(word) && route != word
+}
+
+/// Whether what a person is typing may be the start of a route: one word starting
+/// with `/` or `@`. Anything else is continued by none, so the routes need not be
+/// asked for (the chat pane builds its controller to list them).
+pub fn begins_route(typed: &str) -> bool {
+    let word = typed.trim_start();
+    (word.starts_with('/') || word.starts_with('@')) && !word.contains(char::is_whitespace)
 }
 
 #[cfg(test)]

@@ -13,6 +13,8 @@ use leptos::html::Textarea;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::compose::delegate::begins_route;
+
 /// A completion the composer offers: what to insert and what it does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Completion {
@@ -115,7 +117,14 @@ pub fn Composer(
         });
     });
     let empty = move || typed.with(|t| t.trim().is_empty());
-    let matches = Memo::new(move |_| typed.with(|t| completions.with(|all| matching(t, all))));
+    // The completions are read only once a route is begun: listing them builds the
+    // chat's controller, which start-up leaves until after the first frame.
+    let matches = Memo::new(move |_| {
+        typed.with(|t| match begins_route(t) {
+            true => completions.with(|all| matching(t, all)),
+            false => Vec::new(),
+        })
+    });
     let open = move || !dismissed.get() && matches.with(|m| !m.is_empty());
     let complete = move |insert: &str| {
         if let Some(textarea) = input.get() {

@@ -231,7 +231,9 @@ impl Chat {
             && self.conversation_id.get_untracked() == app.conversation_id()
             && self.inner.try_with_value(|i| !i.connected).unwrap_or(false);
         self.inner.update_value(|inner| inner.connected = true);
-        if !shown {
+        if shown {
+            self.show_approvals();
+        } else {
             self.conversation_id.set(app.conversation_id());
             self.show(app.conversation());
         }
@@ -277,17 +279,29 @@ impl Chat {
         self.turns.set(turns);
         self.cancel_editing();
         self.queued.set(Vec::new());
-        self.allowed
-            .set(self.app().map(|a| a.always_allowed()).unwrap_or_default());
-        // A call of this conversation may still wait (it was opened again): its card
-        // comes back rather than the run being left undecided.
+        self.show_approvals();
+    }
+
+    /// Shows what the controller holds for the open conversation: the tools allowed
+    /// "always", and a call that still waits (the conversation was opened again), so
+    /// its card comes back rather than the run being left undecided. Before the
+    /// controller is built (start-up draws the saved conversation first) there are
+    /// none: it is not built for them, which would read the conversation a second time
+    /// and the world before the first frame.
+    fn show_approvals(&self) {
+        let app = self.inner.try_with_value(|i| i.app.clone()).flatten();
+        let Some(app) = app else {
+            self.allowed.set(Vec::new());
+            self.pending.set(None);
+            return;
+        };
+        self.allowed.set(app.always_allowed());
         let open = self.conversation_id.get_untracked();
-        let waiting = self.app().and_then(|a| {
-            a.pending()
-                .into_iter()
-                .find(|p| p.conversation == open)
-                .map(Pending::from)
-        });
+        let waiting = app
+            .pending()
+            .into_iter()
+            .find(|p| p.conversation == open)
+            .map(Pending::from);
         self.pending.set(waiting);
     }
 
