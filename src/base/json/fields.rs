@@ -56,21 +56,10 @@ macro_rules! read_fields {
                     $crate::base::json::fields::read_fields!(@key $field $(as $key)?),
                     base.$field,
                 ),)*);
-                match read {
-                    ($(Some($field),)*) => Ok($name { $($field),* }),
-                    #[allow(unreachable_patterns)]
-                    _ => Err(fields.error()),
-                }
+                $crate::base::json::fields::read_fields!(@build fields read [$name] $($field)*)
             }
 
-            impl<'de> ::serde::Deserialize<'de> for $name {
-                fn deserialize<D: ::serde::Deserializer<'de>>(
-                    deserializer: D,
-                ) -> Result<Self, D::Error> {
-                    let fields = Fields::read(deserializer, concat!("struct ", stringify!($name)))?;
-                    read(fields).map_err(Fields::refused)
-                }
-            }
+            $crate::base::json::fields::read_fields!(@deserialize $name);
         };
     };
     (@impl $name:ident $deny:literal {
@@ -88,23 +77,31 @@ macro_rules! read_fields {
                     $crate::base::json::fields::read_fields!(@alias fields [$field $(as $key)?] $($alias)?);
                     $crate::base::json::fields::read_fields!(@take fields [$field $(as $key)?] $($how $(($default))?)?)
                 },)*);
-                match read {
-                    ($(Some($field),)*) => Ok($name { $($field),* }),
-                    #[allow(unreachable_patterns)]
-                    _ => Err(fields.error()),
-                }
+                $crate::base::json::fields::read_fields!(@build fields read [$name] $($field)*)
             }
 
-            impl<'de> ::serde::Deserialize<'de> for $name {
-                fn deserialize<D: ::serde::Deserializer<'de>>(
-                    deserializer: D,
-                ) -> Result<Self, D::Error> {
-                    let fields = Fields::read(deserializer, concat!("struct ", stringify!($name)))?;
-                    read(fields).map_err(Fields::refused)
-                }
-            }
+            $crate::base::json::fields::read_fields!(@deserialize $name);
         };
     };
+    // The struct's `Deserialize`: takes the object, reads it with the block's `read`.
+    (@deserialize $name:ident) => {
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> Result<Self, D::Error> {
+                let fields = Fields::read(deserializer, concat!("struct ", stringify!($name)))?;
+                read(fields).map_err(Fields::refused)
+            }
+        }
+    };
+    // The value made of the fields read (each an `Option`), or the first error.
+    (@build $fields:ident $read:ident [$($ctor:tt)*] $($field:ident)*) => {{
+        #[allow(unreachable_patterns, clippy::match_single_binding)]
+        match $read {
+            ($(Some($field),)*) => Ok($($ctor)* { $($field),* }),
+            _ => Err($fields.error()),
+        }
+    }};
     (@key $field:ident) => {
         stringify!($field)
     };

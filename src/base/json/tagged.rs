@@ -54,11 +54,7 @@ macro_rules! read_variants {
         let read = ($($crate::base::json::fields::read_fields!(
             @take $fields [$field $(as $key)?] $($how $(($default))?)?
         ),)*);
-        #[allow(unreachable_patterns, clippy::match_single_binding)]
-        match read {
-            ($(Some($field),)*) => Ok($name::$variant { $($field),* }),
-            _ => Err($fields.error()),
-        }
+        $crate::base::json::fields::read_fields!(@build $fields read [$name::$variant] $($field)*)
     }};
 }
 
