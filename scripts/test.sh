@@ -79,6 +79,8 @@ step "row-level security and the game's rules under Supabase's default grants (S
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/rls.sql
 step "agents a player owns: one player cannot act as another's agent (SQL, default grants)"
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/agents.sql
+step "one person, many accounts: votes, damage, writes and joins limited per account and for newcomers (SQL, default grants)"
+psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/abuse.sql
 
 step "cargo fmt --check"
 cargo fmt --all --check
