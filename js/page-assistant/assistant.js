@@ -1,23 +1,11 @@
-// The page assistant in one tag:
+// The page assistant in one tag (classic script, `defer` or not; an absolute src, or
+// `base-uri` in the page's CSP, since a relative one is resolved against <base>):
 //   <script src="https://…/pkg-page/assistant.js" data-model-url="…" data-model="…" defer></script>
-// adds a launcher button to the page, in a closed shadow root; the assistant itself
-// (familiar.js and its wasm) is fetched when a person opens it, or hovers or focuses the
-// launcher. With no data-model-url it runs offline (the rules model: /summary, the
-// outline, links, forms). Conversations are kept in this site's localStorage under its
-// own namespace (data-namespace, default "familiar-page-assistant"). Needs
-// 'wasm-unsafe-eval' in the page's script-src (README: the CSP it needs); without it the
-// panel says so.
-//
-// What the loader believes comes from its own <script> element only: it is found through
-// Document.prototype's currentScript getter (markup such as <img name="currentScript">
-// shadows `document.currentScript`, not the getter) and checked to be a script element;
-// its attributes are read with getAttribute (a polluted Object.prototype.modelUrl is not
-// an attribute). The tag must be a classic script (`defer` or not), as above; `src`
-// should be absolute, or the page should set `base-uri` in its CSP, since a relative
-// `src` is resolved against the page's <base> when it runs.
-// The document's own members are read from Document.prototype throughout: named
-// elements (<img name="readyState">, <form name="addEventListener">) shadow them on
-// `document` itself.
+// adds a launcher (widget.js); familiar.js and its wasm come when a person opens it.
+// No data-model-url: offline (the rules model). data-namespace: its localStorage prefix.
+// Its own tag comes from Document.prototype's currentScript getter (<img
+// name="currentScript"> shadows `document.currentScript`), checked; attributes are read
+// with getAttribute (never an inherited Object.prototype.modelUrl).
 (() => {
   const own = (name) => Object.getOwnPropertyDescriptor(Document.prototype, name);
   const script = own('currentScript')?.get?.call(document);

@@ -1,16 +1,8 @@
-// The page assistant's widget over the JS API of the page build (familiar.js:
-// createAgent with builtins ["page"]), in two parts:
-// - mountChat(container, agent, options): the conversation log, the composer and the
-//   approval cards, built into any element (the extension's side panel uses its own
-//   page's body); every input a person's gesture owns (Send, Enter, Allow, Deny) takes
-//   only a trusted event, so a script that reaches the elements cannot send or decide;
-// - start(options): the one-tag build's launcher and panel in a closed shadow root (no
-//   `host.shadowRoot` for page scripts; the page's CSS cannot reach in, ours cannot
-//   leak), which fetches familiar.js and its wasm only when a person opens the panel,
-//   or hovers or focuses the launcher (a preload).
-// Self-contained: no imports but familiar.js, fetched on first use.
+// The page assistant's widget, over the page build's JS API (familiar.js, fetched on
+// first use): mountChat builds the chat into any element (the extension's side panel);
+// start adds the one-tag build's launcher and panel in a closed shadow root.
 
-/** The widget's look, for a shadow root or a plain page (applyStyles puts it in either). */
+/** The widget's look, for a shadow root or a plain page. */
 export const CSS = `
 :host { all: initial; }
 * { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }
@@ -44,7 +36,7 @@ form { display: flex; gap: 8px; padding: 8px 12px; border-top: 1px solid #eee; m
 textarea { flex: 1; resize: none; border: 1px solid #ccc; border-radius: 6px; padding: 6px; }
 `;
 
-/** Puts CSS into `root`: a shadow root or a document (as a constructed sheet, else a <style>). */
+/** Puts CSS into `root`, a shadow root or a document. */
 export function applyStyles(root) {
   try {
     const sheet = new CSSStyleSheet();
@@ -55,17 +47,14 @@ export function applyStyles(root) {
   }
 }
 
-/**
- * The document's own members, from Document.prototype: on `document` itself, named
- * elements of the page (<img name="body">, <form name="createElement">) shadow them.
- */
+// From Document.prototype: on `document`, named elements (<img name=body>) shadow them.
 const documentGet = (name) => Object.getOwnPropertyDescriptor(Document.prototype, name)?.get?.call(document);
 const createElement = (tag) => Document.prototype.createElement.call(document, tag);
 
-/** `object[key]` when it is the object's own property: never an inherited one. */
+/** `object[key]` if own, never inherited. */
 const own = (object, key) => (object != null && Object.hasOwn(object, key) ? object[key] : undefined);
 
-/** Builds an element: `el('button', { class: 'x', onclick }, 'text', child)`. */
+/** `el('button', { class: 'x', onclick }, 'text', child)` */
 function el(tag, props = {}, ...children) {
   const node = createElement(tag);
   for (const [key, value] of Object.entries(props)) {
@@ -76,13 +65,13 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
-/** Text with its invisible and direction-changing characters written out (⟨U+202E⟩). */
+/** Invisible and direction-changing characters written out (⟨U+202E⟩). */
 function visible(text) {
   return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g,
     (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
 }
 
-/** A call's arguments read strictly from `call.arguments`, or null when they are not a JSON object. */
+/** `call.arguments` parsed strictly, or null when not a JSON object. */
 function argumentsOf(call) {
   try {
     const args = JSON.parse(call.arguments);
@@ -92,26 +81,7 @@ function argumentsOf(call) {
   }
 }
 
-/** What a page action will do, from its call (the card's words when the tool gives none). */
-function described(call, args) {
-  if (!args) return `Run ${call.name} with ${call.arguments}.`;
-  const target = `element [${own(args, 'element')}] of this page`;
-  switch (call.name) {
-    case 'click': return `Click ${target}.`;
-    case 'fill': return `Type into ${target}.`;
-    case 'select_option': return `Choose “${own(args, 'option')}” in ${target}.`;
-    case 'check': return `${own(args, 'checked') ? 'Check' : 'Uncheck'} ${target}.`;
-    case 'scroll_to': return `Scroll to ${target}.`;
-    case 'highlight': return `Highlight ${target}.`;
-    default: return `Run ${call.name} with ${call.arguments}.`;
-  }
-}
-
-/**
- * The card's exact part: a fill's whole text, as `call.arguments` gives it (the tool's
- * own description clips long text), or, when the arguments are not a JSON object, the
- * arguments themselves. Null when the words say it all.
- */
+/** A fill's whole text (the description clips it), or unparsable arguments as written. */
 function exactly(call, args) {
   if (!args) return ['Its arguments, exactly as the model wrote them:', call.arguments];
   const text = own(args, 'text');
@@ -121,7 +91,7 @@ function exactly(call, args) {
   return null;
 }
 
-/** A finished turn's answer (its `answer` step), or an unfinished one's streamed draft. */
+/** A finished turn's answer step, or an unfinished one's draft. */
 function answerOf(turn) {
   const step = [...(turn.steps ?? [])].reverse().find((s) => s.type === 'answer');
   if (!step) return turn.draft ? { text: turn.draft, failed: false } : null;
@@ -131,15 +101,11 @@ function answerOf(turn) {
 }
 
 /**
- * Builds the conversation log, the composer and the approval cards into `container`
- * (an element, or a document: its body), over `agent` (createAgent's), and shows the
- * conversation the agent holds. Only a person's own gestures (trusted events) send a
- * message or decide a card: a script's `click()`, `requestSubmit()` or dispatched
- * keydown does nothing. `options` (own properties only): `intro` (the first assistant
- * line), `placeholder`, `label` (the box's accessible name), `onSend(text)` (a person
- * sent `text`), `save(state)` (after every answer and decision, with
- * `agent.saveState()`), `onCard()` (a card needs the person: show the chat).
- * Returns { element, say(text, kind), focus(), restore(), destroy() }.
+ * Builds the log, composer and approval cards into `container` (an element, or a
+ * document's body) over `agent`, showing its conversation. Only trusted events (a
+ * person's) send or decide. `options`, own only: `intro`, `placeholder`, `label`,
+ * `onSend(text)`, `save(state)` (after each answer, `agent.saveState()`), `onCard()` (a
+ * card waits: show the chat). Returns { element, say(text, kind), focus, restore, destroy }.
  */
 export function mountChat(container, agent, options = {}) {
   const option = (key) => own(options, key);
@@ -148,8 +114,7 @@ export function mountChat(container, agent, options = {}) {
   const label = option('label') ?? 'Ask about this page';
   const box = el('textarea', { rows: 2, 'aria-label': label, placeholder: option('placeholder') ?? 'Ask about this page, or /summary' });
   const sendButton = el('button', { type: 'submit' }, 'Send');
-  // The form's submit does nothing: requestSubmit() or a scripted click fires a submit
-  // event the browser marks trusted, so sending hangs on the click and the key instead.
+  // Submit events are trusted even from requestSubmit(): sending hangs on click and key.
   const form = el('form', { onsubmit: (event) => event.preventDefault() }, box, sendButton);
   const element = el('div', { class: 'chat' }, log, form);
   const say = (text, kind) => {
@@ -178,7 +143,7 @@ export function mountChat(container, agent, options = {}) {
 
   agent.onApproval(({ call, description }) => new Promise((resolve) => {
     const args = argumentsOf(call);
-    const words = description ? `${description}.` : described(call, args);
+    const words = description ? `${description}.` : `Run ${call.name} with ${call.arguments}.`;
     const exact = exactly(call, args);
     const decide = (answer) => (event) => {
       if (!event.isTrusted) return; // a script cannot decide for the person
@@ -233,15 +198,10 @@ export function mountChat(container, agent, options = {}) {
 }
 
 /**
- * Adds the assistant to this page: a launcher, and a panel in a closed shadow root.
- * Nothing of the assistant is fetched until a person hovers or focuses the launcher
- * (familiar.js and its wasm, preloaded) or opens the panel (the agent is created then).
- * `options`, own properties only (an inherited one is ignored): `base` (the URL of the
- * folder holding familiar.js and familiar_bg.wasm), `model` (createAgent's; none:
- * offline), `namespace`, `persist` (keep conversations in the site's localStorage),
- * `load` / `save` (keep them elsewhere), `title`. Returns { open(shown), agent() }:
- * `agent()` creates the agent if need be and resolves to it, or to null when this page
- * cannot run it (the panel says why).
+ * Adds a launcher and a panel in a closed shadow root; familiar.js and the wasm are
+ * fetched on hover or focus, the agent made on open. `options`, own only: `base` (the
+ * folder of familiar.js), `model` (none: offline), `namespace`, `persist`, `load`/`save`,
+ * `title`. Returns { open(shown), agent() } (the agent, or null if it cannot run here).
  */
 export function start(options = {}) {
   const option = (key) => own(options, key);
@@ -270,7 +230,6 @@ export function start(options = {}) {
     if (event.key === 'Escape') { open(false); launcher.focus(); }
   });
 
-  // familiar.js and its wasm, fetched and compiled once: on hover or focus, or on open.
   let loaded;
   const load = () => (loaded ??= (async () => {
     const api = await import(new URL('familiar.js', base).href);
