@@ -30,6 +30,12 @@ use {
     crate::world,
 };
 
+/// The page tools' page when it is another context's (`config.page`).
+#[cfg(feature = "page")]
+pub type PageBridge = Rc<dyn crate::tool::page::PageDom>;
+#[cfg(not(feature = "page"))]
+pub type PageBridge = ();
+
 /// Told how the local model's weights load (`model.local.onProgress`).
 #[cfg(feature = "local")]
 pub type LocalProgress = Box<dyn Fn(&crate::web::local_model::LoadStatus)>;
@@ -47,13 +53,21 @@ fn needs_local() -> String {
 const FULL_BUILD: &str = "the full build (dist/, `trunk build --release`)";
 
 /// Builds the session; every failure is one message saying what to fix. `page_model`:
-/// the page's own `respond` function, which replaces `spec.model`.
+/// the page's own `respond` function, which replaces `spec.model`; `remote_page`: the
+/// page the page tools read when it is not this window's (the extension's tab).
 pub async fn session(
     spec: AgentSpec,
     page_model: Option<Rc<dyn Llm>>,
+    remote_page: Option<PageBridge>,
     local_progress: Option<LocalProgress>,
 ) -> Result<Session, String> {
     lacking(&spec)?;
+    #[cfg(not(feature = "page"))]
+    let _ = remote_page;
+    #[cfg(feature = "page")]
+    if remote_page.is_some() && !spec.builtins.contains(&Builtin::Page) {
+        return Err("config.page is the page the page tools read: add \"page\" to builtins".into());
+    }
     #[cfg(feature = "workflows")]
     let character = match &spec.character {
         Some(source) => Some(load_character(source).await?),
@@ -109,7 +123,11 @@ pub async fn session(
             Builtin::PageTitle => _ = tools.register(PageTitle),
             #[cfg(feature = "page")]
             Builtin::Page => {
-                crate::tool::page::register(&mut tools, Rc::new(crate::web::PageDomAdapter::new()))
+                let page = match remote_page.clone() {
+                    Some(page) => page,
+                    None => Rc::new(crate::web::WindowPage::default()),
+                };
+                crate::tool::page::register(&mut tools, page)
             }
             #[cfg(not(feature = "page"))]
             Builtin::Page => {}

@@ -8,6 +8,8 @@ mod build;
 mod handler;
 mod js;
 mod model;
+#[cfg(feature = "page")]
+mod remote_page;
 mod tools;
 
 use std::cell::{Cell, RefCell};
@@ -36,6 +38,10 @@ pub async fn create_agent(
     #[wasm_bindgen(unchecked_param_type = "AgentConfig | void")] config: JsValue,
 ) -> Result<FamiliarAgent, JsValue> {
     let (config, model) = model::take_page_model(config);
+    #[cfg(feature = "page")]
+    let (config, page) = remote_page::take_remote_page(config).map_err(|e| error(&e))?;
+    #[cfg(not(feature = "page"))]
+    let page = None;
     let progress = model::local_progress(&config);
     let value = to_json(&config).map_err(|e| error(&format!("createAgent's config: {e}")))?;
     let spec = AgentSpec::from_value(&value).map_err(|problems| {
@@ -44,7 +50,7 @@ pub async fn create_agent(
             &problems,
         ))
     })?;
-    let session = build::session(spec, model, progress)
+    let session = build::session(spec, model, page, progress)
         .await
         .map_err(|e| error(&e))?;
     let agent = FamiliarAgent::new(session);

@@ -9,12 +9,8 @@ pub mod local_model;
 #[cfg(feature = "guild")]
 mod lock;
 #[cfg(feature = "page")]
-mod page_act;
-#[cfg(feature = "page")]
-mod page_dom;
+mod page;
 mod page_title;
-#[cfg(feature = "page")]
-mod page_watch;
 mod shell;
 mod storage;
 
@@ -23,7 +19,7 @@ pub use fetch::Fetch;
 #[cfg(feature = "guild")]
 pub use lock::TabsLock;
 #[cfg(feature = "page")]
-pub use page_dom::PageDomAdapter;
+pub use page::WindowPage;
 pub use page_title::PageTitle;
 pub use shell::{MountPoint, Page, mark};
 #[cfg(feature = "store")]

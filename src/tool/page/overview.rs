@@ -71,7 +71,7 @@ pub fn register(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom>, from: &'stat
         move |_: NoArgs, _| {
             let page = Rc::clone(&page);
             async move {
-                let snapshot = page.snapshot()?;
+                let snapshot = page.snapshot().await?;
                 let lines = summary(&snapshot, SUMMARY_LIMIT);
                 let title = clip(&snapshot.title, 200);
                 let summary = match (lines.is_empty(), title.is_empty()) {
@@ -100,7 +100,7 @@ pub fn register(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom>, from: &'stat
         move |_: NoArgs, _| {
             let page = Rc::clone(&page);
             async move {
-                let (links, total) = links(&page.snapshot()?, LINK_LIMIT);
+                let (links, total) = links(&page.snapshot().await?, LINK_LIMIT);
                 Ok::<_, String>(Links { from, links, total })
             }
         },
@@ -118,7 +118,7 @@ pub fn register(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom>, from: &'stat
         move |_: NoArgs, _| {
             let page = Rc::clone(&page);
             async move {
-                let (forms, total) = forms(&page.snapshot()?, FORM_LIMIT, FIELD_LIMIT);
+                let (forms, total) = forms(&page.snapshot().await?, FORM_LIMIT, FIELD_LIMIT);
                 Ok::<_, String>(Forms { from, forms, total })
             }
         },
@@ -135,7 +135,7 @@ pub fn register(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom>, from: &'stat
         move |_: NoArgs, _| {
             let page = Rc::clone(&page);
             async move {
-                let selected = page.snapshot()?.selection;
+                let selected = page.snapshot().await?.selection;
                 Ok::<_, String>(Selection {
                     from,
                     total_chars: selected.chars().count(),

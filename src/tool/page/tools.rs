@@ -219,7 +219,7 @@ fn register_lookups(
         move |args: ReadArgs, _| {
             let page = Rc::clone(&page);
             async move {
-                let snapshot = page.snapshot()?;
+                let snapshot = page.snapshot().await?;
                 let read = readable(&snapshot, args.offset, READ_LIMIT);
                 Ok::<_, String>(Read {
                     from: FROM_PAGE,
@@ -243,7 +243,7 @@ fn register_lookups(
         move |_: NoArgs, _| {
             let page = Rc::clone(&page);
             async move {
-                let (headings, total) = outline(&page.snapshot()?, OUTLINE_LIMIT);
+                let (headings, total) = outline(&page.snapshot().await?, OUTLINE_LIMIT);
                 Ok::<_, String>(Outline {
                     from: FROM_PAGE,
                     headings,
@@ -271,7 +271,7 @@ fn register_lookups(
             let index = Rc::clone(&index);
             let listed = Rc::clone(&listed);
             async move {
-                let snapshot = page.snapshot()?;
+                let snapshot = page.snapshot().await?;
                 let before = listed.replace(Some(snapshot.version));
                 let listing = index
                     .borrow_mut()
@@ -299,7 +299,7 @@ fn register_lookups(
         move |args: FindArgs, _| {
             let page = Rc::clone(&page);
             async move {
-                let snapshot = page.snapshot()?;
+                let snapshot = page.snapshot().await?;
                 let (matches, total) = find(&snapshot, &args.text, FIND_CONTEXT, FIND_LIMIT);
                 let wanted = args.text.trim().to_lowercase();
                 let elements = snapshot
@@ -406,11 +406,11 @@ fn act_tool<A>(
             let page = Rc::clone(&page);
             async move {
                 let (element, act) = to_act(args)?;
-                let before = page.snapshot()?;
+                let before = page.snapshot().await?;
                 let done = describe(&act, check(&before, element, &act)?);
-                page.perform(element, &act)?;
+                page.perform(element, &act).await?;
                 page.settle().await;
-                let after = page.snapshot()?;
+                let after = page.snapshot().await?;
                 Ok::<_, String>(Done {
                     done,
                     changes: changes(&before, &after, element),
@@ -424,7 +424,7 @@ fn act_tool<A>(
         Rc::new(move |args: &serde_json::Value| {
             let (element, act) =
                 to_act(crate::base::json::from_value::<A>(args.clone()).ok()?).ok()?;
-            let snapshot = page.snapshot().ok()?;
+            let snapshot = page.last()?;
             Some(match check(&snapshot, element, &act) {
                 Ok(control) => describe(&act, control),
                 Err(problem) => format!("Nothing, it will fail: {problem}"),
@@ -454,10 +454,27 @@ mod tests {
     }
 
     impl PageDom for FakePage {
-        fn snapshot(&self) -> Result<Snapshot, String> {
-            Ok(self.page.borrow().clone())
+        fn snapshot(&self) -> futures::future::LocalBoxFuture<'_, Result<Snapshot, String>> {
+            Box::pin(async { Ok(self.page.borrow().clone()) })
         }
-        fn perform(&self, element: u32, act: &Act) -> Result<(), String> {
+        fn last(&self) -> Option<Snapshot> {
+            Some(self.page.borrow().clone())
+        }
+        fn perform<'a>(
+            &'a self,
+            element: u32,
+            act: &'a Act,
+        ) -> futures::future::LocalBoxFuture<'a, Result<(), String>> {
+            Box::pin(async move { self.act(element, act) })
+        }
+        fn settle(&self) -> futures::future::LocalBoxFuture<'static, ()> {
+            self.settled.set(self.settled.get() + 1);
+            Box::pin(async {})
+        }
+    }
+
+    impl FakePage {
+        fn act(&self, element: u32, act: &Act) -> Result<(), String> {
             self.acts.borrow_mut().push((element, act.clone()));
             let mut page = self.page.borrow_mut();
             if let (Act::Fill(text), Some(c)) =
@@ -473,10 +490,6 @@ mod tests {
                 });
             }
             Ok(())
-        }
-        fn settle(&self) -> futures::future::LocalBoxFuture<'static, ()> {
-            self.settled.set(self.settled.get() + 1);
-            Box::pin(async {})
         }
     }
 

@@ -1,8 +1,8 @@
-//! `page_act`: does a page action to an element `page_dom` found, as a person would —
+//! `act`: does a page action to an element `dom` found, as a person would —
 //! a click, typing through the field's own `value` setter, choosing an option,
 //! checking, scrolling to it, outlining it — and fires the `input` and `change` events
 //! page scripts listen for. Whether the element may be acted on is decided before, in
-//! `tool::page`.
+//! `familiar::tool::page`.
 
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
@@ -11,8 +11,8 @@ use web_sys::{
     HtmlTextAreaElement,
 };
 
-use super::page_dom::options;
-use crate::tool::page::Act;
+use crate::Act;
+use crate::dom::options;
 
 /// Does `act` to `target`.
 pub(super) fn perform(target: &Element, act: &Act) -> Result<(), String> {

@@ -1,27 +1,28 @@
-//! `page_dom`: the page tools' browser side ([`PageDom`]): walks the live document
-//! into a [`Snapshot`] — visible text by block, and every interactive element with a
-//! number that stays with the element — and performs actions on a numbered element,
-//! firing the events page scripts listen for. What counts as hidden, which elements
-//! are interactive and what an action may touch are decided in `tool::page`.
+//! `dom`: the walk of a live document into a [`Snapshot`] — visible text by block, and
+//! every interactive element with a number that stays with the element — and acts on a
+//! numbered element, firing the events page scripts listen for.
 //!
-//! The agent's own widget (`#familiar`, anything marked `data-familiar`) and the
-//! inside of shadow roots are never read. A walk is reused until `page_watch` sees the
-//! page change; fields' values and states are read afresh on every snapshot.
+//! The walk goes into open shadow roots (a web component's content, slots filled in
+//! their composed order) and, when asked, into same-origin frames; the agent's own
+//! widget (`#familiar`, anything marked `data-familiar`) is never read. It keeps its
+//! own stack, and stops at [`MAX_DEPTH`] levels and [`MAX_NODES`] elements, so a page
+//! built to exhaust it leaves the tools working on what was read. A walk is reused
+//! until `watch` sees the page change; fields' values and states are read afresh on
+//! every snapshot.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
-use futures::future::LocalBoxFuture;
-use js_sys::{Reflect, WeakMap};
+use js_sys::{Array, Reflect, WeakMap};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
     Element, HtmlInputElement, HtmlOptionElement, HtmlSelectElement, HtmlTextAreaElement, Node,
-    Window,
+    ShadowRoot, Window,
 };
 
-use super::page_watch::PageWatch;
-use crate::tool::page::{
-    Act, Appearance, Block, Control, Form, PageDom, Region, Snapshot, clip, hidden, role_of, squash,
+use crate::watch::PageWatch;
+use crate::{
+    Act, Appearance, Block, Control, Form, Hidden, Region, Snapshot, clip, hidden, role_of, squash,
 };
 
 /// Elements whose content is never page text.
@@ -29,6 +30,11 @@ const SKIPPED: [&str; 12] = [
     "script", "style", "noscript", "template", "svg", "iframe", "canvas", "head", "meta", "link",
     "object", "embed",
 ];
+/// How deep a walk goes: deeper content is not read (HTML's own parser nests no
+/// deeper than 512).
+pub const MAX_DEPTH: usize = 512;
+/// How many elements a walk visits before it stops reading.
+pub const MAX_NODES: usize = 30_000;
 /// Elements that start a block of text of their own.
 const BLOCKS: [&str; 36] = [
     "address",
@@ -82,23 +88,44 @@ pub struct PageDomAdapter {
     watch: PageWatch,
     /// The last walk, reused while the page has not changed.
     last: RefCell<Option<Snapshot>>,
-}
-
-impl Default for PageDomAdapter {
-    fn default() -> Self {
-        Self::new()
-    }
+    /// Whether same-origin frames are read as part of this page (the one-tag build);
+    /// the extension reads each frame with a walker of its own.
+    into_frames: bool,
 }
 
 impl PageDomAdapter {
-    pub fn new() -> Self {
+    /// A walker of this window's document; `into_frames`: read same-origin frames'
+    /// documents in place, as part of the page.
+    pub fn new(into_frames: bool) -> Self {
         Self {
             numbers: WeakMap::new(),
             elements: RefCell::new(BTreeMap::new()),
             next: Cell::new(1),
             watch: PageWatch::start(),
             last: RefCell::new(None),
+            into_frames,
         }
+    }
+
+    /// Reads the page as it is now: the last walk with its fields read again while
+    /// nothing changed, a new walk otherwise.
+    pub fn snapshot(&self) -> Result<Snapshot, String> {
+        let window = web_sys::window().ok_or("there is no browser window")?;
+        let changed = self.watch.take_changed();
+        let mut snapshot = match self.last.borrow_mut().take() {
+            Some(last) if !changed && self.all_connected() => self.refresh(last),
+            _ => self.walk(&window)?,
+        };
+        snapshot.selection = selection(&window);
+        snapshot.location = location(&window);
+        snapshot.version = self.watch.version();
+        *self.last.borrow_mut() = Some(snapshot.clone());
+        Ok(snapshot)
+    }
+
+    /// Does `act` to the element numbered `element` of the last snapshot.
+    pub fn perform(&self, element: u32, act: &Act) -> Result<(), String> {
+        crate::act::perform(&self.element(element)?, act)
     }
 
     fn number(&self, element: &Element) -> u32 {
@@ -123,19 +150,27 @@ impl PageDomAdapter {
             forms: Vec::new(),
             found: BTreeMap::new(),
             text: String::new(),
+            roots: Vec::new(),
+            visited: 0,
+            truncated: false,
         };
         let place = Place {
             region: Region::Other,
             heading: None,
             hidden: false,
+            sectioned: false,
         };
-        walk.element(&body, place);
+        walk.run(body.into(), place);
+        for root in &walk.roots {
+            self.watch.observe(root);
+        }
         *self.elements.borrow_mut() = walk.found;
         Ok(Snapshot {
             title: document.title(),
             blocks: walk.blocks,
             controls: walk.controls,
             forms: walk.forms,
+            truncated: walk.truncated,
             ..Snapshot::default()
         })
     }
@@ -178,6 +213,10 @@ struct Walk<'a> {
     forms: Vec<Form>,
     found: BTreeMap<u32, Element>,
     text: String,
+    /// The shadow roots read, for the watch to observe.
+    roots: Vec<ShadowRoot>,
+    visited: usize,
+    truncated: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -185,6 +224,15 @@ struct Place {
     region: Region,
     heading: Option<u8>,
     hidden: bool,
+    /// Inside `article`, `aside`, `main`, `nav` or `section`: a `header` or `footer`
+    /// here is that section's own (an app's item count), not the page's banner.
+    sectioned: bool,
+}
+
+/// What is left to do in a walk: a node to read at a depth, or the end of a block.
+enum Step {
+    Node(Node, Place, usize),
+    Close(Place),
 }
 
 impl Walk<'_> {
@@ -200,55 +248,134 @@ impl Walk<'_> {
         }
     }
 
-    fn children(&mut self, parent: &Element, place: Place) {
-        let nodes = parent.child_nodes();
-        for i in 0..nodes.length() {
-            let Some(node) = nodes.item(i) else { continue };
-            match node.node_type() {
-                Node::TEXT_NODE if !place.hidden => {
-                    self.text.push_str(&node.node_value().unwrap_or_default());
-                }
-                Node::ELEMENT_NODE => {
-                    if let Ok(element) = node.dyn_into::<Element>() {
-                        self.element(&element, place);
+    /// Reads `start` and everything under it in document order, with a stack of its
+    /// own: a page nested a hundred thousand deep cannot exhaust the wasm stack.
+    fn run(&mut self, start: Node, place: Place) {
+        let mut stack = vec![Step::Node(start, place, 0)];
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Close(place) => self.flush(place),
+                Step::Node(node, place, depth) => match node.node_type() {
+                    Node::TEXT_NODE if !place.hidden => {
+                        self.text.push_str(&node.node_value().unwrap_or_default());
                     }
-                }
-                _ => {}
+                    Node::ELEMENT_NODE => {
+                        if depth >= MAX_DEPTH || self.visited >= MAX_NODES {
+                            self.truncated = true;
+                            continue;
+                        }
+                        self.visited += 1;
+                        if let Ok(element) = node.dyn_into::<Element>() {
+                            self.element(&element, place, depth, &mut stack);
+                        }
+                    }
+                    _ => {}
+                },
             }
         }
+        self.flush(place);
     }
 
-    fn element(&mut self, element: &Element, outer: Place) {
+    /// Reads one element and schedules its content on `stack`.
+    fn element(&mut self, element: &Element, outer: Place, depth: usize, stack: &mut Vec<Step>) {
         let tag = element.tag_name().to_ascii_lowercase();
         if tag == "br" {
             self.text.push(' ');
             return;
         }
-        if SKIPPED.contains(&tag.as_str()) || ours(element) {
+        if ours(element) {
             return;
         }
-        let hidden = outer.hidden || hidden(&appearance(self.window, element)).is_some();
+        if tag == "iframe" || tag == "frame" {
+            if let Some(body) = self.frame_body(element) {
+                stack.push(Step::Node(body.into(), outer, depth + 1));
+            }
+            return;
+        }
+        if SKIPPED.contains(&tag.as_str()) {
+            return;
+        }
+        let seen = hidden(&appearance(self.window, element));
+        let hidden = outer.hidden || seen.is_some();
         let role = element.get_attribute("role");
         let place = Place {
-            region: region(&tag, role.as_deref(), outer.region),
+            region: region(&tag, role.as_deref(), outer),
             heading: heading(&tag).or(outer.heading),
             hidden,
+            sectioned: outer.sectioned
+                || matches!(
+                    tag.as_str(),
+                    "article" | "aside" | "main" | "nav" | "section"
+                ),
         };
         if tag == "form" {
             self.form(element, !hidden);
         }
-        self.control(element, &tag, role.as_deref(), !hidden);
+        let operable = !hidden
+            || (!outer.hidden
+                && seen.is_some_and(drawn_elsewhere)
+                && self.labelled_visibly(element));
+        self.control(element, &tag, role.as_deref(), operable);
         // A field's options and default text are its value, not page text.
         if matches!(tag.as_str(), "select" | "textarea") {
             return;
         }
-        if BLOCKS.contains(&tag.as_str()) || heading(&tag).is_some() {
+        let block = BLOCKS.contains(&tag.as_str()) || heading(&tag).is_some();
+        if block {
             self.flush(outer);
-            self.children(element, place);
-            self.flush(place);
-        } else {
-            self.children(element, place);
+            stack.push(Step::Close(place));
         }
+        for child in self.content(element).into_iter().rev() {
+            stack.push(Step::Node(child, place, depth + 1));
+        }
+    }
+
+    /// What an element shows, in order: its shadow root's nodes for a web component
+    /// (an open root), the nodes assigned to a slot, its children otherwise.
+    fn content(&mut self, element: &Element) -> Vec<Node> {
+        if let Some(root) = element.shadow_root() {
+            let nodes = list(&root.child_nodes());
+            self.roots.push(root);
+            return nodes;
+        }
+        if element.tag_name().eq_ignore_ascii_case("slot") {
+            let assigned = Reflect::get(element, &"assignedNodes".into())
+                .ok()
+                .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+                .and_then(|f| f.call0(element).ok())
+                .and_then(|a| a.dyn_into::<Array>().ok());
+            if let Some(assigned) = assigned.filter(|a| a.length() > 0) {
+                return assigned
+                    .iter()
+                    .filter_map(|n| n.dyn_into::<Node>().ok())
+                    .collect();
+            }
+        }
+        list(&element.child_nodes())
+    }
+
+    /// A same-origin frame's body, when this walk reads frames.
+    fn frame_body(&self, frame: &Element) -> Option<web_sys::HtmlElement> {
+        if !self.adapter.into_frames {
+            return None;
+        }
+        let document = Reflect::get(frame, &"contentDocument".into()).ok()?;
+        document.dyn_into::<web_sys::Document>().ok()?.body()
+    }
+
+    /// Whether a person sees a label of this field: a checkbox drawn by its label,
+    /// with the input itself transparent or shrunk out of sight, is theirs to use.
+    fn labelled_visibly(&self, element: &Element) -> bool {
+        let Some(input) = element.dyn_ref::<HtmlInputElement>() else {
+            return false;
+        };
+        let Some(labels) = input.labels() else {
+            return false;
+        };
+        list(&labels)
+            .into_iter()
+            .filter_map(|n| n.dyn_into::<Element>().ok())
+            .any(|label| hidden(&appearance(self.window, &label)).is_none())
     }
 
     fn control(&mut self, element: &Element, tag: &str, role: Option<&str>, visible: bool) {
@@ -353,12 +480,29 @@ fn heading(tag: &str) -> Option<u8> {
     }
 }
 
-fn region(tag: &str, role: Option<&str>, outer: Region) -> Region {
+/// Every node of a list, in order.
+fn list(nodes: &web_sys::NodeList) -> Vec<Node> {
+    (0..nodes.length()).filter_map(|i| nodes.item(i)).collect()
+}
+
+/// Hidden in a way a control's label can stand in for: the input is there to be
+/// operated, drawn by something else (a styled label).
+fn drawn_elsewhere(why: Hidden) -> bool {
+    matches!(
+        why,
+        Hidden::Transparent | Hidden::ZeroSize | Hidden::OffScreen
+    )
+}
+
+/// The region an element opens, inside `outer`. A `header` or `footer` is the page's
+/// banner or footer only outside every section (ARIA's `banner` and `contentinfo`).
+fn region(tag: &str, role: Option<&str>, outer: Place) -> Region {
+    let (sectioned, outer) = (outer.sectioned, outer.region);
     if outer == Region::Boilerplate {
         return outer;
     }
     let boilerplate = matches!(tag, "nav" | "aside")
-        || (matches!(tag, "header" | "footer") && outer != Region::Main)
+        || (matches!(tag, "header" | "footer") && outer != Region::Main && !sectioned)
         || matches!(
             role,
             Some("navigation" | "banner" | "contentinfo" | "complementary" | "search")
@@ -502,29 +646,4 @@ fn label_text(label: &Element) -> Option<String> {
         }
     }
     copy.text_content()
-}
-
-impl PageDom for PageDomAdapter {
-    fn snapshot(&self) -> Result<Snapshot, String> {
-        let window = web_sys::window().ok_or("there is no browser window")?;
-        let changed = self.watch.take_changed();
-        let mut snapshot = match self.last.borrow_mut().take() {
-            Some(last) if !changed && self.all_connected() => self.refresh(last),
-            _ => self.walk(&window)?,
-        };
-        snapshot.selection = selection(&window);
-        snapshot.location = location(&window);
-        snapshot.version = self.watch.version();
-        *self.last.borrow_mut() = Some(snapshot.clone());
-        Ok(snapshot)
-    }
-
-    fn perform(&self, element: u32, act: &Act) -> Result<(), String> {
-        super::page_act::perform(&self.element(element)?, act)
-    }
-
-    fn settle(&self) -> LocalBoxFuture<'static, ()> {
-        // Long enough for handlers a click schedules (a timeout, a promise) to run.
-        Box::pin(gloo_timers::future::TimeoutFuture::new(50))
-    }
 }

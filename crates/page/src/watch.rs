@@ -1,4 +1,4 @@
-//! `page_watch`: notices when the page under the page tools changes, so the last walk
+//! `watch`: notices when the page under the page tools changes, so the last walk
 //! of it (its text, element index and forms) is reused only while nothing has: a
 //! `MutationObserver` on the whole document, the events a person's input and the
 //! layout raise (`input`, `change`, `resize`, `load`, ends of transitions), and
@@ -58,6 +58,14 @@ impl PageWatch {
         self.changed.replace(false)
     }
 
+    /// Watches a shadow root the walk read: its changes do not reach the document's
+    /// observer.
+    pub fn observe(&self, root: &web_sys::ShadowRoot) {
+        if let Some(observer) = &self.observer {
+            let _ = observer.observe_with_options(root, &options());
+        }
+    }
+
     /// How many changes have been seen.
     pub fn version(&self) -> u64 {
         self.version.get()
@@ -104,13 +112,18 @@ fn observe(mark: impl Fn() + 'static) -> Option<MutationObserver> {
     let observer = MutationObserver::new(callback.as_ref().unchecked_ref()).ok()?;
     // The observer lives as long as the page; so does its callback.
     callback.forget();
+    observer.observe_with_options(&root, &options()).ok()?;
+    Some(observer)
+}
+
+/// Every kind of change, in the whole subtree.
+fn options() -> MutationObserverInit {
     let init = MutationObserverInit::new();
     init.set_subtree(true);
     init.set_child_list(true);
     init.set_attributes(true);
     init.set_character_data(true);
-    observer.observe_with_options(&root, &init).ok()?;
-    Some(observer)
+    init
 }
 
 /// Events after which the page may read differently though no node changed.

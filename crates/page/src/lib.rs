@@ -1,0 +1,141 @@
+//! The page as the page tools see it, and the browser side that reads and acts on it.
+//!
+//! This crate owns what crosses between a document and the agent: the [`Snapshot`] of a
+//! page (visible text by block, every interactive element with a stable number, the
+//! forms), the [`Act`]s the agent may do to a numbered element, and the pure decisions
+//! a walk needs (what [`hidden`] means, an element's [`role_of`]). On `wasm32` it also
+//! holds the walk itself ([`PageDomAdapter`]: the live DOM into a snapshot, and an act
+//! onto an element), so the same code serves the one-tag build, where the agent shares
+//! the page's window, and the extension, where the agent lives in the side panel and a
+//! small frame build of this crate (feature `frame`, `familiar_page.wasm`) answers it
+//! from each frame of the tab. The agent's side (the tools, their limits, what the
+//! model reads) is `familiar::tool::page`.
+
+mod role;
+mod visibility;
+
+#[cfg(target_arch = "wasm32")]
+mod act;
+#[cfg(target_arch = "wasm32")]
+mod dom;
+#[cfg(all(target_arch = "wasm32", feature = "frame"))]
+mod frame;
+#[cfg(target_arch = "wasm32")]
+mod watch;
+
+use serde::{Deserialize, Serialize};
+
+#[cfg(target_arch = "wasm32")]
+pub use dom::PageDomAdapter;
+pub use role::role_of;
+pub use visibility::{Appearance, Hidden, hidden};
+
+/// Where a block of text sits: what decides whether it is the page's content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Region {
+    /// Inside `main`, `article` or `role="main"`.
+    Main,
+    /// Navigation, banners, footers and asides: not what the page is about.
+    Boilerplate,
+    /// Anywhere else.
+    Other,
+}
+
+/// A run of visible text, as one paragraph, heading or list item.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    /// `Some(1..=6)` for a heading.
+    pub heading: Option<u8>,
+    pub text: String,
+    pub region: Region,
+}
+
+/// An interactive element as the model sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Control {
+    /// Its number: the same for the same element on every read.
+    pub id: u32,
+    /// `button`, `link`, `textbox`, `checkbox`, `radio`, `combobox`, …
+    pub role: String,
+    /// Its accessible name (label, `aria-label`, text, placeholder, …).
+    pub name: String,
+    /// What a field holds, or a list's chosen option.
+    pub value: Option<String>,
+    /// For checkboxes, radios and switches.
+    pub checked: Option<bool>,
+    pub disabled: bool,
+    /// Whether a person could see it (not hidden, not off-screen).
+    pub visible: bool,
+    /// A list's options, by their text.
+    pub options: Vec<String>,
+    /// Where a link leads (its resolved address).
+    pub href: Option<String>,
+    /// The number of the form it belongs to.
+    pub form: Option<u32>,
+}
+
+/// A form of the page: its fields are the controls whose `form` is its number.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Form {
+    /// Its number, from the same count as the controls'.
+    pub id: u32,
+    /// Its accessible name (`aria-label`, `name`, `id`, its first legend or heading).
+    pub name: String,
+    /// Where it is sent, and how (`get` or `post`).
+    pub action: String,
+    pub method: String,
+    pub visible: bool,
+}
+
+/// The page as it is now.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Snapshot {
+    pub title: String,
+    /// Visible text, in document order.
+    pub blocks: Vec<Block>,
+    /// Interactive elements, visible or not, in document order.
+    pub controls: Vec<Control>,
+    /// The page's forms, in document order.
+    pub forms: Vec<Form>,
+    /// The text the person has selected on the page (empty when none).
+    pub selection: String,
+    /// Where the page is: origin and path (no query, which may carry secrets).
+    pub location: String,
+    /// Whether the walk stopped before the end of a page too deep or too large to
+    /// read whole (what it read is here).
+    pub truncated: bool,
+    /// Counts the changes seen on the page (its content, fields, navigation); two
+    /// reads with the same count saw the same page.
+    pub version: u64,
+}
+
+/// What an action does to an element.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "act", content = "value", rename_all = "snake_case")]
+pub enum Act {
+    Click,
+    /// Replaces a field's text, firing `input` and `change`.
+    Fill(String),
+    /// Chooses the option with this text, firing `input` and `change`.
+    Select(String),
+    /// Checks or unchecks a checkbox (or checks a radio) as a click would.
+    Check(bool),
+    ScrollTo,
+    /// Outlines the element for a few seconds, for the person to see.
+    Highlight,
+}
+
+/// Cuts `text` to at most `max` characters, on a character boundary, marking the cut.
+pub fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", text.get(..end).unwrap_or(text)),
+        None => text.to_owned(),
+    }
+}
+
+/// Collapses runs of whitespace into one space and trims the ends.
+pub fn squash(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,36 @@
+//! `page`: the page tools over this window's own document (the one-tag build and
+//! `builtins: ["page"]` with no `page` bridge): the `familiar-page` walker, reading
+//! same-origin frames in place, behind [`PageDom`].
+
+use familiar_page::PageDomAdapter;
+use futures::future::LocalBoxFuture;
+
+use crate::tool::page::{Act, PageDom, Snapshot};
+
+/// This window's document, read and acted on in place.
+pub struct WindowPage(PageDomAdapter);
+
+impl Default for WindowPage {
+    fn default() -> Self {
+        Self(PageDomAdapter::new(true))
+    }
+}
+
+impl PageDom for WindowPage {
+    fn snapshot(&self) -> LocalBoxFuture<'_, Result<Snapshot, String>> {
+        Box::pin(std::future::ready(self.0.snapshot()))
+    }
+
+    fn last(&self) -> Option<Snapshot> {
+        self.0.snapshot().ok()
+    }
+
+    fn perform<'a>(&'a self, element: u32, act: &'a Act) -> LocalBoxFuture<'a, Result<(), String>> {
+        Box::pin(std::future::ready(self.0.perform(element, act)))
+    }
+
+    fn settle(&self) -> LocalBoxFuture<'static, ()> {
+        // Long enough for handlers a click schedules (a timeout, a promise) to run.
+        Box::pin(gloo_timers::future::TimeoutFuture::new(50))
+    }
+}
