@@ -1,8 +1,9 @@
 //! The guild council's rules for the local store: the Rust twin of the functions in
-//! `migrations/0010_guild_council.sql` (open, propose, scry, decide, tick), registered
-//! as the local store's `rpc` functions with the same checks in the same words. Each
-//! acts for the signed-in owner (the store's `sub`). The conformance suite plays both
-//! and compares; a change to a rule is made in both files.
+//! `migrations/0010_guild_council.sql` (open, propose, scry, decide, tick; scry's rule
+//! that a forecast is never rosier than the proposal is `0013_abuse_limits.sql`),
+//! registered as the local store's `rpc` functions with the same checks in the same
+//! words. Each acts for the signed-in owner (the store's `sub`). The conformance suite
+//! plays both and compares; a change to a rule is made in both files.
 
 use std::rc::Rc;
 
@@ -218,16 +219,46 @@ fn change_proposal(store: &LocalStore, id: i64, set: Map<String, Value>) -> Outc
         .ok_or_else(|| rule(format!("there is no proposal {id}")))
 }
 
+/// The first way `forecast` is rosier than `draft` (both checked deltas): a gain above
+/// the draft's, a cost below it, or a gain the draft did not hope for (the database's
+/// `rosier_forecast`, `migrations/0013_abuse_limits.sql`). `None` when it is not.
+fn rosier_forecast(draft: &Value, forecast: &Value) -> Option<String> {
+    // In the database's order, so both name the same resource first.
+    ["food", "gold", "influence", "morale"]
+        .into_iter()
+        .find_map(|name| {
+            let hoped = draft.get(name).and_then(Value::as_i64).unwrap_or(0);
+            let said = forecast.get(name).and_then(Value::as_i64).unwrap_or(0);
+            (said > hoped).then(|| match hoped {
+                1.. => format!(
+                    "the forecast gains {said} {name}, more than the {hoped} the council hoped for"
+                ),
+                ..0 => format!(
+                    "the forecast costs {} {name}, less than the {} the council counted",
+                    -said, -hoped
+                ),
+                0 => format!("the forecast gains {said} {name}, which the council never proposed"),
+            })
+        })
+}
+
+/// The oracle's forecast, never rosier than the proposal as it stands (the draft, or
+/// an earlier forecast): the page cannot make the oracle promise what the council
+/// never proposed.
 fn scry(store: &LocalStore, args: &Row) -> Outcome {
     acting_guild(store)?;
     let id = proposal_id(args)?;
-    pending_proposal(store, id)?;
-    let mut set = Map::new();
-    set.insert(
-        "predicted_delta".into(),
-        checked_delta(args.get("predicted_delta"))?,
-    );
+    let proposal = pending_proposal(store, id)?;
+    let forecast = checked_delta(args.get("predicted_delta"))?;
     let note = checked_text(args.get("risk_note"), "risk note", 300)?;
+    let draft = proposal.get("predicted_delta").unwrap_or(&Value::Null);
+    if let Some(rosier) = rosier_forecast(draft, &forecast) {
+        return Err(rule(format!(
+            "{rosier}; a forecast is never rosier than the proposal"
+        )));
+    }
+    let mut set = Map::new();
+    set.insert("predicted_delta".into(), forecast);
     set.insert("risk_note".into(), json!(note));
     change_proposal(store, id, set)
 }
@@ -340,4 +371,85 @@ fn tick(store: &LocalStore, args: &Row) -> Outcome {
     record.insert("pressures".into(), pressures.as_json());
     let record = insert(store, "guild_history", record)?;
     Ok(history_answer(record, true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::clock::{FixedClock, Instant};
+    use crate::store::Rpc;
+
+    fn call(store: &LocalStore, function: &str, args: Value) -> Outcome {
+        let Value::Object(args) = args else {
+            return Err(StoreError::Invalid("not an object".into()));
+        };
+        store.run_rpc(&Rpc {
+            function: function.into(),
+            args,
+        })
+    }
+
+    #[test]
+    fn a_page_cannot_forge_a_rosier_forecast_in_the_local_store() {
+        let clock = FixedClock(Instant {
+            epoch_ms: 0,
+            utc_offset_minutes: 0,
+        });
+        let store = super::super::local(Rc::new(clock), None).unwrap();
+        call(&store, "guild_open", json!({})).unwrap();
+        let hunt = json!({"title": "Hunt", "description": "In the marsh.",
+                          "predicted_delta": {"food": 30, "gold": -10}});
+        let made = call(&store, "guild_propose", json!({ "proposals": [hunt] })).unwrap();
+        let id = made[0]["id"].as_i64().unwrap();
+        let forged = json!({"proposal_id": id, "predicted_delta": {"food": 1000, "gold": -10},
+                            "risk_note": "Plenty."});
+        assert_eq!(
+            call(&store, "guild_scry", forged).unwrap_err().to_string(),
+            "the forecast gains 1000 food, more than the 30 the council hoped for; \
+             a forecast is never rosier than the proposal"
+        );
+        let fair = json!({"proposal_id": id, "predicted_delta": {"food": 22, "gold": -10},
+                          "risk_note": "Wolves."});
+        call(&store, "guild_scry", fair).unwrap();
+        call(
+            &store,
+            "guild_decide",
+            json!({"proposal_id": id, "accept": true}),
+        )
+        .unwrap();
+        let ticked = call(&store, "guild_tick", json!({"at_tick": 0})).unwrap();
+        assert_eq!(ticked["food"], json!(92), "80 + 22 forecast - 10 eaten");
+    }
+
+    fn refusal(draft: Value, forecast: Value) -> Option<String> {
+        rosier_forecast(&draft, &forecast)
+    }
+
+    #[test]
+    fn a_forecast_as_cautious_as_the_draft_or_more_is_taken() {
+        let hunt = json!({"food": 30, "gold": -10});
+        assert_eq!(refusal(hunt.clone(), hunt.clone()), None);
+        assert_eq!(
+            refusal(hunt.clone(), json!({"food": 22, "gold": -12, "morale": -1})),
+            None
+        );
+        assert_eq!(refusal(json!({}), json!({"gold": -5})), None);
+    }
+
+    #[test]
+    fn a_forecast_rosier_than_the_draft_is_named_in_the_databases_words() {
+        let hunt = json!({"food": 30, "gold": -10});
+        assert_eq!(
+            refusal(hunt.clone(), json!({"food": 1000, "gold": -10})).as_deref(),
+            Some("the forecast gains 1000 food, more than the 30 the council hoped for")
+        );
+        assert_eq!(
+            refusal(hunt.clone(), json!({"food": 22})).as_deref(),
+            Some("the forecast costs 0 gold, less than the 10 the council counted")
+        );
+        assert_eq!(
+            refusal(hunt, json!({"food": 22, "gold": -10, "morale": 5})).as_deref(),
+            Some("the forecast gains 5 morale, which the council never proposed")
+        );
+    }
 }
