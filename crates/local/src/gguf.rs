@@ -4,13 +4,40 @@
 //! Only the layout lives here: what the weights mean is [`crate::llama`]'s business,
 //! how a block of quantized weights decodes is [`crate::quant`]'s. Every offset and
 //! size read from the file is checked against its length, so a truncated or garbled
-//! file is an error, never a panic or an out-of-bounds read.
+//! file is an error, never a panic or an out-of-bounds read; and every allocation the
+//! header asks for is checked before it is made: a count against the bytes left (N
+//! items need N times their smallest encoding), the decoded header against a memory
+//! budget ([`Limits`]: a byte array costs a `Value` per byte once decoded), the tensor
+//! table against a count no model comes near. A hostile file is an error, never an
+//! out-of-memory abort, which in wasm would kill the worker.
 
 use std::collections::HashMap;
 use std::fmt;
 
 const MAGIC: &[u8; 4] = b"GGUF";
 const DEFAULT_ALIGNMENT: u64 = 32;
+/// Arrays inside arrays: real files nest none; the reader recurses, so it stops here.
+const MAX_DEPTH: u32 = 8;
+
+/// What a file may make the parser allocate beyond its own bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The decoded metadata and tensor table, in bytes of memory (values, strings,
+    /// arrays, map entries, names). Real models need a few MiB to a few tens (a
+    /// 150,000-token vocabulary with its merges is about 20 MiB).
+    pub header_memory: usize,
+    /// Tensors in the table. Real models have hundreds to a few thousand.
+    pub tensors: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            header_memory: 256 << 20,
+            tensors: 1 << 16,
+        }
+    }
+}
 
 /// A metadata value, as GGUF types it.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,6 +185,21 @@ pub enum GgufError {
         reason: &'static str,
     },
     DuplicateTensor(String),
+    /// Decoding `what` would take the header past [`Limits::header_memory`].
+    TooLarge {
+        what: &'static str,
+        at: u64,
+        limit: usize,
+    },
+    /// Arrays nested deeper than any real file's.
+    TooDeep {
+        at: u64,
+    },
+    /// More tensors than [`Limits::tensors`].
+    TooManyTensors {
+        count: u64,
+        limit: usize,
+    },
 }
 
 impl fmt::Display for GgufError {
@@ -183,6 +225,19 @@ impl fmt::Display for GgufError {
             GgufError::BadAlignment(a) => write!(f, "general.alignment {a} is not a power of two"),
             GgufError::BadTensor { name, reason } => write!(f, "tensor {name}: {reason}"),
             GgufError::DuplicateTensor(name) => write!(f, "tensor {name} appears twice"),
+            GgufError::TooLarge { what, at, limit } => write!(
+                f,
+                "GGUF header too large: {what} at byte {at} would take it past {} MiB of memory",
+                limit >> 20
+            ),
+            GgufError::TooDeep { at } => write!(
+                f,
+                "GGUF array at byte {at} is nested more than {MAX_DEPTH} deep"
+            ),
+            GgufError::TooManyTensors { count, limit } => write!(
+                f,
+                "GGUF file lists {count} tensors, more than the {limit} this reader accepts"
+            ),
         }
     }
 }
@@ -227,13 +282,38 @@ impl fmt::Debug for Gguf {
     }
 }
 
-/// A bounds-checked cursor over the file.
+/// A bounds-checked cursor over the file, with what is left of the memory budget.
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
+    budget: usize,
+    limit: usize,
 }
 
+/// A metadata map entry as the map holds it, doubled for the map's spare capacity.
+const ENTRY_COST: usize = 2 * (size_of::<(String, Value)>() + 1);
+/// A tensor as the parser holds it: its table row, the name's map entry and the row
+/// kept while offsets are checked.
+const TENSOR_COST: usize = size_of::<TensorInfo>()
+    + 2 * (size_of::<(String, usize)>() + 1)
+    + size_of::<(String, Vec<u64>, TensorKind, u64)>();
+
 impl<'a> Reader<'a> {
+    /// Takes `items × each` bytes from the budget, refusing what would overdraw it.
+    fn charge(&mut self, items: usize, each: usize, what: &'static str) -> Result<(), GgufError> {
+        match items.checked_mul(each) {
+            Some(cost) if cost <= self.budget => {
+                self.budget -= cost;
+                Ok(())
+            }
+            _ => Err(GgufError::TooLarge {
+                what,
+                at: self.at as u64,
+                limit: self.limit,
+            }),
+        }
+    }
+
     fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], GgufError> {
         let end = self.at.checked_add(n);
         match end.and_then(|end| self.bytes.get(self.at..end)) {
@@ -268,16 +348,18 @@ impl<'a> Reader<'a> {
     fn count(&mut self, min_item: usize, what: &'static str) -> Result<usize, GgufError> {
         let at = self.at as u64;
         let n = self.u64(what)?;
-        let left = (self.bytes.len() - self.at) as u64;
+        let left = self.bytes.len().saturating_sub(self.at) as u64;
         if n.saturating_mul(min_item.max(1) as u64) > left {
             return Err(GgufError::Truncated { what, at });
         }
-        Ok(n as usize)
+        usize::try_from(n).map_err(|_| GgufError::Truncated { what, at })
     }
 
+    /// A string, its bytes charged to the budget before they are copied.
     fn string(&mut self, what: &'static str) -> Result<String, GgufError> {
         let at = self.at as u64;
         let len = self.count(1, what)?;
+        self.charge(len, 1, what)?;
         let raw = self.take(len, what)?;
         String::from_utf8(raw.to_vec()).map_err(|_| GgufError::BadString { at })
     }
@@ -295,11 +377,8 @@ impl<'a> Reader<'a> {
             7 => Value::Bool(self.array::<1>(W)?[0] != 0),
             8 => Value::String(self.string(W)?),
             9 => {
-                if depth > 8 {
-                    return Err(GgufError::Truncated {
-                        what: "nested array",
-                        at: self.at as u64,
-                    });
+                if depth >= MAX_DEPTH {
+                    return Err(GgufError::TooDeep { at: self.at as u64 });
                 }
                 let elem = self.u32("array type")?;
                 let min = match elem {
@@ -311,6 +390,8 @@ impl<'a> Reader<'a> {
                     other => return Err(GgufError::UnknownValueType(other)),
                 };
                 let n = self.count(min, "array length")?;
+                // A byte in the file can be a whole `Value` in memory: pay first.
+                self.charge(n, size_of::<Value>(), "array")?;
                 let mut items = Vec::with_capacity(n);
                 for _ in 0..n {
                     items.push(self.value(elem, depth + 1)?);
@@ -326,11 +407,19 @@ impl<'a> Reader<'a> {
 }
 
 impl Gguf {
-    /// Parses a GGUF v2 or v3 file, checking every tensor's bytes lie inside it.
+    /// Parses a GGUF v2 or v3 file, checking every tensor's bytes lie inside it, within
+    /// the default [`Limits`].
     pub fn parse(bytes: Vec<u8>) -> Result<Gguf, GgufError> {
+        Gguf::parse_within(bytes, Limits::default())
+    }
+
+    /// [`Gguf::parse`] within these limits.
+    pub fn parse_within(bytes: Vec<u8>, limits: Limits) -> Result<Gguf, GgufError> {
         let mut r = Reader {
             bytes: &bytes,
             at: 0,
+            budget: limits.header_memory,
+            limit: limits.header_memory,
         };
         if r.take(4, "magic").map_err(|_| GgufError::NotGguf)? != MAGIC {
             return Err(GgufError::NotGguf);
@@ -341,8 +430,15 @@ impl Gguf {
         }
         // Smallest tensor info: 8 (name len) + 4 (n_dims) + 4 (type) + 8 (offset).
         let n_tensors = r.count(24, "tensor count")?;
+        if n_tensors > limits.tensors {
+            return Err(GgufError::TooManyTensors {
+                count: n_tensors as u64,
+                limit: limits.tensors,
+            });
+        }
         // Smallest key/value: 8 (key len) + 4 (type) + 1.
         let n_kv = r.count(13, "metadata count")?;
+        r.charge(n_kv, ENTRY_COST, "metadata count")?;
         let mut metadata = HashMap::with_capacity(n_kv);
         for _ in 0..n_kv {
             let key = r.string("metadata key")?;
@@ -355,9 +451,12 @@ impl Gguf {
             Some(a) if a > 0 && a <= 1 << 20 && (a as u64).is_power_of_two() => a as u64,
             Some(a) => return Err(GgufError::BadAlignment(a.clamp(0, u64::MAX as i128) as u64)),
         };
+        r.charge(n_tensors, TENSOR_COST, "tensor count")?;
         let mut raw = Vec::with_capacity(n_tensors);
         for _ in 0..n_tensors {
             let name = r.string("tensor name")?;
+            // The name is kept twice: in the table and as the map's key.
+            r.charge(name.len(), 1, "tensor name")?;
             let n_dims = r.u32("tensor dims")? as usize;
             if n_dims > 4 {
                 return Err(GgufError::BadTensor {
@@ -365,6 +464,7 @@ impl Gguf {
                     reason: "more than 4 dimensions",
                 });
             }
+            r.charge(n_dims, size_of::<u64>(), "tensor dims")?;
             let mut dims = Vec::with_capacity(n_dims);
             for _ in 0..n_dims {
                 dims.push(r.u64("tensor dim")?);
@@ -394,19 +494,28 @@ impl Gguf {
             {
                 return Err(bad("row length is not a whole number of blocks"));
             }
+            if !elements.is_multiple_of(kind.block_elements() as u64) {
+                return Err(bad("size is not whole blocks"));
+            }
             let len = kind
                 .bytes_for(elements)
-                .ok_or_else(|| bad("size is not whole blocks"))?;
+                .ok_or_else(|| bad("byte size overflows"))?;
             let start = data_start
                 .checked_add(offset)
                 .ok_or_else(|| bad("offset overflows"))?;
             let end = start
                 .checked_add(len)
                 .ok_or_else(|| bad("size overflows"))?;
-            if end > bytes.len() as u64 {
+            let (Ok(start), Ok(len)) = (usize::try_from(start), usize::try_from(len)) else {
                 return Err(GgufError::Truncated {
                     what: "tensor data",
                     at: start,
+                });
+            };
+            if end > bytes.len() as u64 {
+                return Err(GgufError::Truncated {
+                    what: "tensor data",
+                    at: start as u64,
                 });
             }
             if by_name.insert(name.clone(), tensors.len()).is_some() {
@@ -416,8 +525,8 @@ impl Gguf {
                 name,
                 dims,
                 kind,
-                start: start as usize,
-                len: len as usize,
+                start,
+                len,
             });
         }
         Ok(Gguf {
@@ -518,7 +627,7 @@ impl Gguf {
             name: &t.name,
             dims: &t.dims,
             kind: t.kind,
-            data: self.bytes.get(t.start..t.start + t.len)?,
+            data: self.bytes.get(t.start..t.start.checked_add(t.len)?)?,
         })
     }
 }
@@ -593,5 +702,7 @@ fn write_value(out: &mut Vec<u8>, value: &Value) {
     }
 }
 
+#[cfg(test)]
+mod hostile;
 #[cfg(test)]
 mod tests;
