@@ -143,7 +143,7 @@ export function mountChat(container, agent, options = {}) {
 
   agent.onApproval(({ call, description }) => new Promise((resolve) => {
     const args = argumentsOf(call);
-    const words = description ? `${description}.` : `Run ${call.name} with ${call.arguments}.`;
+    const words = visible(description ? `${description}.` : `Run ${call.name} with ${call.arguments}.`);
     const exact = exactly(call, args);
     const decide = (answer) => (event) => {
       if (!event.isTrusted) return; // a script cannot decide for the person
