@@ -104,7 +104,7 @@ function answerOf(turn) {
  * Builds the log, composer and approval cards into `container` (an element, or a
  * document's body) over `agent`, showing its conversation. Only trusted events (a
  * person's) send or decide. `options`, own only: `intro`, `placeholder`, `label`,
- * `onSend(text)`, `save(state)` (after each answer, `agent.saveState()`), `onCard()` (a
+ * `onSend(text)`, `save(state)` (after each send ends, `agent.saveState()`), `onCard()` (a
  * card waits: show the chat). Returns { element, say(text, kind), focus, restore, destroy }.
  */
 export function mountChat(container, agent, options = {}) {
@@ -174,12 +174,12 @@ export function mountChat(container, agent, options = {}) {
       waiting.remove();
       const failed = outcome.type === 'failed' || outcome.type === 'aborted';
       say(outcome.text ?? outcome.error ?? outcome.reason ?? '', failed ? 'assistant problem' : 'assistant');
-      await save();
     } catch (error) {
       waiting.remove();
       say(`Something went wrong: ${error?.message ?? error}`, 'problem');
     } finally {
       sendButton.disabled = false;
+      await save();
     }
   };
   sendButton.addEventListener('click', (event) => {
