@@ -5,6 +5,13 @@
 //! idempotency keys, so an action applied before the reload is not applied again
 //! (the ledger answers with its recorded result). What cannot be resumed faithfully
 //! is refused, saying why.
+//!
+//! A saved run is data: what it may do comes from the live session. Its observation's
+//! trigger, actor and boundaries are the live trigger's — the one the host gives
+//! again ([`Session::resume_with`]), or, for a person's chat turn, the chat trigger the
+//! session makes itself — never the saved ones, which a tampered save could widen or
+//! point at another actor. A run a host's trigger began resumes only with that
+//! trigger given again.
 
 use std::rc::Rc;
 
@@ -15,7 +22,7 @@ use super::turn::Place;
 use super::update::{Notice, Update};
 use super::{AppError, Session};
 use crate::compose::agent::Agent;
-use crate::run::{AgentRun, Outcome};
+use crate::run::{Actor, AgentRun, Boundaries, Observation, Outcome};
 
 /// The version of what [`SavedRun`] is written as; other versions are kept aside.
 const RUN_VERSION: u32 = 2;
@@ -107,7 +114,11 @@ impl Session {
             .filter_map(|id| match load_run(disk.storage, &disk.keys, id) {
                 Loaded::Missing => self.interrupted_supervision(id),
                 Loaded::Found(saved) => Some(Notice::Interrupted {
-                    refused: self.resumable(&saved).err().map(|e| e.to_string()),
+                    refused: self
+                        .resumable(&saved)
+                        .and_then(|_| self.live_trigger(&saved, None))
+                        .err()
+                        .map(|e| e.to_string()),
                     conversation: saved.conversation,
                     turn: saved.turn,
                     agent: saved.agent,
@@ -133,6 +144,50 @@ impl Session {
         self.agent_named(&saved.agent)
     }
 
+    /// The trigger a saved run resumes under: `given` (the host's, again), which must
+    /// be for the run's agent and of its event; else, for a person's chat turn, the
+    /// chat trigger (no actor, every action its tools allow, as any chat turn). A run
+    /// a host's trigger began cannot be resumed without it: its saved boundaries and
+    /// actor are not taken on trust.
+    fn live_trigger(
+        &self,
+        saved: &SavedRun<AgentRun>,
+        given: Option<Observation>,
+    ) -> Result<Observation, AppError> {
+        let stored = saved.run.observation();
+        let Some(given) = given else {
+            return if is_chat_turn(stored) {
+                Ok(Observation::chat(stored.subject.content.clone()))
+            } else {
+                Err(AppError::CannotResume(format!(
+                    "it began with the host's `{}` trigger; resume it with that trigger                      given again",
+                    stored.trigger.event
+                )))
+            };
+        };
+        let named = given.actor.name.trim();
+        let agent = {
+            let delegate = &self.inner.state.borrow().delegate;
+            (!named.is_empty())
+                .then(|| delegate.named(named))
+                .flatten()
+                .unwrap_or_else(|| delegate.default_agent())
+        };
+        if agent.name != saved.agent {
+            return Err(AppError::CannotResume(format!(
+                "the trigger given is for `{}`, the saved run is `{}`'s",
+                agent.name, saved.agent
+            )));
+        }
+        if given.trigger != stored.trigger {
+            return Err(AppError::CannotResume(format!(
+                "the trigger given is `{}`, the saved run began with `{}`",
+                given.trigger.event, stored.trigger.event
+            )));
+        }
+        Ok(given)
+    }
+
     pub(super) fn agent_named(&self, name: &str) -> Result<Rc<Agent>, AppError> {
         let agent = self.inner.state.borrow().delegate.named(name);
         agent.ok_or_else(|| {
@@ -143,9 +198,28 @@ impl Session {
     /// Drives the run a reload cut off in `conversation` to its end, in the same turn
     /// (reopened) with the same agent, pausing for approvals as any turn does. Actions
     /// applied before the reload are not applied again. Refused (with why) when there
-    /// is none, when it cannot be read or resumed faithfully, or when the
-    /// conversation went on since.
+    /// is none, when it cannot be read or resumed faithfully (a run a host's trigger
+    /// began: see [`Session::resume_with`]), or when the conversation went on since.
     pub async fn resume(&self, conversation: &str) -> Result<Outcome, AppError> {
+        self.resume_under(conversation, None).await
+    }
+
+    /// [`Session::resume`] for a run a host's trigger began, under `trigger`, that
+    /// trigger given again: the resumed run's actor and boundaries are its, never the
+    /// saved ones. Refused when it names another agent or another event.
+    pub async fn resume_with(
+        &self,
+        conversation: &str,
+        trigger: Observation,
+    ) -> Result<Outcome, AppError> {
+        self.resume_under(conversation, Some(trigger)).await
+    }
+
+    async fn resume_under(
+        &self,
+        conversation: &str,
+        trigger: Option<Observation>,
+    ) -> Result<Outcome, AppError> {
         let lock = {
             let mut state = self.inner.state.borrow_mut();
             if state.destroyed {
@@ -171,9 +245,15 @@ impl Session {
                 )));
             }
         };
-        let (turn, agent) = match (&saved, &supervised) {
-            (Some(saved), _) => (saved.turn, self.resumable(saved)?),
-            (None, Some(supervised)) => (supervised.turn, self.agent_named(&supervised.agent)?),
+        let (turn, agent, trigger) = match (&saved, &supervised) {
+            (Some(saved), _) => (
+                saved.turn,
+                self.resumable(saved)?,
+                Some(self.live_trigger(saved, trigger)?),
+            ),
+            (None, Some(supervised)) => {
+                (supervised.turn, self.agent_named(&supervised.agent)?, None)
+            }
             (None, None) => return Err(AppError::NotInterrupted(conversation.to_owned())),
         };
         let history = {
@@ -201,14 +281,16 @@ impl Session {
             conversation: conversation.to_owned(),
             turn,
         });
-        // What may run, and what the model is told, comes from the live agent and
-        // registry; the saved run is data (it may be stale, or tampered with).
+        // What may run, and what the model is told, comes from the live agent,
+        // registry and trigger; the saved run is data (it may be stale, or tampered
+        // with).
         let options = &self.inner.config.options;
-        let run = saved.map(|saved| {
+        let run = saved.zip(trigger).map(|(saved, trigger)| {
             saved
                 .run
                 .resumed(
                     agent.system.clone(),
+                    trigger,
                     self.catalogue(&agent),
                     history.clone(),
                 )
@@ -249,4 +331,15 @@ impl Session {
         disk.storage.remove(&supervision);
         Ok(())
     }
+}
+
+/// Whether `observation` is a person's chat message as the session makes one
+/// ([`Observation::chat`]): the only trigger a run resumes under with no host to give
+/// it again.
+fn is_chat_turn(observation: &Observation) -> bool {
+    let chat = Observation::chat(observation.subject.content.clone());
+    observation.trigger == chat.trigger
+        && observation.actor == Actor::default()
+        && observation.boundaries == Boundaries::default()
+        && !observation.subject.is_untrusted()
 }

@@ -1,28 +1,33 @@
 //! A run read back from storage (a reload cut it off) is data, not authority: what
-//! it may do comes from the live agent and registry, never from its saved record. A
-//! tampered or stale record cannot pre-approve a call, run a tool switched off since,
-//! or give the model instructions of its own.
+//! it may do comes from the live agent, registry and trigger, never from its saved
+//! record. A tampered or stale record cannot pre-approve a call, run a tool switched
+//! off since, act outside its trigger's boundaries or as another actor, or give the
+//! model instructions of its own.
 
-use super::{AgentRun, compose_system};
+use super::{AgentRun, Observation, compose_system};
 use crate::llm::message::{Message, Role};
 use crate::tool::ToolInfo;
 
 impl AgentRun {
-    /// The run to drive on after a reload: its instructions rebuilt from the agent's
-    /// `system` (the saved ones are dropped), its tools and their policies from the
-    /// live `catalogue` (the pending step's calls re-read from it, approvals given
-    /// before forgotten), any system text in its transcript demoted to quoted data,
-    /// and untrusted from here on (a saved run is text the person did not write). A
-    /// saved run keeps only its own messages: `history` gives back the conversation's
-    /// turns before it (as [`Conversation::context_before`] gives them).
+    /// The run to drive on after a reload: its observation (trigger, actor, subject,
+    /// boundaries) the live `trigger`'s, its instructions rebuilt from the agent's
+    /// `system` and that trigger (the saved ones are dropped), its tools and their
+    /// policies from the live `catalogue` (the pending step's calls re-read from it and
+    /// from the live boundaries, approvals given before forgotten), any system text in
+    /// its transcript demoted to quoted data, and untrusted from here on (a saved run
+    /// is text the person did not write). A saved run keeps only its own messages:
+    /// `history` gives back the conversation's turns before it (as
+    /// [`Conversation::context_before`] gives them).
     ///
     /// [`Conversation::context_before`]: super::interaction::Conversation::context_before
     pub fn resumed(
         mut self,
         system: impl Into<String>,
+        trigger: Observation,
         catalogue: Vec<ToolInfo>,
         history: Vec<Message>,
     ) -> Self {
+        self.observation = trigger;
         self.system = compose_system(system.into(), &self.observation, self.limits.planning);
         self.catalogue = catalogue;
         self.offered = self.offer(false);
