@@ -200,6 +200,8 @@ mod policy {
                 loyalty,
                 temperament: "gruff but loyal".into(),
             },
+            // The scenarios are the seed's NPC deciding alone: no one to ask.
+            npc: true,
         }
     }
 
@@ -566,6 +568,17 @@ fn in_the_pages_world_the_owner_s_agents_act_as_themselves_through_one_session()
         random: Rc::new(|| 0.5),
     };
     let session = Session::new(config, delegate);
+    // The owner approves each action their agents ask for (once a run has read
+    // another party's text), and the test keeps what was asked.
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let log = Rc::clone(&asked);
+    session.set_approver(Some(Rc::new(
+        move |pending: &familiar::app::PendingApproval| {
+            log.borrow_mut()
+                .push((pending.agent.clone(), pending.call.name.clone()));
+            Box::pin(async { familiar::app::Decision::Approve })
+        },
+    )));
     let tools = Rc::new(RefCell::new(Vec::new()));
     let sink = Rc::clone(&tools);
     session.on(move |update| {
@@ -622,4 +635,17 @@ fn in_the_pages_world_the_owner_s_agents_act_as_themselves_through_one_session()
     let votes =
         futures::executor::block_on(store.select(&Select::from("votes").eq("user_id", 1))).unwrap();
     assert_eq!(votes[0]["in_favour"], json!(true));
+    // The market check read only Mira's own rows and ran unasked; once the battle's
+    // look-ups had read names players wrote, each action waited for the owner.
+    let asked: Vec<(String, String)> = asked.borrow().clone();
+    let pair = |agent: &str, tool: &str| (agent.to_owned(), tool.to_owned());
+    assert_eq!(
+        asked,
+        [
+            pair("Dotty", "join_battle"),
+            pair("Brannoc", "join_battle"),
+            pair("Mira", "ignore_battle"),
+            pair("Dotty", "vote_on_proposal"),
+        ]
+    );
 }
