@@ -1,21 +1,39 @@
-// The extension's content script: starts the page assistant's widget (widget.js, from
-// the extension) on the page, in the content script's isolated world, where the page's
-// scripts cannot reach the agent and the extension's CSP ('wasm-unsafe-eval') lets its
-// WebAssembly run. Conversations are kept in the extension's storage, per site, not in
-// the site's localStorage: loaded before the agent starts, saved after every answer.
-// The model: offline (the rules model) unless the extension's options page saved one
-// ({ model: { url, model, stream } } in its storage).
-(async () => {
-  if (window.top !== window) return;
-  const key = `conversations:${location.origin}`;
-  const stored = await chrome.storage.local.get(['model', key]);
-  const { start } = await import(chrome.runtime.getURL('widget.js'));
-  await start({
-    base: chrome.runtime.getURL('/'),
-    model: stored.model,
-    namespace: 'familiar-extension',
-    persist: false,
-    load: () => stored[key],
-    save: (state) => chrome.storage.local.set({ [key]: state }),
+// The extension's content script, one per frame of every page: it reads and acts on
+// this frame's document when the assistant's side panel asks, and does nothing else.
+// It adds nothing to the page's DOM (an element it acts on is outlined for three
+// seconds), keeps no conversation, and answers only the extension's own pages: page
+// scripts live in another world and cannot message it. The reader (the familiar-page
+// crate's frame build, about 40 KB) is compiled the first time the panel asks, never
+// on a page the person does not use the assistant on.
+(() => {
+  let reader;
+  const frame = () => {
+    reader ??= import(chrome.runtime.getURL('frame/familiar_page.js')).then(async (module) => {
+      await module.default({ module_or_path: chrome.runtime.getURL('frame/familiar_page_bg.wasm') });
+      return new module.Frame();
+    });
+    return reader;
+  };
+
+  const answer = async (message) => {
+    switch (message.op) {
+      case 'ping':
+        return { ok: true, title: document.title };
+      case 'snapshot':
+        return { ok: true, snapshot: (await frame()).snapshot() };
+      case 'perform':
+        (await frame()).perform(message.element, message.act);
+        return { ok: true };
+      default:
+        return { error: `unknown request ${message.op}` };
+    }
+  };
+
+  chrome.runtime.onMessage.addListener((message, sender, respond) => {
+    // The side panel is an extension page: it has no tab. Another content script
+    // (another frame's, which the page could drive) has one and is not heard.
+    if (sender.id !== chrome.runtime.id || sender.tab || message?.to !== 'familiar-frame') return false;
+    answer(message).then(respond, (error) => respond({ error: String(error?.message ?? error) }));
+    return true;
   });
-})().catch((error) => console.error('Familiar page assistant:', error));
+})();
