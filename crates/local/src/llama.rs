@@ -7,6 +7,11 @@
 //! expects), RMSNorm, SwiGLU feed-forward; a final norm and the output head (or the
 //! token embedding, tied). The products are [`crate::quant`]'s; tokens and text are
 //! the tokenizer's.
+//!
+//! Every size the metadata claims is checked before it sizes an allocation: widths
+//! must be whole and non-zero, blocks must have their tensors in the file, and the
+//! window is shrunk to what [`KV_CACHE_BUDGET`] holds, so a hostile header is a
+//! [`ModelError::BadConfig`], never an out-of-memory abort in the worker.
 
 mod session;
 
@@ -15,6 +20,14 @@ pub use session::Session;
 use crate::gguf::{Gguf, TensorKind};
 use crate::quant;
 use std::fmt;
+
+/// The KV cache's memory for a whole window (every layer's f32 keys and values): the
+/// window shrinks to fit it. SmolLM2 takes 46 KiB a token, 377 MiB for its 8,192.
+pub const KV_CACHE_BUDGET: usize = 1 << 30;
+/// The smallest window worth running: a model whose cache cannot hold it is refused.
+const MIN_WINDOW: usize = 256;
+/// Tensors in one block (norms, attention, feed-forward).
+const TENSORS_PER_BLOCK: usize = 9;
 
 /// The shape of a model, from its metadata and checked against its tensors.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,7 +40,8 @@ pub struct Config {
     pub ffn: usize,
     pub rope_base: f32,
     pub rms_eps: f32,
-    /// The window this model runs with: the smaller of the asked and the trained.
+    /// The window this model runs with: the smaller of the asked and the trained,
+    /// and no more than [`KV_CACHE_BUDGET`] holds.
     pub context: usize,
 }
 
@@ -148,30 +162,34 @@ impl fmt::Debug for Model {
 
 impl Model {
     /// Checks the file is a llama-family model whose tensors fit its metadata, and runs
-    /// it with a window of `min(context, trained)` tokens.
+    /// it with a window of `min(context, trained)` tokens, or fewer when the KV cache
+    /// for that many would pass [`KV_CACHE_BUDGET`].
     pub fn load(gguf: Gguf, context: usize) -> Result<Model, ModelError> {
         let arch = gguf.str("general.architecture").unwrap_or("(none)");
         if arch != "llama" {
             return Err(ModelError::UnknownArchitecture(arch.to_string()));
         }
         let need = |key: &'static str| {
-            gguf.u64(key)
-                .map(|v| v as usize)
-                .ok_or(ModelError::MissingMetadata(key))
+            let v = gguf.u64(key).ok_or(ModelError::MissingMetadata(key))?;
+            size(key, v)
         };
         let dim = need("llama.embedding_length")?;
         let heads = need("llama.attention.head_count")?;
-        let kv_heads = gguf
-            .u64("llama.attention.head_count_kv")
-            .map_or(heads, |v| v as usize);
+        let kv_key = "llama.attention.head_count_kv";
+        let kv_heads = gguf.u64(kv_key).map_or(Ok(heads), |v| size(kv_key, v))?;
+        // Only ever the smaller of this and the asked: too large for memory is no harm.
         let trained = gguf
             .u64("llama.context_length")
-            .map_or(2048, |v| v as usize);
+            .map_or(2048, |v| usize::try_from(v).unwrap_or(usize::MAX));
         let embd = gguf
             .tensor("token_embd.weight")
             .ok_or_else(|| ModelError::MissingTensor("token_embd.weight".into()))?;
-        let config = Config {
-            vocab: embd.dims.get(1).copied().unwrap_or(0) as usize,
+        let vocab = size(
+            "token_embd.weight rows",
+            embd.dims.get(1).copied().unwrap_or(0),
+        )?;
+        let mut config = Config {
+            vocab,
             dim,
             layers: need("llama.block_count")?,
             heads,
@@ -181,7 +199,7 @@ impl Model {
             rms_eps: gguf
                 .f32("llama.attention.layer_norm_rms_epsilon")
                 .unwrap_or(1e-5),
-            context: context.min(trained).max(1),
+            context: 1,
         };
         let bad = |why: String| Err(ModelError::BadConfig(why));
         if heads == 0 || kv_heads == 0 || dim % heads != 0 || heads % kv_heads != 0 {
@@ -189,10 +207,29 @@ impl Model {
                 "{dim} wide with {heads} heads and {kv_heads} KV heads"
             ));
         }
+        if dim == 0 || config.ffn == 0 || vocab == 0 {
+            return bad(format!(
+                "{dim} wide, {} feed-forward, {vocab} tokens: none may be 0",
+                config.ffn
+            ));
+        }
+        // Each block is 9 tensors the file must hold: checked before a Vec is sized by it.
+        let tensors = gguf.tensors().count();
+        if config.layers.saturating_mul(TENSORS_PER_BLOCK) > tensors {
+            return bad(format!(
+                "{} blocks, but the file has {tensors} tensors",
+                config.layers
+            ));
+        }
+        let per_token = config
+            .layers
+            .checked_mul(config.kv_dim())
+            .and_then(|n| n.checked_mul(2 * size_of::<f32>()));
+        config.context = window(context, trained, per_token)?;
         let head_dim = config.head_dim();
         let rope_dims = gguf
             .u64("llama.rope.dimension_count")
-            .map_or(head_dim, |v| v as usize);
+            .map_or(head_dim, |v| usize::try_from(v).unwrap_or(usize::MAX));
         if rope_dims > head_dim || !rope_dims.is_multiple_of(2) {
             return bad(format!("rope over {rope_dims} of a head of {head_dim}"));
         }
@@ -254,6 +291,37 @@ impl Model {
     }
 }
 
+/// A size from the metadata, refused when this machine's `usize` cannot hold it (on
+/// wasm32, `as usize` would keep its low 32 bits and load a different model).
+fn size(key: &str, value: u64) -> Result<usize, ModelError> {
+    usize::try_from(value).map_err(|_| {
+        ModelError::BadConfig(format!("{key} of {value} is past this machine's memory"))
+    })
+}
+
+/// The window: the smaller of the `asked` and the `trained`, shrunk to the tokens whose
+/// keys and values (`per_token` bytes each; None when that overflows) fit
+/// [`KV_CACHE_BUDGET`]; refused when fewer than [`MIN_WINDOW`] (or the asked) fit.
+fn window(asked: usize, trained: usize, per_token: Option<usize>) -> Result<usize, ModelError> {
+    let wanted = asked.min(trained).max(1);
+    let fits = match per_token {
+        Some(0) => usize::MAX,
+        Some(bytes) => KV_CACHE_BUDGET / bytes,
+        None => 0,
+    };
+    let least = wanted.min(MIN_WINDOW);
+    if fits < least {
+        let needs = per_token.map_or("more memory than there is".into(), |bytes| {
+            format!("{} MiB", bytes.saturating_mul(least) >> 20)
+        });
+        return Err(ModelError::BadConfig(format!(
+            "a window of {least} tokens needs {needs} of KV cache, more than the {} MiB budget",
+            KV_CACHE_BUDGET >> 20
+        )));
+    }
+    Ok(wanted.min(fits))
+}
+
 fn matrix(gguf: &Gguf, name: &str, rows: usize, cols: usize) -> Result<Weight, ModelError> {
     let t = gguf
         .tensor(name)
@@ -292,5 +360,7 @@ fn vector(gguf: &Gguf, name: &str, len: usize) -> Result<Vec<f32>, ModelError> {
     Ok(out)
 }
 
+#[cfg(test)]
+mod hostile;
 #[cfg(test)]
 mod tests;

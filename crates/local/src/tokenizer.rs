@@ -6,6 +6,11 @@
 //! match llama.cpp's for the same file. Special tokens are matched literally only when
 //! asked ([`Tokenizer::encode_with_specials`]), so text a user types can never become
 //! control markup. The chat template ([`crate::template`]) decides what is markup.
+//!
+//! A vocabulary larger than any real one ([`MAX_TOKENS`], [`MAX_VOCABULARY_TEXT`]) is
+//! refused before it is copied: the tokenizer and the constraint's byte tries built
+//! from it cost many times its bytes, and a hostile file must not make the worker run
+//! out of memory.
 
 pub mod byte_level;
 mod letters;
@@ -22,6 +27,12 @@ const NORMAL: i32 = 1;
 const CONTROL: i32 = 3;
 const USER_DEFINED: i32 = 4;
 const BYTE: i32 = 6;
+
+/// Tokens a vocabulary may have: real ones have 32,000 to 262,144.
+pub const MAX_TOKENS: usize = 1 << 20;
+/// Bytes of all the tokens' text together: real ones have under 3 MiB. The
+/// constraint's tries take a node per byte, so this is what bounds them.
+pub const MAX_VOCABULARY_TEXT: usize = 8 << 20;
 
 /// Why a vocabulary could not become a tokenizer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,6 +132,9 @@ impl Tokenizer {
                 .map(|v| v.into_iter().map(str::to_string).collect::<Vec<_>>())
                 .ok_or(TokenizerError::Missing(key))
         };
+        if let Some(tokens) = g.strings("tokenizer.ggml.tokens") {
+            vocabulary_fits(&tokens)?;
+        }
         let tokens = strings("tokenizer.ggml.tokens")?;
         let merges = strings("tokenizer.ggml.merges")?;
         let types = match g.ints("tokenizer.ggml.token_type") {
@@ -154,6 +168,7 @@ impl Tokenizer {
     ) -> Result<Tokenizer, TokenizerError> {
         let pre_kind = Pre::from_name(Some(pre))
             .ok_or_else(|| TokenizerError::UnsupportedPre(pre.to_string()))?;
+        vocabulary_fits(&tokens)?;
         if tokens.is_empty() || u32::try_from(tokens.len()).is_err() {
             return Err(TokenizerError::BadVocabulary(format!(
                 "{} tokens",
@@ -461,5 +476,28 @@ struct Scratch {
     heap: BinaryHeap<std::cmp::Reverse<Candidate>>,
 }
 
+/// Refuses a vocabulary past [`MAX_TOKENS`] or [`MAX_VOCABULARY_TEXT`].
+fn vocabulary_fits<S: AsRef<str>>(tokens: &[S]) -> Result<(), TokenizerError> {
+    if tokens.len() > MAX_TOKENS {
+        return Err(TokenizerError::BadVocabulary(format!(
+            "{} tokens, more than the {MAX_TOKENS} this tokenizer accepts",
+            tokens.len()
+        )));
+    }
+    let text = tokens
+        .iter()
+        .fold(0usize, |sum, t| sum.saturating_add(t.as_ref().len()));
+    if text > MAX_VOCABULARY_TEXT {
+        return Err(TokenizerError::BadVocabulary(format!(
+            "{} MiB of token text, more than the {} MiB this tokenizer accepts",
+            text >> 20,
+            MAX_VOCABULARY_TEXT >> 20
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod hostile;
 #[cfg(test)]
 mod tests;

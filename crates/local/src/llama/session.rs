@@ -52,6 +52,16 @@ impl Session {
         &self.model
     }
 
+    /// Each layer's cache, keys then values: (values held, room reserved).
+    #[cfg(test)]
+    pub(super) fn cache_sizes(&self) -> Vec<(usize, usize)> {
+        self.keys
+            .iter()
+            .chain(&self.values)
+            .map(|c| (c.len(), c.capacity()))
+            .collect()
+    }
+
     /// The tokens whose keys and values the cache holds.
     pub fn tokens(&self) -> &[u32] {
         &self.tokens
@@ -181,6 +191,9 @@ fn attention(
     rope(&mut s.q, dim, hd, half, &s.rope);
     rope(&mut s.k, kv, hd, half, &s.rope);
     let start = keys.len() / kv;
+    let full = config.context * kv;
+    grow(keys, s.k.len(), full);
+    grow(values, s.v.len(), full);
     keys.extend_from_slice(&s.k);
     values.extend_from_slice(&s.v);
     s.attended.clear();
@@ -211,6 +224,16 @@ fn attention(
     model.matmul(&layer.o, &s.attended, &mut s.out)?;
     s.x.iter_mut().zip(&s.out).for_each(|(x, o)| *x += o);
     Ok(())
+}
+
+/// Makes room for `extra` more values, doubling as a Vec would but never past `full`
+/// (the whole window's), so the cache stays within the budget its window was sized by.
+fn grow(cache: &mut Vec<f32>, extra: usize, full: usize) {
+    let need = cache.len() + extra;
+    if need > cache.capacity() {
+        let target = need.max(cache.capacity() * 2).min(full.max(need));
+        cache.reserve_exact(target - cache.len());
+    }
 }
 
 /// `x += W_down · (silu(W_gate · norm(x)) ⊙ W_up · norm(x))`.
