@@ -247,7 +247,8 @@ impl Session {
                 Stop::AwaitingApproval(call) => call,
             };
             match self.decision(place, agent, &call, signal.clone()).await {
-                Some(Decision::Approve | Decision::ApproveAlways) => run.approve(&call.id),
+                // Approved as shown: the run refuses to run other arguments.
+                Some(Decision::Approve | Decision::ApproveAlways) => run.approve_as(&call),
                 Some(Decision::Deny { reason }) => run.deny(&call.id, &reason),
                 None => run.abort("stopped before it finished"),
             }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{
     AgentRun, Invocation, MAX_CALLS_PER_REPLY, MAX_RESULT_CHARS, NextStep, Phase, ToolResult,
-    context,
+    calls, context,
 };
 use crate::llm::message::{Message, ToolCall};
 use crate::run::event::{Decided, Event, Thought};
@@ -100,6 +100,7 @@ impl AgentRun {
                     approval: Approval::Auto,
                     timeout_ms: 0,
                     idempotency_key: None,
+                    approved: None,
                     call,
                 };
                 let reason = format!("at most {MAX_CALLS_PER_REPLY} calls per reply");
@@ -118,10 +119,15 @@ impl AgentRun {
                 approval: info.map_or(Approval::Auto, |t| t.approval),
                 timeout_ms: info.map_or(crate::tool::DEFAULT_TOOL_TIMEOUT_MS, |t| t.timeout_ms),
                 idempotency_key: None,
+                approved: None,
                 call,
             };
+            let invalid = || calls::invalid_arguments(&invocation.call, info);
             if invocation.kind != Some(ToolKind::Action) {
-                match self.data_refusal(&invocation, lookups_used_up) {
+                match self
+                    .data_refusal(&invocation, lookups_used_up)
+                    .or_else(invalid)
+                {
                     Some(error) => self.record(&mut act, &invocation, Err(error), 0),
                     None => {
                         // Unique per look-up turn: models reuse call ids across turns.
@@ -138,6 +144,10 @@ impl AgentRun {
             } else if let Some(reason) = self.refusal(&invocation, act.action.is_some()) {
                 refused_action = Some(invocation.call.name.clone());
                 self.refuse(&mut act, &invocation, reason);
+            } else if let Some(error) = invalid() {
+                // Refused before anyone is asked: a card never shows what cannot run.
+                refused_action = Some(invocation.call.name.clone());
+                self.record(&mut act, &invocation, Err(error), 0);
             } else {
                 let key = format!("{}/{}/{}", self.id, self.iterations, invocation.call.id);
                 self.decision = Some(invocation.call.clone());
@@ -356,15 +366,41 @@ impl AgentRun {
     }
 
     /// A person approved the pending call (the action, or a look-up whose tool asks
-    /// first): it runs next.
+    /// first) as the run asked for it: it runs next, with those arguments.
     pub fn approve(&mut self, call_id: &str) {
+        let pending = match &self.phase {
+            Phase::Act(act) => act
+                .data
+                .iter()
+                .chain(act.action.iter())
+                .find(|i| i.call.id == call_id)
+                .map(|i| i.call.clone()),
+            _ => None,
+        };
+        if let Some(call) = pending {
+            self.approve_as(&call);
+        }
+    }
+
+    /// A person approved `call` as they were shown it: the pending call of that id
+    /// runs next, and only with `call`'s arguments (compared as values when it runs:
+    /// other arguments are refused, not run).
+    pub fn approve_as(&mut self, call: &ToolCall) {
         let Phase::Act(act) = &mut self.phase else {
             return;
         };
-        if act.action.as_ref().is_some_and(|i| i.call.id == call_id) {
+        let call_id = call.id.as_str();
+        // What cannot be read cannot be approved (the run refuses it before asking).
+        let Some(arguments) = calls::arguments_of(call) else {
+            return;
+        };
+        let approved = Some(Box::new(arguments));
+        if let Some(action) = act.action.as_mut().filter(|i| i.call.id == call_id) {
             act.approved = true;
-        } else if act.data.iter().any(|i| i.call.id == call_id) {
+            action.approved = approved;
+        } else if let Some(look_up) = act.data.iter_mut().find(|i| i.call.id == call_id) {
             act.approved_data.push(call_id.to_owned());
+            look_up.approved = approved;
         } else {
             return;
         }
@@ -429,6 +465,7 @@ impl AgentRun {
         act.approved = false;
         act.approved_data.clear();
         for invocation in act.data.iter_mut().chain(act.action.iter_mut()) {
+            invocation.approved = None;
             self.relive(invocation);
         }
         for invocation in std::mem::take(&mut act.data) {

@@ -77,11 +77,13 @@ pub async fn drive_until(
         let step = match step {
             NextStep::Done(outcome) => return Stop::Done(outcome),
             NextStep::AwaitApproval(call) => {
+                // In plain words from the very arguments that will run, when the tool
+                // can say; else what the tool says it does.
                 let description = seams
                     .tools
-                    .description_of(&call.name)
-                    .filter(|d| !d.trim().is_empty())
-                    .map(str::to_owned);
+                    .describe(&call)
+                    .or_else(|| seams.tools.description_of(&call.name).map(str::to_owned))
+                    .filter(|d| !d.trim().is_empty());
                 emit(Event::ApprovalNeeded {
                     call: call.clone(),
                     description,
@@ -188,6 +190,10 @@ async fn timed_call(invocation: &Invocation, seams: &Seams<'_>) -> ToolResult {
     let started = seams.clock.now().epoch_ms;
     let call = &invocation.call;
     let work = async {
+        // Approved with other arguments than these: it does not run.
+        if let Some(error) = invocation.approval_broken() {
+            return Err(error);
+        }
         match (invocation.runs_on, seams.host) {
             (RunsOn::Page, _) => {
                 let cx = CallContext {

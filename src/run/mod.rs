@@ -10,6 +10,7 @@
 
 mod act;
 mod after_action;
+mod calls;
 mod context;
 mod conversation;
 pub mod driver;
@@ -124,15 +125,14 @@ pub struct Invocation {
     /// Stable across retries and resumes, and the id a host answers to; the ledger
     /// keys applied actions by it.
     pub idempotency_key: Option<String>,
+    /// The arguments a person approved it with (as values): when it runs, it runs
+    /// only with these (see [`Invocation::approval_broken`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved: Option<Box<Value>>,
 }
 
 read_fields!(Invocation {
-    call,
-    kind,
-    runs_on,
-    approval,
-    timeout_ms,
-    idempotency_key
+    call, kind, runs_on, approval, timeout_ms, idempotency_key, approved = default,
 });
 
 impl Invocation {
@@ -592,6 +592,8 @@ impl AgentRun {
             tool_calls,
             ..
         } = response;
+        // Read once, here: the transcript, the approval and the tool get the same calls.
+        let tool_calls = calls::normalized(tool_calls);
         self.reasoning = if reasoning.is_empty() {
             text.clone()
         } else {

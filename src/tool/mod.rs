@@ -382,10 +382,12 @@ impl ToolRegistry {
         self
     }
 
-    /// What `call` would do, in plain words, when its tool can say.
+    /// What `call` would do, in plain words, when its tool can say: read from the
+    /// arguments exactly as [`ToolRegistry::call`] reads them (repaired the same way),
+    /// so the words are about what will run.
     pub fn describe(&self, call: &ToolCall) -> Option<String> {
         let describer = self.describers.get(&call.name)?;
-        describer(&serde_json::from_str(&call.arguments).ok()?)
+        describer(&parse_arguments(&call.name, &call.arguments).ok()?)
     }
 
     /// Sets who must approve every action registered so far: an operator whose agent
@@ -507,7 +509,6 @@ where
     })
 }
 
-/// Parses the model's argument text; an empty string means no arguments.
 /// A call's arguments as JSON: empty means `{}`; broken JSON (a raw newline in a
 /// string, a missing brace) goes through the same repair as the model's other output
 /// before it is refused.
