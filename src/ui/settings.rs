@@ -424,7 +424,7 @@ fn proxy_field(model: &ModelSource) -> &'static str {
         return "model";
     };
     match model.validate() {
-        Err(SettingsError::Url(_)) => "model.url",
+        Err(SettingsError::Url(_) | SettingsError::PlainHttp(_)) => "model.url",
         Err(SettingsError::EmptyModel) => "model.name",
         Err(SettingsError::ContextTokens(_)) => "model.window",
         Err(SettingsError::HeaderName(_) | SettingsError::ProviderKey) => "model.header",

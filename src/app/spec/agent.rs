@@ -327,7 +327,7 @@ fn every_problem(settings: &ModelSettings) -> Vec<SettingsError> {
 /// The field of `config.model` a settings problem is about.
 fn field_of(error: &SettingsError) -> &'static str {
     match error {
-        SettingsError::Url(_) => "url",
+        SettingsError::Url(_) | SettingsError::PlainHttp(_) => "url",
         SettingsError::EmptyModel => "model",
         SettingsError::Temperature(_) => "temperature",
         SettingsError::MaxTokens => "maxTokens",

@@ -49,6 +49,12 @@ fn default_timeout_ms() -> u64 {
 pub enum SettingsError {
     #[error("the proxy URL must start with http:// or https:// and name a host, got `{0}`")]
     Url(String),
+    #[error(
+        "the proxy URL must use https:// (plain http:// only to this machine: localhost, \
+         127.0.0.0/8 or ::1), got `{0}`: over plain http anyone on the network reads the \
+         conversation and the proxy token, and can answer in the model's place"
+    )]
+    PlainHttp(String),
     #[error("the model name is empty")]
     EmptyModel,
     #[error("the temperature must be between 0 and 2, got {0}")]
@@ -123,11 +129,13 @@ impl ModelSettings {
 }
 
 fn validate_url(url: &str) -> Result<(), SettingsError> {
-    if is_web_url(url) {
-        Ok(())
-    } else {
-        Err(SettingsError::Url(url.trim().to_owned()))
+    if !is_web_url(url) {
+        return Err(SettingsError::Url(url.trim().to_owned()));
     }
+    if !crate::base::http::secure_or_loopback(url) {
+        return Err(SettingsError::PlainHttp(url.trim().to_owned()));
+    }
+    Ok(())
 }
 
 /// Whether `url` is an `http(s)://` address naming a host, without credentials or
@@ -228,6 +236,33 @@ mod tests {
                 matches!(settings.validate(), Err(SettingsError::Url(_))),
                 "{url}"
             );
+        }
+    }
+
+    #[test]
+    fn plain_http_is_refused_except_to_this_machine() {
+        for url in [
+            "http://example.com/v1",
+            "http://llm.example.com:4000",
+            "http://127.attacker.example/v1",
+            "http://10.0.0.5:4000/v1",
+            "http://example.com",
+        ] {
+            assert_eq!(
+                ModelSettings::new(url, "m").validate(),
+                Err(SettingsError::PlainHttp(url.to_owned())),
+                "{url}"
+            );
+        }
+        for url in [
+            "http://127.0.0.1:4000/v1",
+            "http://127.8.9.10/v1",
+            "http://localhost:4000",
+            "http://[::1]:4000/v1",
+            "https://x",
+            "https://llm.example.com/v1",
+        ] {
+            assert_eq!(ModelSettings::new(url, "m").validate(), Ok(()), "{url}");
         }
     }
 
