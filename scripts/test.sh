@@ -134,6 +134,7 @@ python3 scripts/scan-secrets.py dist pkg pkg-page pkg-extension
 
 step "end-to-end tests (Playwright, headless Chromium, release build)"
 mkdir -p "$log/e2e"
+node e2e/fixtures/frameworks/build.mjs # React, Vue, Svelte and Lit apps for e2e/frameworks.test.mjs
 for file in e2e/*.test.mjs; do
   node --test --test-reporter=spec "$file" 2>&1 | tee "$log/e2e/$(basename "$file" .test.mjs).log"
 done
