@@ -16,6 +16,9 @@ import { fileURLToPath } from 'node:url';
 import { useDist, watch } from './harness.mjs';
 
 const fixtures = resolve(fileURLToPath(new URL('.', import.meta.url)), 'fixtures', 'frameworks', 'dist');
+// scripts/test.sh builds them before the e2e suite; a run of this file alone builds
+// them when they are missing.
+if (!existsSync(join(fixtures, 'index.html'))) await import('./fixtures/frameworks/build.mjs');
 /** Tasks done by the assistant at least (the figure reached; raise it as it grows). */
 const FLOOR = 19;
 
@@ -538,5 +541,6 @@ test('the table of framework × task, and the number done held to the floor', ()
   const done = Object.values(outcomes).flatMap(Object.values).filter((o) => o.done).length;
   const total = Object.values(outcomes).flatMap(Object.values).length;
   console.log(`\nThe page assistant on framework fixtures: ${done} of ${total} tasks done\n${rows.join('\n')}\n`);
-  assert.ok(done >= FLOOR, `${done} of ${total} done, below the floor of ${FLOOR}`);
+  // The floor holds for the whole run (a run of a few tests by name prints its rows only).
+  if (Object.keys(outcomes).length === 8) assert.ok(done >= FLOOR, `${done} of ${total} done, below the floor of ${FLOOR}`);
 });
