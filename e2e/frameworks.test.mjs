@@ -1,12 +1,13 @@
 // The page assistant on apps built with real frameworks (e2e/fixtures/frameworks, built
 // by its build.mjs from React, Vue, Svelte and Lit off npm): TodoMVC in all four, a
-// two-step sign-up form (Vue), a searchable paged table (React) and a modal dialog
-// (Svelte). First a person does each task with Playwright's real input, so a failure
+// two-step sign-up form (Vue), a searchable paged table (React) and two modal dialogs
+// (Svelte's native <dialog>, Lit's drawn in its shadow root). First a person does each task with Playwright's real input, so a failure
 // below is the assistant's, not the fixture's. Then the one-tag assistant (pkg-page/)
 // does them: a scripted tool-calling model reads the page tools' results as a model
 // would and acts through them, a person clicking Allow on each card; the page's own DOM
 // says whether each task was done. The run ends with the table of framework × task, and
 // holds the number done to the floor reached (issue 40's baseline: 19 of 50).
+// FAMILIAR_FRAMEWORKS_LOG=1 prints each request's task and latest tool result.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -318,7 +319,7 @@ async function ask(panel, text) {
   while (Date.now() < deadline) {
     if (await card.count()) {
       try {
-        await card.first().getByRole('button', { name: 'Allow' }).click({ timeout: 3_000 });
+        await card.first().getByRole('button', { name: 'Allow', exact: true }).click({ timeout: 3_000 });
       } catch {
         const modal = await panel.page().evaluate(() => document.querySelector('dialog:modal')?.outerHTML.slice(0, 40));
         return { stuck: `Allow could not be clicked${modal ? `: the page's modal ${modal}… (showModal) makes the rest of the page inert, the assistant's panel with it` : ''}` };
@@ -341,7 +342,7 @@ async function abandon(tab, panel) {
   await tab.keyboard.press('Escape');
   const card = panel.getByRole('group', { name: 'Approval' });
   while (!(await panel.getByRole('button', { name: 'Send' }).isEnabled())) {
-    if (await card.count()) await card.first().getByRole('button', { name: 'Deny' }).click({ timeout: 3_000 });
+    if (await card.count()) await card.first().getByRole('button', { name: 'Deny', exact: true }).click({ timeout: 3_000 });
     else await tab.waitForTimeout(100);
   }
 }
