@@ -253,6 +253,7 @@ fn host_spawn(session: &Session, kind: ToolKind) -> Rc<RefCell<Vec<(String, Valu
         kind,
         approval: Approval::Auto,
         timeout_ms: 5_000,
+        author: None,
     };
     session
         .host_tools()
@@ -441,6 +442,7 @@ fn host_slow(session: &Session) -> Rc<RefCell<Vec<oneshot::Sender<Value>>>> {
         kind: ToolKind::Data,
         approval: Approval::Auto,
         timeout_ms: 600_000,
+        author: None,
     };
     session
         .host_tools()

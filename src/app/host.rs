@@ -7,6 +7,8 @@
 //! `function_call` / `function_result`), for an iframe, an extension port or a socket:
 //! each result is taken only from the target its call went to, under a request id no
 //! other target can guess; [`super::normalize_origin`] reads the origin an iframe is at.
+//! What a channel answers is another party's words unless the host says otherwise
+//! ([`HostTools::register_answered`]): reading it makes later actions ask.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -39,6 +41,10 @@ pub struct HostTool {
     pub kind: ToolKind,
     pub approval: Approval,
     pub timeout_ms: u64,
+    /// Who may have written its results, as the host says (`author` in
+    /// `registerTool`); unsaid, it depends on who answers: see [`HostTools::register`]
+    /// and [`HostTools::register_answered`].
+    pub author: Option<Author>,
 }
 
 /// Why a host tool could not be registered.
@@ -97,8 +103,30 @@ impl HostTools {
         Self::default()
     }
 
-    /// Adds (or replaces) a tool.
-    pub fn register(&self, tool: HostTool, handler: Handler) -> Result<(), HostToolError> {
+    /// Adds (or replaces) a tool the host answers with its own function. Unless the
+    /// tool names its author, its look-ups' results are another party's (a host's data
+    /// may carry what its players wrote) and its actions' results the host's own report
+    /// of what it did ([`Author::default_for`] its kind).
+    pub fn register(&self, mut tool: HostTool, handler: Handler) -> Result<(), HostToolError> {
+        tool.author.get_or_insert(Author::default_for(tool.kind));
+        self.insert(tool, handler)
+    }
+
+    /// Adds (or replaces) a tool whose calls another party answers over a channel (an
+    /// iframe, a port, a socket: see [`Channel::handler`]). Whatever its kind, its
+    /// results are that party's words unless the tool says [`Author::Own`]: reading one
+    /// makes the conversation's later actions ask, so a frame cannot put instructions
+    /// in an action's result and have the next action run on them unasked.
+    pub fn register_answered(
+        &self,
+        mut tool: HostTool,
+        handler: Handler,
+    ) -> Result<(), HostToolError> {
+        tool.author.get_or_insert(Author::Others);
+        self.insert(tool, handler)
+    }
+
+    fn insert(&self, tool: HostTool, handler: Handler) -> Result<(), HostToolError> {
         tool.check()?;
         self.tools
             .borrow_mut()
@@ -122,8 +150,7 @@ impl HostTools {
                 approval: tool.approval,
                 runs_on: RunsOn::Host,
                 timeout_ms: tool.timeout_ms,
-                // A host's look-ups may carry what its players wrote.
-                author: Author::default_for(tool.kind),
+                author: tool.author.unwrap_or_default(),
             })
             .collect()
     }
@@ -359,6 +386,7 @@ mod tests {
             kind: ToolKind::Action,
             approval: Approval::Auto,
             timeout_ms: 1_000,
+            author: None,
         }
     }
 

@@ -214,6 +214,17 @@ export interface ToolConfig<Args = any> {
   approval?: "auto" | "ask" | "ask_if_untrusted" | "deny";
   /** How long a call may take, 1 to 600000 ms. Default 30000. */
   timeoutMs?: number;
+  /**
+   * Who may have written the tool's results. `"others"`: another party's words (a
+   * player's post, a frame's answer), so once the conversation has read one, actions
+   * that are `"ask_if_untrusted"` ask first; `"own"`: only what your code or your
+   * world's rules produce, so reading one changes nothing. Default: `"others"` for a
+   * tool whose `handler` is something to post to (an iframe, a port: whoever answers
+   * there can write anything), and for a `"data"` function; `"own"` for an `"action"`
+   * function (your code's report of what it did). Say `"own"` for a frame or a port
+   * only when you control everything that can answer there.
+   */
+  author?: "own" | "others";
   handler: ToolHandler<Args>;
   /**
    * Required for an iframe's window (and refused for anything else): the origin the

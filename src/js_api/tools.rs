@@ -59,8 +59,10 @@ fn origin_of(tool: &JsValue, target: &JsValue) -> Result<Option<String>, JsValue
 #[wasm_bindgen]
 impl FamiliarAgent {
     /// Gives the agent a tool the page runs: `{name, description, parameters, kind,
-    /// approval, timeoutMs, handler}`, where `handler` is a function or a target to
-    /// post `function_call` messages to (with `origin` for an iframe's window).
+    /// approval, timeoutMs, author, handler}`, where `handler` is a function or a
+    /// target to post `function_call` messages to (with `origin` for an iframe's
+    /// window). A target's answers are another party's (`author: "others"`) unless the
+    /// tool says `author: "own"`.
     #[wasm_bindgen(js_name = registerTool)]
     pub fn register_tool(
         &self,
@@ -75,6 +77,9 @@ impl FamiliarAgent {
             .map_err(|problems| error(&spec::describe("registerTool has problems", &problems)))?;
         let handler_value = field(&tool, "handler");
         let name = host_tool.spec.name.clone();
+        // A function is the host page's own code; a target is another party (a frame,
+        // a port's other end), whose answers are its words unless `author` says `own`.
+        let answered = !handler_value.is_function();
         let (handler, posted) = if let Some(function) = handler_value.dyn_ref::<Function>() {
             if field(&tool, "origin").is_string() {
                 return Err(problem(
@@ -122,10 +127,13 @@ impl FamiliarAgent {
                 ),
             ));
         };
-        self.session
-            .host_tools()
-            .register(host_tool, handler)
-            .map_err(|e| error(&e.to_string()))?;
+        let host_tools = self.session.host_tools();
+        let registered = if answered {
+            host_tools.register_answered(host_tool, handler)
+        } else {
+            host_tools.register(host_tool, handler)
+        };
+        registered.map_err(|e| error(&e.to_string()))?;
         let mut posted_now = self.posted.borrow_mut();
         for posted in posted_now.iter_mut() {
             posted.tools.retain(|tool| *tool != name);

@@ -136,6 +136,7 @@ fn a_waiting_call_carries_the_tools_own_description_to_the_person_deciding() {
         kind: ToolKind::Action,
         approval: Approval::Ask,
         timeout_ms: 5_000,
+        author: None,
     };
     let handler = move |_: &str, _: Value| -> LocalBoxFuture<'static, _> {
         *count.borrow_mut() += 1;

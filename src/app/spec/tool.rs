@@ -5,11 +5,11 @@ use serde_json::Value;
 use super::{Fields, Problem};
 use crate::app::{HostTool, HostToolError};
 use crate::llm::ToolSpec;
-use crate::tool::{Approval, DEFAULT_TOOL_TIMEOUT_MS, ToolKind};
+use crate::tool::{Approval, Author, DEFAULT_TOOL_TIMEOUT_MS, ToolKind};
 
 /// `registerTool`'s description of a tool (its handler is the caller's business).
 pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
-    const KNOWN: [&str; 8] = [
+    const KNOWN: [&str; 9] = [
         "name",
         "description",
         "parameters",
@@ -18,6 +18,7 @@ pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
         "timeoutMs",
         "handler",
         "origin",
+        "author",
     ];
     let mut problems = Vec::new();
     let Some(mut f) = Fields::new(value, "tool", &mut problems, &KNOWN) else {
@@ -73,6 +74,19 @@ pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
             "expected the origin to post to, e.g. \"https://game.example\"",
         );
     }
+    // Unsaid: the registration decides by who answers (`HostTools::register`).
+    let author = match f.string("author").as_deref() {
+        None => None,
+        Some("own") => Some(Author::Own),
+        Some("others") => Some(Author::Others),
+        Some(other) => {
+            f.problem(
+                "author",
+                format!("expected \"own\" or \"others\", got \"{other}\""),
+            );
+            None
+        }
+    };
     let tool = HostTool {
         spec: ToolSpec {
             name,
@@ -82,6 +96,7 @@ pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
         kind,
         approval,
         timeout_ms,
+        author,
     };
     if let Err(error) = tool.check() {
         let field = match error {
@@ -113,9 +128,12 @@ mod tests {
         .unwrap();
         assert_eq!(tool.approval, Approval::Ask);
         assert_eq!(tool.timeout_ms, 2_000);
+        assert_eq!(tool.author, None, "unsaid: who answers decides");
+        let own = json!({"name": "spawn", "description": "Spawns.", "author": "own"});
+        assert_eq!(tool_from_value(&own).unwrap().author, Some(Author::Own));
         let problems = tool_from_value(&json!({
             "name": "", "kind": "magic", "approval": "maybe", "timeoutMs": -1,
-            "parameters": {"type": "array"}
+            "parameters": {"type": "array"}, "author": "me"
         }))
         .unwrap_err();
         let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
@@ -126,6 +144,7 @@ mod tests {
                 "tool.kind",
                 "tool.approval",
                 "tool.timeoutMs",
+                "tool.author",
                 "tool.name"
             ]
         );
