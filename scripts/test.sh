@@ -91,6 +91,9 @@ cargo clippy --quiet --workspace --all-targets -- -D warnings
 step "cargo clippy (wasm32) -D warnings"
 cargo clippy --quiet --workspace --all-targets --target wasm32-unknown-unknown -- -D warnings
 
+step "cargo clippy (wasm32, the extension's frame reader: crates/page with feature frame) -D warnings"
+cargo clippy --quiet -p familiar-page --target wasm32-unknown-unknown --features frame -- -D warnings
+
 step "cargo clippy (wasm32, headless: no ui feature) -D warnings"
 cargo clippy --quiet --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
 
@@ -101,6 +104,9 @@ done
 
 step "native tests"
 cargo test 2>&1 | tee "$log/native"
+
+step "the page reader's and the JSON reader's native tests (crates/page, crates/json)"
+cargo test -p familiar-page -p familiar-json 2>&1 | tee -a "$log/native"
 
 step "the local model's native tests (crates/local, release: its tests run real models)"
 cargo test --release -p familiar-local 2>&1 | tee -a "$log/native"

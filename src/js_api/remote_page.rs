@@ -16,6 +16,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use super::js::{field, message_of, to_js, to_json};
+use crate::base::json::from_value;
 use crate::tool::page::{Act, PageDom, Snapshot};
 
 /// Takes `page: {snapshot, perform, settle?}` out of `createAgent`'s config (functions
@@ -65,11 +66,13 @@ impl PageDom for RemotePage {
     fn snapshot(&self) -> LocalBoxFuture<'_, Result<Snapshot, String>> {
         Box::pin(async move {
             let value = settled("snapshot", self.snapshot.call0(&JsValue::NULL)).await?;
-            let read = match value.as_string() {
-                Some(text) => serde_json::from_str::<Snapshot>(&text).map_err(|e| e.to_string()),
-                None => to_json(&value)
-                    .and_then(|v| serde_json::from_value::<Snapshot>(v).map_err(|e| e.to_string())),
+            // Through the crate's one reader of values (`base::json`), so the
+            // snapshot's types add their fields and nothing of a second deserializer.
+            let value = match value.as_string() {
+                Some(text) => serde_json::from_str(&text).map_err(|e| e.to_string()),
+                None => to_json(&value),
             };
+            let read = value.and_then(|v| from_value::<Snapshot>(v).map_err(|e| e.to_string()));
             let snapshot = read.map_err(|e| format!("the page's snapshot is not readable: {e}"))?;
             *self.last.borrow_mut() = Some(snapshot.clone());
             Ok(snapshot)

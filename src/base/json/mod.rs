@@ -4,11 +4,10 @@
 //! Valid JSON passes through unchanged; nothing invalid is ever returned as valid.
 
 mod extract;
-pub mod fields;
-mod read;
 mod repair;
 pub mod schema;
-pub mod tagged;
+
+pub use familiar_json::{fields, tagged};
 
 use std::borrow::Cow;
 
@@ -17,7 +16,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use read::{ReadError, from_value};
+pub use familiar_json::{ReadError, Reader, from_value};
 pub use repair::{MAX_DEPTH, repair};
 
 /// Typed data from JSON text, read through a [`Value`] by [`from_value`]. Every type

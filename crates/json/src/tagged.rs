@@ -4,7 +4,7 @@
 //! type's deserializer once more, for `Content`; and even read through an externally
 //! tagged mirror, each struct variant keeps a derived visitor of its own (1 KB of wasm
 //! apiece). [`read_variants!`] writes the enum's `Deserialize` as a match on the tag,
-//! each variant's fields taken as [`read_fields!`](super::fields::read_fields) takes a
+//! each variant's fields taken as [`read_fields!`](crate::fields::read_fields) takes a
 //! struct's. `Serialize` stays derived with serde's attribute, so what is written does
 //! not change.
 
@@ -12,16 +12,17 @@
 /// listed by their tag: `"text" => Text { text }` (the fields as in `read_fields!`),
 /// `"act" => Act(Act)` (the rest of the object is the variant's body) and
 /// `"done" => Done {}` (a unit variant; other fields are ignored, as serde does).
+#[macro_export]
 macro_rules! read_variants {
     ($name:ident tag $tag:literal {
         $($variant_tag:literal => $variant:ident $body:tt),* $(,)?
     }) => {
         const _: () = {
-            use $crate::base::json::{ReadError, fields::Fields};
+            use $crate::{ReadError, fields::Fields};
 
             fn read(mut fields: Fields, tag: &str) -> Result<$name, ReadError> {
                 match tag {
-                    $($variant_tag => $crate::base::json::tagged::read_variants!(
+                    $($variant_tag => $crate::read_variants!(
                         @variant fields $name $variant $body
                     ),)*
                     other => Err(::serde::de::Error::unknown_variant(
@@ -51,14 +52,14 @@ macro_rules! read_variants {
     (@variant $fields:ident $name:ident $variant:ident {
         $($field:ident $(as $key:literal)? $(= $how:ident $(($default:path))?)?),* $(,)?
     }) => {{
-        let read = ($($crate::base::json::fields::read_fields!(
+        let read = ($($crate::read_fields!(
             @take $fields [$field $(as $key)?] $($how $(($default))?)?
         ),)*);
-        $crate::base::json::fields::read_fields!(@build $fields read [$name::$variant] $($field)*)
+        $crate::read_fields!(@build $fields read [$name::$variant] $($field)*)
     }};
 }
 
-pub(crate) use read_variants;
+pub use crate::read_variants;
 
 #[cfg(test)]
 mod tests {
@@ -144,7 +145,7 @@ mod tests {
     #[test]
     fn through_our_reader_an_error_names_the_field_serdes_derive_loses() {
         let refused = |input: Value| {
-            let error = crate::base::json::from_value::<Ours>(input).unwrap_err();
+            let error = crate::from_value::<Ours>(input).unwrap_err();
             (error.path(), error.to_string())
         };
         let cases = [

@@ -22,7 +22,7 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use super::read::{ReadError, Reader, unexpected};
+use crate::read::{ReadError, Reader, unexpected};
 
 /// Implements `Deserialize` for a struct whose fields are listed: `name` is required
 /// (an `Option` may be missing, as with serde), `name = default` takes the type's
@@ -38,28 +38,29 @@ use super::read::{ReadError, Reader, unexpected};
 /// function, each into an `Option` (the first error kept aside), and the struct is
 /// built from them in one match, so a failure drops what was read once instead of
 /// through a ladder of exits, one per field.
+#[macro_export]
 macro_rules! read_fields {
     ($name:ident deny_unknown { $($fields:tt)* }) => {
-        $crate::base::json::fields::read_fields!(@impl $name true { $($fields)* });
+        $crate::read_fields!(@impl $name true { $($fields)* });
     };
     ($name:ident { $($fields:tt)* }) => {
-        $crate::base::json::fields::read_fields!(@impl $name false { $($fields)* });
+        $crate::read_fields!(@impl $name false { $($fields)* });
     };
     // `#[serde(default)]` on the struct: a missing field is the struct's default's.
     ($name:ident default { $($field:ident $(as $key:literal)?),* $(,)? }) => {
         const _: () = {
-            use $crate::base::json::{ReadError, fields::Fields};
+            use $crate::{ReadError, fields::Fields};
 
             fn read(mut fields: Fields) -> Result<$name, ReadError> {
                 let base = <$name as ::core::default::Default>::default();
                 let read = ($(fields.take_or_value(
-                    $crate::base::json::fields::read_fields!(@key $field $(as $key)?),
+                    $crate::read_fields!(@key $field $(as $key)?),
                     base.$field,
                 ),)*);
-                $crate::base::json::fields::read_fields!(@build fields read [$name] $($field)*)
+                $crate::read_fields!(@build fields read [$name] $($field)*)
             }
 
-            $crate::base::json::fields::read_fields!(@deserialize $name);
+            $crate::read_fields!(@deserialize $name);
         };
     };
     (@impl $name:ident $deny:literal {
@@ -67,20 +68,20 @@ macro_rules! read_fields {
             $(= $how:ident $(($default:path))?)?),* $(,)?
     }) => {
         const _: () = {
-            use $crate::base::json::{ReadError, fields::Fields};
+            use $crate::{ReadError, fields::Fields};
 
             fn read(mut fields: Fields) -> Result<$name, ReadError> {
                 if $deny {
-                    fields.deny_unknown(&[$($crate::base::json::fields::read_fields!(@key $field $(as $key)?)),*])?;
+                    fields.deny_unknown(&[$($crate::read_fields!(@key $field $(as $key)?)),*])?;
                 }
                 let read = ($({
-                    $crate::base::json::fields::read_fields!(@alias fields [$field $(as $key)?] $($alias)?);
-                    $crate::base::json::fields::read_fields!(@take fields [$field $(as $key)?] $($how $(($default))?)?)
+                    $crate::read_fields!(@alias fields [$field $(as $key)?] $($alias)?);
+                    $crate::read_fields!(@take fields [$field $(as $key)?] $($how $(($default))?)?)
                 },)*);
-                $crate::base::json::fields::read_fields!(@build fields read [$name] $($field)*)
+                $crate::read_fields!(@build fields read [$name] $($field)*)
             }
 
-            $crate::base::json::fields::read_fields!(@deserialize $name);
+            $crate::read_fields!(@deserialize $name);
         };
     };
     // The struct's `Deserialize`: takes the object, reads it with the block's `read`.
@@ -110,27 +111,27 @@ macro_rules! read_fields {
     };
     (@alias $fields:ident [$($key:tt)*]) => {};
     (@alias $fields:ident [$($key:tt)*] $alias:literal) => {
-        $fields.alias($alias, $crate::base::json::fields::read_fields!(@key $($key)*))
+        $fields.alias($alias, $crate::read_fields!(@key $($key)*))
     };
     (@take $fields:ident [$($key:tt)*]) => {
-        $fields.take($crate::base::json::fields::read_fields!(@key $($key)*))
+        $fields.take($crate::read_fields!(@key $($key)*))
     };
     (@take $fields:ident [$($key:tt)*] default) => {
-        $fields.take_or($crate::base::json::fields::read_fields!(@key $($key)*), ::core::default::Default::default)
+        $fields.take_or($crate::read_fields!(@key $($key)*), ::core::default::Default::default)
     };
     (@take $fields:ident [$($key:tt)*] default($default:path)) => {
-        $fields.take_or($crate::base::json::fields::read_fields!(@key $($key)*), $default)
+        $fields.take_or($crate::read_fields!(@key $($key)*), $default)
     };
     (@take $fields:ident [$($key:tt)*] with($read:path)) => {
         $fields.take_with(
-            $crate::base::json::fields::read_fields!(@key $($key)*),
+            $crate::read_fields!(@key $($key)*),
             |value| $read(value),
             None,
         )
     };
     (@take $fields:ident [$($key:tt)*] with_default($read:path)) => {
         $fields.take_with(
-            $crate::base::json::fields::read_fields!(@key $($key)*),
+            $crate::read_fields!(@key $($key)*),
             |value| $read(value),
             Some(::core::default::Default::default),
         )
@@ -143,7 +144,7 @@ macro_rules! read_fields {
     };
 }
 
-pub(crate) use read_fields;
+pub use crate::read_fields;
 
 /// A struct's object, its fields taken out one by one; the first that did not read
 /// is kept as the struct's error.
@@ -226,12 +227,12 @@ impl Fields {
     /// The fields not taken yet, read as a `T` (serde's `flatten`, for the last field).
     pub fn take_rest<T: DeserializeOwned>(&mut self) -> Option<T> {
         let rest = Value::Object(std::mem::take(&mut self.object));
-        self.kept(super::from_value(rest), None)
+        self.kept(crate::from_value(rest), None)
     }
 
     /// What is left of the object, read as a `T` (the body of a newtype variant).
     pub fn rest<T: DeserializeOwned>(self) -> Result<T, ReadError> {
-        super::from_value(Value::Object(self.object))
+        crate::from_value(Value::Object(self.object))
     }
 
     /// An internally tagged enum's object (`{"type": "text", …}`): its fields and the
@@ -348,7 +349,7 @@ thread_local! {
 }
 
 /// The error [`Fields::refused`] gave as `message`, if it was the last.
-pub(super) fn refused_as(message: &str) -> Option<ReadError> {
+pub(crate) fn refused_as(message: &str) -> Option<ReadError> {
     let (said, error) = REFUSED.with(|slot| slot.borrow_mut().take())?;
     (said == message).then_some(error)
 }
@@ -356,7 +357,7 @@ pub(super) fn refused_as(message: &str) -> Option<ReadError> {
 /// The name under which [`Reader`] hands its [`Value`] over whole rather than visit
 /// it: a struct read by [`Fields`] takes the object it was given without copying it.
 /// Any other deserializer reads the value as serde does.
-pub(super) const HAND_OVER: &str = "$familiar::json::Value";
+pub(crate) const HAND_OVER: &str = "$familiar::json::Value";
 
 thread_local! {
     /// The value [`Reader`] hands over, until [`TakeValue`] takes it.
@@ -364,7 +365,7 @@ thread_local! {
 }
 
 /// Called by [`Reader`] for a newtype struct named [`HAND_OVER`].
-pub(super) fn hand_over<'de, V: Visitor<'de>>(
+pub(crate) fn hand_over<'de, V: Visitor<'de>>(
     value: Value,
     visitor: V,
 ) -> Result<V::Value, ReadError> {
@@ -422,7 +423,7 @@ mod tests {
     use serde::{Deserialize, Serialize};
     use serde_json::{Value, json};
 
-    use crate::base::json::{ReadError, from_value};
+    use crate::{ReadError, from_value};
 
     /// The struct as serde's derive reads it.
     #[derive(Debug, PartialEq, Serialize, Deserialize)]

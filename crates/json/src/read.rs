@@ -34,7 +34,7 @@ impl ReadError {
     }
 
     /// The error of the value at `key` of an object.
-    pub(super) fn at_key(self, key: &str) -> Self {
+    pub(crate) fn at_key(self, key: &str) -> Self {
         self.at(Segment::Key(key.to_owned()))
     }
 
@@ -78,7 +78,7 @@ impl de::Error for ReadError {
     /// back, with its path, when the message is its.
     fn custom<T: fmt::Display>(message: T) -> Self {
         let message = message.to_string();
-        match super::fields::refused_as(&message) {
+        match crate::fields::refused_as(&message) {
             Some(error) => error,
             None => serde_json::Error::custom(message).into(),
         }
@@ -150,7 +150,7 @@ pub fn from_value<T: de::DeserializeOwned>(value: Value) -> Result<T, ReadError>
 /// A [`Value`] to read from.
 pub struct Reader(pub Value);
 
-pub(super) fn unexpected(value: &Value) -> Unexpected<'_> {
+pub(crate) fn unexpected(value: &Value) -> Unexpected<'_> {
     match value {
         Value::Null => Unexpected::Unit,
         Value::Bool(b) => Unexpected::Bool(*b),
@@ -246,8 +246,8 @@ impl<'de> Deserializer<'de> for Reader {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, ReadError> {
-        if name == super::fields::HAND_OVER {
-            return super::fields::hand_over(self.0, visitor);
+        if name == crate::fields::HAND_OVER {
+            return crate::fields::hand_over(self.0, visitor);
         }
         visitor.visit_newtype_struct(self)
     }
