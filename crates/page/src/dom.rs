@@ -22,7 +22,8 @@ use web_sys::{
 
 use crate::watch::PageWatch;
 use crate::{
-    Act, Appearance, Block, Control, Form, Hidden, Region, Snapshot, clip, hidden, role_of, squash,
+    Act, Appearance, Block, Control, Form, Hidden, Region, Snapshot, clip, hidden, mask, role_of,
+    sensitive, squash,
 };
 
 /// Elements whose content is never page text.
@@ -76,6 +77,8 @@ const BLOCKS: [&str; 36] = [
 ];
 /// Longest accessible name kept.
 const NAME_LIMIT: usize = 200;
+/// Longest text of a `contenteditable` editor kept as its value.
+const EDITABLE_LIMIT: usize = 2_000;
 
 /// The document of this window, read and acted on for the page tools. Numbers are
 /// kept in a `WeakMap` on the elements themselves, so an element keeps its number
@@ -119,6 +122,7 @@ impl PageDomAdapter {
         snapshot.selection = selection(&window);
         snapshot.location = location(&window);
         snapshot.version = self.watch.version();
+        self.mark_focus(&window, &mut snapshot.controls);
         *self.last.borrow_mut() = Some(snapshot.clone());
         Ok(snapshot)
     }
@@ -175,6 +179,22 @@ impl PageDomAdapter {
         })
     }
 
+    /// Marks the control that has the keyboard focus (inside shadow roots too).
+    fn mark_focus(&self, window: &Window, controls: &mut [Control]) {
+        let mut active = window.document().and_then(|d| d.active_element());
+        while let Some(inner) = active
+            .as_ref()
+            .and_then(Element::shadow_root)
+            .and_then(|root| root.active_element())
+        {
+            active = Some(inner);
+        }
+        let elements = self.elements.borrow();
+        for control in controls {
+            control.focused = active.is_some() && elements.get(&control.id) == active.as_ref();
+        }
+    }
+
     fn all_connected(&self) -> bool {
         self.elements.borrow().values().all(|e| e.is_connected())
     }
@@ -186,7 +206,7 @@ impl PageDomAdapter {
         for control in &mut last.controls {
             if let Some(element) = elements.get(&control.id) {
                 let kind = element.get_attribute("type");
-                let (value, checked, options) = state(element, kind.as_deref());
+                let (value, checked, options) = state(element, kind.as_deref(), control.sensitive);
                 control.value = value;
                 control.checked = checked;
                 control.options = options;
@@ -392,7 +412,19 @@ impl Walk<'_> {
             return;
         }
         let id = self.adapter.number(element);
-        let (value, checked, options) = state(element, kind.as_deref());
+        let name = clip(&name(element, tag), NAME_LIMIT);
+        let typed = matches!(role, "textbox" | "searchbox" | "spinbutton" | "combobox")
+            && (matches!(tag, "input" | "textarea") || editable);
+        let secret = typed && {
+            let attr = |a: &str| element.get_attribute(a);
+            let words = format!(
+                "{name} {} {}",
+                element.id(),
+                attr("name").unwrap_or_default()
+            );
+            sensitive(kind.as_deref(), attr("autocomplete").as_deref(), &words).is_some()
+        };
+        let (value, checked, options) = state(element, kind.as_deref(), secret);
         let href = (tag == "a")
             .then(|| Reflect::get(element, &"href".into()).ok()?.as_string())
             .flatten();
@@ -404,7 +436,7 @@ impl Walk<'_> {
         self.controls.push(Control {
             id,
             role: role.into(),
-            name: clip(&name(element, tag), NAME_LIMIT),
+            name,
             value,
             checked,
             disabled: disabled(element),
@@ -412,6 +444,8 @@ impl Walk<'_> {
             options,
             href,
             form,
+            sensitive: secret,
+            focused: false,
         });
     }
 
@@ -433,8 +467,10 @@ impl Walk<'_> {
         .flatten()
         .find(|n| !n.is_empty())
         .unwrap_or_default();
+        let id = self.adapter.number(element);
+        self.found.insert(id, element.clone());
         self.forms.push(Form {
-            id: self.adapter.number(element),
+            id,
             name: clip(&name, NAME_LIMIT),
             // Attributes, not properties: a field named `action` shadows the property.
             action: attr("action")
@@ -516,7 +552,7 @@ fn region(tag: &str, role: Option<&str>, outer: Place) -> Region {
     }
 }
 
-fn appearance(window: &Window, element: &Element) -> Appearance {
+pub(super) fn appearance(window: &Window, element: &Element) -> Appearance {
     let style = window.get_computed_style(element).ok().flatten();
     let prop = |name: &str| {
         style
@@ -542,21 +578,33 @@ fn appearance(window: &Window, element: &Element) -> Appearance {
     }
 }
 
-/// Value, checked state and options of a control. A password is never read out.
-fn state(element: &Element, kind: Option<&str>) -> (Option<String>, Option<bool>, Vec<String>) {
+/// Value, checked state and options of a control. A sensitive field's value is
+/// never read out: only how long it is.
+fn state(
+    element: &Element,
+    kind: Option<&str>,
+    sensitive: bool,
+) -> (Option<String>, Option<bool>, Vec<String>) {
+    let text = |value: String| {
+        let value = if sensitive { mask(&value) } else { value };
+        (Some(value), None, Vec::new())
+    };
     if let Some(input) = element.dyn_ref::<HtmlInputElement>() {
         return match kind.map(str::to_ascii_lowercase).as_deref() {
             Some("checkbox" | "radio") => (None, Some(input.checked()), Vec::new()),
             Some("submit" | "button" | "reset" | "image") => (None, None, Vec::new()),
-            Some("password") => {
-                let set = !input.value().is_empty();
-                (set.then(|| "(a password is set)".into()), None, Vec::new())
-            }
-            _ => (Some(input.value()), None, Vec::new()),
+            _ => text(input.value()),
         };
     }
     if let Some(area) = element.dyn_ref::<HtmlTextAreaElement>() {
-        return (Some(area.value()), None, Vec::new());
+        return text(area.value());
+    }
+    if element
+        .get_attribute("contenteditable")
+        .is_some_and(|v| v != "false")
+    {
+        let content = element.text_content().unwrap_or_default();
+        return text(clip(&squash(&content), EDITABLE_LIMIT));
     }
     if let Some(select) = element.dyn_ref::<HtmlSelectElement>() {
         let options = options(select);

@@ -11,7 +11,9 @@
 //! from each frame of the tab. The agent's side (the tools, their limits, what the
 //! model reads) is `familiar::tool::page`.
 
+mod key;
 mod role;
+mod sensitive;
 mod visibility;
 
 #[cfg(target_arch = "wasm32")]
@@ -27,7 +29,9 @@ use serde::{Deserialize, Serialize};
 
 #[cfg(target_arch = "wasm32")]
 pub use dom::PageDomAdapter;
+pub use key::{KEYS, Key, key};
 pub use role::role_of;
+pub use sensitive::{Sensitive, mask, sensitive};
 pub use visibility::{Appearance, Hidden, hidden};
 
 /// Where a block of text sits: what decides whether it is the page's content.
@@ -73,6 +77,13 @@ pub struct Control {
     pub href: Option<String>,
     /// The number of the form it belongs to.
     pub form: Option<u32>,
+    /// A password, payment-card or one-time-code field: its value is masked
+    /// ([`mask`]) and only the person types into it.
+    #[serde(default)]
+    pub sensitive: bool,
+    /// Whether it has the keyboard focus.
+    #[serde(default)]
+    pub focused: bool,
 }
 
 /// A form of the page: its fields are the controls whose `form` is its number.
@@ -125,6 +136,15 @@ pub enum Act {
     ScrollTo,
     /// Outlines the element for a few seconds, for the person to see.
     Highlight,
+    /// Presses a key (a [`key`] name) on the element, with the browser's default
+    /// for it: Enter submits a field's form, Space and Enter click a button, Tab
+    /// moves the focus on.
+    Press(String),
+    /// Submits the form the element is (or is a field of), as its submit button would.
+    Submit,
+    DoubleClick,
+    /// Moves the pointer over the element (a menu that opens on hover opens).
+    Hover,
 }
 
 /// Cuts `text` to at most `max` characters, on a character boundary, marking the cut.

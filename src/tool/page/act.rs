@@ -1,8 +1,76 @@
-//! The page actions' rules: what an element must be for an action to run on it, the
-//! action in plain words, and what changed on the page after it ran.
+//! The page actions' rules: what an element must be for an action to run on it (a
+//! sensitive field is the person's to type into), the action in plain words, and
+//! what changed on the page after it ran, or that nothing did.
 
 use super::index::line;
-use super::{Act, Control, Snapshot, clip};
+use super::{Act, Control, Form, Snapshot, clip};
+use familiar_page::{KEYS, key, sensitive};
+
+/// What `act` on element `id` of `snapshot` will do, in plain words, once [`check`]
+/// (or, for [`Act::Submit`], the form's own checks) found it possible. `id` may
+/// name a form, or a field of one, for a submit.
+pub fn prepare(snapshot: &Snapshot, id: u32, act: &Act) -> Result<String, String> {
+    if *act != Act::Submit {
+        return check(snapshot, id, act).map(|control| describe(act, control));
+    }
+    let form = match snapshot.forms.iter().find(|f| f.id == id) {
+        Some(form) => form,
+        None => {
+            let control = check(snapshot, id, act)?;
+            let form = control
+                .form
+                .and_then(|f| snapshot.forms.iter().find(|g| g.id == f));
+            form.ok_or_else(|| {
+                format!(
+                    "element [{id}] ({} \"{}\") is not in a form: click its button instead",
+                    control.role,
+                    clip(&control.name, 60)
+                )
+            })?
+        }
+    };
+    if !form.visible {
+        return Err(format!(
+            "form [{}] is hidden: a person could not submit it, so neither may you",
+            form.id
+        ));
+    }
+    Ok(format!("Submit {}", form_words(form)))
+}
+
+/// `the form "order" [7] (post → /order)`.
+fn form_words(form: &Form) -> String {
+    let name = if form.name.is_empty() {
+        String::new()
+    } else {
+        format!("\"{}\" ", clip(&form.name, 60))
+    };
+    format!(
+        "the form {name}[{}] ({} → {})",
+        form.id,
+        form.method,
+        clip(&form.action, 120)
+    )
+}
+
+/// Refuses typing into `control` when it is sensitive: the person types a password,
+/// a card's details or a one-time code themselves.
+fn personal(control: &Control, what: &str, act: &Act) -> Result<(), String> {
+    if !control.sensitive {
+        return Ok(());
+    }
+    let kind = sensitive(None, None, &control.name).map_or(
+        "a password, a payment card's details or a one-time code",
+        |k| k.what(),
+    );
+    let after = match act {
+        Act::Press(_) => "; to send its form once they have, use submit",
+        _ => "",
+    };
+    Err(format!(
+        "{what} is a sensitive field ({kind}): the person types it themselves{after}"
+    ))
+}
 
 /// Finds element `id` in `snapshot` and checks that `act` can be done to it: it is
 /// still there, visible, enabled (scrolling to or highlighting a disabled element is
@@ -28,14 +96,28 @@ pub fn check<'a>(snapshot: &'a Snapshot, id: u32, act: &Act) -> Result<&'a Contr
     if control.disabled && !harmless {
         return Err(format!("{what} is disabled"));
     }
+    if matches!(act, Act::Fill(_) | Act::Press(_)) {
+        personal(control, &what, act)?;
+    }
     let role = control.role.as_str();
+    let aria_list = matches!(role, "combobox" | "listbox") && control.options.is_empty();
     match act {
+        Act::Press(name) if key(name).is_none() => {
+            let named: Vec<&str> = KEYS.iter().map(|(k, _)| *k).collect();
+            Err(format!(
+                "\"{}\" is not a key: press one of {}, or a single character",
+                clip(name, 20),
+                named.join(", ")
+            ))
+        }
         Act::Fill(_) if !matches!(role, "textbox" | "searchbox" | "spinbutton" | "combobox") => {
             Err(format!("{what} is not a text field: it cannot be filled"))
         }
         Act::Fill(_) if role == "combobox" && !control.options.is_empty() => {
             Err(format!("{what} is a list: use select_option"))
         }
+        // An ARIA list's options are read when it is opened.
+        Act::Select(_) if aria_list => Ok(control),
         Act::Select(option) => select(control, &what, option).map(|_| control),
         Act::Check(_) if !matches!(role, "checkbox" | "radio" | "switch") => {
             Err(format!("{what} is not a checkbox or radio button"))
@@ -90,6 +172,23 @@ pub fn describe(act: &Act, control: &Control) -> String {
         Act::Check(false) => format!("Uncheck {target}"),
         Act::ScrollTo => format!("Scroll the page to {target}"),
         Act::Highlight => format!("Highlight {target}"),
+        Act::Press(name) => {
+            let said = key(name).map_or_else(|| name.clone(), |k| k.key);
+            let said = if said == " " { "Space".into() } else { said };
+            format!("Press {} on {target}", quoted_key(&said))
+        }
+        Act::Submit => format!("Submit the form of {target}"),
+        Act::DoubleClick => format!("Double-click {target}"),
+        Act::Hover => format!("Move the pointer over {target}"),
+    }
+}
+
+/// A named key as it is (`Enter`), a character quoted (`"a"`).
+fn quoted_key(key: &str) -> String {
+    if key.chars().count() == 1 {
+        quoted(key)
+    } else {
+        key.to_owned()
     }
 }
 
@@ -102,16 +201,22 @@ fn quoted(text: &str) -> String {
 const NAMED: usize = 5;
 
 /// What changed between `before` and `after` an action on element `id`, in plain
-/// lines; one line saying nothing visible changed when nothing did.
+/// lines: the element's new state, a navigation, the title, where the focus went,
+/// other fields' new values, elements that appeared or disappeared, text that came
+/// or went; one line saying nothing changed on the page when nothing did.
 pub fn changes(before: &Snapshot, after: &Snapshot, id: u32) -> Vec<String> {
     let mut out = Vec::new();
-    let old = before.controls.iter().find(|c| c.id == id);
-    match (old, after.controls.iter().find(|c| c.id == id)) {
-        (Some(old), Some(new)) if old != new => {
-            out.push(format!("element now: {}", line(new, false)))
+    let find = |page: &'_ Snapshot, id: u32| page.controls.iter().find(|c| c.id == id).cloned();
+    match (find(before, id), find(after, id)) {
+        (Some(old), Some(new)) if !same(&old, &new) => {
+            out.push(format!("element now: {}", line(&new, false)))
         }
         (Some(_), None) => out.push(format!("element [{id}] is gone from the page")),
         _ => {}
+    }
+    let moved = before.location != after.location;
+    if moved {
+        out.push(format!("the page moved to {}", clip(&after.location, 200)));
     }
     if before.title != after.title {
         out.push(format!(
@@ -119,52 +224,111 @@ pub fn changes(before: &Snapshot, after: &Snapshot, id: u32) -> Vec<String> {
             clip(&after.title, 120)
         ));
     }
-    let appeared: Vec<&Control> = after
+    let focused = |page: &Snapshot| page.controls.iter().find(|c| c.focused).map(|c| c.id);
+    if let Some(now) = after.controls.iter().find(|c| c.focused)
+        && now.id != id
+        && focused(before) != Some(now.id)
+    {
+        out.push(format!("the focus moved to {}", line(now, false)));
+    }
+    let shown = |page: &Snapshot, id: u32| page.controls.iter().any(|c| c.id == id && c.visible);
+    let others: Vec<String> = after
         .controls
         .iter()
-        .filter(|c| c.visible && !before.controls.iter().any(|b| b.id == c.id && b.visible))
+        .filter(|c| c.visible && c.id != id)
+        .filter(|c| {
+            before
+                .controls
+                .iter()
+                .any(|b| b.id == c.id && b.visible && !same(b, c))
+        })
+        .map(|c| line(c, false))
         .collect();
-    if !appeared.is_empty() {
-        let named: Vec<String> = appeared.iter().take(NAMED).map(|c| line(c, true)).collect();
-        out.push(format!(
-            "{} element(s) appeared: {}",
-            appeared.len(),
-            named.join("; ")
-        ));
-    }
-    let gone = before
+    named(&mut out, "other element(s) now", &others);
+    let appeared: Vec<String> = after
         .controls
         .iter()
-        .filter(|b| b.visible && b.id != id)
-        .filter(|b| !after.controls.iter().any(|c| c.id == b.id && c.visible))
-        .count();
-    if gone > 0 {
-        out.push(format!("{gone} element(s) disappeared"));
-    }
-    let text: Vec<&str> = after
-        .blocks
-        .iter()
-        .filter(|a| !before.blocks.iter().any(|b| b.text == a.text))
-        .map(|a| a.text.as_str())
+        .filter(|c| c.visible && !shown(before, c.id))
+        .map(|c| line(c, true))
         .collect();
-    if !text.is_empty() {
-        let named: Vec<String> = text
+    named(&mut out, "element(s) appeared", &appeared);
+    if !moved {
+        let gone: Vec<String> = before
+            .controls
             .iter()
-            .take(NAMED)
-            .map(|t| format!("\"{}\"", clip(t, 120)))
+            .filter(|b| b.visible && b.id != id && !shown(after, b.id))
+            .map(|b| line(b, false))
             .collect();
-        out.push(format!("new text on the page: {}", named.join("; ")));
+        named(&mut out, "element(s) disappeared", &gone);
+    }
+    let new_text = texts(after, before);
+    if !new_text.is_empty() {
+        out.push(format!("new text on the page: {}", new_text.join("; ")));
+    }
+    let old_text = texts(before, after);
+    if !moved && !old_text.is_empty() {
+        out.push(format!("text gone from the page: {}", old_text.join("; ")));
     }
     if out.is_empty() {
-        out.push("nothing visible changed on the page".into());
+        // The count of changes, and the focus (its moves are told above), aside.
+        let unversioned = |page: &Snapshot| {
+            let mut page = Snapshot {
+                version: 0,
+                ..page.clone()
+            };
+            page.controls.iter_mut().for_each(|c| c.focused = false);
+            page
+        };
+        out.push(if unversioned(before) == unversioned(after) {
+            "nothing changed on the page".into()
+        } else {
+            "nothing changed on the page that a person would see".into()
+        });
     }
     out
+}
+
+/// Whether two reads of a control show the same (the focus aside: it is told apart).
+fn same(a: &Control, b: &Control) -> bool {
+    Control {
+        focused: b.focused,
+        ..a.clone()
+    } == *b
+}
+
+/// `N what: a; b; …`, the first [`NAMED`] of `lines` named, when there are any.
+fn named(out: &mut Vec<String>, what: &str, lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    let shown: Vec<&str> = lines.iter().take(NAMED).map(String::as_str).collect();
+    let more = lines.len().saturating_sub(NAMED);
+    let more = if more > 0 {
+        format!(" (and {more} more)")
+    } else {
+        String::new()
+    };
+    out.push(format!(
+        "{} {what}: {}{more}",
+        lines.len(),
+        shown.join("; ")
+    ));
+}
+
+/// The first [`NAMED`] blocks of text of `page` that `other` does not have, quoted.
+fn texts(page: &Snapshot, other: &Snapshot) -> Vec<String> {
+    page.blocks
+        .iter()
+        .filter(|a| !other.blocks.iter().any(|b| b.text == a.text))
+        .take(NAMED)
+        .map(|a| format!("\"{}\"", clip(&a.text, 120)))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::index::tests::control;
-    use super::super::{Block, Region};
+    use super::super::{Block, Form, Region};
     use super::*;
 
     fn form() -> Snapshot {
@@ -322,19 +486,192 @@ mod tests {
                 "element now: [1] textbox \"Email\" value=\"a@b.c\"",
                 "the page title is now \"Done\"",
                 "1 element(s) appeared: *[8] button \"Confirm\"",
-                "1 element(s) disappeared",
+                "1 element(s) disappeared: [2] link \"Help\"",
                 "new text on the page: \"Thanks!\"",
             ]
         );
         assert_eq!(
             changes(&before, &before, 1),
-            ["nothing visible changed on the page"]
+            ["nothing changed on the page"]
         );
         let mut clicked_away = form();
         clicked_away.controls.remove(0);
         assert_eq!(
             changes(&before, &clicked_away, 1),
             ["element [1] is gone from the page"]
+        );
+    }
+
+    fn login() -> Snapshot {
+        let mut user = control(1, "textbox", "Email");
+        user.form = Some(9);
+        let mut password = control(2, "textbox", "Password");
+        (password.sensitive, password.form) = (true, Some(9));
+        let mut code = control(3, "textbox", "Code");
+        code.sensitive = true;
+        let mut card = control(4, "textbox", "Card number");
+        card.sensitive = true;
+        let mut size = control(5, "combobox", "Size");
+        size.options = Vec::new();
+        Snapshot {
+            controls: vec![
+                user,
+                password,
+                code,
+                card,
+                size,
+                control(6, "button", "Help"),
+            ],
+            forms: vec![Form {
+                id: 9,
+                name: "login".into(),
+                action: "/session".into(),
+                method: "post".into(),
+                visible: true,
+            }],
+            location: "https://example.com/login".into(),
+            ..Snapshot::default()
+        }
+    }
+
+    #[test]
+    fn a_sensitive_field_is_never_typed_into_and_the_error_says_the_person_types_it() {
+        let page = login();
+        let refused = check(&page, 2, &Act::Fill("hunter2".into())).unwrap_err();
+        assert_eq!(
+            refused,
+            "element [2] (textbox \"Password\") is a sensitive field (a password): the \
+             person types it themselves"
+        );
+        let pressed = check(&page, 2, &Act::Press("Enter".into())).unwrap_err();
+        assert!(
+            pressed.contains("a sensitive field (a password)") && pressed.contains("use submit"),
+            "{pressed}"
+        );
+        assert!(
+            check(&page, 4, &Act::Fill("4111 1111 1111 1111".into()))
+                .unwrap_err()
+                .contains("(a payment card's details)")
+        );
+        // Its name says nothing: the kind is said in general.
+        assert!(
+            check(&page, 3, &Act::Press("1".into()))
+                .unwrap_err()
+                .contains("(a password, a payment card's details or a one-time code)")
+        );
+        // Looking at it, clicking into it and submitting its form are the person's to allow.
+        assert!(check(&page, 2, &Act::Click).is_ok());
+        assert!(check(&page, 2, &Act::Highlight).is_ok());
+        assert_eq!(
+            prepare(&page, 2, &Act::Submit).unwrap(),
+            "Submit the form \"login\" [9] (post → /session)"
+        );
+    }
+
+    #[test]
+    fn a_key_is_pressed_by_its_name_or_character_and_an_unknown_one_is_refused() {
+        let page = login();
+        assert_eq!(
+            prepare(&page, 1, &Act::Press("enter".into())).unwrap(),
+            "Press Enter on the textbox \"Email\" [1]"
+        );
+        assert_eq!(
+            prepare(&page, 6, &Act::Press("Space".into())).unwrap(),
+            "Press Space on the button \"Help\" [6]"
+        );
+        assert_eq!(
+            prepare(&page, 1, &Act::Press("a".into())).unwrap(),
+            "Press \"a\" on the textbox \"Email\" [1]"
+        );
+        let unknown = check(&page, 1, &Act::Press("Ctrl+Alt+Del".into())).unwrap_err();
+        assert!(
+            unknown.starts_with("\"Ctrl+Alt+Del\" is not a key: press one of Enter, Escape, Tab")
+                && unknown.ends_with("or a single character"),
+            "{unknown}"
+        );
+        assert_eq!(
+            prepare(&page, 6, &Act::DoubleClick).unwrap(),
+            "Double-click the button \"Help\" [6]"
+        );
+        assert_eq!(
+            prepare(&page, 6, &Act::Hover).unwrap(),
+            "Move the pointer over the button \"Help\" [6]"
+        );
+    }
+
+    #[test]
+    fn a_submit_names_the_form_a_field_or_the_form_number_leads_to() {
+        let mut page = login();
+        assert_eq!(
+            prepare(&page, 9, &Act::Submit).unwrap(),
+            "Submit the form \"login\" [9] (post → /session)"
+        );
+        assert!(
+            prepare(&page, 6, &Act::Submit)
+                .unwrap_err()
+                .contains("is not in a form")
+        );
+        assert!(
+            prepare(&page, 77, &Act::Submit)
+                .unwrap_err()
+                .contains("not on the page")
+        );
+        page.forms[0].visible = false;
+        assert!(
+            prepare(&page, 1, &Act::Submit)
+                .unwrap_err()
+                .contains("form [9] is hidden")
+        );
+    }
+
+    #[test]
+    fn an_aria_list_takes_select_option_before_its_options_are_shown() {
+        let page = login();
+        assert_eq!(
+            prepare(&page, 5, &Act::Select("Large".into())).unwrap(),
+            "Choose \"Large\" in the combobox \"Size\" [5]"
+        );
+        // A native list still names its options.
+        assert!(check(&form(), 3, &Act::Select("Huge".into())).is_err());
+    }
+
+    #[test]
+    fn the_report_names_a_navigation_the_focus_other_values_and_text_gone() {
+        let before = form();
+        let mut after = form();
+        after.location = "https://example.com/next".into();
+        after.blocks.clear();
+        let moved = changes(&before, &after, 2);
+        assert_eq!(
+            moved,
+            ["the page moved to https://example.com/next"],
+            "a navigation does not list everything the old page had"
+        );
+        let mut after = form();
+        after.controls[1].focused = true;
+        after.controls[2].value = Some("Large".into());
+        after.blocks[0].text = "Your order: 2 items".into();
+        assert_eq!(
+            changes(&before, &after, 1),
+            [
+                "the focus moved to [2] link \"Help\"",
+                "1 other element(s) now: [3] combobox \"Size\" value=\"Large\" options=[Small | Large]",
+                "new text on the page: \"Your order: 2 items\"",
+                "text gone from the page: \"Your order\"",
+            ]
+        );
+        // The acted-on field taking the focus is no news.
+        let mut focused = form();
+        focused.controls[0].focused = true;
+        assert_eq!(
+            changes(&before, &focused, 1),
+            ["nothing changed on the page"]
+        );
+        let mut unseen = form();
+        unseen.controls[5].name = "Delete everything".into();
+        assert_eq!(
+            changes(&before, &unseen, 1),
+            ["nothing changed on the page that a person would see"]
         );
     }
 }

@@ -66,7 +66,10 @@ pub fn line(control: &Control, new: bool) -> String {
         clip(&control.name, MAX_LABEL)
     );
     if let Some(value) = &control.value {
-        out.push_str(&format!(" value=\"{}\"", clip(value, MAX_LABEL)));
+        out.push_str(&format!(
+            " value=\"{}\"",
+            clip(&shown(control, value), MAX_LABEL)
+        ));
     }
     match control.checked {
         Some(true) => out.push_str(" checked"),
@@ -95,6 +98,18 @@ pub fn line(control: &Control, new: bool) -> String {
     out
 }
 
+/// A field's value as the model may read it: a sensitive field's masked (the walk
+/// masks it already; a page bridged from elsewhere is not trusted to).
+fn shown(control: &Control, value: &str) -> String {
+    let masked = value == "(empty)"
+        || (value.starts_with("(sensitive: ") && value.ends_with(" set)") && value.len() < 40);
+    if control.sensitive && !masked {
+        familiar_page::mask(value)
+    } else {
+        value.to_owned()
+    }
+}
+
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
@@ -111,6 +126,8 @@ pub(super) mod tests {
             options: Vec::new(),
             href: None,
             form: None,
+            sensitive: false,
+            focused: false,
         }
     }
 
@@ -136,6 +153,22 @@ pub(super) mod tests {
             line(&list, false)
                 .ends_with("options=[1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10] (+2 more)")
         );
+    }
+
+    #[test]
+    fn a_sensitive_fields_value_is_never_listed_only_its_length() {
+        let mut password = control(6, "textbox", "Password");
+        password.sensitive = true;
+        password.value = Some("hunter2".into());
+        assert_eq!(
+            line(&password, false),
+            "[6] textbox \"Password\" value=\"(sensitive: 7 characters set)\""
+        );
+        password.value = Some("(empty)".into());
+        assert!(line(&password, false).ends_with("value=\"(empty)\""));
+        let mut email = control(7, "textbox", "Email");
+        email.value = Some("(sensitive: 3 characters set)".into());
+        assert!(line(&email, false).contains("(sensitive: 3"));
     }
 
     #[test]

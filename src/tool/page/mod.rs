@@ -18,6 +18,7 @@
 //! [`Approval::Ask`]: crate::tool::Approval::Ask
 
 mod act;
+mod actions;
 mod forms;
 mod index;
 mod overview;
@@ -30,12 +31,13 @@ pub use familiar_page::{
     Act, Appearance, Block, Control, Form, Hidden, Region, Snapshot, clip, hidden, squash,
 };
 
-pub use act::{changes, check, describe};
+pub use act::{changes, check, describe, prepare};
+pub use actions::ACTIONS;
 pub use forms::{forms, links};
 pub use index::{ElementIndex, role_of};
 pub use overview::{COMMANDS, rules};
 pub use read::{find, outline, readable, summary};
-pub use tools::{ACTIONS, LOOKUPS, READ_LIMIT, register};
+pub use tools::{LOOKUPS, READ_LIMIT, register};
 
 /// The browser behind the page tools: the page's window, or a tab's frames reached
 /// over messaging; either way a read or an act may wait.

@@ -1,0 +1,275 @@
+//! The page actions as the registry offers them: ten actions on an element by its
+//! number (click, fill, select_option, check, scroll_to, highlight, press, submit,
+//! double_click, hover), each asking a person first, each checked against the page
+//! before it runs and reporting what changed after. Their arguments' schemas are
+//! written down as schemars derives them (a test in `tools` holds them equal).
+
+use std::rc::Rc;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::{Act, PageDom, Snapshot, changes, prepare};
+use crate::base::json::fields::read_fields;
+use crate::base::json::schema::written;
+use crate::tool::{ToolKind, ToolRegistry};
+
+/// The actions' names.
+pub const ACTIONS: [&str; 10] = [
+    "click",
+    "fill",
+    "select_option",
+    "check",
+    "scroll_to",
+    "highlight",
+    "press",
+    "submit",
+    "double_click",
+    "hover",
+];
+
+/// The longest text `fill` types.
+pub(super) const FILL_LIMIT: usize = 5_000;
+
+/// [`ElementArgs`]'s schema as schemars derives it (a test holds them equal).
+const ELEMENT_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"}},"required":["element"],"type":"object"}"#;
+
+#[derive(Debug, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ElementArgs {
+    /// The element's number from page_elements.
+    element: u32,
+}
+
+read_fields!(ElementArgs deny_unknown { element });
+
+/// [`FillArgs`]'s schema as schemars derives it (a test holds them equal).
+const FILL_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"},"text":{"description":"The text the field should hold (replaces what it holds).","type":"string"}},"required":["element","text"],"type":"object"}"#;
+
+#[derive(Debug, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FillArgs {
+    /// The element's number from page_elements.
+    element: u32,
+    /// The text the field should hold (replaces what it holds).
+    text: String,
+}
+
+read_fields!(FillArgs deny_unknown { element, text });
+
+/// [`SelectArgs`]'s schema as schemars derives it (a test holds them equal).
+const SELECT_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"},"option":{"description":"The option's text, as page_elements lists it.","type":"string"}},"required":["element","option"],"type":"object"}"#;
+
+#[derive(Debug, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct SelectArgs {
+    /// The element's number from page_elements.
+    element: u32,
+    /// The option's text, as page_elements lists it.
+    option: String,
+}
+
+read_fields!(SelectArgs deny_unknown { element, option });
+
+/// [`CheckArgs`]'s schema as schemars derives it (a test holds them equal).
+const CHECK_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"checked":{"description":"true to check, false to uncheck.","type":"boolean"},"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"}},"required":["element","checked"],"type":"object"}"#;
+
+#[derive(Debug, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CheckArgs {
+    /// The element's number from page_elements.
+    element: u32,
+    /// true to check, false to uncheck.
+    checked: bool,
+}
+
+read_fields!(CheckArgs deny_unknown { element, checked });
+
+/// [`PressArgs`]'s schema as schemars derives it (a test holds them equal).
+const PRESS_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"},"key":{"description":"Enter, Escape, Tab, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, Home, End, Space, Backspace, Delete, PageUp, PageDown, or one character.","type":"string"}},"required":["element","key"],"type":"object"}"#;
+
+#[derive(Debug, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct PressArgs {
+    /// The element's number from page_elements.
+    element: u32,
+    /// Enter, Escape, Tab, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, Home, End, Space, Backspace, Delete, PageUp, PageDown, or one character.
+    key: String,
+}
+
+read_fields!(PressArgs deny_unknown { element, key });
+
+#[derive(Debug, Serialize)]
+struct Done {
+    done: String,
+    changes: Vec<String>,
+}
+
+/// Adds the actions over `dom`.
+pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom>) {
+    act_tool(
+        registry,
+        dom,
+        "click",
+        "Clicks an element of the page (a button, a link, a tab, a menu item, …) by its number.",
+        ELEMENT_SCHEMA,
+        |a: ElementArgs| Ok((a.element, Act::Click)),
+    );
+    act_tool(
+        registry,
+        dom,
+        "fill",
+        "Types text into a field of the page by its number (an input, a textarea, a contenteditable editor), replacing what it holds, with the events a person's typing fires (frameworks' controlled inputs hear them). Never into a sensitive field (a password, a payment card's details, a one-time code): the person types those.",
+        FILL_SCHEMA,
+        |a: FillArgs| {
+            if a.text.chars().count() > FILL_LIMIT {
+                return Err(format!("the text is longer than {FILL_LIMIT} characters"));
+            }
+            Ok((a.element, Act::Fill(a.text)))
+        },
+    );
+    act_tool(
+        registry,
+        dom,
+        "select_option",
+        "Chooses an option of a list of the page by the list's number and the option's text: a select, or an ARIA combobox or listbox (opened first, then its option clicked).",
+        SELECT_SCHEMA,
+        |a: SelectArgs| Ok((a.element, Act::Select(a.option))),
+    );
+    act_tool(
+        registry,
+        dom,
+        "check",
+        "Checks or unchecks a checkbox, or checks a radio button, of the page by its number.",
+        CHECK_SCHEMA,
+        |a: CheckArgs| Ok((a.element, Act::Check(a.checked))),
+    );
+    act_tool(
+        registry,
+        dom,
+        "scroll_to",
+        "Scrolls the page so an element (by its number) is in view.",
+        ELEMENT_SCHEMA,
+        |a: ElementArgs| Ok((a.element, Act::ScrollTo)),
+    );
+    act_tool(
+        registry,
+        dom,
+        "highlight",
+        "Outlines an element of the page (by its number) for a few seconds, to show it to the user.",
+        ELEMENT_SCHEMA,
+        |a: ElementArgs| Ok((a.element, Act::Highlight)),
+    );
+    act_tool(
+        registry,
+        dom,
+        "press",
+        "Presses a key on an element of the page by its number, as a person would: Enter in a field adds an item where the app takes Enter, and submits the field's form; Enter or Space on a button clicks it; Tab moves the focus on; a character is typed into a field. Never on a sensitive field.",
+        PRESS_SCHEMA,
+        |a: PressArgs| Ok((a.element, Act::Press(a.key))),
+    );
+    act_tool(
+        registry,
+        dom,
+        "submit",
+        "Submits a form of the page, by the form's number (page_forms) or any of its fields' numbers, as its submit button would.",
+        ELEMENT_SCHEMA,
+        |a: ElementArgs| Ok((a.element, Act::Submit)),
+    );
+    act_tool(
+        registry,
+        dom,
+        "double_click",
+        "Double-clicks an element of the page by its number (many apps open an item for editing so).",
+        ELEMENT_SCHEMA,
+        |a: ElementArgs| Ok((a.element, Act::DoubleClick)),
+    );
+    act_tool(
+        registry,
+        dom,
+        "hover",
+        "Moves the pointer over an element of the page by its number, so a menu or tip that opens on hover opens.",
+        ELEMENT_SCHEMA,
+        |a: ElementArgs| Ok((a.element, Act::Hover)),
+    );
+}
+
+/// Registers one action, its arguments' schema written in `parameters`: it reads the
+/// page, checks the element, acts, lets the page react and reports what it did and
+/// what changed. Each asks a person first.
+fn act_tool<A>(
+    registry: &mut ToolRegistry,
+    dom: &Rc<dyn PageDom>,
+    name: &str,
+    description: &str,
+    parameters: &str,
+    to_act: fn(A) -> Result<(u32, Act), String>,
+) where
+    A: serde::de::DeserializeOwned + 'static,
+{
+    let page = Rc::clone(dom);
+    let description = format!(
+        "{description} A person approves every call first. It fails when the element \
+         is gone, hidden or disabled; it reports what changed on the page."
+    );
+    let parameters = written(parameters);
+    registry.register_with(
+        name,
+        ToolKind::Action,
+        description,
+        parameters,
+        move |args: A, _| {
+            let page = Rc::clone(&page);
+            async move {
+                let (element, act) = to_act(args)?;
+                let before = page.snapshot().await?;
+                let done = prepare(&before, element, &act)?;
+                perform(&*page, &before, element, &act).await?;
+                page.settle().await;
+                let after = page.snapshot().await?;
+                Ok::<_, String>(Done {
+                    done,
+                    changes: changes(&before, &after, element),
+                })
+            }
+        },
+    );
+    let page = Rc::clone(dom);
+    registry.set_describer(
+        name,
+        Rc::new(move |args: &serde_json::Value| {
+            let (element, act) =
+                to_act(crate::base::json::from_value::<A>(args.clone()).ok()?).ok()?;
+            let snapshot = page.last()?;
+            Some(match prepare(&snapshot, element, &act) {
+                Ok(done) => done,
+                Err(problem) => format!("Nothing, it will fail: {problem}"),
+            })
+        }),
+    );
+}
+
+/// Does `act` to `element`. An ARIA list (no native options) whose option is not
+/// shown yet is opened with a click first, and asked again once the page has drawn it.
+async fn perform(
+    page: &dyn PageDom,
+    before: &Snapshot,
+    element: u32,
+    act: &Act,
+) -> Result<(), String> {
+    let aria_list = matches!(act, Act::Select(_))
+        && before
+            .controls
+            .iter()
+            .any(|c| c.id == element && c.options.is_empty());
+    match page.perform(element, act).await {
+        Err(_) if aria_list => {
+            page.perform(element, &Act::Click).await?;
+            page.settle().await;
+            page.perform(element, act)
+                .await
+                .map_err(|problem| format!("the list was opened, but {problem}"))
+        }
+        done => done,
+    }
+}
