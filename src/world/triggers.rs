@@ -374,10 +374,11 @@ mod tests {
         .observe(&agents()[0]);
         assert!(proposal.subject.is_untrusted());
         let prompt = proposal.subject.as_prompt();
-        assert!(prompt.contains("quoted as data"), "{prompt}");
+        let quoted = serde_json::to_string(&proposal.subject.content).unwrap();
+        assert!(quoted.contains(title));
         assert!(
-            !prompt.contains(&format!(": {title}")),
-            "never bare: {prompt}"
+            prompt.contains("quoted as data") && prompt.ends_with(&quoted),
+            "{prompt}"
         );
     }
 
