@@ -238,11 +238,31 @@ struct Entry {
 /// asks a person; `None` when it cannot tell.
 pub type Describer = Rc<dyn Fn(&Value) -> Option<String>>;
 
+/// What a call reaches beyond its tool's policy, for the grants a person gives on a
+/// card ("Allow for this task", a standing permission on a site): judged from what it
+/// acts on (a page action: the element as the page was last read).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reach {
+    /// The site it acts on (`https://shop.example`), when it acts on one: grants hold
+    /// for one site.
+    pub site: Option<String>,
+    /// Why it asks a person every time, whatever they granted before (it submits,
+    /// buys, deletes, sends or signs out); `None`: a grant may cover it.
+    pub always_asks: Option<String>,
+    /// Whether it is of a harmless kind (it shows or moves to something) that a
+    /// standing permission on its site may cover.
+    pub standing: bool,
+}
+
+/// Judges a call's [`Reach`] from its arguments.
+pub type Judge = Rc<dyn Fn(&Value) -> Reach>;
+
 /// The tools an agent may use.
 #[derive(Default)]
 pub struct ToolRegistry {
     tools: SmallMap<String, Entry>,
     describers: SmallMap<String, Describer>,
+    judges: SmallMap<String, Judge>,
     #[cfg(feature = "store")]
     ledger: Option<Ledger>,
 }
@@ -388,6 +408,29 @@ impl ToolRegistry {
     pub fn describe(&self, call: &ToolCall) -> Option<String> {
         let describer = self.describers.get(&call.name)?;
         describer(&parse_arguments(&call.name, &call.arguments).ok()?)
+    }
+
+    /// Gives the tool `name` a judge of what its calls reach, which lets a person's
+    /// grants cover them (see [`Reach`]); unknown names are ignored. A tool without
+    /// one is covered by no grant but "always" in a conversation.
+    pub fn set_judge(&mut self, name: &str, judge: Judge) -> &mut Self {
+        if self.tools.contains_key(name) {
+            self.judges.insert(name.to_owned(), judge);
+        }
+        self
+    }
+
+    /// What `call` reaches, when its tool has a judge; arguments that cannot be read
+    /// reach something unknown, so the call always asks.
+    pub fn judge(&self, call: &ToolCall) -> Option<Reach> {
+        let judge = self.judges.get(&call.name)?;
+        Some(match parse_arguments(&call.name, &call.arguments) {
+            Ok(arguments) => judge(&arguments),
+            Err(error) => Reach {
+                always_asks: Some(error.to_string()),
+                ..Reach::default()
+            },
+        })
     }
 
     /// Sets who must approve every action registered so far: an operator whose agent

@@ -19,6 +19,7 @@
 
 mod act;
 mod actions;
+pub mod consequence;
 mod forms;
 mod index;
 mod overview;
