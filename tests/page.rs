@@ -1,6 +1,8 @@
 //! The page tools against real pages in headless Chromium: fixture pages built in the
 //! test (a form, a long article, an article with instructions hidden in it, a page that
-//! changes after load), read and acted on through the tool registry as an agent would.
+//! changes after load, apps that listen for keys, a React-like value tracker, an
+//! editor, menus and lists that are not native controls, sensitive fields), read and
+//! acted on through the tool registry as an agent would.
 #![cfg(target_arch = "wasm32")]
 // clippy does not see `#[wasm_bindgen_test]` functions as tests.
 #![allow(
@@ -15,7 +17,7 @@ use std::rc::Rc;
 use familiar::llm::message::ToolCall;
 use familiar::tool::page::{self, PageDom};
 use familiar::tool::{CallContext, ToolError, ToolRegistry};
-use familiar::web::PageDomAdapter;
+use familiar::web::WindowPage;
 use serde_json::{Value, json};
 use wasm_bindgen_test::*;
 
@@ -44,7 +46,7 @@ fn fixture(html: &str) -> ToolRegistry {
     let mut tools = ToolRegistry::new();
     page::register(
         &mut tools,
-        Rc::new(PageDomAdapter::new()) as Rc<dyn PageDom>,
+        Rc::new(WindowPage::default()) as Rc<dyn PageDom>,
     );
     tools
 }
@@ -194,7 +196,7 @@ async fn page_elements_lists_each_control_with_a_number_role_name_and_state() {
             "textbox \"Email\" value=\"\"",
             "combobox \"Size\" value=\"Small\" options=[Small | Large]",
             "checkbox \"I agree\" unchecked",
-            "textbox \"Password\" value=\"(a password is set)\"",
+            "textbox \"Password\" value=\"(sensitive: 7 characters set)\"",
             "textbox \"Note\" value=\"\"",
             "button \"Pay now\" disabled",
             "button \"Send\"",
@@ -257,10 +259,7 @@ async fn fill_select_and_check_fire_the_events_pages_listen_for_and_report_the_c
     assert_eq!(eval("document.getElementById('terms').checked"), true);
     // Checking what is already checked changes nothing.
     let again = ok(&tools, "check", json!({"element": terms, "checked": true})).await;
-    assert_eq!(
-        again["changes"],
-        json!(["nothing visible changed on the page"])
-    );
+    assert_eq!(again["changes"], json!(["nothing changed on the page"]));
     let heard = js_sys::JSON::stringify(&eval("window.heard"))
         .unwrap()
         .as_string()
@@ -663,4 +662,398 @@ async fn the_page_builtin_brings_summary_and_ask_page_and_cards_in_plain_words()
         wasm_bindgen::JsValue::TRUE
     );
     agent.destroy();
+}
+
+/// The text of `window[name]`, as JSON.
+fn json_of(name: &str) -> String {
+    js_sys::JSON::stringify(&eval(&format!("window.{name}")))
+        .unwrap()
+        .as_string()
+        .unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn press_enter_adds_an_item_where_the_app_listens_for_the_key_or_its_key_code() {
+    let tools = fixture(
+        r#"<main><h1>To do</h1>
+           <input id="todo" aria-label="New todo"> <input id="legacy" aria-label="Old todo">
+           <ul id="items"></ul></main>"#,
+    );
+    eval(
+        "const add = (input) => { const li = document.createElement('li'); \
+           li.textContent = input.value; document.getElementById('items').append(li); input.value = ''; }; \
+         document.getElementById('todo').addEventListener('keydown', (e) => { if (e.key === 'Enter') add(e.target); }); \
+         document.getElementById('legacy').addEventListener('keydown', (e) => { if (e.keyCode === 13 && e.which === 13) add(e.target); }); \
+         window.keys = []; for (const kind of ['keydown', 'keypress', 'keyup']) \
+           document.getElementById('todo').addEventListener(kind, (e) => window.keys.push(kind + ':' + e.key + ':' + e.code + ':' + e.bubbles + ':' + e.cancelable));",
+    );
+    let listing = ok(&tools, "page_elements", json!({})).await;
+    let todo = number(&listing, "New todo");
+    ok(&tools, "fill", json!({"element": todo, "text": "Buy milk"})).await;
+    let pressed = ok(&tools, "press", json!({"element": todo, "key": "Enter"})).await;
+    assert_eq!(
+        pressed["done"],
+        format!("Press Enter on the textbox \"New todo\" [{todo}]")
+    );
+    let changes = pressed["changes"].to_string();
+    assert!(
+        changes.contains("new text on the page: \\\"Buy milk\\\""),
+        "{changes}"
+    );
+    assert_eq!(
+        json_of("keys"),
+        r#"["keydown:Enter:Enter:true:true","keypress:Enter:Enter:true:true","keyup:Enter:Enter:true:true"]"#
+    );
+    let legacy = number(&listing, "Old todo");
+    ok(
+        &tools,
+        "fill",
+        json!({"element": legacy, "text": "Feed owls"}),
+    )
+    .await;
+    ok(&tools, "press", json!({"element": legacy, "key": "Enter"})).await;
+    let items =
+        eval("[...document.querySelectorAll('#items li')].map(li => li.textContent).join('|')");
+    assert_eq!(items.as_string().unwrap(), "Buy milk|Feed owls");
+    // A key that does nothing here says so.
+    let nothing = ok(&tools, "press", json!({"element": todo, "key": "Escape"})).await;
+    assert_eq!(nothing["changes"], json!(["nothing changed on the page"]));
+}
+
+#[wasm_bindgen_test]
+async fn enter_in_a_forms_field_submits_it_unless_the_app_prevented_the_key() {
+    let tools = fixture(
+        r#"<form id="search" onsubmit="event.preventDefault(); window.sent.push('search:' + new FormData(this).get('q'))">
+             <input name="q" aria-label="Search"></form>
+           <form id="login" onsubmit="event.preventDefault(); window.sent.push('login')">
+             <input aria-label="User"><button id="go">Sign in</button></form>
+           <form id="guarded" onsubmit="event.preventDefault(); window.sent.push('guarded')">
+             <input id="chat" aria-label="Chat"></form>"#,
+    );
+    eval(
+        "window.sent = []; window.clicked = 0; document.getElementById('go').addEventListener('click', () => window.clicked++); \
+         document.getElementById('chat').addEventListener('keydown', (e) => { if (e.key === 'Enter') e.preventDefault(); });",
+    );
+    let listing = ok(&tools, "page_elements", json!({})).await;
+    let search = number(&listing, "Search");
+    ok(&tools, "fill", json!({"element": search, "text": "owls"})).await;
+    ok(&tools, "press", json!({"element": search, "key": "Enter"})).await;
+    // A form with a submit button: Enter clicks it, as a browser does.
+    ok(
+        &tools,
+        "press",
+        json!({"element": number(&listing, "User"), "key": "Enter"}),
+    )
+    .await;
+    ok(
+        &tools,
+        "press",
+        json!({"element": number(&listing, "Chat"), "key": "Enter"}),
+    )
+    .await;
+    assert_eq!(json_of("sent"), r#"["search:owls","login"]"#);
+    assert_eq!(eval("window.clicked"), 1);
+    // submit, by a field of the form or by the form's own number.
+    let submitted = ok(&tools, "submit", json!({"element": search})).await;
+    assert!(
+        submitted["done"]
+            .as_str()
+            .unwrap()
+            .starts_with("Submit the form \"search\" ["),
+        "{submitted}"
+    );
+    let forms = ok(&tools, "page_forms", json!({})).await;
+    let login: u64 = forms["forms"][1]["form"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches('[')
+        .split(']')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    ok(&tools, "submit", json!({"element": login})).await;
+    assert_eq!(
+        json_of("sent"),
+        r#"["search:owls","login","search:owls","login"]"#
+    );
+}
+
+#[wasm_bindgen_test]
+async fn tab_moves_the_focus_on_and_space_clicks_a_button() {
+    let tools = fixture(
+        r#"<main><input id="first" aria-label="First"> <input id="skip" tabindex="-1" aria-label="Skipped">
+           <button type="button" id="next">Next</button></main>"#,
+    );
+    eval(
+        "window.nexts = 0; document.getElementById('next').addEventListener('click', () => window.nexts++);",
+    );
+    let listing = ok(&tools, "page_elements", json!({})).await;
+    let first = number(&listing, "First");
+    let tabbed = ok(&tools, "press", json!({"element": first, "key": "Tab"})).await;
+    let next = number(&listing, "Next");
+    assert_eq!(
+        tabbed["changes"],
+        json!([format!("the focus moved to [{next}] button \"Next\"")])
+    );
+    assert_eq!(
+        eval("document.activeElement.id").as_string().unwrap(),
+        "next"
+    );
+    ok(&tools, "press", json!({"element": next, "key": "Space"})).await;
+    ok(&tools, "press", json!({"element": next, "key": "Enter"})).await;
+    assert_eq!(eval("window.nexts"), 2);
+}
+
+#[wasm_bindgen_test]
+async fn fill_is_heard_by_a_react_like_value_tracker_and_by_vue_and_svelte_listeners() {
+    let tools = fixture(r#"<main><input id="r" aria-label="Name"></main>"#);
+    // React keeps the last value it set in a setter on the element itself, and on
+    // `input` compares it with the field's value: only a change made through the
+    // prototype's setter (as the browser's own typing) is news to it.
+    eval(
+        "const input = document.getElementById('r'); \
+         const native = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value'); \
+         let tracked = input.value; window.reactSaw = []; \
+         Object.defineProperty(input, 'value', { configurable: true, \
+           get() { return native.get.call(this); }, \
+           set(v) { tracked = String(v); native.set.call(this, v); } }); \
+         input.addEventListener('input', (e) => { const now = native.get.call(input); \
+           if (now !== tracked) { tracked = now; window.reactSaw.push(now + ':' + e.constructor.name + ':' + e.inputType + ':' + e.data); } }); \
+         input.addEventListener('beforeinput', (e) => window.reactSaw.push('before:' + e.inputType));",
+    );
+    // The fixture is right: a plain assignment and an event go unseen.
+    eval(
+        "const input = document.getElementById('r'); input.value = 'Plain'; \
+         input.dispatchEvent(new Event('input', { bubbles: true }));",
+    );
+    assert_eq!(json_of("reactSaw"), "[]");
+    let listing = ok(&tools, "page_elements", json!({})).await;
+    let name = number(&listing, "Name");
+    ok(&tools, "fill", json!({"element": name, "text": "Ada"})).await;
+    assert_eq!(
+        json_of("reactSaw"),
+        r#"["before:insertText","Ada:InputEvent:insertText:Ada"]"#
+    );
+}
+
+#[wasm_bindgen_test]
+async fn fill_types_into_a_contenteditable_editor_as_the_browser_does() {
+    let tools = fixture(
+        r#"<main><div id="ed" contenteditable="true" aria-label="Notes"><p>Old draft</p></div></main>"#,
+    );
+    eval(
+        "window.edits = []; document.getElementById('ed').addEventListener('input', (e) => window.edits.push(e.inputType + ':' + e.isTrusted));",
+    );
+    let listing = ok(&tools, "page_elements", json!({})).await;
+    let notes = number(&listing, "Notes");
+    let filled = ok(
+        &tools,
+        "fill",
+        json!({"element": notes, "text": "Owls hunt at night"}),
+    )
+    .await;
+    assert_eq!(
+        eval("document.getElementById('ed').textContent")
+            .as_string()
+            .unwrap(),
+        "Owls hunt at night"
+    );
+    // One edit, the browser's own (trusted, as an editor hears typing).
+    assert_eq!(json_of("edits"), r#"["insertText:true"]"#);
+    assert_eq!(
+        filled["changes"][0],
+        format!("element now: [{notes}] textbox \"Notes\" value=\"Owls hunt at night\"")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn hover_opens_a_menu_and_moving_away_closes_it() {
+    let tools = fixture(
+        r#"<main><div id="account"><button type="button" aria-haspopup="menu">Account</button>
+             <div role="menu" id="menu" hidden><a role="menuitem" href="/profile">Profile</a></div></div>
+           <button type="button">Help</button></main>"#,
+    );
+    eval(
+        "const account = document.getElementById('account'); const menu = document.getElementById('menu'); \
+         account.addEventListener('mouseenter', () => { menu.hidden = false; }); \
+         account.addEventListener('mouseleave', () => { menu.hidden = true; });",
+    );
+    let listing = ok(&tools, "page_elements", json!({})).await;
+    let opened = ok(
+        &tools,
+        "hover",
+        json!({"element": number(&listing, "Account")}),
+    )
+    .await;
+    let changes = opened["changes"].to_string();
+    assert!(
+        changes.contains("1 element(s) appeared") && changes.contains("menuitem \\\"Profile\\\""),
+        "{changes}"
+    );
+    let closed = ok(
+        &tools,
+        "hover",
+        json!({"element": number(&listing, "Help")}),
+    )
+    .await;
+    assert!(
+        closed["changes"]
+            .to_string()
+            .contains("1 element(s) disappeared"),
+        "{closed}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn double_click_fires_two_clicks_and_a_dblclick_that_opens_an_editor() {
+    let tools =
+        fixture(r#"<main><ul><li><button type="button" id="item">Milk</button></li></ul></main>"#);
+    eval(
+        "window.mouse = []; const item = document.getElementById('item'); \
+         for (const kind of ['mousedown', 'mouseup', 'click', 'dblclick']) \
+           item.addEventListener(kind, (e) => window.mouse.push(kind + e.detail)); \
+         item.addEventListener('dblclick', () => item.insertAdjacentHTML('afterend', '<input aria-label=\"Edit Milk\">'));",
+    );
+    let listing = ok(&tools, "page_elements", json!({})).await;
+    let edited = ok(
+        &tools,
+        "double_click",
+        json!({"element": number(&listing, "Milk")}),
+    )
+    .await;
+    assert_eq!(
+        json_of("mouse"),
+        r#"["mousedown1","mouseup1","click1","mousedown2","mouseup2","click2","dblclick2"]"#
+    );
+    assert!(
+        edited["changes"]
+            .to_string()
+            .contains("textbox \\\"Edit Milk\\\""),
+        "{edited}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn select_option_opens_an_aria_listbox_drawn_later_and_clicks_the_option() {
+    let tools = fixture(
+        r#"<main><button type="button" role="combobox" id="size" aria-label="Size" aria-controls="sizes" aria-expanded="false">Small</button>
+           <ul role="listbox" id="sizes" hidden><li role="option">Small</li><li role="option">Large</li></ul></main>"#,
+    );
+    // Like a framework, the list is drawn after the click's handler has returned.
+    eval(
+        "const size = document.getElementById('size'); const list = document.getElementById('sizes'); \
+         size.addEventListener('click', () => setTimeout(() => { list.hidden = false; size.setAttribute('aria-expanded', 'true'); }, 0)); \
+         list.addEventListener('click', (e) => { size.textContent = e.target.textContent; list.hidden = true; });",
+    );
+    let listing = ok(&tools, "page_elements", json!({})).await;
+    let size = number(&listing, "Size");
+    let chosen = ok(
+        &tools,
+        "select_option",
+        json!({"element": size, "option": "large"}),
+    )
+    .await;
+    assert_eq!(
+        chosen["done"],
+        format!("Choose \"large\" in the combobox \"Size\" [{size}]")
+    );
+    assert_eq!(
+        eval("document.getElementById('size').textContent")
+            .as_string()
+            .unwrap(),
+        "Large"
+    );
+    let missing = call(
+        &tools,
+        "select_option",
+        json!({"element": size, "option": "Huge"}),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        missing.contains("no option \"huge\" is shown; the options shown: Small | Large"),
+        "{missing}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn passwords_cards_and_codes_are_masked_and_never_filled_or_pressed() {
+    let tools = fixture(
+        r#"<form><input type="password" aria-label="Password" value="hunter2">
+             <input autocomplete="cc-number" aria-label="Number" value="4111111111111111">
+             <input autocomplete="one-time-code" aria-label="Code">
+             <input id="cvv" name="cvv" aria-label="Security" value="123">
+             <input aria-label="Email" value="ann@example.com"></form>"#,
+    );
+    let listing = ok(&tools, "page_elements", json!({})).await;
+    let text = listing["elements"].to_string();
+    for secret in ["hunter2", "4111", "123"] {
+        assert!(!text.contains(secret), "{secret} reached the model: {text}");
+    }
+    assert!(
+        text.contains("\\\"Password\\\" value=\\\"(sensitive: 7 characters set)\\\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("\\\"Number\\\" value=\\\"(sensitive: 16 characters set)\\\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("\\\"Code\\\" value=\\\"(empty)\\\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("\\\"Security\\\" value=\\\"(sensitive: 3 characters set)\\\""),
+        "{text}"
+    );
+    assert!(text.contains("ann@example.com"), "{text}");
+    let forms = ok(&tools, "page_forms", json!({})).await.to_string();
+    assert!(
+        !forms.contains("hunter2") && !forms.contains("4111"),
+        "{forms}"
+    );
+    let password = number(&listing, "Password");
+    let refused = call(
+        &tools,
+        "fill",
+        json!({"element": password, "text": "guess"}),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.contains("is a sensitive field (a password): the person types it themselves"),
+        "{refused}"
+    );
+    let code = number(&listing, "Code");
+    let refused = call(&tools, "press", json!({"element": code, "key": "1"}))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("is a sensitive field"), "{refused}");
+    assert_eq!(
+        eval("[...document.querySelectorAll('#fixture input')].map(i => i.value).join('|')")
+            .as_string()
+            .unwrap(),
+        "hunter2|4111111111111111||123|ann@example.com"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_transparent_unlabelled_checkbox_is_named_by_its_row_and_can_be_checked() {
+    let tools = fixture(
+        r#"<main><ul class="todo-list"><li><div class="view">
+             <input class="toggle" type="checkbox" style="opacity:0; width:40px; height:40px">
+             <label>Buy milk</label></div></li></ul></main>"#,
+    );
+    let listing = ok(&tools, "page_elements", json!({})).await;
+    let milk = number(&listing, "Buy milk");
+    let checked = ok(&tools, "check", json!({"element": milk, "checked": true})).await;
+    assert_eq!(
+        checked["changes"][0],
+        format!("element now: [{milk}] checkbox \"Buy milk\" checked")
+    );
+    assert_eq!(eval("document.querySelector('.toggle').checked"), true);
 }

@@ -307,7 +307,7 @@ fn type_into(editable: &HtmlElement, text: &str, added: &str) -> Result<(), Stri
     let document = editable
         .owner_document()
         .ok_or("the element has no document")?;
-    let appending = !added.is_empty() && text.ends_with(added);
+    let appending = !added.is_empty() && added != text && text.ends_with(added);
     let selection = document.get_selection().ok().flatten();
     if let Some(selection) = &selection {
         let _ = selection.select_all_children(editable);
@@ -324,7 +324,9 @@ fn type_into(editable: &HtmlElement, text: &str, added: &str) -> Result<(), Stri
         (Some(html), true) => html.exec_command("delete").unwrap_or(false),
         (None, _) => false,
     };
-    if !inserted || editable.text_content().unwrap_or_default() != text {
+    // The browser may write spaces as no-break spaces: the same text to a reader.
+    let plain = |t: &str| squash(&t.replace('\u{a0}', " "));
+    if !inserted || plain(&editable.text_content().unwrap_or_default()) != plain(text) {
         editable.set_text_content(Some(text));
         input_event(editable, "input", "insertText", insert)?;
     }

@@ -331,10 +331,13 @@ impl Walk<'_> {
         if tag == "form" {
             self.form(element, !hidden);
         }
+        // A transparent checkbox still takes the clicks that land on it: apps
+        // (TodoMVC) draw it with a picture beside it and no label.
+        let see_through = seen == Some(Hidden::Transparent) && toggle(element);
         let operable = !hidden
             || (!outer.hidden
                 && seen.is_some_and(drawn_elsewhere)
-                && self.labelled_visibly(element));
+                && (see_through || self.labelled_visibly(element)));
         self.control(element, &tag, role.as_deref(), operable);
         // A field's options and default text are its value, not page text.
         if matches!(tag.as_str(), "select" | "textarea") {
@@ -521,6 +524,13 @@ fn list(nodes: &web_sys::NodeList) -> Vec<Node> {
     (0..nodes.length()).filter_map(|i| nodes.item(i)).collect()
 }
 
+/// A checkbox or radio button.
+fn toggle(element: &Element) -> bool {
+    element
+        .matches("input[type=checkbox], input[type=radio]")
+        .unwrap_or(false)
+}
+
 /// Hidden in a way a control's label can stand in for: the input is there to be
 /// operated, drawn by something else (a styled label).
 fn drawn_elsewhere(why: Hidden) -> bool {
@@ -647,6 +657,10 @@ fn name(element: &Element, tag: &str) -> String {
     let label = field.then(|| label_of(element)).flatten();
     let button_value = (tag == "input").then(|| attr("value")).flatten();
     let own_text = (!field).then(|| text_of(element));
+    // A checkbox with no label of its own is named by the row it ticks.
+    let row = toggle(element)
+        .then(|| element.parent_element().map(|p| text_of(&p)))
+        .flatten();
     [
         attr("aria-label"),
         labelled_by,
@@ -657,6 +671,7 @@ fn name(element: &Element, tag: &str) -> String {
         attr("title"),
         attr("alt"),
         attr("name"),
+        row,
     ]
     .into_iter()
     .flatten()
