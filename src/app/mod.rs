@@ -2,7 +2,9 @@
 //! the Leptos views and the JS API. It routes a message through the delegate (or
 //! takes a game event as it is), builds and drives a run per trigger, pauses for
 //! approvals (decided in code or by a person; "always" holds for one conversation and
-//! one agent), plays a character's workflows around the model, keeps conversations
+//! one agent, "for this task" for the rest of one turn's page actions on one site, a
+//! standing permission for the harmless page actions on a site; none covers a call
+//! that always asks), plays a character's workflows around the model, keeps conversations
 //! through the [`Storage`] seam, and tells its listeners every [`Update`], each tagged
 //! with the conversation and turn it belongs to. Runs of one conversation go one at
 //! a time, in the order they were asked for; nothing asked for is dropped. A run is
@@ -282,6 +284,25 @@ impl Session {
             .filter(|(conversation, ..)| *conversation == state.open)
             .map(|(_, agent, tool)| (agent.clone(), tool.clone()))
             .collect()
+    }
+
+    /// Lets the harmless page actions (scroll, highlight, hover) run without asking on
+    /// `site` (`https://shop.example`), or asks again (`allowed: false`): a standing
+    /// permission the host keeps and gives back to each new session.
+    pub fn allow_harmless(&self, site: &str, allowed: bool) {
+        let site = site.trim().trim_end_matches('/').to_lowercase();
+        let mut state = self.inner.state.borrow_mut();
+        if !allowed {
+            state.harmless_sites.remove(&site);
+        } else if !site.is_empty() {
+            state.harmless_sites.insert(site);
+        }
+    }
+
+    /// The sites whose harmless page actions run without asking.
+    pub fn harmless_sites(&self) -> Vec<String> {
+        let state = self.inner.state.borrow();
+        state.harmless_sites.iter().cloned().collect()
     }
 
     /// Takes an "always" back: `agent`'s `tool` asks again in the open conversation.

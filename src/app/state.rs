@@ -53,6 +53,10 @@ pub(super) struct State {
     pub(super) delegate: Delegate,
     /// (conversation, agent, tool) approved for good.
     pub(super) always: SmallSet<(String, String, String)>,
+    /// "Allow for this task": (conversation, turn, agent) and the site it holds on.
+    pub(super) tasks: Vec<(String, u64, String, Option<String>)>,
+    /// Sites whose harmless page actions run without asking (the host keeps them).
+    pub(super) harmless_sites: SmallSet<String>,
     pub(super) waiting: Vec<Waiting>,
     pub(super) running: Vec<Running>,
     /// The revision of each conversation as this session last read or wrote it.
@@ -121,6 +125,8 @@ impl State {
             index: Vec::new(),
             delegate,
             always: SmallSet::new(),
+            tasks: Vec::new(),
+            harmless_sites: SmallSet::new(),
             waiting: Vec::new(),
             running: Vec::new(),
             revisions: SmallMap::new(),

@@ -14,10 +14,10 @@ use super::{AppError, Session};
 use crate::compose::agent::Agent;
 use crate::llm::message::{Message, ToolCall};
 use crate::run::driver::{Seams, Stop, drive_until};
-use crate::run::event::Event;
+use crate::run::event::{Event, Grant};
 use crate::run::interaction::Conversation;
 use crate::run::{AgentRun, Observation, Outcome};
-use crate::tool::ToolInfo;
+use crate::tool::{Reach, ToolInfo};
 
 /// What a turn was asked for: a person's message, or an event the host observed.
 pub(super) enum Input {
@@ -177,6 +177,13 @@ impl Session {
             .borrow_mut()
             .running
             .retain(|r| !(r.conversation == place.conversation && r.turn == place.turn));
+        self.inner
+            .state
+            .borrow_mut()
+            .tasks
+            .retain(|(conversation, turn, ..)| {
+                !(*conversation == place.conversation && *turn == place.turn)
+            });
         self.forget_run(&place.conversation);
         self.forget_supervision(&place.conversation);
         self.save(&place.conversation);
@@ -248,7 +255,12 @@ impl Session {
             };
             match self.decision(place, agent, &call, signal.clone()).await {
                 // Approved as shown: the run refuses to run other arguments.
-                Some(Decision::Approve | Decision::ApproveAlways) => run.approve_as(&call),
+                Some(
+                    Decision::Approve
+                    | Decision::ApproveAlways
+                    | Decision::ApproveForTask
+                    | Decision::ApproveOnSite,
+                ) => run.approve_as(&call),
                 Some(Decision::Deny { reason }) => run.deny(&call.id, &reason),
                 None => run.abort("stopped before it finished"),
             }
@@ -338,9 +350,10 @@ impl Session {
         run
     }
 
-    /// The decision on `call`: "always" if granted before, else the approver's, else
-    /// a person's through [`Session::approve`] / [`Session::deny`]; `None` if the turn
-    /// is stopped first.
+    /// The decision on `call`: a grant given before (shown as an `allowed` event),
+    /// else the approver's, else a person's through [`Session::approve`] /
+    /// [`Session::deny`]; `None` if the turn is stopped first. No grant covers a call
+    /// that always asks.
     async fn decision(
         &self,
         place: &Place,
@@ -348,12 +361,17 @@ impl Session {
         call: &ToolCall,
         signal: StopSignal,
     ) -> Option<Decision> {
-        let key = (
-            place.conversation.clone(),
-            agent.name.clone(),
-            call.name.clone(),
-        );
-        if self.inner.state.borrow().always.contains(&key) {
+        let reach = self.reach(agent, call);
+        let description = self.approval_description(agent, call);
+        if let Some(by) = self.granted(place, agent, call, reach.as_ref()) {
+            self.event(
+                place,
+                Event::Allowed {
+                    call: call.clone(),
+                    description,
+                    by,
+                },
+            );
             return Some(Decision::Approve);
         }
         let pending = PendingApproval {
@@ -361,7 +379,10 @@ impl Session {
             turn: place.turn,
             agent: agent.name.clone(),
             call: call.clone(),
-            description: self.approval_description(agent, call),
+            description,
+            site: reach.as_ref().and_then(|r| r.site.clone()),
+            always_asks: reach.as_ref().and_then(|r| r.always_asks.clone()),
+            grants: offers(reach.as_ref()),
         };
         let approver = self.inner.approver.borrow().clone();
         let description = pending.description.clone();
@@ -400,10 +421,97 @@ impl Session {
                 decided
             }
         };
-        if decided == Some(Decision::ApproveAlways) {
-            self.inner.state.borrow_mut().always.insert(key);
+        if let Some(decided) = &decided {
+            self.grant(place, agent, call, reach.as_ref(), decided);
         }
         decided
+    }
+
+    /// What `call` reaches (its site, whether it always asks), when its tool can
+    /// judge: a host tool of the same name replaces the agent's, and judges nothing.
+    fn reach(&self, agent: &Agent, call: &ToolCall) -> Option<Reach> {
+        let host = self.inner.host.catalogue();
+        if host.iter().any(|t| t.spec.name == call.name) {
+            return None;
+        }
+        agent.tools.judge(call)
+    }
+
+    /// The grant that covers `call` without asking, if any: "always" for its tool in
+    /// this conversation, a standing permission for a harmless kind on its site, or
+    /// "Allow for this task" given in this turn on the same site.
+    fn granted(
+        &self,
+        place: &Place,
+        agent: &Agent,
+        call: &ToolCall,
+        reach: Option<&Reach>,
+    ) -> Option<Grant> {
+        if reach.is_some_and(|r| r.always_asks.is_some()) {
+            return None;
+        }
+        let state = self.inner.state.borrow();
+        let key = (
+            place.conversation.clone(),
+            agent.name.clone(),
+            call.name.clone(),
+        );
+        if state.always.contains(&key) {
+            return Some(Grant::Always);
+        }
+        let reach = reach?;
+        let on_site = reach
+            .site
+            .as_ref()
+            .is_some_and(|site| state.harmless_sites.contains(site));
+        if reach.standing && on_site {
+            return Some(Grant::Site);
+        }
+        let task = state.tasks.iter().any(|(conversation, turn, name, site)| {
+            *conversation == place.conversation
+                && *turn == place.turn
+                && *name == agent.name
+                && *site == reach.site
+        });
+        task.then_some(Grant::Task)
+    }
+
+    /// Records what `decided` grants besides `call`; nothing for a call that always
+    /// asks, nor a grant its card did not offer.
+    fn grant(
+        &self,
+        place: &Place,
+        agent: &Agent,
+        call: &ToolCall,
+        reach: Option<&Reach>,
+        decided: &Decision,
+    ) {
+        let offered = offers(reach);
+        let mut state = self.inner.state.borrow_mut();
+        match decided {
+            Decision::ApproveAlways if offered.contains(&Grant::Always) => {
+                state.always.insert((
+                    place.conversation.clone(),
+                    agent.name.clone(),
+                    call.name.clone(),
+                ));
+            }
+            Decision::ApproveForTask if offered.contains(&Grant::Task) => {
+                let site = reach.and_then(|r| r.site.clone());
+                state.tasks.push((
+                    place.conversation.clone(),
+                    place.turn,
+                    agent.name.clone(),
+                    site,
+                ));
+            }
+            Decision::ApproveOnSite if offered.contains(&Grant::Site) => {
+                if let Some(site) = reach.and_then(|r| r.site.clone()) {
+                    state.harmless_sites.insert(site);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Applies a run event to its own conversation, then tells the listeners.
@@ -438,5 +546,23 @@ impl Session {
             .borrow_mut()
             .save(conversation, &self.disk());
         self.after_write(notices);
+    }
+}
+
+/// What a card may offer besides the one call: nothing for a call that always asks;
+/// "always" (its tool, in this conversation) for a tool that judges nothing; for a
+/// page action, "for this task", a standing permission on its site when it is of a
+/// harmless kind, and "always".
+fn offers(reach: Option<&Reach>) -> Vec<Grant> {
+    match reach {
+        None => vec![Grant::Always],
+        Some(reach) if reach.always_asks.is_some() => Vec::new(),
+        Some(reach) => {
+            let site = reach.standing && reach.site.is_some();
+            let mut grants = vec![Grant::Task];
+            grants.extend(site.then_some(Grant::Site));
+            grants.push(Grant::Always);
+            grants
+        }
     }
 }

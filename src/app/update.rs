@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::compose::supervisor::Status;
 use crate::llm::message::ToolCall;
-use crate::run::event::Event;
+use crate::run::event::{Event, Grant};
 #[cfg(feature = "workflows")]
 use crate::workflow::Transaction;
 
@@ -162,9 +162,31 @@ pub struct PendingApproval {
     /// the person deciding; `None` when it gives none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The site the call acts on (`https://shop.example`), when it acts on one: what a
+    /// grant given on this card holds for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
+    /// Why this call asks every time (it submits, buys, deletes, sends or signs out),
+    /// whatever was granted: the card offers no grant then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub always_asks: Option<String>,
+    /// What the card may offer besides this one call: `task` (the rest of this run's
+    /// page actions on this site), `site` (the harmless kinds on this site, standing),
+    /// `always` (this tool in this conversation). Empty for a call that always asks.
+    #[serde(default)]
+    pub grants: Vec<Grant>,
 }
 
-read_fields!(PendingApproval { conversation, turn, agent, call, description = default });
+read_fields!(PendingApproval {
+    conversation,
+    turn,
+    agent,
+    call,
+    description = default,
+    site = default,
+    always_asks = default,
+    grants = default,
+});
 
 impl PendingApproval {
     /// Which waiting call this is, for [`crate::app::Session::decide`].
@@ -215,6 +237,12 @@ pub enum Decision {
     Approve,
     /// Approve, and every later call of this tool by this agent in this conversation.
     ApproveAlways,
+    /// Approve, and the rest of this run's page actions on the call's site (see
+    /// [`Grant::Task`]); as [`Decision::Approve`] for a call no grant may cover.
+    ApproveForTask,
+    /// Approve, and the harmless kinds on the call's site from now on (see
+    /// [`Grant::Site`]); as [`Decision::Approve`] for a call of another kind.
+    ApproveOnSite,
     Deny {
         reason: String,
     },

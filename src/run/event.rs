@@ -47,13 +47,45 @@ crate::base::json::tagged::read_variants!(Thought tag "type" {
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum Decided {
     Approved,
-    Denied { reason: String },
+    /// Run without a card, under a grant the person gave on an earlier card.
+    Allowed {
+        by: Grant,
+    },
+    Denied {
+        reason: String,
+    },
 }
 
 crate::base::json::tagged::read_variants!(Decided tag "decision" {
     "approved" => Approved {},
+    "allowed" => Allowed { by },
     "denied" => Denied { reason },
 });
+
+/// What a person granted on a card besides the call it asked about. None covers a
+/// call that always asks (it submits, buys, deletes, sends or signs out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Grant {
+    /// The rest of this run's (this turn's) page actions on the same site.
+    Task,
+    /// The harmless kinds (scroll, highlight, hover) on the site, standing: kept by
+    /// the host, given back to later agents.
+    Site,
+    /// This tool, for this agent, in this conversation.
+    Always,
+}
+
+impl Grant {
+    /// How a line in the conversation names it: "Allowed for this task: …".
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Task => "Allowed for this task",
+            Self::Site => "Allowed on this site",
+            Self::Always => "Allowed always",
+        }
+    }
+}
 
 /// A change in a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -89,6 +121,15 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         description: Option<String>,
     },
+    /// A call that would have asked ran without a card, under a grant the person gave
+    /// before: shown and recorded all the same.
+    Allowed {
+        call: ToolCall,
+        /// What it does, in plain words, as its card would have said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+        by: Grant,
+    },
     /// A person decided about the call the run was paused for.
     Decided {
         call_id: String,
@@ -114,6 +155,7 @@ crate::base::json::tagged::read_variants!(Event tag "event" {
     "tool_started" => ToolStarted { call, kind },
     "plan_updated" => PlanUpdated { plan, memory },
     "approval_needed" => ApprovalNeeded { call, description = default },
+    "allowed" => Allowed { call, description = default, by },
     "decided" => Decided { call_id, decision = flatten },
     "reflection" => Reflection(Review),
     "goal_checked" => GoalChecked { complete, answer },
@@ -132,6 +174,7 @@ impl Event {
             Self::ToolStarted { .. } => "tool_started",
             Self::PlanUpdated { .. } => "plan_updated",
             Self::ApprovalNeeded { .. } => "approval_needed",
+            Self::Allowed { .. } => "allowed",
             Self::Decided { .. } => "decided",
             Self::Reflection(_) => "reflection",
             Self::GoalChecked { .. } => "goal_checked",
@@ -140,7 +183,7 @@ impl Event {
     }
 
     /// Every name [`Event::name`] can return.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "started",
         "fitted",
         "step_started",
@@ -149,6 +192,7 @@ impl Event {
         "tool_started",
         "plan_updated",
         "approval_needed",
+        "allowed",
         "decided",
         "reflection",
         "goal_checked",

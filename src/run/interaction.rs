@@ -67,9 +67,13 @@ pub enum Step {
         result: Option<Result<Value, String>>,
         duration_ms: Option<i64>,
     },
-    /// The run asked a person about this call; `decision` is theirs, once made.
+    /// The run asked a person about this call; `decision` is theirs, once made (or
+    /// a grant of theirs allowed it without asking).
     Approval {
         call: ToolCall,
+        /// What it does, in plain words, as the card said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         decision: Option<Decided>,
     },
@@ -102,7 +106,7 @@ crate::base::json::tagged::read_variants!(Step tag "type" {
         result = with_default(crate::run::event::tool_result::optional::deserialize),
         duration_ms,
     },
-    "approval" => Approval { call, decision = default },
+    "approval" => Approval { call, description = default, decision = default },
     "reflection" => Reflection { review },
     "goal_check" => GoalCheck { complete, answer },
     "error" => Error { message },
@@ -221,14 +225,28 @@ impl Interaction {
                 steps: plan.clone(),
                 memory: memory.clone(),
             }),
-            Event::ApprovalNeeded { call, .. } => {
+            Event::ApprovalNeeded { call, description } => {
                 self.steps.push(Step::Approval {
                     call: call.clone(),
+                    description: description.clone(),
                     decision: None,
                 });
             }
+            Event::Allowed {
+                call,
+                description,
+                by,
+            } => self.steps.push(Step::Approval {
+                call: call.clone(),
+                description: description.clone(),
+                decision: Some(Decided::Allowed { by: *by }),
+            }),
+            // The first decision stays: the run's own "approved" after a grant allowed
+            // the call does not hide which grant it was.
             Event::Decided { call_id, decision } => {
-                if let Some(Step::Approval { decision: slot, .. }) = self.approval_mut(call_id) {
+                if let Some(Step::Approval { decision: slot, .. }) = self.approval_mut(call_id)
+                    && slot.is_none()
+                {
                     *slot = Some(decision.clone());
                 }
             }
@@ -299,7 +317,7 @@ impl Interaction {
     /// Whether a person declined `call_id`.
     fn declined(&self, call_id: &str) -> bool {
         self.steps.iter().any(|step| {
-            matches!(step, Step::Approval { call, decision: Some(Decided::Denied { .. }) }
+            matches!(step, Step::Approval { call, decision: Some(Decided::Denied { .. }), .. }
                 if call.id == call_id)
         })
     }
@@ -474,6 +492,7 @@ mod tests {
             interaction.steps,
             [Step::Approval {
                 call: forget,
+                description: None,
                 decision: Some(Decided::Denied {
                     reason: "the user said no".into()
                 }),

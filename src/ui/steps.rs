@@ -188,10 +188,15 @@ fn step_view(step: Step, continued: bool) -> AnyView {
             result,
             duration_ms,
         } => tool_card(call.name, kind, call.arguments, result, duration_ms),
-        Step::Approval { call, decision } => {
+        Step::Approval {
+            call,
+            description,
+            decision,
+        } => {
             let (label, text) = match decision {
                 None => ("Needs approval", call.name),
                 Some(Decided::Approved) => ("Approved", call.name),
+                Some(Decided::Allowed { by }) => (by.label(), description.unwrap_or(call.name)),
                 Some(Decided::Denied { reason }) => {
                     ("Declined", format!("{} ({reason})", call.name))
                 }

@@ -126,6 +126,7 @@ pub fn register(registry: &mut ToolRegistry, dom: Rc<dyn PageDom>) {
     }
     for name in ACTIONS {
         registry.set_approval(name, Approval::Ask);
+        registry.set_judge(name, super::consequence::judge(name, Rc::clone(&dom)));
     }
 }
 
