@@ -77,6 +77,7 @@ const longNote = `Dear owl keepers, ${'please keep the barn door open at dusk; '
  * declined it says so and stops.
  */
 function scripted(body) {
+  if (/extras/.test(body.messages.find((m) => m.role === 'user')?.content)) return shopper(body);
   const results = body.messages.filter((m) => m.role === 'tool');
   const call = (name, args) => ({
     role: 'assistant',
@@ -101,6 +102,44 @@ function scripted(body) {
   }
 }
 
+// A cart with three harmless extras and a "Place order" button; each click is logged.
+const shop = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Cart</title><link rel="icon" href="data:,"></head><body>
+  <main><h1>Your cart</h1><p>One barn owl figurine.</p>
+    <button type="button">Gift wrap</button> <button type="button">Add a note</button>
+    <button type="button">Express delivery</button> <button type="button">Place order</button>
+    <p id="done"></p></main>
+  <script>
+    window.clicked = [];
+    for (const b of document.querySelectorAll('main button')) b.addEventListener('click', () => {
+      window.clicked.push(b.textContent);
+      document.getElementById('done').textContent = window.clicked.join(', ');
+    });
+  </script>
+  <script src="/pkg-page/assistant.js" data-model-url="/script/v1" data-model="scripted" data-stream="false" defer></script>
+</body></html>`;
+
+/** The shop's model: it lists the elements, clicks the three extras, then Place order. */
+function shopper(body) {
+  // The person's own message: the run's reminders after a result are the user's role too.
+  const asked = body.messages.findLastIndex((m) => m.role === 'user' && /extras/.test(m.content));
+  const results = body.messages.slice(asked).filter((m) => m.role === 'tool');
+  const last = results.at(-1)?.content ?? '';
+  if (/declined|not run/.test(last)) return { role: 'assistant', content: 'I did not place the order.' };
+  const order = ['Gift wrap', 'Add a note', 'Express delivery', 'Place order'];
+  if (results.length > order.length) return { role: 'assistant', content: 'Your order is placed.' };
+  if (results.length === 0) {
+    return { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'page_elements', arguments: '{}' } }] };
+  }
+  const listing = JSON.parse(results[0].content).elements;
+  const element = Number(/\[(\d+)\]/.exec(listing.find((l) => l.includes(`"${order[results.length - 1]}"`)))[1]);
+  return {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: `call_${results.length}`, type: 'function', function: { name: 'click', arguments: JSON.stringify({ element }) } }],
+  };
+}
+
 // Markup injected before the tag (no script of its own): an image named currentScript
 // shadows document.currentScript, pointing at another folder.
 const clobbered = page('<img name="currentScript" src="/evil/pixel.gif" alt=""><script src="/pkg-page/assistant.js" defer></script>');
@@ -108,7 +147,7 @@ const clobbered = page('<img name="currentScript" src="/evil/pixel.gif" alt=""><
 const env = useDist({
   pages: {
     '/offline.html': offline, '/online.html': online, '/strict.html': strict, '/allowed.html': allowed,
-    '/clobbered.html': clobbered, '/evil/pixel.gif': '',
+    '/clobbered.html': clobbered, '/evil/pixel.gif': '', '/shop.html': shop,
   },
   scripted,
 });
@@ -188,11 +227,11 @@ test('with a tool-calling model, the form is filled and sent only after each All
   await tab.waitForTimeout(300);
   assert.equal(await card.count(), 1, 'the card still waits for a person');
   assert.equal(await tab.locator('#email').inputValue(), '', 'nothing happens while it waits');
-  await card.getByRole('button', { name: 'Allow' }).click();
+  await card.getByRole('button', { name: 'Allow', exact: true }).click();
   await card.filter({ hasText: /wants to: Click the button "Subscribe" \[\d+\]/ }).waitFor();
   assert.equal(await tab.locator('#email').inputValue(), 'ada@example.com');
   assert.deepEqual(await tab.evaluate(() => window.sent), [], 'not sent before the second Allow');
-  await card.getByRole('button', { name: 'Allow' }).click();
+  await card.getByRole('button', { name: 'Allow', exact: true }).click();
   await panel.getByText('You are subscribed to the owl letter.').waitFor();
   assert.deepEqual(await tab.evaluate(() => window.sent), ['ada@example.com']);
   assert.equal(await tab.locator('#status').textContent(), 'Subscribed: ada@example.com');
@@ -252,6 +291,53 @@ test('a fill\'s card shows the whole text it will type, invisible characters wri
   await card.getByRole('button', { name: 'Deny' }).click();
   await panel.getByText('Understood: I left the form alone.').waitFor();
   assert.equal(await tab.locator('#email').inputValue(), '');
+  assert.deepEqual(problems, []);
+});
+
+test('"Allow for this task" covers the extras without a card each, but Place order still asks; a script\'s click on it does nothing', async (t) => {
+  const { tab, problems, panel } = await open(t, 'shop.html');
+  await panel.getByText(/actions on the page ask you first/).waitFor({ timeout: 20_000 });
+  // Every card the widget shows, in order.
+  await tab.locator('#familiar-page-assistant').evaluate((host) => {
+    window.cards = [];
+    new MutationObserver((changes) => changes.forEach((c) => c.addedNodes.forEach((n) => {
+      if (n.classList?.contains('card')) window.cards.push(n.textContent);
+    }))).observe(host.shadowRoot, { childList: true, subtree: true });
+  });
+  await ask(panel, 'Add the extras to my cart and order');
+  const card = panel.getByRole('group', { name: 'Approval' });
+  await card.filter({ hasText: 'Gift wrap' }).waitFor();
+  // A page script clicking "Allow for this task" is not a person: it decides nothing.
+  await tab.locator('#familiar-page-assistant').evaluate((host) => {
+    const grant = [...host.shadowRoot.querySelectorAll('.card button')].find((b) => b.textContent === 'Allow for this task');
+    grant.click();
+    grant.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  });
+  await tab.waitForTimeout(300);
+  assert.equal(await card.count(), 1, 'the card still waits for a person');
+  assert.deepEqual(await tab.evaluate(() => window.clicked), []);
+  await card.getByRole('button', { name: 'Allow for this task' }).click();
+  const order = card.filter({ hasText: 'Place order' });
+  await order.waitFor();
+  assert.deepEqual(await tab.evaluate(() => window.clicked), ['Gift wrap', 'Add a note', 'Express delivery']);
+  assert.match(await order.innerText(), /This always asks: its name says "place order"\./);
+  assert.equal(await order.getByRole('button', { name: 'Allow for this task' }).count(), 0, 'no grant is offered');
+  const log = await panel.locator('.msg.assistant').allInnerTexts();
+  for (const extra of ['Gift wrap', 'Add a note', 'Express delivery']) {
+    assert.ok(log.some((m) => new RegExp(`^Allowed for this task: Click the button "${extra}" \\[\\d+\\]`).test(m)), `${extra}: ${log.join(' | ')}`);
+  }
+  await order.getByRole('button', { name: 'Allow', exact: true }).click();
+  await panel.getByText('Your order is placed.').waitFor();
+  assert.deepEqual(await tab.evaluate(() => window.clicked), ['Gift wrap', 'Add a note', 'Express delivery', 'Place order']);
+  const cards = await tab.evaluate(() => window.cards);
+  assert.equal(cards.length, 2, cards.join(' | '));
+  assert.match(cards[0], /Gift wrap/);
+  assert.match(cards[1], /Place order/);
+  // The next message asks again.
+  await ask(panel, 'Add the extras again');
+  await card.filter({ hasText: 'Gift wrap' }).waitFor();
+  await card.getByRole('button', { name: 'Deny' }).click();
+  await panel.getByText('I did not place the order.').waitFor();
   assert.deepEqual(problems, []);
 });
 
@@ -363,13 +449,14 @@ test('a page script\'s scripted Send, Enter, submit, Allow and Deny send and dec
 
   await personAsks(tab, 'Subscribe me to the owl letter with ada@example.com');
   await tab.waitForFunction(() => window.captured.querySelector('.card'), null, { timeout: 20_000 });
-  await tab.evaluate(() => {
-    const [allow, deny] = window.captured.querySelectorAll('.card button');
-    allow.click();
-    deny.click();
-    allow.dispatchEvent(new MouseEvent('click', { bubbles: true }));
-    deny.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  // Every button of the card: Allow, Allow for this task, Deny.
+  const scripted = await tab.evaluate(() => {
+    const buttons = [...window.captured.querySelectorAll('.card button')];
+    for (const button of buttons) button.click();
+    for (const button of buttons) button.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    return buttons.map((b) => b.textContent);
   });
+  assert.deepEqual(scripted, ['Allow', 'Allow for this task', 'Deny']);
   await tab.waitForTimeout(300);
   assert.equal(await tab.evaluate(() => window.captured.querySelectorAll('.card').length), 1, 'the card still waits for the person');
   assert.equal(await tab.locator('#email').inputValue(), '', 'nothing was allowed');

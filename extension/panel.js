@@ -190,7 +190,11 @@ async function open(site) {
     instructions: INSTRUCTIONS,
     ...modelConfig(),
   });
-  const stored = (await chrome.storage.local.get(key))[key];
+  // "Always allow scrolling and highlighting on this site", kept per site.
+  const harmless = `harmless:${site}`;
+  const kept = await chrome.storage.local.get([key, harmless]);
+  if (kept[harmless] === true) agent.allowHarmless(site);
+  const stored = kept[key];
   let problem = null;
   if (stored) {
     try {
@@ -202,6 +206,7 @@ async function open(site) {
   const chat = mountChat(document.getElementById('chat'), agent, {
     intro: `Ask about ${site}. /summary outlines the page; actions on it ask you first.`,
     onSend: () => { busy = true; },
+    keepSite: (granted) => chrome.storage.local.set({ [`harmless:${granted}`]: true }),
     save: async (state) => {
       busy = false;
       await chrome.storage.local.set({ [key]: state });

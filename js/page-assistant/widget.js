@@ -28,10 +28,11 @@ body > .chat { height: 100vh; }
 .card .exact { white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, monospace;
   background: #fff; border: 1px solid #e5e7eb; border-radius: 4px; padding: 4px 6px; margin: 6px 0 0;
   max-height: 16em; overflow-y: auto; }
-.card .choices { display: flex; gap: 8px; margin-top: 6px; }
+.card .choices { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 6px; }
+.card .always { margin-top: 4px; font-weight: 600; }
 .card button, form button { border: 1px solid #1d4ed8; border-radius: 6px; padding: 4px 12px; cursor: pointer;
   background: #1d4ed8; color: #fff; }
-.card button.deny { background: #fff; color: #1d4ed8; }
+.card button.deny, .card button.grant { background: #fff; color: #1d4ed8; }
 form { display: flex; gap: 8px; padding: 8px 12px; border-top: 1px solid #eee; margin: 0; }
 textarea { flex: 1; resize: none; border: 1px solid #ccc; border-radius: 6px; padding: 6px; }
 `;
@@ -91,6 +92,14 @@ function exactly(call, args) {
   return null;
 }
 
+/** A card's buttons for the grants it offers (PendingApproval.grants). */
+const OFFERS = {
+  task: 'Allow for this task',
+  site: 'Always allow scrolling and highlighting on this site',
+};
+/** How the log names what a grant allowed. */
+const GRANTED = { task: 'Allowed for this task', site: 'Allowed on this site', always: 'Allowed always' };
+
 /** A finished turn's answer step, or an unfinished one's draft. */
 function answerOf(turn) {
   const step = [...(turn.steps ?? [])].reverse().find((s) => s.type === 'answer');
@@ -105,7 +114,8 @@ function answerOf(turn) {
  * document's body) over `agent`, showing its conversation. Only trusted events (a
  * person's) send or decide. `options`, own only: `intro`, `placeholder`, `label`,
  * `onSend(text)`, `save(state)` (after each send ends, `agent.saveState()`), `onCard()` (a
- * card waits: show the chat). Returns { element, say(text, kind), focus, restore, destroy }.
+ * card waits: show the chat), `keepSite(site)` (the person allowed the harmless kinds on
+ * `site` for good: keep it, and give it back with `agent.allowHarmless(site)`). Returns { element, say(text, kind), focus, restore, destroy }.
  */
 export function mountChat(container, agent, options = {}) {
   const option = (key) => own(options, key);
@@ -141,25 +151,34 @@ export function mountChat(container, agent, options = {}) {
     say(option('intro') ?? 'Ask about this page. /summary outlines it; actions on the page ask you first.', 'assistant');
   };
 
-  agent.onApproval(({ call, description }) => new Promise((resolve) => {
+  agent.onApproval(({ call, description, site, always_asks: alwaysAsks, grants = [] }) => new Promise((resolve) => {
     const args = argumentsOf(call);
     const words = visible(description ? `${description}.` : `Run ${call.name} with ${call.arguments}.`);
     const exact = exactly(call, args);
     const decide = (answer) => (event) => {
       if (!event.isTrusted) return; // a script cannot decide for the person
       card.remove();
-      say(`${answer ? 'Allowed' : 'Denied'}: ${words}`, 'assistant');
+      say(`${answer === false ? 'Denied' : GRANTED[answer] ?? 'Allowed'}: ${words}`, 'assistant');
+      if (answer === 'site' && site) option('keepSite')?.(site);
       resolve(answer);
     };
+    const offered = (grant) => grants.includes(grant)
+      ? [el('button', { type: 'button', class: 'grant', onclick: decide(grant) }, OFFERS[grant])] : [];
     const card = el('div', { class: 'card', role: 'group', 'aria-label': 'Approval' },
       el('div', {}, `The assistant wants to: ${words}`),
+      ...(alwaysAsks ? [el('div', { class: 'always' }, visible(`This always asks: ${alwaysAsks}.`))] : []),
       ...(exact ? [el('div', {}, exact[0]), el('pre', { class: 'exact' }, visible(exact[1]))] : []),
       el('div', { class: 'choices' }, el('button', { type: 'button', onclick: decide(true) }, 'Allow'),
+        ...offered('task'), ...offered('site'),
         el('button', { type: 'button', class: 'deny', onclick: decide(false) }, 'Deny')));
     log.append(card);
     log.scrollTop = log.scrollHeight;
     option('onCard')?.();
   }));
+  // A call a grant covered ran without a card: it is shown all the same.
+  agent.on('allowed', ({ by, call, description }) => {
+    say(`${GRANTED[by] ?? 'Allowed'}: ${visible(description ? `${description}.` : call.name)}`, 'assistant');
+  });
 
   const send = async () => {
     const text = box.value.trim();
@@ -277,8 +296,24 @@ export function start(options = {}) {
     } catch (error) {
       problem = `The saved conversations could not be read, so this one starts afresh: ${error?.message ?? error}`;
     }
+    // Standing permissions for the harmless kinds, kept in this widget's namespace.
+    const standing = `${option('namespace') ?? 'familiar-page-assistant'}.harmless-sites`;
+    const kept = () => {
+      try {
+        const sites = JSON.parse(localStorage.getItem(standing) ?? '[]');
+        return Array.isArray(sites) ? sites.filter((site) => typeof site === 'string') : [];
+      } catch {
+        return [];
+      }
+    };
+    for (const site of kept()) made.allowHarmless(site);
+    const keepSite = (site) => {
+      try {
+        localStorage.setItem(standing, JSON.stringify([...new Set([...kept(), site])]));
+      } catch { /* kept while the agent lives */ }
+    };
     body.remove();
-    chat = mountChat(panel, made, { save: option('save'), onCard: () => open(true) });
+    chat = mountChat(panel, made, { save: option('save'), onCard: () => open(true), keepSite });
     if (problem) chat.say(problem, 'problem');
     if (!panel.hidden) chat.focus();
     return made;

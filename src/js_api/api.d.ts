@@ -443,8 +443,14 @@ export type RunEvent =
   | { event: "plan_updated"; plan: string[]; memory: ContextMemory }
   /** `description`: what the tool says it does (its registered or host description), when it says. */
   | { event: "approval_needed"; call: ToolCall; description?: string }
+  /**
+   * A call that would have asked ran without a card, under a grant given on an earlier
+   * card (`by`): show it all the same ("Allowed for this task: Click the button "Next" [12]").
+   * The turn's steps record it as an approval step with `decision: "allowed"`.
+   */
+  | { event: "allowed"; call: ToolCall; description?: string; by: Grant }
   /** A person (or an `onApproval` handler) decided about the call: a decision, not a failure. */
-  | ({ event: "decided"; call_id: string } & ({ decision: "approved" } | { decision: "denied"; reason: string }))
+  | ({ event: "decided"; call_id: string } & ({ decision: "approved" } | { decision: "allowed"; by: Grant } | { decision: "denied"; reason: string }))
   | ({ event: "reflection" } & Review)
   | { event: "goal_checked"; complete: boolean; answer: string }
   | ({ event: "done" } & Outcome);
@@ -528,15 +534,46 @@ export interface PendingApproval {
   call: ToolCall;
   /** What the call would do, in plain words, when its tool can say (the page actions: `Click the button "Send" [7]`), else what the tool says it does in its own words (its registered description, or the host tool's), when it has one. */
   description?: string;
+  /** The site the call acts on (`"https://shop.example"`), for a page action: what a `"task"` or `"site"` grant holds for. */
+  site?: string;
+  /**
+   * Why this call asks every time, whatever was granted before: it submits, buys,
+   * deletes, sends or signs out (`its name says "place order"`, `it submits the form
+   * "Payment"`), judged from the element's name and role and the form it submits.
+   * Its `grants` are empty then.
+   */
+  always_asks?: string;
+  /** What the card may offer besides this one call (see `Grant`), in this order; show one button for each. */
+  grants: Grant[];
 }
 
 /**
- * What an approval handler may return (or resolve to): `true` approves, `"always"`
- * approves this tool for this agent in this conversation from now on, `false`
- * denies; as an object, `approve: true` approves (`always: true` for good) and
- * anything else denies with `reason`. Any other value, a throw or a rejection denies.
+ * What a person may grant on a card besides the call itself; none ever covers a call
+ * with `always_asks`:
+ * - `"task"`, "Allow for this task": the rest of this run's (this message's) page
+ *   actions on `site` run without a card, each still shown as an `allowed` event and
+ *   recorded; a new message asks again.
+ * - `"site"`, "Always allow scrolling and highlighting on this site": the harmless page
+ *   actions (`scroll_to`, `highlight`, `hover`) on `site`, from now on. The agent holds
+ *   it while it lives; the host keeps it (the extension in `chrome.storage` per site,
+ *   the one-tag widget in its `localStorage` namespace) and gives it back with
+ *   `agent.allowHarmless(site)` to each agent it creates.
+ * - `"always"`: this tool, for this agent, in this conversation.
  */
-export type ApprovalAnswer = boolean | "always" | { approve?: boolean; always?: boolean; reason?: string };
+export type Grant = "task" | "site" | "always";
+
+/**
+ * What an approval handler may return (or resolve to): `true` approves this call,
+ * one of `pending.grants` (`"task"`, `"site"`, `"always"`) approves it and grants
+ * that, `false` denies; as an object, `approve: true` approves (with `grant`, or
+ * `always: true` for `"always"`) and anything else denies with `reason`. A grant the
+ * card did not offer approves the call alone. Any other value, a throw or a rejection
+ * denies.
+ */
+export type ApprovalAnswer =
+  | boolean
+  | Grant
+  | { approve?: boolean; grant?: Grant; always?: boolean; reason?: string };
 
 export type ApprovalHandler = (pending: PendingApproval) => ApprovalAnswer | PromiseLike<ApprovalAnswer>;
 
@@ -582,7 +619,8 @@ export type Step =
   | { type: "fitted"; fit: Fit }
   /** `result` and `duration_ms` are null until the call finishes. */
   | { type: "tool_call"; call: ToolCall; kind: ToolKind | null; result: ToolResult | null; duration_ms: number | null }
-  | { type: "approval"; call: ToolCall }
+  /** A call that asked (`decision` once decided), or ran under a grant (`decision.decision: "allowed"`); `description`: its card's words. */
+  | { type: "approval"; call: ToolCall; description?: string; decision?: { decision: "approved" } | { decision: "allowed"; by: Grant } | { decision: "denied"; reason: string } }
   | { type: "reflection"; review: Review }
   | { type: "goal_check"; complete: boolean; answer: string }
   | { type: "error"; message: string }

@@ -27,8 +27,9 @@ impl FamiliarAgent {
 #[wasm_bindgen]
 impl FamiliarAgent {
     /// Decides approvals in code: `callback(pending)` returns (or resolves to) `true`,
-    /// `false`, `"always"` or `{approve, always, reason}`; `null` hands them back to
-    /// `approve` / `deny`. A callback that throws denies.
+    /// `false`, one of `pending.grants` (`"task"`, `"site"`, `"always"`) or
+    /// `{approve, grant, reason}`; `null` hands them back to `approve` / `deny`. A
+    /// callback that throws denies.
     #[wasm_bindgen(js_name = onApproval)]
     pub fn on_approval(
         &self,
@@ -56,21 +57,42 @@ impl FamiliarAgent {
         self.session.set_approver(approver);
     }
 
-    /// Approves a waiting call (`always`: this tool, for this agent, in this
-    /// conversation, from now on). `which` is a `pending()` entry (or
-    /// `{conversation, turn, callId}`); the model's call id alone is taken while no
-    /// other waiting call shares it.
+    /// Approves a waiting call, and with `grant` more (one of its `grants`: `"task"`,
+    /// `"site"`, `"always"`; `true` is `"always"`: this tool, for this agent, in this
+    /// conversation). `which` is a `pending()` entry (or `{conversation, turn,
+    /// callId}`); the model's call id alone is taken while no other waiting call
+    /// shares it.
     pub fn approve(
         &self,
         #[wasm_bindgen(unchecked_param_type = "ApprovalKey | string")] which: JsValue,
-        always: Option<bool>,
+        #[wasm_bindgen(unchecked_param_type = "Grant | boolean | void")] grant: Option<JsValue>,
     ) -> Result<(), JsValue> {
-        let decision = if always.unwrap_or(false) {
-            Decision::ApproveAlways
-        } else {
-            Decision::Approve
+        let grant = grant.unwrap_or(JsValue::UNDEFINED);
+        let decision = match (grant.as_bool(), grant.as_string()) {
+            (Some(always), _) if always => Decision::ApproveAlways,
+            (_, Some(name)) => granting(&name).ok_or_else(|| {
+                error(&format!(
+                    "there is no grant \"{name}\"; known: task, site, always"
+                ))
+            })?,
+            _ => Decision::Approve,
         };
         self.decide(&which, decision)
+    }
+
+    /// Lets the harmless page actions (`scroll_to`, `highlight`, `hover`) run without
+    /// a card on `site` (an origin, as `pending.site` names it), or asks again
+    /// (`allowed: false`): the standing permission a host keeps (a card answered
+    /// `"site"`) and gives back to each agent it creates.
+    #[wasm_bindgen(js_name = allowHarmless)]
+    pub fn allow_harmless(&self, site: &str, allowed: Option<bool>) {
+        self.session.allow_harmless(site, allowed.unwrap_or(true));
+    }
+
+    /// The sites whose harmless page actions run without a card.
+    #[wasm_bindgen(js_name = harmlessSites)]
+    pub fn harmless_sites(&self) -> Vec<String> {
+        self.session.harmless_sites()
     }
 
     /// Denies a waiting call (named as for `approve`); the model hears `reason`.
@@ -114,22 +136,35 @@ fn approval_key(which: &JsValue) -> Result<ApprovalKey, JsValue> {
     }
 }
 
-/// A host's approval answer as a decision; anything unclear denies.
+/// The approval that grants `name` (a `Grant` as `pending.grants` names it).
+fn granting(name: &str) -> Option<Decision> {
+    match name {
+        "task" => Some(Decision::ApproveForTask),
+        "site" => Some(Decision::ApproveOnSite),
+        "always" => Some(Decision::ApproveAlways),
+        _ => None,
+    }
+}
+
+/// A host's approval answer as a decision; anything unclear denies. A grant the
+/// card did not offer (`"task"` on a call that always asks) approves the call alone.
 fn decision(answer: &JsValue) -> Decision {
     if answer.as_bool() == Some(true) {
         return Decision::Approve;
     }
-    if answer.as_string().as_deref() == Some("always") {
-        return Decision::ApproveAlways;
+    if let Some(granted) = answer.as_string().as_deref().and_then(granting) {
+        return granted;
     }
     if answer.is_object() {
         let approve = field(answer, "approve").as_bool() == Some(true);
         let always = field(answer, "always").as_bool() == Some(true);
+        let grant = field(answer, "grant").as_string();
         let reason = field(answer, "reason").as_string();
-        return match (approve, always) {
-            (true, true) => Decision::ApproveAlways,
-            (true, false) => Decision::Approve,
-            (false, _) => Decision::Deny {
+        return match (approve, grant.as_deref().and_then(granting), always) {
+            (true, Some(granted), _) => granted,
+            (true, None, true) => Decision::ApproveAlways,
+            (true, None, false) => Decision::Approve,
+            (false, ..) => Decision::Deny {
                 reason: reason.unwrap_or_else(|| "the host denied it".into()),
             },
         };
@@ -139,7 +174,7 @@ fn decision(answer: &JsValue) -> Decision {
             "the host denied it".into()
         } else {
             format!(
-                "the approval handler answered {}, not true, false or \"always\"",
+                "the approval handler answered {}, not true, false, \"task\", \"site\" or \"always\"",
                 to_json(answer).map(|v| v.to_string()).unwrap_or_default()
             )
         },

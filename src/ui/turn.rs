@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use crate::base::clock::{Clock, Instant};
 use crate::run::Outcome;
+use crate::run::event::Grant;
 use crate::run::interaction::{Interaction, Status, Step};
 use crate::web::BrowserClock;
 
@@ -317,10 +318,19 @@ fn ApprovalCard(
             card.on_load(|card| {
                 let _ = card.focus();
             });
-            let decide = move |approve: bool, always: bool| {
-                chat.decide(approve, always);
+            let decide = move |approve: bool, grant: Option<Grant>| {
+                chat.decide(approve, grant);
                 super::focus_composer();
             };
+            // "Allow for this task" when the call may be granted so (a page action
+            // that does not always ask).
+            let task = p.grants.contains(&Grant::Task).then(|| {
+                view! {
+                    <button type="button" class="approve-task" on:click=move |_| decide(true, Some(Grant::Task))>
+                        "Allow for this task"
+                    </button>
+                }
+            });
             view! {
                 <div node_ref=card tabindex="-1" class="approval" role="group" aria-label="Approval needed">
                     <p class="approval-text">
@@ -329,13 +339,14 @@ fn ApprovalCard(
                     // The tool's own words for what it does, beside the call's.
                     {p.description.clone().map(|about| view! { <p class="approval-about">{about}</p> })}
                     <div class="approval-actions">
-                        <button type="button" class="approve" on:click=move |_| decide(true, false)>
+                        <button type="button" class="approve" on:click=move |_| decide(true, None)>
                             "Approve"
                         </button>
-                        <button type="button" class="deny" on:click=move |_| decide(false, false)>
+                        {task}
+                        <button type="button" class="deny" on:click=move |_| decide(false, None)>
                             "Deny"
                         </button>
-                        <button type="button" class="approve-always" on:click=move |_| decide(true, true)>
+                        <button type="button" class="approve-always" on:click=move |_| decide(true, Some(Grant::Always))>
                             "Always for this chat"
                         </button>
                     </div>

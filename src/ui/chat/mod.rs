@@ -26,7 +26,7 @@ use crate::app::settings::Settings;
 use crate::app::{self, ConversationEntry, Keys, Loaded};
 use crate::demo::{self, characters};
 use crate::llm::message::ToolCall;
-use crate::run::event::Event;
+use crate::run::event::{Event, Grant};
 use crate::run::interaction::{Conversation, Interaction};
 use crate::run::{Boundaries, ContextMemory, Purpose};
 use crate::store::Store;
@@ -51,6 +51,8 @@ pub struct Pending {
     pub call: ToolCall,
     /// What the tool says it does, in its own words.
     pub description: Option<String>,
+    /// What the card may offer besides this call ("Allow for this task", …).
+    pub grants: Vec<Grant>,
 }
 
 impl From<app::PendingApproval> for Pending {
@@ -59,6 +61,7 @@ impl From<app::PendingApproval> for Pending {
             key: pending.key(),
             call: pending.call,
             description: pending.description,
+            grants: pending.grants,
         }
     }
 }
@@ -351,17 +354,19 @@ impl Chat {
             .collect()
     }
 
-    /// A person's answer to the pending call; `always` approves the tool for this
-    /// agent in this conversation.
-    pub fn decide(&self, approve: bool, always: bool) {
+    /// A person's answer to the pending call, with what it grants besides (see
+    /// [`Grant`]: `Always` approves the tool for this agent in this conversation).
+    pub fn decide(&self, approve: bool, grant: Option<Grant>) {
         let (Some(pending), Some(app)) = (self.pending.get_untracked(), self.app()) else {
             return;
         };
         self.pending.set(None);
         self.busy.set(true);
-        let decision = match (approve, always) {
-            (true, true) => app::Decision::ApproveAlways,
-            (true, false) => app::Decision::Approve,
+        let decision = match (approve, grant) {
+            (true, Some(Grant::Always)) => app::Decision::ApproveAlways,
+            (true, Some(Grant::Task)) => app::Decision::ApproveForTask,
+            (true, Some(Grant::Site)) => app::Decision::ApproveOnSite,
+            (true, None) => app::Decision::Approve,
             (false, _) => app::Decision::Deny {
                 reason: "the user said no".into(),
             },
@@ -553,14 +558,22 @@ impl Chat {
                     format!("Approval needed: the agent wants to run {}.", call.name),
                 );
                 self.busy.set(false);
+                let key = app::ApprovalKey {
+                    conversation: self.conversation_id.get_untracked(),
+                    turn,
+                    call: call.id.clone(),
+                };
+                // The grants the card may offer are the controller's to say.
+                let grants = self
+                    .app()
+                    .and_then(|app| app.pending().into_iter().find(|p| p.is(&key)))
+                    .map(|p| p.grants)
+                    .unwrap_or_default();
                 self.pending.set(Some(Pending {
-                    key: app::ApprovalKey {
-                        conversation: self.conversation_id.get_untracked(),
-                        turn,
-                        call: call.id.clone(),
-                    },
+                    key,
                     call: call.clone(),
                     description: description.clone(),
+                    grants,
                 }));
             }
             _ => {}
