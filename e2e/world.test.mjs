@@ -35,6 +35,22 @@ async function completed(page, n) {
   await page.locator('.turn[data-status="completed"]').nth(n - 1).waitFor({ timeout: 15_000 });
 }
 
+/** Approves every card shown until `n` turns have completed; the cards' texts. */
+async function approveUntilCompleted(page, n) {
+  const asked = [];
+  const deadline = Date.now() + 30_000;
+  while (await page.locator('.turn[data-status="completed"]').count() < n) {
+    assert.ok(Date.now() < deadline, `${n} turns completed (asked: ${asked})`);
+    const approve = page.locator('.approval .approve').first();
+    if (await approve.isVisible()) {
+      asked.push(await page.locator('.approval').first().innerText());
+      await approve.click();
+    }
+    await page.waitForTimeout(100);
+  }
+  return asked;
+}
+
 /** The text of every step of turn `i` (from 1), its steps opened (again, if the turn
  * was drawn anew as its conversation was saved). */
 async function steps(page, i) {
@@ -88,7 +104,11 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
   assert.match(await world.locator('.world-changes li').first().innerText(), /step 4 · consume_item/);
 
   await world.locator('.battle-starts').click();
-  await completed(page, 4);
+  // A battle's details carry words players wrote (community names): once a resident has
+  // read them, its action asks the person who owns it, who approves each here.
+  const asked = await approveUntilCompleted(page, 4);
+  assert.deepEqual(asked.map((card) => /join_battle|ignore_battle/.exec(card)?.[0]).sort(),
+    ['ignore_battle', 'join_battle', 'join_battle'], `the owner was asked for each action: ${asked}`);
   assert.match(await steps(page, 2), /join_battle/, 'Dotty, loyal, fights');
   assert.match(await steps(page, 3), /join_battle/, 'Brannoc, loyal to his side, fights');
   const mira = await steps(page, 4);

@@ -114,7 +114,7 @@ cargo test --release -p familiar-local 2>&1 | tee -a "$log/native"
 step "browser tests (wasm-bindgen-test, headless Chromium; LiteLLM at $FAMILIAR_LITELLM_URL, faults at $FAMILIAR_FAULT_URL, capture at $FAMILIAR_CAPTURE_URL and $FAMILIAR_CAPTURE_OTHER_URL)"
 wait_for_litellm
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --target wasm32-unknown-unknown --test ui --test web --test page --test login --test api --test store_conformance 2>&1 | tee "$log/browser"
+  cargo test --target wasm32-unknown-unknown --test ui --test web --test page --test page_reach --test login --test api --test store_conformance 2>&1 | tee "$log/browser"
 # The model client's suite prints its fault matrix (the table of every fault's outcome).
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --target wasm32-unknown-unknown --test model_client -- --nocapture 2>&1 | tee -a "$log/browser"

@@ -20,6 +20,7 @@ use web_sys::{
 };
 
 use crate::dom::{appearance, options};
+use crate::realm::{self, tagged};
 use crate::{Act, Key, hidden, squash};
 
 thread_local! {
@@ -40,8 +41,7 @@ pub(super) fn perform(target: &Element, act: &Act) -> Result<(), String> {
         Act::Fill(text) => fill(target, text)?,
         Act::Select(option) => choose(target, option)?,
         Act::Check(wanted) => {
-            let input = target
-                .dyn_ref::<HtmlInputElement>()
+            let input = tagged::<HtmlInputElement>(target, "input")
                 .ok_or_else(|| "the element is not a checkbox".to_owned())?;
             if input.checked() != *wanted {
                 click(target)?;
@@ -130,13 +130,13 @@ fn press_pointer(target: &Element, detail: i32) -> Result<(), String> {
 /// A press focuses the nearest focusable element around the pointer, or none.
 fn focus_from_pointer(target: &Element) {
     let focusable = target.closest(FOCUSABLE).ok().flatten();
-    match focusable.as_ref().and_then(|f| f.dyn_ref::<HtmlElement>()) {
+    match focusable.as_ref().and_then(realm::html) {
         Some(element) => {
             let _ = element.focus();
         }
         None => {
             let active = target.owner_document().and_then(|d| d.active_element());
-            if let Some(active) = active.as_ref().and_then(|a| a.dyn_ref::<HtmlElement>()) {
+            if let Some(active) = active.as_ref().and_then(realm::html) {
                 let _ = active.blur();
             }
         }
@@ -145,7 +145,7 @@ fn focus_from_pointer(target: &Element) {
 
 fn click(target: &Element) -> Result<(), String> {
     press_pointer(target, 1)?;
-    match target.dyn_ref::<HtmlElement>() {
+    match realm::html(target) {
         Some(element) => element.click(),
         None => {
             mouse(target, "click", 1)?;
@@ -212,7 +212,7 @@ enum Field<'a> {
 }
 
 fn field(element: &Element) -> Option<Field<'_>> {
-    if let Some(input) = element.dyn_ref::<HtmlInputElement>() {
+    if let Some(input) = tagged::<HtmlInputElement>(element, "input") {
         let kind = input.type_().to_ascii_lowercase();
         let typed = !matches!(
             kind.as_str(),
@@ -229,11 +229,10 @@ fn field(element: &Element) -> Option<Field<'_>> {
         );
         return typed.then_some(Field::Input(input));
     }
-    if let Some(area) = element.dyn_ref::<HtmlTextAreaElement>() {
+    if let Some(area) = tagged::<HtmlTextAreaElement>(element, "textarea") {
         return Some(Field::Area(area));
     }
-    element
-        .dyn_ref::<HtmlElement>()
+    realm::html(element)
         .filter(|e| e.is_content_editable())
         .map(Field::Editable)
 }
@@ -316,7 +315,10 @@ fn type_into(editable: &HtmlElement, text: &str, added: &str) -> Result<(), Stri
         }
     }
     let insert = if appending { added } else { text };
-    let html: Option<&HtmlDocument> = document.dyn_ref();
+    // A frame's document is its own window's `HTMLDocument`: told by its method.
+    let html: Option<&HtmlDocument> = Reflect::has(&document, &"execCommand".into())
+        .unwrap_or(false)
+        .then(|| document.unchecked_ref());
     let inserted = match (html, insert.is_empty()) {
         (Some(html), false) => html
             .exec_command_with_show_ui_and_value("insertText", false, insert)
@@ -342,9 +344,7 @@ fn describe(value: JsValue) -> String {
 }
 
 fn html(element: &Element) -> Result<&HtmlElement, String> {
-    element
-        .dyn_ref::<HtmlElement>()
-        .ok_or_else(|| "the element is not an HTML element".to_owned())
+    realm::html(element).ok_or_else(|| "the element is not an HTML element".to_owned())
 }
 
 fn fill(element: &Element, text: &str) -> Result<(), String> {
@@ -420,6 +420,7 @@ fn key_default(target: &Element, key: &Key) -> Result<(), String> {
             })?;
         }
         ("Enter", None) if clickable(target, "Enter") => click(target)?,
+        ("Escape", _) => close_dialog(target)?,
         ("Backspace", Some(field)) => {
             let mut value = field.value();
             value.pop();
@@ -430,6 +431,31 @@ fn key_default(target: &Element, key: &Key) -> Result<(), String> {
             field.replace(&value, "insertText", typed)?;
         }
         _ => {}
+    }
+    Ok(())
+}
+
+/// Escape in an open `<dialog>`: the browser's close request (its `cancel` event,
+/// which a listener may refuse, then the dialog closed), which a synthetic key does
+/// not make.
+fn close_dialog(target: &Element) -> Result<(), String> {
+    let Some(dialog) = target.closest("dialog[open]").ok().flatten() else {
+        return Ok(());
+    };
+    let request = Reflect::get(&dialog, &"requestClose".into()).ok();
+    if let Some(request) = request.filter(JsValue::is_function) {
+        request
+            .unchecked_into::<Function>()
+            .call0(&dialog)
+            .map_err(describe)?;
+        return Ok(());
+    }
+    if fire(&dialog, "cancel")? {
+        let close: Function = Reflect::get(&dialog, &"close".into())
+            .map_err(describe)?
+            .dyn_into()
+            .map_err(describe)?;
+        close.call0(&dialog).map_err(describe)?;
     }
     Ok(())
 }
@@ -471,13 +497,14 @@ fn submit(form: &HtmlFormElement) -> Result<(), String> {
 
 /// The form `element` is, or belongs to.
 fn form_of(element: &Element) -> Option<HtmlFormElement> {
-    if let Some(form) = element.dyn_ref::<HtmlFormElement>() {
+    if let Some(form) = tagged::<HtmlFormElement>(element, "form") {
         return Some(form.clone());
     }
     let owner = Reflect::get(element, &"form".into()).ok();
     owner
-        .and_then(|f| f.dyn_into::<HtmlFormElement>().ok())
-        .or_else(|| element.closest("form").ok().flatten()?.dyn_into().ok())
+        .filter(JsValue::is_object)
+        .map(JsCast::unchecked_into::<HtmlFormElement>)
+        .or_else(|| Some(element.closest("form").ok()??.unchecked_into()))
 }
 
 /// Tab: the focus moves to the next element the keyboard reaches, in document order.
@@ -489,7 +516,7 @@ fn focus_next(from: &Element) {
         return;
     };
     let reachable: Vec<HtmlElement> = (0..all.length())
-        .filter_map(|i| all.item(i)?.dyn_into::<HtmlElement>().ok())
+        .filter_map(|i| realm::html(realm::element(&all.item(i)?)?).cloned())
         .filter(|e| e == from.unchecked_ref::<HtmlElement>() || reachable(e))
         .collect();
     let at = reachable
@@ -510,7 +537,7 @@ fn reachable(element: &HtmlElement) -> bool {
 }
 
 fn choose(element: &Element, wanted: &str) -> Result<(), String> {
-    let Some(select) = element.dyn_ref::<HtmlSelectElement>() else {
+    let Some(select) = tagged::<HtmlSelectElement>(element, "select") else {
         return choose_shown(element, wanted);
     };
     let wanted = wanted.trim().to_lowercase();
@@ -569,7 +596,7 @@ fn shown_options(list: &Element) -> Vec<(String, Element)> {
             found.push(scope.clone());
         }
         if let Ok(all) = scope.query_selector_all("[role=option]") {
-            found.extend((0..all.length()).filter_map(|i| all.item(i)?.dyn_into().ok()));
+            found.extend((0..all.length()).filter_map(|i| realm::into_element(all.item(i)?)));
         }
         found
             .into_iter()

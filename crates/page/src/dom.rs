@@ -17,9 +17,10 @@ use js_sys::{Array, Reflect, WeakMap};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
     Element, HtmlInputElement, HtmlOptionElement, HtmlSelectElement, HtmlTextAreaElement, Node,
-    ShadowRoot, Window,
+    Window,
 };
 
+use crate::realm::{self, tagged};
 use crate::watch::PageWatch;
 use crate::{
     Act, Appearance, Block, Control, Form, Hidden, Region, Snapshot, clip, hidden, mask, role_of,
@@ -233,8 +234,9 @@ struct Walk<'a> {
     forms: Vec<Form>,
     found: BTreeMap<u32, Element>,
     text: String,
-    /// The shadow roots read, for the watch to observe.
-    roots: Vec<ShadowRoot>,
+    /// The shadow roots and frames' documents read, for the watch to observe: their
+    /// changes do not reach the document's observer.
+    roots: Vec<Node>,
     visited: usize,
     truncated: bool,
 }
@@ -285,7 +287,7 @@ impl Walk<'_> {
                             continue;
                         }
                         self.visited += 1;
-                        if let Ok(element) = node.dyn_into::<Element>() {
+                        if let Some(element) = realm::into_element(node) {
                             self.element(&element, place, depth, &mut stack);
                         }
                     }
@@ -358,7 +360,7 @@ impl Walk<'_> {
     fn content(&mut self, element: &Element) -> Vec<Node> {
         if let Some(root) = element.shadow_root() {
             let nodes = list(&root.child_nodes());
-            self.roots.push(root);
+            self.roots.push(root.into());
             return nodes;
         }
         if element.tag_name().eq_ignore_ascii_case("slot") {
@@ -370,7 +372,8 @@ impl Walk<'_> {
             if let Some(assigned) = assigned.filter(|a| a.length() > 0) {
                 return assigned
                     .iter()
-                    .filter_map(|n| n.dyn_into::<Node>().ok())
+                    .filter(JsValue::is_object)
+                    .map(JsCast::unchecked_into::<Node>)
                     .collect();
             }
         }
@@ -378,18 +381,24 @@ impl Walk<'_> {
     }
 
     /// A same-origin frame's body, when this walk reads frames.
-    fn frame_body(&self, frame: &Element) -> Option<web_sys::HtmlElement> {
+    fn frame_body(&mut self, frame: &Element) -> Option<web_sys::HtmlElement> {
         if !self.adapter.into_frames {
             return None;
         }
+        // Null for another origin's frame (its own content script reads it).
         let document = Reflect::get(frame, &"contentDocument".into()).ok()?;
-        document.dyn_into::<web_sys::Document>().ok()?.body()
+        if !document.is_object() {
+            return None;
+        }
+        let document = document.unchecked_into::<web_sys::Document>();
+        self.roots.push(document.clone().into());
+        document.body()
     }
 
     /// Whether a person sees a label of this field: a checkbox drawn by its label,
     /// with the input itself transparent or shrunk out of sight, is theirs to use.
     fn labelled_visibly(&self, element: &Element) -> bool {
-        let Some(input) = element.dyn_ref::<HtmlInputElement>() else {
+        let Some(input) = tagged::<HtmlInputElement>(element, "input") else {
             return false;
         };
         let Some(labels) = input.labels() else {
@@ -397,7 +406,7 @@ impl Walk<'_> {
         };
         list(&labels)
             .into_iter()
-            .filter_map(|n| n.dyn_into::<Element>().ok())
+            .filter_map(realm::into_element)
             .any(|label| hidden(&appearance(self.window, &label)).is_none())
     }
 
@@ -433,8 +442,8 @@ impl Walk<'_> {
             .flatten();
         let form = Reflect::get(element, &"form".into())
             .ok()
-            .and_then(|f| f.dyn_into::<Element>().ok())
-            .map(|f| self.adapter.number(&f));
+            .filter(JsValue::is_object)
+            .map(|f| self.adapter.number(f.unchecked_ref()));
         self.found.insert(id, element.clone());
         self.controls.push(Control {
             id,
@@ -585,6 +594,7 @@ pub(super) fn appearance(window: &Window, element: &Element) -> Appearance {
         width: rect.width(),
         height: rect.height(),
         clips: prop("overflow-x") != "visible" || prop("overflow-y") != "visible" || font < 1.0,
+        boxless: prop("display") == "contents",
     }
 }
 
@@ -599,14 +609,14 @@ fn state(
         let value = if sensitive { mask(&value) } else { value };
         (Some(value), None, Vec::new())
     };
-    if let Some(input) = element.dyn_ref::<HtmlInputElement>() {
+    if let Some(input) = tagged::<HtmlInputElement>(element, "input") {
         return match kind.map(str::to_ascii_lowercase).as_deref() {
             Some("checkbox" | "radio") => (None, Some(input.checked()), Vec::new()),
             Some("submit" | "button" | "reset" | "image") => (None, None, Vec::new()),
             _ => text(input.value()),
         };
     }
-    if let Some(area) = element.dyn_ref::<HtmlTextAreaElement>() {
+    if let Some(area) = tagged::<HtmlTextAreaElement>(element, "textarea") {
         return text(area.value());
     }
     if element
@@ -616,7 +626,7 @@ fn state(
         let content = element.text_content().unwrap_or_default();
         return text(clip(&squash(&content), EDITABLE_LIMIT));
     }
-    if let Some(select) = element.dyn_ref::<HtmlSelectElement>() {
+    if let Some(select) = tagged::<HtmlSelectElement>(element, "select") {
         let options = options(select);
         let chosen = usize::try_from(select.selected_index()).ok();
         let value = chosen.and_then(|i| options.get(i).map(|(text, _)| text.clone()));
@@ -635,7 +645,10 @@ pub(super) fn options(select: &HtmlSelectElement) -> Vec<(String, HtmlOptionElem
         return Vec::new();
     };
     (0..list.length())
-        .filter_map(|i| list.item(i)?.dyn_into::<HtmlOptionElement>().ok())
+        .filter_map(|i| {
+            let option = realm::into_element(list.item(i)?)?;
+            tagged::<HtmlOptionElement>(&option, "option").cloned()
+        })
         .map(|o| (squash(&o.text()), o))
         .collect()
 }
@@ -643,12 +656,11 @@ pub(super) fn options(select: &HtmlSelectElement) -> Vec<(String, HtmlOptionElem
 /// The element's accessible name: `aria-label`, `aria-labelledby`, its `<label>`,
 /// a button's value, its text, `placeholder`, `title`, `alt`, `name`.
 fn name(element: &Element, tag: &str) -> String {
-    let document = element.owner_document();
     let attr = |name: &str| element.get_attribute(name);
     let text_of = |e: &Element| e.text_content().unwrap_or_default();
     let labelled_by = attr("aria-labelledby").map(|ids| {
         ids.split_whitespace()
-            .filter_map(|id| document.as_ref()?.get_element_by_id(id))
+            .filter_map(|id| by_id(element, id))
             .map(|e| text_of(&e))
             .collect::<Vec<_>>()
             .join(" ")
@@ -680,15 +692,31 @@ fn name(element: &Element, tag: &str) -> String {
     .unwrap_or_default()
 }
 
+/// The element with `id` in `element`'s own tree: its shadow root's, or its
+/// document's (ids are scoped to each).
+fn by_id(element: &Element, id: &str) -> Option<Element> {
+    let root = element.get_root_node();
+    if root.node_type() == Node::DOCUMENT_FRAGMENT_NODE {
+        let root: &web_sys::DocumentFragment = root.unchecked_ref();
+        return root.get_element_by_id(id);
+    }
+    element.owner_document()?.get_element_by_id(id)
+}
+
 fn label_of(element: &Element) -> Option<String> {
     let id = element.id();
     if !id.is_empty() {
-        let labels = element
-            .owner_document()?
-            .query_selector_all("label[for]")
-            .ok()?;
+        // In the element's own tree: a shadow root's labels name its fields.
+        let root = element.get_root_node();
+        let labels = if root.node_type() == Node::DOCUMENT_FRAGMENT_NODE {
+            root.unchecked_ref::<web_sys::DocumentFragment>()
+                .query_selector_all("label[for]")
+        } else {
+            element.owner_document()?.query_selector_all("label[for]")
+        }
+        .ok()?;
         for i in 0..labels.length() {
-            let Some(label) = labels.item(i).and_then(|n| n.dyn_into::<Element>().ok()) else {
+            let Some(label) = labels.item(i).and_then(realm::into_element) else {
                 continue;
             };
             if label.get_attribute("for").as_deref() == Some(id.as_str()) {
@@ -701,10 +729,10 @@ fn label_of(element: &Element) -> Option<String> {
 
 /// A label's own words, without the text of the fields inside it (a list's options).
 fn label_text(label: &Element) -> Option<String> {
-    let copy: Element = label.clone_node_with_deep(true).ok()?.dyn_into().ok()?;
+    let copy = realm::into_element(label.clone_node_with_deep(true).ok()?)?;
     let fields = copy.query_selector_all("select, textarea").ok()?;
     for i in 0..fields.length() {
-        if let Some(field) = fields.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+        if let Some(field) = fields.item(i).and_then(realm::into_element) {
             field.remove();
         }
     }

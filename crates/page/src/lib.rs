@@ -23,8 +23,11 @@ mod dom;
 #[cfg(all(target_arch = "wasm32", feature = "frame"))]
 mod frame;
 #[cfg(target_arch = "wasm32")]
+mod realm;
+#[cfg(target_arch = "wasm32")]
 mod watch;
 
+use familiar_json::read_fields;
 use serde::{Deserialize, Serialize};
 
 #[cfg(target_arch = "wasm32")]
@@ -47,7 +50,7 @@ pub enum Region {
 }
 
 /// A run of visible text, as one paragraph, heading or list item.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Block {
     /// `Some(1..=6)` for a heading.
     pub heading: Option<u8>,
@@ -56,7 +59,7 @@ pub struct Block {
 }
 
 /// An interactive element as the model sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Control {
     /// Its number: the same for the same element on every read.
     pub id: u32,
@@ -79,15 +82,13 @@ pub struct Control {
     pub form: Option<u32>,
     /// A password, payment-card or one-time-code field: its value is masked
     /// ([`mask`]) and only the person types into it.
-    #[serde(default)]
     pub sensitive: bool,
     /// Whether it has the keyboard focus.
-    #[serde(default)]
     pub focused: bool,
 }
 
 /// A form of the page: its fields are the controls whose `form` is its number.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Form {
     /// Its number, from the same count as the controls'.
     pub id: u32,
@@ -100,8 +101,7 @@ pub struct Form {
 }
 
 /// The page as it is now.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Snapshot {
     pub title: String,
     /// Visible text, in document order.
@@ -146,6 +146,37 @@ pub enum Act {
     /// Moves the pointer over the element (a menu that opens on hover opens).
     Hover,
 }
+
+// Read as the root crate reads every type (`familiar_json`): one shared call per field,
+// not serde's derived visitor per struct, in the page build that reads a frame's
+// snapshot; the frame writes them with the derived `Serialize`.
+read_fields!(Block {
+    heading,
+    text,
+    region
+});
+read_fields!(Control {
+    id,
+    role,
+    name,
+    value,
+    checked,
+    disabled,
+    visible,
+    options,
+    href,
+    form,
+    sensitive = default,
+    focused = default,
+});
+read_fields!(Form {
+    id,
+    name,
+    action,
+    method,
+    visible
+});
+read_fields!(Snapshot default { title, blocks, controls, forms, selection, location, truncated, version });
 
 /// Cuts `text` to at most `max` characters, on a character boundary, marking the cut.
 pub fn clip(text: &str, max: usize) -> String {

@@ -3,7 +3,7 @@
 /// The role an element plays, from its tag, `type` and `role` attributes; `None` when
 /// it is not interactive. An explicit interactive `role` wins.
 pub fn role_of(tag: &str, kind: Option<&str>, role: Option<&str>) -> Option<&'static str> {
-    const ROLES: [&str; 14] = [
+    const ROLES: [&str; 17] = [
         "button",
         "link",
         "checkbox",
@@ -11,6 +11,9 @@ pub fn role_of(tag: &str, kind: Option<&str>, role: Option<&str>) -> Option<&'st
         "switch",
         "tab",
         "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "treeitem",
         "option",
         "combobox",
         "listbox",
@@ -59,6 +62,11 @@ mod tests {
         assert_eq!(role_of("select", None, None), Some("combobox"));
         assert_eq!(role_of("div", None, Some("button")), Some("button"));
         assert_eq!(role_of("div", None, Some("presentation")), None);
+        assert_eq!(
+            role_of("li", None, Some("menuitemcheckbox")),
+            Some("menuitemcheckbox")
+        );
+        assert_eq!(role_of("li", None, Some("treeitem")), Some("treeitem"));
         assert_eq!(role_of("p", None, None), None);
     }
 }

@@ -21,6 +21,10 @@ pub struct Appearance {
     /// Whether its content is clipped to its box (`overflow` other than visible), so
     /// a box of no size shows nothing of it.
     pub clips: bool,
+    /// Computed `display: contents` (a `<slot>`, a wrapper a framework draws through):
+    /// it has no box of its own, so its size and place say nothing; its children are
+    /// judged by theirs.
+    pub boxless: bool,
 }
 
 /// Why an element counts as hidden.
@@ -55,6 +59,9 @@ pub fn hidden(a: &Appearance) -> Option<Hidden> {
     if a.transparent {
         return Some(Hidden::Transparent);
     }
+    if a.boxless {
+        return None;
+    }
     if a.left + a.width <= 0.0 || a.top + a.height <= 0.0 {
         return Some(Hidden::OffScreen);
     }
@@ -74,6 +81,20 @@ mod tests {
             height: 40.0,
             ..Appearance::default()
         }
+    }
+
+    #[test]
+    fn a_boxless_element_is_judged_by_its_children_not_its_empty_rectangle() {
+        let slot = Appearance {
+            boxless: true,
+            ..Appearance::default()
+        };
+        assert_eq!(hidden(&slot), None, "a slot's rectangle is empty, at 0,0");
+        let hidden_slot = Appearance {
+            display_none: true,
+            ..slot
+        };
+        assert_eq!(hidden(&hidden_slot), Some(Hidden::DisplayNone));
     }
 
     #[test]

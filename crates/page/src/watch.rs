@@ -58,9 +58,9 @@ impl PageWatch {
         self.changed.replace(false)
     }
 
-    /// Watches a shadow root the walk read: its changes do not reach the document's
-    /// observer.
-    pub fn observe(&self, root: &web_sys::ShadowRoot) {
+    /// Watches a shadow root or a same-origin frame's document the walk read: their
+    /// changes do not reach the document's observer.
+    pub fn observe(&self, root: &Node) {
         if let Some(observer) = &self.observer {
             let _ = observer.observe_with_options(root, &options());
         }

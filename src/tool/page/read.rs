@@ -3,15 +3,22 @@
 
 use super::{Block, Region, Snapshot, clip, squash};
 
-/// The content blocks: those in the page's main region when it marks one, else all
-/// but navigation and boilerplate (or everything, when that is all there is).
+/// Below this many characters a page's main region is an app's part (a list, a
+/// panel), not an article: the text around it (the app's header, its footer with the
+/// item count) is read with it.
+const SLIGHT_MAIN: usize = 600;
+
+/// The content blocks: those in the page's main region when it marks one that holds
+/// an article's worth of text, else all but navigation and boilerplate (or
+/// everything, when that is all there is).
 fn content(snapshot: &Snapshot) -> Vec<&Block> {
     let of = |region: Region| -> Vec<&Block> {
         let blocks = snapshot.blocks.iter();
         blocks.filter(|b| b.region == region).collect()
     };
     let main = of(Region::Main);
-    if !main.is_empty() {
+    let main_chars: usize = main.iter().map(|b| b.text.chars().count()).sum();
+    if main_chars >= SLIGHT_MAIN {
         return main;
     }
     let rest: Vec<&Block> = snapshot
@@ -207,6 +214,30 @@ mod tests {
         );
         assert_eq!(read.next_offset, None);
         assert_eq!(read.total_chars, read.text.chars().count());
+    }
+
+    #[test]
+    fn an_apps_slight_main_is_read_with_the_text_around_it_and_an_articles_main_alone() {
+        let app = Snapshot {
+            blocks: vec![
+                block(Some(1), "todos", Region::Other),
+                block(None, "Feed the owl", Region::Main),
+                block(None, "1 item left", Region::Other),
+                block(None, "Written by owls", Region::Boilerplate),
+            ],
+            ..Snapshot::default()
+        };
+        assert_eq!(
+            readable(&app, 0, 1_000).text,
+            "# todos\n\nFeed the owl\n\n1 item left"
+        );
+        let mut article = app.clone();
+        article.blocks[1].text = "Owls hunt at night. ".repeat(40);
+        let text = readable(&article, 0, 10_000).text;
+        assert!(
+            text.starts_with("Owls hunt") && !text.contains("1 item left"),
+            "{text}"
+        );
     }
 
     #[test]
