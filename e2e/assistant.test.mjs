@@ -4,7 +4,9 @@
 // leading sentences; with a scripted tool-calling model (served over loopback by the
 // harness) it fills and submits a form only after a person clicks Allow, and Deny leaves
 // the form untouched; the instructions hidden in the article cause no action. A page whose
-// CSP blocks WebAssembly gets a visible message.
+// CSP blocks WebAssembly gets a visible message. On a cart, "Allow for this task" lets
+// the next clicks run with no card (each logged) while "Place order" still asks, and a
+// standing "allow scrolling and highlighting on this site" outlives a reload.
 //
 // Then the attacks a page can make on it, each run on the closed root as it ships: a
 // page script finds no shadow root; one that captured the root anyway (by patching
@@ -78,6 +80,7 @@ const longNote = `Dear owl keepers, ${'please keep the barn door open at dusk; '
  */
 function scripted(body) {
   if (/extras/.test(body.messages.find((m) => m.role === 'user')?.content)) return shopper(body);
+  if (/where do I order/.test(body.messages.findLast((m) => m.role === 'user')?.content)) return pointer(body);
   const results = body.messages.filter((m) => m.role === 'tool');
   const call = (name, args) => ({
     role: 'assistant',
@@ -138,6 +141,18 @@ function shopper(body) {
     content: null,
     tool_calls: [{ id: `call_${results.length}`, type: 'function', function: { name: 'click', arguments: JSON.stringify({ element }) } }],
   };
+}
+
+/** Shows the person the Place order button: lists the elements, highlights it, says so. */
+function pointer(body) {
+  const last = body.messages.at(-1);
+  if (last.role !== 'tool') {
+    return { role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'page_elements', arguments: '{}' } }] };
+  }
+  if (last.tool_call_id === 'call_b') return { role: 'assistant', content: 'It is outlined on the page.' };
+  const line = JSON.parse(last.content).elements.find((l) => l.includes('"Place order"'));
+  const element = Number(/\[(\d+)\]/.exec(line)[1]);
+  return { role: 'assistant', content: null, tool_calls: [{ id: 'call_b', type: 'function', function: { name: 'highlight', arguments: JSON.stringify({ element }) } }] };
 }
 
 // Markup injected before the tag (no script of its own): an image named currentScript
@@ -338,6 +353,26 @@ test('"Allow for this task" covers the extras without a card each, but Place ord
   await card.filter({ hasText: 'Gift wrap' }).waitFor();
   await card.getByRole('button', { name: 'Deny' }).click();
   await panel.getByText('I did not place the order.').waitFor();
+  assert.deepEqual(problems, []);
+});
+
+test('"Always allow scrolling and highlighting on this site" is kept in the widget\'s namespace and holds after a reload', async (t) => {
+  const { tab, problems, panel } = await open(t, 'shop.html');
+  await panel.getByText(/actions on the page ask you first/).waitFor({ timeout: 20_000 });
+  await ask(panel, 'where do I order?');
+  const card = panel.getByRole('group', { name: 'Approval' });
+  await card.filter({ hasText: /Highlight/ }).waitFor();
+  await card.getByRole('button', { name: 'Always allow scrolling and highlighting on this site' }).click();
+  await panel.getByText('It is outlined on the page.').waitFor();
+  const origin = new URL(env.server.url).origin;
+  assert.deepEqual(await tab.evaluate(() => JSON.parse(localStorage.getItem('familiar-page-assistant.harmless-sites'))), [origin]);
+  await tab.reload();
+  await tab.getByRole('button', { name: 'Page assistant' }).click();
+  await panel.getByText(/actions on the page ask you first/).waitFor({ timeout: 20_000 });
+  await ask(panel, 'where do I order? once more');
+  await panel.getByText(/^Allowed on this site: Highlight the button "Place order" \[\d+\]/).waitFor();
+  await panel.getByText('It is outlined on the page.').last().waitFor();
+  assert.equal(await card.count(), 0, 'no card after the reload');
   assert.deepEqual(problems, []);
 });
 
