@@ -253,7 +253,7 @@ async function ask(panel, text) {
 async function allow(panel, words) {
   const card = panel.getByRole('group', { name: 'Approval' }).filter({ hasText: words });
   await card.waitFor({ timeout: 15_000 });
-  await card.getByRole('button', { name: 'Allow' }).click();
+  await card.getByRole('button', { name: 'Allow', exact: true }).click();
 }
 
 test('the side panel answers about the tab offline and keeps the conversation in the extension', async () => {

@@ -608,7 +608,8 @@ mod writer;
 
 pub use writer::write;
 
-#[cfg(test)]
+// Native only: its property tests use proptest, a native dev-dependency.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod hostile;
 #[cfg(test)]
 mod tests;
