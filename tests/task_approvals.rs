@@ -175,6 +175,16 @@ impl Shop {
         self
     }
 
+    /// The model's next reply: one call of `tool` with `arguments`.
+    fn will_call(&self, id: &str, tool: &str, arguments: serde_json::Value) -> &Self {
+        self.model.push_tool_calls(vec![ToolCall {
+            id: id.into(),
+            name: tool.into(),
+            arguments: arguments.to_string(),
+        }]);
+        self
+    }
+
     fn then_answers(&self, text: &str) {
         self.model.push_text(text);
     }
@@ -456,4 +466,34 @@ fn an_approver_in_code_that_answers_task_is_asked_once_for_four_clicks() {
     assert!(answered(&turn));
     assert_eq!(*asked.borrow(), 1);
     assert_eq!(shop.clicked(), [1, 2, 3, 4]);
+}
+
+#[test]
+fn space_or_a_carriage_return_pressed_on_place_order_asks_under_the_grant() {
+    let shop = shop();
+    let mut pool = LocalPool::new();
+    shop.will("c1", "click", 1)
+        .will_call("c2", "press", serde_json::json!({"element": 5, "key": " "}))
+        .will_call(
+            "c3",
+            "press",
+            serde_json::json!({"element": 5, "key": "\r"}),
+        )
+        .then_answers("I did not order.");
+    let turn = shop.send(&mut pool, "next, then order");
+    shop.decide(&mut pool, Decision::ApproveForTask);
+    for id in ["c2", "c3"] {
+        let card = shop.asking();
+        assert_eq!(card.call.id, id);
+        assert!(card.always_asks.is_some(), "{card:?}");
+        assert!(card.grants.is_empty());
+        shop.decide(
+            &mut pool,
+            Decision::Deny {
+                reason: "no".into(),
+            },
+        );
+    }
+    assert!(answered(&turn));
+    assert_eq!(shop.clicked(), [1], "Place order was never pressed");
 }

@@ -34,11 +34,13 @@ pub const KEYS: [(&str, u32); 15] = [
 ];
 
 /// The key `name` stands for: a name of [`KEYS`] (any case) or one character;
-/// `None` for anything else.
+/// `None` for anything else. A control character (`"\r"`, `"\n"`, a tab, a
+/// backspace) is no key: its legacy `keyCode` would be Enter's, Tab's or
+/// Backspace's while its name says nothing, so it is pressed by its name or not at all.
 pub fn key(name: &str) -> Option<Key> {
     let mut chars = name.chars();
     if let (Some(c), None) = (chars.next(), chars.next()) {
-        return Some(character(c));
+        return (!c.is_control()).then(|| character(c));
     }
     let (named, key_code) = KEYS
         .iter()
@@ -99,5 +101,16 @@ mod tests {
         assert_eq!(key("7").unwrap().code, "Digit7");
         assert_eq!(key("Hyper"), None);
         assert_eq!(key(""), None);
+    }
+
+    #[test]
+    fn control_characters_are_no_keys_though_their_codes_would_be_enters_and_tabs() {
+        for name in [
+            "\r", "\n", "\t", "\u{8}", "\u{1b}", "\u{7f}", "\u{85}", "\0",
+        ] {
+            assert_eq!(key(name), None, "{name:?}");
+        }
+        assert_eq!(key(" ").map(|k| k.key), Some(" ".into()));
+        assert_eq!(key(" Enter ").map(|k| k.key_code), Some(13));
     }
 }

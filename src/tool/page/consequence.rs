@@ -244,30 +244,49 @@ fn clicks(control: &Control, form: Option<&Form>, snapshot: &Snapshot) -> Option
     })
 }
 
-/// A key pressed on `control`: Enter in a field sends its form (or its message);
-/// Enter or Space on a button or link clicks it; Delete on an item may delete it.
+/// A key pressed on `control`, judged by the key the page will hear (its `key` and
+/// the legacy `keyCode` apps read, as [`familiar_page::key`] resolves the name): Enter
+/// in a field sends its form (or its message); Enter or Space on a button or link
+/// clicks it; Delete or Backspace on an item may delete it. A name that is no key
+/// presses nothing, but asks all the same: what it would do is unknown.
 fn presses(
     control: &Control,
-    key: &str,
+    name: &str,
     form: Option<&Form>,
     snapshot: &Snapshot,
 ) -> Option<String> {
+    let Some(key) = familiar_page::key(name) else {
+        return Some(format!("{} is not a key it knows", quoted_key(name)));
+    };
     let typed = listed(FIELD_ROLES, &control.role);
-    let key = key.trim().to_lowercase();
-    match key.as_str() {
-        "enter" if typed => match form {
+    let enter = key.key == "Enter" || key.key_code == 13;
+    let space = key.key == " " || key.key_code == 32;
+    let deletes =
+        matches!(key.key.as_str(), "Delete" | "Backspace") || matches!(key.key_code, 8 | 46);
+    if enter && typed {
+        return match form {
             Some(form) => submits(snapshot, form, Some(control)),
             None => says(&control.name, MESSAGE_FIELD)
                 .or_else(|| sending(&control.name))
                 .map(|word| format!("Enter in a field named \"{word}\" sends it")),
-        },
-        "enter" | "space" | " " => clicks(control, form, snapshot),
-        "delete" | "backspace" if !typed => Some(format!(
-            "{key} on \"{}\" may delete it",
-            clean(&control.name)
-        )),
-        _ => None,
+        };
     }
+    if enter || space {
+        return clicks(control, form, snapshot);
+    }
+    (deletes && !typed).then(|| {
+        format!(
+            "{} on \"{}\" may delete it",
+            quoted_key(&key.key),
+            clean(&control.name)
+        )
+    })
+}
+
+/// A key's name for a reason: as JSON quotes it, so a space or an invisible
+/// character shows.
+fn quoted_key(name: &str) -> String {
+    Value::from(familiar_page::clip(name, 20)).to_string()
 }
 
 /// Submitting `form` (from `field`, when a field or button sends it): always asks,
@@ -658,6 +677,37 @@ mod tests {
             always_asks(&snapshot, 4, &Act::Press("Backspace".into())),
             None
         );
+    }
+
+    #[test]
+    fn every_name_of_enter_or_space_on_place_order_asks_and_control_characters_press_nothing() {
+        let snapshot = page(vec![control(1, "button", "Place order")], vec![]);
+        for name in [
+            " ", "Space", "space", "Enter", "enter", " Enter ", "\r", "\n", "\t",
+        ] {
+            let press = Act::Press(name.into());
+            assert!(
+                always_asks(&snapshot, 1, &press).is_some(),
+                "{name:?} on Place order should always ask"
+            );
+        }
+        assert_eq!(
+            always_asks(&snapshot, 1, &Act::Press("\r".into())).as_deref(),
+            Some("\"\\r\" is not a key it knows")
+        );
+        assert_eq!(
+            always_asks(&snapshot, 1, &Act::Press(" ".into())).as_deref(),
+            Some("its name says \"place order\"")
+        );
+        assert_eq!(always_asks(&snapshot, 1, &Act::Press("Tab".into())), None);
+    }
+
+    #[test]
+    fn a_character_whose_key_code_is_deletes_asks_on_an_item_as_delete_does() {
+        let snapshot = page(vec![control(3, "option", "Inbox item")], vec![]);
+        // "." is sent with keyCode 46, which apps read as Delete.
+        assert!(always_asks(&snapshot, 3, &Act::Press(".".into())).is_some());
+        assert_eq!(always_asks(&snapshot, 3, &Act::Press("j".into())), None);
     }
 
     #[test]
