@@ -1,15 +1,18 @@
 //! The page actions as the registry offers them: ten actions on an element by its
 //! number (click, fill, select_option, check, scroll_to, highlight, press, submit,
 //! double_click, hover), each asking a person first, each checked against the page
-//! before it runs and reporting what changed after. Their arguments' schemas are
-//! written down as schemars derives them (a test in `tools` holds them equal).
+//! before it runs (and against the page its approval was judged on: an element that
+//! changed since is not acted on) and reporting what changed after. Their arguments'
+//! schemas are written down as schemars derives them (a test in `tools` holds them
+//! equal).
 
 use std::rc::Rc;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{Act, PageDom, Snapshot, changes, prepare};
+use super::consequence::always_asks;
+use super::{Act, PageDom, Snapshot, changes, clip, prepare};
 use crate::base::json::fields::read_fields;
 use crate::base::json::schema::written;
 use crate::tool::{ToolKind, ToolRegistry};
@@ -195,7 +198,8 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
 }
 
 /// Registers one action, its arguments' schema written in `parameters`: it reads the
-/// page, checks the element, acts, lets the page react and reports what it did and
+/// page, refuses an element that changed since its approval was judged and shown
+/// ([`unchanged`]), checks the element, acts, lets the page react and reports what it did and
 /// what changed. Each asks a person first.
 fn act_tool<A>(
     registry: &mut ToolRegistry,
@@ -221,8 +225,14 @@ fn act_tool<A>(
         move |args: A, _| {
             let page = Rc::clone(&page);
             async move {
+                // The page as the judge and the approval card saw it; read before
+                // anything else this call awaits.
+                let shown = page.last();
                 let (element, act) = to_act(args)?;
                 let before = page.snapshot().await?;
+                if let Some(shown) = &shown {
+                    unchanged(shown, &before, element, &act)?;
+                }
                 let done = prepare(&before, element, &act)?;
                 perform(&*page, &before, element, &act).await?;
                 page.settle().await;
@@ -247,6 +257,68 @@ fn act_tool<A>(
             })
         }),
     );
+}
+
+/// Refuses `act` on `element` when the element is not what it was on `shown`, the
+/// page its approval was judged and described from (the card may have waited
+/// minutes; a wizard's "Next" may have become "Place order" since): its role, name,
+/// form, or whether the action always asks. The model reads the page again and
+/// calls anew, to be judged (and asked) on what is there now.
+fn unchanged(shown: &Snapshot, now: &Snapshot, element: u32, act: &Act) -> Result<(), String> {
+    let whole = |page| target(page, element, act, usize::MAX);
+    if whole(shown) != whole(now) {
+        let said =
+            |page| target(page, element, act, 80).unwrap_or_else(|| "not on the page".into());
+        return Err(format!(
+            "element [{element}] changed since it was shown for approval: it was {}, it is \
+             now {}; read the page again",
+            said(shown),
+            said(now)
+        ));
+    }
+    let (then, now) = (
+        always_asks(shown, element, act),
+        always_asks(now, element, act),
+    );
+    if then != now {
+        let said = |why: Option<String>| match why {
+            Some(why) => format!("it always asks a person ({why})"),
+            None => "a grant may cover it".into(),
+        };
+        return Err(format!(
+            "what element [{element}] does changed since it was shown for approval: then {}, \
+             now {}; read the page again",
+            said(then),
+            said(now)
+        ));
+    }
+    Ok(())
+}
+
+/// What `act` on `element` acts on in `page`, in words that differ when it is
+/// another thing: the element's role and name and its form (for a submit by the
+/// form's number, the form), names cut at `max` characters.
+fn target(page: &Snapshot, element: u32, act: &Act, max: usize) -> Option<String> {
+    let form = |id: u32| {
+        let form = page.forms.iter().find(|f| f.id == id)?;
+        Some(format!(
+            "the form \"{}\" [{id}] ({} → {})",
+            clip(&form.name, max),
+            form.method,
+            clip(&form.action, max)
+        ))
+    };
+    if let (Act::Submit, Some(form)) = (act, form(element)) {
+        return Some(form);
+    }
+    let control = page.controls.iter().find(|c| c.id == element)?;
+    let of = control.form.and_then(form).map(|f| format!(" of {f}"));
+    Some(format!(
+        "the {} \"{}\"{}",
+        control.role,
+        clip(&control.name, max),
+        of.unwrap_or_default()
+    ))
 }
 
 /// Does `act` to `element`. An ARIA list (no native options) whose option is not

@@ -272,6 +272,9 @@ mod tests {
     /// A page in memory: acting on it changes its snapshot as a browser would.
     struct FakePage {
         page: RefCell<Snapshot>,
+        /// The page as last read, when a test holds it apart from the page now (the
+        /// extension's cached snapshot, which a card describes while the page moves on).
+        shown: RefCell<Option<Snapshot>>,
         acts: RefCell<Vec<(u32, Act)>>,
         settled: Cell<u32>,
     }
@@ -281,7 +284,8 @@ mod tests {
             Box::pin(async { Ok(self.page.borrow().clone()) })
         }
         fn last(&self) -> Option<Snapshot> {
-            Some(self.page.borrow().clone())
+            let shown = self.shown.borrow().clone();
+            shown.or_else(|| Some(self.page.borrow().clone()))
         }
         fn perform<'a>(
             &'a self,
@@ -363,6 +367,7 @@ mod tests {
                 controls: vec![control(1, "textbox", "Message"), send],
                 ..Snapshot::default()
             }),
+            shown: RefCell::new(None),
             acts: RefCell::new(Vec::new()),
             settled: Cell::new(0),
         });
@@ -372,12 +377,15 @@ mod tests {
     }
 
     fn call(registry: &ToolRegistry, name: &str, args: Value) -> Result<Value, ToolError> {
-        let call = ToolCall {
+        block_on(registry.call(&tool_call(name, args), CallContext::default()))
+    }
+
+    fn tool_call(name: &str, args: Value) -> ToolCall {
+        ToolCall {
             id: "c".into(),
             name: name.into(),
             arguments: args.to_string(),
-        };
-        block_on(registry.call(&call, CallContext::default()))
+        }
     }
 
     type Value = serde_json::Value;
@@ -681,5 +689,63 @@ mod tests {
             *page.acts.borrow(),
             [(1, Act::Submit), (2, Act::Hover), (2, Act::DoubleClick)]
         );
+    }
+
+    #[test]
+    fn a_button_renamed_since_its_card_was_shown_is_not_clicked_and_the_model_reads_again() {
+        let (page, registry) = setup();
+        let click = tool_call("click", json!({"element": 2}));
+        // A wizard's "Next", as the judge and the card see it (the cached read)…
+        page.page.borrow_mut().controls[1].name = "Next".into();
+        *page.shown.borrow_mut() = Some(page.page.borrow().clone());
+        assert_eq!(registry.judge(&click).unwrap().always_asks, None);
+        assert_eq!(
+            registry.describe(&click).as_deref(),
+            Some("Click the button \"Next\" [2]")
+        );
+        // …is "Place order" once an async step is done, when the granted click runs.
+        page.page.borrow_mut().controls[1].name = "Place order".into();
+        let refused = call(&registry, "click", json!({"element": 2})).unwrap_err();
+        assert!(
+            refused.to_string().contains(
+                "element [2] changed since it was shown for approval: it was the button \
+                 \"Next\", it is now the button \"Place order\"; read the page again"
+            ),
+            "{refused}"
+        );
+        assert!(page.acts.borrow().is_empty(), "nothing was clicked");
+        // Read again, the same click is judged on what is there: it always asks.
+        *page.shown.borrow_mut() = None;
+        assert!(registry.judge(&click).unwrap().always_asks.is_some());
+    }
+
+    #[test]
+    fn a_link_whose_address_now_signs_out_is_not_followed_on_an_approval_of_the_old_one() {
+        let (page, registry) = setup();
+        let mut account = control(5, "link", "My account");
+        account.href = Some("https://shop.example/account".into());
+        page.page.borrow_mut().controls.push(account);
+        *page.shown.borrow_mut() = Some(page.page.borrow().clone());
+        if let Some(link) = page.page.borrow_mut().controls.last_mut() {
+            link.href = Some("https://shop.example/account/logout".into());
+        }
+        let refused = call(&registry, "click", json!({"element": 5})).unwrap_err();
+        assert!(
+            refused.to_string().contains(
+                "what element [5] does changed since it was shown for approval: then a grant \
+                 may cover it, now it always asks a person (its address says \"logout\")"
+            ),
+            "{refused}"
+        );
+        assert!(page.acts.borrow().is_empty());
+    }
+
+    #[test]
+    fn an_element_that_only_reported_new_values_since_its_card_is_acted_on() {
+        let (page, registry) = setup();
+        *page.shown.borrow_mut() = Some(page.page.borrow().clone());
+        page.page.borrow_mut().controls[0].value = Some("typed meanwhile".into());
+        call(&registry, "fill", json!({"element": 1, "text": "Hello"})).unwrap();
+        assert_eq!(*page.acts.borrow(), [(1, Act::Fill("Hello".into()))]);
     }
 }
