@@ -317,7 +317,14 @@ impl Walk<'_> {
         if SKIPPED.contains(&tag.as_str()) {
             return;
         }
-        let seen = hidden(&appearance(self.window, element));
+        // Inside a hidden subtree nothing is measured: all of it is hidden, and the
+        // browser would compute each element's style anew (a hidden menu of
+        // thousands, a chain built to make the walk slow).
+        let seen = if outer.hidden {
+            None
+        } else {
+            hidden(&appearance(self.window, element))
+        };
         let hidden = outer.hidden || seen.is_some();
         let role = element.get_attribute("role");
         let place = Place {
@@ -458,6 +465,8 @@ impl Walk<'_> {
             form,
             sensitive: secret,
             focused: false,
+            // The extension's panel names the frame's origin when it merges frames.
+            frame: None,
         });
     }
 
