@@ -79,14 +79,27 @@ class TabPage {
     }
     const merged = { ...top.page, blocks: [], controls: [], forms: [], selection: '', truncated: false };
     const versions = [];
+    // A frame's origin: its address's, or for about:blank and about:srcdoc its
+    // parent's, which it takes ('null' when that is unknown). A control in a frame of
+    // another origin than the top's carries it: the site's grants never cover it.
+    const byId = new Map(frames.map((f) => [f.frameId, f]));
+    const originOf = (frame, depth = 0) => {
+      if (/^https?:/.test(frame.url)) return new URL(frame.url).origin;
+      const parent = byId.get(frame.parentFrameId);
+      return parent && parent !== frame && depth < 64 ? originOf(parent, depth + 1) : 'null';
+    };
+    const topOrigin = originOf(top.frame);
     for (const { frame, page } of read.filter((r) => !r.error)) {
       const renumber = (local) => this.number(tabId, frame, local);
+      const frameOrigin = originOf(frame);
+      const foreign = frameOrigin === topOrigin ? null : frameOrigin;
       merged.blocks.push(...page.blocks);
       merged.forms.push(...page.forms.map((form) => ({ ...form, id: renumber(form.id) })));
       merged.controls.push(...page.controls.map((control) => ({
         ...control,
         id: renumber(control.id),
         form: control.form == null ? null : renumber(control.form),
+        frame: foreign,
       })));
       merged.selection ||= page.selection;
       merged.truncated ||= page.truncated;

@@ -55,6 +55,7 @@ fn button(id: u32, name: &str) -> Control {
         form: None,
         sensitive: false,
         focused: false,
+        frame: None,
     }
 }
 
@@ -496,4 +497,37 @@ fn space_or_a_carriage_return_pressed_on_place_order_asks_under_the_grant() {
     }
     assert!(answered(&turn));
     assert_eq!(shop.clicked(), [1], "Place order was never pressed");
+}
+
+#[test]
+fn a_click_inside_another_sites_frame_asks_under_the_grant_and_its_card_names_the_frame() {
+    let shop = shop();
+    let mut pool = LocalPool::new();
+    let mut ad = button(7, "Continue");
+    ad.frame = Some("https://ads.example".into());
+    shop.page.page.borrow_mut().controls.push(ad);
+    shop.will("c1", "click", 1)
+        .will("c2", "click", 7)
+        .then_answers("I left the ad alone.");
+    let turn = shop.send(&mut pool, "next, then continue");
+    shop.decide(&mut pool, Decision::ApproveForTask);
+    let card = shop.asking();
+    assert_eq!(card.call.id, "c2");
+    assert_eq!(
+        card.always_asks.as_deref(),
+        Some("it is inside a frame of https://ads.example, another site")
+    );
+    assert_eq!(
+        card.description.as_deref(),
+        Some("Click the button \"Continue\" [7] inside a frame of https://ads.example")
+    );
+    assert!(card.grants.is_empty());
+    shop.decide(
+        &mut pool,
+        Decision::Deny {
+            reason: "no".into(),
+        },
+    );
+    assert!(answered(&turn));
+    assert_eq!(shop.clicked(), [1], "the ad's button was never clicked");
 }

@@ -85,6 +85,11 @@ pub struct Control {
     pub sensitive: bool,
     /// Whether it has the keyboard focus.
     pub focused: bool,
+    /// The origin of the frame it is in (`https://ads.example`) when that is not the
+    /// page's own: another site's element, which the page's grants never cover.
+    /// `None` for the page's own elements (and the frames of its origin).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame: Option<String>,
 }
 
 /// A form of the page: its fields are the controls whose `form` is its number.
@@ -168,6 +173,7 @@ read_fields!(Control {
     form,
     sensitive = default,
     focused = default,
+    frame = default,
 });
 read_fields!(Form {
     id,

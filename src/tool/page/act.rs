@@ -156,8 +156,14 @@ fn select<'a>(control: &'a Control, what: &str, wanted: &str) -> Result<&'a str,
 
 /// What `act` will do to `control`, in plain words.
 pub fn describe(act: &Act, control: &Control) -> String {
+    // Another site's frame is named: the person approves an act on that site.
+    let frame = control
+        .frame
+        .as_deref()
+        .map(|origin| format!(" inside a frame of {}", clip(origin, 80)))
+        .unwrap_or_default();
     let target = format!(
-        "the {} \"{}\" [{}]",
+        "the {} \"{}\" [{}]{frame}",
         control.role,
         clip(&control.name, 60),
         control.id

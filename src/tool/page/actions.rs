@@ -313,11 +313,16 @@ fn target(page: &Snapshot, element: u32, act: &Act, max: usize) -> Option<String
     }
     let control = page.controls.iter().find(|c| c.id == element)?;
     let of = control.form.and_then(form).map(|f| format!(" of {f}"));
+    let inside = control
+        .frame
+        .as_ref()
+        .map(|o| format!(" inside a frame of {o}"));
     Some(format!(
-        "the {} \"{}\"{}",
+        "the {} \"{}\"{}{}",
         control.role,
         clip(&control.name, max),
-        of.unwrap_or_default()
+        of.unwrap_or_default(),
+        inside.unwrap_or_default()
     ))
 }
 

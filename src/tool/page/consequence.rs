@@ -184,6 +184,12 @@ const CONSEQUENTIAL_PATHS: &str = concat!(
 pub fn always_asks(snapshot: &Snapshot, element: u32, act: &Act) -> Option<String> {
     let control = snapshot.controls.iter().find(|c| c.id == element);
     let form = |id: Option<u32>| id.and_then(|id| snapshot.forms.iter().find(|f| f.id == id));
+    if let Some(origin) = framed(snapshot, element) {
+        return Some(format!(
+            "it is inside a frame of {}, another site",
+            clean(origin)
+        ));
+    }
     match act {
         Act::Fill(_) | Act::Check(_) | Act::ScrollTo | Act::Highlight | Act::Hover => None,
         Act::Select(option) => consequential(option)
@@ -206,6 +212,19 @@ pub fn always_asks(snapshot: &Snapshot, element: u32, act: &Act) -> Option<Strin
             None => unknown(element),
         },
     }
+}
+
+/// The origin of the other site's frame `element` is in (for a form, the frame of its
+/// fields), when it is in one: the page's grants are for the page's site, not for an
+/// advertisement or a widget another site draws inside it.
+fn framed(snapshot: &Snapshot, element: u32) -> Option<&str> {
+    let in_form = |c: &&Control| c.id == element || c.form == Some(element);
+    let control = snapshot
+        .controls
+        .iter()
+        .filter(in_form)
+        .find(|c| c.frame.is_some());
+    control.and_then(|c| c.frame.as_deref())
 }
 
 fn unknown(element: u32) -> Option<String> {
@@ -443,6 +462,7 @@ mod tests {
             form: None,
             sensitive: false,
             focused: false,
+            frame: None,
         }
     }
 
@@ -719,6 +739,64 @@ mod tests {
         let list = page(vec![control(2, "combobox", "Bulk action")], vec![]);
         assert!(always_asks(&list, 2, &Act::Select("Delete selected".into())).is_some());
         assert_eq!(always_asks(&list, 2, &Act::Select("Archive".into())), None);
+    }
+
+    #[test]
+    fn any_action_inside_another_sites_frame_asks_even_one_a_grant_would_cover() {
+        let mut ad = control(1, "button", "Next");
+        ad.frame = Some("https://ads.example".into());
+        let mut field = in_form(control(2, "searchbox", "Search"), 8);
+        field.frame = Some("https://ads.example".into());
+        let snapshot = page(
+            vec![ad, field, control(3, "button", "Next")],
+            vec![form(8, "", "get", "/search")],
+        );
+        let reason = Some("it is inside a frame of https://ads.example, another site");
+        for act in [
+            Act::Click,
+            Act::Hover,
+            Act::ScrollTo,
+            Act::Press("Tab".into()),
+        ] {
+            assert_eq!(
+                always_asks(&snapshot, 1, &act).as_deref(),
+                reason,
+                "{act:?}"
+            );
+        }
+        assert_eq!(
+            always_asks(&snapshot, 2, &Act::Fill("shoes".into())).as_deref(),
+            reason
+        );
+        assert_eq!(always_asks(&snapshot, 8, &Act::Submit).as_deref(), reason);
+        assert_eq!(
+            always_asks(&snapshot, 3, &Act::Click),
+            None,
+            "the page's own"
+        );
+    }
+
+    #[test]
+    fn the_frame_the_extensions_panel_names_is_read_from_its_snapshot_and_judged() {
+        let merged = serde_json::json!({
+            "location": "https://shop.example/cart",
+            "controls": [
+                {"id": 1, "role": "button", "name": "Next", "value": null, "checked": null,
+                 "disabled": false, "visible": true, "options": [], "href": null,
+                 "form": null, "frame": "https://ads.example"},
+                {"id": 2, "role": "button", "name": "Next", "value": null, "checked": null,
+                 "disabled": false, "visible": true, "options": [], "href": null,
+                 "form": null},
+            ],
+        });
+        let snapshot: Snapshot = crate::base::json::from_value(merged).unwrap();
+        assert_eq!(
+            snapshot.controls[0].frame.as_deref(),
+            Some("https://ads.example")
+        );
+        assert_eq!(snapshot.controls[1].frame, None);
+        assert!(always_asks(&snapshot, 1, &Act::Click).is_some());
+        assert_eq!(always_asks(&snapshot, 2, &Act::Click), None);
     }
 
     #[test]

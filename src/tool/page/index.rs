@@ -128,6 +128,7 @@ pub(super) mod tests {
             form: None,
             sensitive: false,
             focused: false,
+            frame: None,
         }
     }
 
