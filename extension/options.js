@@ -28,7 +28,7 @@ function originOf(address) {
   } catch {
     return { problem: 'The model address is not a URL: it should look like https://proxy.example/v1.' };
   }
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname) || /^127\./.test(parsed.hostname);
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname) || /^127(\.\d{1,3}){3}$/.test(parsed.hostname);
   if (parsed.protocol === 'http:' && !loopback) {
     return { problem: 'A model address over plain http is only allowed on this machine (127.0.0.1, localhost): use https.' };
   }
@@ -69,6 +69,7 @@ form.addEventListener('submit', async (event) => {
   if (!secret) await chrome.storage.local.remove('token');
   const saved = 'Saved: the panel uses this model from its next start.';
   status.textContent = saved;
+  // Said once the browser has answered (a person may take a while on its prompt).
   status.textContent = `${saved} ${await granted
     ? `The extension may reach ${origin}.`
     : `Access to ${origin} was not granted: the proxy must allow this extension's origin (CORS).`}`;

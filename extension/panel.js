@@ -223,7 +223,7 @@ async function open(site) {
     save: async (state) => {
       busy = false;
       await chrome.storage.local.set({ [key]: state });
-      follow();
+      refollow();
     },
   });
   if (problem) chat.say(problem, 'problem');

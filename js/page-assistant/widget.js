@@ -320,6 +320,22 @@ export function start(options = {}) {
   };
 
   root.append(launcher, panel);
-  (documentGet('body') ?? documentGet('documentElement')).append(host);
+  // A page's modal <dialog> makes everything outside it inert, the assistant and its
+  // approval cards included: while one is open the assistant lives inside it (still
+  // drawn fixed over the page), and goes back when it closes.
+  const home = () => documentGet('body') ?? documentGet('documentElement');
+  const place = () => {
+    let modal = null;
+    try {
+      modal = Document.prototype.querySelector.call(document, 'dialog:modal');
+    } catch { /* no :modal in this browser */ }
+    const parent = modal ?? home();
+    if (host.parentNode !== parent || !host.isConnected) parent.append(host);
+  };
+  place();
+  // An `open` attribute shows or hides a dialog; a removed node may take the dialog,
+  // and the assistant in it, away.
+  new MutationObserver(place).observe(documentGet('documentElement'),
+    { subtree: true, childList: true, attributes: true, attributeFilter: ['open'] });
   return { open, agent };
 }

@@ -379,11 +379,17 @@ impl Drop for Mounted {
     }
 }
 
+/// Context: the views are a widget in a host's page (`mount_widget`), whose scripts
+/// may dispatch clicks; a decision takes a trusted one.
+#[derive(Clone, Copy)]
+pub struct InHostPage;
+
 /// Mounts a widget showing `app` into `element`.
 pub fn mount_widget(element: web_sys::HtmlElement, app: crate::app::Session) -> Mounted {
     let listener = std::rc::Rc::new(std::cell::Cell::new(None));
     let (shown, id) = (app.clone(), std::rc::Rc::clone(&listener));
     let handle = leptos::mount::mount_to(element, move || {
+        provide_context(InHostPage);
         let (chat, listener) = Chat::attach(shown);
         id.set(Some(listener));
         view! { <Widget chat=chat /> }

@@ -318,7 +318,13 @@ fn ApprovalCard(
             card.on_load(|card| {
                 let _ = card.focus();
             });
-            let decide = move |approve: bool, grant: Option<Grant>| {
+            // In a host's page only a person's own click decides: its scripts may
+            // dispatch clicks, never trusted ones.
+            let hosted = use_context::<super::InHostPage>().is_some();
+            let decide = move |event: leptos::ev::MouseEvent, approve: bool, grant: Option<Grant>| {
+                if hosted && !event.is_trusted() {
+                    return;
+                }
                 chat.decide(approve, grant);
                 super::focus_composer();
             };
@@ -326,11 +332,21 @@ fn ApprovalCard(
             // that does not always ask).
             let task = p.grants.contains(&Grant::Task).then(|| {
                 view! {
-                    <button type="button" class="approve-task" on:click=move |_| decide(true, Some(Grant::Task))>
+                    <button type="button" class="approve-task" on:click=move |e| decide(e, true, Some(Grant::Task))>
                         "Allow for this task"
                     </button>
                 }
             });
+            // "Always for this chat" only where it can hold: no grant covers a call that
+            // always asks (a purchase, a deletion), so it is not offered, and why is said.
+            let always = p.always_asks.is_none().then(|| {
+                view! {
+                    <button type="button" class="approve-always" on:click=move |e| decide(e, true, Some(Grant::Always))>
+                        "Always for this chat"
+                    </button>
+                }
+            });
+            let why = p.always_asks.clone().map(|why| view! { <p class="approval-why">{format!("This always asks: {why}.")}</p> });
             view! {
                 <div node_ref=card tabindex="-1" class="approval" role="group" aria-label="Approval needed">
                     <p class="approval-text">
@@ -338,17 +354,16 @@ fn ApprovalCard(
                     </p>
                     // The tool's own words for what it does, beside the call's.
                     {p.description.clone().map(|about| view! { <p class="approval-about">{about}</p> })}
+                    {why}
                     <div class="approval-actions">
-                        <button type="button" class="approve" on:click=move |_| decide(true, None)>
+                        <button type="button" class="approve" on:click=move |e| decide(e, true, None)>
                             "Approve"
                         </button>
                         {task}
-                        <button type="button" class="deny" on:click=move |_| decide(false, None)>
+                        <button type="button" class="deny" on:click=move |e| decide(e, false, None)>
                             "Deny"
                         </button>
-                        <button type="button" class="approve-always" on:click=move |_| decide(true, Some(Grant::Always))>
-                            "Always for this chat"
-                        </button>
+                        {always}
                     </div>
                     <details class="approval-details">
                         <summary>"Details: the tool " <code>{p.call.name.clone()}</code></summary>

@@ -53,6 +53,8 @@ pub struct Pending {
     pub description: Option<String>,
     /// What the card may offer besides this call ("Allow for this task", …).
     pub grants: Vec<Grant>,
+    /// Why no grant covers this call (it buys, deletes, sends…), when none does.
+    pub always_asks: Option<String>,
 }
 
 impl From<app::PendingApproval> for Pending {
@@ -62,6 +64,7 @@ impl From<app::PendingApproval> for Pending {
             call: pending.call,
             description: pending.description,
             grants: pending.grants,
+            always_asks: pending.always_asks,
         }
     }
 }
@@ -564,16 +567,18 @@ impl Chat {
                     call: call.id.clone(),
                 };
                 // The grants the card may offer are the controller's to say.
-                let grants = self
+                let pending = self
                     .app()
-                    .and_then(|app| app.pending().into_iter().find(|p| p.is(&key)))
-                    .map(|p| p.grants)
+                    .and_then(|app| app.pending().into_iter().find(|p| p.is(&key)));
+                let (grants, always_asks) = pending
+                    .map(|p| (p.grants, p.always_asks))
                     .unwrap_or_default();
                 self.pending.set(Some(Pending {
                     key,
                     call: call.clone(),
                     description: description.clone(),
                     grants,
+                    always_asks,
                 }));
             }
             _ => {}
