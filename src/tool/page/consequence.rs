@@ -53,6 +53,7 @@ const CONSEQUENTIAL: &str = concat!(
     "cancel order|",
     "transfer|",
     "donate|",
+    "renew|",
     // German
     "kaufen|",
     "bestellen|",
@@ -63,6 +64,7 @@ const CONSEQUENTIAL: &str = concat!(
     "abmelden|",
     "ausloggen|",
     "abonnement kündigen|",
+    "verlängern|",
     // French
     "acheter|",
     "commander|",
@@ -72,6 +74,7 @@ const CONSEQUENTIAL: &str = concat!(
     "déconnexion|",
     "déconnecter|",
     "désabonner|",
+    "renouveler|",
     // Spanish and Portuguese
     "comprar|",
     "pagar|",
@@ -81,6 +84,7 @@ const CONSEQUENTIAL: &str = concat!(
     "cerrar sesión|",
     "finalizar compra|",
     "realizar pedido|",
+    "renovar|",
     // Italian
     "acquista|",
     "compra|",
@@ -88,6 +92,7 @@ const CONSEQUENTIAL: &str = concat!(
     "elimina|",
     "cancella|",
     "esci|",
+    "rinnova|",
     // Dutch
     "kopen|",
     "betalen|",
@@ -153,8 +158,8 @@ const SEARCH: &str = concat!(
     "cerca",
 );
 
-/// Roles whose click toggles, types or chooses rather than does: judged by nothing
-/// but the act itself.
+/// Roles whose click toggles, types or chooses rather than does: judged by the act
+/// (Enter in one sends its form), and a toggle ([`TOGGLES`]) by its name too.
 const FIELD_ROLES: &str = concat!(
     "textbox|",
     "searchbox|",
@@ -167,6 +172,10 @@ const FIELD_ROLES: &str = concat!(
     "switch|",
     "tab",
 );
+
+/// Roles a click or a check turns on or off: a setting whose name says it buys,
+/// deletes or renews ("Delete my data", "Auto-renew") does so once it is on.
+const TOGGLES: &str = "checkbox|radio|switch";
 
 /// Pieces of a link's address that say it signs out, deletes or unsubscribes.
 const CONSEQUENTIAL_PATHS: &str = concat!(
@@ -191,7 +200,11 @@ pub fn always_asks(snapshot: &Snapshot, element: u32, act: &Act) -> Option<Strin
         ));
     }
     match act {
-        Act::Fill(_) | Act::Check(_) | Act::ScrollTo | Act::Highlight | Act::Hover => None,
+        Act::Fill(_) | Act::ScrollTo | Act::Highlight | Act::Hover => None,
+        Act::Check(_) => match control {
+            Some(control) => toggles(control),
+            None => unknown(element),
+        },
         Act::Select(option) => consequential(option)
             .or_else(|| sending(option))
             .map(|word| format!("the option it chooses says \"{word}\"")),
@@ -233,11 +246,19 @@ fn unknown(element: u32) -> Option<String> {
     ))
 }
 
-/// A click on `control`: by its name (and a link's address), and as the submit
-/// button of a form that posts.
+/// A toggle turned on or off: by its name, when it names a consequential action.
+fn toggles(control: &Control) -> Option<String> {
+    let toggle = listed(TOGGLES, &control.role);
+    let word = consequential(&control.name).filter(|_| toggle)?;
+    Some(format!("its name says \"{word}\""))
+}
+
+/// A click on `control`: by its name (and a link's address), and as a button of a
+/// form that it submits (as `submit` and Enter in its fields do, unless it searches).
+/// A field's click types or chooses nothing; a toggle's is judged by its name.
 fn clicks(control: &Control, form: Option<&Form>, snapshot: &Snapshot) -> Option<String> {
     if listed(FIELD_ROLES, &control.role) {
-        return None;
+        return toggles(control);
     }
     let named = |judge: fn(&str) -> Option<&'static str>| {
         judge(&control.name).map(|word| format!("its name says \"{word}\""))
@@ -254,8 +275,7 @@ fn clicks(control: &Control, form: Option<&Form>, snapshot: &Snapshot) -> Option
     }
     named(consequential).or_else(|| named(sending)).or_else(|| {
         let form = form?;
-        let posts = control.role == "button" && form.method == "post";
-        if posts && !searches(snapshot, form, Some(control)) {
+        if control.role == "button" && !searches(snapshot, form, Some(control)) {
             return submits(snapshot, form, Some(control));
         }
         consequential(&form.name)
@@ -599,13 +619,47 @@ mod tests {
     fn fields_named_like_a_sending_word_are_filled_checked_and_clicked_freely() {
         let sender = control(1, "textbox", "Sender");
         let send_copy = control(2, "checkbox", "Send me a copy");
-        let delete_after = control(3, "checkbox", "Delete after 30 days");
-        let snapshot = page(vec![sender, send_copy, delete_after], vec![]);
+        let delete = control(3, "textbox", "Delete reason");
+        let snapshot = page(vec![sender, send_copy, delete], vec![]);
         assert_eq!(always_asks(&snapshot, 1, &Act::Fill("Ann".into())), None);
         assert_eq!(always_asks(&snapshot, 1, &Act::Click), None);
         assert_eq!(always_asks(&snapshot, 2, &Act::Check(true)), None);
         assert_eq!(always_asks(&snapshot, 2, &Act::Click), None);
         assert_eq!(always_asks(&snapshot, 3, &Act::Click), None);
+    }
+
+    #[test]
+    fn turning_a_switch_or_box_named_like_a_consequential_action_on_or_off_asks() {
+        let snapshot = page(
+            vec![
+                control(1, "switch", "Delete my data"),
+                control(2, "checkbox", "Auto-renew"),
+                control(3, "checkbox", "Delete after 30 days"),
+                control(4, "radio", "Buy the yearly plan"),
+                control(5, "checkbox", "Remember me"),
+            ],
+            vec![],
+        );
+        for id in 1..=4 {
+            for act in [
+                Act::Check(true),
+                Act::Check(false),
+                Act::Click,
+                Act::Press(" ".into()),
+            ] {
+                assert!(
+                    always_asks(&snapshot, id, &act).is_some(),
+                    "[{id}] {act:?} should always ask"
+                );
+            }
+        }
+        assert_eq!(
+            always_asks(&snapshot, 2, &Act::Check(true)).as_deref(),
+            Some("its name says \"renew\"")
+        );
+        assert_eq!(always_asks(&snapshot, 5, &Act::Check(true)), None);
+        assert_eq!(always_asks(&snapshot, 5, &Act::Click), None);
+        assert!(always_asks(&snapshot, 9, &Act::Check(true)).is_some());
     }
 
     #[test]
@@ -621,19 +675,28 @@ mod tests {
     }
 
     #[test]
-    fn a_button_of_a_form_sent_by_get_asks_only_by_its_words_or_the_forms_name() {
+    fn a_button_of_a_form_sent_by_get_submits_it_and_asks_as_submit_and_enter_do() {
         let snapshot = page(
             vec![
                 in_form(control(1, "button", "Next"), 9),
-                in_form(control(2, "button", "Next"), 8),
+                in_form(control(2, "textbox", "Email"), 9),
+                in_form(control(3, "searchbox", "Search"), 8),
+                in_form(control(4, "button", "Go"), 8),
             ],
             vec![
                 form(9, "Sign-up step 1", "get", "this page"),
-                form(8, "Delete account", "get", "this page"),
+                form(8, "", "get", "/results"),
             ],
         );
-        assert_eq!(always_asks(&snapshot, 1, &Act::Click), None);
-        assert!(always_asks(&snapshot, 2, &Act::Click).is_some());
+        let submits = Some("it submits the form \"Sign-up step 1\"");
+        assert_eq!(always_asks(&snapshot, 1, &Act::Click).as_deref(), submits);
+        assert_eq!(always_asks(&snapshot, 9, &Act::Submit).as_deref(), submits);
+        let enter = Act::Press("Enter".into());
+        assert_eq!(always_asks(&snapshot, 2, &enter).as_deref(), submits);
+        // A search's button, its Enter and its submit look something up.
+        assert_eq!(always_asks(&snapshot, 4, &Act::Click), None);
+        assert_eq!(always_asks(&snapshot, 3, &enter), None);
+        assert_eq!(always_asks(&snapshot, 8, &Act::Submit), None);
     }
 
     #[test]
