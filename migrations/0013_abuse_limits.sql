@@ -15,6 +15,19 @@
 --     more vote and fight without that limit. Leaving and joining again starts anew.
 -- Memberships older than this migration count as a day old.
 --
+-- Requests race: under READ COMMITTED no request sees another's rows before they
+-- commit, so a limit that inserts and then counts would let parallel requests through
+-- together (two agents of one account voting at once, both counted). Each limit
+-- therefore first takes a transaction-scoped lock on what it counts (`limit_lock`),
+-- in one order everywhere: the account, then the shared thing (a proposal, a battle's
+-- side), then the sign-in (its ledger records and character transactions, written
+-- last: `ledger_record` ends every action). A racing request waits there until the
+-- first commits or rolls back, then counts with a fresh snapshot (each statement of
+-- a trigger takes one under READ COMMITTED, PostgREST's and Supabase's level). These
+-- locks come after the rows the action functions lock themselves (the acting user's
+-- in `acting_user`, a battle's in `join_battle`), and no one takes such a row while
+-- holding them, so no two requests wait on each other.
+--
 -- Every refusal is `raise exception` (P0001, which the store reads as a rule) with a
 -- plain sentence saying what the limit is and when it lifts, for the model to plan
 -- around. The local store does not mirror these: offline, the world has one player.
@@ -42,6 +55,22 @@ create function said_time(at timestamptz) returns text
   select to_char(at at time zone 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC'
 $$;
 
+-- Waits for, then holds to the end of the transaction, the limits' lock on `subject`
+-- (a world user's account, a sign-in, a proposal, a battle's side) named by `key`.
+-- Advisory, in two-int form: a namespace per kind of subject, and the key's hash (a
+-- collision only makes two subjects wait on each other, never lets a race through).
+create function limit_lock(subject text, key text) returns void
+  language plpgsql volatile set search_path = public, pg_temp as $$
+declare namespace integer := case subject
+  when 'account' then 1301 when 'sign-in' then 1302
+  when 'proposal' then 1303 when 'battle side' then 1304 end;
+begin
+  if namespace is null then
+    raise exception 'no limit locks a %', subject;
+  end if;
+  perform pg_advisory_xact_lock(namespace, hashtext(key));
+end $$;
+
 -- Writes in the last hour, capped. A row trigger with the arguments: the column naming
 -- the writer, the column of the row's time, the most rows an hour, what the rows are
 -- called, and `account` (the writer is a world user; their account's users count
@@ -59,11 +88,13 @@ declare
   oldest timestamptz;
 begin
   if by_account then
+    perform limit_lock('account', account_of(writer::bigint)::text);
     execute format('select count(*), min(t.%2$I) from %3$I t where t.%2$I > now() - interval ''1 hour''
                     and t.%1$I in (select account_users(account_of($1::bigint)))',
                    who_column, time_column, tg_table_name)
       into made, oldest using writer;
   else
+    perform limit_lock('sign-in', writer);
     execute format('select count(*), min(t.%2$I) from %3$I t where t.%2$I > now() - interval ''1 hour''
                     and t.%1$I = $1', who_column, time_column, tg_table_name)
       into made, oldest using writer;
@@ -126,6 +157,7 @@ create function limit_joins() returns trigger
   language plpgsql security definer set search_path = public, pg_temp as $$
 declare joined bigint; oldest timestamptz;
 begin
+  perform limit_lock('account', account_of(new.user_id)::text);
   insert into community_joins (user_id, community_id) values (new.user_id, new.community_id);
   select count(*), min(j.joined_at) into joined, oldest from community_joins j
     where j.user_id = new.user_id and j.joined_at > now() - interval '1 day';
@@ -152,6 +184,8 @@ create function limit_votes() returns trigger
   language plpgsql security definer set search_path = public, pg_temp as $$
 declare community bigint; counted bigint;
 begin
+  perform limit_lock('account', account_of(new.user_id)::text);
+  perform limit_lock('proposal', new.proposal_id::text);
   if exists (select 1 from votes v
              where v.proposal_id = new.proposal_id and v.user_id <> new.user_id
                and v.user_id in (select account_users(account_of(new.user_id)))) then
@@ -207,9 +241,13 @@ begin
   if added <= 0 then
     return null;
   end if;
+  perform limit_lock('account', account::text);
   select case new.side when 1 then b.community1_id else b.community2_id end into community
     from battles b where b.id = new.battle_id;
   fresh := not established(new.user_id, community);
+  if fresh then
+    perform limit_lock('battle side', new.battle_id || ':' || new.side);
+  end if;
   insert into battle_blows (battle_id, side, user_id, account_id, damage, newcomer)
     values (new.battle_id, new.side, new.user_id, account, added, fresh);
   select count(*), min(b.struck_at) into struck, oldest from battle_blows b
@@ -282,6 +320,7 @@ begin
 end $$;
 
 revoke all on function account_of(bigint), account_users(bigint), said_time(timestamptz),
-  limit_writes(), member_since(bigint, bigint), established(bigint, bigint), limit_joins(),
-  limit_votes(), limit_blows(), rosier_forecast(jsonb, jsonb)
+  limit_lock(text, text), limit_writes(), member_since(bigint, bigint),
+  established(bigint, bigint), limit_joins(), limit_votes(), limit_blows(),
+  rosier_forecast(jsonb, jsonb)
   from public, anon, authenticated;

@@ -81,6 +81,8 @@ step "agents a player owns: one player cannot act as another's agent (SQL, defau
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/agents.sql
 step "one person, many accounts: votes, damage, writes and joins limited per account and for newcomers (SQL, default grants)"
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/abuse.sql
+step "the same limits when requests race: concurrent sessions get no more than one vote, 3 newcomer votes, 500 newcomer damage, 30 posts, 60 blows (SQL, parallel psql)"
+tests/sql/abuse_concurrent.sh
 
 step "cargo fmt --check"
 cargo fmt --all --check
