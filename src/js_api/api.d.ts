@@ -500,6 +500,8 @@ export type SupervisorStatus =
 /**
  * A run a reload cut off: `resume(conversation)` drives it on in its own turn (no
  * action it applied is applied again), `discardInterrupted(conversation)` forgets it.
+ * A run a game event began resumes with that event given again,
+ * `resume(conversation, event)`: its actor and allowed actions are the live event's.
  */
 export interface Interrupted {
   conversation: string;
@@ -554,7 +556,8 @@ export interface PendingApproval {
  *   actions on `site` run without a card, each still shown as an `allowed` event and
  *   recorded; a new message asks again.
  * - `"site"`, "Always allow scrolling and highlighting on this site": the harmless page
- *   actions (`scroll_to`, `highlight`, `hover`) on `site`, from now on. The agent holds
+ *   actions (`scroll_to`, `highlight`; not `hover`, which fires the page's pointer
+ *   handlers as a click may) on `site`, from now on. The agent holds
  *   it while it lives; the host keeps it (the extension in `chrome.storage` per site,
  *   the one-tag widget in its `localStorage` namespace) and gives it back with
  *   `agent.allowHarmless(site)` to each agent it creates.

@@ -281,13 +281,35 @@ impl FamiliarAgent {
 
     /// Drives the run a reload cut off in `conversation` (the open one by default)
     /// on to its end, in its own turn; resolves to the outcome. Actions it applied
-    /// before the reload are not applied again.
+    /// before the reload are not applied again. A run a game event began (`trigger`)
+    /// resumes only with that event given again: its actor and allowed actions are the
+    /// live event's, never the saved run's (a saved state is not trusted to say them).
     #[wasm_bindgen(unchecked_return_type = "Promise<Outcome>")]
-    pub fn resume(&self, conversation: Option<String>) -> Promise {
+    pub fn resume(
+        &self,
+        conversation: Option<String>,
+        #[wasm_bindgen(unchecked_param_type = "GameEvent | undefined")] trigger: JsValue,
+    ) -> Promise {
         let session = self.session.clone();
         let conversation = conversation.unwrap_or_else(|| session.conversation_id());
+        let trigger = (!trigger.is_undefined() && !trigger.is_null()).then(|| {
+            to_json(&trigger)
+                .map_err(|e| format!("resume's trigger: {e}"))
+                .and_then(|v| {
+                    spec::observation_from_value(&v).map_err(|problems| {
+                        spec::describe("resume's trigger has problems", &problems)
+                    })
+                })
+        });
         future_to_promise(async move {
-            match session.resume(&conversation).await {
+            let resumed = match trigger {
+                None => session.resume(&conversation).await,
+                Some(trigger) => {
+                    let trigger = trigger.map_err(|e| error(&e))?;
+                    session.resume_with(&conversation, trigger).await
+                }
+            };
+            match resumed {
                 Ok(outcome) => Ok(to_js(&outcome)),
                 Err(e) => Err(error(&e.to_string())),
             }

@@ -309,6 +309,12 @@ impl Walk<'_> {
             return;
         }
         if tag == "iframe" || tag == "frame" {
+            // A frame a person cannot see (transparent, a pixel wide, off-screen)
+            // shows nothing: its text is not the page's to read.
+            let unseen = outer.hidden || hidden(&appearance(self.window, element)).is_some();
+            if unseen {
+                return;
+            }
             if let Some(body) = self.frame_body(element) {
                 stack.push(Step::Node(body.into(), outer, depth + 1));
             }
