@@ -286,7 +286,7 @@ impl Session {
             .collect()
     }
 
-    /// Lets the harmless page actions (scroll, highlight, hover) run without asking on
+    /// Lets the harmless page actions (scroll, highlight) run without asking on
     /// `site` (`https://shop.example`), or asks again (`allowed: false`): a standing
     /// permission the host keeps and gives back to each new session.
     pub fn allow_harmless(&self, site: &str, allowed: bool) {

@@ -80,7 +80,7 @@ impl FamiliarAgent {
         self.decide(&which, decision)
     }
 
-    /// Lets the harmless page actions (`scroll_to`, `highlight`, `hover`) run without
+    /// Lets the harmless page actions (`scroll_to`, `highlight`) run without
     /// a card on `site` (an origin, as `pending.site` names it), or asks again
     /// (`allowed: false`): the standing permission a host keeps (a card answered
     /// `"site"`) and gives back to each agent it creates.

@@ -69,7 +69,7 @@ crate::base::json::tagged::read_variants!(Decided tag "decision" {
 pub enum Grant {
     /// The rest of this run's (this turn's) page actions on the same site.
     Task,
-    /// The harmless kinds (scroll, highlight, hover) on the site, standing: kept by
+    /// The harmless kinds (scroll, highlight) on the site, standing: kept by
     /// the host, given back to later agents.
     Site,
     /// This tool, for this agent, in this conversation.

@@ -17,9 +17,11 @@ use serde_json::Value;
 use super::{Act, Control, Form, PageDom, Snapshot};
 use crate::tool::{Judge, Reach};
 
-/// The actions a per-site standing permission may cover: they show or move to an
-/// element and change nothing on the page.
-pub const HARMLESS: [&str; 3] = ["scroll_to", "highlight", "hover"];
+/// The actions a per-site standing permission may cover ("Always allow scrolling and
+/// highlighting on this site"): they show or move to an element and change nothing on
+/// the page. Not `hover`: it fires the page's pointer and mouse handlers, which may
+/// act as a click does (a task's grant covers it, as it covers a click).
+pub const HARMLESS: [&str; 2] = ["scroll_to", "highlight"];
 
 /// Words (or phrases) that say an element buys, pays, deletes or signs out, on a
 /// button, a menu item or a link alike (links do these too, by their address or a
@@ -887,6 +889,39 @@ mod tests {
         );
         assert_eq!(site("about:blank"), None);
         assert_eq!(site("file:///home/a.html"), None);
+    }
+
+    #[test]
+    fn a_standing_permission_may_cover_scrolling_and_highlighting_but_not_hover() {
+        let dom: Rc<dyn PageDom> = Rc::new(Read(page(vec![control(1, "button", "Menu")], vec![])));
+        let reach = |tool| judge(tool, Rc::clone(&dom))(&serde_json::json!({"element": 1}));
+        assert!(reach("scroll_to").standing);
+        assert!(reach("highlight").standing);
+        let hover = reach("hover");
+        assert_eq!((hover.standing, hover.always_asks), (false, None));
+        assert_eq!(hover.site.as_deref(), Some("https://shop.example"));
+    }
+
+    /// A page that was read once and is never acted on.
+    struct Read(Snapshot);
+
+    impl PageDom for Read {
+        fn snapshot(&self) -> futures::future::LocalBoxFuture<'_, Result<Snapshot, String>> {
+            Box::pin(async { Ok(self.0.clone()) })
+        }
+        fn last(&self) -> Option<Snapshot> {
+            Some(self.0.clone())
+        }
+        fn perform<'a>(
+            &'a self,
+            _: u32,
+            _: &'a Act,
+        ) -> futures::future::LocalBoxFuture<'a, Result<(), String>> {
+            Box::pin(async { Err("a read page is not acted on".into()) })
+        }
+        fn settle(&self) -> futures::future::LocalBoxFuture<'static, ()> {
+            Box::pin(async {})
+        }
     }
 
     #[test]
