@@ -19,8 +19,10 @@
     switch (message.op) {
       case 'ping':
         return { ok: true, title: document.title };
-      case 'snapshot':
-        return { ok: true, snapshot: (await frame()).snapshot() };
+      case 'snapshot': {
+        const reader = await frame();
+        return { ok: true, snapshot: reader.snapshot(), hiddenFrames: reader.hiddenFrames() };
+      }
       case 'perform':
         (await frame()).perform(message.element, message.act);
         return { ok: true };

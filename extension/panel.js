@@ -68,10 +68,20 @@ class TabPage {
     const tabId = this.target.tabId;
     if (tabId == null) throw new Error('there is no tab to read: open a web page');
     const frames = await this.frames(tabId);
-    const read = await Promise.all(frames.map((frame) =>
+    const answers = await Promise.all(frames.map((frame) =>
       ask(tabId, whereIs(frame), { op: 'snapshot' })
-        .then((answer) => ({ frame, page: JSON.parse(answer.snapshot) }))
+        .then((answer) => ({ frame, page: JSON.parse(answer.snapshot), hidden: answer.hiddenFrames ?? [] }))
         .catch((error) => ({ frame, error }))));
+    // A frame its parent says no one can see (transparent, a pixel wide) is left
+    // out, with every frame inside it: its reader cannot tell from inside.
+    const parents = new Map(answers.map((r) => [r.frame.frameId, r]));
+    const unseen = (frame, depth = 0) => {
+      const parent = parents.get(frame.parentFrameId);
+      if (!parent || frame.frameId === 0 || depth > 64) return false;
+      const address = frame.url.startsWith('about:srcdoc') ? 'about:srcdoc' : frame.url;
+      return (parent.hidden ?? []).includes(address) || unseen(parent.frame, depth + 1);
+    };
+    const read = answers.filter((r) => !unseen(r.frame));
     const top = read.find((r) => r.frame.frameId === 0);
     if (!top || top.error) {
       throw new Error(`this tab's page cannot be read (${top?.error?.message ?? 'no page'}): ` +

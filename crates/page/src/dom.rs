@@ -225,6 +225,58 @@ impl PageDomAdapter {
     }
 }
 
+/// The addresses of this document's frames a person cannot see: transparent, a pixel
+/// wide, off-screen, or inside hidden content (the browser's own `checkVisibility`,
+/// which also reads ancestors' opacity). Each frame has a reader of its own in the
+/// extension, which cannot tell from inside whether its frame is shown; its parent
+/// says so, and what such a frame holds is not read.
+pub fn hidden_frames() -> Vec<String> {
+    let Some(window) = web_sys::window() else {
+        return Vec::new();
+    };
+    let Some(frames) = window
+        .document()
+        .and_then(|d| d.query_selector_all("iframe, frame").ok())
+    else {
+        return Vec::new();
+    };
+    list(&frames)
+        .into_iter()
+        .filter_map(realm::into_element)
+        .filter(|frame| !shown(&window, frame))
+        .filter_map(|frame| {
+            let address = Reflect::get(&frame, &"src".into()).ok()?.as_string()?;
+            Some(if address.is_empty() || frame.has_attribute("srcdoc") {
+                "about:srcdoc".to_owned()
+            } else {
+                address
+            })
+        })
+        .collect()
+}
+
+/// Whether a person could see `element`: its own box and the browser's judgement of
+/// its ancestors (`display`, `visibility`, `opacity`).
+fn shown(window: &Window, element: &Element) -> bool {
+    if hidden(&appearance(window, element)).is_some() {
+        return false;
+    }
+    let check = Reflect::get(element, &"checkVisibility".into()).ok();
+    let Some(check) = check.filter(JsValue::is_function) else {
+        return true;
+    };
+    let options = js_sys::Object::new();
+    for option in ["opacityProperty", "visibilityProperty"] {
+        let _ = Reflect::set(&options, &option.into(), &true.into());
+    }
+    check
+        .unchecked_into::<js_sys::Function>()
+        .call1(element, &options)
+        .ok()
+        .and_then(|v| v.as_bool())
+        .unwrap_or(true)
+}
+
 /// One pass over the document.
 struct Walk<'a> {
     window: &'a Window,

@@ -34,6 +34,13 @@ impl Frame {
         serde_json::to_string(&snapshot).map_err(|e| e.to_string())
     }
 
+    /// The addresses of this frame's own frames a person cannot see (their readers
+    /// cannot tell): the panel leaves what they hold out.
+    #[wasm_bindgen(js_name = hiddenFrames)]
+    pub fn hidden_frames(&self) -> Vec<String> {
+        crate::hidden_frames()
+    }
+
     /// Does `act` (JSON: `{"act": "fill", "value": "…"}`) to element `element`.
     pub fn perform(&self, element: u32, act: &str) -> Result<(), String> {
         let act: Act =

@@ -31,7 +31,7 @@ use familiar_json::read_fields;
 use serde::{Deserialize, Serialize};
 
 #[cfg(target_arch = "wasm32")]
-pub use dom::PageDomAdapter;
+pub use dom::{PageDomAdapter, hidden_frames};
 pub use key::{KEYS, Key, key};
 pub use role::role_of;
 pub use sensitive::{Sensitive, mask, sensitive};
