@@ -23,6 +23,8 @@ mod dom;
 #[cfg(all(target_arch = "wasm32", feature = "frame"))]
 mod frame;
 #[cfg(target_arch = "wasm32")]
+mod name;
+#[cfg(target_arch = "wasm32")]
 mod realm;
 #[cfg(target_arch = "wasm32")]
 mod watch;
