@@ -21,7 +21,7 @@ const fixtures = resolve(fileURLToPath(new URL('.', import.meta.url)), 'fixtures
 // them when they are missing.
 if (!existsSync(join(fixtures, 'index.html'))) await import('./fixtures/frameworks/build.mjs');
 /** Tasks done by the assistant at least (the figure reached; raise it as it grows). */
-const FLOOR = 24;
+const FLOOR = 29;
 
 // ---- The scripted model ----------------------------------------------------------
 

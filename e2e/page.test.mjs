@@ -133,6 +133,7 @@ test('the same click, approved, runs once and reports what changed on the page',
   assert.equal(await page.locator('#status').textContent(), 'Account deleted');
   const report = JSON.parse(requests.at(-1).messages.filter((m) => m.role === 'tool').at(-1).content);
   assert.match(report.done, /^Click the button "Delete account" \[\d+\]$/);
-  assert.deepEqual(report.changes, ['new text on the page: "Account deleted"']);
+  assert.deepEqual(report.changes,
+    ['new text on the page: "Account deleted"', 'text gone from the page: "Account active"']);
   assert.deepEqual(problems, []);
 });

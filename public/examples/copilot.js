@@ -453,7 +453,9 @@ const agent = await createAgent({
 });
 const { port1, port2 } = new MessageChannel();
 answerCalls(port2);
-for (const { run, ...tool } of TOOLS) agent.registerTool({ ...tool, timeoutMs: 30_000, handler: port1 });
+// The port's other end is this page's own graph, not another party's: its answers are
+// ours (`author: "own"`), so reading them does not make later actions ask.
+for (const { run, ...tool } of TOOLS) agent.registerTool({ ...tool, author: 'own', timeoutMs: 30_000, handler: port1 });
 
 agent.on('supervisor', (s) => {
   view.stage = STAGES[s.stage]?.(s) ?? s.stage;
