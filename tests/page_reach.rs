@@ -227,3 +227,14 @@ async fn a_page_built_to_exhaust_the_walk_leaves_the_tools_working() {
     let clicked = js_sys::eval("window.clicked").unwrap();
     assert_eq!(clicked.as_f64(), Some(1.0), "the page's button still works");
 }
+
+#[wasm_bindgen_test]
+async fn labels_and_buttons_side_by_side_are_read_as_separate_words() {
+    let tools = fixture(
+        r#"<main><h1>Sign up</h1><form><label>Full name<input></label><label>Email<input></label><button type="button">Next</button></form></main>"#,
+        "",
+    );
+    let read = ok(&tools, "read_page", json!({})).await;
+    let text = read["text"].as_str().unwrap();
+    assert!(text.contains("Full name Email Next"), "{text}");
+}

@@ -76,6 +76,9 @@ const BLOCKS: [&str; 36] = [
     "th",
     "ul",
 ];
+/// Inline elements a page draws apart from the text around them: their words are
+/// not run into their neighbours'.
+const APART: [&str; 6] = ["label", "button", "input", "select", "textarea", "img"];
 /// Longest accessible name kept.
 const NAME_LIMIT: usize = 200;
 /// Longest text of a `contenteditable` editor kept as its value.
@@ -307,6 +310,8 @@ struct Place {
 enum Step {
     Node(Node, Place, usize),
     Close(Place),
+    /// The end of an element drawn apart from its neighbours (a label, a button).
+    Space,
 }
 
 impl Walk<'_> {
@@ -329,6 +334,7 @@ impl Walk<'_> {
         while let Some(step) = stack.pop() {
             match step {
                 Step::Close(place) => self.flush(place),
+                Step::Space => self.text.push(' '),
                 Step::Node(node, place, depth) => match node.node_type() {
                     Node::TEXT_NODE if !place.hidden => {
                         self.text.push_str(&node.node_value().unwrap_or_default());
@@ -414,6 +420,10 @@ impl Walk<'_> {
         if block {
             self.flush(outer);
             stack.push(Step::Close(place));
+        } else if APART.contains(&tag.as_str()) {
+            // "Full name" then "Email" then "Next", not "Full nameEmailNext".
+            self.text.push(' ');
+            stack.push(Step::Space);
         }
         for child in self.content(element).into_iter().rev() {
             stack.push(Step::Node(child, place, depth + 1));
