@@ -9,7 +9,8 @@
 //! parsing everything again: link reference definitions (a definition anywhere
 //! changes links anywhere, so a document that has one is never split), and a
 //! source that is not the previous one with text appended (each update compares the
-//! settled source with the new text's start: a byte comparison at memory speed).
+//! settled source with the new text's start: a byte comparison at memory speed), or
+//! whose parsed part shrank at the size limit.
 
 use std::sync::Arc;
 
@@ -27,6 +28,8 @@ pub struct Stream {
     tail: Vec<(u64, Arc<Block>)>,
     /// Bytes parsed by the last update: the unsettled rest of the source.
     tail_len: usize,
+    /// The length of the source the last update parsed (within the limits).
+    parsed_len: usize,
     next_key: u64,
 }
 
@@ -43,9 +46,16 @@ impl Stream {
     pub fn update(&mut self, text: &str) {
         let cut = self.limits.cut(text);
         let parsed_part = text.get(..cut).unwrap_or_default();
-        if !parsed_part.starts_with(self.settled_source.as_str()) {
+        // Past the size limit the parsed part ends at the last line break before it,
+        // which may be earlier than what the last update parsed: a line that then
+        // closed a settled block (a table's delimiter row splitting a paragraph) is
+        // gone, so the settled blocks are parsed again.
+        if !parsed_part.starts_with(self.settled_source.as_str())
+            || parsed_part.len() < self.parsed_len
+        {
             self.unsettle();
         }
+        self.parsed_len = parsed_part.len();
         let blocks = loop {
             let from = self.settled_source.len();
             let unsettled = parsed_part.get(from..).unwrap_or_default();
