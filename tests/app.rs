@@ -222,6 +222,7 @@ fn game_event(text: &str, allowed: Option<Vec<&str>>) -> Observation {
         trigger: Trigger {
             kind: "battle".into(),
             event: "battle.started".into(),
+            timestamp: None,
         },
         actor: Actor {
             name: "Grunt".into(),

@@ -220,13 +220,17 @@ impl Session {
     }
 
     /// Runs the agent on a game event (or a schedule): the universal loop, with the
-    /// event's boundaries on which actions it may take.
-    pub async fn trigger(&self, observation: Observation) -> Result<Outcome, AppError> {
+    /// event's boundaries on which actions it may take. A trigger that says not when it
+    /// happened is stamped now.
+    pub async fn trigger(&self, mut observation: Observation) -> Result<Outcome, AppError> {
         if observation.trigger.kind.trim().is_empty() || observation.trigger.event.trim().is_empty()
         {
             return Err(AppError::UnnamedEvent);
         }
         checked_input(&observation.subject.content)?;
+        if observation.trigger.timestamp.is_none() {
+            observation.trigger.timestamp = Some(self.inner.config.clock.now().rfc3339());
+        }
         self.take_turn(turn::Input::Observation(Box::new(observation)))
             .await
     }

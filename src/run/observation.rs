@@ -13,9 +13,12 @@ pub struct Trigger {
     pub kind: String,
     /// The event, e.g. `message.received`, `battle.started`.
     pub event: String,
+    /// When it happened (RFC 3339); the session stamps a trigger that comes without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
 }
 
-read_fields!(Trigger { kind, event });
+read_fields!(Trigger { kind, event, timestamp = default });
 
 /// Who acts: the agent, with whatever identity and stats the host gives it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -130,6 +133,7 @@ impl Observation {
             trigger: Trigger {
                 kind: "chat".into(),
                 event: "message.received".into(),
+                timestamp: None,
             },
             actor: Actor::default(),
             subject: Subject {
@@ -148,6 +152,9 @@ impl Observation {
             return None;
         }
         let mut text = format!("SITUATION: {} ({})", self.trigger.event, self.trigger.kind);
+        if let Some(at) = &self.trigger.timestamp {
+            text.push_str(&format!(" at {at}"));
+        }
         if self.actor != Actor::default() {
             let about = serde_json::to_string(&self.actor).unwrap_or_default();
             text.push_str(&format!("\nYOU: {about}"));
@@ -206,11 +213,12 @@ mod tests {
         battle.trigger = Trigger {
             kind: "battle".into(),
             event: "battle.started".into(),
+            timestamp: Some("2026-11-27T09:00:00Z".into()),
         };
         battle.boundaries.allowed_actions = Some(vec!["join_battle".into()]);
         battle.boundaries.data_scopes = Some(vec!["get_battle_details".into()]);
         let text = battle.situation().unwrap();
-        assert!(text.starts_with("SITUATION: battle.started (battle)"));
+        assert!(text.starts_with("SITUATION: battle.started (battle) at 2026-11-27T09:00:00Z"));
         assert!(text.contains("ALLOWED ACTIONS: join_battle"));
         assert!(text.contains("DATA SCOPES: get_battle_details"));
     }

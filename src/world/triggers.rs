@@ -249,6 +249,7 @@ impl WorldEvent {
             trigger: Trigger {
                 kind: mapping.kind.into(),
                 event: mapping.event.into(),
+                timestamp: None,
             },
             actor: agent.actor(),
             subject: self.subject(),

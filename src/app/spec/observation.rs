@@ -1,5 +1,5 @@
-//! `trigger`'s game event: `{kind, event, actor, subject, allowedActions, dataScopes}`,
-//! read as the run's `Observation`.
+//! `trigger`'s game event: `{kind, event, timestamp?, actor, subject, allowedActions,
+//! dataScopes}`, read as the run's `Observation`.
 
 use serde_json::Value;
 
@@ -8,9 +8,10 @@ use crate::run::{Actor, Boundaries, Observation, Subject, Trigger};
 
 /// `trigger`'s game event: `{kind, event, actor, subject, allowedActions, dataScopes}`.
 pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>> {
-    const KNOWN: [&str; 6] = [
+    const KNOWN: [&str; 7] = [
         "kind",
         "event",
+        "timestamp",
         "actor",
         "subject",
         "allowedActions",
@@ -22,6 +23,7 @@ pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>
     };
     let trigger_kind = f.string("kind").unwrap_or_default();
     let event = f.string("event").unwrap_or_default();
+    let timestamp = f.string("timestamp").filter(|t| !t.trim().is_empty());
     if trigger_kind.trim().is_empty() {
         f.problem("kind", "name the family of event, e.g. \"battle\"");
     }
@@ -83,6 +85,7 @@ pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>
         trigger: Trigger {
             kind: trigger_kind,
             event,
+            timestamp,
         },
         actor,
         subject,
