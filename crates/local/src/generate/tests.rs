@@ -1,5 +1,5 @@
-//! The whole request path on the real SmolLM2 (skipped, saying so, when it is not
-//! installed): the prompt, the tool decision, constrained arguments, free text, a
+//! The whole request path on the real SmolLM2 (failing, with how to install it, when
+//! it is not there): the prompt, the tool decision, constrained arguments, free text, a
 //! response format, the token budget, the window, and the KV cache kept between
 //! requests.
 
@@ -8,11 +8,12 @@ use serde_json::{Value, json};
 use super::*;
 use crate::testing::smollm2;
 
-fn engine() -> Option<Engine> {
-    let path = smollm2()?;
-    let bytes = std::fs::read(path).ok()?;
+fn engine() -> Engine {
+    let path = smollm2();
+    let bytes = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("SmolLM2 at {} does not read: {e}", path.display()));
     match Engine::load(bytes, 2048) {
-        Ok(engine) => Some(engine),
+        Ok(engine) => engine,
         Err(e) => unreachable!("SmolLM2 does not load: {e}"),
     }
 }
@@ -59,7 +60,7 @@ fn ask(question: &str) -> Value {
 
 #[test]
 fn asked_the_time_it_calls_current_time_with_arguments_that_parse() {
-    let Some(mut engine) = engine() else { return };
+    let mut engine = engine();
     let events = run(&mut engine, &ask("What time is it?")).unwrap_or_else(|e| unreachable!("{e}"));
     let (text, calls, finish) = done(&events);
     assert_eq!(finish, "tool_calls");
@@ -76,7 +77,7 @@ fn asked_the_time_it_calls_current_time_with_arguments_that_parse() {
 
 #[test]
 fn a_call_or_text_but_never_a_broken_call_whatever_is_asked() {
-    let Some(mut engine) = engine() else { return };
+    let mut engine = engine();
     for question in [
         "Hello! Who are you?",
         "Remember that the ale is cold.",
@@ -113,7 +114,7 @@ fn a_call_or_text_but_never_a_broken_call_whatever_is_asked() {
 
 #[test]
 fn without_tools_it_answers_in_text_and_streams_the_same_text() {
-    let Some(mut engine) = engine() else { return };
+    let mut engine = engine();
     let request = json!({"system": "Answer in one sentence.",
         "messages": [{"role": "user", "content": "What is the capital of France?"}], "max_tokens": 24});
     let events = run(&mut engine, &request).unwrap_or_else(|e| unreachable!("{e}"));
@@ -133,7 +134,7 @@ fn without_tools_it_answers_in_text_and_streams_the_same_text() {
 
 #[test]
 fn a_response_format_is_met_even_when_the_budget_runs_out() {
-    let Some(mut engine) = engine() else { return };
+    let mut engine = engine();
     let schema = json!({"type": "object", "properties": {
         "mood": {"enum": ["happy", "sad", "calm"]},
         "reason": {"type": "string"},
@@ -158,8 +159,8 @@ fn a_response_format_is_met_even_when_the_budget_runs_out() {
 
 #[test]
 fn a_follow_up_reads_only_what_is_new_and_answers_as_a_fresh_engine_would() {
-    let Some(mut warm) = engine() else { return };
-    let Some(mut fresh) = engine() else { return };
+    let mut warm = engine();
+    let mut fresh = engine();
     let first = json!({"system": "You are a helpful assistant.",
         "messages": [{"role": "user", "content": "Name a fruit."}], "max_tokens": 8});
     let answered = run(&mut warm, &first).unwrap_or_else(|e| unreachable!("{e}"));
@@ -195,7 +196,7 @@ fn a_follow_up_reads_only_what_is_new_and_answers_as_a_fresh_engine_would() {
 
 #[test]
 fn a_prompt_over_the_window_is_refused_in_the_words_servers_use() {
-    let Some(mut engine) = engine() else { return };
+    let mut engine = engine();
     let long = "word ".repeat(3_000);
     let request = json!({"messages": [{"role": "user", "content": long}]});
     let error = engine.start(&request.to_string()).err();

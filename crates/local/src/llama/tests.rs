@@ -428,29 +428,10 @@ fn unknown_architectures_missing_tensors_and_wrong_shapes_do_not_load() {
     assert!(build("", "").is_ok());
 }
 
-/// The reference script's interpreter: `FAMILIAR_LLAMA_PYTHON`, else the venv that
-/// `scripts/setup.sh test` installs.
-fn llama_cpp_python() -> Option<std::path::PathBuf> {
-    if let Some(p) = std::env::var_os("FAMILIAR_LLAMA_PYTHON") {
-        return Some(p.into());
-    }
-    let root = std::path::Path::new("/root/.cache/familiar");
-    std::fs::read_dir(root).ok()?.flatten().find_map(|e| {
-        let name = e.file_name();
-        let python = e.path().join("bin/python");
-        (name.to_string_lossy().starts_with("llama-cpp-") && python.is_file()).then_some(python)
-    })
-}
-
 #[test]
 fn the_real_smollm2_picks_the_greedy_tokens_llama_cpp_picks() {
-    let Some(path) = crate::testing::smollm2() else {
-        return;
-    };
-    let Some(python) = llama_cpp_python() else {
-        println!("skipped: no llama-cpp-python venv (set FAMILIAR_LLAMA_PYTHON)");
-        return;
-    };
+    let path = crate::testing::smollm2();
+    let python = crate::testing::llama_cpp_python();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reference.py");
     let json = std::env::temp_dir().join(format!("familiar-reference-{}.json", std::process::id()));
     let status = std::process::Command::new(python)

@@ -177,20 +177,8 @@ fn other_templates_are_refused_quoting_their_opening() {
 
 #[test]
 fn the_real_template_renders_as_jinja_does() {
-    let Some(path) = testing::smollm2() else {
-        return;
-    };
-    let python = std::path::Path::new("/root/.cache/familiar/llama-cpp-0.3.36-avx2/bin/python");
-    if !python.is_file() {
-        println!("skipped: the llama-cpp venv (with jinja2) is absent");
-        return;
-    }
-    let Ok(bytes) = std::fs::read(path) else {
-        return;
-    };
-    let Ok(g) = gguf::Gguf::parse(bytes) else {
-        unreachable!()
-    };
+    let python = testing::llama_cpp_python();
+    let g = testing::smollm2_gguf();
     let Ok(tok) = Tokenizer::from_gguf(&g) else {
         unreachable!()
     };
@@ -231,7 +219,7 @@ fn the_real_template_renders_as_jinja_does() {
             .collect();
         let script = "import sys,json,jinja2; a=json.load(sys.stdin); sys.stdout.write(jinja2.Template(a['src']).render(messages=a['messages'], add_generation_prompt=True))";
         let input = serde_json::json!({"src": source, "messages": messages}).to_string();
-        let jinja = run_python(python, script, &input);
+        let jinja = run_python(&python, script, &input);
         assert_eq!(Ok(t.render(turns, true)), jinja);
     }
     // The ids: the special tokens where the markup has them.

@@ -241,12 +241,9 @@ fn a_gguf_vocabulary_becomes_a_tokenizer_and_unknown_kinds_are_named() {
     assert!(refusal("gpt2", Some("falcon")).contains("\"falcon\""));
 }
 
-/// The real SmolLM2 tokenizer, when its file is present.
-fn smollm2() -> Option<Tokenizer> {
-    let path = testing::smollm2()?;
-    let bytes = std::fs::read(path).ok()?;
-    let g = gguf::Gguf::parse(bytes).ok()?;
-    Tokenizer::from_gguf(&g).ok()
+/// The real SmolLM2 tokenizer (a test that asks for it fails without the file).
+fn smollm2() -> Tokenizer {
+    testing::smollm2_tokenizer()
 }
 
 const CORPUS: &[&str] = &[
@@ -284,17 +281,11 @@ const CORPUS: &[&str] = &[
 
 #[test]
 fn ids_equal_llama_cpp_on_the_real_vocabulary() {
-    let Some(tok) = smollm2() else { return };
-    let python = std::path::Path::new("/root/.cache/familiar/llama-cpp-0.3.36-avx2/bin/python");
-    if !python.is_file() {
-        println!("skipped: the llama-cpp venv is absent");
-        return;
-    }
-    let Some(model) = testing::smollm2() else {
-        return;
-    };
+    let tok = smollm2();
+    let python = testing::llama_cpp_python();
+    let model = testing::smollm2();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/tokenizer_reference.py");
-    let reference = reference_ids(python, script, &model);
+    let reference = reference_ids(&python, script, &model);
     let Ok(reference) = reference else {
         unreachable!("the reference script failed: {reference:?}");
     };
@@ -332,7 +323,7 @@ fn reference_ids(
 
 #[test]
 fn a_long_prompt_encodes_quickly() {
-    let Some(tok) = smollm2() else { return };
+    let tok = smollm2();
     let text: String = CORPUS
         .iter()
         .cycle()
