@@ -72,6 +72,10 @@ passed() { grep -Eo 'test result: ok\. [0-9]+ passed' "$1" | awk '{ n += $4 } EN
 "$ROOT/scripts/setup.sh" test
 start_servers
 
+step "floors rise and budgets fall, or the change says why (scripts/ratchet.py: tests/counts.txt, bench/budgets.txt; and the ratchet's own tests)"
+python3 scripts/ratchet.py --self-test
+python3 scripts/ratchet.py check tests/counts.txt bench/budgets.txt
+
 step "PostgreSQL + postrust + the Supabase Auth stand-in on loopback, migrations applied"
 "$ROOT/scripts/backend.sh" start "$backend" tests/sql/conformance.sql
 source "$backend/env"
