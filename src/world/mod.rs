@@ -28,11 +28,14 @@ pub fn schemas() -> Result<Vec<TableSchema>, StoreError> {
 mod actions;
 mod data;
 pub mod functions;
+pub mod perceive;
 pub mod policy;
 pub mod residents;
 mod rows;
 pub mod scenario;
 pub mod triggers;
+
+pub use perceive::{Stats, perceive};
 
 use std::rc::Rc;
 

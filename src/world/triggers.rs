@@ -3,13 +3,18 @@
 //! governance proposal — each as the seed's minimal observation: the trigger, the
 //! acting agent with its identity, the subject, and the boundaries. The boundaries are
 //! the seed's trigger → allowed actions mapping and the trigger's data scope (which
-//! look-ups it may make); the run enforces both. Everything else the agent fetches
-//! through its data tools.
+//! look-ups it may make); the run enforces both. The data scope is the seed's: users
+//! and communities (with the agent's own stats) for every trigger, battles for battle
+//! triggers, the market for the scheduled check, and what a worked example reads
+//! beyond (a leader's call to arms reads the battle and the market). The agent's
+//! current stats join its identity when the trigger fires ([`super::perceive`]).
+//! Everything else the agent fetches through its data tools.
 
 use crate::base::json::fields::read_fields;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use super::perceive::Stats;
 use crate::run::{Actor, Boundaries, Observation, Subject, Trigger};
 
 /// Who an agent of the world is, beyond its rows: what the model reads as itself.
@@ -86,23 +91,41 @@ struct Mapping {
     kind: &'static str,
     event: &'static str,
     actions: &'static [&'static str],
-    scopes: &'static [&'static str],
+    /// The groups of data tools it may read.
+    scopes: &'static [&'static [&'static str]],
 }
 
-const PEOPLE: [&str; 6] = [
-    "search_knowledge",
+/// What every trigger may read (seed 000's boundaries: `canAccessUsers` and
+/// `canAccessCommunities` are always true): users and communities — profiles,
+/// memberships, relationships toward a user or a faction, messages and posts — with
+/// the agent's own stats and inventory, its memories and the world's lore.
+const ALWAYS: [&str; 11] = [
+    "get_my_stats",
+    "get_my_inventory",
     "get_user_profile",
     "get_user_community",
+    "get_community_members",
     "get_relationship",
-    "search_memories",
+    "get_faction_relationship",
     "get_conversation_history",
+    "get_recent_posts",
+    "search_memories",
+    "search_knowledge",
 ];
+
+/// Battles: read by battle triggers (`canAccessBattles`), and by a leader's call to
+/// arms (seed example 4 reads the battle it is called to).
+const BATTLES: [&str; 2] = ["get_battle_details", "get_active_battles"];
+
+/// The market and its jobs: read by the scheduled check (`canAccessMarket`), and by a
+/// leader's call to arms (seed example 4 works, buys and eats before it fights).
+const MARKET: [&str; 3] = ["get_market_items", "get_item_price", "get_available_jobs"];
 
 const MESSAGE: Mapping = Mapping {
     kind: "chat",
     event: "message.received",
     actions: &["send_message", "reply_to_message", "join_community"],
-    scopes: &PEOPLE,
+    scopes: &[&ALWAYS],
 };
 
 const MENTION: Mapping = Mapping {
@@ -115,58 +138,28 @@ const MENTION: Mapping = Mapping {
         "buy_item",
         "consume_item",
     ],
-    scopes: &[
-        "get_user_profile",
-        "get_relationship",
-        "get_battle_details",
-        "get_my_stats",
-        "get_my_inventory",
-        "get_market_items",
-        "get_item_price",
-        "get_available_jobs",
-    ],
+    scopes: &[&ALWAYS, &BATTLES, &MARKET],
 };
 
 const BATTLE: Mapping = Mapping {
     kind: "battle",
     event: "battle.started",
     actions: &["join_battle", "ignore_battle", "create_post"],
-    scopes: &[
-        "get_battle_details",
-        "get_user_community",
-        "get_my_stats",
-        "get_active_battles",
-        "get_community_members",
-        "get_faction_relationship",
-        "search_knowledge",
-    ],
+    scopes: &[&ALWAYS, &BATTLES],
 };
 
-const MARKET: Mapping = Mapping {
+const MARKET_CHECK: Mapping = Mapping {
     kind: "schedule",
     event: "market.check",
     actions: &["buy_item", "consume_item", "do_work"],
-    scopes: &[
-        "get_my_stats",
-        "get_my_inventory",
-        "get_market_items",
-        "get_item_price",
-        "get_available_jobs",
-        "search_knowledge",
-    ],
+    scopes: &[&ALWAYS, &MARKET],
 };
 
 const PROPOSAL: Mapping = Mapping {
     kind: "governance",
     event: "proposal.created",
     actions: &["vote_on_proposal", "abstain_from_vote", "create_post"],
-    scopes: &[
-        "get_user_community",
-        "get_faction_relationship",
-        "get_my_stats",
-        "get_recent_posts",
-        "search_memories",
-    ],
+    scopes: &[&ALWAYS],
 };
 
 /// Who a proposal's subject says wrote it: the event carries the title, not its author.
@@ -182,7 +175,7 @@ impl WorldEvent {
             Self::Message { .. } => &MESSAGE,
             Self::Mention { .. } => &MENTION,
             Self::BattleStarted { .. } => &BATTLE,
-            Self::MarketCheck => &MARKET,
+            Self::MarketCheck => &MARKET_CHECK,
             Self::Proposal { .. } => &PROPOSAL,
         }
     }
@@ -199,7 +192,11 @@ impl WorldEvent {
 
     /// The data tools this trigger may read.
     pub fn data_scopes(&self) -> Vec<String> {
-        names(self.mapping().scopes)
+        self.mapping()
+            .scopes
+            .iter()
+            .flat_map(|group| names(group))
+            .collect()
     }
 
     fn subject(&self) -> Subject {
@@ -242,7 +239,8 @@ impl WorldEvent {
         }
     }
 
-    /// The seed's minimal observation of this event for `agent`.
+    /// The seed's minimal observation of this event for `agent`: its identity, and no
+    /// stats until [`super::perceive`] reads them when the trigger fires.
     pub fn observe(&self, agent: &WorldAgent) -> Observation {
         let mapping = self.mapping();
         Observation {
@@ -258,6 +256,15 @@ impl WorldEvent {
                 data_scopes: Some(self.data_scopes()),
             },
         }
+    }
+
+    /// The observation with `stats` as the agent's current stats: what
+    /// [`super::perceive`] makes of [`Self::observe`] when the agent's row holds
+    /// them (for tests and replays that know the stats).
+    pub fn observe_with(&self, agent: &WorldAgent, stats: &Stats) -> Observation {
+        let mut observation = self.observe(agent);
+        stats.put(&mut observation.actor.state);
+        observation
     }
 }
 
@@ -335,6 +342,66 @@ mod tests {
             identity_of(&json!(battle.actor)).and_then(|i| i.loyalty),
             Some(85)
         );
+    }
+
+    #[test]
+    fn each_triggers_scope_is_the_seeds_users_and_communities_plus_its_own_kind() {
+        let dotty = &agents()[0];
+        let message = WorldEvent::Message {
+            from: 3,
+            message_id: 1,
+            text: "Hi".into(),
+        };
+        let mention = WorldEvent::Mention {
+            leader: 3,
+            message_id: 1,
+            text: "Fight!".into(),
+        };
+        let proposal = WorldEvent::Proposal {
+            proposal_id: 1,
+            title: "A lantern".into(),
+        };
+        let battle = WorldEvent::BattleStarted { battle_id: 1 };
+        let all = [
+            &message,
+            &mention,
+            &battle,
+            &WorldEvent::MarketCheck,
+            &proposal,
+        ];
+        for event in all {
+            let seen = event.observe(dotty).boundaries;
+            for tool in ALWAYS {
+                assert!(seen.may_read(tool), "{} reads {tool}", event.event());
+            }
+            let battles = BATTLES.iter().all(|t| seen.may_read(t));
+            let market = MARKET.iter().all(|t| seen.may_read(t));
+            let (want_battles, want_market) = match event {
+                WorldEvent::BattleStarted { .. } => (true, false),
+                WorldEvent::MarketCheck => (false, true),
+                WorldEvent::Mention { .. } => (true, true),
+                _ => (false, false),
+            };
+            assert_eq!((battles, market), (want_battles, want_market), "{event:?}");
+            assert_eq!(
+                BATTLES.iter().any(|t| seen.may_read(t)),
+                battles,
+                "all or none"
+            );
+        }
+        // Example 4's look-ups, all within a mention's scope.
+        let call = mention.observe(dotty).boundaries;
+        for tool in [
+            "get_user_profile",
+            "get_relationship",
+            "get_battle_details",
+            "get_faction_relationship",
+            "get_my_stats",
+            "get_market_items",
+            "get_available_jobs",
+        ] {
+            assert!(call.may_read(tool), "{tool}");
+        }
     }
 
     #[test]
