@@ -333,6 +333,68 @@ fn the_seed_makes_no_gold_from_nothing_and_says_which_numbers_would() {
     );
 }
 
+/// Seed 000's economy as its worked examples price it: the jobs of its `do_work`
+/// (mining 50 gold for 20 energy, farming 30 for 10, trading 40 for 15) and food at
+/// 10 gold for 50 energy, played by the local store's rules: taken, not refused, and
+/// work → buy → eat restores energy, never past 100. The same numbers and chain run
+/// against PostgreSQL in tests/sql/rls.sql.
+#[test]
+fn the_seeds_market_numbers_are_taken_and_work_buy_eat_restores_energy_up_to_100() {
+    let store = world();
+    let (jobs, _) = economy(&store);
+    let seed_jobs = [("farming", 30, 10), ("mining", 50, 20), ("trading", 40, 15)]
+        .map(|(name, pay, cost)| (name.to_owned(), pay, cost));
+    assert_eq!(jobs, seed_jobs, "the seed's do_work table");
+    let food = familiar::store::Insert {
+        table: "market_items".into(),
+        rows: vec![
+            json!({"name": "food", "price": 10, "available": true, "effects": {"energy": 50}})
+                .as_object()
+                .unwrap()
+                .clone(),
+        ],
+        on_conflict: None,
+        client_key: None,
+        returning: true,
+    };
+    assert_eq!(store.run_insert(&food).unwrap().len(), 1, "food is taken");
+    // The guard is a report in both stores (migrations/0014_seed_economy.sql says why).
+    assert_eq!(
+        familiar::world::functions::gold_loop(&store)
+            .unwrap()
+            .as_deref(),
+        Some(
+            "farming pays 30 gold for 10 energy, and food restores 50 energy for 10 gold: \
+             work, buy and eat would make gold"
+        )
+    );
+    // Example 3's agent: health 20, energy 30, no gold.
+    familiar::world::functions::play_as(&store, 3).unwrap();
+    set_purse(&store, 3, 0, 30);
+    let one = json!({"item_name": "food", "quantity": 1});
+    assert_eq!(
+        refusal(call(&store, "buy_item", one.clone())),
+        "Insufficient gold. Need 10, have 0"
+    );
+    let work = call(&store, "do_work", json!({"job": "mining"})).unwrap();
+    assert_eq!((&work["earned"], &work["energy"]), (&json!(50), &json!(10)));
+    assert_eq!(
+        call(&store, "buy_item", one.clone()).unwrap()["gold_left"],
+        40
+    );
+    let eaten = call(&store, "consume_item", one).unwrap();
+    assert_eq!(
+        eaten["now"]["energy"], 60,
+        "10 left after mining, and 50 more"
+    );
+    let two = json!({"item_name": "food", "quantity": 2});
+    call(&store, "buy_item", two.clone()).unwrap();
+    let full = call(&store, "consume_item", two).unwrap();
+    assert_eq!(full["now"]["energy"], 100, "60 and 100 more, capped at 100");
+    let me = user(&store, 3);
+    assert_eq!((int(&me, "energy"), int(&me, "gold")), (100, 20));
+}
+
 /// A small deterministic generator (xorshift), so a failure replays.
 struct Dice(u64);
 
@@ -577,4 +639,71 @@ fn a_member_abstains_once_and_a_proposal_keeps_its_description() {
     // The player voted on proposal 1 already: no abstaining after a vote.
     assert_eq!(refusal(abstain(1)), "you already voted on proposal 1");
     assert_eq!(rows(&store, Select::from("abstentions")).len(), 1);
+}
+
+/// Seed 000's `get_relationship(targetId)` answers for "a specific user or faction":
+/// example 4 asks it of the enemy faction by name ("Chaos Horde"), example 5 of its own
+/// community. The page's Dotty stands toward the Lantern Guild (1) and the Ashen
+/// Circle (2) as `faction_relations` holds it.
+#[test]
+fn get_relationship_answers_for_a_user_a_faction_by_name_and_a_community_by_id() {
+    let store = world();
+    familiar::world::functions::play_as(&store, familiar::world::PLAYER_ID).unwrap();
+    let mut tools = familiar::tool::ToolRegistry::new();
+    familiar::world::register_agent_tools(&mut tools, store.clone() as Rc<dyn Store>, 1);
+    let call = |args: Value| {
+        let call = familiar::llm::message::ToolCall {
+            id: "r".into(),
+            name: "get_relationship".into(),
+            arguments: args.to_string(),
+        };
+        block_on(tools.call(&call, familiar::tool::CallContext::default()))
+    };
+    let player = call(json!({"target_id": 3})).unwrap();
+    assert_eq!(
+        (&player["affinity"], &player["kind"]),
+        (&json!(40), &json!("friend"))
+    );
+    assert_eq!(
+        call(json!({"target_id": "3"})).unwrap(),
+        player,
+        "an id as text"
+    );
+    let enemy = call(json!({"target_id": "Ashen Circle"})).unwrap();
+    assert_eq!(
+        enemy,
+        json!({"community_id": 2, "sentiment": -40, "trust": 20, "loyalty": 0})
+    );
+    assert_eq!(
+        call(json!({"target_id": "ashen circle"})).unwrap(),
+        enemy,
+        "any case"
+    );
+    let own = call(json!({"community_id": 1})).unwrap();
+    assert_eq!(
+        (&own["loyalty"], &own["sentiment"]),
+        (&json!(85), &json!(70))
+    );
+    let faction = |args: Value| {
+        let call = familiar::llm::message::ToolCall {
+            id: "f".into(),
+            name: "get_faction_relationship".into(),
+            arguments: args.to_string(),
+        };
+        block_on(tools.call(&call, familiar::tool::CallContext::default())).unwrap()
+    };
+    assert_eq!(
+        faction(json!({"community_id": 1})),
+        own,
+        "the same standing"
+    );
+    let unknown = call(json!({"target_id": "Chaos Horde"}))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        unknown.contains("there is no faction named Chaos Horde"),
+        "{unknown}"
+    );
+    let nobody = call(json!({})).unwrap_err().to_string();
+    assert!(nobody.contains("name the other party"), "{nobody}");
 }

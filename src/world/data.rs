@@ -60,7 +60,9 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         world,
         data,
         "get_relationship",
-        "How you feel about another user: affinity (-100 to 100) and kind.",
+        "How you stand toward another user (affinity -100 to 100, and kind) or toward a \
+         faction (a community, by its name as target_id or by community_id: sentiment \
+         -100 to 100, trust and loyalty 0-100; null when you have no standing with it).",
         relationship,
     );
     add(
@@ -179,13 +181,47 @@ pub struct CommunityArgs {
 
 read_fields!(CommunityArgs { community_id });
 
-#[derive(JsonSchema)]
-pub struct TargetArgs {
-    /// The other user's id.
-    pub target_id: i64,
+/// The other party of a relationship, as the seed's `get_relationship(targetId)`
+/// names it: a user by id, or a faction by name ("Chaos Horde").
+#[derive(Debug, Clone, PartialEq, JsonSchema)]
+#[serde(untagged)]
+pub enum Party {
+    /// A user's id (a number, or a number written as text).
+    User(i64),
+    /// A faction (a community) by its name.
+    Faction(String),
 }
 
-read_fields!(TargetArgs { target_id });
+impl<'de> serde::Deserialize<'de> for Party {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match Value::deserialize(deserializer)? {
+            Value::Number(id) => id
+                .as_i64()
+                .map(Party::User)
+                .ok_or_else(|| D::Error::custom("a user's id is a whole number")),
+            Value::String(name) => Ok(match name.trim().parse() {
+                Ok(id) => Party::User(id),
+                Err(_) => Party::Faction(name.trim().to_owned()),
+            }),
+            _ => Err(D::Error::custom(
+                "target_id is a user's id or a faction's name",
+            )),
+        }
+    }
+}
+
+#[derive(JsonSchema)]
+pub struct TargetArgs {
+    /// The other party: a user's id, or a faction (a community) by its name.
+    #[serde(default)]
+    pub target_id: Option<Party>,
+    /// A faction (a community) by its id, instead of `target_id`.
+    #[serde(default)]
+    pub community_id: Option<i64>,
+}
+
+read_fields!(TargetArgs { target_id = default, community_id = default });
 
 #[derive(JsonSchema)]
 pub struct BattleIdArgs {
@@ -276,16 +312,56 @@ async fn community_members(w: World, args: CommunityArgs) -> Result<Value, Refus
     Ok(rows(select(&*w.store, query).await?))
 }
 
+/// How the agent stands toward a user or a faction: the seed's one look-up for both
+/// (example 4 asks it of the enemy faction, example 5 of its own community).
 async fn relationship(w: World, args: TargetArgs) -> Result<Value, Refusal> {
+    match (args.community_id, args.target_id) {
+        (Some(community_id), _) => faction_relationship(w, CommunityArgs { community_id }).await,
+        (None, Some(Party::Faction(name))) => {
+            let community_id = faction_named(&w, &name).await?;
+            faction_relationship(w, CommunityArgs { community_id }).await
+        }
+        (None, Some(Party::User(user))) => user_relationship(&w, user).await,
+        (None, None) => Err(
+            "name the other party: target_id (a user's id or a faction's name) or \
+             community_id"
+                .into(),
+        ),
+    }
+}
+
+async fn user_relationship(w: &World, target: i64) -> Result<Value, Refusal> {
     let query = Select::from("relationships")
         .columns("target_id,affinity,kind")
         .eq("user_id", w.me)
-        .eq("target_id", args.target_id);
+        .eq("target_id", target);
     let found = select(&*w.store, query.maybe_single()).await?;
     Ok(found.into_iter().next().map_or_else(
-        || json!({"target_id": args.target_id, "affinity": 0, "kind": "stranger"}),
+        || json!({"target_id": target, "affinity": 0, "kind": "stranger"}),
         Value::Object,
     ))
+}
+
+/// The community named `name`: as written, else ignoring case.
+async fn faction_named(w: &World, name: &str) -> Result<i64, Refusal> {
+    let exact = Select::from("communities")
+        .columns("id")
+        .eq("name", name)
+        .order("id", true)
+        .limit(1);
+    let mut found = select(&*w.store, exact).await?;
+    if found.is_empty() {
+        let any_case = Select::from("communities")
+            .columns("id")
+            .ilike("name", name)
+            .order("id", true)
+            .limit(1);
+        found = select(&*w.store, any_case).await?;
+    }
+    found
+        .first()
+        .and_then(|row| row.get("id")?.as_i64())
+        .ok_or_else(|| format!("there is no faction named {name}"))
 }
 
 async fn faction_relationship(w: World, args: CommunityArgs) -> Result<Value, Refusal> {

@@ -96,6 +96,12 @@ pub fn install(store: LocalStore) -> LocalStore {
 /// `gold_loop()` (`migrations/0008_player_rules.sql`, with the proof): a job that pays
 /// for no energy, or one that pays more per energy than an item on sale costs per
 /// energy it restores. `None` when every cycle of work, buy and eat nets no gold.
+///
+/// A report, enforced by neither store: seed 000's own economy (mining 50 gold for 20
+/// energy, food 10 gold for 50 energy) is such a cycle, and its agents restore their
+/// energy by that very chain, so the database lifted 0008's guard
+/// (`migrations/0014_seed_economy.sql`, which says what bounds it instead) and the
+/// local store never refuses a job or an item on its account.
 pub fn gold_loop(store: &LocalStore) -> Result<Option<String>, StoreError> {
     let mut jobs = store.run_select(&Select::from("jobs").order("name", true))?;
     jobs.retain(|job| int(job, "pay") > 0);
