@@ -33,6 +33,8 @@ mod approvals;
 mod durable;
 #[path = "app/edits.rs"]
 mod edits;
+#[path = "app/memory.rs"]
+mod memory;
 #[path = "app/saves.rs"]
 mod saves;
 #[path = "app/supervised.rs"]

@@ -321,7 +321,9 @@ fn cut_off_in_battle(storage: &Rc<VolatileStorage>, store: &Rc<LocalStore>) -> (
     spawn(&pool, async move { triggered.trigger(battle).await });
     pool.run_until_stalled();
     assert_eq!(asked(&session), dotty_asks_to_join());
-    let conversation = session.conversation_id();
+    // A resident's trigger runs in its own conversation, not in the open one.
+    let conversation = session.pending()[0].conversation.clone();
+    assert_eq!(conversation, "agent:Dotty");
     let key = format!("u.run.{conversation}");
     assert!(storage.load(&key).is_some());
     (conversation, key)

@@ -160,7 +160,8 @@ impl Session {
                 Ok(Observation::chat(stored.subject.content.clone()))
             } else {
                 Err(AppError::CannotResume(format!(
-                    "it began with the host's `{}` trigger; resume it with that trigger                      given again",
+                    "it began with the host's `{}` trigger; resume it with that trigger \
+                     given again",
                     stored.trigger.event
                 )))
             };
@@ -179,12 +180,18 @@ impl Session {
                 agent.name, saved.agent
             )));
         }
-        if given.trigger != stored.trigger {
+        let same = |a: &Observation, b: &Observation| {
+            a.trigger.kind == b.trigger.kind && a.trigger.event == b.trigger.event
+        };
+        if !same(&given, stored) {
             return Err(AppError::CannotResume(format!(
                 "the trigger given is `{}`, the saved run began with `{}`",
                 given.trigger.event, stored.trigger.event
             )));
         }
+        // It happened when it first did.
+        let mut given = given;
+        given.trigger.timestamp = stored.trigger.timestamp.clone();
         Ok(given)
     }
 
@@ -271,7 +278,7 @@ impl Session {
                     "turn {turn} has ended, or the conversation went on after it"
                 )));
             }
-            c.context_before(turn, self.inner.config.options.context_budget)
+            c.context_before(turn, &agent.name, self.inner.config.options.context_budget)
         };
         let place = Place {
             conversation: conversation.to_owned(),

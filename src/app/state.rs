@@ -18,6 +18,7 @@ use super::storage::{
 };
 use super::update::{ApprovalKey, Decision, Notice, PendingApproval};
 use crate::compose::delegate::Delegate;
+use crate::run::ContextMemory;
 use crate::run::event::Event;
 use crate::run::interaction::Conversation;
 
@@ -187,6 +188,11 @@ impl State {
             pinned: Vec::new(),
             untrusted: false,
             let_go: 0,
+            agent: None,
+            memory: ContextMemory {
+                facts: std::collections::BTreeMap::new(),
+                owed: Vec::new(),
+            },
         };
         self.conversations.get(&self.open).unwrap_or(&EMPTY)
     }
@@ -424,6 +430,15 @@ impl State {
         self.open = id.to_owned();
         self.forget_idle();
         Ok(save_json(storage, &keys.current(), &self.open))
+    }
+
+    /// Opens `id`, which has nothing saved yet (a resident's conversation before its
+    /// first turn).
+    pub(super) fn open_fresh(&mut self, id: &str, disk: &Disk) -> Vec<Notice> {
+        self.conversation_mut(id, disk);
+        self.open = id.to_owned();
+        self.forget_idle();
+        save_json(disk.storage, &disk.keys.current(), &self.open)
     }
 
     pub(super) fn open_new(&mut self, disk: &Disk) -> (String, Vec<Notice>) {

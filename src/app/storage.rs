@@ -12,9 +12,9 @@ use crate::base::small_map::SmallSet;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::run::Outcome;
 use crate::run::event::Event;
 use crate::run::interaction::{Conversation, Interaction};
+use crate::run::{ContextMemory, Outcome};
 
 pub use super::keyed_storage::{Storage, VolatileStorage};
 
@@ -65,10 +65,15 @@ struct Head {
     untrusted: bool,
     #[serde(default, skip_serializing_if = "is_zero")]
     let_go: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    agent: Option<String>,
+    #[serde(default, skip_serializing_if = "ContextMemory::is_empty")]
+    memory: ContextMemory,
 }
 
 read_fields!(Head {
     version, revision, turns, pinned = default, untrusted = default, let_go = default,
+    agent = default, memory = default,
 });
 
 fn is_zero(n: &u64) -> bool {
@@ -215,6 +220,8 @@ pub fn load_stored(storage: &dyn Storage, key: &str) -> Loaded<(Conversation, Di
             pinned: head.pinned,
             untrusted: head.untrusted,
             let_go: head.let_go,
+            agent: head.agent,
+            memory: head.memory,
         };
         let (conversation, closed) = closing(conversation);
         let dirty = Dirty {
@@ -278,12 +285,14 @@ pub fn save_conversation(
 
 /// What a conversation's head says besides its revision, as this session last wrote
 /// it: the head is written again only when this changes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HeadShape {
     turns: Vec<[u64; 2]>,
     pinned: Vec<String>,
     untrusted: bool,
     let_go: u64,
+    agent: Option<String>,
+    memory: ContextMemory,
 }
 
 /// Writes the turns of `conversation` that `dirty` names, its last turn (the one a
@@ -305,6 +314,8 @@ pub fn save_turns(
         pinned,
         untrusted,
         let_go,
+        agent,
+        memory,
     } = conversation;
     // Turn ids only grow, so a changed turn is found by its id, not by a walk.
     let changed: Box<dyn Iterator<Item = &Interaction>> = if dirty.all {
@@ -328,6 +339,8 @@ pub fn save_turns(
         pinned: pinned.clone(),
         untrusted: *untrusted,
         let_go: *let_go,
+        agent: agent.clone(),
+        memory: memory.clone(),
     };
     if !dirty.all && dirty.gone.is_empty() && written.as_ref() == Some(&shape) {
         return Ok(false);
@@ -339,6 +352,8 @@ pub fn save_turns(
         pinned: shape.pinned.clone(),
         untrusted: shape.untrusted,
         let_go: shape.let_go,
+        agent: shape.agent.clone(),
+        memory: shape.memory.clone(),
     };
     let text = serde_json::to_string(&head).map_err(|e| e.to_string())?;
     storage.save(key, &text)?;

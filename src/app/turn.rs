@@ -8,15 +8,16 @@ use std::rc::Rc;
 use futures::channel::oneshot;
 use futures::future::{Either, FutureExt, Shared, select};
 
-use super::state::{Running, Waiting};
-use super::update::{Decision, PendingApproval, Update};
+use super::state::{Running, State, Waiting};
+use super::update::{Decision, Notice, PendingApproval, Update};
 use super::{AppError, Session};
 use crate::compose::agent::Agent;
+use crate::compose::delegate::Delegate;
 use crate::llm::message::{Message, ToolCall};
 use crate::run::driver::{Seams, Stop, drive_until};
 use crate::run::event::{Event, Grant};
 use crate::run::interaction::Conversation;
-use crate::run::{AgentRun, Observation, Outcome};
+use crate::run::{AgentRun, ContextMemory, Observation, Outcome};
 use crate::tool::{Reach, ToolInfo};
 
 /// What a turn was asked for: a person's message, or an event the host observed.
@@ -41,39 +42,122 @@ pub(super) struct Place {
     pub(super) turn: u64,
 }
 
+/// Whom a turn is for and where it is kept: the agent, its conversation, and what the
+/// agent is asked (a chat message with its route taken off).
+struct Address {
+    conversation: String,
+    agent: Rc<Agent>,
+    request: String,
+}
+
+/// The conversation of a resident (an agent with a memory of its own).
+pub(super) fn own_conversation(agent: &str) -> String {
+    format!("agent:{agent}")
+}
+
 impl Session {
     /// Waits for the conversation's earlier turns, then takes this one.
     pub(super) async fn take_turn(&self, asked: Input) -> Result<Outcome, AppError> {
-        let (conversation, lock) = {
+        let (address, lock, opened) = {
             let mut state = self.inner.state.borrow_mut();
             if state.destroyed {
                 return Err(AppError::Destroyed);
             }
-            let open = state.open.clone();
-            let lock = state.lock(&open);
-            (open, lock)
+            let (address, opened) = self.address(&mut state, &asked);
+            let lock = state.lock(&address.conversation);
+            (address, lock, opened)
         };
+        if let Some(notices) = opened {
+            self.after_write(notices);
+            self.tell(&Update::Opened {
+                conversation: address.conversation.clone(),
+            });
+        }
         let _turn = lock.lock().await;
         if self.inner.state.borrow().destroyed {
             return Err(AppError::Destroyed);
         }
-        Ok(self.run_turn(&conversation, asked).await)
+        Ok(self.run_turn(address, asked).await)
     }
 
-    async fn run_turn(&self, conversation: &str, asked: Input) -> Outcome {
+    /// Whom `asked` is for and where it is kept. A game event goes to the agent its
+    /// actor names; a message is routed by the open conversation's delegate. A
+    /// resident's turns are kept in its own conversation, whichever is open, and a
+    /// message to a resident opens it; a message from a resident's conversation to
+    /// another agent opens the newest other conversation (or a new one). `Some`: the
+    /// conversation opened, with the notices of opening it.
+    fn address(&self, state: &mut State, asked: &Input) -> (Address, Option<Vec<Notice>>) {
+        let open = state.open.clone();
+        let (agent, request, switch) = match asked {
+            Input::Observation(observation) => {
+                let agent = agent_for(&state.delegate, observation);
+                (agent, observation.subject.content.clone(), None)
+            }
+            #[cfg(feature = "workflows")]
+            Input::Chat(text) if self.inner.config.play.is_some() => {
+                (state.delegate.default_agent(), text.clone(), None)
+            }
+            Input::Chat(text) => {
+                let current = state.open_conversation().agent.clone();
+                let routing = state.delegate.route_in(text, current.as_deref());
+                (routing.agent, routing.text, routing.switch)
+            }
+        };
+        let leaving = open.strip_prefix("agent:").is_some();
+        let conversation = if agent.own_memory {
+            own_conversation(&agent.name)
+        } else if leaving && matches!(asked, Input::Chat(_)) {
+            let regular = state.index.iter().find(|e| !e.id.starts_with("agent:"));
+            regular.map_or_else(String::new, |e| e.id.clone())
+        } else {
+            open.clone()
+        };
+        let disk = self.disk();
+        let mut opened = None;
+        let conversation = if conversation.is_empty() {
+            let (id, notices) = state.open_new(&disk);
+            opened = Some(notices);
+            id
+        } else {
+            if conversation != open && matches!(asked, Input::Chat(_)) {
+                let notices = state.open(&conversation, &disk).unwrap_or_else(|_| {
+                    // Not saved yet (its first turn): it opens empty.
+                    state.open_fresh(&conversation, &disk)
+                });
+                opened = Some(notices);
+            }
+            conversation
+        };
+        let c = state.conversation_mut(&conversation, &disk);
+        if agent.own_memory {
+            c.agent = Some(agent.name.clone());
+        } else if let Some(switch) = switch {
+            c.agent = switch;
+        }
+        let address = Address {
+            conversation,
+            agent,
+            request,
+        };
+        (address, opened)
+    }
+
+    async fn run_turn(&self, address: Address, asked: Input) -> Outcome {
         let budget = self.inner.config.options.context_budget;
         let input = match &asked {
             Input::Chat(text) => text.clone(),
             Input::Observation(observation) => observation.subject.content.clone(),
         };
+        let conversation = &address.conversation;
         let (turn, history) = {
             let disk = self.disk();
             let mut state = self.inner.state.borrow_mut();
             let c = state.conversation_mut(conversation, &disk);
-            let history = c.context(budget);
+            let history = c.context_for(&address.agent.name, budget);
             let turn = c.begin(&input);
             if let Some(interaction) = c.interactions.last_mut() {
                 interaction.started_ms = disk.now_ms;
+                interaction.agent = address.agent.name.clone();
             }
             state.age_turns(conversation, self.inner.config.options.keep_turns);
             (turn, history)
@@ -90,10 +174,10 @@ impl Session {
         self.save_progress(conversation);
         let signal = self.start_running(&place);
         let outcome = match asked {
-            Input::Chat(text) => self.message(&place, history, text, signal).await,
+            Input::Chat(_) => self.message(&place, history, address, signal).await,
             Input::Observation(observation) => {
                 let observation = *observation;
-                let agent = self.agent_for(&observation);
+                let agent = address.agent;
                 let goal_check = self.inner.config.options.goal_check_on_events;
                 let mut run = self.build_run(&place, &agent, observation, history, goal_check);
                 if self.inner.config.options.planning_on_events {
@@ -106,29 +190,30 @@ impl Session {
         outcome
     }
 
-    /// A person's message: to the played character, or through the delegate.
+    /// A person's message: to the played character, or to the agent it was routed to.
     async fn message(
         &self,
         place: &Place,
         history: Vec<Message>,
-        text: String,
+        address: Address,
         signal: StopSignal,
     ) -> Outcome {
         #[cfg(feature = "workflows")]
         if let Some(play) = &self.inner.config.play {
+            let text = address.request;
             return self.in_character(place, history, text, play, signal).await;
         }
-        self.chat(place, history, &text, signal).await
+        self.chat(place, history, address, signal).await
     }
 
     async fn chat(
         &self,
         place: &Place,
         history: Vec<Message>,
-        text: &str,
+        address: Address,
         signal: StopSignal,
     ) -> Outcome {
-        let (agent, request, _) = self.inner.state.borrow_mut().delegate.resolve(text);
+        let Address { agent, request, .. } = address;
         if request.is_empty() {
             // `@agent` alone: switched, nothing to ask.
             let outcome = Outcome::Answered {
@@ -145,17 +230,6 @@ impl Session {
         }
         let run = self.build_run(place, &agent, Observation::chat(request), history, false);
         self.drive(place, &agent, run, false, signal).await
-    }
-
-    /// The agent an event is for: the one its actor names (several agents live in a
-    /// game world, each acting as itself), else the default.
-    fn agent_for(&self, observation: &Observation) -> Rc<Agent> {
-        let delegate = &self.inner.state.borrow().delegate;
-        let name = observation.actor.name.trim();
-        (!name.is_empty())
-            .then(|| delegate.named(name))
-            .flatten()
-            .unwrap_or_else(|| delegate.default_agent())
     }
 
     /// Registers the turn's run as in flight; its stop signal.
@@ -250,7 +324,10 @@ impl Session {
             let stop = drive_until(&mut run, &seams, &mut emit, stopped(signal.clone())).await;
             self.note_untrusted(place, &run);
             let call = match stop {
-                Stop::Done(outcome) => return outcome,
+                Stop::Done(outcome) => {
+                    self.keep_memory(place, &run);
+                    return outcome;
+                }
                 Stop::AwaitingApproval(call) => call,
             };
             match self.decision(place, agent, &call, signal.clone()).await {
@@ -264,6 +341,16 @@ impl Session {
                 Some(Decision::Deny { reason }) => run.deny(&call.id, &reason),
                 None => run.abort("stopped before it finished"),
             }
+        }
+    }
+
+    /// What `run` remembers is its conversation's from now on, with the follow-ups it
+    /// could not settle kept for a later run (see [`ContextMemory::split_owed`]).
+    fn keep_memory(&self, place: &Place, run: &AgentRun) {
+        let mut state = self.inner.state.borrow_mut();
+        if let Some(conversation) = state.conversations.get_mut(&place.conversation) {
+            let (_, aside) = conversation.memory.split_owed(|tool| run.can_settle(tool));
+            conversation.memory = ContextMemory::carried(run.memory(), aside);
         }
     }
 
@@ -316,13 +403,12 @@ impl Session {
     ) -> AgentRun {
         let options = &self.inner.config.options;
         let catalogue = self.catalogue(agent);
-        let untrusted = self
-            .inner
-            .state
-            .borrow()
-            .conversations
-            .get(&place.conversation)
-            .is_some_and(Conversation::is_untrusted);
+        let (untrusted, memory) = {
+            let state = self.inner.state.borrow();
+            let conversation = state.conversations.get(&place.conversation);
+            let untrusted = conversation.is_some_and(Conversation::is_untrusted);
+            (untrusted, conversation.map(|c| c.memory.clone()))
+        };
         let number = self.inner.state.borrow_mut().next_run();
         let random = (self.inner.config.random)();
         let id = format!(
@@ -347,7 +433,13 @@ impl Session {
         if goal_check {
             run = run.with_goal_check();
         }
-        run
+        match memory {
+            Some(memory) if !memory.is_empty() => {
+                let (carried, _) = memory.split_owed(|tool| run.can_settle(tool));
+                run.with_memory(carried)
+            }
+            _ => run,
+        }
     }
 
     /// The decision on `call`: a grant given before (shown as an `allowed` event),
@@ -547,6 +639,16 @@ impl Session {
             .save(conversation, &self.disk());
         self.after_write(notices);
     }
+}
+
+/// The agent an event is for: the one its actor names (several agents live in a game
+/// world, each acting as itself), else the default.
+fn agent_for(delegate: &Delegate, observation: &Observation) -> Rc<Agent> {
+    let name = observation.actor.name.trim();
+    (!name.is_empty())
+        .then(|| delegate.named(name))
+        .flatten()
+        .unwrap_or_else(|| delegate.default_agent())
 }
 
 /// What a card may offer besides the one call: nothing for a call that always asks;

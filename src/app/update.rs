@@ -23,6 +23,11 @@ pub enum Update {
         turn: u64,
         input: String,
     },
+    /// The session opened this conversation itself: a message to a resident opens the
+    /// resident's own conversation (and one to another agent leaves it).
+    Opened {
+        conversation: String,
+    },
     /// A turn cut off by a reload goes on: its run was resumed.
     TurnResumed {
         conversation: String,
@@ -70,6 +75,7 @@ impl Update {
         match self {
             Self::TurnBegan { .. } => "turn_began",
             Self::TurnResumed { .. } => "turn_resumed",
+            Self::Opened { .. } => "opened",
             Self::Event { event, .. } => event.name(),
             Self::CharacterPrepared { .. } => "character_prepared",
             Self::Supervisor { .. } => "supervisor",
@@ -103,7 +109,7 @@ impl Update {
             } => Some((conversation, *turn)),
             #[cfg(feature = "workflows")]
             Self::TransactionExpired { .. } => None,
-            Self::Notice(_) => None,
+            Self::Notice(_) | Self::Opened { .. } => None,
         }
     }
 }

@@ -26,6 +26,10 @@ pub struct Agent {
     pub llm: Rc<dyn Llm>,
     pub tools: Rc<ToolRegistry>,
     pub max_iterations: u32,
+    /// A resident keeps one memory of its own (a conversation of its own, with its
+    /// context memory) that its triggers and `@name` messages share; other agents
+    /// answer in whichever conversation is open.
+    pub own_memory: bool,
 }
 
 impl Agent {
@@ -43,7 +47,14 @@ impl Agent {
             llm,
             tools,
             max_iterations: DEFAULT_MAX_ITERATIONS,
+            own_memory: false,
         }
+    }
+
+    /// Gives the agent a memory of its own (see [`Agent::own_memory`]).
+    pub fn with_own_memory(mut self) -> Self {
+        self.own_memory = true;
+        self
     }
 
     /// A run of this agent on `observation`, after `history`.

@@ -1,7 +1,9 @@
 //! The delegate: routes each message to an agent. `/command rest` goes to the agent
-//! the command names, `@agent rest` switches to that agent (and stays there), plain
-//! text goes to the current agent; an unknown command or agent falls back to
-//! chit-chat with the default agent, which gets the whole message.
+//! the command names, `@agent rest` switches to that agent (and stays there; `@` and
+//! the default agent's name switches back), plain text goes to the current agent; an
+//! unknown command or agent falls back to chit-chat with the default agent, which gets
+//! the whole message. Which agent is current is the caller's to keep (a session keeps
+//! one per conversation); [`Delegate::chat`] keeps its own.
 
 use crate::base::small_map::SmallMap;
 use std::rc::Rc;
@@ -48,12 +50,22 @@ pub enum Routed {
     ChitChat,
 }
 
+/// Where [`Delegate::route_in`] sends a message.
+pub struct Routing {
+    pub agent: Rc<Agent>,
+    /// What the agent is asked (empty: `@agent` alone, a switch only).
+    pub text: String,
+    pub routed: Routed,
+    /// The agent a mention makes current: `Some(None)` is back to the default.
+    pub switch: Option<Option<String>>,
+}
+
 /// A router over agents, with a default for chit-chat.
 pub struct Delegate {
     default: Rc<Agent>,
     agents: Vec<Rc<Agent>>,
     commands: SmallMap<String, String>,
-    current: Option<Rc<Agent>>,
+    current: Option<String>,
 }
 
 impl Delegate {
@@ -110,43 +122,63 @@ impl Delegate {
     }
 
     /// The agent for `input`, the text it gets, and why; `@agent` switches the
-    /// current agent.
+    /// delegate's own current agent.
     pub fn resolve(&mut self, input: &str) -> (Rc<Agent>, String, Routed) {
+        let routing = self.route_in(input, self.current.as_deref());
+        if let Some(switch) = routing.switch {
+            self.current = switch;
+        }
+        (routing.agent, routing.text, routing.routed)
+    }
+
+    /// Where `input` goes in a conversation whose current agent is `current` (none,
+    /// or one no longer known: the default).
+    pub fn route_in(&self, input: &str, current: Option<&str>) -> Routing {
+        let to = |agent: Rc<Agent>, text: &str, routed: Routed| Routing {
+            agent,
+            text: text.to_owned(),
+            routed,
+            switch: None,
+        };
         match route(input) {
             Route::Command { command, rest } => {
                 match self.commands.get(command).and_then(|a| self.agent(a)) {
                     // A bare `/command` asks the agent for the command itself.
                     Some(agent) if rest.is_empty() => {
-                        (agent, command.to_owned(), Routed::Command(command.into()))
+                        to(agent, command, Routed::Command(command.into()))
                     }
-                    Some(agent) => (agent, rest.to_owned(), Routed::Command(command.into())),
+                    Some(agent) => to(agent, rest, Routed::Command(command.into())),
                     None => self.chit_chat(input),
                 }
             }
+            Route::Mention { agent, rest } if agent == self.default.name => Routing {
+                switch: Some(None),
+                ..to(self.default_agent(), rest, Routed::Agent(agent.into()))
+            },
             Route::Mention { agent, rest } => match self.agent(agent) {
-                Some(found) => {
-                    self.current = Some(Rc::clone(&found));
-                    (found, rest.to_owned(), Routed::Agent(agent.into()))
-                }
+                Some(found) => Routing {
+                    switch: Some(Some(found.name.clone())),
+                    ..to(found, rest, Routed::Agent(agent.into()))
+                },
                 None => self.chit_chat(input),
             },
-            Route::Plain(text) => match &self.current {
-                Some(current) => (
-                    Rc::clone(current),
-                    text.to_owned(),
-                    Routed::Current(current.name.clone()),
-                ),
+            Route::Plain(text) => match current.and_then(|name| self.agent(name)) {
+                Some(current) => {
+                    let name = current.name.clone();
+                    to(current, text, Routed::Current(name))
+                }
                 None => self.chit_chat(input),
             },
         }
     }
 
-    fn chit_chat(&self, input: &str) -> (Rc<Agent>, String, Routed) {
-        (
-            Rc::clone(&self.default),
-            input.trim().to_owned(),
-            Routed::ChitChat,
-        )
+    fn chit_chat(&self, input: &str) -> Routing {
+        Routing {
+            agent: Rc::clone(&self.default),
+            text: input.trim().to_owned(),
+            routed: Routed::ChitChat,
+            switch: None,
+        }
     }
 
     /// Routes `input` and runs the chosen agent; `@agent` alone only switches.

@@ -452,6 +452,7 @@ export type RunEvent =
   /** A person (or an `onApproval` handler) decided about the call: a decision, not a failure. */
   | ({ event: "decided"; call_id: string } & ({ decision: "approved" } | { decision: "allowed"; by: Grant } | { decision: "denied"; reason: string }))
   | ({ event: "reflection" } & Review)
+  | { event: "goal_guessed"; goal: string }
   | { event: "goal_checked"; complete: boolean; answer: string }
   | ({ event: "done" } & Outcome);
 
@@ -464,6 +465,8 @@ export type Update =
   | (RunEvent & TurnTag)
   /** A turn began on this input (a message, or an event's description). */
   | ({ event: "turn_began"; input: string } & TurnTag)
+  /** The agent opened this conversation itself: a message to a resident (an agent with `memory: "own"`) opens the resident's own conversation, and one to another agent leaves it. */
+  | { event: "opened"; conversation: string }
   /** A turn cut off by a reload goes on: `resume()` drives its run again. */
   | ({ event: "turn_resumed" } & TurnTag)
   /** A character's workflows prepared this turn: what they added to the prompt. */

@@ -84,10 +84,11 @@ pub struct FamiliarAgent {
 }
 
 /// The names `on` accepts besides run events.
-const UPDATE_NAMES: [&str; 12] = [
+const UPDATE_NAMES: [&str; 13] = [
     "turn_began",
     "supervisor",
     "turn_resumed",
+    "opened",
     "character_prepared",
     "transaction_recorded",
     "transaction_expired",

@@ -37,7 +37,46 @@ pub struct ContextMemory {
 
 read_fields!(ContextMemory { facts = default, owed = default });
 
+/// The most facts a conversation carries from one run to the next.
+pub const CARRIED_FACTS: usize = 64;
+/// The most follow-ups a conversation carries from one run to the next.
+pub const CARRIED_OWED: usize = 16;
+
 impl ContextMemory {
+    pub fn is_empty(&self) -> bool {
+        self.facts.is_empty() && self.owed.is_empty()
+    }
+
+    /// This memory for a run that can settle with its tools only what `can` allows:
+    /// the facts and those follow-ups, and, apart, the follow-ups it cannot settle
+    /// (a reply owed to a leader waits for a trigger that allows replying).
+    pub fn split_owed(&self, can: impl Fn(&str) -> bool) -> (Self, Vec<FollowUp>) {
+        let (owed, aside) = self.owed.iter().cloned().partition(|f| can(&f.tool));
+        let memory = Self {
+            facts: self.facts.clone(),
+            owed,
+        };
+        (memory, aside)
+    }
+
+    /// What a conversation keeps after a run: the run's memory, then the follow-ups
+    /// kept `aside` from it, bounded (the newest facts by key order are dropped first,
+    /// then the oldest follow-ups).
+    pub fn carried(run: &Self, aside: Vec<FollowUp>) -> Self {
+        let mut kept = run.clone();
+        for follow_up in aside {
+            if !kept.owed.contains(&follow_up) {
+                kept.owed.push(follow_up);
+            }
+        }
+        while kept.facts.len() > CARRIED_FACTS {
+            kept.facts.pop_last();
+        }
+        let over = kept.owed.len().saturating_sub(CARRIED_OWED);
+        kept.owed.drain(..over);
+        kept
+    }
+
     /// A successful call of `tool` settles the first follow-up it was owed for.
     pub fn settle(&mut self, tool: &str) -> Option<FollowUp> {
         let index = self.owed.iter().position(|f| f.tool == tool)?;

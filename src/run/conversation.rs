@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::interaction::Interaction;
 use crate::llm::message::Message;
-use crate::run::Outcome;
 use crate::run::event::Event;
+use crate::run::{ContextMemory, Outcome};
 
 /// Roughly how many tokens a text costs: four characters a token, as tokenizers of
 /// English average. Good enough to budget a context; not a tokenizer.
@@ -37,10 +37,18 @@ pub struct Conversation {
     /// [`Conversation::let_go_oldest`]).
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub let_go: u64,
+    /// The agent plain messages go to, once `@name` chose one (none: the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// What its runs keep from one to the next: facts, and follow-ups still owed (a
+    /// resident told to "report back when done" remembers it at its next trigger).
+    #[serde(default, skip_serializing_if = "ContextMemory::is_empty")]
+    pub memory: ContextMemory,
 }
 
 read_fields!(Conversation {
     interactions, pinned = default, untrusted = default, let_go = default,
+    agent = default, memory = default,
 });
 
 fn is_zero_u64(n: &u64) -> bool {
@@ -120,17 +128,29 @@ impl Conversation {
     /// then the newest exchanges that fit, whole, in order. The system prompt is the
     /// caller's; leave room for it in the budget.
     pub fn context(&self, budget: usize) -> Vec<Message> {
-        self.context_of(&self.interactions, budget)
+        self.context_for("", budget)
     }
 
-    /// [`Conversation::context`] as it was when turn `turn` began: of the turns before
-    /// it (a resumed run's history).
-    pub fn context_before(&self, turn: u64, budget: usize) -> Vec<Message> {
+    /// [`Conversation::context`] as agent `speaker` reads it: another agent's answers
+    /// are shown as what that agent said, not as its own (empty: every answer is).
+    pub fn context_for(&self, speaker: &str, budget: usize) -> Vec<Message> {
+        self.context_of(&self.interactions, speaker, budget)
+    }
+
+    /// [`Conversation::context_for`] as it was when turn `turn` began: of the turns
+    /// before it (a resumed run's history).
+    pub fn context_before(&self, turn: u64, speaker: &str, budget: usize) -> Vec<Message> {
         let end = self.interactions.partition_point(|i| i.id < turn);
-        self.context_of(self.interactions.get(..end).unwrap_or_default(), budget)
+        let before = self.interactions.get(..end).unwrap_or_default();
+        self.context_of(before, speaker, budget)
     }
 
-    fn context_of(&self, interactions: &[Interaction], budget: usize) -> Vec<Message> {
+    fn context_of(
+        &self,
+        interactions: &[Interaction],
+        speaker: &str,
+        budget: usize,
+    ) -> Vec<Message> {
         let pinned = (!self.pinned.is_empty()).then(|| {
             let quoted = serde_json::to_string(&self.pinned).unwrap_or_default();
             Message::user(format!(
@@ -140,7 +160,11 @@ impl Conversation {
         });
         let mut left = budget.saturating_sub(pinned.as_ref().map_or(0, cost));
         let mut kept: Vec<[Message; 2]> = Vec::new();
-        for exchange in interactions.iter().rev().filter_map(exchange) {
+        let exchanges = interactions
+            .iter()
+            .rev()
+            .filter_map(|i| exchange(i, speaker));
+        for exchange in exchanges {
             let price: usize = exchange.iter().map(cost).sum();
             if price > left {
                 break;
@@ -159,14 +183,23 @@ fn cost(message: &Message) -> usize {
     estimate_tokens(&message.content) + MESSAGE_OVERHEAD
 }
 
-/// An interaction as a user message and the answer, when it has an answer.
-fn exchange(interaction: &Interaction) -> Option<[Message; 2]> {
+/// An interaction as a user message and the answer, when it has an answer: the
+/// speaker's own, or (answered by another agent) quoted as that agent's.
+fn exchange(interaction: &Interaction, speaker: &str) -> Option<[Message; 2]> {
     let answer = match interaction.outcome()? {
         Outcome::Answered { text }
         | Outcome::GoalComplete { text }
         | Outcome::CapReached { text } => text,
         Outcome::Failed { .. } | Outcome::Aborted { .. } => return None,
     };
+    let other = &interaction.agent;
+    if !speaker.is_empty() && !other.is_empty() && other != speaker {
+        let quoted = serde_json::to_string(answer).unwrap_or_default();
+        return Some([
+            Message::user(&interaction.input),
+            Message::user(format!("(@{other} answered that, not you: {quoted})")),
+        ]);
+    }
     Some([
         Message::user(&interaction.input),
         Message::assistant(answer, Vec::new()),

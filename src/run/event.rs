@@ -138,6 +138,10 @@ pub enum Event {
     },
     /// A reflection on the drafted answer.
     Reflection(Review),
+    /// The model guessed the goal behind the input (the goal analysis phase).
+    GoalGuessed {
+        goal: String,
+    },
     /// The model said whether the goal is complete.
     GoalChecked {
         complete: bool,
@@ -158,6 +162,7 @@ crate::base::json::tagged::read_variants!(Event tag "event" {
     "allowed" => Allowed { call, description = default, by },
     "decided" => Decided { call_id, decision = flatten },
     "reflection" => Reflection(Review),
+    "goal_guessed" => GoalGuessed { goal },
     "goal_checked" => GoalChecked { complete, answer },
     "done" => Done(Outcome),
 });
@@ -177,13 +182,14 @@ impl Event {
             Self::Allowed { .. } => "allowed",
             Self::Decided { .. } => "decided",
             Self::Reflection(_) => "reflection",
+            Self::GoalGuessed { .. } => "goal_guessed",
             Self::GoalChecked { .. } => "goal_checked",
             Self::Done(_) => "done",
         }
     }
 
     /// Every name [`Event::name`] can return.
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 14] = [
         "started",
         "fitted",
         "step_started",
@@ -195,6 +201,7 @@ impl Event {
         "allowed",
         "decided",
         "reflection",
+        "goal_guessed",
         "goal_checked",
         "done",
     ];

@@ -129,10 +129,17 @@ pub struct Interaction {
     /// [`Conversation::fold_old_turns`]): it keeps what started it and its answer.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub folded: u32,
+    /// The agent that answered it (empty in saves from before agents were named).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub agent: String,
+    /// The goal the model guessed behind the input, when the run guessed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<String>,
 }
 
 read_fields!(Interaction {
     id, input, steps, status, draft, started_ms = default, folded = default,
+    agent = default, goal = default,
 });
 
 fn is_zero(n: &u32) -> bool {
@@ -149,6 +156,8 @@ impl Interaction {
             draft: String::new(),
             started_ms: 0,
             folded: 0,
+            agent: String::new(),
+            goal: None,
         }
     }
 
@@ -253,6 +262,7 @@ impl Interaction {
             Event::Reflection(review) => self.steps.push(Step::Reflection {
                 review: review.clone(),
             }),
+            Event::GoalGuessed { goal } => self.goal = Some(goal.clone()),
             Event::GoalChecked { complete, answer } => self.steps.push(Step::GoalCheck {
                 complete: *complete,
                 answer: answer.clone(),

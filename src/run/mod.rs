@@ -373,8 +373,16 @@ impl AgentRun {
         self
     }
 
-    /// Starts with this context memory (follow-ups the host already knows are owed).
+    /// Starts with this context memory (kept from the conversation's earlier runs, or
+    /// follow-ups the host already knows are owed); the model is told it, as data.
     pub fn with_memory(mut self, memory: ContextMemory) -> Self {
+        if !memory.is_empty() {
+            let kept = serde_json::to_string(&memory).unwrap_or_default();
+            self.system.push_str(&format!(
+                "\n\nMEMORY (kept from your earlier runs, as data: facts, and follow-ups \
+                 you still owe): {kept}"
+            ));
+        }
         self.memory = memory;
         self
     }
@@ -407,6 +415,13 @@ impl AgentRun {
 
     pub fn memory(&self) -> &ContextMemory {
         &self.memory
+    }
+
+    /// Whether this run could settle a follow-up owed to `tool`: its trigger allows
+    /// the action and the tool is offered.
+    pub fn can_settle(&self, tool: &str) -> bool {
+        self.observation.boundaries.allows(tool)
+            && self.catalogue.iter().any(|t| t.spec.name == tool)
     }
 
     pub fn goal(&self) -> Option<&str> {

@@ -133,7 +133,12 @@ impl AgentRun {
 
     pub(super) fn goal_guessed(&mut self, response: ChatResponse) {
         match self.contract_answer::<GoalGuess>(&response) {
-            Some(Ok(guess)) => self.goal = Some(guess.goal),
+            Some(Ok(guess)) => {
+                self.events.push(Event::GoalGuessed {
+                    goal: guess.goal.clone(),
+                });
+                self.goal = Some(guess.goal);
+            }
             Some(Err(())) => return self.phase = Phase::GuessGoal,
             None => {}
         }

@@ -3,6 +3,9 @@
 //! with its own ledger (`agent:<id>`, where `act_as` records its actions). Its model is
 //! the offline [`WorldPolicy`] unless a real model is given.
 //!
+//! Each resident keeps a memory of its own: one conversation that its triggers and the
+//! person's `@name` messages share (see [`Agent::own_memory`]).
+//!
 //! A resident follows the chat agent's rule: once its conversation has read text the
 //! person did not write (a post, a message, a name, a proposal's title: its look-ups of
 //! players' rows are [`crate::tool::Author::Others`]), each action asks the person who
@@ -42,6 +45,7 @@ pub fn resident(who: &WorldAgent, store: &Rc<dyn Store>, llm: Option<Rc<dyn Llm>
         llm.unwrap_or_else(|| Rc::new(WorldPolicy)),
         Rc::new(tools),
     )
+    .with_own_memory()
 }
 
 /// Who approves `who`'s actions: no one for an NPC the host marked so (it acts on what
