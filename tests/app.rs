@@ -37,6 +37,8 @@ mod edits;
 mod memory;
 #[path = "app/saves.rs"]
 mod saves;
+#[path = "app/schedules.rs"]
+mod schedules;
 #[path = "app/supervised.rs"]
 mod supervised;
 

@@ -21,6 +21,7 @@ mod origin;
 #[cfg(feature = "workflows")]
 mod play;
 mod resume;
+mod schedule;
 pub mod settings;
 pub mod spec;
 mod state;
@@ -47,6 +48,7 @@ pub use identity::{Participant, register_memory};
 pub use origin::{OriginError, normalize_origin};
 #[cfg(feature = "workflows")]
 pub use play::load_character;
+pub use schedule::{MAX_SCHEDULES, MIN_EVERY_MS, Missed, Schedule, due};
 pub use state::{Deleted, KEEP_STEPS_OF, SessionState};
 pub use storage::{
     ConversationEntry, Keys, Loaded, Storage, VolatileStorage, load_conversation, load_index,
@@ -101,6 +103,8 @@ pub enum AppError {
     Destroyed,
     #[error("the character's transactions are unavailable: {0}")]
     Transactions(String),
+    #[error("the schedule was refused: {0}")]
+    BadSchedule(String),
 }
 
 /// The most characters one input may have.
@@ -114,6 +118,7 @@ struct Inner {
     state: RefCell<State>,
     listeners: RefCell<Vec<(ListenerId, Listener)>>,
     approver: RefCell<Option<Approver>>,
+    schedules: RefCell<schedule::Schedules>,
 }
 
 /// A session; cheap to clone (clones share it).
@@ -135,6 +140,7 @@ impl Session {
                 state: RefCell::new(state),
                 listeners: RefCell::new(Vec::new()),
                 approver: RefCell::new(None),
+                schedules: RefCell::new(schedule::Schedules::default()),
             }),
         }
     }
@@ -144,6 +150,7 @@ impl Session {
     /// [`Session::resume`]), to the listeners and returned.
     pub fn restore(&self) -> Vec<Notice> {
         let mut notices = self.inner.state.borrow_mut().restore(&self.disk());
+        notices.extend(self.restore_schedules());
         notices.extend(self.interrupted());
         for notice in &notices {
             self.tell(&Update::Notice(notice.clone()));
@@ -454,6 +461,7 @@ impl Session {
     pub fn destroy(&self) {
         self.abort();
         self.inner.state.borrow_mut().destroyed = true;
+        self.inner.schedules.borrow_mut().wake();
         self.inner.listeners.borrow_mut().clear();
         *self.inner.approver.borrow_mut() = None;
     }
