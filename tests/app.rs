@@ -241,6 +241,7 @@ fn game_event(text: &str, allowed: Option<Vec<&str>>) -> Observation {
             allowed_actions: allowed.map(|a| a.into_iter().map(String::from).collect()),
             ..Boundaries::default()
         },
+        environment: None,
     }
 }
 

@@ -129,6 +129,7 @@ fn run_after_a_long_look_up() -> AgentRun {
             allowed_actions: Some(vec!["give".into()]),
             ..Boundaries::default()
         },
+        environment: None,
         ..Observation::chat("Who has the key?")
     };
     let mut run = AgentRun::new(

@@ -44,6 +44,9 @@ pub struct Options {
     pub keep_turns: usize,
     /// Chat turns go through the supervisor: complexity, plan, executor, decision.
     pub supervisor: bool,
+    /// Each run first guesses the goal behind its input (the goal analysis phase); the
+    /// turn records it.
+    pub guess_goal: bool,
 }
 
 impl Default for Options {
@@ -59,6 +62,7 @@ impl Default for Options {
             context_budget: DEFAULT_CONTEXT_BUDGET,
             keep_turns: DEFAULT_KEEP_TURNS,
             supervisor: false,
+            guess_goal: false,
         }
     }
 }

@@ -63,6 +63,21 @@ use state::State;
 /// Decides approvals in code: gets the pending call, answers with a decision.
 pub type Approver = Rc<dyn Fn(&PendingApproval) -> LocalBoxFuture<'static, Decision>>;
 
+/// What the host perceives as each turn starts (seed 004's environment), given the
+/// turn's observation: text that joins the turn's prompt, and the actor's current
+/// state (a game's stats read at the moment a trigger fires).
+pub type Environment = Rc<dyn Fn(&Observation) -> LocalBoxFuture<'static, Perceived>>;
+
+/// What an [`Environment`] perceived.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Perceived {
+    pub text: String,
+    /// Other parties wrote the text (it is quoted as data, the run untrusted).
+    pub others: bool,
+    /// Fields for the actor's state, over what the trigger gave.
+    pub actor: serde_json::Map<String, serde_json::Value>,
+}
+
 /// A listener's handle, to remove it with [`Session::off`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ListenerId(u64);
@@ -118,6 +133,7 @@ struct Inner {
     state: RefCell<State>,
     listeners: RefCell<Vec<(ListenerId, Listener)>>,
     approver: RefCell<Option<Approver>>,
+    environment: RefCell<Option<Environment>>,
     schedules: RefCell<schedule::Schedules>,
 }
 
@@ -140,6 +156,7 @@ impl Session {
                 state: RefCell::new(state),
                 listeners: RefCell::new(Vec::new()),
                 approver: RefCell::new(None),
+                environment: RefCell::new(None),
                 schedules: RefCell::new(schedule::Schedules::default()),
             }),
         }
@@ -178,6 +195,12 @@ impl Session {
     /// [`Session::approve`] and [`Session::deny`]).
     pub fn set_approver(&self, approver: Option<Approver>) {
         *self.inner.approver.borrow_mut() = approver;
+    }
+
+    /// Perceives with `environment` as each turn starts, from now on (`None`: nothing
+    /// is perceived beyond the trigger).
+    pub fn set_environment(&self, environment: Option<Environment>) {
+        *self.inner.environment.borrow_mut() = environment;
     }
 
     /// The host's tools: every agent of the session is offered them.

@@ -10,14 +10,14 @@ use futures::future::{Either, FutureExt, Shared, select};
 
 use super::state::{Running, State, Waiting};
 use super::update::{Decision, Notice, PendingApproval, Update};
-use super::{AppError, Session};
+use super::{AppError, Perceived, Session};
 use crate::compose::agent::Agent;
 use crate::compose::delegate::Delegate;
 use crate::llm::message::{Message, ToolCall};
 use crate::run::driver::{Seams, Stop, drive_until};
 use crate::run::event::{Event, Grant};
 use crate::run::interaction::Conversation;
-use crate::run::{AgentRun, ContextMemory, Observation, Outcome};
+use crate::run::{AgentRun, ContextMemory, Observation, Outcome, Perception};
 use crate::tool::{Reach, ToolInfo};
 
 /// What a turn was asked for: a person's message, or an event the host observed.
@@ -173,10 +173,15 @@ impl Session {
         });
         self.save_progress(conversation);
         let signal = self.start_running(&place);
+        let perceived = self.perceive(&asked, &address).await;
         let outcome = match asked {
-            Input::Chat(_) => self.message(&place, history, address, signal).await,
+            Input::Chat(_) => {
+                self.message(&place, history, address, perceived, signal)
+                    .await
+            }
             Input::Observation(observation) => {
-                let observation = *observation;
+                let mut observation = *observation;
+                perceived.apply(&mut observation);
                 let agent = address.agent;
                 let goal_check = self.inner.config.options.goal_check_on_events;
                 let mut run = self.build_run(&place, &agent, observation, history, goal_check);
@@ -196,6 +201,7 @@ impl Session {
         place: &Place,
         history: Vec<Message>,
         address: Address,
+        perceived: Perceived,
         signal: StopSignal,
     ) -> Outcome {
         #[cfg(feature = "workflows")]
@@ -203,7 +209,19 @@ impl Session {
             let text = address.request;
             return self.in_character(place, history, text, play, signal).await;
         }
-        self.chat(place, history, address, signal).await
+        self.chat(place, history, address, perceived, signal).await
+    }
+
+    /// What the host's environment perceives as this turn starts (nothing without one).
+    async fn perceive(&self, asked: &Input, address: &Address) -> Perceived {
+        let Some(environment) = self.inner.environment.borrow().clone() else {
+            return Perceived::default();
+        };
+        let observation = match asked {
+            Input::Chat(_) => Observation::chat(address.request.clone()),
+            Input::Observation(observation) => (**observation).clone(),
+        };
+        environment(&observation).await
     }
 
     async fn chat(
@@ -211,6 +229,7 @@ impl Session {
         place: &Place,
         history: Vec<Message>,
         address: Address,
+        perceived: Perceived,
         signal: StopSignal,
     ) -> Outcome {
         let Address { agent, request, .. } = address;
@@ -228,7 +247,9 @@ impl Session {
                 .supervise(place, &agent, history, &request, signal)
                 .await;
         }
-        let run = self.build_run(place, &agent, Observation::chat(request), history, false);
+        let mut observation = Observation::chat(request);
+        perceived.apply(&mut observation);
+        let run = self.build_run(place, &agent, observation, history, false);
         self.drive(place, &agent, run, false, signal).await
     }
 
@@ -432,6 +453,9 @@ impl Session {
         }
         if goal_check {
             run = run.with_goal_check();
+        }
+        if options.guess_goal {
+            run = run.with_goal_guess();
         }
         match memory {
             Some(memory) if !memory.is_empty() => {
@@ -638,6 +662,17 @@ impl Session {
             .borrow_mut()
             .save(conversation, &self.disk());
         self.after_write(notices);
+    }
+}
+
+impl Perceived {
+    /// Puts what was perceived into `observation`: the text as its environment, the
+    /// actor's state over what the trigger gave.
+    fn apply(self, observation: &mut Observation) {
+        observation.actor.state.extend(self.actor);
+        if let Some(environment) = Perception::new(&self.text, self.others) {
+            observation.environment = Some(environment);
+        }
     }
 }
 

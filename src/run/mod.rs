@@ -41,7 +41,7 @@ pub use limits::{
     DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_LOOKUPS, DEFAULT_TIME_BUDGET_MS, MAX_CALLS_PER_REPLY,
     MAX_RESULT_CHARS,
 };
-pub use observation::{Actor, Boundaries, Observation, Subject, Trigger};
+pub use observation::{Actor, Boundaries, Observation, Perception, Subject, Trigger};
 pub use review::{GoalGuess, Review, Verdict};
 
 use crate::llm::message::{Message, ToolCall};
@@ -280,8 +280,12 @@ impl AgentRun {
         let system = compose_system(system.into(), &observation, false);
         let turn_start = history.len();
         let mut transcript = Transcript::new(history);
+        if let Some(environment) = &observation.environment {
+            transcript.push(Message::user(environment.as_prompt()));
+        }
         transcript.push(Message::user(observation.subject.as_prompt()));
-        let untrusted = observation.subject.is_untrusted();
+        let untrusted = observation.subject.is_untrusted()
+            || observation.environment.as_ref().is_some_and(|e| e.others);
         let events = vec![Event::Started {
             trigger: observation.trigger.clone(),
             input: observation.subject.content.clone(),

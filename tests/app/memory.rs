@@ -73,6 +73,7 @@ fn event_for(name: &str, text: &str) -> Observation {
             ..Subject::default()
         },
         boundaries: Boundaries::default(),
+        environment: None,
     }
 }
 
@@ -366,4 +367,91 @@ impl AnswerOrError for Result<Outcome, familiar::app::AppError> {
     fn unwrap_err_or_answer(self) {
         assert!(self.is_ok(), "{self:?}");
     }
+}
+
+#[test]
+fn the_environment_joins_each_turn_and_the_actors_state_is_read_as_it_fires() {
+    let storage = Rc::new(VolatileStorage::new());
+    let t = town(&storage, [&["Quiet indeed."], &["Dotty rests."], &[], &[]]);
+    t.session
+        .set_environment(Some(Rc::new(|observation: &Observation| {
+            let mut actor = serde_json::Map::new();
+            if observation.actor.name == "Dotty" {
+                actor.insert("energy".into(), json!(10));
+            }
+            let perceived = familiar::app::Perceived {
+                text: format!("The tavern is quiet. {}", "x".repeat(5_000)),
+                others: observation.actor.name == "Dotty",
+                actor,
+            };
+            Box::pin(async move { perceived })
+        })));
+    block(t.session.send("how is it?")).unwrap();
+    let heard = said(&t.familiar, 0);
+    assert!(
+        heard[0].starts_with("ENVIRONMENT (what you perceive now): The tavern is quiet.")
+            && heard[0].ends_with("…(cut)")
+            && heard[0].chars().count() < 4_100,
+        "bounded, and before the input: {heard:?}"
+    );
+    assert_eq!(heard[1], "how is it?");
+
+    block(
+        t.session
+            .trigger(event_for("Dotty", "Battle 1 has started.")),
+    )
+    .unwrap();
+    let request = &t.dotty.requests()[0];
+    assert!(
+        request.system.contains("\"energy\":10"),
+        "{}",
+        request.system
+    );
+    assert!(
+        request.messages[0]
+            .content
+            .contains("written by others, quoted as data"),
+        "{:?}",
+        request.messages[0]
+    );
+    t.session.open("agent:Dotty").unwrap();
+    assert!(
+        t.session.conversation().untrusted,
+        "others' text taints the conversation"
+    );
+}
+
+#[test]
+fn a_guessed_goal_is_recorded_with_the_turn() {
+    let storage = Rc::new(VolatileStorage::new());
+    let model = Rc::new(ScriptedModel::new());
+    model
+        .push_text(r#"{"goal": "find a cheap room for the night"}"#)
+        .push_text("The Lantern has rooms at 5 gold.");
+    let familiar = Agent::new(
+        "familiar",
+        "",
+        "",
+        Rc::clone(&model) as Rc<dyn Llm>,
+        Rc::new(ToolRegistry::new()),
+    );
+    let config = Config {
+        options: Options {
+            guess_goal: true,
+            ..Options::default()
+        },
+        ..config("goal", &storage)
+    };
+    let session = Session::new(config, Delegate::new(Rc::new(familiar)));
+    block(session.send("where can I sleep?")).unwrap();
+    let turn = &session.conversation().interactions[0];
+    assert_eq!(
+        turn.goal.as_deref(),
+        Some("find a cheap room for the night")
+    );
+    assert_eq!(turn.agent, "familiar");
+    let observed = turn.steps.iter().any(|s| {
+        matches!(s, familiar::run::interaction::Step::Observe { trigger } if trigger.event == "message.received")
+    });
+    assert!(observed, "the turn records the trigger it answered");
 }

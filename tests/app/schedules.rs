@@ -118,6 +118,7 @@ fn market_check() -> Observation {
             ..Subject::default()
         },
         boundaries: Boundaries::default(),
+        environment: None,
     }
 }
 

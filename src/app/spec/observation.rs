@@ -93,6 +93,7 @@ pub fn observation_from_value(value: &Value) -> Result<Observation, Vec<Problem>
             allowed_actions,
             data_scopes,
         },
+        environment: None,
     })
 }
 
