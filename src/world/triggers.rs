@@ -255,6 +255,7 @@ impl WorldEvent {
                 allowed_actions: Some(self.allowed_actions()),
                 data_scopes: Some(self.data_scopes()),
             },
+            environment: None,
         }
     }
 
