@@ -30,13 +30,46 @@ fn row<'a>(report: &'a Replay, table: &str, column: &str, value: Value) -> &'a V
         .unwrap_or_else(|| panic!("no {table} row with {column} = {value}"))
 }
 
+/// The agent of every scenario file (the seed's `agent-123`).
+const AGENT: i64 = 123;
+
 #[test]
 fn a_scripted_greeting_reply_is_one_send_message_in_one_iteration() {
     let report = played("01_hi.json");
     assert_eq!(report.tools, ["send_message"]);
     assert_eq!(report.iterations, 1);
-    let reply = row(&report, "messages", "sender_id", json!(1));
+    let reply = row(&report, "messages", "sender_id", json!(AGENT));
     assert_eq!(reply["content"], "Hey! What's up?");
+    assert_eq!(reply["receiver_id"], 456);
+}
+
+/// The observation the model reads carries the agent's identity and its stats as its
+/// row holds them when the trigger fires (seed 000's OBSERVE: "who am I right now?").
+#[test]
+fn the_model_reads_the_agents_identity_and_current_stats_in_the_situation() {
+    let report = played("01_hi.json");
+    let situation = &report.system;
+    assert!(
+        situation.contains("SITUATION: message.received"),
+        "{situation}"
+    );
+    for stat in [
+        "\"morale\":50",
+        "\"energy\":80",
+        "\"health\":100",
+        "\"gold\":20",
+        "\"order_chaos\":0.5",
+    ] {
+        assert!(situation.contains(stat), "{stat} in {situation}");
+    }
+    let market = played("03_market_check.json");
+    let state = &market.observation.actor.state;
+    assert_eq!(
+        (&state["health"], &state["energy"], &state["gold"]),
+        (&json!(20), &json!(30), &json!(0)),
+        "example 3 observes health 20, energy 30, gold 0"
+    );
+    assert!(state.contains_key("identity"));
 }
 
 #[test]
@@ -56,13 +89,19 @@ fn a_scripted_refusal_of_an_enemys_invite_reaches_the_model_with_its_lookups() {
     let memories = report
         .transcript
         .iter()
-        .find(|m| m.role == Role::Tool && m.content.contains("burned our granary"));
-    assert!(memories.is_some(), "the memory look-up reached the model");
+        .find(|m| m.role == Role::Tool && m.content.contains("Fought against WarLord99"))
+        .expect("the memory look-up reached the model");
+    assert!(memories.content.contains("attacked our territory"));
+    let community = report
+        .transcript
+        .iter()
+        .find(|m| m.role == Role::Tool && m.content.contains("Chaos Legion"));
+    assert!(community.is_some(), "their community reached the model");
     let memberships = report.world["user_communities"].as_array().unwrap();
     assert!(
         memberships
             .iter()
-            .all(|m| m["user_id"] != 1 || m["community_id"] == 1)
+            .all(|m| m["user_id"] != AGENT || m["community_id"] == 1)
     );
 }
 
@@ -90,10 +129,11 @@ fn a_scripted_purchase_without_gold_fails_then_work_buy_eat_apply_once_each() {
         failure.is_some(),
         "the failed purchase was explained to the model"
     );
-    let me = row(&report, "users", "id", json!(1));
+    let me = row(&report, "users", "id", json!(AGENT));
     assert_eq!(
         (me["energy"].clone(), me["gold"].clone()),
-        (json!(70), json!(40))
+        (json!(60), json!(40)),
+        "30 - 20 for mining + 50 for the food; 50 earned - 10 spent"
     );
     assert_eq!(
         report.world["applied_actions"].as_array().unwrap().len(),
@@ -110,6 +150,21 @@ fn the_loop_reminds_a_scripted_model_of_the_leaders_owed_reply_after_six_iterati
         report.tools.last().map(String::as_str),
         Some("reply_to_message")
     );
+    // The enemy faction's standing, looked up by its name as the seed does.
+    let faction = report
+        .transcript
+        .iter()
+        .find(|m| m.role == Role::Tool && m.content.contains("\"sentiment\":-90"));
+    assert!(
+        faction.is_some(),
+        "get_relationship(\"Chaos Horde\") answered"
+    );
+    // The first action failed: no food yet.
+    let no_food = report.transcript.iter().find(|m| {
+        m.content
+            .contains("Insufficient food in inventory: need 5, have 0")
+    });
+    assert!(no_food.is_some(), "consume_item(\"food\", 5) failed");
     // After the fight the plan was empty; only context memory knew a reply was owed.
     let reminder = report
         .transcript
@@ -119,7 +174,7 @@ fn the_loop_reminds_a_scripted_model_of_the_leaders_owed_reply_after_six_iterati
     assert!(
         report.transcript[reminder]
             .content
-            .contains("General Marcus on message 5")
+            .contains("reply to the leader's message 1")
     );
     let reply_call = report
         .transcript
@@ -127,36 +182,107 @@ fn the_loop_reminds_a_scripted_model_of_the_leaders_owed_reply_after_six_iterati
         .position(|m| m.tool_calls.iter().any(|c| c.name == "reply_to_message"))
         .unwrap();
     assert!(reminder < reply_call);
-    let me = row(&report, "users", "id", json!(1));
+    let me = row(&report, "users", "id", json!(AGENT));
     assert_eq!(
         me["energy"], 20,
         "two meals from 0 cap at 100, then 80 spent"
     );
-    let reply = row(&report, "messages", "reply_to", json!(5));
+    let reply = row(&report, "messages", "reply_to", json!(1));
     assert_eq!(
         (reply["sender_id"].clone(), reply["receiver_id"].clone()),
-        (json!(1), json!(3))
+        (json!(AGENT), json!(789))
     );
 }
 
 #[test]
-fn scripted_loyal_and_disloyal_replies_join_the_battle_or_stop_after_the_lookups() {
+fn scripted_loyal_and_disloyal_replies_join_the_battle_or_ignore_it_after_the_lookups() {
     let loyal = played("05a_battle_loyal.json");
     let disloyal = played("05b_battle_disloyal.json");
-    let lookups = ["get_battle_details", "get_user_community", "get_my_stats"];
+    let lookups = ["get_battle_details", "get_relationship", "get_my_stats"];
     assert_eq!(loyal.tools[..3], lookups);
-    assert_eq!(disloyal.tools, lookups);
+    assert_eq!(disloyal.tools[..3], lookups);
     assert_eq!(loyal.tools[3], "join_battle");
-    let community = |r: &Replay| {
+    assert_eq!(disloyal.tools[3], "ignore_battle");
+    let standing = |r: &Replay| {
         r.transcript
             .iter()
-            .find(|m| m.role == Role::Tool && m.content.contains("loyalty"))
-            .map(|m| serde_json::from_str::<Value>(&m.content).unwrap()["loyalty"].clone())
+            .find(|m| m.role == Role::Tool && m.content.contains("sentiment"))
+            .map(|m| serde_json::from_str::<Value>(&m.content).unwrap())
+            .unwrap()
     };
-    assert_eq!(community(&loyal), Some(json!(90)));
-    assert_eq!(community(&disloyal), Some(json!(20)));
+    assert_eq!(
+        (
+            standing(&loyal)["community_id"].clone(),
+            standing(&loyal)["sentiment"].clone()
+        ),
+        (json!(2), json!(-70)),
+        "toward the rival faction, by name"
+    );
+    assert_eq!(
+        (
+            standing(&disloyal)["community_id"].clone(),
+            standing(&disloyal)["loyalty"].clone()
+        ),
+        (json!(1), json!(20)),
+        "toward its own community"
+    );
     assert!(loyal.world.contains_key("battle_participants"));
     assert!(!disloyal.world.contains_key("battle_participants"));
+    let ignored = row(&disloyal, "applied_actions", "tool", json!("ignore_battle"));
+    assert_eq!(ignored["result"]["ignored"], true);
+}
+
+/// Each file's trigger has the boundaries the world gives that trigger: its actions
+/// and its whole data scope, never a narrower one.
+#[test]
+fn each_scenarios_boundaries_are_its_triggers_own() {
+    use familiar::world::triggers::WorldEvent;
+    let agent = policy::grimm(None);
+    let cases = [
+        (
+            "01_hi.json",
+            WorldEvent::Message {
+                from: 456,
+                message_id: 0,
+                text: String::new(),
+            },
+        ),
+        (
+            "02_community_invite.json",
+            WorldEvent::Message {
+                from: 456,
+                message_id: 0,
+                text: String::new(),
+            },
+        ),
+        ("03_market_check.json", WorldEvent::MarketCheck),
+        (
+            "04_leaders_call.json",
+            WorldEvent::Mention {
+                leader: 789,
+                message_id: 1,
+                text: String::new(),
+            },
+        ),
+        (
+            "05a_battle_loyal.json",
+            WorldEvent::BattleStarted { battle_id: 789 },
+        ),
+        (
+            "05b_battle_disloyal.json",
+            WorldEvent::BattleStarted { battle_id: 789 },
+        ),
+    ];
+    for (file, event) in cases {
+        let path = format!("{}/tests/scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
+        let scenario = Scenario::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let observed = event.observe(&agent);
+        assert_eq!(
+            scenario.observation.boundaries, observed.boundaries,
+            "{file}"
+        );
+        assert_eq!(scenario.observation.trigger.event, event.event(), "{file}");
+    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -193,7 +319,7 @@ mod policy {
 
     pub fn grimm(loyalty: Option<i64>) -> WorldAgent {
         WorldAgent {
-            id: 1,
+            id: super::AGENT,
             name: "Grimm".into(),
             identity: Identity {
                 order_chaos: 0.5,
@@ -217,7 +343,7 @@ mod policy {
         store
             .seed(&Value::Object(scenario.world.clone()).to_string())
             .unwrap();
-        world::functions::play_as(&store, 1).unwrap();
+        world::functions::play_as(&store, super::AGENT).unwrap();
         store
     }
 
@@ -330,27 +456,31 @@ use familiar::run::Outcome;
 use familiar::world::triggers::WorldEvent;
 use policy::{fire, grimm, rows, scripted, user};
 
+fn sent_by_agent_to(played: &policy::Played, to: i64) -> Vec<&Value> {
+    rows(played, "messages")
+        .iter()
+        .filter(|m| m["sender_id"] == json!(AGENT) && m["receiver_id"] == json!(to))
+        .collect()
+}
+
 #[test]
 fn the_policy_answers_a_greeting_with_one_message_and_no_look_ups() {
     let hi = WorldEvent::Message {
-        from: 2,
+        from: 456,
         message_id: 1,
         text: "Hi".into(),
     };
     let played = fire("01_hi.json", &grimm(None), &hi, None);
     assert_eq!(played.tools, ["send_message"]);
     assert!(matches!(played.outcome, Outcome::GoalComplete { .. }));
-    let sent: Vec<&Value> = rows(&played, "messages")
-        .iter()
-        .filter(|m| m["sender_id"] == json!(1) && m["receiver_id"] == json!(2))
-        .collect();
+    let sent = sent_by_agent_to(&played, 456);
     assert_eq!(sent.len(), 1, "{sent:?}");
 }
 
 #[test]
 fn the_policy_refuses_an_enemys_invitation_after_looking_them_up() {
     let invite = WorldEvent::Message {
-        from: 2,
+        from: 456,
         message_id: 1,
         text: "Join my community!".into(),
     };
@@ -366,11 +496,8 @@ fn the_policy_refuses_an_enemys_invitation_after_looking_them_up() {
         ]
     );
     let memory = &played.results[3].1.as_ref().unwrap().to_string();
-    assert!(memory.contains("burned our granary"), "{memory}");
-    let refusal = rows(&played, "messages")
-        .iter()
-        .find(|m| m["sender_id"] == json!(1) && m["receiver_id"] == json!(2))
-        .unwrap();
+    assert!(memory.contains("Fought against WarLord99"), "{memory}");
+    let refusal = sent_by_agent_to(&played, 456)[0];
     assert!(
         refusal["content"].as_str().unwrap().contains("enemies"),
         "a gruff refusal: {refusal}"
@@ -378,7 +505,7 @@ fn the_policy_refuses_an_enemys_invitation_after_looking_them_up() {
     assert!(
         rows(&played, "user_communities")
             .iter()
-            .all(|m| m["user_id"] != json!(1) || m["community_id"] == json!(1)),
+            .all(|m| m["user_id"] != json!(AGENT) || m["community_id"] == json!(1)),
         "Grimm joined no other community"
     );
 }
@@ -408,10 +535,10 @@ fn the_policy_works_buys_and_eats_when_the_market_check_finds_it_short_of_gold()
         failed.ends_with("Insufficient gold. Need 10, have 0"),
         "{failed}"
     );
-    let me = user(&played, 1);
+    let me = user(&played, AGENT);
     assert_eq!(
         (me["energy"].clone(), me["gold"].clone()),
-        (json!(70), json!(40))
+        (json!(60), json!(40))
     );
     assert!(matches!(played.outcome, Outcome::GoalComplete { .. }));
     assert_eq!(
@@ -424,9 +551,9 @@ fn the_policy_works_buys_and_eats_when_the_market_check_finds_it_short_of_gold()
 #[test]
 fn the_policy_answers_the_leaders_call_after_the_work_it_required_from_context_memory() {
     let call = WorldEvent::Mention {
-        leader: 3,
-        message_id: 5,
-        text: "Everyone fight in battle 7!".into(),
+        leader: 789,
+        message_id: 1,
+        text: "Everyone fight in battle_456!".into(),
     };
     let played = fire("04_leaders_call.json", &grimm(None), &call, None);
     assert_eq!(
@@ -449,19 +576,19 @@ fn the_policy_answers_the_leaders_call_after_the_work_it_required_from_context_m
     // The reply was owed from the first action on, and settled by the reply.
     let first = &played.memories[0];
     assert_eq!(first.owed[0].tool, "reply_to_message");
-    assert_eq!(first.facts["reply_to_message_id"], json!(5));
+    assert_eq!(first.facts["reply_to_message_id"], json!(1));
     let reply = rows(&played, "messages")
         .iter()
-        .find(|m| m["reply_to"] == json!(5))
+        .find(|m| m["reply_to"] == json!(1))
         .unwrap();
-    assert_eq!(reply["sender_id"], json!(1));
+    assert_eq!(reply["sender_id"], json!(AGENT));
     let fought = rows(&played, "battle_participants")
         .iter()
-        .find(|p| p["battle_id"] == json!(7) && p["user_id"] == json!(1))
+        .find(|p| p["battle_id"] == json!(456) && p["user_id"] == json!(AGENT))
         .unwrap();
     assert_eq!(
         fought["damage_dealt"],
-        json!(60),
+        json!(50),
         "all the energy the food gave"
     );
     assert!(matches!(played.outcome, Outcome::GoalComplete { .. }));
@@ -469,40 +596,29 @@ fn the_policy_answers_the_leaders_call_after_the_work_it_required_from_context_m
 
 #[test]
 fn the_same_battle_is_joined_by_a_loyal_agent_and_ignored_by_a_disloyal_one() {
-    let battle = WorldEvent::BattleStarted { battle_id: 9 };
+    let battle = WorldEvent::BattleStarted { battle_id: 789 };
+    let lookups = [
+        "get_battle_details",
+        "get_user_community",
+        "get_my_stats",
+        "get_faction_relationship",
+        "get_faction_relationship",
+    ];
     let loyal = fire("05a_battle_loyal.json", &grimm(None), &battle, None);
-    assert_eq!(
-        loyal.tools,
-        [
-            "get_battle_details",
-            "get_user_community",
-            "get_my_stats",
-            "get_faction_relationship",
-            "get_faction_relationship",
-            "join_battle"
-        ]
-    );
+    assert_eq!(loyal.tools[..5], lookups);
+    assert_eq!(loyal.tools[5..], ["join_battle"]);
     assert!(
         rows(&loyal, "battle_participants")
             .iter()
-            .any(|p| p["user_id"] == json!(1) && p["damage_dealt"] == json!(50))
+            .any(|p| p["user_id"] == json!(AGENT) && p["damage_dealt"] == json!(50))
     );
-    assert_eq!(user(&loyal, 1)["energy"], json!(0));
+    assert_eq!(user(&loyal, AGENT)["energy"], json!(0));
 
     let disloyal = fire("05b_battle_disloyal.json", &grimm(None), &battle, None);
-    assert_eq!(
-        disloyal.tools,
-        [
-            "get_battle_details",
-            "get_user_community",
-            "get_my_stats",
-            "get_faction_relationship",
-            "get_faction_relationship",
-            "ignore_battle"
-        ]
-    );
+    assert_eq!(disloyal.tools[..5], lookups);
+    assert_eq!(disloyal.tools[5..], ["ignore_battle"]);
     assert!(rows(&disloyal, "battle_participants").is_empty());
-    assert_eq!(user(&disloyal, 1)["energy"], json!(50));
+    assert_eq!(user(&disloyal, AGENT)["energy"], json!(50));
     // The same world, a loyal row but a disloyal identity: the identity decides.
     let fickle = fire("05a_battle_loyal.json", &grimm(Some(20)), &battle, None);
     assert_eq!(
@@ -514,8 +630,8 @@ fn the_same_battle_is_joined_by_a_loyal_agent_and_ignored_by_a_disloyal_one() {
 #[test]
 fn a_trigger_refuses_an_action_outside_its_mapping_and_a_look_up_outside_its_scope() {
     let model = scripted(&[
-        ("get_battle_details", json!({"battle_id": 9})),
-        ("join_battle", json!({"battle_id": 9, "energy": 10})),
+        ("get_battle_details", json!({"battle_id": 789})),
+        ("join_battle", json!({"battle_id": 789, "energy": 10})),
     ]);
     let played = fire(
         "05a_battle_loyal.json",
@@ -528,7 +644,7 @@ fn a_trigger_refuses_an_action_outside_its_mapping_and_a_look_up_outside_its_sco
     let action = played.results[1].1.as_ref().unwrap_err();
     assert!(action.contains("does not allow"), "{action}");
     assert!(rows(&played, "battle_participants").is_empty());
-    assert_eq!(user(&played, 1)["energy"], json!(50), "nothing changed");
+    assert_eq!(user(&played, AGENT)["energy"], json!(50), "nothing changed");
 }
 
 /// The page's own world (the JSON seed), its three agents behind one session, played

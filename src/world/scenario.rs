@@ -1,5 +1,6 @@
 //! Scenarios: a recorded or hand-written run as one JSON file — the world's seed
-//! rows, the trigger (an [`Observation`] whose actor is the agent), and the model's
+//! rows, the trigger (an [`Observation`] whose actor is the agent; its current stats
+//! are read from the seeded rows as [`world::perceive`] reads them), and the model's
 //! replies as OpenAI chat-completion assistant messages — replayed through the real
 //! engine over the in-memory store. `familiar-probe scenario FILE.json` and the
 //! native tests run them through [`play`]; an optional `expect` block says what must
@@ -71,6 +72,12 @@ read_fields!(Expect deny_unknown {
 /// What a scenario did.
 #[derive(Debug, Clone, Serialize)]
 pub struct Replay {
+    /// What the run started from: the scenario's trigger with the agent's stats read
+    /// from the world when it fired.
+    pub observation: Observation,
+    /// The instructions the model read first, with the situation the observation
+    /// describes.
+    pub system: String,
     pub events: Vec<Event>,
     pub outcome: Outcome,
     pub iterations: u32,
@@ -164,16 +171,15 @@ pub async fn play(scenario: &Scenario) -> Result<Replay, ScenarioError> {
          world only through your tools."
             .into()
     });
-    let mut run = AgentRun::new(
-        system,
-        Vec::new(),
-        scenario.observation.clone(),
-        tools.catalogue(),
-    )
-    .with_id(scenario.name.clone())
-    .with_planning()
-    .with_goal_check()
-    .with_memory(scenario.memory.clone().unwrap_or_default());
+    // The agent's stats as its row holds them when the trigger fires, as the session
+    // reads them before a world trigger.
+    let mut observation = scenario.observation.clone();
+    world::perceive(&*store, &mut observation).await?;
+    let mut run = AgentRun::new(system, Vec::new(), observation.clone(), tools.catalogue())
+        .with_id(scenario.name.clone())
+        .with_planning()
+        .with_goal_check()
+        .with_memory(scenario.memory.clone().unwrap_or_default());
     if let Some(cap) = scenario.max_iterations {
         run = run.with_max_iterations(cap);
     }
@@ -184,7 +190,14 @@ pub async fn play(scenario: &Scenario) -> Result<Replay, ScenarioError> {
             error: format!("`{}` waits for an approval no one can give here", call.name),
         },
     };
+    let system = model
+        .requests()
+        .first()
+        .map(|request| request.system.clone())
+        .unwrap_or_default();
     Ok(Replay {
+        observation,
+        system,
         tools: run.history().iter().map(|r| r.tool.clone()).collect(),
         transcript: run.messages().to_vec(),
         events,

@@ -292,9 +292,9 @@ impl Seen {
     }
 
     /// The actor's latest known value of `stat`, from its stats and its actions'
-    /// results.
+    /// results, else as the observation gave it when the trigger fired.
     pub fn stat(&self, stat: &str) -> Option<i64> {
-        self.calls.iter().rev().find_map(|c| {
+        let latest = self.calls.iter().rev().find_map(|c| {
             let ok = c.ok()?;
             match c.name.as_str() {
                 "get_my_stats" | "do_work" => ok.get(stat)?.as_i64(),
@@ -303,7 +303,8 @@ impl Seen {
                 "join_battle" if stat == "energy" => ok.get("energy_left")?.as_i64(),
                 _ => None,
             }
-        })
+        });
+        latest.or_else(|| self.actor.get("state")?.get(stat)?.as_i64())
     }
 
     /// What the run did, in a sentence: its actions and how they went.
@@ -337,5 +338,30 @@ fn unquoted(prompt: &str) -> String {
             serde_json::from_str(quoted).unwrap_or_else(|_| quoted.to_owned())
         }
         _ => prompt.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stat_is_the_latest_result_else_what_the_observation_gave() {
+        let mut seen = Seen {
+            actor: json!({"id": 1, "state": {"energy": 12, "gold": 3}}),
+            ..Seen::default()
+        };
+        assert_eq!(seen.stat("energy"), Some(12), "observed when it fired");
+        assert_eq!(seen.stat("morale"), None);
+        seen.calls.push(Called {
+            id: "c".into(),
+            name: "do_work".into(),
+            args: json!({"job": "farming"}),
+            result: Some(Ok(json!({"energy": 2, "gold": 33}))),
+        });
+        assert_eq!(
+            (seen.stat("energy"), seen.stat("gold")),
+            (Some(2), Some(33))
+        );
     }
 }
