@@ -60,6 +60,62 @@ export interface AgentConfig {
    * stage: a proxy model, or a `respond` function offline. Default `false`.
    */
   supervisor?: boolean;
+  /** Each run first guesses the goal behind its input (the goal analysis phase); the turn records it (`goal_guessed`). Default `false`. */
+  goalGuess?: boolean;
+  /**
+   * The composition's other agents: `@name` switches to one (per conversation; `@` and this agent's own name switch back),
+   * `commands` route `/command` to one, and `tool` offers one to this agent as a tool (the composite agent).
+   */
+  agents?: SubAgentConfig[];
+  /** `/command` → the name of one of `agents`. */
+  commands?: Record<string, string>;
+  /**
+   * Called as each turn starts with the turn's `{trigger, actor, subject}`; what it returns joins the turn's prompt as
+   * what the agent perceives now (the page's address and selection, a game's scene), cut to 4,000 characters.
+   * Return text (yours), `{text, others: true}` for text other parties wrote (quoted as data; the turn asks before
+   * acting), and `actor` fields to set the actor's current state. A promise of either is awaited.
+   */
+  environment?: (turn: { trigger: { kind: string; event: string; timestamp?: string }; actor: unknown; subject: unknown }) =>
+    | string
+    | { text?: string; others?: boolean; actor?: Record<string, unknown> }
+    | Promise<string | { text?: string; others?: boolean; actor?: Record<string, unknown> }>;
+}
+
+/** Another agent of a composition. */
+export interface SubAgentConfig {
+  /** 1 to 64 letters, digits, `_` or `-`; unique. */
+  name: string;
+  /** What it is good for: shown with `@name`, and its description as a tool. */
+  description?: string;
+  instructions?: string;
+  /** Its own model: rules or a proxy. Default: the main agent's. */
+  model?: ModelConfig;
+  /** `"own"`: a resident with a memory of its own (its triggers and `@name` messages share one conversation). Default `"shared"`. */
+  memory?: "own" | "shared";
+  /** Offered to the main agent as a tool it calls with `{request}`: `"data"` may only look things up. */
+  tool?: "data" | "action";
+}
+
+/** `agent.schedule(...)`: a trigger fired every `every` milliseconds. */
+export interface Schedule {
+  /** Names it; a schedule of the same id is replaced. Default: one is made. */
+  id?: string;
+  /** The period in milliseconds, at least 1000. */
+  every: number;
+  /** The event to fire, as `trigger()` takes it (stamped with the time it fires). */
+  trigger: GameEvent;
+  /** What periods missed while the page was hidden or closed do: `"skip"` (default) or `"catchUp"` (fire once). */
+  missed?: "skip" | "catchUp";
+}
+
+/** A schedule as the agent keeps it. */
+export interface ScheduleInfo {
+  id: string;
+  every_ms: number;
+  trigger: unknown;
+  missed: "skip" | "catch_up";
+  /** When it fires next, in milliseconds since the epoch. */
+  next_ms: number;
 }
 
 /**
@@ -306,6 +362,8 @@ export interface GameEvent {
   kind: string;
   /** The event, e.g. `"battle.started"`. */
   event: string;
+  /** When it happened (RFC 3339). Default: when it is given. */
+  timestamp?: string;
   /** Who acts: a name, or the agent's identity and stats. */
   actor?: string | GameActor;
   /** What happened: a description, or its subject; the model reads `content` as its first message. */

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use crate::app::settings::Backend;
 use crate::app::spec::{AgentSpec, Builtin, ModelSpec};
 use crate::app::{Config, Session, Storage, VolatileStorage};
-use crate::compose::agent::Agent;
+use crate::compose::agent::{Agent, register_as_tool};
 use crate::compose::delegate::Delegate;
 use crate::llm::Llm;
 use crate::llm::openai::OpenAiClient;
@@ -116,35 +116,75 @@ pub async fn session(
             return Err(needs_local());
         }
     };
-    let mut tools = ToolRegistry::new();
-    for builtin in &spec.builtins {
-        match builtin {
-            Builtin::Clock => _ = tools.register(CurrentTime::new(Rc::new(BrowserClock))),
-            Builtin::PageTitle => _ = tools.register(PageTitle),
-            #[cfg(feature = "page")]
-            Builtin::Page => {
-                let page = match remote_page.clone() {
-                    Some(page) => page,
-                    None => Rc::new(crate::web::WindowPage::default()),
-                };
-                crate::tool::page::register(&mut tools, page)
-            }
-            #[cfg(not(feature = "page"))]
-            Builtin::Page => {}
-            #[cfg(not(feature = "world"))]
-            Builtin::Memory => {}
-            #[cfg(feature = "world")]
-            Builtin::Memory => {
-                if let Some(world) = &world {
-                    register_memory(
-                        &mut tools,
-                        world,
-                        &Participant::local(),
-                        Rc::new(BrowserClock),
-                    );
+    // Every agent of the composition gets the built-in tools.
+    let builtins = || -> ToolRegistry {
+        let mut tools = ToolRegistry::new();
+        for builtin in &spec.builtins {
+            match builtin {
+                Builtin::Clock => _ = tools.register(CurrentTime::new(Rc::new(BrowserClock))),
+                Builtin::PageTitle => _ = tools.register(PageTitle),
+                #[cfg(feature = "page")]
+                Builtin::Page => {
+                    let page = match remote_page.clone() {
+                        Some(page) => page,
+                        None => Rc::new(crate::web::WindowPage::default()),
+                    };
+                    crate::tool::page::register(&mut tools, page)
+                }
+                #[cfg(not(feature = "page"))]
+                Builtin::Page => {}
+                #[cfg(not(feature = "world"))]
+                Builtin::Memory => {}
+                #[cfg(feature = "world")]
+                Builtin::Memory => {
+                    if let Some(world) = &world {
+                        register_memory(
+                            &mut tools,
+                            world,
+                            &Participant::local(),
+                            Rc::new(BrowserClock),
+                        );
+                    }
                 }
             }
         }
+        tools
+    };
+    let mut tools = builtins();
+    let mut others = Vec::new();
+    for sub in &spec.agents {
+        let model = match &sub.model {
+            None => Rc::clone(&llm),
+            Some(ModelSpec::Rules(rules)) => Rc::new(rules.clone()) as Rc<dyn Llm>,
+            Some(ModelSpec::Proxy(settings)) => Rc::new(
+                OpenAiClient::new(
+                    settings.clone(),
+                    Rc::new(Fetch),
+                    Rc::new(BrowserClock),
+                    Box::new(js_sys::Math::random),
+                )
+                .map_err(|e| format!("config.agents: {}: {e}", sub.name))?,
+            ),
+            Some(ModelSpec::Local(_)) => {
+                return Err(format!(
+                    "config.agents: {}: a sub-agent's model is rules or a proxy",
+                    sub.name
+                ));
+            }
+        };
+        let mut agent = Agent::new(
+            &sub.name,
+            &sub.description,
+            &sub.instructions,
+            model,
+            Rc::new(builtins()),
+        );
+        agent.own_memory = sub.own_memory;
+        let agent = Rc::new(agent);
+        if let Some(kind) = sub.tool {
+            register_as_tool(&mut tools, Rc::clone(&agent), Rc::new(BrowserClock), kind);
+        }
+        others.push(agent);
     }
     let tools = Rc::new(tools);
     let agent = Agent::new(
@@ -154,7 +194,13 @@ pub async fn session(
         Rc::clone(&llm),
         Rc::clone(&tools),
     );
-    let delegate = Delegate::new(Rc::new(agent));
+    let mut delegate = Delegate::new(Rc::new(agent));
+    for agent in others {
+        delegate = delegate.with_agent(agent);
+    }
+    for (command, agent) in &spec.commands {
+        delegate = delegate.with_command(command, agent);
+    }
     #[cfg(feature = "page")]
     let delegate = if spec.builtins.contains(&Builtin::Page) {
         page::commands(delegate, &llm, &tools)

@@ -5,6 +5,7 @@
 
 mod approvals;
 mod build;
+mod environment;
 mod handler;
 mod js;
 mod model;
@@ -38,6 +39,7 @@ pub async fn create_agent(
     #[wasm_bindgen(unchecked_param_type = "AgentConfig | void")] config: JsValue,
 ) -> Result<FamiliarAgent, JsValue> {
     let (config, model) = model::take_page_model(config);
+    let (config, environment) = environment::take_environment(config);
     #[cfg(feature = "page")]
     let (config, page) = remote_page::take_remote_page(config).map_err(|e| error(&e))?;
     #[cfg(not(feature = "page"))]
@@ -53,6 +55,7 @@ pub async fn create_agent(
     let session = build::session(spec, model, page, progress)
         .await
         .map_err(|e| error(&e))?;
+    session.set_environment(environment);
     let agent = FamiliarAgent::new(session);
     // A page load: a character's orders that timed out while the page was closed
     // expire now, not at the next message.
@@ -125,6 +128,8 @@ impl FamiliarAgent {
         for notice in session.restore() {
             console_error(&format!("{notice:?}"));
         }
+        // Fires the schedules until `destroy`.
+        wasm_bindgen_futures::spawn_local(session.run_schedules());
         let channel = session.channel();
         Self {
             session,
@@ -170,6 +175,36 @@ impl FamiliarAgent {
                 Err(e) => Err(error(&e.to_string())),
             }
         })
+    }
+
+    /// Fires `trigger` (a game event, as `trigger` takes it) every `every` milliseconds
+    /// (at least 1000), first one period from now; `id` names it (the same id replaces
+    /// it), `missed` says what periods missed while the page was hidden or closed do
+    /// (`"skip"`, the default, or `"catchUp"`: fire once). Kept with the agent's
+    /// conversations, so it survives a reload; it never overlaps its own run. Returns
+    /// its id.
+    pub fn schedule(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Schedule")] schedule: JsValue,
+    ) -> Result<String, JsValue> {
+        let spec = to_json(&schedule)
+            .map_err(|e| format!("schedule: {e}"))
+            .and_then(|v| environment::schedule_of(&v))
+            .map_err(|e| error(&e))?;
+        self.session
+            .schedule(spec.id.as_deref(), spec.every_ms, spec.trigger, spec.missed)
+            .map_err(|e| error(&e.to_string()))
+    }
+
+    /// Stops the schedule `id`; whether there was one.
+    pub fn unschedule(&self, id: String) -> bool {
+        self.session.unschedule(&id)
+    }
+
+    /// The schedules: `[{id, every_ms, trigger, missed, next_ms}]`.
+    #[wasm_bindgen(unchecked_return_type = "ScheduleInfo[]")]
+    pub fn schedules(&self) -> JsValue {
+        to_js(&self.session.schedules())
     }
 
     /// Runs the agent on a game event `{kind, event, actor, subject, allowedActions}`;

@@ -11,6 +11,7 @@ use crate::app::settings::Backend;
 use crate::llm::local::LocalSettings;
 use crate::llm::openai::{ModelSettings, SettingsError};
 use crate::llm::rules::RulesModel;
+use crate::tool::ToolKind;
 
 /// Where the agent's answers come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +41,21 @@ pub enum Builtin {
     Page,
 }
 
+/// An agent of the composition besides the main one (`agents: [...]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubAgentSpec {
+    pub name: String,
+    /// What it is good for: the `@name` list and, as a tool, its description.
+    pub description: String,
+    pub instructions: String,
+    /// Its own model (rules or a proxy); none: the main agent's.
+    pub model: Option<ModelSpec>,
+    /// `memory: "own"`: a resident, with a conversation of its own.
+    pub own_memory: bool,
+    /// `tool: "data" | "action"`: offered to the main agent as a tool (the composite).
+    pub tool: Option<ToolKind>,
+}
+
 /// `createAgent`'s configuration, checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentSpec {
@@ -53,6 +69,10 @@ pub struct AgentSpec {
     /// Keep conversations in `localStorage` (else in memory only).
     pub persist: bool,
     pub builtins: Vec<Builtin>,
+    /// The composition's other agents, reached by `@name`, `/command` or as tools.
+    pub agents: Vec<SubAgentSpec>,
+    /// `/command` → the agent it goes to.
+    pub commands: Vec<(String, String)>,
 }
 
 const DEFAULT_INSTRUCTIONS: &str = "You are a helpful agent. Use your tools when they help; \
@@ -61,7 +81,10 @@ const DEFAULT_INSTRUCTIONS: &str = "You are a helpful agent. Use your tools when
 impl AgentSpec {
     /// Reads `createAgent`'s argument; every problem comes back at once.
     pub fn from_value(value: &Value) -> Result<Self, Vec<Problem>> {
-        const KNOWN: [&str; 15] = [
+        const KNOWN: [&str; 18] = [
+            "agents",
+            "commands",
+            "goalGuess",
             "name",
             "instructions",
             "model",
@@ -109,6 +132,7 @@ impl AgentSpec {
         };
         options.goal_check_on_events = f.boolean("goalCheck").unwrap_or(true);
         options.supervisor = f.boolean("supervisor").unwrap_or(false);
+        options.guess_goal = f.boolean("goalGuess").unwrap_or(false);
         if let Some(ms) = f.number("timeBudgetMs", 1_000..=3_600_000) {
             options.time_budget_ms = ms;
         }
@@ -147,6 +171,8 @@ impl AgentSpec {
             }
         };
         let builtins = read_builtins(f.get("builtins"), f.problems);
+        let agents = read_agents(f.get("agents"), &name, f.problems);
+        let commands = read_commands(f.get("commands"), &name, &agents, f.problems);
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -163,11 +189,169 @@ impl AgentSpec {
             namespace,
             persist,
             builtins,
+            agents,
+            commands,
         })
     }
 }
 
+/// `agents: [{name, description?, instructions?, model?, memory?, tool?}]`.
+fn read_agents(
+    value: Option<&Value>,
+    main: &str,
+    problems: &mut Vec<Problem>,
+) -> Vec<SubAgentSpec> {
+    const KNOWN: [&str; 6] = [
+        "name",
+        "description",
+        "instructions",
+        "model",
+        "memory",
+        "tool",
+    ];
+    let Some(value) = value else {
+        return Vec::new();
+    };
+    let Some(list) = value.as_array() else {
+        problems.push(Problem {
+            path: "config.agents".into(),
+            message: format!("expected a list of agents, got {}", kind(value)),
+        });
+        return Vec::new();
+    };
+    let mut agents: Vec<SubAgentSpec> = Vec::new();
+    for (index, value) in list.iter().enumerate() {
+        let path = format!("config.agents[{index}]");
+        let Some(mut f) = Fields::new(value, &path, problems, &KNOWN) else {
+            continue;
+        };
+        let name = f.string("name").unwrap_or_default();
+        if !is_name(&name) {
+            f.problem(
+                "name",
+                format!("use 1 to 64 letters, digits, `_` or `-`, got `{name}`"),
+            );
+        } else if name == main || agents.iter().any(|a| a.name == name) {
+            f.problem("name", format!("`{name}` names another agent already"));
+        }
+        let description = f.string("description").unwrap_or_default();
+        let instructions = f
+            .string("instructions")
+            .unwrap_or_else(|| DEFAULT_INSTRUCTIONS.into());
+        let own_memory = match f.string("memory").as_deref() {
+            None | Some("shared") => false,
+            Some("own") => true,
+            Some(other) => {
+                f.problem(
+                    "memory",
+                    format!("expected \"own\" or \"shared\", got `{other}`"),
+                );
+                false
+            }
+        };
+        let tool = match f.string("tool").as_deref() {
+            None => None,
+            Some("data") => Some(ToolKind::Data),
+            Some("action") => Some(ToolKind::Action),
+            Some(other) => {
+                f.problem(
+                    "tool",
+                    format!("expected \"data\" or \"action\", got `{other}`"),
+                );
+                None
+            }
+        };
+        let model_value = f.get("model");
+        if model_value.is_some_and(|m| m.get("local").is_some()) {
+            f.problem(
+                "model",
+                "a sub-agent's model is rules or a proxy; the local model serves the main agent",
+            );
+        }
+        let model = match model_value {
+            Some(m) if m.get("local").is_none() => {
+                read_model_at(Some(m), &format!("{path}.model"), f.problems)
+            }
+            _ => None,
+        };
+        agents.push(SubAgentSpec {
+            name,
+            description,
+            instructions,
+            model,
+            own_memory,
+            tool,
+        });
+    }
+    agents
+}
+
+/// `commands: {"cmd": "agent"}`: each names one of the agents.
+fn read_commands(
+    value: Option<&Value>,
+    main: &str,
+    agents: &[SubAgentSpec],
+    problems: &mut Vec<Problem>,
+) -> Vec<(String, String)> {
+    let Some(value) = value else {
+        return Vec::new();
+    };
+    let Some(object) = value.as_object() else {
+        problems.push(Problem {
+            path: "config.commands".into(),
+            message: format!(
+                "expected {{\"command\": \"agent name\"}}, got {}",
+                kind(value)
+            ),
+        });
+        return Vec::new();
+    };
+    let mut commands = Vec::new();
+    for (command, target) in object {
+        let path = format!("config.commands.{command}");
+        let mut problem = |message: String| {
+            problems.push(Problem {
+                path: path.clone(),
+                message,
+            });
+        };
+        if !is_name(command) {
+            problem(format!(
+                "a command is 1 to 64 letters, digits, `_` or `-`, got `{command}`"
+            ));
+            continue;
+        }
+        match target.as_str() {
+            Some(agent) if agents.iter().any(|a| a.name == agent) => {
+                commands.push((command.clone(), agent.to_owned()));
+            }
+            Some(agent) => {
+                let known: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
+                problem(format!(
+                    "`{agent}` is not one of config.agents ({}); `{main}` answers plain messages already",
+                    if known.is_empty() {
+                        "none given".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ));
+            }
+            None => problem(format!("expected an agent's name, got {}", kind(target))),
+        }
+    }
+    commands
+}
+
 fn read_model(value: Option<&Value>, problems: &mut Vec<Problem>) -> Option<ModelSpec> {
+    read_model_at(value, "config.model", problems)
+}
+
+/// [`read_model`] of the model at `path`.
+fn read_model_at(
+    value: Option<&Value>,
+    path: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<ModelSpec> {
     let no_rules = || RulesModel {
         rules: Vec::new(),
         fallback: "I run offline with no rules for this.".into(),
@@ -177,7 +361,7 @@ fn read_model(value: Option<&Value>, problems: &mut Vec<Problem>) -> Option<Mode
         return Some(ModelSpec::Rules(no_rules()));
     }
     if value.get("rules").is_some() {
-        let mut f = Fields::new(value, "config.model", problems, &["rules", "fallback"])?;
+        let mut f = Fields::new(value, path, problems, &["rules", "fallback"])?;
         let fallback = f.string("fallback");
         let rules = f.get("rules").cloned().unwrap_or_default();
         let file = serde_json::json!({"rules": rules, "fallback": fallback.unwrap_or_else(|| no_rules().fallback)});
@@ -204,7 +388,7 @@ fn read_model(value: Option<&Value>, problems: &mut Vec<Problem>) -> Option<Mode
         "timeoutMs",
         "stream",
     ];
-    let mut f = Fields::new(value, "config.model", problems, &KNOWN)?;
+    let mut f = Fields::new(value, path, problems, &KNOWN)?;
     let url = f.string("url").unwrap_or_default();
     let model = f.string("model").unwrap_or_default();
     let mut settings = ModelSettings::new(url, model);
@@ -232,7 +416,7 @@ fn read_model(value: Option<&Value>, problems: &mut Vec<Problem>) -> Option<Mode
     if let Some(header) = f.get("header")
         && let Some(mut h) = Fields::new(
             header,
-            "config.model.header",
+            &format!("{path}.header"),
             f.problems,
             &["name", "value"],
         )
@@ -581,5 +765,54 @@ mod tests {
         assert!(
             config(json!({"url": "http://x.dev/v1", "model": "m", "contextTokens": 10})).is_err()
         );
+    }
+
+    #[test]
+    fn a_composition_is_read_with_its_agents_commands_and_goal_guess() {
+        let spec = AgentSpec::from_value(&json!({
+            "name": "guide",
+            "goalGuess": true,
+            "agents": [
+                {"name": "scout", "description": "Finds things", "tool": "data"},
+                {"name": "Dotty", "memory": "own", "model": {"rules": [], "fallback": "Hm."}},
+            ],
+            "commands": {"find": "scout"},
+        }))
+        .unwrap();
+        assert!(spec.options.guess_goal);
+        assert_eq!(spec.agents.len(), 2);
+        assert_eq!(spec.agents[0].tool, Some(ToolKind::Data));
+        assert!(!spec.agents[0].own_memory && spec.agents[0].model.is_none());
+        assert!(spec.agents[1].own_memory);
+        assert!(matches!(spec.agents[1].model, Some(ModelSpec::Rules(_))));
+        assert_eq!(spec.commands, [("find".to_owned(), "scout".to_owned())]);
+    }
+
+    #[test]
+    fn a_bad_composition_names_each_problem() {
+        let problems = AgentSpec::from_value(&json!({
+            "name": "guide",
+            "agents": [
+                {"name": "guide"},
+                {"name": "a b", "memory": "forever", "tool": "both"},
+                {"name": "x", "model": {"local": "m.gguf"}},
+                {"name": "x"},
+            ],
+            "commands": {"go": "nobody", "bad cmd": "x"},
+        }))
+        .unwrap_err();
+        let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
+        for path in [
+            "config.agents[0].name",
+            "config.agents[1].name",
+            "config.agents[1].memory",
+            "config.agents[1].tool",
+            "config.agents[2].model",
+            "config.agents[3].name",
+            "config.commands.go",
+            "config.commands.bad cmd",
+        ] {
+            assert!(paths.contains(&path), "{path} in {problems:?}");
+        }
     }
 }
