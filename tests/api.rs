@@ -79,7 +79,7 @@ fn tool_error(agent: &FamiliarAgent) -> String {
             _ => None,
         }
     }
-    let conversation = JSON::stringify(&agent.conversation())
+    let conversation = JSON::stringify(&agent.conversation(None))
         .unwrap()
         .as_string()
         .unwrap();
@@ -440,7 +440,7 @@ async fn approvals_are_decided_by_a_person_or_in_code() {
     settle(agent.send("goblin again".into())).await.unwrap();
     assert!(
         tool_error(&agent).contains("not in the tavern") || {
-            let c = JSON::stringify(&agent.conversation())
+            let c = JSON::stringify(&agent.conversation(None))
                 .unwrap()
                 .as_string()
                 .unwrap();
@@ -451,7 +451,7 @@ async fn approvals_are_decided_by_a_person_or_in_code() {
     let throws: Function = js("() => { throw new Error('broken') }").unchecked_into();
     agent.on_approval(Some(throws));
     settle(agent.send("goblin once more".into())).await.unwrap();
-    let c = JSON::stringify(&agent.conversation())
+    let c = JSON::stringify(&agent.conversation(None))
         .unwrap()
         .as_string()
         .unwrap();
@@ -553,7 +553,7 @@ async fn state_saves_and_loads_and_two_agents_keep_apart() {
         .await
         .map_err(|e| format!("{e:?}"))
         .unwrap();
-    let conversation = JSON::stringify(&again.conversation())
+    let conversation = JSON::stringify(&again.conversation(None))
         .unwrap()
         .as_string()
         .unwrap();
@@ -562,7 +562,7 @@ async fn state_saves_and_loads_and_two_agents_keep_apart() {
     let state = a.save_state();
     let copy = agent("").await;
     copy.load_state(state).unwrap();
-    let copied = JSON::stringify(&copy.conversation())
+    let copied = JSON::stringify(&copy.conversation(None))
         .unwrap()
         .as_string()
         .unwrap();

@@ -409,6 +409,25 @@ impl Session {
         self.inner.state.borrow().open_conversation().clone()
     }
 
+    /// A copy of the conversation `id` (a resident's is `agent:<name>`), open or not;
+    /// `None` when there is none (or it cannot be read).
+    pub fn conversation_of(&self, id: &str) -> Option<Conversation> {
+        let state = self.inner.state.borrow();
+        if let Some(conversation) = state.conversations.get(id) {
+            return Some(conversation.clone());
+        }
+        let disk = self.disk();
+        match load_conversation(disk.storage, &disk.keys.conversation(id)) {
+            storage::Loaded::Found(conversation) => Some(conversation),
+            _ => None,
+        }
+    }
+
+    /// The id of `agent`'s own conversation (its memory, when it keeps one of its own).
+    pub fn own_conversation(agent: &str) -> String {
+        turn::own_conversation(agent)
+    }
+
     /// A copy of one turn of a conversation.
     pub fn interaction(&self, conversation: &str, turn: u64) -> Option<Interaction> {
         let state = self.inner.state.borrow();

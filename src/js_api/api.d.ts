@@ -703,14 +703,20 @@ export interface Interaction {
   started_ms: number;
   /** Steps let go once the turn grew old (it keeps its trigger and its answer); absent when none. */
   folded?: number;
+  /** The agent that answered it. */
+  agent?: string;
+  /** The goal the run guessed behind the input (`goalGuess`). */
+  goal?: string;
 }
 
-/** What `conversation()` returns: the open conversation. */
+/** What `conversation(id?)` returns: the open conversation, or the one `id` names (a resident's own is `agent:<name>`). */
 export interface ConversationView {
   id: string;
   interactions: Interaction[];
   /** How many of its first turns were let go (it keeps its newest `keepTurns`). */
   let_go: number;
+  /** What its runs carry from one to the next: facts, and follow-ups still owed. */
+  memory: { facts?: Record<string, unknown>; owed?: { tool: string; note: string }[] };
 }
 
 /** Everything an agent keeps, from `saveState()`, for `loadState()`. */

@@ -361,9 +361,10 @@ impl FamiliarAgent {
             .map_err(|e| error(&e.to_string()))
     }
 
-    /// The open conversation, with every turn and its steps.
-    #[wasm_bindgen(unchecked_return_type = "ConversationView")]
-    pub fn conversation(&self) -> JsValue {
+    /// A conversation with every turn and its steps: the open one, or the one `id`
+    /// names (a resident's own is `agent:<name>`); `null` when there is none.
+    #[wasm_bindgen(unchecked_return_type = "ConversationView | null")]
+    pub fn conversation(&self, id: Option<String>) -> JsValue {
         /// Written straight to text: through `json!`, each of its types would also
         /// compile a writer into a `Value`.
         #[derive(serde::Serialize)]
@@ -371,13 +372,23 @@ impl FamiliarAgent {
             id: String,
             interactions: &'a [crate::run::interaction::Interaction],
             let_go: u64,
+            memory: &'a crate::run::ContextMemory,
         }
-        let conversation = self.session.conversation();
+        let id = id.unwrap_or_else(|| self.session.conversation_id());
+        let Some(conversation) = self.session.conversation_of(&id) else {
+            return JsValue::NULL;
+        };
         to_js(&View {
-            id: self.session.conversation_id(),
+            id,
             interactions: &conversation.interactions,
             let_go: conversation.let_go,
+            memory: &conversation.memory,
         })
+    }
+
+    /// Opens the conversation `id` (a resident's own is `agent:<name>`).
+    pub fn open(&self, id: String) -> Result<(), JsValue> {
+        self.session.open(&id).map_err(|e| error(&e.to_string()))
     }
 
     /// Everything the agent keeps, as a plain object to store anywhere.
