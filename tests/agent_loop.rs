@@ -26,6 +26,9 @@ struct CountArgs {
 
 /// A world of one counter: `read` (data), `bump` (action, unasked), `fail` (data that errors),
 /// `hang` (data that never answers, 5 s timeout).
+/// When a bench's clock starts: a real date, so a stamp of 0 would mean unknown.
+const START_MS: i64 = 1_795_338_000_000;
+
 struct Bench {
     tools: ToolRegistry,
     applied: Rc<Cell<i64>>,
@@ -77,7 +80,14 @@ fn bench() -> Bench {
     Bench {
         tools,
         applied,
-        clock: ManualClock::starting_at(0),
+        clock: ManualClock::starting_at(START_MS),
+    }
+}
+
+impl Bench {
+    /// When the bench's clock started.
+    fn started_ms(&self) -> i64 {
+        START_MS
     }
 }
 
@@ -144,6 +154,12 @@ fn at_the_cap_a_tools_off_call_answers_and_the_transcript_is_kept() {
     assert!(requests[2].tools.is_empty(), "the last call has tools off");
     assert_eq!(run.iterations(), 2);
     assert_eq!(run.history().len(), 2);
+    // Each action's record says when it finished (seed 000's action history).
+    let stamps: Vec<i64> = run.history().iter().map(|r| r.at_ms).collect();
+    assert!(
+        stamps.iter().all(|at| *at >= bench.started_ms()) && stamps[0] <= stamps[1],
+        "{stamps:?}"
+    );
     // user, (assistant, tool) × 2, final assistant.
     assert_eq!(run.messages().len(), 6);
     let saved: AgentRun = serde_json::from_str(&serde_json::to_string(&run).unwrap()).unwrap();
@@ -816,6 +832,7 @@ fn results_or_replies_that_come_out_of_turn_change_nothing() {
         call_id: "c9".into(),
         result: Ok(json!(1)),
         duration_ms: 0,
+        at_ms: 0,
     }]);
     run.approve("c9");
     run.deny("c9", "no");

@@ -158,6 +158,7 @@ fn run_after_a_long_look_up() -> AgentRun {
             call_id: calls[0].call.id.clone(),
             result: Ok(json!({ "rows": "the key, the cellar, the barrel ".repeat(60) })),
             duration_ms: 1,
+            at_ms: 0,
         }]);
     }
     run.take_events();

@@ -128,7 +128,7 @@ impl AgentRun {
                     .data_refusal(&invocation, lookups_used_up)
                     .or_else(invalid)
                 {
-                    Some(error) => self.record(&mut act, &invocation, Err(error), 0),
+                    Some(error) => self.record(&mut act, &invocation, Err(error), (0, 0)),
                     None => {
                         // Unique per look-up turn: models reuse call ids across turns.
                         let key = format!(
@@ -147,7 +147,7 @@ impl AgentRun {
             } else if let Some(error) = invalid() {
                 // Refused before anyone is asked: a card never shows what cannot run.
                 refused_action = Some(invocation.call.name.clone());
-                self.record(&mut act, &invocation, Err(error), 0);
+                self.record(&mut act, &invocation, Err(error), (0, 0));
             } else {
                 let key = format!("{}/{}/{}", self.id, self.iterations, invocation.call.id);
                 self.decision = Some(invocation.call.clone());
@@ -251,7 +251,7 @@ impl AgentRun {
             tool: invocation.call.name.clone(),
             reason,
         };
-        self.record(act, invocation, Err(error), 0);
+        self.record(act, invocation, Err(error), (0, 0));
     }
 
     fn apply_plan(&mut self, act: &mut Act, call: &ToolCall) {
@@ -282,7 +282,7 @@ impl AgentRun {
         act: &mut Act,
         invocation: &Invocation,
         result: Result<Value, ToolError>,
-        duration_ms: i64,
+        (duration_ms, at_ms): (i64, i64),
     ) {
         let message = match &result {
             Err(ToolError::Declined { .. }) => declined_message(&result),
@@ -306,6 +306,7 @@ impl AgentRun {
                 kind: invocation.kind,
                 result,
                 duration_ms,
+                at_ms,
             }),
         });
     }
@@ -340,16 +341,17 @@ impl AgentRun {
             call_id,
             result,
             duration_ms,
+            at_ms,
         } in results
         {
             if let Some(index) = act.data.iter().position(|i| i.call.id == call_id) {
                 let invocation = act.data.remove(index);
                 self.read(&invocation, &result);
-                self.record(&mut act, &invocation, result, duration_ms);
+                self.record(&mut act, &invocation, result, (duration_ms, at_ms));
             } else if let Some(invocation) = act.action.take_if(|i| i.call.id == call_id) {
                 self.read(&invocation, &result);
                 let error = result.as_ref().err().map(ToString::to_string);
-                self.record(&mut act, &invocation, result, duration_ms);
+                self.record(&mut act, &invocation, result, (duration_ms, at_ms));
                 action_done = Some((invocation.call.name, error));
             }
         }
@@ -438,7 +440,7 @@ impl AgentRun {
             tool: invocation.call.name.clone(),
             reason: reason.to_owned(),
         };
-        self.record(&mut act, &invocation, Err(declined), 0);
+        self.record(&mut act, &invocation, Err(declined), (0, 0));
         if !act.is_settled() {
             self.phase = Phase::Act(act);
             return;
@@ -478,7 +480,7 @@ impl AgentRun {
                 error => error,
             };
             match refused {
-                Some(error) => self.record(&mut act, &invocation, Err(error), 0),
+                Some(error) => self.record(&mut act, &invocation, Err(error), (0, 0)),
                 None => act.data.push(invocation),
             }
         }

@@ -2,7 +2,7 @@
 //! action, whether a goal check said yes, and what the model is told when the run goes
 //! on.
 
-use super::context::FollowUp;
+use super::context::{FollowUp, PlanStep};
 
 /// What follows an action.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,7 +21,7 @@ pub enum AfterAction {
 pub fn after_action(
     tool: &str,
     failed: Option<&str>,
-    plan: &[String],
+    plan: &[PlanStep],
     owed: &[FollowUp],
 ) -> AfterAction {
     if let Some(error) = failed {
@@ -31,7 +31,9 @@ pub fn after_action(
         };
     }
     if let Some(next) = plan.first() {
-        return AfterAction::Continue { next: next.clone() };
+        return AfterAction::Continue {
+            next: next.to_string(),
+        };
     }
     if let Some(follow_up) = owed.first() {
         return AfterAction::Remind(follow_up.clone());

@@ -26,6 +26,131 @@ pub struct FollowUp {
 
 read_fields!(FollowUp { tool, note });
 
+/// One step of a plan (seed 000's plan items): what it is for, and, when the model
+/// says, the tool and arguments it will use. Written as plain text when it is only
+/// words (as plans were before steps named their tool); read from either form.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PlanStep {
+    pub description: String,
+    pub tool: Option<String>,
+    pub args: Option<Value>,
+}
+
+impl From<&str> for PlanStep {
+    fn from(description: &str) -> Self {
+        Self {
+            description: description.to_owned(),
+            ..Self::default()
+        }
+    }
+}
+
+impl PlanStep {
+    /// Whether calling `tool` carries out this step: its tool, or (none named) any.
+    pub fn done_by(&self, tool: &str) -> bool {
+        self.tool.as_deref().is_none_or(|own| own == tool)
+    }
+}
+
+impl std::fmt::Display for PlanStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.tool, self.description.is_empty()) {
+            (Some(tool), true) => write!(f, "{tool}")?,
+            (Some(tool), false) => write!(f, "{} ({tool})", self.description)?,
+            (None, _) => write!(f, "{}", self.description)?,
+        }
+        if let Some(args) = &self.args {
+            write!(f, " {args}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for PlanStep {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.tool.is_none() && self.args.is_none() {
+            return s.serialize_str(&self.description);
+        }
+        let mut object = serde_json::Map::new();
+        object.insert("description".into(), Value::from(self.description.clone()));
+        if let Some(tool) = &self.tool {
+            object.insert("tool".into(), Value::from(tool.clone()));
+        }
+        if let Some(args) = &self.args {
+            object.insert("args".into(), args.clone());
+        }
+        object.serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PlanStep {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match Value::deserialize(d)? {
+            Value::String(description) => Ok(Self {
+                description,
+                ..Self::default()
+            }),
+            Value::Object(mut fields) => {
+                let text = |value: Option<Value>, what: &str| match value {
+                    None | Some(Value::Null) => Ok(None),
+                    Some(Value::String(text)) => Ok(Some(text)),
+                    Some(_) => Err(D::Error::custom(format!("a step's `{what}` is text"))),
+                };
+                // The seed numbers its items (`step`); the order says as much.
+                fields.remove("step");
+                let description = text(fields.remove("description"), "description")?;
+                let tool = text(fields.remove("tool"), "tool")?;
+                let args = match fields.remove("args").or_else(|| fields.remove("arguments")) {
+                    None | Some(Value::Null) => None,
+                    Some(args @ Value::Object(_)) => Some(args),
+                    Some(_) => return Err(D::Error::custom("a step's `args` is an object")),
+                };
+                if let Some(unknown) = fields.keys().next() {
+                    return Err(D::Error::custom(format!(
+                        "unknown field `{unknown}` in a step; known: description, tool, args"
+                    )));
+                }
+                if description.is_none() && tool.is_none() {
+                    return Err(D::Error::custom("a step needs a description or a tool"));
+                }
+                Ok(Self {
+                    description: description.unwrap_or_default(),
+                    tool,
+                    args,
+                })
+            }
+            _ => Err(D::Error::custom(
+                "a step is text, or {description, tool?, args?}",
+            )),
+        }
+    }
+}
+
+impl JsonSchema for PlanStep {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PlanStep".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A step: what it is for, in words, or with the tool and arguments it will use.",
+            "anyOf": [
+                {"type": "string"},
+                {
+                    "type": "object",
+                    "properties": {
+                        "description": {"type": "string"},
+                        "tool": {"type": "string"},
+                        "args": {"type": "object"}
+                    },
+                    "additionalProperties": false
+                }
+            ]
+        })
+    }
+}
+
 /// Facts and follow-ups kept for the whole run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ContextMemory {
@@ -90,7 +215,7 @@ impl ContextMemory {
 pub struct PlanUpdate {
     /// The steps left after the action you take now, in order; replaces the old plan.
     #[serde(default)]
-    pub steps: Option<Vec<String>>,
+    pub steps: Option<Vec<PlanStep>>,
     /// Facts to keep for the rest of this task, e.g. {"battle_id": 3}.
     #[serde(default)]
     pub remember: Option<BTreeMap<String, Value>>,
@@ -104,7 +229,7 @@ read_fields!(PlanUpdate deny_unknown { steps = default, remember = default, owe 
 
 /// [`PlanUpdate`]'s schema as schemars derives it for a tool's parameters (a test
 /// holds them equal).
-const PLAN_SCHEMA: &str = r##"{"$defs":{"FollowUp":{"description":"Something the run must still do before it is finished.","properties":{"note":{"description":"What is owed, e.g. \"report back to the leader on message 12\".","type":"string"},"tool":{"description":"The action tool that settles it, e.g. `reply_to_message`.","type":"string"}},"required":["tool","note"],"type":"object"}},"additionalProperties":false,"description":"The `plan` tool's arguments.","properties":{"owe":{"default":null,"description":"Things you must still do before the task is finished, each with the action\ntool that does it, e.g. a reply to the message that started this.","items":{"$ref":"#/$defs/FollowUp"},"type":["array","null"]},"remember":{"additionalProperties":true,"default":null,"description":"Facts to keep for the rest of this task, e.g. {\"battle_id\": 3}.","type":["object","null"]},"steps":{"default":null,"description":"The steps left after the action you take now, in order; replaces the old plan.","items":{"type":"string"},"type":["array","null"]}},"type":"object"}"##;
+const PLAN_SCHEMA: &str = r##"{"$defs":{"FollowUp":{"description":"Something the run must still do before it is finished.","properties":{"note":{"description":"What is owed, e.g. \"report back to the leader on message 12\".","type":"string"},"tool":{"description":"The action tool that settles it, e.g. `reply_to_message`.","type":"string"}},"required":["tool","note"],"type":"object"},"PlanStep":{"anyOf":[{"type":"string"},{"additionalProperties":false,"properties":{"args":{"type":"object"},"description":{"type":"string"},"tool":{"type":"string"}},"type":"object"}],"description":"A step: what it is for, in words, or with the tool and arguments it will use."}},"additionalProperties":false,"description":"The `plan` tool's arguments.","properties":{"owe":{"default":null,"description":"Things you must still do before the task is finished, each with the action\ntool that does it, e.g. a reply to the message that started this.","items":{"$ref":"#/$defs/FollowUp"},"type":["array","null"]},"remember":{"additionalProperties":true,"default":null,"description":"Facts to keep for the rest of this task, e.g. {\"battle_id\": 3}.","type":["object","null"]},"steps":{"default":null,"description":"The steps left after the action you take now, in order; replaces the old plan.","items":{"$ref":"#/$defs/PlanStep"},"type":["array","null"]}},"type":"object"}"##;
 
 /// The `plan` tool as the model sees it.
 pub fn plan_tool_spec() -> ToolSpec {
@@ -122,7 +247,7 @@ pub fn plan_tool_spec() -> ToolSpec {
 /// Applies a `plan` call to the plan and memory; the error is for the model.
 pub fn apply_plan(
     arguments: &str,
-    plan: &mut Vec<String>,
+    plan: &mut Vec<PlanStep>,
     memory: &mut ContextMemory,
 ) -> Result<Value, String> {
     let text = if arguments.trim().is_empty() {
@@ -164,13 +289,17 @@ mod tests {
 
     #[test]
     fn a_plan_call_replaces_the_steps_and_adds_facts_and_follow_ups() {
-        let mut plan = vec!["old".to_owned()];
+        let mut plan = vec![PlanStep {
+            description: "old".into(),
+            ..PlanStep::default()
+        }];
         let mut memory = ContextMemory::default();
         let args = r#"{"steps": ["buy food", "eat"], "remember": {"battle_id": 3},
                        "owe": [{"tool": "reply_to_message", "note": "tell the leader"}]}"#;
         apply_plan(args, &mut plan, &mut memory).unwrap();
         apply_plan(args, &mut plan, &mut memory).unwrap();
-        assert_eq!(plan, ["buy food", "eat"]);
+        let words: Vec<String> = plan.iter().map(ToString::to_string).collect();
+        assert_eq!(words, ["buy food", "eat"]);
         assert_eq!(memory.facts["battle_id"], 3);
         assert_eq!(memory.owed.len(), 1, "the same follow-up is owed once");
         assert_eq!(
@@ -181,11 +310,54 @@ mod tests {
     }
 
     #[test]
+    fn a_step_may_name_its_tool_and_arguments_as_the_seeds_plan_items_do() {
+        let mut plan = Vec::new();
+        let mut memory = ContextMemory::default();
+        let args = r#"{"steps": [
+            {"step": 2, "tool": "buy_item", "args": {"item": "food"}, "description": "buy food"},
+            {"tool": "consume_item"},
+            "reply to the leader"]}"#;
+        let result = apply_plan(args, &mut plan, &mut memory).unwrap();
+        assert_eq!(plan[0].tool.as_deref(), Some("buy_item"));
+        assert_eq!(plan[0].args, Some(serde_json::json!({"item": "food"})));
+        assert!(plan[0].done_by("buy_item") && !plan[0].done_by("do_work"));
+        assert!(
+            plan[2].done_by("anything"),
+            "a step in words is done by any action"
+        );
+        assert_eq!(
+            plan[0].to_string(),
+            r#"buy food (buy_item) {"item":"food"}"#
+        );
+        // Written back: words as text, the rest as objects; read again the same.
+        let written = serde_json::to_value(&plan).unwrap();
+        assert_eq!(written[2], "reply to the leader");
+        assert_eq!(
+            written[1],
+            serde_json::json!({"description": "", "tool": "consume_item"})
+        );
+        assert_eq!(result["plan"], written);
+        let read: Vec<PlanStep> = crate::base::json::from_value(written).unwrap();
+        assert_eq!(read, plan);
+        for bad in [
+            r#"{"steps": [{"args": {}}]}"#,
+            r#"{"steps": [{"tool": 3}]}"#,
+            r#"{"steps": [{"tool": "x", "why": 1}]}"#,
+        ] {
+            assert!(apply_plan(bad, &mut plan, &mut memory).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn bad_plan_arguments_are_an_error_for_the_model_and_change_nothing() {
-        let mut plan = vec!["keep".to_owned()];
+        let keep = PlanStep {
+            description: "keep".into(),
+            ..PlanStep::default()
+        };
+        let mut plan = vec![keep.clone()];
         let mut memory = ContextMemory::default();
         let error = apply_plan(r#"{"stepz": []}"#, &mut plan, &mut memory).unwrap_err();
         assert!(error.contains("stepz"), "{error}");
-        assert_eq!(plan, ["keep"]);
+        assert_eq!(plan, [keep]);
     }
 }

@@ -219,10 +219,12 @@ async fn timed_call(invocation: &Invocation, seams: &Seams<'_>) -> ToolResult {
         Some(result) => result,
         None => Err(timed_out(invocation, seams).await),
     };
+    let at_ms = seams.clock.now().epoch_ms;
     ToolResult {
         call_id: call.id.clone(),
         result,
-        duration_ms: seams.clock.now().epoch_ms - started,
+        duration_ms: at_ms - started,
+        at_ms,
     }
 }
 

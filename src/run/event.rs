@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::llm::Delta;
 use crate::llm::message::ToolCall;
-use crate::run::{ContextMemory, Fit, Outcome, Purpose, Review, Trigger};
+use crate::run::{ContextMemory, Fit, Outcome, PlanStep, Purpose, Review, Trigger};
 use crate::tool::ToolKind;
 
 /// A typed thought: what the model decided, or what came back to it.
@@ -110,7 +110,7 @@ pub enum Event {
     },
     /// The model changed its plan or context memory.
     PlanUpdated {
-        plan: Vec<String>,
+        plan: Vec<PlanStep>,
         memory: ContextMemory,
     },
     /// The run is paused until a person approves or denies this call.

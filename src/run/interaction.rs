@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::llm::Delta;
 use crate::llm::message::ToolCall;
 use crate::run::event::{Decided, Event, Thought};
-use crate::run::{ContextMemory, Fit, Outcome, Purpose, Review, Trigger};
+use crate::run::{ContextMemory, Fit, Outcome, PlanStep, Purpose, Review, Trigger};
 use crate::tool::ToolKind;
 
 pub use super::conversation::{Conversation, estimate_tokens};
@@ -56,7 +56,7 @@ pub enum Step {
     },
     /// The model's plan and context memory, as it last set them.
     Plan {
-        steps: Vec<String>,
+        steps: Vec<PlanStep>,
         memory: ContextMemory,
     },
     /// A tool call and, once finished, its result or error.

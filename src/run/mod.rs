@@ -34,7 +34,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use after_action::{AfterAction, after_action, says_yes, verdict_explained};
-pub use context::{ContextMemory, FollowUp, PLAN_TOOL, PlanUpdate};
+pub use context::{ContextMemory, FollowUp, PLAN_TOOL, PlanStep, PlanUpdate};
 pub use fit::{DoesNotFit, Fit, READ_RESULT_CHARS, Trim};
 use limits::Limits;
 pub use limits::{
@@ -148,6 +148,8 @@ pub struct ToolResult {
     pub call_id: String,
     pub result: Result<Value, ToolError>,
     pub duration_ms: i64,
+    /// When it finished, in milliseconds since the epoch (0: not known).
+    pub at_ms: i64,
 }
 
 /// How a run ended.
@@ -197,11 +199,15 @@ pub struct ActionRecord {
     #[serde(with = "crate::run::event::tool_result")]
     pub result: Result<Value, String>,
     pub duration_ms: i64,
+    /// When it finished, in milliseconds since the epoch (0: in a run saved before
+    /// actions were stamped).
+    #[serde(default)]
+    pub at_ms: i64,
 }
 
 read_fields!(ActionRecord {
     iteration, tool, arguments, kind, result = with(crate::run::event::tool_result::deserialize),
-    duration_ms,
+    duration_ms, at_ms = default,
 });
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -238,7 +244,7 @@ pub struct AgentRun {
     reasoning: String,
     /// The latest action the model decided on.
     decision: Option<ToolCall>,
-    plan: Vec<String>,
+    plan: Vec<PlanStep>,
     memory: ContextMemory,
     history: Vec<ActionRecord>,
     iterations: u32,
@@ -413,7 +419,7 @@ impl AgentRun {
         &self.history
     }
 
-    pub fn plan(&self) -> &[String] {
+    pub fn plan(&self) -> &[PlanStep] {
         &self.plan
     }
 
@@ -637,7 +643,7 @@ impl AgentRun {
     fn after_action(&mut self, tool: &str, error: Option<&str>, step_used: bool) {
         if error.is_none() {
             self.memory.settle(tool);
-            if step_used && !self.plan.is_empty() {
+            if step_used && self.plan.first().is_some_and(|step| step.done_by(tool)) {
                 self.plan.remove(0);
             }
         }

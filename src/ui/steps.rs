@@ -171,7 +171,8 @@ fn step_view(step: Step, continued: bool) -> AnyView {
             let text = if steps.is_empty() {
                 "no steps left".to_owned()
             } else {
-                steps.join(" → ")
+                let words: Vec<String> = steps.iter().map(ToString::to_string).collect();
+                words.join(" → ")
             };
             view! {
                 <li class="step step-plan">
