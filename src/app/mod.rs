@@ -399,6 +399,12 @@ impl Session {
         self.inner.state.borrow().busy()
     }
 
+    /// Whether a run of the conversation `id` is in flight or waiting.
+    pub fn running_in(&self, id: &str) -> bool {
+        let state = self.inner.state.borrow();
+        state.running.iter().any(|r| r.conversation == id)
+    }
+
     /// The open conversation's id.
     pub fn conversation_id(&self) -> String {
         self.inner.state.borrow().open.clone()

@@ -13,12 +13,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::app::settings::{Backend, ModelSource, Settings};
-use crate::app::{Config, Options, Participant, Play, register_memory};
+use crate::app::{Config, Environment, Options, Participant, Perceived, Play, register_memory};
 use crate::compose::agent::Agent;
 use crate::compose::delegate::Delegate;
 use crate::llm::Llm;
 use crate::llm::openai::OpenAiClient;
 use crate::llm::rules::RulesModel;
+use crate::run::Observation;
 use crate::store::auth::{Account, AuthClient, AuthError, SignedInStore};
 use crate::store::{Delete, Filtered, LocalStore, Persist, Row, Rpc, Store, StoreError};
 use crate::tool::{CurrentTime, ToolRegistry};
@@ -367,6 +368,29 @@ pub fn delegate(llm: Rc<dyn Llm>, world: Option<Rc<dyn Store>>, who: &Participan
 
 /// The player's id in character transactions.
 pub const PLAYER: &str = "player";
+
+/// The world's environment (seed 000's observation): a trigger's actor reads its
+/// current morale, energy, health and gold from `world` as the trigger fires, however
+/// long ago it was scheduled.
+pub fn world_environment(world: Rc<dyn Store>) -> Environment {
+    Rc::new(move |observation: &Observation| {
+        let world = Rc::clone(&world);
+        let mut observation = observation.clone();
+        Box::pin(async move {
+            match world::perceive(&*world, &mut observation).await {
+                Ok(Some(_)) => Perceived {
+                    actor: observation.actor.state,
+                    ..Perceived::default()
+                },
+                Ok(None) => Perceived::default(),
+                Err(error) => Perceived {
+                    text: format!("Your current stats could not be read: {error}"),
+                    ..Perceived::default()
+                },
+            }
+        })
+    })
+}
 
 /// The storage namespace of the demo's conversations.
 pub const NAMESPACE: &str = "familiar";

@@ -1,11 +1,13 @@
 //! The World view: seed 000's world as a game in the page. It shows the agents (their
-//! stats, identity, inventory, community and loyalty, relationships), the battles, the
-//! market, jobs, messages, posts and proposals, read again whenever a run acts; fires
-//! the world's triggers at the agents from buttons (a message, a leader's call, a
-//! battle starting, the market check, a proposal), and the market check also on a
-//! visible timer that can be paused. The runs are the controller's, in the open
-//! conversation, so every change has its turn and steps there; the change log below
-//! names the turn and the step that made each change.
+//! stats, identity, inventory, community and loyalty, relationships, and their own
+//! memory: the turns of each one's own conversation), the battles, the market, jobs,
+//! messages, posts and proposals, read again whenever a run acts; fires the world's
+//! triggers at the agents from buttons (a message, a leader's call, a battle starting,
+//! the market check, a proposal). The market check is also each agent's schedule in
+//! the session, made when the view first opens: it goes on with the view closed and
+//! across reloads, and the view shows when it fires next and pauses it. The runs are
+//! the controller's, each in its agent's own conversation; the change log below names
+//! the agent, the turn and the step that made each change.
 
 use std::rc::Rc;
 
@@ -14,15 +16,56 @@ use leptos::task::spawn_local;
 use serde_json::{Value, json};
 
 use super::Chat;
-use crate::app::Update as SessionUpdate;
+use crate::app::{Decision, Missed, Storage, Update as SessionUpdate};
 use crate::demo::roster;
 use crate::run::event::{Event, Thought};
 use crate::store::{Filtered, Row, Rpc, Select, Store};
 use crate::world::policy::is_lookup;
 use crate::world::triggers::{WorldAgent, WorldEvent};
 
-/// Seconds between two scheduled market checks.
-const MARKET_EVERY_S: u32 = 60;
+/// Seconds between an agent's scheduled market checks.
+const MARKET_EVERY_S: u64 = 60;
+
+/// Where the view remembers that the person paused the market checks.
+const MARKET_PAUSED_KEY: &str = "familiar.world.market_paused";
+
+/// The id of `who`'s market-check schedule.
+fn market_schedule(who: &WorldAgent) -> String {
+    format!("market:{}", who.name)
+}
+
+/// Makes each agent's market-check schedule that is missing.
+fn schedule_market(app: &crate::app::Session, agents: &[WorldAgent]) -> Result<(), String> {
+    let have = app.schedules();
+    for who in agents {
+        let id = market_schedule(who);
+        if have.iter().all(|s| s.id != id) {
+            let every = MARKET_EVERY_S * 1_000;
+            let check = WorldEvent::MarketCheck.observe(who);
+            app.schedule(Some(&id), every, check, Missed::Skip)
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// The newest turns of `who`'s own conversation, as "what happened → what it did".
+fn memory_of(app: &crate::app::Session, who: &WorldAgent) -> Vec<String> {
+    let own = crate::app::Session::own_conversation(&who.name);
+    let Some(conversation) = app.conversation_of(&own) else {
+        return Vec::new();
+    };
+    let turns = conversation.interactions.iter().rev().take(4);
+    turns
+        .map(|turn| {
+            let answer = turn.outcome().map(|o| o.text().to_owned());
+            match answer {
+                Some(answer) if !answer.is_empty() => format!("{} → {answer}", turn.input),
+                _ => turn.input.clone(),
+            }
+        })
+        .collect()
+}
 
 /// The world's rows the view shows.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -40,9 +83,10 @@ struct Snapshot {
     proposals: Vec<Row>,
 }
 
-/// One change a run made: its turn, its step, the action and what came of it.
+/// One change a run made: its agent, turn and step, the action and what came of it.
 #[derive(Debug, Clone, PartialEq)]
 struct Change {
+    agent: String,
     turn: u64,
     step: usize,
     tool: String,
@@ -122,6 +166,10 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
     let world = RwSignal::new(Snapshot::default());
     let changes = RwSignal::new(Vec::<Change>::new());
     let status = RwSignal::new(String::new());
+    // Bumped when an agent's own conversation changes: its memory is read again.
+    let remembered = RwSignal::new(0u64);
+    // The calls the agents wait on their owner's decision about, each on its card.
+    let asks = RwSignal::new(chat.session().map(|app| app.pending()).unwrap_or_default());
     let refresh = move || {
         if let Some(store) = chat.world_store() {
             spawn_local(async move { world.set(snapshot(store).await) });
@@ -130,11 +178,29 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
     refresh();
     // Read the world again after every action a run takes, and log it.
     let listener = chat.session().map(|app| {
+        let session = app.clone();
         let id = app.on(move |update| {
+            if let SessionUpdate::Event { event, .. } = update
+                && matches!(
+                    event,
+                    Event::ApprovalNeeded { .. } | Event::Decided { .. } | Event::Done(_)
+                )
+            {
+                asks.set(session.pending());
+            }
             if let SessionUpdate::Event {
+                conversation,
+                event: Event::Done(_),
+                ..
+            } = update
+                && conversation.starts_with("agent:")
+            {
+                remembered.update(|n| *n += 1);
+            }
+            if let SessionUpdate::Event {
+                conversation,
                 turn,
                 event: Event::Thought(Thought::ToolReturn { tool, result, .. }),
-                ..
             } = update
                 && tool != "plan"
                 && !is_lookup(tool)
@@ -145,9 +211,11 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
                 };
                 changes.update(|c| {
                     let step = c.iter().filter(|x| x.turn == *turn).count() + 1;
+                    let agent = conversation.strip_prefix("agent:").unwrap_or("Familiar");
                     c.insert(
                         0,
                         Change {
+                            agent: agent.to_owned(),
                             turn: *turn,
                             step,
                             tool: tool.clone(),
@@ -223,27 +291,52 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
             fire(who, WorldEvent::BattleStarted { battle_id });
         }
     };
-    // The scheduled market check: each agent in turn, every MARKET_EVERY_S seconds.
-    let (paused, set_paused) = signal(false);
-    let (left, set_left) = signal(MARKET_EVERY_S);
-    let next_agent = StoredValue::new(0usize);
+    // The market check is each agent's schedule in the session (made here the first
+    // time, unless the person paused it); the view only shows when it fires next.
+    let storage = crate::web::BrowserStorage;
+    let (paused, set_paused) = signal(storage.load(MARKET_PAUSED_KEY).is_some());
+    if let Some(app) = chat.session()
+        && !paused.get_untracked()
+        && let Err(error) = schedule_market(&app, &agents())
+    {
+        status.set(error);
+    }
+    let toggle_market = move |_| {
+        let Some(app) = chat.session() else { return };
+        if paused.get_untracked() {
+            storage.remove(MARKET_PAUSED_KEY);
+            if let Err(error) = schedule_market(&app, &agents()) {
+                status.set(error);
+            }
+            set_paused.set(false);
+        } else {
+            for who in agents() {
+                app.unschedule(&market_schedule(&who));
+            }
+            if let Err(error) = storage.save(MARKET_PAUSED_KEY, "true") {
+                status.set(error);
+            }
+            set_paused.set(true);
+        }
+    };
+    let next_check = move || {
+        let app = chat.session()?;
+        let next = app
+            .schedules()
+            .iter()
+            .filter(|s| s.id.starts_with("market:"))
+            .map(|s| s.next_ms)
+            .min()?;
+        let now = js_sys::Date::now() as i64;
+        Some(
+            u64::try_from((next - now).max(0))
+                .unwrap_or(0)
+                .div_ceil(1_000),
+        )
+    };
+    let (left, set_left) = signal(next_check());
     let tick = set_interval_with_handle(
-        move || {
-            if paused.get_untracked() {
-                return;
-            }
-            let now = left.get_untracked().saturating_sub(1);
-            if now > 0 {
-                return set_left.set(now);
-            }
-            set_left.set(MARKET_EVERY_S);
-            let roster = agents();
-            let at = next_agent.get_value() % roster.len().max(1);
-            next_agent.set_value(at + 1);
-            if let Some(who) = roster.into_iter().nth(at) {
-                fire(who, WorldEvent::MarketCheck);
-            }
-        },
+        move || set_left.set(next_check()),
         std::time::Duration::from_secs(1),
     )
     .ok();
@@ -257,13 +350,13 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
             <header class="world-header">
                 <h2>"World"</h2>
                 <p class="market-timer" role="timer">
-                    {move || if paused.get() {
-                        "Market check paused".to_owned()
-                    } else {
-                        format!("Next market check in {} s", left.get())
+                    {move || match (paused.get(), left.get()) {
+                        (true, _) => "Market check paused".to_owned(),
+                        (false, Some(left)) => format!("Next market check in {left} s"),
+                        (false, None) => "No market check scheduled".to_owned(),
                     }}
                     " "
-                    <button type="button" class="pause-market" on:click=move |_| set_paused.update(|p| *p = !*p)>
+                    <button type="button" class="pause-market" on:click=toggle_market>
                         {move || if paused.get() { "Resume" } else { "Pause" }}
                     </button>
                 </p>
@@ -297,6 +390,43 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
                             <p class="community">{move || world.with(|w| community_of(w, id))}</p>
                             <p class="inventory">{move || world.with(|w| inventory_of(w, id))}</p>
                             <p class="relationships">{move || world.with(|w| relationships_of(w, id))}</p>
+                            {let own = crate::app::Session::own_conversation(&who.name); let name = who.name.clone(); move || {
+                                asks.get().into_iter().filter(|p| p.conversation == own).map(|p| {
+                                    let key = p.key();
+                                    let (yes, no) = (key.clone(), key);
+                                    let what = p.description.clone().unwrap_or_else(|| format!("{} {}", p.call.name, p.call.arguments));
+                                    let decide = move |key: crate::app::ApprovalKey, decision: Decision| {
+                                        if let Some(app) = chat.session()
+                                            && let Err(error) = app.decide(&key, decision)
+                                        {
+                                            status.set(error.to_string());
+                                        }
+                                    };
+                                    view! {
+                                        <div class="agent-asks" role="group" aria-label=format!("{name} asks first")>
+                                            <p>{format!("{name} asks to {}: {what}", p.call.name)}</p>
+                                            <button type="button" class="approve" on:click=move |_| decide(yes.clone(), Decision::Approve)>"Approve"</button>
+                                            <button type="button" class="deny" on:click=move |_| decide(no.clone(), Decision::Deny { reason: "the owner said no".into() })>"Deny"</button>
+                                        </div>
+                                    }
+                                }).collect_view()
+                            }}
+                            <button type="button" class="open-memory" on:click={let own = crate::app::Session::own_conversation(&who.name); move |_| chat.view(&own)}>
+                                {format!("Open {}'s conversation", who.name)}
+                            </button>
+                            <details class="agent-memory">
+                                <summary>{format!("{}'s memory", who.name)}</summary>
+                                <ol>
+                                    {let me = who.clone(); move || {
+                                        remembered.track();
+                                        let turns = chat.session().map(|app| memory_of(&app, &me)).unwrap_or_default();
+                                        if turns.is_empty() {
+                                            return view! { <li class="empty">"Nothing yet."</li> }.into_any();
+                                        }
+                                        turns.into_iter().map(|t| view! { <li>{t}</li> }).collect_view().into_any()
+                                    }}
+                                </ol>
+                            </details>
                             <div class="triggers">
                                 <button type="button" class="market-check" on:click=move |_| fire(a.clone(), WorldEvent::MarketCheck)>"Market check"</button>
                                 <button type="button" class="say-hi" on:click=move |_| say(b.clone(), "Hi", false)>"Say hi"</button>
@@ -332,7 +462,7 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
             </div>
             <ol class="world-changes" aria-label="Changes">
                 {move || changes.get().into_iter().map(|c| view! {
-                    <li data-tool=c.tool.clone()>{format!("turn {} · step {} · {} → {}", c.turn, c.step, c.tool, c.result)}</li>
+                    <li data-tool=c.tool.clone()>{format!("{} · turn {} · step {} · {} → {}", c.agent, c.turn, c.step, c.tool, c.result)}</li>
                 }).collect_view()}
             </ol>
         </section>

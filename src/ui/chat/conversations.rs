@@ -31,6 +31,20 @@ impl Chat {
         }
     }
 
+    /// Shows the conversation `id` (a resident's own, from the World view, or one the
+    /// controller opened), its runs and those of others going on.
+    pub fn view(&self, id: &str) {
+        let Some(app) = self.app() else {
+            return;
+        };
+        if app.conversation_id() != id && app.open(id).is_err() {
+            return;
+        }
+        self.conversation_id.set(id.to_owned());
+        self.show(app.conversation());
+        self.busy.set(app.running_in(id));
+    }
+
     /// Deletes a saved conversation; the open one is replaced by a new one.
     pub fn delete(&self, id: &str) {
         let Some(app) = self.app() else {

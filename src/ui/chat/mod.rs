@@ -208,6 +208,12 @@ impl Chat {
         let settings = self.settings.try_get_untracked()?;
         let (config, delegate, world) = demo::session(&settings);
         let app = app::Session::new(config, delegate);
+        if let Some(world) = &world {
+            app.set_environment(Some(demo::world_environment(Rc::clone(world))));
+        }
+        // Fires the session's schedules (the world's market checks) until it is
+        // destroyed, whichever view is open.
+        leptos::task::spawn_local(app.run_schedules());
         self.connect(app.clone(), world, true);
         Some(app)
     }
@@ -446,6 +452,10 @@ impl Chat {
                 self.inspector.update(|i| i.transaction = text);
             }
             app::Update::Notice(notice) => self.notice(notice),
+            // A message to a resident opened its own conversation: show it.
+            app::Update::Opened { conversation } if *conversation != shown => {
+                self.view(conversation);
+            }
             _ => {}
         }
         if let app::Update::Event {
@@ -525,7 +535,7 @@ impl Chat {
                 }
             }),
             Event::PlanUpdated { plan, memory } => self.inspector.update(|i| {
-                i.plan.clone_from(plan);
+                i.plan = plan.iter().map(ToString::to_string).collect();
                 i.memory = memory.clone();
             }),
             Event::StepStarted(Purpose::Reason { iteration }) => {
