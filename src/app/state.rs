@@ -419,6 +419,12 @@ impl State {
                     self.folded_to.remove(id);
                     self.conversations.insert(id.to_owned(), conversation);
                 }
+                // A resident's own conversation exists before its first turn.
+                Loaded::Missing if self.is_residents(id) => {
+                    self.folded_to.remove(id);
+                    self.conversations
+                        .insert(id.to_owned(), Conversation::default());
+                }
                 Loaded::Missing => return Err(AppError::NoConversation(id.to_owned())),
                 Loaded::Corrupt { kept_as, error } => {
                     return Err(AppError::BadState(format!(
@@ -439,6 +445,13 @@ impl State {
         self.open = id.to_owned();
         self.forget_idle();
         save_json(disk.storage, &disk.keys.current(), &self.open)
+    }
+
+    /// Whether `id` is the own conversation of one of the delegate's residents.
+    fn is_residents(&self, id: &str) -> bool {
+        id.strip_prefix("agent:")
+            .and_then(|name| self.delegate.named(name))
+            .is_some_and(|agent| agent.own_memory)
     }
 
     pub(super) fn open_new(&mut self, disk: &Disk) -> (String, Vec<Notice>) {

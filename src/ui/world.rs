@@ -301,24 +301,6 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
     {
         status.set(error);
     }
-    let toggle_market = move |_| {
-        let Some(app) = chat.session() else { return };
-        if paused.get_untracked() {
-            storage.remove(MARKET_PAUSED_KEY);
-            if let Err(error) = schedule_market(&app, &agents()) {
-                status.set(error);
-            }
-            set_paused.set(false);
-        } else {
-            for who in agents() {
-                app.unschedule(&market_schedule(&who));
-            }
-            if let Err(error) = storage.save(MARKET_PAUSED_KEY, "true") {
-                status.set(error);
-            }
-            set_paused.set(true);
-        }
-    };
     let next_check = move || {
         let app = chat.session()?;
         let next = app
@@ -335,6 +317,26 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
         )
     };
     let (left, set_left) = signal(next_check());
+    let toggle_market = move |_| {
+        let Some(app) = chat.session() else { return };
+        if paused.get_untracked() {
+            storage.remove(MARKET_PAUSED_KEY);
+            if let Err(error) = schedule_market(&app, &agents()) {
+                status.set(error);
+            }
+            set_paused.set(false);
+            set_left.set(next_check());
+        } else {
+            for who in agents() {
+                app.unschedule(&market_schedule(&who));
+            }
+            if let Err(error) = storage.save(MARKET_PAUSED_KEY, "true") {
+                status.set(error);
+            }
+            set_paused.set(true);
+        }
+    };
+
     let tick = set_interval_with_handle(
         move || set_left.set(next_check()),
         std::time::Duration::from_secs(1),

@@ -168,6 +168,16 @@ fn two_residents_triggered_in_turn_each_read_only_their_own_history() {
 }
 
 #[test]
+fn a_residents_conversation_opens_before_its_first_turn_and_no_one_elses_does() {
+    let t = town(&Rc::new(VolatileStorage::new()), [&[], &[], &[], &[]]);
+    t.session.open("agent:Dotty").unwrap();
+    assert_eq!(t.session.conversation_id(), "agent:Dotty");
+    assert!(t.session.conversation().interactions.is_empty());
+    assert!(t.session.open("agent:scribe").is_err(), "not a resident");
+    assert!(t.session.open("agent:nobody").is_err());
+}
+
+#[test]
 fn a_message_to_a_resident_opens_its_own_conversation_and_the_default_name_leaves_it() {
     let storage = Rc::new(VolatileStorage::new());
     let t = town(
