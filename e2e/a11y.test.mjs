@@ -2,11 +2,10 @@
 // 7:1 contrast) on the release build, in light and dark, at 1280 and 360 px wide, in the states a person meets: idle after an answer,
 // an approval pending, and Settings, History, the character loader and (narrow) the
 // inspector panel open. No serious or critical violation is allowed.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { answer, openDemo, send, useDist } from './harness.mjs';
+import { test, answer, openDemo, send, useDist } from './harness.mjs';
 
 const env = useDist();
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

@@ -2,9 +2,8 @@
 // live region's every new text is recorded from the page's start. Each answer is said
 // once, even when it repeats the one before (Retry); as plain words (no markdown
 // marks); and a long one is cut, with a shortcut to the whole answer that works.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answer, openDemo, send, useDist } from './harness.mjs';
+import { test, answer, openDemo, send, useDist } from './harness.mjs';
 
 const env = useDist();
 

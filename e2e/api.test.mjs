@@ -1,9 +1,8 @@
 // The JavaScript API from a plain page with its own script and no framework: a game
 // creates an NPC agent with the rules model, gives it a tool that changes the page,
 // sends it a game event, shows what happened; then mounts the chat widget.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { artifacts, useDist, watch } from './harness.mjs';
+import { test, artifacts, useDist, watch } from './harness.mjs';
 
 const game = `<!doctype html>
 <html lang="en">

@@ -15,12 +15,11 @@
 // Object.prototype redirect neither the widget nor the model. A reload shows the answers
 // as well as the questions, and nothing of the wasm is fetched before a person hovers or
 // opens the launcher.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { pkgPage, useDist, watch } from './harness.mjs';
+import { test, pkgPage, useDist, watch } from './harness.mjs';
 
 const body = (tag) => `
   <nav><a href="/">Home</a> <a href="/shop">Shop</a></nav>

@@ -3,11 +3,10 @@
 // and played (an order, "nevermind", a second workflow while the first is pending); a
 // broken file's problems shown with their paths; the menu never starting a conversation on
 // its own; and the JS API taking a character as an object (the seed's file verbatim) or a URL.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { appReady, artifacts, ask, openDemo, useDist, watch } from './harness.mjs';
+import { test, appReady, artifacts, ask, openDemo, useDist, watch } from './harness.mjs';
 
 const fixture = (name) => readFileSync(new URL(`../tests/fixtures/characters/${name}`, import.meta.url), 'utf8');
 const broken = JSON.stringify({

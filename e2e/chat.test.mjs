@@ -1,8 +1,7 @@
 // The release build in headless Chromium: a user asks, the agent answers with its steps.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { answer, appReady, artifacts, ask, openDemo, openHeld, send, useDist } from './harness.mjs';
+import { test, answer, appReady, artifacts, ask, openDemo, openHeld, send, useDist } from './harness.mjs';
 
 const env = useDist();
 const small = { viewport: { width: 1024, height: 768 } };

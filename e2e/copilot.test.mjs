@@ -3,9 +3,8 @@
 // page's own offline planner as its model, and the story graph answered by the page
 // over a message port. Driven through the page's controls and read from the screen;
 // `window.copilot.graph` (the page's own state) is read to check ids.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { artifacts, useDist, watch } from './harness.mjs';
+import { test, artifacts, useDist, watch } from './harness.mjs';
 
 const env = useDist();
 const PAGE = 'public/examples/copilot.html';

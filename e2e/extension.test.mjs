@@ -13,7 +13,8 @@
 //   origin; a form is filled and sent only after each Allow;
 // - a field inside a cross-origin iframe is filled;
 // - a task goes on across a navigation to the next page.
-import { test, before, after } from 'node:test';
+import { before, after } from 'node:test';
+import { test } from './harness.mjs';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';

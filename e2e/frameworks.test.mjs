@@ -9,13 +9,12 @@
 // says whether each task was done. The run ends with the table of framework × task, and
 // holds the number done to the floor reached (issue 40's baseline: 19 of 50).
 // FAMILIAR_FRAMEWORKS_LOG=1 prints each request's task and latest tool result.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useDist, watch } from './harness.mjs';
+import { test, useDist, watch } from './harness.mjs';
 
 const fixtures = resolve(fileURLToPath(new URL('.', import.meta.url)), 'fixtures', 'frameworks', 'dist');
 // scripts/test.sh builds them before the e2e suite; a run of this file alone builds

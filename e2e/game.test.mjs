@@ -3,9 +3,8 @@
 // game's host tools on game events. It is driven with the keyboard and read from the
 // screen; `window.market` (the game's own handles) only sends extra events and reads
 // the game's state.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { artifacts, useDist, watch } from './harness.mjs';
+import { test, artifacts, useDist, watch } from './harness.mjs';
 
 const env = useDist();
 const GAME = 'public/examples/market.html';
@@ -70,9 +69,18 @@ test('a theft makes the merchant shout; the guard hears it through his own trigg
   assert.deepEqual(problems, []);
 });
 
-test('the game keeps drawing frames, nine in ten under 20 ms and none stalled, while its NPCs handle twenty events each', async (t) => {
+test('the game keeps drawing frames, its main thread never blocked past 100 ms, while its NPCs handle twenty events each', async (t) => {
   const { page, problems } = await openGame(t);
   const result = await page.evaluate(async () => {
+    // Long tasks as the page itself reports them (every task over 50 ms on the main
+    // thread): what a player feels as a stall, whatever the compositor of a loaded,
+    // software-rendered Chromium does with vsync.
+    const supported = PerformanceObserver.supportedEntryTypes.includes('longtask');
+    const tasks = [];
+    const observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) tasks.push(entry.duration);
+    });
+    observer.observe({ type: 'longtask' });
     const gaps = [];
     let last = null;
     let running = true;
@@ -93,21 +101,25 @@ test('the game keeps drawing frames, nine in ten under 20 ms and none stalled, w
     const outcomes = await Promise.all(runs);
     const ms = performance.now() - started;
     await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+    // A task still running when the runs end is reported once it ends: one more turn.
+    await new Promise((ok) => setTimeout(ok, 0));
     running = false;
-    return { ms, gaps, types: outcomes.map((o) => o.type) };
+    tasks.push(...observer.takeRecords().map((entry) => entry.duration));
+    observer.disconnect();
+    return { supported, ms, gaps, tasks, types: outcomes.map((o) => o.type) };
   });
-  const longest = Math.max(...result.gaps);
-  console.log(`60 runs in ${result.ms.toFixed(0)} ms, ${result.gaps.length} frames, longest ${longest.toFixed(1)} ms`);
+  const longest = Math.max(0, ...result.tasks);
+  const tasks = result.tasks.map((d) => d.toFixed(0)).join(' ');
+  console.log(`60 runs in ${result.ms.toFixed(0)} ms, ${result.gaps.length} frames, long tasks [${tasks}]`);
+  assert.ok(result.supported, 'Chromium reports long tasks (else this test would see none)');
   assert.deepEqual(result.types.filter((type) => type === 'failed' || type === 'aborted'), []);
   assert.ok(result.gaps.length >= 3, `frames were drawn while the agents ran (${result.gaps.length})`);
-  // A frame is 16.7 ms; a stall is several in a row (before the yield: 50–133 ms with
-  // two frames drawn). Most frames must come on time, and none may stall, so a busy
-  // CI machine missing one vsync does not fail the run (bench/frames.mjs prints the
-  // figures).
-  const gaps = result.gaps.map((g) => g.toFixed(1)).join(' ');
-  const onTime = result.gaps.filter((g) => g < 20).length;
-  assert.ok(onTime >= result.gaps.length * 0.9, `only ${onTime} of ${result.gaps.length} frames under 20 ms (${gaps})`);
-  assert.ok(longest < 50, `a frame stalled for ${longest.toFixed(1)} ms (${gaps})`);
+  // Each run yields between steps, so the page's tasks stay short: none reaches the
+  // long-task mark here, even beside three busy processes on two cores. Before the
+  // yield, a run held the thread 50–133 ms. 100 ms leaves a loaded machine twice the
+  // mark and still fails a run that blocks for one long stretch (a 120 ms block shows
+  // as one 120 ms task).
+  assert.ok(longest < 100, `the main thread was blocked for ${longest.toFixed(0)} ms (long tasks: ${tasks})`);
   assert.deepEqual(problems, []);
 });
 
@@ -153,7 +165,7 @@ function script(replies) {
   return { handler, requests };
 }
 
-test('with a proxy model, a forbidden call and invalid output never run and never crash the game', async (t) => {
+test('with a proxy model, a forbidden call never runs, broken arguments are repaired, and an answer that is not JSON fails its run without crashing the game', async (t) => {
   const model = script([
     // A call this event does not allow: refused, and the model is told so.
     { call: { name: 'attack', arguments: '{"target":"player"}' } },
@@ -180,11 +192,24 @@ test('with a proxy model, a forbidden call and invalid output never run and neve
 
   const second = await page.evaluate(() =>
     window.market.fire('brann', 'player.near', 'The player comes near you.', ['say']));
-  assert.ok(['failed', 'answered', 'cap_reached'].includes(second.type), JSON.stringify(second));
-  // Whatever the model sent, the game goes on: the player still moves.
+  // The unterminated arguments are repaired (the JSON discipline) and the allowed
+  // `say` runs with them; the reply that is not JSON at all ends the run as failed,
+  // with the reason, and the game tells the player so.
+  assert.equal(model.requests[3].messages.at(-1).content, '{"said":"Halt"}');
+  assert.deepEqual(second, {
+    type: 'failed',
+    error: "the model's answer could not be read: the response is not a chat completion (expected ident at line 1 column 2)",
+  });
+  assert.deepEqual(await log(page), [
+    'Brann says: “Halt”',
+    `(Brann is confused: ${second.error})`,
+  ]);
+  // The game goes on: the player still moves, unharmed.
   const startedAt = await at(page, 'player');
   await press(page, 'ArrowLeft');
   assert.notEqual(await at(page, 'player'), startedAt);
   assert.equal(await page.locator('#hp').textContent(), '10');
-  assert.deepEqual(problems.filter((p) => !p.startsWith('console:')), []);
+  assert.equal(model.requests.length, 4, 'no request after the unreadable one');
+  // Not one console error, page error or off-origin request along the way.
+  assert.deepEqual(problems, []);
 });

@@ -2,9 +2,8 @@
 // offline (propose, scry, accept and reject, tick) with the resources and the chart
 // changing, the game where it was after a reload, two tabs that tick the same tick
 // once, and one tick in Supabase mode against the real backend (scripts/backend.sh).
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appReady, openDemo, useDist, watch } from './harness.mjs';
+import { test, appReady, openDemo, useDist, watch } from './harness.mjs';
 
 const env = useDist();
 const project = process.env.FAMILIAR_SUPABASE_URL;

@@ -3,12 +3,26 @@
 // test takes (open the demo, send a message, read an answer).
 import { createServer } from 'node:http';
 import { mkdir, readFile } from 'node:fs/promises';
-import { after, before } from 'node:test';
+import { after, before, test as nodeTest } from 'node:test';
 import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * How long a test or a fixture's hook may take unless it names its own `timeout`: a
+ * stuck test fails within it rather than hanging the test command (the slowest tests
+ * take under 5 s alone, ~10 s on a loaded 2-core machine; node 20's --test-timeout
+ * would bound a whole file, not each test).
+ */
+export const TEST_TIMEOUT = 120_000;
+
+/** node:test's `test`, with `TEST_TIMEOUT` as each test's default limit. */
+export function test(name, options, fn) {
+  if (typeof options === 'function') [options, fn] = [{}, options];
+  return nodeTest(name, { timeout: TEST_TIMEOUT, ...options }, fn);
+}
 export const dist = resolve(root, 'dist');
 /** The headless runtime scripts/headless.sh builds, served under /pkg/. */
 export const pkg = resolve(root, 'pkg');
@@ -170,11 +184,11 @@ export function useDist(options) {
     env.server = await serveDist(options);
     env.browser = await launchChromium();
     await mkdir(artifacts, { recursive: true });
-  });
+  }, { timeout: TEST_TIMEOUT });
   after(async () => {
     await env.browser?.close();
     await env.server?.close();
-  });
+  }, { timeout: TEST_TIMEOUT });
   return env;
 }
 

@@ -3,9 +3,8 @@
 // it a host tool, fires a game event, saves and reloads its state, and is told plainly
 // that this build has no widget to mount. It is the lean runtime (no character
 // workflows, world, store or Supabase): a config asking for them is refused by name.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useDist, watch } from './harness.mjs';
+import { test, useDist, watch } from './harness.mjs';
 
 const game = `<!doctype html>
 <html lang="en">

@@ -1,10 +1,9 @@
 // The interface end to end, on the release build in headless Chromium: a whole
 // conversation with an approval, Stop during a streaming run, a reload that restores
 // the conversation, persisted settings, and screenshots in both themes.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { answer, appReady, artifacts, openDemo, send, useDist } from './harness.mjs';
+import { test, answer, appReady, artifacts, openDemo, send, useDist } from './harness.mjs';
 
 const env = useDist();
 

@@ -3,9 +3,8 @@
 // next item, the control that opened a panel), never to <body>. Each step presses
 // keys only (Tab to reach a control, Enter or Escape to act) and asserts where focus
 // lands.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answer, openDemo, useDist } from './harness.mjs';
+import { test, answer, openDemo, useDist } from './harness.mjs';
 
 const env = useDist();
 

@@ -4,11 +4,10 @@
 // download once with progress and are read from the browser's cache after a reload;
 // it answers, calls `current_time` with arguments the registry accepts, and Stop ends
 // its answer mid-stream. Skipped, saying why, when the model is not installed.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { appReady, dist, openDemo, send, useDist } from './harness.mjs';
+import { test, appReady, dist, openDemo, send, useDist } from './harness.mjs';
 
 const models = join(dist, 'models');
 const weights = existsSync(models) ? readdirSync(models).find((f) => f.endsWith('.gguf')) : undefined;
@@ -47,7 +46,7 @@ async function ended(page, n) {
   return turn.getAttribute('data-status');
 }
 
-test('chosen in Settings, the local model downloads once with progress, then answers and calls current_time', { skip }, async (t) => {
+test('chosen in Settings, the local model downloads once with progress, then answers and calls current_time', { skip, timeout: 3 * SLOW }, async (t) => {
   const { page, problems } = await openDemo(env, t);
   await chooseLocal(page);
   const progress = page.locator('.local-status');
@@ -72,7 +71,7 @@ test('chosen in Settings, the local model downloads once with progress, then ans
   assert.deepEqual(problems, []);
 });
 
-test('Stop ends the local model mid-answer, and a reload reads the weights from the cache', { skip }, async (t) => {
+test('Stop ends the local model mid-answer, and a reload reads the weights from the cache', { skip, timeout: 3 * SLOW }, async (t) => {
   const { page, problems } = await openDemo(env, t);
   await chooseLocal(page);
   await ready(page);

@@ -4,9 +4,8 @@
 // its elements and calls `click` on the "Delete account" button the instructions ask
 // for. The click asks first; denied, it never runs, and the hidden instructions never
 // reached the model at all.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useDist, watch } from './harness.mjs';
+import { test, useDist, watch } from './harness.mjs';
 
 const article = `<!doctype html>
 <html lang="en">

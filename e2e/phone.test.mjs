@@ -4,9 +4,8 @@
 // inspector is a panel the person opens, not content under the composer; the approval
 // card's buttons are on screen; and "Jump to latest" never shows on an empty
 // conversation nor over a message.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answer, openDemo, send, useDist } from './harness.mjs';
+import { test, answer, openDemo, send, useDist } from './harness.mjs';
 
 const env = useDist();
 const phone = { width: 360, height: 740 };

@@ -5,10 +5,9 @@
 // no console error, and an answer to the first suggested question.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { appReady, ask, launchChromium, watch } from './harness.mjs';
+import { test, appReady, ask, launchChromium, watch } from './harness.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -35,7 +34,8 @@ async function served(url, demo, log) {
   throw new Error(`scripts/demo.sh served nothing at ${url}:\n${log.join('')}`);
 }
 
-test('the page scripts/demo.sh serves carries its framing headers, logs no error and answers', async (t) => {
+// scripts/demo.sh builds before it serves: ~90 s alone, more beside other builds.
+test('the page scripts/demo.sh serves carries its framing headers, logs no error and answers', { timeout: 900_000 }, async (t) => {
   const port = await freePort();
   const log = [];
   const demo = spawn('scripts/demo.sh', [], {

@@ -1,8 +1,7 @@
 // A full localStorage: the answer still comes, and the person is told that the
 // conversation could not be saved instead of losing it silently on the next reload.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answer, appReady, ask, openDemo, send, useDist } from './harness.mjs';
+import { test, answer, appReady, ask, openDemo, send, useDist } from './harness.mjs';
 
 const env = useDist();
 

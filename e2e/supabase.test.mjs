@@ -3,10 +3,9 @@
 // on one project URL): an anonymous sign-in, memories that outlive a reload, a
 // character's order, a world action through its database function — and a second
 // user who sees none of the first's memories and cannot change them.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { answer, appReady, artifacts, ask, send, useDist } from './harness.mjs';
+import { test, answer, appReady, artifacts, ask, send, useDist } from './harness.mjs';
 
 const env = useDist();
 const project = process.env.FAMILIAR_SUPABASE_URL;

@@ -1,10 +1,9 @@
 // The widget inside someone else's page: it mounts into the host's #familiar element,
 // takes its width and the host's theme, and leaves the host's own look alone.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { answer, artifacts, ask, openHeld, useDist, watch } from './harness.mjs';
+import { test, answer, artifacts, ask, openHeld, useDist, watch } from './harness.mjs';
 
 const host = `<!doctype html>
 <html lang="en">

@@ -119,6 +119,10 @@ cargo test --release -p familiar-local 2>&1 | tee -a "$log/native"
 
 step "browser tests (wasm-bindgen-test, headless Chromium; LiteLLM at $FAMILIAR_LITELLM_URL, faults at $FAMILIAR_FAULT_URL, capture at $FAMILIAR_CAPTURE_URL and $FAMILIAR_CAPTURE_OTHER_URL)"
 wait_for_litellm
+# wasm-bindgen-test-runner gives each test binary 20 s unless told: the model client's
+# fault matrix waits out 1 s timeouts and retries on purpose (12-15 s alone), which a
+# loaded 2-core machine pushes past 20. A stuck binary still fails, after 5 minutes.
+export WASM_BINDGEN_TEST_TIMEOUT=300
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --target wasm32-unknown-unknown --test ui --test web --test page --test page_reach --test login --test api --test store_conformance 2>&1 | tee "$log/browser"
 # The model client's suite prints its fault matrix (the table of every fault's outcome).
@@ -147,8 +151,11 @@ python3 scripts/scan-secrets.py dist pkg pkg-page pkg-extension
 step "end-to-end tests (Playwright, headless Chromium, release build)"
 mkdir -p "$log/e2e"
 node e2e/fixtures/frameworks/build.mjs # React, Vue, Svelte and Lit apps for e2e/frameworks.test.mjs
+# Each test has its own limit (e2e/harness.mjs's `test`: 2 minutes unless it names
+# more), so a stuck test fails; --test-timeout (node 20: the whole file) backs up the
+# hooks.
 for file in e2e/*.test.mjs; do
-  node --test --test-reporter=spec "$file" 2>&1 | tee "$log/e2e/$(basename "$file" .test.mjs).log"
+  node --test --test-timeout=1800000 --test-reporter=spec "$file" 2>&1 | tee "$log/e2e/$(basename "$file" .test.mjs).log"
 done
 
 step "every suite ran at least the tests recorded in tests/counts.txt, none ignored or skipped"
