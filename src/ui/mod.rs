@@ -287,7 +287,7 @@ fn Chat(
             </button>
         </Show>
         <ol node_ref=list class="conversation" aria-label="Messages" tabindex="-1">
-            <For each=move || chat.shown_turns() key=|turn| turn.id let:turn>
+            <For each=move || chat.shown_turns() key=|turn| (turn.id, turn.interaction) let:turn>
                 <Turn interaction=turn.interaction />
             </For>
             {move || chat.queued.get().into_iter().map(|text| view! {
