@@ -34,11 +34,24 @@ async function say(page, text) {
   await page.keyboard.press('Enter');
 }
 
-/** A model on the page's origin that answers "Done." after `ms`: a run that is still
- * going while the test moves focus, then ends on its own. */
-async function slowAnswers(page, ms) {
+/** Waits (up to 5 s) for focus to land on `selector` (a `focused` description), then
+ * asserts where it is: an event awaited, not a fixed sleep a loaded machine outruns. */
+async function focusLands(page, selector, message) {
+  await page.waitForFunction((s) => document.activeElement?.matches(s) ?? false, selector, { timeout: 5_000 })
+    .catch(() => {});
+  assert.equal(await focused(page), selector, message);
+}
+
+/** A model on the page's origin that answers "Done." only when the test calls the
+ * returned `release` (once per request, oldest first; a release before the request
+ * arrives is kept for it): a run that is still going however slowly Tab walks to
+ * Stop on a loaded machine, then ends when the test says. */
+async function heldAnswers(page) {
+  const held = [];
+  let early = 0;
   await page.route('**/v1/chat/completions', async (route) => {
-    await new Promise((ok) => setTimeout(ok, ms));
+    if (early > 0) early -= 1;
+    else await new Promise((ok) => held.push(ok));
     const chunk = (delta, finish = null) =>
       `data: ${JSON.stringify({ id: 'k', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     await route.fulfill({
@@ -47,12 +60,16 @@ async function slowAnswers(page, ms) {
       body: `${chunk({ role: 'assistant', content: 'Done.' })}${chunk({}, 'stop')}data: [DONE]\n\n`,
     }).catch(() => {});
   });
+  return () => {
+    const next = held.shift();
+    if (next) next();
+    else early += 1;
+  };
 }
 
 test('by keyboard: the composer has focus on load, after Send, and when a run ends under Stop', async (t) => {
   const { page, problems } = await openDemo(env, t);
-  await page.waitForTimeout(200);
-  assert.equal(await focused(page), 'textarea.composer-input', 'focused on load');
+  await focusLands(page, 'textarea.composer-input', 'focused on load');
   assert.equal(await page.locator('.composer-send').isDisabled(), true, 'Send is disabled while the box is empty');
   await page.keyboard.type('What time is it?');
   await tabTo(page, '.composer-send');
@@ -60,7 +77,8 @@ test('by keyboard: the composer has focus on load, after Send, and when a run en
   await answer(page, 1);
   assert.equal(await focused(page), 'textarea.composer-input', 'Send hands focus to the message box');
 
-  // A model that takes 1.5 s: Stop shows, takes focus, and disappears as the run ends.
+  // A model that answers when the test lets it: Stop shows, takes focus, and
+  // disappears as the run ends.
   await tabTo(page, '.show-settings', { back: true });
   await page.keyboard.press('Enter');
   await tabTo(page, 'input[name="model"]');
@@ -78,13 +96,15 @@ test('by keyboard: the composer has focus on load, after Send, and when a run en
   await page.locator('.settings-saved', { hasText: 'Saved.' }).waitFor();
   await page.keyboard.press('Escape');
   assert.equal(await focused(page), 'button.show-settings', 'Escape gives focus back to Settings');
-  await slowAnswers(page, 1500);
+  const release = await heldAnswers(page);
   await page.keyboard.press('Shift+Escape');
   await say(page, 'Take your time');
   await tabTo(page, '.composer-stop');
+  const status = await page.locator('.turn').nth(1).getAttribute('data-status');
+  assert.doesNotMatch(status, /completed|failed|aborted/, 'Stop was reached while the run went on');
+  release();
   await answer(page, 2);
-  await page.waitForTimeout(100);
-  assert.equal(await focused(page), 'textarea.composer-input', 'the run ended under Stop: focus went to the message box');
+  await focusLands(page, 'textarea.composer-input', 'the run ended under Stop: focus went to the message box');
 
   // Stop pressed: the message box again.
   await say(page, 'Again, slowly');
@@ -97,7 +117,7 @@ test('by keyboard: the composer has focus on load, after Send, and when a run en
 
 test('by keyboard: an approval, a new conversation with a character, the loader, History and its deletions', async (t) => {
   const { page, problems } = await openDemo(env, t);
-  await page.waitForTimeout(200);
+  await focusLands(page, 'textarea.composer-input', 'focused on load');
   await say(page, 'Remember that the ale is cold');
   await answer(page, 1);
   await say(page, 'Forget about the ale');
@@ -146,13 +166,12 @@ test('by keyboard: an approval, a new conversation with a character, the loader,
   assert.equal(await page.locator('.open-conversation').count(), 2);
   await tabTo(page, '.delete-conversation');
   await page.keyboard.press('Enter');
-  await page.waitForTimeout(100);
+  await page.locator('.open-conversation').nth(1).waitFor({ state: 'detached' });
   assert.equal(await page.locator('.open-conversation').count(), 1);
-  assert.equal(await focused(page), 'button.open-conversation', 'after a deletion, the next conversation');
+  await focusLands(page, 'button.open-conversation', 'after a deletion, the next conversation');
   await tabTo(page, '.delete-conversation');
   await page.keyboard.press('Enter');
-  await page.waitForTimeout(100);
-  assert.equal(await focused(page), 'textarea.composer-input', 'none left: the composer');
+  await focusLands(page, 'textarea.composer-input', 'none left: the composer');
   await tabTo(page, '.show-conversations', { back: true });
   await page.keyboard.press('Enter');
   await page.keyboard.press('Escape');
