@@ -2,9 +2,9 @@
 // the agents, the offline world policy plays them through the one engine, and the view
 // follows every change. The market check makes penniless Mira work, buy and eat; a
 // battle is joined by the loyal and ignored by the disloyal; a reload finds the world
-// where it was. The same market check in Supabase mode, for a new player's own copy of
-// Mira (migrations/0011_agent_copies.sql, 0012_claim_agents.sql); and the market check's timer, fired on its
-// schedule, stopped by Pause.
+// where it was; each agent keeps its own conversation. The same market check in Supabase mode, for a new player's own copy of
+// Mira (migrations/0011_agent_copies.sql, 0012_claim_agents.sql); and each agent's market-check schedule, fired
+// with the World closed, stopped by Pause.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appReady, openDemo, useDist, watch } from './harness.mjs';
@@ -77,7 +77,35 @@ async function waitFor(check, what) {
   assert.fail(`timed out waiting for ${what}`);
 }
 
-test('the market check works, buys and eats; a battle is joined by the loyal and ignored by the disloyal; a reload keeps the world', async (t) => {
+/** The turns of `name`'s own conversation as its card lists them (its memory). */
+async function memory(world, name) {
+  return world.locator(`.world-agent[data-agent="${name}"] .agent-memory li:not(.empty)`)
+    .evaluateAll((items) => items.map((li) => li.textContent));
+}
+
+/** Shows `name`'s own conversation in the chat. */
+async function openConversation(page, world, name) {
+  await world.locator(`.world-agent[data-agent="${name}"] .open-memory`).click();
+  await page.locator('.conversation').waitFor();
+}
+
+/** Approves, on the agents' cards, every action asked until `done()` holds; the asks. */
+async function approveOnCardsUntil(world, done, what) {
+  const asked = [];
+  const deadline = Date.now() + 30_000;
+  while (!(await done())) {
+    assert.ok(Date.now() < deadline, `${what} (asked: ${asked})`);
+    const ask = world.locator('.agent-asks').first();
+    if (await ask.isVisible()) {
+      asked.push(await ask.locator('p').innerText());
+      await ask.locator('.approve').click();
+    }
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  return asked;
+}
+
+test('the market check works, buys and eats; a battle is joined by the loyal and ignored by the disloyal; each agent keeps its own conversation; a reload keeps the world', async (t) => {
   const { page, problems } = await openDemo(env, t);
   let world = await openWorld(page);
   assert.deepEqual(await stats(world, 'Mira'), { energy: 45, gold: 0 });
@@ -85,6 +113,8 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
   await waitFor(async () => /Lantern Guild: sentiment 70, trust 80, loyalty 85/
     .test(await dotty.locator('.relationships').innerText()), "Dotty's standing toward her faction");
 
+  // Mira's runs are kept in her own conversation, shown from her card.
+  await openConversation(page, world, 'Mira');
   await world.locator('.world-agent[data-agent="Mira"] .market-check').click();
   await completed(page, 1);
   const market = await steps(page, 1);
@@ -101,17 +131,29 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
   const changes = await world.locator('.world-changes li').evaluateAll((items) =>
     items.map((li) => li.dataset.tool).reverse());
   assert.deepEqual(changes, order, 'every change logged with its step');
-  assert.match(await world.locator('.world-changes li').first().innerText(), /step 4 · consume_item/);
+  assert.match(await world.locator('.world-changes li').first().innerText(), /Mira · turn 1 · step 4 · consume_item/);
+  await waitFor(async () => (await memory(world, 'Mira')).length === 1, "Mira's memory");
+  assert.deepEqual(await memory(world, 'Dotty'), [], "Dotty's memory holds nothing of Mira's");
 
   await world.locator('.battle-starts').click();
   // A battle's details carry words players wrote (community names): once a resident has
-  // read them, its action asks the person who owns it, who approves each here.
-  const asked = await approveUntilCompleted(page, 4);
+  // read them, its action asks the person who owns it, who approves each on its card.
+  const answered = async (name, n) =>
+    (await memory(world, name)).filter((turn) => turn.includes('→')).length >= n;
+  const asked = await approveOnCardsUntil(world, async () =>
+    (await answered('Dotty', 1)) && (await answered('Brannoc', 1)) && (await answered('Mira', 2)),
+  'each agent answered the battle');
   assert.deepEqual(asked.map((card) => /join_battle|ignore_battle/.exec(card)?.[0]).sort(),
     ['ignore_battle', 'join_battle', 'join_battle'], `the owner was asked for each action: ${asked}`);
-  assert.match(await steps(page, 2), /join_battle/, 'Dotty, loyal, fights');
-  assert.match(await steps(page, 3), /join_battle/, 'Brannoc, loyal to his side, fights');
-  const mira = await steps(page, 4);
+  await openConversation(page, world, 'Dotty');
+  assert.equal(await page.locator('.turn').count(), 1, "Dotty's conversation is her own");
+  const dottys = await steps(page, 1);
+  assert.match(dottys, /join_battle/, `Dotty, loyal, fights: ${dottys}`);
+  await openConversation(page, world, 'Brannoc');
+  const brannocs = await steps(page, 1);
+  assert.match(brannocs, /join_battle/, `Brannoc, loyal to his side, fights: ${brannocs}`);
+  await openConversation(page, world, 'Mira');
+  const mira = await steps(page, 2);
   assert.match(mira, /ignore_battle/, 'Mira, disloyal, stays out');
   assert.doesNotMatch(mira, /join_battle/);
   await waitFor(async () => (await stats(world, 'Dotty')).energy === 0, "Dotty's energy spent");
@@ -126,7 +168,11 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
   assert.deepEqual(await stats(world, 'Mira'), { energy: 26, gold: 47 });
   assert.equal((await stats(world, 'Dotty')).energy, 0);
   assert.match(await world.locator('.battles').innerText(), /Battle 1 \(active\): 200 – 155/);
-  assert.equal(await page.locator('.turn').count(), 4, 'the four runs are in the conversation');
+  for (const [name, turns] of [['Dotty', 1], ['Brannoc', 1], ['Mira', 2]]) {
+    assert.equal((await memory(world, name)).length, turns, `${name}'s own turns, read back`);
+  }
+  await openConversation(page, world, 'Mira');
+  assert.equal(await page.locator('.turn').count(), 2, "Mira's two runs are in her conversation");
   assert.deepEqual(problems, []);
 });
 
@@ -177,6 +223,7 @@ test('in Supabase mode a new player plays their own Mira: the market check works
   const before = await stats(world, 'Mira');
   assert.deepEqual(before, { energy: 45, gold: 0 });
 
+  await openConversation(page, world, 'Mira');
   await world.locator('.world-agent[data-agent="Mira"] .market-check').click();
   await completed(page, 1);
   const market = await steps(page, 1);
@@ -205,7 +252,7 @@ test('in Supabase mode a new player plays their own Mira: the market check works
   assert.deepEqual(others.filter((p) => !refused.test(p) && !beforeSignIn.test(p)), []);
 });
 
-test("the market check's timer fires on its schedule while the page is open, and Pause stops it", async (t) => {
+test("each agent's market check is the session's schedule: it fires on time with the World closed, and Pause stops it", async (t) => {
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
   t.after(() => context.close());
   await context.clock.install();
@@ -213,30 +260,41 @@ test("the market check's timer fires on its schedule while the page is open, and
   const problems = await watch(page, env);
   await page.goto(env.server.url);
   await appReady(page);
-  await page.getByRole('button', { name: 'World', exact: true }).click();
-  const world = page.locator('section.world');
+  const worldButton = page.getByRole('button', { name: 'World', exact: true });
+  await worldButton.click();
+  let world = page.locator('section.world');
   const timer = world.locator('.market-timer');
   await timer.getByText(/Next market check in \d+ s/).waitFor();
-  assert.equal(await page.locator('.turn').count(), 0);
-  // A minute on the page's clock: the check fires at the first agent, Dotty.
+  const checked = async (n) => {
+    for (const name of ['Dotty', 'Brannoc', 'Mira']) {
+      await waitFor(async () => (await memory(world, name))
+        .filter((turn) => turn.startsWith('Scheduled market check') && turn.includes('→')).length === n,
+      `${name}'s ${n} market checks`);
+    }
+  };
+  await checked(0);
+  // A minute on the page's clock: each agent's check fires, in its own conversation.
   await page.clock.runFor(62_000);
-  await world.locator('.world-status', { hasText: 'market.check → Dotty' }).waitFor();
-  await completed(page, 1);
-  assert.match(await timer.innerText(), /Next market check in \d+ s/);
-  // Paused, three minutes pass and nothing fires; the countdown holds where it was.
+  await checked(1);
+  assert.equal(await page.locator('.turn').count(), 0, 'the open chat is not theirs');
+  // With the World closed, the schedules go on.
+  await worldButton.click();
+  await world.waitFor({ state: 'detached' });
+  await page.clock.runFor(60_000);
+  await worldButton.click();
+  world = page.locator('section.world');
+  await checked(2);
+  // Paused, three minutes pass and nothing fires.
   await world.locator('.pause-market').click();
-  await timer.getByText('Market check paused').waitFor();
+  await world.locator('.market-timer').getByText('Market check paused').waitFor();
   await page.clock.runFor(180_000);
-  // A check fired names its agent at once; none did, and no run started.
-  assert.match(await world.locator('.world-status').innerText(), /market\.check → Dotty/);
   await new Promise((ok) => setTimeout(ok, 500));
-  assert.equal(await page.locator('.turn').count(), 1, 'no check while paused');
+  await checked(2);
+  // Resumed, the next checks are a period away.
   await world.locator('.pause-market').click();
-  const left = Number((await timer.innerText()).match(/in (\d+) s/)[1]);
-  assert.ok(left > 50, `the countdown held while paused: ${left} s left`);
-  // Resumed, the next check goes to the next agent, Brannoc.
+  const left = Number((await world.locator('.market-timer').innerText()).match(/in (\d+) s/)[1]);
+  assert.ok(left > 50 && left <= 60, `a full period to the next check: ${left} s`);
   await page.clock.runFor((left + 2) * 1000);
-  await world.locator('.world-status', { hasText: 'market.check → Brannoc' }).waitFor();
-  await completed(page, 2);
+  await checked(3);
   assert.deepEqual(problems, []);
 });
