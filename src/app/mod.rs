@@ -52,6 +52,7 @@ pub use schedule::{MAX_SCHEDULES, MIN_EVERY_MS, Missed, Schedule, due};
 pub use state::{Deleted, KEEP_STEPS_OF, SessionState};
 pub use storage::{
     ConversationEntry, Keys, Loaded, Storage, VolatileStorage, load_conversation, load_index,
+    load_kept,
 };
 pub use update::{ApprovalKey, Decision, Notice, PendingApproval, Update};
 
@@ -214,10 +215,20 @@ impl Session {
     pub fn channel(&self) -> Rc<Channel> {
         let config = &self.inner.config;
         let key = format!("{}.channel", config.namespace);
-        let kept = config
-            .storage
-            .load(&key)
-            .and_then(|text| crate::base::json::from_text::<(u64, u64)>(&text).ok());
+        // An unreadable secret is kept aside and said: a new one changes the request
+        // ids a resumed run repeats its calls under.
+        let kept = match storage::load_kept::<(u64, u64)>(&*config.storage, &key) {
+            Loaded::Found(secret) => Some(secret),
+            Loaded::Missing => None,
+            Loaded::Corrupt { kept_as, error } => {
+                self.tell(&Update::Notice(Notice::Corrupt {
+                    key: key.clone(),
+                    kept_as,
+                    error,
+                }));
+                None
+            }
+        };
         let secret = kept.unwrap_or_else(|| {
             let word = || {
                 let high = (config.random)().clamp(0.0, 1.0) * f64::from(u32::MAX);

@@ -212,6 +212,37 @@ fn anon_key_only(key: &str) -> Result<(), String> {
 const SERVICE_KEY: &str = "this is a service key: it bypasses row-level security and must \
     never be in a web page; use the project's anon key";
 
+/// The settings kept under `key`, and what to tell the person when they could not be
+/// used: unreadable or invalid ones are kept aside under `{key}.corrupt` (never read as
+/// the defaults and overwritten at the next save without a word), and the defaults
+/// stand in.
+pub fn load_settings(storage: &dyn super::Storage, key: &str) -> (Settings, Option<super::Notice>) {
+    use super::storage::{Loaded, keep_aside};
+    let corrupt = |kept_as, error| super::Notice::Corrupt {
+        key: key.to_owned(),
+        kept_as,
+        error,
+    };
+    match super::load_kept::<Settings>(storage, key) {
+        Loaded::Found(settings) if settings.problems().is_empty() => (settings, None),
+        Loaded::Found(settings) => {
+            let why: Vec<String> = settings
+                .problems()
+                .iter()
+                .map(|p| format!("{}: {}", p.field, p.message))
+                .collect();
+            let text = storage.load(key).unwrap_or_default();
+            let notice = match keep_aside::<()>(storage, key, &text, why.join("; ")) {
+                Loaded::Corrupt { kept_as, error } => Some(corrupt(kept_as, error)),
+                _ => None,
+            };
+            (Settings::default(), notice)
+        }
+        Loaded::Missing => (Settings::default(), None),
+        Loaded::Corrupt { kept_as, error } => (Settings::default(), Some(corrupt(kept_as, error))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,5 +402,31 @@ mod tests {
         let partial: Settings = serde_json::from_str(r#"{"reflection": true}"#).unwrap();
         assert!(partial.reflection);
         assert_eq!(partial.max_iterations, 10);
+    }
+
+    #[test]
+    fn unreadable_or_invalid_settings_are_kept_aside_and_said() {
+        use crate::app::{Notice, Storage, VolatileStorage};
+        let storage = VolatileStorage::new();
+        assert_eq!(load_settings(&storage, "s"), (Settings::default(), None));
+        storage.save("s", "{not json").unwrap();
+        let (settings, notice) = load_settings(&storage, "s");
+        assert_eq!(settings, Settings::default());
+        assert!(
+            matches!(notice, Some(Notice::Corrupt { ref kept_as, .. }) if kept_as == "s.corrupt")
+        );
+        assert_eq!(storage.load("s.corrupt").as_deref(), Some("{not json"));
+        let mut invalid = Settings::default();
+        invalid.max_iterations = 0;
+        assert!(!invalid.problems().is_empty());
+        let text = serde_json::to_string(&invalid).unwrap();
+        storage.save("s", &text).unwrap();
+        let (settings, notice) = load_settings(&storage, "s");
+        assert_eq!(settings, Settings::default());
+        assert!(
+            matches!(notice, Some(Notice::Corrupt { ref error, .. }) if error.contains("max_iterations")),
+            "{notice:?}"
+        );
+        assert_eq!(storage.load("s.corrupt").as_deref(), Some(text.as_str()));
     }
 }

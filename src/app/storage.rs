@@ -394,6 +394,18 @@ pub fn stored_revision(storage: &dyn Storage, key: &str) -> u64 {
         .map_or(0, |head| head.revision)
 }
 
+/// Reads the value kept under `key`; unreadable text is kept aside (see
+/// [`keep_aside`]) rather than read as nothing and overwritten at the next save.
+pub fn load_kept<T: serde::de::DeserializeOwned>(storage: &dyn Storage, key: &str) -> Loaded<T> {
+    let Some(text) = storage.load(key) else {
+        return Loaded::Missing;
+    };
+    match crate::base::json::from_text(&text) {
+        Ok(value) => Loaded::Found(value),
+        Err(error) => keep_aside(storage, key, &text, error.to_string()),
+    }
+}
+
 /// Reads the list of conversations.
 pub fn load_index(storage: &dyn Storage, key: &str) -> Loaded<Vec<ConversationEntry>> {
     let Some(text) = storage.load(key) else {

@@ -166,3 +166,25 @@ fn past_keep_turns_the_oldest_go_from_memory_and_storage_and_the_rest_reads_back
     };
     assert_eq!(read, conversation);
 }
+
+#[test]
+fn a_corrupt_channel_secret_is_kept_aside_and_said_not_replaced_in_silence() {
+    let storage = Rc::new(VolatileStorage::new());
+    storage.save("cs.channel", "not a secret").unwrap();
+    let w = world("cs", Rc::clone(&storage));
+    let _channel = w.session.channel();
+    let told = w.updates.borrow().iter().any(|u| {
+        matches!(u, Update::Notice(Notice::Corrupt { key, kept_as, .. })
+            if key == "cs.channel" && kept_as == "cs.channel.corrupt")
+    });
+    assert!(told, "{:?}", w.updates.borrow());
+    assert_eq!(
+        storage.load("cs.channel.corrupt").as_deref(),
+        Some("not a secret")
+    );
+    let fresh = storage.load("cs.channel").unwrap();
+    assert!(
+        familiar::base::json::from_text::<(u64, u64)>(&fresh).is_ok(),
+        "a new secret is kept in its place: {fresh}"
+    );
+}

@@ -156,10 +156,11 @@ impl Chat {
     /// The demo's chat: its settings, and the conversation open last, shown at once
     /// from storage; the controller is built after the first frame ([`Self::prepare`]).
     pub fn restore() -> Self {
-        let settings: Settings = load_json(SETTINGS_KEY)
-            .filter(|s: &Settings| s.problems().is_empty())
-            .unwrap_or_default();
+        let (settings, unusable) = app::settings::load_settings(&BrowserStorage, SETTINGS_KEY);
         let chat = Self::empty(Source::Demo, settings);
+        if let Some(notice) = unusable {
+            chat.notice(&notice);
+        }
         let keys = Keys::new(demo::NAMESPACE);
         if let Loaded::Found(index) = app::load_index(&BrowserStorage, &keys.index()) {
             chat.saved.set(index);
