@@ -416,8 +416,10 @@ mod tests {
             matches!(notice, Some(Notice::Corrupt { ref kept_as, .. }) if kept_as == "s.corrupt")
         );
         assert_eq!(storage.load("s.corrupt").as_deref(), Some("{not json"));
-        let mut invalid = Settings::default();
-        invalid.max_iterations = 0;
+        let invalid = Settings {
+            max_iterations: 0,
+            ..Settings::default()
+        };
         assert!(!invalid.problems().is_empty());
         let text = serde_json::to_string(&invalid).unwrap();
         storage.save("s", &text).unwrap();
