@@ -12,7 +12,9 @@
 //!
 //! Front ends spawn the futures it returns; it spawns nothing itself.
 
+mod address;
 mod config;
+mod grants;
 mod host;
 #[cfg(feature = "world")]
 mod identity;
@@ -442,7 +444,7 @@ impl Session {
 
     /// The id of `agent`'s own conversation (its memory, when it keeps one of its own).
     pub fn own_conversation(agent: &str) -> String {
-        turn::own_conversation(agent)
+        address::own_conversation(agent)
     }
 
     /// A copy of one turn of a conversation.

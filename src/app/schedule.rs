@@ -222,7 +222,7 @@ impl Session {
                         && state
                             .running
                             .iter()
-                            .any(|r| r.conversation == super::turn::own_conversation(agent)));
+                            .any(|r| r.conversation == super::address::own_conversation(agent)));
                 if fire && !busy {
                     fired.push((schedule.id.clone(), schedule.trigger.clone()));
                 }

@@ -3,22 +3,21 @@
 //! driven to its end across approvals (saved before every step, see `resume`), and
 //! every change is tagged with its conversation and turn.
 
-use std::rc::Rc;
-
 use futures::channel::oneshot;
 use futures::future::{Either, FutureExt, Shared, select};
 
-use super::state::{Running, State, Waiting};
-use super::update::{Decision, Notice, PendingApproval, Update};
+use super::address::Address;
+use super::grants::offers;
+use super::state::{Running, Waiting};
+use super::update::{Decision, PendingApproval, Update};
 use super::{AppError, Perceived, Session};
 use crate::compose::agent::Agent;
-use crate::compose::delegate::Delegate;
 use crate::llm::message::{Message, ToolCall};
 use crate::run::driver::{Seams, Stop, drive_until};
-use crate::run::event::{Event, Grant};
+use crate::run::event::Event;
 use crate::run::interaction::Conversation;
 use crate::run::{AgentRun, ContextMemory, Observation, Outcome, Perception};
-use crate::tool::{Reach, ToolInfo};
+use crate::tool::ToolInfo;
 
 /// What a turn was asked for: a person's message, or an event the host observed.
 pub(super) enum Input {
@@ -40,19 +39,6 @@ pub(super) async fn stopped(signal: StopSignal) {
 pub(super) struct Place {
     pub(super) conversation: String,
     pub(super) turn: u64,
-}
-
-/// Whom a turn is for and where it is kept: the agent, its conversation, and what the
-/// agent is asked (a chat message with its route taken off).
-struct Address {
-    conversation: String,
-    agent: Rc<Agent>,
-    request: String,
-}
-
-/// The conversation of a resident (an agent with a memory of its own).
-pub(super) fn own_conversation(agent: &str) -> String {
-    format!("agent:{agent}")
 }
 
 impl Session {
@@ -78,68 +64,6 @@ impl Session {
             return Err(AppError::Destroyed);
         }
         Ok(self.run_turn(address, asked).await)
-    }
-
-    /// Whom `asked` is for and where it is kept. A game event goes to the agent its
-    /// actor names; a message is routed by the open conversation's delegate. A
-    /// resident's turns are kept in its own conversation, whichever is open, and a
-    /// message to a resident opens it; a message from a resident's conversation to
-    /// another agent opens the newest other conversation (or a new one). `Some`: the
-    /// conversation opened, with the notices of opening it.
-    fn address(&self, state: &mut State, asked: &Input) -> (Address, Option<Vec<Notice>>) {
-        let open = state.open.clone();
-        let (agent, request, switch) = match asked {
-            Input::Observation(observation) => {
-                let agent = agent_for(&state.delegate, observation);
-                (agent, observation.subject.content.clone(), None)
-            }
-            #[cfg(feature = "workflows")]
-            Input::Chat(text) if self.inner.config.play.is_some() => {
-                (state.delegate.default_agent(), text.clone(), None)
-            }
-            Input::Chat(text) => {
-                let current = state.open_conversation().agent.clone();
-                let routing = state.delegate.route_in(text, current.as_deref());
-                (routing.agent, routing.text, routing.switch)
-            }
-        };
-        let leaving = open.strip_prefix("agent:").is_some();
-        let conversation = if agent.own_memory {
-            own_conversation(&agent.name)
-        } else if leaving && matches!(asked, Input::Chat(_)) {
-            let regular = state.index.iter().find(|e| !e.id.starts_with("agent:"));
-            regular.map_or_else(String::new, |e| e.id.clone())
-        } else {
-            open.clone()
-        };
-        let disk = self.disk();
-        let mut opened = None;
-        let conversation = if conversation.is_empty() {
-            let (id, notices) = state.open_new(&disk);
-            opened = Some(notices);
-            id
-        } else {
-            if conversation != open && matches!(asked, Input::Chat(_)) {
-                let notices = state.open(&conversation, &disk).unwrap_or_else(|_| {
-                    // Not saved yet (its first turn): it opens empty.
-                    state.open_fresh(&conversation, &disk)
-                });
-                opened = Some(notices);
-            }
-            conversation
-        };
-        let c = state.conversation_mut(&conversation, &disk);
-        if agent.own_memory {
-            c.agent = Some(agent.name.clone());
-        } else if let Some(switch) = switch {
-            c.agent = switch;
-        }
-        let address = Address {
-            conversation,
-            agent,
-            request,
-        };
-        (address, opened)
     }
 
     async fn run_turn(&self, address: Address, asked: Input) -> Outcome {
@@ -543,93 +467,6 @@ impl Session {
         decided
     }
 
-    /// What `call` reaches (its site, whether it always asks), when its tool can
-    /// judge: a host tool of the same name replaces the agent's, and judges nothing.
-    fn reach(&self, agent: &Agent, call: &ToolCall) -> Option<Reach> {
-        let host = self.inner.host.catalogue();
-        if host.iter().any(|t| t.spec.name == call.name) {
-            return None;
-        }
-        agent.tools.judge(call)
-    }
-
-    /// The grant that covers `call` without asking, if any: "always" for its tool in
-    /// this conversation, a standing permission for a harmless kind on its site, or
-    /// "Allow for this task" given in this turn on the same site.
-    fn granted(
-        &self,
-        place: &Place,
-        agent: &Agent,
-        call: &ToolCall,
-        reach: Option<&Reach>,
-    ) -> Option<Grant> {
-        if reach.is_some_and(|r| r.always_asks.is_some()) {
-            return None;
-        }
-        let state = self.inner.state.borrow();
-        let key = (
-            place.conversation.clone(),
-            agent.name.clone(),
-            call.name.clone(),
-        );
-        if state.always.contains(&key) {
-            return Some(Grant::Always);
-        }
-        let reach = reach?;
-        let on_site = reach
-            .site
-            .as_ref()
-            .is_some_and(|site| state.harmless_sites.contains(site));
-        if reach.standing && on_site {
-            return Some(Grant::Site);
-        }
-        let task = state.tasks.iter().any(|(conversation, turn, name, site)| {
-            *conversation == place.conversation
-                && *turn == place.turn
-                && *name == agent.name
-                && *site == reach.site
-        });
-        task.then_some(Grant::Task)
-    }
-
-    /// Records what `decided` grants besides `call`; nothing for a call that always
-    /// asks, nor a grant its card did not offer.
-    fn grant(
-        &self,
-        place: &Place,
-        agent: &Agent,
-        call: &ToolCall,
-        reach: Option<&Reach>,
-        decided: &Decision,
-    ) {
-        let offered = offers(reach);
-        let mut state = self.inner.state.borrow_mut();
-        match decided {
-            Decision::ApproveAlways if offered.contains(&Grant::Always) => {
-                state.always.insert((
-                    place.conversation.clone(),
-                    agent.name.clone(),
-                    call.name.clone(),
-                ));
-            }
-            Decision::ApproveForTask if offered.contains(&Grant::Task) => {
-                let site = reach.and_then(|r| r.site.clone());
-                state.tasks.push((
-                    place.conversation.clone(),
-                    place.turn,
-                    agent.name.clone(),
-                    site,
-                ));
-            }
-            Decision::ApproveOnSite if offered.contains(&Grant::Site) => {
-                if let Some(site) = reach.and_then(|r| r.site.clone()) {
-                    state.harmless_sites.insert(site);
-                }
-            }
-            _ => {}
-        }
-    }
-
     /// Applies a run event to its own conversation, then tells the listeners.
     pub(super) fn event(&self, place: &Place, event: Event) {
         self.inner
@@ -672,34 +509,6 @@ impl Perceived {
         observation.actor.state.extend(self.actor);
         if let Some(environment) = Perception::new(&self.text, self.others) {
             observation.environment = Some(environment);
-        }
-    }
-}
-
-/// The agent an event is for: the one its actor names (several agents live in a game
-/// world, each acting as itself), else the default.
-fn agent_for(delegate: &Delegate, observation: &Observation) -> Rc<Agent> {
-    let name = observation.actor.name.trim();
-    (!name.is_empty())
-        .then(|| delegate.named(name))
-        .flatten()
-        .unwrap_or_else(|| delegate.default_agent())
-}
-
-/// What a card may offer besides the one call: nothing for a call that always asks;
-/// "always" (its tool, in this conversation) for a tool that judges nothing; for a
-/// page action, "for this task", a standing permission on its site when it is of a
-/// harmless kind, and "always".
-fn offers(reach: Option<&Reach>) -> Vec<Grant> {
-    match reach {
-        None => vec![Grant::Always],
-        Some(reach) if reach.always_asks.is_some() => Vec::new(),
-        Some(reach) => {
-            let site = reach.standing && reach.site.is_some();
-            let mut grants = vec![Grant::Task];
-            grants.extend(site.then_some(Grant::Site));
-            grants.push(Grant::Always);
-            grants
         }
     }
 }
