@@ -753,7 +753,12 @@ async fn an_iframe_tool_needs_an_explicit_origin_and_is_posted_to_at_that_origin
         .unwrap();
     let outcome = settle(agent.send("goblin".into())).await.unwrap();
     assert_ne!(text(&outcome, "text"), "A framed goblin appears.");
-    assert!(!tool_error(&agent).is_empty());
+    // Timed out, said as a timeout: not any error (a refused origin or a thrown
+    // handler would fail here too).
+    assert_eq!(
+        tool_error(&agent),
+        "`spawn` took longer than 200 ms and was stopped; whether it took effect is unknown, so check before doing it again"
+    );
     // `*` is taken when asked for by name.
     agent
         .register_tool(with_handler(&tool("null", ", origin: '*'"), &window))
