@@ -3,9 +3,8 @@
 // with `memory: "own"`) keep their own histories across a reload, and schedules fire
 // on their own, survive a reload, stop on `unschedule`, never overlap their own run,
 // and do with the periods a held-back tab missed what `missed` says.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useDist, watch } from './harness.mjs';
+import { test, useDist, watch } from './harness.mjs';
 
 // The page only loads the runtime; each test builds its agent in the page.
 const host = `<!doctype html>

@@ -5,9 +5,8 @@
 // where it was; each agent keeps its own conversation. The same market check in Supabase mode, for a new player's own copy of
 // Mira (migrations/0011_agent_copies.sql, 0012_claim_agents.sql); and each agent's market-check schedule, fired
 // with the World closed, stopped by Pause.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appReady, openDemo, useDist, watch } from './harness.mjs';
+import { test, appReady, openDemo, useDist, watch } from './harness.mjs';
 
 const env = useDist();
 const project = process.env.FAMILIAR_SUPABASE_URL;
