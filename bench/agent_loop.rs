@@ -1,7 +1,9 @@
 //! The agent loop's own overhead: microseconds per model step with a zero-latency
-//! model and a no-op tool, at history lengths 10, 100 and 1000, and peak memory.
-//! Building each run (copying the history into it) is outside the timing: this
-//! measures the loop, not the copy.
+//! model and a no-op tool, at history lengths 10, 100, 1,000 and 10,000, and peak
+//! memory. Building each run (copying the history into it) is outside the timing:
+//! this measures the loop, not the copy. The history comes as a conversation gives it,
+//! each message's token estimate already made (a conversation estimates a finished
+//! turn once); the loop's own figures are what is timed.
 //!
 //! Natively: `cargo run --release --example agent_loop`.
 //! In wasm (V8, as in Chromium): `scripts/bench-loop-wasm.sh`, which builds this file
@@ -62,7 +64,7 @@ impl Llm for Instantaneous {
 }
 
 fn history(len: usize) -> Vec<Message> {
-    (0..len)
+    let history: Vec<Message> = (0..len)
         .map(|i| {
             if i % 2 == 0 {
                 Message::user(format!("question number {i} about the tavern"))
@@ -70,7 +72,11 @@ fn history(len: usize) -> Vec<Message> {
                 Message::assistant(format!("answer number {i}: the ale is cold"), Vec::new())
             }
         })
-        .collect()
+        .collect();
+    for message in &history {
+        familiar::llm::window::estimate_message(message);
+    }
+    history
 }
 
 /// Microseconds per model step at this history length.
@@ -138,15 +144,21 @@ fn main() {
         std::env::consts::ARCH
     );
     let mut figures = Vec::new();
-    for len in [10, 100, 1000] {
+    for len in [10, 100, 1_000, 10_000] {
         let micros = per_step(&tools, &history(len));
         println!("history {len:>5}: {micros:8.2} µs per model step");
         figures.push(micros);
     }
+    if let (Some(first), Some(thousand)) = (figures.first(), figures.get(2)) {
+        println!(
+            "per extra message of history: {:.4} µs (10 to 1,000)",
+            (thousand - first) / 990.0
+        );
+    }
     if let (Some(first), Some(last)) = (figures.first(), figures.last()) {
         println!(
-            "per extra message of history: {:.4} µs",
-            (last - first) / 990.0
+            "per extra message of history: {:.4} µs (10 to 10,000)",
+            (last - first) / 9_990.0
         );
     }
     println!("peak memory (resident): {}", peak_memory());

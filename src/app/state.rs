@@ -18,7 +18,6 @@ use super::storage::{
 };
 use super::update::{ApprovalKey, Decision, Notice, PendingApproval};
 use crate::compose::delegate::Delegate;
-use crate::run::ContextMemory;
 use crate::run::event::Event;
 use crate::run::interaction::Conversation;
 
@@ -76,6 +75,8 @@ pub(super) struct State {
     locks: SmallMap<String, Rc<Mutex<()>>>,
     pub(super) destroyed: bool,
     runs_started: u64,
+    /// What the open conversation reads as while it is not in memory.
+    empty: Conversation,
 }
 
 /// A conversation just deleted, kept so that a person can take the deletion back.
@@ -138,6 +139,7 @@ impl State {
             locks: SmallMap::new(),
             destroyed: false,
             runs_started: 0,
+            empty: Conversation::default(),
         }
     }
 
@@ -183,18 +185,7 @@ impl State {
     }
 
     pub(super) fn open_conversation(&self) -> &Conversation {
-        static EMPTY: Conversation = Conversation {
-            interactions: Vec::new(),
-            pinned: Vec::new(),
-            untrusted: false,
-            let_go: 0,
-            agent: None,
-            memory: ContextMemory {
-                facts: std::collections::BTreeMap::new(),
-                owed: Vec::new(),
-            },
-        };
-        self.conversations.get(&self.open).unwrap_or(&EMPTY)
+        self.conversations.get(&self.open).unwrap_or(&self.empty)
     }
 
     pub(super) fn pending(&self) -> Vec<PendingApproval> {

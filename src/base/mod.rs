@@ -8,6 +8,7 @@ pub mod http;
 pub mod json;
 #[cfg(feature = "markdown")]
 pub mod markdown;
+pub mod memo;
 pub mod retry;
 pub mod secret;
 pub mod small_map;

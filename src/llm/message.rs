@@ -5,6 +5,7 @@
 //! JSON is the model clients' business, not this module's.
 
 use crate::base::json::fields::read_fields;
+use crate::base::memo::Memo;
 use serde::{Deserialize, Serialize};
 
 /// Who wrote a message.
@@ -45,9 +46,16 @@ pub struct Message {
     /// For a tool message: the call it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// Its estimated prompt tokens once worked out (`llm::window::estimate_message`):
+    /// a message kept in a conversation is estimated once, not at every step of every
+    /// run that reads it. Change its text with [`Message::set_content`].
+    #[serde(skip)]
+    pub(crate) tokens: Memo<usize>,
 }
 
-read_fields!(Message { role, content, tool_calls = default, tool_call_id = default });
+read_fields!(Message {
+    role, content, tool_calls = default, tool_call_id = default, tokens = skip,
+});
 
 impl Message {
     fn new(role: Role, content: impl Into<String>) -> Self {
@@ -56,7 +64,14 @@ impl Message {
             content: content.into(),
             tool_calls: Vec::new(),
             tool_call_id: None,
+            tokens: Memo::default(),
         }
+    }
+
+    /// Replaces its text (and forgets its estimate).
+    pub fn set_content(&mut self, content: impl Into<String>) {
+        self.content = content.into();
+        self.tokens.clear();
     }
 
     pub fn system(content: impl Into<String>) -> Self {

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::interaction::Interaction;
 use crate::llm::message::Message;
+use crate::llm::window::estimate_message;
 use crate::run::event::Event;
 use crate::run::{ContextMemory, Outcome};
 
@@ -193,15 +194,20 @@ fn exchange(interaction: &Interaction, speaker: &str) -> Option<[Message; 2]> {
         Outcome::Failed { .. } | Outcome::Aborted { .. } => return None,
     };
     let other = &interaction.agent;
-    if !speaker.is_empty() && !other.is_empty() && other != speaker {
+    let foreign = !speaker.is_empty() && !other.is_empty() && other != speaker;
+    let said = if foreign {
         let quoted = serde_json::to_string(answer).unwrap_or_default();
-        return Some([
-            Message::user(&interaction.input),
-            Message::user(format!("(@{other} answered that, not you: {quoted})")),
-        ]);
-    }
-    Some([
-        Message::user(&interaction.input),
-        Message::assistant(answer, Vec::new()),
-    ])
+        Message::user(format!("(@{other} answered that, not you: {quoted})"))
+    } else {
+        Message::assistant(answer, Vec::new())
+    };
+    let exchange = [Message::user(&interaction.input), said];
+    // Estimated once per turn (and form), then carried by each new copy.
+    let [as_own, as_quoted] = &interaction.history_tokens;
+    let memo = if foreign { as_quoted } else { as_own };
+    let [asked, answered] = &exchange;
+    let figures = memo.get_or(|| (estimate_message(asked), estimate_message(answered)));
+    asked.tokens.set(figures.0);
+    answered.tokens.set(figures.1);
+    Some(exchange)
 }

@@ -149,6 +149,9 @@ pub struct DoesNotFit {
 /// tools the trigger kept from being offered.
 pub struct Fitting<'a> {
     pub request: ChatRequest,
+    /// The request's estimate as it is (`estimate_request`'s figure, which the run
+    /// keeps as it goes rather than counting every message again).
+    pub estimate: usize,
     pub turn_start: usize,
     pub not_offered: usize,
     pub window: &'a ContextWindow,
@@ -160,6 +163,7 @@ pub struct Fitting<'a> {
 pub fn fit(fitting: Fitting<'_>) -> Result<(ChatRequest, Option<Fit>), DoesNotFit> {
     let Fitting {
         mut request,
+        estimate,
         turn_start,
         not_offered,
         window,
@@ -167,7 +171,7 @@ pub fn fit(fitting: Fitting<'_>) -> Result<(ChatRequest, Option<Fit>), DoesNotFi
     } = fitting;
     let room = window.prompt_room();
     let cost = |r: &ChatRequest| window.scaled(estimate_request(r));
-    let before = cost(&request);
+    let before = window.scaled(estimate);
     if before <= room && refused.is_none() {
         return Ok((request, None));
     }
@@ -332,7 +336,8 @@ fn cut_read_results(
             continue;
         }
         let old = estimate_message(message);
-        message.content = cut_result(&message.content);
+        let shorter = cut_result(&message.content);
+        message.set_content(shorter);
         now = now.saturating_sub(old.saturating_sub(estimate_message(message)));
         cut += 1;
     }
@@ -495,6 +500,9 @@ pub(super) struct Room {
     refused: Option<Trim>,
     /// A refused call is being retried: a second refusal ends the run.
     retrying: bool,
+    /// The offered tools' estimate, while the same tools are offered.
+    #[serde(skip)]
+    tools: ToolsEstimate,
 }
 
 read_fields!(Room {
@@ -502,8 +510,34 @@ read_fields!(Room {
     turn_start,
     last_estimate,
     refused,
-    retrying
+    retrying,
+    tools = skip,
 });
+
+/// The estimated tokens of an offered tool list, kept with the list it was made of
+/// (held, so its address is not another list's): a schema is estimated from its
+/// JSON text, which is not to be written again at every step. Not part of the run.
+#[derive(Debug, Clone, Default)]
+struct ToolsEstimate(std::cell::RefCell<Option<(Rc<[ToolSpec]>, usize)>>);
+
+impl PartialEq for ToolsEstimate {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl ToolsEstimate {
+    fn of(&self, tools: &Rc<[ToolSpec]>) -> usize {
+        if let Some((known, tokens)) = &*self.0.borrow()
+            && Rc::ptr_eq(known, tools)
+        {
+            return *tokens;
+        }
+        let tokens = tools.iter().map(estimate_tool).sum();
+        *self.0.borrow_mut() = Some((Rc::clone(tools), tokens));
+        tokens
+    }
+}
 
 /// Of two windows, the smaller, counting with the larger scale.
 fn narrower(a: Option<ContextWindow>, b: Option<ContextWindow>) -> Option<ContextWindow> {
@@ -550,8 +584,11 @@ impl AgentRun {
     /// naming the window and what would not fit).
     pub fn fit(&mut self, call: ModelCall, model: Option<ContextWindow>) -> Option<ModelCall> {
         let ModelCall { purpose, request } = call;
+        let estimate = self.estimate(&request);
+        // Every test run holds the running count to the full one.
+        debug_assert_eq!(estimate, estimate_request(&request), "the running estimate");
         let Some(window) = narrower(self.room.window, model) else {
-            self.room.last_estimate = estimate_request(&request);
+            self.room.last_estimate = estimate;
             return Some(ModelCall { purpose, request });
         };
         // The narrowest window seen stands: a refusal corrects it from there.
@@ -564,6 +601,7 @@ impl AgentRun {
             .count();
         let fitting = Fitting {
             request,
+            estimate,
             turn_start: self.room.turn_start,
             not_offered,
             window: &window,
@@ -571,10 +609,13 @@ impl AgentRun {
         };
         match fit(fitting) {
             Ok((request, report)) => {
-                self.room.last_estimate = estimate_request(&request);
-                if let Some(report) = report {
-                    self.events.push(Event::Fitted(report));
-                }
+                self.room.last_estimate = match report {
+                    Some(report) => {
+                        self.events.push(Event::Fitted(report));
+                        estimate_request(&request)
+                    }
+                    None => estimate,
+                };
                 Some(ModelCall { purpose, request })
             }
             Err(error) => {
@@ -584,6 +625,31 @@ impl AgentRun {
                 None
             }
         }
+    }
+
+    /// [`estimate_request`] of `request`, a request of this run: its messages are the
+    /// transcript's (and what a purpose appends after them), counted as they were
+    /// added; its tools are estimated once while the same ones are offered.
+    fn estimate(&self, request: &ChatRequest) -> usize {
+        let transcript = self.transcript.len();
+        let messages = match request.messages.get(transcript..) {
+            Some(appended) => {
+                let appended: usize = appended.iter().map(estimate_message).sum();
+                self.transcript.estimated_tokens() + appended
+            }
+            None => request.messages.iter().map(estimate_message).sum(),
+        };
+        let system = if request.system.is_empty() {
+            0
+        } else {
+            estimate_tokens(&request.system) + crate::llm::window::MESSAGE_TOKENS
+        };
+        let tools = if request.offered_tools().is_empty() {
+            0
+        } else {
+            self.room.tools.of(&request.tools)
+        };
+        system + messages + tools
     }
 
     /// A refusal for length, the first for this call: the window and the estimate are

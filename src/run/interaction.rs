@@ -135,11 +135,16 @@ pub struct Interaction {
     /// The goal the model guessed behind the input, when the run guessed one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal: Option<String>,
+    /// The estimated tokens of its input and its answer as history, with the answer as
+    /// its own agent's and as another's (quoted): a finished turn does not change, so
+    /// later runs do not estimate it again.
+    #[serde(skip)]
+    pub(crate) history_tokens: [crate::base::memo::Memo<(usize, usize)>; 2],
 }
 
 read_fields!(Interaction {
     id, input, steps, status, draft, started_ms = default, folded = default,
-    agent = default, goal = default,
+    agent = default, goal = default, history_tokens = skip,
 });
 
 fn is_zero(n: &u32) -> bool {
@@ -158,6 +163,7 @@ impl Interaction {
             folded: 0,
             agent: String::new(),
             goal: None,
+            history_tokens: Default::default(),
         }
     }
 

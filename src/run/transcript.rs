@@ -5,6 +5,7 @@
 //! back when it is resumed (`AgentRun::resumed`): a step's save costs what the run
 //! added, not the conversation again.
 
+use std::cell::Cell;
 use std::fmt;
 use std::ops::Deref;
 use std::rc::Rc;
@@ -15,7 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::llm::message::Message;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(super) struct Transcript {
     messages: Rc<Vec<Message>>,
     /// How many of the leading messages are the history.
@@ -23,6 +24,19 @@ pub(super) struct Transcript {
     /// Read back from a save: the history is not in `messages` until
     /// [`Transcript::reattach`] gives it back.
     detached: bool,
+    /// The estimated tokens of the first `.0` messages (`.1`): messages are only ever
+    /// added, so a step estimates only the ones added since the last, and costs the
+    /// same at the thousandth message as at the tenth. Not part of what the
+    /// transcript is (equality and saves ignore it).
+    estimated: Cell<(usize, usize)>,
+}
+
+impl PartialEq for Transcript {
+    fn eq(&self, other: &Self) -> bool {
+        self.messages == other.messages
+            && self.history == other.history
+            && self.detached == other.detached
+    }
 }
 
 impl Transcript {
@@ -31,7 +45,25 @@ impl Transcript {
             history: history.len(),
             messages: Rc::new(history),
             detached: false,
+            estimated: Cell::default(),
         }
+    }
+
+    /// Estimated prompt tokens of all the messages (`llm::window::estimate_message`
+    /// each), counting only those added since it was last asked.
+    pub fn estimated_tokens(&self) -> usize {
+        let (counted, mut tokens) = self.estimated.get();
+        let Some(new) = self.messages.get(counted..) else {
+            // Fewer messages than counted: never by `push`; count again.
+            self.estimated.set((0, 0));
+            return self.estimated_tokens();
+        };
+        tokens += new
+            .iter()
+            .map(crate::llm::window::estimate_message)
+            .sum::<usize>();
+        self.estimated.set((self.messages.len(), tokens));
+        tokens
     }
 
     /// The messages, shared with the requests made of them.
@@ -44,6 +76,7 @@ impl Transcript {
     }
 
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Message> {
+        self.estimated.set((0, 0));
         Rc::make_mut(&mut self.messages).iter_mut()
     }
 
@@ -56,6 +89,7 @@ impl Transcript {
             return None;
         }
         self.detached = false;
+        self.estimated.set((0, 0));
         self.history = history.len();
         let own = std::mem::take(Rc::make_mut(&mut self.messages));
         let mut messages = history;
@@ -121,6 +155,7 @@ impl<'de> Visitor<'de> for TranscriptVisitor {
             messages: Rc::new(whole),
             history: 0,
             detached: false,
+            estimated: Cell::default(),
         })
     }
 
@@ -130,6 +165,7 @@ impl<'de> Visitor<'de> for TranscriptVisitor {
             messages: Rc::new(saved.own),
             history: saved.history,
             detached: saved.history > 0,
+            estimated: Cell::default(),
         })
     }
 }
