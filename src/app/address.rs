@@ -31,9 +31,10 @@ impl Session {
     /// Whom `asked` is for and where it is kept. A game event goes to the agent its
     /// actor names; a message is routed by the open conversation's delegate. A
     /// resident's turns are kept in its own conversation, whichever is open, and a
-    /// message to a resident opens it; a message from a resident's conversation to
-    /// another agent opens the newest other conversation (or a new one). `Some`: the
-    /// conversation opened, with the notices of opening it.
+    /// message to a resident opens it. Another agent's turn asked while a resident's
+    /// conversation is open goes to the newest other conversation (or a new one),
+    /// which a message opens and an event does not. `Some`: the conversation opened,
+    /// with the notices of opening it.
     pub(super) fn address(
         &self,
         state: &mut State,
@@ -55,10 +56,10 @@ impl Session {
                 (routing.agent, routing.text, routing.switch)
             }
         };
-        let leaving = open.strip_prefix("agent:").is_some();
+        let chat = matches!(asked, Input::Chat(_));
         let conversation = if agent.own_memory {
             own_conversation(&agent.name)
-        } else if leaving && matches!(asked, Input::Chat(_)) {
+        } else if open.starts_with("agent:") {
             let regular = state.index.iter().find(|e| !e.id.starts_with("agent:"));
             regular.map_or_else(String::new, |e| e.id.clone())
         } else {
@@ -66,12 +67,14 @@ impl Session {
         };
         let disk = self.disk();
         let mut opened = None;
-        let conversation = if conversation.is_empty() {
+        let conversation = if conversation.is_empty() && chat {
             let (id, notices) = state.open_new(&disk);
             opened = Some(notices);
             id
+        } else if conversation.is_empty() {
+            state.fresh_id(disk.now_ms)
         } else {
-            if conversation != open && matches!(asked, Input::Chat(_)) {
+            if conversation != open && chat {
                 let notices = state.open(&conversation, &disk).unwrap_or_else(|_| {
                     // Not saved yet (its first turn): it opens empty.
                     state.open_fresh(&conversation, &disk)

@@ -445,6 +445,12 @@ impl State {
             .is_some_and(|agent| agent.own_memory)
     }
 
+    /// An id for a new conversation, not opened.
+    pub(super) fn fresh_id(&mut self, now_ms: i64) -> String {
+        let salt = self.next_run();
+        new_id(now_ms, salt)
+    }
+
     pub(super) fn open_new(&mut self, disk: &Disk) -> (String, Vec<Notice>) {
         let (storage, keys, now_ms) = (disk.storage, &disk.keys, disk.now_ms);
         let salt = self.next_run();

@@ -465,3 +465,24 @@ fn a_guessed_goal_is_recorded_with_the_turn() {
     });
     assert!(observed, "the turn records the trigger it answered");
 }
+
+#[test]
+fn another_agents_event_never_lands_in_an_open_residents_conversation() {
+    let storage = Rc::new(VolatileStorage::new());
+    let t = town(&storage, [&["Hi.", "The gate is shut."], &[], &[], &[]]);
+    block(t.session.send("hello")).unwrap();
+    let chat = t.session.conversation_id();
+    t.session.open("agent:Dotty").unwrap();
+    block(t.session.trigger(event_for("", "Raiders at the gate."))).unwrap();
+    assert_eq!(
+        t.session.conversation_id(),
+        "agent:Dotty",
+        "an event opens nothing"
+    );
+    assert!(
+        t.session.conversation().interactions.is_empty(),
+        "not Dotty's"
+    );
+    t.session.open(&chat).unwrap();
+    assert_eq!(inputs(&t.session), ["hello", "Raiders at the gate."]);
+}
