@@ -3,7 +3,7 @@
 // once, even when it repeats the one before (Retry); as plain words (no markdown
 // marks); and a long one is cut, with a shortcut to the whole answer that works.
 import assert from 'node:assert/strict';
-import { test, answer, openDemo, send, useDist } from './harness.mjs';
+import { test, answer, openDemo, send, settled, useDist } from './harness.mjs';
 
 const env = useDist();
 
@@ -25,10 +25,13 @@ async function openListening(t, options) {
   return opened;
 }
 
-/** What was said, once `count` things have been. */
+/**
+ * What was said, once `count` things have been and the page has settled after them
+ * (anything more it was going to say about that answer, it has said).
+ */
 async function said(page, count) {
   await page.waitForFunction((n) => window.said.length >= n, count);
-  await page.waitForTimeout(300);
+  await settled(page);
   return page.evaluate(() => window.said);
 }
 

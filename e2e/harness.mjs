@@ -247,6 +247,20 @@ export async function openHeld(env, t, { path = '', viewport } = {}) {
   return { page, release };
 }
 
+/**
+ * Resolves once `page` (a page or a frame) has drawn two more frames, then found its
+ * main thread idle, then drawn once more: whatever a change set off in it (a
+ * ResizeObserver's scroll, an effect, its own requestAnimationFrame or zero-delay timer)
+ * has run and been drawn by then. A check that something did not happen is made after
+ * this, the page's own events, rather than after a guessed number of milliseconds.
+ */
+export function settled(page) {
+  return page.evaluate(() => new Promise((done) => {
+    const frame = (next) => requestAnimationFrame(() => next());
+    frame(() => frame(() => requestIdleCallback(() => frame(done))));
+  }));
+}
+
 /** Waits for the app itself, not index.html's shell, whose composer is there first. */
 export async function appReady(page) {
   await page.getByRole('button', { name: 'New', exact: true }).waitFor();

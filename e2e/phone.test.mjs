@@ -5,7 +5,7 @@
 // card's buttons are on screen; and "Jump to latest" never shows on an empty
 // conversation nor over a message.
 import assert from 'node:assert/strict';
-import { test, answer, openDemo, send, useDist } from './harness.mjs';
+import { test, answer, openDemo, send, settled, useDist } from './harness.mjs';
 
 const env = useDist();
 const phone = { width: 360, height: 740 };
@@ -33,7 +33,9 @@ function endInView(page, selector) {
 
 test('at 360×740 the first screen shows the title and every suggested prompt, and nothing scrolls', async (t) => {
   const { page, problems } = await openDemo(env, t, { viewport: phone });
-  await page.waitForTimeout(300);
+  // Whatever the first screen does by itself (the message box takes focus, the world
+  // is read once the first frame is out) has been done and drawn.
+  await settled(page);
   assert.equal(await page.evaluate(() => window.scrollY), 0, 'the page is not scrolled');
   assert.ok(await fullyInView(page, 'h1'), 'the title is in view');
   const prompts = await page.locator('.sample-prompt').count();
@@ -56,7 +58,7 @@ test('at 360×740 each answer ends in view, and the inspector opens as a panel a
   for (let n = 1; n <= 5; n += 1) {
     await send(page, `What time is it? (${n})`);
     await answer(page, n);
-    await page.waitForTimeout(100);
+    await settled(page);
     assert.ok(await endInView(page, '.turn .message-assistant'), `answer ${n} ends in view, above the composer`);
   }
   assert.ok(await page.evaluate(() => window.scrollY) > 0, 'the conversation outgrew the window');
@@ -89,7 +91,7 @@ test('at 360 and 320 px the approval card and its buttons are in view, and a mes
     await send(page, 'Forget about the ale');
     const card = page.locator('.approval');
     await card.waitFor();
-    await page.waitForTimeout(300);
+    await settled(page);
     for (const name of ['approve', 'deny', 'approve-always']) {
       assert.ok(await fullyInView(page, `.approval .${name}`), `at ${width} px ${name} is in view`);
     }
