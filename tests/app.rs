@@ -634,6 +634,33 @@ fn corrupt_saved_data_is_kept_aside_and_told() {
 }
 
 #[test]
+fn a_corrupt_list_of_loaded_characters_is_kept_aside_and_told_as_the_session_starts() {
+    let storage = Rc::new(VolatileStorage::new());
+    storage
+        .save("t.characters", "[{\"key\":\"loaded:owl")
+        .unwrap();
+    let w = world("t", Rc::clone(&storage));
+    let told = Rc::new(RefCell::new(Vec::new()));
+    let sink = Rc::clone(&told);
+    w.session.on(move |update| {
+        if let Update::Notice(notice) = update {
+            sink.borrow_mut().push(notice.clone());
+        }
+    });
+    let notices = w.session.restore();
+    assert!(
+        matches!(&notices[..], [Notice::Corrupt { key, kept_as, .. }]
+            if key == "t.characters" && kept_as == "t.characters.corrupt"),
+        "{notices:?}"
+    );
+    assert_eq!(*told.borrow(), notices, "the listeners heard it");
+    assert_eq!(
+        storage.load("t.characters.corrupt").as_deref(),
+        Some("[{\"key\":\"loaded:owl")
+    );
+}
+
+#[test]
 fn the_whole_state_saves_and_loads_into_another_session() {
     let w = solo("t");
     let mut pool = LocalPool::new();

@@ -19,6 +19,8 @@ mod host;
 #[cfg(feature = "world")]
 mod identity;
 mod keyed_storage;
+#[cfg(feature = "workflows")]
+mod loaded_characters;
 mod origin;
 #[cfg(feature = "workflows")]
 mod play;
@@ -47,6 +49,8 @@ pub use config::{Play, character_prompt};
 pub use host::{Channel, Handler, HostTool, HostToolError, HostTools, Ignored, Target};
 #[cfg(feature = "world")]
 pub use identity::{Participant, register_memory};
+#[cfg(feature = "workflows")]
+pub use loaded_characters::{LoadedCharacter, loaded_characters, remember_character};
 pub use origin::{OriginError, normalize_origin};
 #[cfg(feature = "workflows")]
 pub use play::load_character;
@@ -166,10 +170,14 @@ impl Session {
     }
 
     /// Reads the saved conversations and opens the one open last; what could not be
-    /// read is kept aside and reported, and so is every run a reload cut off (see
-    /// [`Session::resume`]), to the listeners and returned.
+    /// read is kept aside and reported (the list of characters a person loaded too),
+    /// and so is every run a reload cut off (see [`Session::resume`]), to the listeners
+    /// and returned.
     pub fn restore(&self) -> Vec<Notice> {
-        let mut notices = self.inner.state.borrow_mut().restore(&self.disk());
+        let disk = self.disk();
+        let mut notices = self.inner.state.borrow_mut().restore(&disk);
+        #[cfg(feature = "workflows")]
+        notices.extend(loaded_characters(disk.storage, &disk.keys.characters()).1);
         notices.extend(self.restore_schedules());
         notices.extend(self.interrupted());
         for notice in &notices {

@@ -156,6 +156,11 @@ impl Keys {
         format!("{}.current", self.namespace)
     }
 
+    /// The character files a person loaded (see [`super::loaded_characters`]).
+    pub fn characters(&self) -> String {
+        format!("{}.characters", self.namespace)
+    }
+
     pub fn conversation(&self, id: &str) -> String {
         format!("{}.conversation.{id}", self.namespace)
     }

@@ -1,17 +1,18 @@
 //! The demo's characters: the bundled ones and the ones a person loaded at run time
-//! (from a URL or a file on their machine, kept in `localStorage` so a reload keeps
-//! them). Reading a file by URL or from disk is `web::character_file`'s.
+//! (from a URL or a file on their machine, kept in `localStorage` through
+//! `app::loaded_characters` so a reload keeps them). Reading a file by URL or from disk
+//! is `web::character_file`'s.
 
-use crate::base::json::fields::read_fields;
 use std::rc::Rc;
 
-use serde::Serialize;
-
-use crate::web::{load_json, save_json};
+use crate::app::{Keys, LoadedCharacter, loaded_characters, remember_character};
+use crate::web::BrowserStorage;
 use crate::workflow::Character;
 
-/// Where the characters a person loaded are kept.
-const LOADED_KEY: &str = "familiar.characters";
+/// Where the characters a person loaded are kept: `familiar.characters`.
+fn loaded_key() -> String {
+    Keys::new(super::NAMESPACE).characters()
+}
 
 /// The characters the demo can play: file name, display name, file. Each file is also
 /// in `public/characters/` for hosts to load; it is only parsed once chosen.
@@ -28,42 +29,25 @@ pub const CHARACTERS: [(&str, &str, &str); 2] = [
     ),
 ];
 
-/// A character file a person loaded, as kept.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LoadedCharacter {
-    /// Its key in the settings: `loaded:` and where it came from.
-    pub key: String,
-    /// The character's name.
-    pub name: String,
-    /// Its URL, or the name of the file it was read from.
-    pub source: String,
-    pub text: String,
-}
-
-read_fields!(LoadedCharacter {
-    key,
-    name,
-    source,
-    text
-});
-
-/// The characters a person loaded, oldest first.
+/// The characters a person loaded, oldest first. An unreadable list reads as none and
+/// is kept aside; the session says so as it starts (`app::Session::restore`).
 pub fn loaded() -> Vec<LoadedCharacter> {
-    load_json(LOADED_KEY).unwrap_or_default()
+    loaded_characters(&BrowserStorage, &loaded_key()).0
 }
 
-/// Keeps a loaded character (replacing one from the same source); its key.
+/// Keeps a loaded character (replacing one from the same source); its key. What went
+/// wrong keeping it (a full storage) is reported in the console.
 pub fn remember(character: &Character, source: &str, text: &str) -> String {
-    let key = format!("loaded:{source}");
-    let mut all = loaded();
-    all.retain(|l| l.key != key);
-    all.push(LoadedCharacter {
-        key: key.clone(),
-        name: character.identity.name.clone(),
-        source: source.to_owned(),
-        text: text.to_owned(),
-    });
-    save_json(LOADED_KEY, &all);
+    let (key, notices) = remember_character(
+        &BrowserStorage,
+        &loaded_key(),
+        &character.identity.name,
+        source,
+        text,
+    );
+    for notice in notices {
+        web_sys::console::warn_1(&format!("familiar: {notice:?}").into());
+    }
     key
 }
 
