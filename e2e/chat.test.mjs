@@ -1,7 +1,7 @@
 // The release build in headless Chromium: a user asks, the agent answers with its steps.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { test, answer, appReady, artifacts, ask, openDemo, openHeld, send, useDist } from './harness.mjs';
+import { test, answer, appReady, artifacts, ask, openDemo, openHeld, send, useDist, watchPolicy } from './harness.mjs';
 
 const env = useDist();
 const small = { viewport: { width: 1024, height: 768 } };
@@ -122,11 +122,14 @@ test('if the app cannot start, the shell says so instead of loading forever', as
   const context = await env.browser.newContext();
   t.after(() => context.close());
   const page = await context.newPage();
+  const violations = [];
+  await watchPolicy(page, violations);
   await page.route('**/*.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
   await page.goto(env.server.url);
   await page.getByText(/^Familiar could not start: /).waitFor();
   assert.ok(await page.getByRole('combobox', { name: 'Message' }).isDisabled(), 'nothing can be sent');
   assert.ok(await page.getByRole('button', { name: 'Send' }).isDisabled());
+  assert.deepEqual(violations, [], 'the shell says it under the page\'s policy');
 });
 
 test('without JavaScript the page says what it needs and offers nothing that cannot work', async (t) => {

@@ -4,7 +4,7 @@
 // asking at the same moment applying a tick once, and one tick in Supabase mode
 // against the real backend (scripts/backend.sh).
 import assert from 'node:assert/strict';
-import { test, appReady, openDemo, useDist, watch } from './harness.mjs';
+import { test, appReady, openDemo, useDist, watch, watchPolicy } from './harness.mjs';
 
 const env = useDist();
 const project = process.env.FAMILIAR_SUPABASE_URL;
@@ -156,6 +156,7 @@ test('one tick in Supabase mode, as the signed-in player, kept across a reload',
   const refused = /status of 401 \(Unauthorized\)/;
   page.on('console', (m) => m.type() === 'error' && !refused.test(m.text()) && problems.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await watchPolicy(page, problems);
   page.on('response', (r) => {
     if (r.status() >= 400 && !chatBeforeSignIn(r.url())) problems.push(`${r.status()} ${r.request().method()} ${r.url()}`);
   });

@@ -216,17 +216,25 @@ export async function watch(page, env) {
   const problems = [];
   page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  await page.exposeFunction('__familiarCspViolation', (what) => problems.push(`CSP violation: ${what}`));
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) =>
-      window.__familiarCspViolation(`${e.effectiveDirective} blocked ${e.blockedURI || 'inline'}`));
-  });
+  await watchPolicy(page, problems);
   page.on('request', (r) => {
     if (!r.url().startsWith(env.server.url) && !r.url().startsWith('data:')) {
       problems.push(`request off the page's origin: ${r.url()}`);
     }
   });
   return problems;
+}
+
+/**
+ * Adds every Content-Security-Policy violation in `page` (any document it loads, from
+ * before its first script) to `problems`, for tests that collect the rest themselves.
+ */
+export async function watchPolicy(page, problems) {
+  await page.exposeFunction('__familiarCspViolation', (what) => problems.push(`CSP violation: ${what}`));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) =>
+      window.__familiarCspViolation(`${e.effectiveDirective} blocked ${e.blockedURI || 'inline'}`));
+  });
 }
 
 /**

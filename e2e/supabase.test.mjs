@@ -5,14 +5,14 @@
 // user who sees none of the first's memories and cannot change them.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { test, answer, appReady, artifacts, ask, send, useDist } from './harness.mjs';
+import { test, answer, appReady, artifacts, ask, send, useDist, watchPolicy } from './harness.mjs';
 
 const env = useDist();
 const project = process.env.FAMILIAR_SUPABASE_URL;
 const anonKey = process.env.FAMILIAR_ANON_KEY;
 
-/** A fresh person (their own storage) on the demo; console errors and requests
- * beyond the page and the project are collected in `problems`. */
+/** A fresh person (their own storage) on the demo; console errors, policy violations
+ * and requests beyond the page and the project are collected in `problems`. */
 async function person(t) {
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
   t.after(() => context.close());
@@ -24,6 +24,7 @@ async function person(t) {
     if (m.type() === 'error' && !expected.test(m.text())) problems.push(`console: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await watchPolicy(page, problems);
   page.on('request', (r) => {
     const url = r.url();
     if (!url.startsWith(env.server.url) && !url.startsWith(project) && !url.startsWith('data:')) {

@@ -524,3 +524,30 @@ fn the_demo_agents_first_request_fits_a_2048_token_window() {
         "no tool is dropped"
     );
 }
+
+/// README counts the demo agent's tools where it tells what the local model reads
+/// ("the demo's N tools", "lists its N tools"): the native registry plus the page's
+/// title, which only the browser has.
+#[test]
+fn the_readme_counts_the_demo_agents_tools_as_the_demo_registers_them() {
+    let count = demo_tools().catalogue().len() + 1;
+    let readme = include_str!("../README.md");
+    let said: Vec<usize> = ["the demo's ", "lists its "]
+        .iter()
+        .flat_map(|before| {
+            readme
+                .match_indices(before)
+                .map(move |(at, _)| at + before.len())
+        })
+        .filter_map(|at| {
+            let rest = readme.get(at..)?.replace('\n', " ");
+            let (n, after) = rest.split_once(' ')?;
+            after.starts_with("tools").then(|| n.parse().ok()).flatten()
+        })
+        .collect();
+    assert!(!said.is_empty(), "README no longer counts the demo's tools");
+    assert!(
+        said.iter().all(|&n| n == count),
+        "README says {said:?}; the demo has {count}"
+    );
+}
