@@ -28,7 +28,24 @@ pub fn Turn(
     let finished = move || interaction.with(|i| i.status.is_finished());
     // A Stop is the person's decision, not a failure: only a failed run is marked.
     let failed = move || interaction.with(|i| i.status == Status::Failed);
-    let answer = Signal::derive(move || interaction.with(shown_answer));
+    // A world event's turn (a market check, a battle, a resident's own message) is
+    // shown as the event, answered by the resident in words (`super::deeds`).
+    let resident = chat.and_then(|chat| {
+        let open = chat.conversation_id.get_untracked();
+        interaction.with_untracked(|i| resident_of(i, &open))
+    });
+    let is_resident = resident.is_some();
+    let event = Memo::new(move |_| {
+        interaction.with(|i| {
+            crate::world::told::trigger_of(i).filter(|(kind, _)| kind != "chat" || is_resident)
+        })
+    });
+    let answer = Signal::derive(move || {
+        interaction.with(|i| match is_resident {
+            true => crate::world::told::told(i).unwrap_or_else(|| shown_answer(i)),
+            false => shown_answer(i),
+        })
+    });
     let waiting = move || interaction.with(|i| !i.status.is_finished() && i.draft.is_empty());
     let stopped = move || {
         interaction.with(|i| match i.steps.last() {
@@ -49,7 +66,10 @@ pub fn Turn(
                 .with(|p| p.as_ref().is_some_and(|p| p.key.turn == id))
         })
     };
-    let speaker = chat.map_or_else(|| "Familiar".to_owned(), speaker);
+    let speaker = resident
+        .clone()
+        .or_else(|| chat.map(speaker))
+        .unwrap_or_else(|| "Familiar".to_owned());
     let thinking = Memo::new(move |_| interaction.with(reasoning));
     let steps = Memo::new(move |_| interaction.with(|i| i.steps.clone()));
     let remote_images = chat.is_some_and(|s| s.settings.with_untracked(|s| s.remote_images));
@@ -118,11 +138,25 @@ pub fn Turn(
     });
     view! {
         <li class="turn" class:turn-editing=move || chat.is_some_and(|c| c.editing.get() == Some(id)) data-status=status>
-            <div class="message message-user">
-                <span class="sr-only">"You said:"</span>
-                <p>{input}</p>
-                <time class="message-time">{time}</time>
-            </div>
+            {move || {
+                let (input, time) = (input.clone(), time.clone());
+                match event.get() {
+                    Some((kind, event)) => view! {
+                        <div class="message message-event" data-event=event.clone()>
+                            <span class="event-name">{crate::world::told::event_name(&kind, &event)}<span class="sr-only">":"</span></span>
+                            <p>{input}</p>
+                            <time class="message-time">{time}</time>
+                        </div>
+                    }.into_any(),
+                    None => view! {
+                        <div class="message message-user">
+                            <span class="sr-only">"You said:"</span>
+                            <p>{input}</p>
+                            <time class="message-time">{time}</time>
+                        </div>
+                    }.into_any(),
+                }
+            }}
             <div
                 class="message message-assistant"
                 class:message-failed=failed
@@ -155,6 +189,13 @@ pub(super) fn speaker(chat: Chat) -> String {
         .with_untracked(|s| s.character.clone())
         .and_then(|key| crate::demo::characters::name_of(&key))
         .unwrap_or_else(|| "Familiar".to_owned())
+}
+
+/// The resident that answered `interaction` in its own conversation `open`
+/// (`agent:<name>`), if it is one.
+fn resident_of(interaction: &Interaction, open: &str) -> Option<String> {
+    let name = open.strip_prefix("agent:")?;
+    (interaction.agent.is_empty() || interaction.agent == name).then(|| name.to_owned())
 }
 
 /// What a call will do, in words: `forget` with `{"about": "the ale"}` reads

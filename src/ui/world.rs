@@ -19,6 +19,7 @@ use super::Chat;
 use crate::app::{Decision, Missed, Storage, Update as SessionUpdate};
 use crate::demo::roster;
 use crate::run::event::{Event, Thought};
+use crate::run::interaction::Step;
 use crate::store::{Filtered, Row, Rpc, Select, Store};
 use crate::world::policy::is_lookup;
 use crate::world::triggers::{WorldAgent, WorldEvent};
@@ -58,7 +59,7 @@ fn memory_of(app: &crate::app::Session, who: &WorldAgent) -> Vec<String> {
     let turns = conversation.interactions.iter().rev().take(4);
     turns
         .map(|turn| {
-            let answer = turn.outcome().map(|o| o.text().to_owned());
+            let answer = crate::world::told::told(turn);
             match answer {
                 Some(answer) if !answer.is_empty() => format!("{} → {answer}", turn.input),
                 _ => turn.input.clone(),
@@ -83,14 +84,42 @@ struct Snapshot {
     proposals: Vec<Row>,
 }
 
-/// One change a run made: its agent, turn and step, the action and what came of it.
+/// One change a run made: its agent, turn and step, the action, and the sentence that
+/// says what the agent did and why.
 #[derive(Debug, Clone, PartialEq)]
 struct Change {
     agent: String,
     turn: u64,
     step: usize,
     tool: String,
-    result: String,
+    sentence: String,
+}
+
+/// "At the market check, Mira bought 1 bread.": what `call_id` of `turn` in the
+/// agent's `conversation` did and why, read from the turn's own steps.
+fn change_sentence(
+    app: &crate::app::Session,
+    agent: &str,
+    conversation: &str,
+    turn: u64,
+    call_id: &str,
+    tool: &str,
+    result: &Result<Value, String>,
+) -> String {
+    let found = app.conversation_of(conversation).and_then(|c| {
+        let turn = c.interactions.into_iter().find(|i| i.id == turn)?;
+        let event = crate::world::told::trigger_of(&turn).map(|(_, event)| event);
+        let arguments = turn.steps.iter().find_map(|step| match step {
+            Step::ToolCall { call, .. } if call.id == call_id => Some(call.arguments.clone()),
+            _ => None,
+        });
+        Some((event, arguments))
+    });
+    let (event, arguments) = found.unwrap_or_default();
+    let deed = crate::world::told::deed(tool, arguments.as_deref().unwrap_or("{}"), Some(result));
+    let why = crate::world::told::reason(event.as_deref().unwrap_or_default());
+    let why = capitalised(why);
+    format!("{why}, {agent} {deed}.").replace("”.", "”")
 }
 
 async fn rows(store: &dyn Store, select: Select) -> Vec<Row> {
@@ -115,7 +144,17 @@ async fn snapshot(store: Rc<dyn Store>) -> Snapshot {
                 .columns("user_id,sentiment,trust,loyalty,communities(name)"),
         )
         .await,
-        battles: rows(s, Select::from("battles").order("id", true)).await,
+        battles: rows(
+            s,
+            Select::from("battles")
+                .columns(
+                    "id,status,community1_damage,community2_damage,\
+                     community1:communities!battles_community1_id_fkey(id,name),\
+                     community2:communities!battles_community2_id_fkey(id,name)",
+                )
+                .order("id", true),
+        )
+        .await,
         market: rows(
             s,
             Select::from("market_items")
@@ -162,6 +201,10 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
     // The agents the person plays: the seed's in the page's world, their own copies
     // in a Supabase project (read when the view opens, after signing in).
     let agents = StoredValue::new(chat.settings.with_untracked(|s| roster(&s.backend)));
+    // The player, named "you" wherever the world names users.
+    let me = chat
+        .settings
+        .with_untracked(|s| crate::demo::identity_for(&s.backend).me);
     let agents = move || agents.get_value();
     let world = RwSignal::new(Snapshot::default());
     let changes = RwSignal::new(Vec::<Change>::new());
@@ -200,18 +243,22 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
             if let SessionUpdate::Event {
                 conversation,
                 turn,
-                event: Event::Thought(Thought::ToolReturn { tool, result, .. }),
+                event:
+                    Event::Thought(Thought::ToolReturn {
+                        call_id,
+                        tool,
+                        result,
+                        ..
+                    }),
             } = update
                 && tool != "plan"
                 && !is_lookup(tool)
             {
-                let result = match result {
-                    Ok(value) => value.to_string(),
-                    Err(error) => format!("refused: {error}"),
-                };
+                let agent = conversation.strip_prefix("agent:").unwrap_or("Familiar");
+                let sentence =
+                    change_sentence(&session, agent, conversation, *turn, call_id, tool, result);
                 changes.update(|c| {
                     let step = c.iter().filter(|x| x.turn == *turn).count() + 1;
-                    let agent = conversation.strip_prefix("agent:").unwrap_or("Familiar");
                     c.insert(
                         0,
                         Change {
@@ -219,7 +266,7 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
                             turn: *turn,
                             step,
                             tool: tool.clone(),
-                            result,
+                            sentence,
                         },
                     );
                     c.truncate(20);
@@ -237,10 +284,12 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
     });
     let fire = move |who: WorldAgent, event: WorldEvent| {
         let Some(app) = chat.session() else { return };
-        status.set(format!("{} → {}", event.event(), who.name));
+        let said = fired(&event, &who);
+        status.set(said.clone());
         spawn_local(async move {
-            if let Err(error) = app.trigger(event.observe(&who)).await {
-                status.set(error.to_string());
+            match app.trigger(event.observe(&who)).await {
+                Ok(_) => status.set(format!("{} done.", said.trim_end_matches('…'))),
+                Err(error) => status.set(error.to_string()),
             }
             refresh();
         });
@@ -270,9 +319,11 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
                     text,
                 }
             };
-            status.set(format!("{} → {}", event.event(), who.name));
-            if let Err(error) = app.trigger(event.observe(&who)).await {
-                status.set(error.to_string());
+            let said = fired(&event, &who);
+            status.set(said.clone());
+            match app.trigger(event.observe(&who)).await {
+                Ok(_) => status.set(format!("{} done.", said.trim_end_matches('…'))),
+                Err(error) => status.set(error.to_string()),
             }
             refresh();
         });
@@ -347,51 +398,74 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
             tick.clear();
         }
     });
+    let names = move |id: i64| world.with(|w| name_of(w, id, me));
     view! {
-        <section class="world" aria-label="World">
+        <section class="world" aria-labelledby="world-heading">
             <header class="world-header">
-                <h2>"World"</h2>
-                <p class="market-timer" role="timer">
-                    {move || match (paused.get(), left.get()) {
-                        (true, _) => "Market check paused".to_owned(),
-                        (false, Some(left)) => format!("Next market check in {left} s"),
-                        (false, None) => "No market check scheduled".to_owned(),
-                    }}
-                    " "
-                    <button type="button" class="pause-market" on:click=toggle_market>
-                        {move || if paused.get() { "Resume" } else { "Pause" }}
-                    </button>
-                </p>
-                <button type="button" class="battle-starts" on:click=battle_starts>"A battle starts"</button>
+                <h2 id="world-heading" tabindex="-1">"World"</h2>
+                <div class="world-controls">
+                    <p class="market-timer" role="timer">
+                        <span>{move || match (paused.get(), left.get()) {
+                            (true, _) => "Market check paused".to_owned(),
+                            (false, Some(left)) => format!("Next market check in {left} s"),
+                            (false, None) => "No market check scheduled".to_owned(),
+                        }}</span>
+                        " "
+                        <button type="button" class="pause-market" on:click=toggle_market>
+                            {move || if paused.get() { "Resume" } else { "Pause" }}
+                        </button>
+                    </p>
+                    <button type="button" class="battle-starts" on:click=battle_starts>"A battle starts"</button>
+                </div>
                 <p class="world-status" role="status">{move || status.get()}</p>
             </header>
             {agents().is_empty().then(|| view! {
                 <p class="no-agents">"You have no agents in this world yet: sign in (Settings) to get yours."</p>
             })}
-            <ul class="world-agents">
+            <ul class="world-agents" aria-label="Your agents">
                 {agents().into_iter().map(|who| {
                     let id = who.id;
                     let (a, b, c, d) = (who.clone(), who.clone(), who.clone(), who.clone());
                     let row = move || world.with(|w| w.users.iter().find(|u| int(u, "id") == id).cloned().unwrap_or_default());
-                    let stat = move |column: &'static str| move || int(&row(), column).to_string();
+                    let stat = move |column: &'static str| move || int(&row(), column);
+                    let initial = who.name.chars().next().map(|c| c.to_uppercase().to_string()).unwrap_or_default();
                     view! {
                         <li class="world-agent" data-agent=who.name.clone()>
-                            <h3>{who.name.clone()}</h3>
-                            <p class="identity">
-                                {format!("order/chaos {:+.1} · loyalty {} · {}",
-                                    who.identity.order_chaos,
-                                    who.identity.loyalty.unwrap_or_default(),
-                                    who.identity.temperament)}
-                            </p>
+                            <div class="agent-head">
+                                <span class="portrait" aria-hidden="true">{initial}</span>
+                                <div>
+                                    <h3>{who.name.clone()}</h3>
+                                    <p class="identity">
+                                        {format!("Loyalty {} · {} · {}",
+                                            who.identity.loyalty.unwrap_or_default(),
+                                            who.identity.temperament,
+                                            leaning(who.identity.order_chaos))}
+                                    </p>
+                                    <p class="community">{move || world.with(|w| community_of(w, id))}</p>
+                                </div>
+                            </div>
                             <dl class="stats">
-                                <dt>"health"</dt><dd class="health">{stat("health")}</dd>
-                                <dt>"energy"</dt><dd class="energy">{stat("energy")}</dd>
-                                <dt>"gold"</dt><dd class="gold">{stat("gold")}</dd>
-                                <dt>"morale"</dt><dd class="morale">{stat("morale")}</dd>
+                                {STATS.into_iter().map(|(column, label, bounded)| view! {
+                                    <div class="stat" data-stat=column>
+                                        <dt>{label}</dt>
+                                        <dd class=column>
+                                            <span class="stat-value">{move || stat(column)().to_string()}</span>
+                                            {bounded.then(|| bar(Signal::derive(stat(column))))}
+                                        </dd>
+                                    </div>
+                                }).collect_view()}
                             </dl>
-                            <p class="community">{move || world.with(|w| community_of(w, id))}</p>
-                            <p class="inventory">{move || world.with(|w| inventory_of(w, id))}</p>
-                            <p class="relationships">{move || world.with(|w| relationships_of(w, id))}</p>
+                            <h4>"Carries"</h4>
+                            <ul class="inventory">{move || world.with(|w| {
+                                let items = inventory_of(w, id);
+                                if items.is_empty() {
+                                    return view! { <li class="empty">"nothing"</li> }.into_any();
+                                }
+                                items.into_iter().map(|item| view! { <li>{item}</li> }).collect_view().into_any()
+                            })}</ul>
+                            <h4>"Standing"</h4>
+                            <ul class="relationships">{move || world.with(|w| relationships_of(w, id, me)
+                                .into_iter().map(|r| view! { <li>{r}</li> }).collect_view())}</ul>
                             {let own = crate::app::Session::own_conversation(&who.name); let name = who.name.clone(); move || {
                                 asks.get().into_iter().filter(|p| p.conversation == own).map(|p| {
                                     let key = p.key();
@@ -407,12 +481,25 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
                                     view! {
                                         <div class="agent-asks" role="group" aria-label=format!("{name} asks first")>
                                             <p>{format!("{name} asks to {}: {what}", p.call.name)}</p>
-                                            <button type="button" class="approve" on:click=move |_| decide(yes.clone(), Decision::Approve)>"Approve"</button>
-                                            <button type="button" class="deny" on:click=move |_| decide(no.clone(), Decision::Deny { reason: "the owner said no".into() })>"Deny"</button>
+                                            <div class="agent-asks-actions">
+                                                <button type="button" class="approve" on:click=move |_| decide(yes.clone(), Decision::Approve)>"Approve"</button>
+                                                <button type="button" class="deny" on:click=move |_| decide(no.clone(), Decision::Deny { reason: "the owner said no".into() })>"Deny"</button>
+                                            </div>
                                         </div>
                                     }
                                 }).collect_view()
                             }}
+                            <div class="triggers" role="group" aria-label=format!("Events for {}", who.name)>
+                                <button type="button" class="market-check" on:click=move |_| fire(a.clone(), WorldEvent::MarketCheck)>"Market check"</button>
+                                <button type="button" class="say-hi" on:click=move |_| say(b.clone(), "Hi", false)>"Say hi"</button>
+                                <button type="button" class="leaders-call" on:click=move |_| say(c.clone(), "Everyone fight in battle 1!", true)>"Call to battle"</button>
+                                <button type="button" class="proposal" on:click=move |_| {
+                                    let latest = world.with_untracked(|w| w.proposals.first().map(|p| (int(p, "id"), text(p, "title"))));
+                                    if let Some((proposal_id, title)) = latest {
+                                        fire(d.clone(), WorldEvent::Proposal { proposal_id, title });
+                                    }
+                                }>"Proposal"</button>
+                            </div>
                             <button type="button" class="open-memory" on:click={let own = crate::app::Session::own_conversation(&who.name); move |_| chat.view(&own)}>
                                 {format!("Open {}'s conversation", who.name)}
                             </button>
@@ -429,46 +516,177 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
                                     }}
                                 </ol>
                             </details>
-                            <div class="triggers">
-                                <button type="button" class="market-check" on:click=move |_| fire(a.clone(), WorldEvent::MarketCheck)>"Market check"</button>
-                                <button type="button" class="say-hi" on:click=move |_| say(b.clone(), "Hi", false)>"Say hi"</button>
-                                <button type="button" class="leaders-call" on:click=move |_| say(c.clone(), "Everyone fight in battle 1!", true)>"Call to battle"</button>
-                                <button type="button" class="proposal" on:click=move |_| {
-                                    let latest = world.with_untracked(|w| w.proposals.first().map(|p| (int(p, "id"), text(p, "title"))));
-                                    if let Some((proposal_id, title)) = latest {
-                                        fire(d.clone(), WorldEvent::Proposal { proposal_id, title });
-                                    }
-                                }>"Proposal"</button>
-                            </div>
                         </li>
                     }
                 }).collect_view()}
             </ul>
             <div class="world-tables">
-                <p class="battles">{move || world.with(|w| w.battles.iter().map(|b| format!(
-                    "Battle {} ({}): {} – {}", int(b, "id"), text(b, "status"),
-                    int(b, "community1_damage"), int(b, "community2_damage"))).collect::<Vec<_>>().join(" · "))}</p>
-                <p class="market">{move || world.with(|w| w.market.iter().map(|m| format!(
-                    "{} {}g {}", text(m, "name"), int(m, "price"), text(m, "effects"))).collect::<Vec<_>>().join(" · "))}</p>
-                <p class="jobs">{move || world.with(|w| w.jobs.iter().map(|j| format!(
-                    "{} +{}g −{} energy", text(j, "name"), int(j, "pay"), int(j, "energy_cost"))).collect::<Vec<_>>().join(" · "))}</p>
-                <ul class="messages">{move || world.with(|w| w.messages.iter().map(|m| view! {
-                    <li>{format!("#{} {} → {}: {}", int(m, "id"), int(m, "sender_id"), int(m, "receiver_id"), text(m, "content"))}</li>
-                }).collect_view())}</ul>
-                <ul class="posts">{move || world.with(|w| w.posts.iter().map(|p| view! {
-                    <li>{format!("{}: {}", int(p, "author_id"), text(p, "content"))}</li>
-                }).collect_view())}</ul>
-                <ul class="proposals">{move || world.with(|w| w.proposals.iter().map(|p| view! {
-                    <li>{format!("#{} {} ({})", int(p, "id"), text(p, "title"), text(p, "status"))}</li>
-                }).collect_view())}</ul>
+                <table class="battles">
+                    <caption>"Battles"</caption>
+                    <thead><tr><th scope="col">"Battle (status): damage dealt"</th><th scope="col">"Sides"</th></tr></thead>
+                    <tbody>{move || world.with(|w| w.battles.iter().map(|b| view! {
+                        <tr>
+                            <th scope="row">{format!("Battle {} ({}): {} – {}", int(b, "id"), text(b, "status"),
+                                int(b, "community1_damage"), int(b, "community2_damage"))}</th>
+                            <td>{format!("{} – {}", embedded_name(b, "community1"), embedded_name(b, "community2"))}</td>
+                        </tr>
+                    }).collect_view())}</tbody>
+                </table>
+                <table class="market">
+                    <caption>"Market"</caption>
+                    <thead><tr><th scope="col">"Item"</th><th scope="col">"Price"</th><th scope="col">"Effect"</th></tr></thead>
+                    <tbody>{move || world.with(|w| w.market.iter().map(|m| view! {
+                        <tr>
+                            <th scope="row">{text(m, "name")}</th>
+                            <td class="number">{format!("{} gold", int(m, "price"))}</td>
+                            <td>{effects(m.get("effects"))}</td>
+                        </tr>
+                    }).collect_view())}</tbody>
+                </table>
+                <table class="jobs">
+                    <caption>"Jobs"</caption>
+                    <thead><tr><th scope="col">"Job"</th><th scope="col">"Pay"</th><th scope="col">"Energy"</th></tr></thead>
+                    <tbody>{move || world.with(|w| w.jobs.iter().map(|j| view! {
+                        <tr>
+                            <th scope="row">{text(j, "name")}</th>
+                            <td class="number">{format!("+{} gold", int(j, "pay"))}</td>
+                            <td class="number">{format!("−{}", int(j, "energy_cost"))}</td>
+                        </tr>
+                    }).collect_view())}</tbody>
+                </table>
+                <div class="world-feed">
+                    <h3>"Messages"</h3>
+                    <ul class="messages">{move || world.with(|w| w.messages.iter().map(|m| view! {
+                        <li>{format!("{} → {}: “{}”", capitalised(&names(int(m, "sender_id"))), names(int(m, "receiver_id")), text(m, "content"))}</li>
+                    }).collect_view())}</ul>
+                    <h3>"Posts"</h3>
+                    <ul class="posts">{move || world.with(|w| w.posts.iter().map(|p| view! {
+                        <li>{format!("{}: “{}”", capitalised(&names(int(p, "author_id"))), text(p, "content"))}</li>
+                    }).collect_view())}</ul>
+                    <h3>"Proposals"</h3>
+                    <ul class="proposals">{move || world.with(|w| w.proposals.iter().map(|p| view! {
+                        <li>{format!("{} ({})", text(p, "title"), proposal_status(p))}</li>
+                    }).collect_view())}</ul>
+                </div>
             </div>
+            <h3 class="world-changes-heading">"What your agents did"</h3>
             <ol class="world-changes" aria-label="Changes">
-                {move || changes.get().into_iter().map(|c| view! {
-                    <li data-tool=c.tool.clone()>{format!("{} · turn {} · step {} · {} → {}", c.agent, c.turn, c.step, c.tool, c.result)}</li>
-                }).collect_view()}
+                {move || {
+                    let list = changes.get();
+                    if list.is_empty() {
+                        return view! { <li class="empty">"Nothing yet: fire an event at an agent above."</li> }.into_any();
+                    }
+                    list.into_iter().map(|c| {
+                        let own = crate::app::Session::own_conversation(&c.agent);
+                        view! {
+                            <li data-tool=c.tool.clone()>
+                                <p class="change-text">{c.sentence.clone()}</p>
+                                <button type="button" class="change-open" on:click=move |_| chat.view(&own)>
+                                    {format!("{} · turn {} · step {} · {}", c.agent, c.turn, c.step, c.tool)}
+                                </button>
+                            </li>
+                        }
+                    }).collect_view().into_any()
+                }}
             </ol>
         </section>
     }
+}
+
+/// The stats a card shows: column, label, and whether it is out of 100 (a bar).
+const STATS: [(&str, &str, bool); 4] = [
+    ("health", "Health", true),
+    ("energy", "Energy", true),
+    ("morale", "Morale", true),
+    ("gold", "Gold", false),
+];
+
+/// A stat out of 100 as a bar (its number is beside it, in words for everyone).
+fn bar(value: Signal<i64>) -> impl IntoView {
+    view! {
+        <svg class="stat-bar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true" focusable="false">
+            <rect class="stat-track" width="100" height="8" rx="4" />
+            <rect class="stat-fill" width=move || value.get().clamp(0, 100).to_string() height="8" rx="4" />
+        </svg>
+    }
+}
+
+/// Where an agent stands between order (+1) and chaos (−1), in words.
+fn leaning(order_chaos: f64) -> String {
+    match order_chaos {
+        x if x >= 0.3 => "orderly".into(),
+        x if x <= -0.3 => "chaotic".into(),
+        _ => "between order and chaos".into(),
+    }
+}
+
+/// A world user's name: "you" for the player, the agent's name capitalised, or
+/// "user N" for one the view has not read.
+fn name_of(w: &Snapshot, id: i64, me: i64) -> String {
+    if id == me {
+        return "you".into();
+    }
+    w.users
+        .iter()
+        .find(|u| int(u, "id") == id)
+        .map(|u| capitalised(&text(u, "username")))
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| format!("user {id}"))
+}
+
+fn capitalised(name: &str) -> String {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// The name of an embedded row (`community1: {id, name}`).
+fn embedded_name(row: &Row, key: &str) -> String {
+    row.get(key)
+        .and_then(|c| c.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_owned()
+}
+
+/// A market item's effects in words: `{"morale": 5}` is "+5 morale".
+fn effects(value: Option<&Value>) -> String {
+    let parsed;
+    let value = match value {
+        Some(Value::String(s)) => {
+            parsed = serde_json::from_str::<Value>(s).unwrap_or(Value::Null);
+            &parsed
+        }
+        Some(v) => v,
+        None => return String::new(),
+    };
+    match value.as_object() {
+        Some(object) => object
+            .iter()
+            .map(|(stat, n)| match n.as_i64() {
+                Some(n) if n >= 0 => format!("+{n} {stat}"),
+                Some(n) => format!("−{} {stat}", n.abs()),
+                None => format!("{stat} {n}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        None => String::new(),
+    }
+}
+
+fn proposal_status(p: &Row) -> String {
+    match text(p, "status") {
+        s if s.is_empty() => "open".into(),
+        s => s,
+    }
+}
+
+/// What the status line says as an event is fired: "Market check for Mira…".
+fn fired(event: &WorldEvent, who: &WorldAgent) -> String {
+    let name = crate::world::told::event_name("", event.event());
+    format!("{name} for {}…", who.name)
 }
 
 fn int_of(value: &Value, key: &str) -> i64 {
@@ -500,34 +718,28 @@ fn community_of(w: &Snapshot, id: i64) -> String {
             format!("{name} (loyalty {})", int(m, "loyalty"))
         })
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(" and ")
 }
 
-fn inventory_of(w: &Snapshot, id: i64) -> String {
-    let items: Vec<String> = w
-        .inventory
+fn inventory_of(w: &Snapshot, id: i64) -> Vec<String> {
+    w.inventory
         .iter()
         .filter(|i| int(i, "user_id") == id)
         .map(|i| format!("{} × {}", text(i, "item_name"), int(i, "quantity")))
-        .collect();
-    if items.is_empty() {
-        "carries nothing".into()
-    } else {
-        items.join(", ")
-    }
+        .collect()
 }
 
-fn relationships_of(w: &Snapshot, id: i64) -> String {
+fn relationships_of(w: &Snapshot, id: i64, me: i64) -> Vec<String> {
     let people = w
         .relationships
         .iter()
         .filter(|r| int(r, "user_id") == id)
         .map(|r| {
             format!(
-                "→ {}: {} ({})",
-                int(r, "target_id"),
+                "{}: {} ({})",
+                capitalised(&name_of(w, int(r, "target_id"), me)),
+                text(r, "kind"),
                 int(r, "affinity"),
-                text(r, "kind")
             )
         });
     let factions = w
@@ -541,11 +753,11 @@ fn relationships_of(w: &Snapshot, id: i64) -> String {
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             format!(
-                "→ {name}: sentiment {}, trust {}, loyalty {}",
+                "{name}: sentiment {}, trust {}, loyalty {}",
                 int(f, "sentiment"),
                 int(f, "trust"),
                 int(f, "loyalty")
             )
         });
-    people.chain(factions).collect::<Vec<_>>().join(", ")
+    people.chain(factions).collect()
 }

@@ -33,6 +33,7 @@ pub mod policy;
 pub mod residents;
 mod rows;
 pub mod scenario;
+pub mod told;
 pub mod triggers;
 
 pub use perceive::{Stats, perceive};
