@@ -13,6 +13,47 @@ use super::chat::Inspector as State;
 /// The id its button controls.
 const PANEL_ID: &str = "familiar-inspector";
 
+/// Keeps Tab and Shift+Tab inside `panel`: from its last control to its first, and
+/// back, and from the panel itself (focused as it opens) to one of them.
+fn trap_tab(panel: &web_sys::HtmlElement, ev: &leptos::ev::KeyboardEvent) {
+    use wasm_bindgen::JsCast;
+    let selector =
+        "button:not([disabled]), [href], input, select, textarea, summary, [tabindex='0']";
+    let Ok(found) = panel.query_selector_all(selector) else {
+        return;
+    };
+    let controls: Vec<web_sys::HtmlElement> = (0..found.length())
+        .filter_map(|i| found.item(i)?.dyn_into::<web_sys::HtmlElement>().ok())
+        .filter(|e| e.offset_parent().is_some())
+        .collect();
+    let (Some(first), Some(last)) = (controls.first(), controls.last()) else {
+        ev.prevent_default();
+        return;
+    };
+    let active = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.active_element());
+    let on = |e: &web_sys::HtmlElement| {
+        active
+            .as_ref()
+            .is_some_and(|a| a == e.as_ref() as &web_sys::Element)
+    };
+    let on_panel = active
+        .as_ref()
+        .is_some_and(|a| a == panel.as_ref() as &web_sys::Element);
+    let to = if ev.shift_key() && (on(first) || on_panel) {
+        Some(last)
+    } else if !ev.shift_key() && on(last) {
+        Some(first)
+    } else {
+        None
+    };
+    if let Some(to) = to {
+        ev.prevent_default();
+        let _ = to.focus();
+    }
+}
+
 /// Whether the inspector is open as a panel (narrow panes only), and the button that
 /// opens it, to give focus back to.
 #[derive(Clone, Copy)]
@@ -100,6 +141,12 @@ pub fn Inspector(
                 if ev.key() == "Escape" && panel.open.get_untracked() {
                     ev.prevent_default();
                     panel.close();
+                }
+                // Open over the page, it keeps focus until closed: Tab cycles inside.
+                if ev.key() == "Tab" && panel.open.get_untracked()
+                    && let Some(aside) = aside.get_untracked()
+                {
+                    trap_tab(&aside, &ev);
                 }
             }
         >

@@ -42,6 +42,68 @@ fn copy_text(text: &str) {
     crate::web::copy_to_clipboard(text);
 }
 
+/// Opens a panel at its top: once the page has settled (the conversation below it
+/// may have followed its own end as the panel pushed it down), the panel's `focus`
+/// element takes focus and is scrolled to the top of the window, under the sticky
+/// top bar (the page's `scroll-padding-top`).
+fn reveal(focus: &'static str) {
+    if let Some(window) = web_sys::window() {
+        let y = window.scroll_y().unwrap_or_default();
+        SCROLL_BEFORE.with(|before| {
+            if before.get().is_none() {
+                before.set(Some(y));
+            }
+        });
+    }
+    request_animation_frame(move || {
+        request_animation_frame(move || {
+            let target = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.query_selector(focus).ok().flatten())
+                .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok());
+            if let Some(target) = target {
+                let _ = target.focus();
+                target.scroll_into_view_with_bool(true);
+            }
+        });
+    });
+}
+
+thread_local! {
+    /// Where the page was scrolled before a panel opened at its top: the reader goes
+    /// back there (to the conversation's end, say) when the panel closes.
+    static SCROLL_BEFORE: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
+}
+
+/// A panel closed: the page goes back to where it was before one opened.
+fn restore_scroll() {
+    let Some(y) = SCROLL_BEFORE.with(std::cell::Cell::take) else {
+        return;
+    };
+    request_animation_frame(move || {
+        if let Some(window) = web_sys::window() {
+            window.scroll_to_with_x_and_y(0.0, y);
+        }
+    });
+}
+
+/// Escape inside a panel: `close` it and give focus back to the button that opened it.
+fn close_on_escape(
+    close: impl Fn() + 'static,
+    button: NodeRef<leptos::html::Button>,
+) -> impl Fn(leptos::ev::KeyboardEvent) + 'static {
+    move |ev| {
+        if ev.key() == "Escape" && !ev.default_prevented() {
+            ev.prevent_default();
+            close();
+            restore_scroll();
+            if let Some(button) = button.get_untracked() {
+                let _ = button.focus();
+            }
+        }
+    }
+}
+
 /// Which side panel is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Panel {
@@ -62,10 +124,20 @@ pub fn App() -> impl IntoView {
     shortcuts::install(chat, focus);
     let settings_button = NodeRef::<leptos::html::Button>::new();
     let history_button = NodeRef::<leptos::html::Button>::new();
+    let guild_button = NodeRef::<leptos::html::Button>::new();
+    let world_button = NodeRef::<leptos::html::Button>::new();
     let inspector_panel = InspectorPanel::new();
     let panel = RwSignal::new(Panel::None);
     let toggle = move |which: Panel| {
-        move |_| panel.update(|p| *p = if *p == which { Panel::None } else { which })
+        move |_| {
+            panel.update(|p| *p = if *p == which { Panel::None } else { which });
+            match panel.get_untracked() {
+                Panel::Conversations => reveal("section.conversations"),
+                Panel::Settings => reveal("#settings-heading"),
+                Panel::Guild => reveal("section.guild h2"),
+                Panel::None => restore_scroll(),
+            }
+        }
     };
     let empty = move || chat.turns.with(Vec::is_empty);
     let show_world = RwSignal::new(false);
@@ -89,8 +161,15 @@ pub fn App() -> impl IntoView {
                         focus.give();
                     }>"New"</button>
                     <button node_ref=history_button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
-                    <button type="button" class="show-guild" aria-expanded=move || (panel.get() == Panel::Guild).to_string() on:click=toggle(Panel::Guild)>"Guild"</button>
-                    <button type="button" class="show-world" aria-expanded=move || show_world.get().to_string() on:click=move |_| show_world.update(|w| *w = !*w)>"World"</button>
+                    <button node_ref=guild_button type="button" class="show-guild" aria-expanded=move || (panel.get() == Panel::Guild).to_string() on:click=toggle(Panel::Guild)>"Guild"</button>
+                    <button node_ref=world_button type="button" class="show-world" aria-expanded=move || show_world.get().to_string() on:click=move |_| {
+                        show_world.update(|w| *w = !*w);
+                        if show_world.get_untracked() {
+                            reveal("section.world h2");
+                        } else {
+                            restore_scroll();
+                        }
+                    }>"World"</button>
                     <button node_ref=settings_button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings)>"Settings"</button>
                     <InspectorButton panel=inspector_panel />
                 </nav>
@@ -101,6 +180,7 @@ pub fn App() -> impl IntoView {
                     focus.give();
                 }) on_close=Callback::new(move |()| {
                     panel.set(Panel::None);
+                    restore_scroll();
                     if let Some(button) = history_button.get_untracked() {
                         let _ = button.focus();
                     }
@@ -112,6 +192,7 @@ pub fn App() -> impl IntoView {
                     on_save=move |s| chat.apply_settings(s)
                     on_close=Callback::new(move |()| {
                         panel.set(Panel::None);
+                        restore_scroll();
                         if let Some(button) = settings_button.get_untracked() {
                             let _ = button.focus();
                         }
@@ -119,7 +200,9 @@ pub fn App() -> impl IntoView {
                 />
             </Show>
             <Show when=move || panel.get() == Panel::Guild>
-                <GuildView settings=chat.settings.get_untracked() />
+                <div class="panel-keys" on:keydown=close_on_escape(move || panel.set(Panel::None), guild_button)>
+                    <GuildView settings=chat.settings.get_untracked() />
+                </div>
             </Show>
             <Show when=move || chat.notices.with(|n| !n.is_empty())>
                 <div class="familiar-notice" role="alert">
@@ -140,7 +223,9 @@ pub fn App() -> impl IntoView {
                 }
             }).collect_view()}
             <Show when=move || show_world.get()>
-                <WorldView chat=chat />
+                <div class="panel-keys" on:keydown=close_on_escape(move || show_world.set(false), world_button)>
+                    <WorldView chat=chat />
+                </div>
             </Show>
             <div class="familiar-body">
                 <main class="familiar">

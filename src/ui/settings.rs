@@ -329,9 +329,21 @@ pub fn SettingsPanel(
             on_close.run(());
         }
     };
-    // Opened, the panel takes focus, so its first field is a Tab away.
+    // Opened, the panel's heading takes focus, so its first field is a Tab away.
     form.on_load(|form| {
-        let _ = form.focus();
+        match form
+            .query_selector("#settings-heading")
+            .ok()
+            .flatten()
+            .and_then(|h| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(h).ok())
+        {
+            Some(heading) => {
+                let _ = heading.focus();
+            }
+            None => {
+                let _ = form.focus();
+            }
+        }
     });
     view! {
         <form
@@ -348,7 +360,7 @@ pub fn SettingsPanel(
                 }
             }
         >
-            <h2 id="settings-heading">"Settings"</h2>
+            <h2 id="settings-heading" tabindex="-1">"Settings"</h2>
             <fieldset>
                 <legend>"Model"</legend>
                 <label><input type="radio" name="model" prop:checked=move || !use_proxy.get() && !use_local.get() on:change=move |_| { use_proxy.set(false); use_local.set(false); } />" Rules model (offline)"</label>
@@ -372,10 +384,11 @@ pub fn SettingsPanel(
                 </div>
                 <label><input type="radio" name="model" class="use-proxy" prop:checked=move || use_proxy.get() on:change=move |_| { use_local.set(false); use_proxy.set(true); } />" OpenAI-compatible proxy"</label>
                 <div hidden=move || !use_proxy.get()>
-                    <label>"Proxy URL"<input class="proxy-url" type="url" bind:value=proxy_url placeholder="https://llm.example.com/v1" aria-invalid=invalid("model.url") aria-describedby=described("model.url", "hint-proxy") /></label>
-                    <p class="field-hint" id="hint-proxy">"https://, or http:// on this machine (localhost)"</p>
+                    <label>"Proxy URL"<input class="proxy-url" type="url" bind:value=proxy_url aria-invalid=invalid("model.url") aria-describedby=described("model.url", "hint-proxy") /></label>
+                    <p class="field-hint" id="hint-proxy">"https://, or http:// on this machine (localhost); for example “https://llm.example.com/v1”"</p>
                     {error("model.url")}
-                    <label>"Model"<input class="proxy-model" bind:value=proxy_model placeholder="gpt-4o-mini" aria-invalid=invalid("model.name") aria-describedby=described("model.name", "") /></label>
+                    <label>"Model"<input class="proxy-model" bind:value=proxy_model aria-invalid=invalid("model.name") aria-describedby=described("model.name", "hint-model") /></label>
+                    <p class="field-hint" id="hint-model">"The name the proxy serves, for example “gpt-4o-mini”"</p>
                     {error("model.name")}
                     <label>"Context window, tokens (optional)"<input class="proxy-window" bind:value=window placeholder="asked of the server" inputmode="numeric" aria-invalid=invalid("model.window") aria-describedby=described("model.window", "") /></label>
                     {error("model.window")}

@@ -41,6 +41,21 @@ fn describe(value: &JsValue) -> String {
         .unwrap_or_else(|| format!("{value:?}"))
 }
 
+/// A request that got no response, in words a person can act on: the browser's own
+/// ("TypeError: Failed to fetch") says nothing of what to check.
+fn unanswered(url: &str, why: &str) -> String {
+    // Chromium, Firefox and Safari's words for a request that got no response.
+    let lost = ["Failed to fetch", "NetworkError", "Load failed"];
+    if !lost.iter().any(|words| why.contains(words)) {
+        return why.to_owned();
+    }
+    let origin = web_sys::Url::new(url).map_or_else(|_| url.to_owned(), |u| u.origin());
+    format!(
+        "no answer from {origin}: check the address, that the server there is running, \
+         and that it allows requests from this page (CORS) ({why})"
+    )
+}
+
 impl Http for Fetch {
     fn send(
         &self,
@@ -73,7 +88,7 @@ async fn send(request: HttpRequest) -> Result<HttpResponse, HttpError> {
     let response = gloo_net::http::Request::from(built)
         .send()
         .await
-        .map_err(|e| HttpError::Network(e.to_string()))?;
+        .map_err(|e| HttpError::Network(unanswered(&request.url, &e.to_string())))?;
     let header_list = response
         .headers()
         .entries()
