@@ -288,19 +288,30 @@ function execute(messages) {
     return 'Offline I can build a branching dialog ("Build a branching dialog: Elena greets the player, and if has_key is true she opens the gate, otherwise she sends them away."), create a variable, or add a character. Configure a model for anything else.';
   }
   const results = messages.slice(start).filter((m) => m.role === 'tool').map((m) => parse(m.content));
-  const c = { notes: [] };
+  const c = { notes: [], done: [] };
   for (const [index, result] of results.entries()) {
     const step = plan.steps[index];
     if (!step) break;
+    // The designer's "no" (`{"declined": …}`) is a decision, not a failure: nothing is
+    // retried, and the answer says what was not done and what was, before it.
+    if (result && typeof result === 'object' && 'declined' in result) return declinedAnswer(step, result.declined, c);
     if (result && typeof result === 'object' && 'error' in result) {
       if (!step.recover?.(String(result.error), c)) return `I could not ${step.what}: ${result.error}`;
     } else {
       step.took(result, c);
+      c.done.push(step.what);
     }
   }
   const next = plan.steps[results.length];
   if (next) return { toolCalls: [next.call(c)] };
   return plan.summary(c);
+}
+
+/** What the executor says when the designer declined `step`: not done, and why. */
+function declinedAnswer(step, why, c) {
+  const reason = String(why ?? '').trim();
+  const before = c.done.length ? ` Done before that: ${c.done.join(', ')}.` : ' Nothing was changed.';
+  return `Not done: I did not ${step.what}, because you declined it${reason ? ` (${reason})` : ''}; I stopped there.${before}`;
 }
 
 /** The offline model: the supervisor's three JSON stages, and the executor's tool calls. */
@@ -317,6 +328,8 @@ function respond(request) {
       return JSON.stringify({ tasks: recipe(asked)?.tasks ?? ['Answer the request'] });
     case 'Judgement': {
       const report = asked.split("Executor's report:")[1] ?? '';
+      // Declined by the designer: finished as they decided, not a failure to retry.
+      if (/because you declined/i.test(report)) return JSON.stringify({ done: true, summary: report.trim() });
       const failed = /could not|still wrong/i.test(report);
       return JSON.stringify({ done: !failed, summary: failed ? report.trim() : 'every task is done' });
     }
@@ -468,12 +481,31 @@ agent.on('thought', (e) => {
   if (e.type !== 'tool_return') return;
   note(e.result.error ? `✗ ${e.tool}: ${e.result.error}` : `✓ ${e.tool}: ${JSON.stringify(e.result.ok)}`);
 });
+/** A call's arguments in words: `{"name":"has_key","initial":false}` is "name has_key, initial false". */
+function argumentsInWords(text) {
+  try {
+    const args = JSON.parse(text);
+    return Object.entries(args).map(([k, v]) => `${k.replaceAll('_', ' ')} ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
+  } catch {
+    return text;
+  }
+}
 agent.on('approval_needed', (e) => {
-  document.getElementById('approval-text').textContent = `The copilot wants to ${e.call.name.replaceAll('_', ' ')}: ${e.call.arguments}`;
+  document.getElementById('approval-text').textContent = `The copilot wants to ${e.call.name.replaceAll('_', ' ')}: ${argumentsInWords(e.call.arguments)}.`;
   document.getElementById('approval').hidden = false;
   status('Waiting for your approval');
+  // The next thing to do is here: focus goes to the decision, and back after it.
+  document.getElementById('approve').focus();
 });
-agent.on('decided', () => { document.getElementById('approval').hidden = true; });
+agent.on('decided', () => closeApproval());
+
+/** Hides the approval; focus, when it was on it, goes back to the request box. */
+function closeApproval() {
+  const box = document.getElementById('approval');
+  const had = box.contains(document.activeElement);
+  box.hidden = true;
+  if (had) document.getElementById('prompt').focus();
+}
 
 async function run(work) {
   document.getElementById('send').disabled = true;
@@ -487,7 +519,7 @@ async function run(work) {
     view.answer = `The copilot could not run: ${error.message}`;
   } finally {
     document.getElementById('send').disabled = false;
-    document.getElementById('approval').hidden = true;
+    closeApproval();
     save();
     render();
     status('Ready: ask the copilot.');
@@ -510,11 +542,18 @@ for (const example of document.querySelectorAll('.example')) {
 /** Decides the call the panel shows; a click after it was decided changes nothing. */
 function decide(approve) {
   const [waiting] = agent.pending();
-  document.getElementById('approval').hidden = true;
+  closeApproval();
   if (!waiting) return;
   if (approve) agent.approve(waiting);
   else agent.deny(waiting, 'the designer said no');
 }
+// Enter sends, as in a chat; Shift+Enter starts a new line.
+document.getElementById('prompt').addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    document.getElementById('ask').requestSubmit();
+  }
+});
 document.getElementById('approve').addEventListener('click', () => decide(true));
 document.getElementById('deny').addEventListener('click', () => decide(false));
 document.getElementById('stop').addEventListener('click', () => agent.abort());

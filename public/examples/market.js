@@ -104,9 +104,15 @@ function render() {
   for (const [name, who] of Object.entries({ player: state.player, ...state.npcs })) {
     const piece = pieces[name];
     piece.dataset.at = `${who.x},${who.y}`;
-    piece.style.transform = `translate(${who.x * 58 + 2}px, ${who.y * 58 + 2}px)`;
+    // Placed by the stylesheet from its cell (the board's cells shrink on a phone).
+    piece.style.setProperty('--x', who.x);
+    piece.style.setProperty('--y', who.y);
     piece.querySelector('.glyph').textContent = name === 'player' ? '@' : who.glyph;
   }
+  // The board as words for a screen reader: who stands where.
+  const where = Object.entries({ player: state.player, ...state.npcs })
+    .map(([name, who]) => `${name === 'player' ? 'You' : label(name)} at column ${who.x + 1}, row ${who.y + 1}`);
+  board.setAttribute('aria-label', `The market, ${W} by ${H}, the stall at the top left: ${where.join('; ')}.`);
   document.getElementById('gold').textContent = state.player.gold;
   document.getElementById('hp').textContent = state.player.hp;
   document.getElementById('items').textContent = state.player.items.join(', ') || 'nothing';
