@@ -1,10 +1,16 @@
-"""Compares JSON repairers against the intended values of the corpus.
+"""Compares JSON repairers against intended values, on two sets of cases.
 
-Reads tests/fixtures/json-repair/*.txt, repairs every input with Familiar's
-`json::extract` (the `json_repair_corpus` example), the `jsonrepair` npm package and the
-`json_repair` PyPI package, and prints per-class and total agreement with the intended
-value. A refusal agrees only where the corpus says REFUSED. Run through run.sh, which
-installs the two oracles in a temporary directory first.
+1. Our corpus, tests/fixtures/json-repair/*.txt: per class, the share of cases each
+   repairer gets to the intended value (a refusal agrees only where the corpus says
+   REFUSED), and whether valid JSON came back byte-identical.
+2. The two libraries' own test suites (the JSON lines file named by `--suites`, written
+   by suites/*_cases.*): every case whose input is not JSON and whose expected repair is
+   an object or an array, once per distinct input (the union), intended value = what
+   the suite that holds it expects. Per test group and in total.
+
+Repairers: Familiar's `json::extract` (the `json_repair_corpus` example), the
+`jsonrepair` npm package and the `json_repair` PyPI package. Run through run.sh, which
+installs the two oracles and fetches the two suites in a temporary directory first.
 """
 
 import glob
@@ -84,19 +90,46 @@ def python_oracle(text):
         return {"error": str(error)}
 
 
-def main():
-    classes = {}
-    for path in sorted(glob.glob(os.path.join(CORPUS, "*.txt"))):
-        classes[os.path.basename(path)[:-4]] = read_cases(path)
+def short(text, limit=240):
+    return text if len(text) <= limit else f"{text[:limit // 2]}…{text[-limit // 2:]}"
+
+
+def suite_cases(path):
+    """The union of the suites' object/array repairs, grouped by suite and test."""
+    groups, seen = {}, set()
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            case = json.loads(line)
+            try:
+                json.loads(case["input"])
+                continue  # already JSON: not a repair
+            except ValueError:
+                pass
+            try:
+                intended = json.loads(case["expected"])
+            except ValueError:
+                continue
+            if not isinstance(intended, (dict, list)) or case["input"] in seen:
+                continue
+            seen.add(case["input"])
+            name = f"{case['suite']}: {case['group'].split(' / ')[-1]}"
+            groups.setdefault(name, []).append(
+                {"input": case["input"], "intended": intended, "refused": False})
+    return groups
+
+
+def table(title, classes, verbose, passthrough_class=None):
+    """Runs the three repairers over `classes` and prints one row per class."""
     inputs = [c["input"] for cases in classes.values() for c in cases]
-    ours = run_json(["cargo", "run", "--quiet", "--example", "json_repair_corpus"], inputs, cwd=ROOT)
+    ours = run_json(["cargo", "run", "--quiet", "--release", "--example", "json_repair_corpus"],
+                    inputs, cwd=ROOT)
     npm = run_json(["node", os.path.join(ROOT, "bench", "json_repair", "oracle.mjs")], inputs)
     pypi = [python_oracle(text) for text in inputs]
 
-    verbose = "-v" in sys.argv
-    rows, totals, at = [], [0, 0, 0, 0], 0
+    totals, at = [0, 0, 0, 0], 0
     passthrough = [0, 0]
-    print(f"{'class':<32}{'cases':>6}{'familiar':>10}{'jsonrepair':>12}{'json_repair':>13}")
+    print(f"\n{title}")
+    print(f"{'class':<60}{'cases':>6}{'familiar':>10}{'jsonrepair':>12}{'json_repair':>13}")
     for name, cases in classes.items():
         scores = [0, 0, 0]
         for case in cases:
@@ -104,8 +137,10 @@ def main():
                 ok = agrees(case, results[at])
                 scores[column] += ok
                 if verbose and column == 0 and not ok:
-                    print(f"  MISS {name}: {case['input']!r} -> {results[at]}")
-            if name == "valid":
+                    intended = json.dumps(case["intended"], ensure_ascii=False)
+                    print(f"  MISS {name}: {short(repr(case['input']))} -> "
+                          f"{short(str(results[at]))} (intended {short(intended)})")
+            if name == passthrough_class:
                 passthrough[0] += 1
                 passthrough[1] += ours[at].get("ok") == case["input"]
             at += 1
@@ -113,10 +148,26 @@ def main():
         totals[0] += n
         for i in range(3):
             totals[i + 1] += scores[i]
-        print(f"{name:<32}{n:>6}" + "".join(f"{s / n:>{w}.0%}" for s, w in zip(scores, (10, 12, 13))))
+        print(f"{name[:59]:<60}{n:>6}" + "".join(f"{s / n:>{w}.0%}" for s, w in zip(scores, (10, 12, 13))))
     n = totals[0]
-    print(f"{'total':<32}{n:>6}" + "".join(f"{s / n:>{w}.1%}" for s, w in zip(totals[1:], (10, 12, 13))))
-    print(f"valid JSON passed through byte-identical by familiar: {passthrough[1]}/{passthrough[0]}")
+    print(f"{'total':<60}{n:>6}" + "".join(f"{s / n:>{w}.1%}" for s, w in zip(totals[1:], (10, 12, 13))))
+    print(f"{'':<60}{'':>6}" + "".join(f"{s:>{w}}" for s, w in zip(totals[1:], (10, 12, 13))))
+    if passthrough_class:
+        print(f"valid JSON passed through byte-identical by familiar: {passthrough[1]}/{passthrough[0]}")
+
+
+def main():
+    verbose = "-v" in sys.argv
+    only_suites = "--only-suites" in sys.argv
+    if not only_suites:
+        classes = {}
+        for path in sorted(glob.glob(os.path.join(CORPUS, "*.txt"))):
+            classes[os.path.basename(path)[:-4]] = read_cases(path)
+        table("Our corpus (tests/fixtures/json-repair), per class", classes, verbose, "valid")
+    if "--suites" in sys.argv:
+        path = sys.argv[sys.argv.index("--suites") + 1]
+        table("The libraries' own suites: object/array repairs, union of distinct inputs",
+              suite_cases(path), verbose)
 
 
 if __name__ == "__main__":

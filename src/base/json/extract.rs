@@ -5,26 +5,44 @@
 /// cannot make extraction slow.
 const MAX_CANDIDATES: usize = 16;
 
-/// Candidate JSON regions of `text`, most likely first: fenced blocks, then
-/// bracketed regions from the longest to the shortest.
+/// Candidate JSON regions of `text`, most likely first: the whole text when it opens
+/// like a value, fenced blocks, then bracketed regions from the longest to the
+/// shortest.
 pub fn candidates(text: &str) -> Vec<&str> {
-    let mut found: Vec<&str> = fenced_blocks(text)
-        .into_iter()
-        .filter(|block| block.trim_start().starts_with(['{', '[']))
-        .collect();
-    // The whole text when it opens with a bracket: quotes that do not pair can make
-    // the balanced regions below end too early (repair refuses it when text follows
-    // the value, so prose after a value still finds the region alone).
-    let trimmed = text.trim();
-    if trimmed.starts_with(['{', '[']) {
+    let mut found: Vec<&str> = Vec::new();
+    // The whole text first when it opens with a bracket: a fence inside one of its
+    // strings is text (`{"a": "```{}```"}`), and quotes that do not pair can make the
+    // balanced regions below end too early. Repair refuses it when prose follows the
+    // value, so prose after a value still finds the region alone.
+    let trimmed = text.trim_matches(super::repair::is_space);
+    if opens_whole_value(trimmed) {
         found.push(trimmed);
     }
+    found.extend(
+        fenced_blocks(text)
+            .into_iter()
+            .filter(|block| block.trim_start().starts_with(['{', '[', '('])),
+    );
     let mut regions = bracketed_regions(text);
     crate::base::sort::sort_by_key(&mut regions, |region| std::cmp::Reverse(region.len()));
     found.extend(regions);
     found.dedup();
     found.truncate(MAX_CANDIDATES);
     found
+}
+
+/// Whether the whole of `text` may be one value, or several in a row: it opens with
+/// a bracket, a tuple's parenthesis or a comment (or a `/` regex), or it is a list of scalars without
+/// brackets (`1, 2, 3`; one per line).
+fn opens_whole_value(text: &str) -> bool {
+    // `[```json {…} ```]`: a fenced block inside brackets; the fence is the value.
+    let fence_inside = text
+        .get(1..)
+        .is_some_and(|rest| rest.trim_start().starts_with("```"));
+    (text.starts_with(['{', '[', '(']) && !fence_inside)
+        || text.starts_with(['#', '/'])
+        || (text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '"'))
+            && text.contains([',', '\n']))
 }
 
 /// The contents of ``` fences (an unclosed fence runs to the end of the text).
@@ -36,8 +54,15 @@ fn fenced_blocks(text: &str) -> Vec<&str> {
         // Skip the info string (`json`, `jsonc`, …) up to the end of the line.
         let body_start = after.find('\n').map_or(after.len(), |n| n + 1);
         let info = after.get(..body_start).unwrap_or_default().trim();
+        // ```json {"a": 1} ```: the block on the fence's own line, after its language.
+        let language = info.split_whitespace().next().unwrap_or_default();
+        let inline = info.get(language.len()..).unwrap_or_default().trim_start();
         let body = if info.starts_with(['{', '[']) {
             after
+        } else if inline.starts_with(['{', '[']) {
+            after
+                .get(after.find(inline).unwrap_or_default()..)
+                .unwrap_or_default()
         } else {
             after.get(body_start..).unwrap_or_default()
         };
@@ -105,12 +130,23 @@ fn balanced_end(text: &str, start: usize) -> Option<usize> {
     None
 }
 
-/// Ways to read `text` as several values one after another, most likely first: by
-/// balanced brackets, then one per line.
+/// Ways to read `text` as several values one after another, most likely first: one
+/// per line (when every line is a whole value, quotes that do not pair cannot join
+/// two lines into one region), by balanced brackets, then fenced blocks.
 pub(super) fn sequences(text: &str) -> impl Iterator<Item = Vec<&str>> {
-    [balanced_sequence, line_sequence]
+    [line_sequence, balanced_sequence, fenced_sequence]
         .into_iter()
         .filter_map(move |split| split(text))
+}
+
+/// Two or more fenced blocks that each hold a value: the list of them (a typed
+/// contract that wants one still finds each block alone among the candidates).
+fn fenced_sequence(text: &str) -> Option<Vec<&str>> {
+    let blocks: Vec<&str> = fenced_blocks(text)
+        .into_iter()
+        .filter(|block| block.starts_with(['{', '[']))
+        .collect();
+    (blocks.len() >= 2).then_some(blocks)
 }
 
 /// One value per line whose quotes do not pair (`{"a": "x, "b": 1}`), so brackets

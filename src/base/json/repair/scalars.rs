@@ -2,12 +2,14 @@
 //! invalid ones kept as text), literals in Python's and JavaScript's spellings, bare
 //! words and URLs (text), regex literals (text), and wrappers such as `ObjectId("…")`.
 
-use super::strings::push_string;
+use super::strings::{self, push_string};
 use super::{Context, EndedEarly, Fail, JsonError, MAX_DEPTH, Parent, Repairer};
 
 impl Repairer {
-    /// A number; `007`, `1.2.3`, `2026-01-01` or `10px` are kept as text, and a number
-    /// the text cuts off (`1.`, `12e`) loses its dangling part.
+    /// A number; `007`, `1.2.3`, `2026-01-01` or `10px` are kept as text; digit group
+    /// separators go (`1_000`); a dangling exponent (`1e`, `2e+`) is dropped wherever it
+    /// stands, as both reference repairers read it; a lone sign is text (`-`) unless the
+    /// text ends there (cut off: the value was lost).
     pub(super) fn number(&mut self, context: Context) -> Result<(), Fail> {
         let start = self.pos;
         while self.peek().is_some_and(|c| {
@@ -19,6 +21,14 @@ impl Repairer {
         }
         let token = self.text(start, self.pos);
         if let Some(number) = normalize_number(&token) {
+            self.out.push_str(&number);
+            self.skip_stray_end_quote();
+            return Ok(());
+        }
+        let dangling = token.trim_end_matches(['+', '-']);
+        if let Some(mantissa) = dangling.strip_suffix(['e', 'E'])
+            && let Some(number) = normalize_number(mantissa)
+        {
             self.out.push_str(&number);
             return Ok(());
         }
@@ -75,16 +85,73 @@ impl Repairer {
                 self.error(format!("`{word}` is not a JSON value")),
             ));
         }
-        while self
-            .peek()
-            .is_some_and(|c| !matches!(c, ',' | '}' | ']' | '\n'))
-        {
-            self.pos += 1;
-        }
+        self.bare_text_end(context);
+        self.bare_words += 1;
         let text = self.text(start, self.pos);
         let text = text.trim_end().trim_end_matches(['"', '\'', '”', '’', '`']);
         push_string(&mut self.out, text);
         Ok(())
+    }
+
+    /// Moves to the end of a bare word or phrase: the next `,`, closing bracket or line
+    /// end, past brackets the text opened itself (`words{in brackets}`), and (as an
+    /// object's value) before a quoted key that begins the next member
+    /// (`{"a": value "b": 1}`).
+    fn bare_text_end(&mut self, context: Context) {
+        let mut open = 0usize;
+        while let Some(c) = self.peek() {
+            match c {
+                '{' | '[' => open += 1,
+                '}' | ']' if open > 0 => open -= 1,
+                ',' if open > 0 => {}
+                ',' | '}' | ']' | '\n' => return,
+                q if context == Context::ObjectValue
+                    && strings::closers(q).is_some()
+                    && self.pos > 0
+                    && self
+                        .chars
+                        .get(self.pos - 1)
+                        .is_some_and(|p| p.is_whitespace())
+                    && self.quoted_key_at(self.pos) =>
+                {
+                    return;
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// Whether a quoted string that a `:` follows starts at `at` (on its line).
+    pub(super) fn quoted_key_at(&self, at: usize) -> bool {
+        let Some(open) = self.chars.get(at).copied() else {
+            return false;
+        };
+        let closers = strings::closers(open).unwrap_or(&['"']);
+        let mut end = at + 1;
+        while let Some(&c) = self.chars.get(end) {
+            self.look(1);
+            if closers.contains(&c) {
+                return self.next_solid(end + 1).1 == Some(':');
+            }
+            if c == '\n' {
+                return false;
+            }
+            end += 1;
+        }
+        false
+    }
+
+    /// `12345"`: a quote left after a number, before the next delimiter, is dropped.
+    fn skip_stray_end_quote(&mut self) {
+        if self.peek().is_some_and(|c| strings::closers(c).is_some())
+            && matches!(
+                self.next_solid(self.pos + 1).1,
+                None | Some(',' | '}' | ']')
+            )
+        {
+            self.pos += 1;
+        }
     }
 
     fn read_word(&mut self) -> String {
@@ -215,9 +282,24 @@ pub(super) fn literal(word: &str, at_end: bool) -> Option<&'static str> {
         .map(|(_, json)| *json)
 }
 
-/// Loose number spellings to strict JSON: `+1` → `1`, `.5` → `0.5`, `1.` → `1`.
-/// `None` for what is not a number as written: `007`, `1.2.3`, `1e`, `-`.
+/// Loose number spellings to strict JSON: `+1` → `1`, `.5` → `0.5`, `1.` → `1`,
+/// `1_000` → `1000` (Python's and Rust's digit separators, only between digits).
+/// `None` for what is not a number as written: `007`, `1.2.3`, `1e`, `-`, `_1`.
 fn normalize_number(raw: &str) -> Option<String> {
+    let separated = raw.contains('_');
+    if separated {
+        let bytes = raw.as_bytes();
+        let between_digits = bytes.iter().enumerate().all(|(i, &b)| {
+            b != b'_'
+                || (i > 0
+                    && bytes.get(i - 1).is_some_and(u8::is_ascii_digit)
+                    && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+        });
+        if !between_digits {
+            return None;
+        }
+        return normalize_number(&raw.replace('_', ""));
+    }
     let (sign, unsigned) = match raw.strip_prefix('-') {
         Some(rest) => ("-", rest),
         None => ("", raw.strip_prefix('+').unwrap_or(raw)),

@@ -34,6 +34,12 @@ struct Kept {
     inner: usize,
     /// A key's first `:`: where an unclosed key most likely ended.
     colon: Option<Mark>,
+    /// Where a raw line break (and only spaces after it) ends the text so far: the
+    /// line was broken before the end quote, as layout.
+    line_break: Option<usize>,
+    /// `(` read minus `)` read: a quote before a `)` that closes a `(` of the text
+    /// (`"(5'3")"`) is text.
+    parens: isize,
 }
 
 impl Repairer {
@@ -56,6 +62,10 @@ impl Repairer {
         };
         let closers = closers(open).unwrap_or(&['"']);
         self.pos += 1;
+        // `""value"`: a doubled opening quote (CSV's escape, or a slip).
+        if self.peek() == Some(open) && self.peek_at(1).is_some_and(char::is_alphanumeric) {
+            self.pos += 1;
+        }
         let mut value = String::new();
         let mut kept = Kept::default();
         loop {
@@ -66,8 +76,16 @@ impl Repairer {
             self.pos += 1;
             if c == '\\' {
                 self.escape(&mut value);
+                kept.line_break = None;
             } else if closers.contains(&c) {
                 if self.closes_string(role, &mut value, &kept) {
+                    drop_raw_line_break(&mut value, kept.line_break);
+                    // `""key"":`: a doubled closing quote.
+                    if self.peek() == Some(c)
+                        && matches!(self.next_solid(self.pos + 1).1, Some(':' | ',' | '}' | ']'))
+                    {
+                        self.pos += 1;
+                    }
                     break;
                 }
                 let mark = Mark {
@@ -75,6 +93,7 @@ impl Repairer {
                     len: value.len(),
                 };
                 kept.last = Some(mark);
+                kept.line_break = None;
                 if !opens_item(&value) {
                     kept.inner += usize::from(kept.item.is_some());
                 } else if kept.item.is_none() {
@@ -82,11 +101,20 @@ impl Repairer {
                 }
                 value.push(c);
             } else {
-                if c == ':' && role == Role::Key && kept.colon.is_none() {
-                    kept.colon = Some(Mark {
-                        at: self.pos - 1,
-                        len: value.len(),
-                    });
+                let mark = Some(Mark {
+                    at: self.pos - 1,
+                    len: value.len(),
+                });
+                match c {
+                    ':' if role == Role::Key && kept.colon.is_none() => kept.colon = mark,
+                    '(' => kept.parens += 1,
+                    ')' => kept.parens -= 1,
+                    _ => {}
+                }
+                match c {
+                    '\n' if kept.line_break.is_none() => kept.line_break = Some(value.len()),
+                    ' ' | '\t' | '\r' | '\n' => {}
+                    _ => kept.line_break = None,
                 }
                 value.push(c);
             }
@@ -101,14 +129,18 @@ impl Repairer {
         let (ahead, next) = self.next_solid(self.pos);
         let closes = match next {
             None => true,
+            // `"(5'3")"`: the quote is inside the parentheses the text opened.
+            Some(')') => kept.parens <= 0,
             Some(c) => {
-                matches!(
-                    c,
-                    ',' | '}' | ']' | ')' | ':' | '"' | '\'' | '/' | '#' | '='
-                ) || (ahead > self.pos && self.chars.get(self.pos) == Some(&'\n'))
+                matches!(c, ',' | '}' | ']' | ':' | '"' | '\'' | '/' | '#' | '=')
+                    || (ahead > self.pos && self.chars.get(self.pos) == Some(&'\n'))
                     // `{"a" 1}`: a key's quote followed by a space ends it.
                     || (role == Role::Key && ahead > self.pos)
                     || self.concatenated().is_some()
+                    || self.fence_at(ahead)
+                    // After a comma the quote more likely opens the next item.
+                    || (!opens_item(value)
+                        && self.value_then_delimiter(ahead, role, kept.last.is_none()))
             }
         };
         if !closes {
@@ -132,6 +164,11 @@ impl Repairer {
 
     /// Ends a string the text ended inside: closing brackets and commas at its end
     /// were structure, not text (`{"a": "hello}`), and a key ends at its colon.
+    ///
+    /// A value is never split further (`["a, b]` is not read as two items, nor
+    /// `{"a": "x, b: 1}` as two members, though one reference repairer does each):
+    /// the same text is a document cut off inside a string that held `, b]`, and a cut
+    /// must repair to a prefix of what was being written.
     fn end_unterminated(&mut self, value: &mut String, kept: &Kept, role: Role) {
         let mark = match (role, kept.colon) {
             (Role::Key, Some(colon)) => colon,
@@ -141,6 +178,49 @@ impl Repairer {
             },
         };
         self.cut_back(value, mark, false);
+    }
+
+    /// Whether a markdown fence (```) starts at `at`.
+    fn fence_at(&self, at: usize) -> bool {
+        (0..3).all(|i| self.chars.get(at + i) == Some(&'`'))
+    }
+
+    /// Whether what starts at `at` is a value that the structure goes on after
+    /// (`["a" 2]`, `{"b": "x" true}`, `{"a"2}`): a number or a literal, then a `,` or
+    /// a closing bracket (or, for a list item, the end of the text). In a list, a word
+    /// with a stray quote after it counts too (`["a" b", "c"]`), when `lone_quote`:
+    /// this is the string's first quote (`"5" tall"` and `"a "b" c"` keep theirs). A word that is only
+    /// a word (`"He said "hi" to me"`) is more of the string. The scan stops at the
+    /// next quote, so each character is looked at once from here.
+    fn value_then_delimiter(&self, at: usize, role: Role, lone_quote: bool) -> bool {
+        let Some(first) = self.chars.get(at).copied() else {
+            return false;
+        };
+        let number = first.is_ascii_digit() || matches!(first, '-' | '+');
+        if !number && !first.is_alphabetic() {
+            return false;
+        }
+        let mut end = at;
+        while self.chars.get(end).is_some_and(|c| {
+            c.is_alphanumeric() || matches!(c, '_' | '.') || (number && matches!(c, '+' | '-'))
+        }) {
+            end += 1;
+        }
+        self.look(end - at);
+        let word = self.text(at, end);
+        let quoted = role == Role::ArrayItem
+            && lone_quote
+            && self.chars.get(end).is_some_and(|c| closers(*c).is_some());
+        let literal = super::scalars::literal(&word, false).is_some();
+        if !(number || literal || quoted) {
+            return false;
+        }
+        let after = if quoted { end + 1 } else { end };
+        match self.next_solid(after).1 {
+            Some(',' | '}' | ']') => true,
+            None => role == Role::ArrayItem,
+            _ => false,
+        }
     }
 
     /// Ends the string at `mark`, giving back the structure before it (spaces, commas,
@@ -208,7 +288,7 @@ impl Repairer {
                     None => value.push_str("\\u"),
                 }
             }
-            '"' | '\\' | '/' | '\'' | '`' => value.push(c),
+            '"' | '\\' | '/' | '\'' | '`' | '“' | '”' | '„' | '‘' | '’' => value.push(c),
             other => {
                 value.push('\\');
                 value.push(other);
@@ -270,6 +350,18 @@ impl Unmatched {
     }
 }
 
+/// Drops a raw line break and the spaces after it from the end of a string whose end
+/// quote opened the next line (`"text⏎"`): layout, not content.
+fn drop_raw_line_break(value: &mut String, at: Option<usize>) {
+    if let Some(at) = at
+        && value
+            .get(at..)
+            .is_some_and(|tail| tail.starts_with('\n') && tail.trim().is_empty())
+    {
+        value.truncate(at);
+    }
+}
+
 /// Whether a quote after `text` would open a line or follow a comma.
 fn opens_item(text: &str) -> bool {
     let trimmed = text.trim_end_matches([' ', '\t']);
@@ -281,7 +373,7 @@ pub(super) fn closers(c: char) -> Option<&'static [char]> {
     match c {
         '"' => Some(&['"']),
         '\'' => Some(&['\'']),
-        '`' => Some(&['`']),
+        '`' => Some(&['`', '´']),
         '“' | '”' => Some(&['”', '"', '“']),
         '‘' | '’' => Some(&['’', '\'']),
         _ => None,

@@ -1,0 +1,189 @@
+//! Classes of broken JSON with a generator, as properties: any cut of a valid document
+//! repairs to a value consistent with what was cut (or a clear error), and documents
+//! written with the breakage models add (Python literals and tuples, digit separators,
+//! comments of every style, invisible spaces, unquoted keys, single quotes) repair to
+//! the value meant. The corpus (tests/fixtures/json-repair) holds the cases one by one.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use familiar::base::json;
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+fn arb_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        // Quarters: exact in binary, so reading them back cannot round.
+        (-4_000_000i64..4_000_000).prop_map(|q| json!(q as f64 / 4.0)),
+        "[a-zA-Z0-9 ,.:!?'\"\\\\/{}\\[\\]é✓]{0,12}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 40, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::vec(("[a-z_][a-z0-9_]{0,6}", inner), 0..5)
+                .prop_map(|members| Value::Object(members.into_iter().collect())),
+        ]
+    })
+}
+
+fn arb_document() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        prop::collection::vec(arb_value(), 0..5).prop_map(Value::Array),
+        prop::collection::vec(("[a-z_][a-z0-9_]{0,6}", arb_value()), 0..5)
+            .prop_map(|members| Value::Object(members.into_iter().collect::<Map<_, _>>())),
+    ]
+}
+
+/// Whether `repaired` could be what a document cut off from `original` meant: null
+/// for a value lost, a prefix of a string, a number for a number, the keys and items
+/// read so far.
+fn consistent(repaired: &Value, original: &Value) -> bool {
+    match (repaired, original) {
+        (Value::Null, _) => true,
+        (Value::Bool(a), Value::Bool(b)) => a == b,
+        (Value::Number(_), Value::Number(_)) => true,
+        (Value::String(a), Value::String(b)) => b.starts_with(a.as_str()),
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() <= b.len() && a.iter().zip(b).all(|(x, y)| consistent(x, y))
+        }
+        (Value::Object(a), Value::Object(b)) => a
+            .iter()
+            .all(|(key, x)| b.get(key).is_some_and(|y| consistent(x, y))),
+        _ => false,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn every_cut_of_a_document_repairs_to_a_consistent_value_or_an_error(
+        value in arb_document(),
+        pretty in any::<bool>(),
+    ) {
+        let text = if pretty {
+            serde_json::to_string_pretty(&value).unwrap()
+        } else {
+            serde_json::to_string(&value).unwrap()
+        };
+        for (at, _) in text.char_indices().skip(1) {
+            let cut = &text[..at];
+            if let Ok(repaired) = json::extract(cut) {
+                let repaired: Value = serde_json::from_str(&repaired).unwrap();
+                prop_assert!(
+                    consistent(&repaired, &value),
+                    "{:?} repaired to {} from {}", cut, repaired, text
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn documents_written_with_model_habits_repair_to_the_value_meant(
+        value in arb_document(),
+        habits in any::<[bool; 8]>(),
+        seed in any::<u64>(),
+    ) {
+        let mut writer = Writer { habits, seed, out: String::new() };
+        writer.value(&value);
+        let repaired = json::extract(&writer.out);
+        prop_assert!(repaired.is_ok(), "{:?}: {:?}", writer.out, repaired);
+        let repaired: Value = serde_json::from_str(&repaired.unwrap()).unwrap();
+        prop_assert_eq!(repaired, value, "{}", writer.out);
+    }
+}
+
+/// Writes a value as a model with some habits would: Python's literals and tuples,
+/// digit separators, comments, invisible spaces, unquoted keys, single quotes.
+struct Writer {
+    habits: [bool; 8],
+    seed: u64,
+    out: String,
+}
+
+impl Writer {
+    /// A pseudo-random choice, so one habit is not applied everywhere alike.
+    fn roll(&mut self) -> bool {
+        self.seed = self
+            .seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.seed >> 63 == 1
+    }
+
+    fn space(&mut self) {
+        const SPACES: [&str; 4] = ["\u{200b}", "\u{a0}", "\u{feff}", " "];
+        const COMMENTS: [&str; 3] = ["/* note */", "// note\n", "# note\n"];
+        if self.habits[0] && self.roll() {
+            let at = (self.seed % 4) as usize;
+            self.out.push_str(SPACES[at]);
+        }
+        if self.habits[1] && self.roll() {
+            let at = (self.seed % 3) as usize;
+            self.out.push_str(COMMENTS[at]);
+        }
+    }
+
+    fn value(&mut self, value: &Value) {
+        self.space();
+        match value {
+            Value::Null if self.habits[2] => self.out.push_str("None"),
+            Value::Bool(true) if self.habits[2] => self.out.push_str("True"),
+            Value::Bool(false) if self.habits[2] => self.out.push_str("False"),
+            Value::Number(n) if self.habits[3] && n.as_i64().is_some_and(|n| n.abs() >= 1000) => {
+                self.out.push_str(&separated(&n.to_string()));
+            }
+            Value::String(s) if self.habits[4] && !s.contains(['\'', '"', '\\']) => {
+                self.out.push('\'');
+                self.out.push_str(s);
+                self.out.push('\'');
+            }
+            Value::Array(items) => {
+                let tuple = self.habits[5] && items.len() >= 2 && !self.out.is_empty();
+                self.out.push(if tuple { '(' } else { '[' });
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.value(item);
+                }
+                self.space();
+                self.out.push(if tuple { ')' } else { ']' });
+            }
+            Value::Object(members) => {
+                self.out.push('{');
+                for (i, (key, item)) in members.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.space();
+                    if self.habits[6] && self.roll() {
+                        self.out.push_str(key);
+                    } else {
+                        self.out.push_str(&serde_json::to_string(key).unwrap());
+                    }
+                    self.out.push_str(": ");
+                    self.value(item);
+                }
+                self.space();
+                self.out.push('}');
+            }
+            other => self.out.push_str(&other.to_string()),
+        }
+        self.space();
+    }
+}
+
+/// `1234567` as `1_234_567`.
+fn separated(digits: &str) -> String {
+    let (sign, digits) = digits.strip_prefix('-').map_or(("", digits), |d| ("-", d));
+    let mut out = String::from(sign);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push('_');
+        }
+        out.push(c);
+    }
+    out
+}
