@@ -87,6 +87,10 @@ step "one person, many accounts: votes, damage, writes and joins limited per acc
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/abuse.sql
 step "the same limits when requests race: concurrent sessions get no more than one vote, 3 newcomer votes, 500 newcomer damage, 30 posts, 60 blows (SQL, parallel psql)"
 tests/sql/abuse_concurrent.sh
+step "a day's posts, messages and proposals per account, 1000 memories per user, a retried key answers the first result (SQL, default grants)"
+psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/load_limits.sql
+step "the world's own races: the last gold and the same energy spent once, one battle counting each blow once, a retried key answering the first result, two players messaging each other without deadlock (SQL, parallel psql)"
+tests/sql/load_races.sh
 
 step "cargo fmt --check"
 cargo fmt --all --check
