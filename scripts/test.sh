@@ -91,6 +91,8 @@ step "a day's posts, messages and proposals per account, 1000 memories per user,
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/load_limits.sql
 step "the world's own races: the last gold and the same energy spent once, one battle counting each blow once, a retried key answering the first result, two players messaging each other without deadlock (SQL, parallel psql)"
 tests/sql/load_races.sh
+step "the shared world under load: 20 players and their agents for 20 s over postrust; every ledger key once, gold, bread and blows conserved, one vote per account, no deadlock (bench/world_load)"
+bench/world_load/run.sh 20 20
 
 step "cargo fmt --check"
 cargo fmt --all --check
