@@ -74,7 +74,12 @@ fn fault_client(model: &str) -> OpenAiClient {
 }
 
 fn litellm_client() -> OpenAiClient {
-    let mut settings = ModelSettings::new(format!("{}/v1", litellm_url()), "scripted");
+    litellm_client_for("scripted")
+}
+
+/// A client of the LiteLLM proxy's model `model` (tests/servers/litellm/config.yaml).
+fn litellm_client_for(model: &str) -> OpenAiClient {
+    let mut settings = ModelSettings::new(format!("{}/v1", litellm_url()), model);
     settings.extra_header = Some(("Authorization".into(), format!("Bearer {PROXY_TOKEN}")));
     client(settings)
 }
@@ -364,12 +369,23 @@ async fn run_against(
     familiar::run::driver::Stop,
     Vec<familiar::run::event::Event>,
 ) {
+    run_over(&fault_client(model), "hi").await
+}
+
+/// A run of the agent loop over `llm`: a conversation of 20 earlier exchanges, then
+/// `input`.
+async fn run_over(
+    llm: &OpenAiClient,
+    input: &str,
+) -> (
+    familiar::run::driver::Stop,
+    Vec<familiar::run::event::Event>,
+) {
     use familiar::run::driver::{Seams, drive};
     use familiar::run::{AgentRun, Observation};
-    let llm = fault_client(model);
     let tools = familiar::tool::ToolRegistry::new();
     let seams = Seams {
-        llm: &llm,
+        llm,
         tools: &tools,
         clock: &BrowserClock,
         host: None,
@@ -386,7 +402,7 @@ async fn run_against(
     let mut run = AgentRun::new(
         "You are the innkeeper.",
         history,
-        Observation::chat("hi"),
+        Observation::chat(input),
         Vec::new(),
     );
     let mut events = Vec::new();
@@ -467,6 +483,53 @@ async fn litellms_context_length_error_without_numbers_is_retried_with_a_larger_
         "{stop:?}"
     );
     assert_eq!(fault_stats(&model).await.0, 2);
+    let trims = refusal_and_trims(&events);
+    assert!(
+        matches!(
+            trims.first(),
+            Some(Trim::Refused {
+                window: None,
+                scale: 1_250
+            })
+        ),
+        "{trims:?}"
+    );
+}
+
+/// The real LiteLLM proxy, not an imitation of it: the window its operator gave a model
+/// comes from its `/model/info` (the model list says none for the other).
+#[wasm_bindgen_test]
+async fn the_real_litellm_proxy_names_the_window_its_operator_gave_a_model() {
+    use familiar::llm::window::WindowSource;
+    let window = litellm_client_for("scripted-window")
+        .context_window()
+        .await
+        .expect("the proxy names a window");
+    assert_eq!((window.tokens, window.source), (4096, WindowSource::Server));
+    let unnamed = litellm_client().context_window().await;
+    assert_ne!(
+        unnamed.map(|w| (w.tokens, w.source)),
+        Some((4096, WindowSource::Server)),
+        "a model without one is not given another's"
+    );
+}
+
+/// The real LiteLLM proxy's own ContextWindowExceededError (a provider's length error as
+/// the proxy words it, numbers and all left out): the run retries once, trimmed with a
+/// larger estimate, and answers.
+#[wasm_bindgen_test]
+async fn the_real_litellms_context_window_error_is_retried_once_with_a_larger_estimate() {
+    use familiar::run::driver::Stop;
+    use familiar::run::{Outcome, Trim};
+    let input = unique("overflow-once:");
+    let (stop, events) = run_over(&litellm_client(), &input).await;
+    let Stop::Done(Outcome::Answered { text }) = &stop else {
+        panic!("not answered: {stop:?}");
+    };
+    assert!(
+        text.contains(&input) && text.contains("(request 2)"),
+        "{text}"
+    );
     let trims = refusal_and_trims(&events);
     assert!(
         matches!(
