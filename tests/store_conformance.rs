@@ -219,12 +219,105 @@ fn differences<N: std::fmt::Display>(
         .collect()
 }
 
+/// What each step must give, written down from the seed rows by hand rather than taken
+/// from either store (so a mistake both stores share fails too): the ids of the rows in
+/// order, a value, or an error kind.
+fn written_down() -> Vec<(&'static str, Value)> {
+    let ids = |ids: &[i64]| json!({ "ids": ids });
+    vec![
+        ("wipe", ids(&[])),
+        ("insert many", ids(&[1, 2, 3, 4])),
+        ("eq", ids(&[1, 3])),
+        ("neq skips nulls", ids(&[4])),
+        ("gt", ids(&[1, 3])),
+        ("gte", ids(&[1, 2, 3])),
+        ("lt", ids(&[2])),
+        ("lte", ids(&[1, 2])),
+        ("like", ids(&[2, 3, 4])),
+        ("ilike", ids(&[4])),
+        ("in with reserved characters", ids(&[3, 4])),
+        ("is null", ids(&[4])),
+        ("not is null", ids(&[1, 3, 4])),
+        ("is false", ids(&[3])),
+        ("or with and", ids(&[2, 3])),
+        ("order desc, nulls first", ids(&[4, 3, 1, 2])),
+        ("order asc, nulls last", ids(&[2, 1, 3, 4])),
+        ("limit and offset", ids(&[2, 3])),
+        (
+            "columns",
+            json!({ "ok": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}] }),
+        ),
+        // `single` answers its one row as a list of one.
+        ("single", ids(&[2])),
+        ("single on none", json!({ "error": "not_single" })),
+        ("single on two", json!({ "error": "not_single" })),
+        ("maybe single on none", ids(&[])),
+        ("bad column", json!({ "error": "unknown_column" })),
+        ("bad value", json!({ "error": "invalid" })),
+        ("unique violation", json!({ "error": "duplicate" })),
+        ("after the violation", ids(&[1, 2, 3, 4])),
+        ("update returning", ids(&[1, 3])),
+        ("upsert", ids(&[2, 6])),
+        ("rpc", json!({ "ok": 3 })),
+        ("delete returning", ids(&[1, 3])),
+        ("final", ids(&[2, 4, 6])),
+    ]
+}
+
+/// A step's outcome in the written-down terms: its rows' ids where ids are written.
+fn as_written(outcome: &Value, like: &Value) -> Value {
+    match (like.get("ids"), outcome.get("ok")) {
+        (Some(_), Some(Value::Array(rows))) => {
+            json!({ "ids": rows.iter().map(|r| r["id"].clone()).collect::<Vec<_>>() })
+        }
+        _ => outcome.clone(),
+    }
+}
+
+/// The steps of `log` that do not give what was written down.
+fn against_written(store: &str, log: &[(&'static str, Value)]) -> Vec<String> {
+    let written = written_down();
+    assert_eq!(
+        log.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
+        written.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
+        "the suite's steps are the ones written down"
+    );
+    log.iter()
+        .zip(&written)
+        .filter(|((_, outcome), (_, like))| as_written(outcome, like) != *like)
+        .map(|((name, outcome), (_, like))| {
+            format!("{store} {name}: gave {outcome}, written down {like}")
+        })
+        .collect()
+}
+
 #[wasm_bindgen_test]
 async fn the_local_store_and_postgrest_answer_alike() {
     let local = local_store();
     let remote = remote_store();
     let expected = suite(&local).await;
     let actual = suite(&remote).await;
+    // Each as written down by hand, then each as the other.
+    let mut wrong = against_written("local", &expected);
+    wrong.extend(against_written("postgrest", &actual));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let changed = |log: &[(&str, Value)], step: &str| {
+        log.iter()
+            .find(|(name, _)| *name == step)
+            .map(|(_, v)| v.clone())
+    };
+    for log in [&expected, &actual] {
+        let updated = changed(log, "update returning").unwrap();
+        assert!(
+            updated["ok"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r["guild"] == "foxes")
+        );
+        let upserted = changed(log, "upsert").unwrap();
+        assert_eq!(upserted["ok"][0]["level"], 7, "the upsert updated Bob");
+    }
     let differences = differences(&expected, &actual);
     assert!(
         differences.is_empty(),
