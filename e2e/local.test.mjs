@@ -7,12 +7,30 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { test, appReady, dist, openDemo, send, useDist } from './harness.mjs';
+import { test, appReady, dist, openDemo, send, useDist, watch } from './harness.mjs';
 
 const models = join(dist, 'models');
 const weights = existsSync(models) ? readdirSync(models).find((f) => f.endsWith('.gguf')) : undefined;
 const skip = weights ? false : 'no GGUF in dist/models (scripts/setup.sh test installs SmolLM2)';
-const env = useDist();
+// A host page's own agent on the local model, through createAgent (not Settings).
+const host = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Local host</title><link rel="icon" href="data:,"></head>
+<body>
+  <p id="state">loading</p>
+  <script type="module">
+    import init, { createAgent } from '/familiar-demo.js';
+    await init({ module_or_path: '/familiar-demo_bg.wasm' });
+    window.progress = [];
+    window.make = (url) => createAgent({
+      name: 'hermit', persist: false, instructions: 'You are a hermit. Answer in one short sentence.',
+      model: { local: { url, onProgress: (p) => window.progress.push(p) } },
+    });
+    document.getElementById('state').textContent = 'ready';
+  </script>
+</body>
+</html>`;
+const env = useDist({ pages: { '/local-host.html': host } });
 // Prompt reading on one core, for the demo agent's ~1,500-token tool list.
 const SLOW = 240_000;
 
@@ -101,4 +119,35 @@ test('Stop ends the local model mid-answer, and a reload reads the weights from 
   assert.match(await ready(page), /ready \(read from the browser's cache\)/);
   assert.equal(env.server.stats.served[`/models/${weights}`] ?? 0, downloads, 'no second download');
   assert.deepEqual(problems, []);
+});
+
+test('a host page runs its own agent on the local model through createAgent, and a missing file is said', { skip, timeout: 3 * SLOW }, async (t) => {
+  const context = await env.browser.newContext();
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = await watch(page, env);
+  await page.goto(`${env.server.url}local-host.html`);
+  await page.locator('#state', { hasText: 'ready' }).waitFor();
+  const outcome = await page.evaluate(async (url) => {
+    const hermit = await window.make(url);
+    return hermit.send('Say hello.');
+  }, `/models/${weights}`);
+  assert.equal(outcome.type, 'answered', JSON.stringify(outcome));
+  assert.ok(outcome.text.trim().length > 0, 'an answer in words');
+  const progress = await page.evaluate(() => window.progress);
+  assert.ok(progress.some((p) => p.total > 0 && p.loaded === p.total), `loaded with progress: ${JSON.stringify(progress.slice(-2))}`);
+  assert.ok(progress.some((p) => p.ready === true), 'ready said');
+
+  // A file that is not there: the load fails, says so, and the turn fails with it.
+  const missing = await page.evaluate(async () => {
+    window.progress = [];
+    const hermit = await window.make('/models/no-such-model.gguf');
+    const outcome = await hermit.send('Say hello.').catch((e) => ({ thrown: String(e) }));
+    return { outcome, progress: window.progress };
+  });
+  assert.ok(missing.progress.some((p) => typeof p.error === 'string' && p.error.length > 0), JSON.stringify(missing.progress));
+  assert.equal(missing.outcome.type, 'failed', JSON.stringify(missing.outcome));
+  assert.ok(/404|not found|could not/i.test(missing.outcome.error), missing.outcome.error);
+  const expected404 = (p) => p.includes('no-such-model.gguf') && /404/.test(p);
+  assert.deepEqual(problems.filter((p) => !expected404(p)), []);
 });
