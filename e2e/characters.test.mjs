@@ -1,6 +1,6 @@
 // Characters on the release build with the rules model (offline): Dotty, bundled, through
-// a reload mid-transaction; a whole CDL file loaded from a URL in the demo's "Talk to" menu
-// and played (an order, "nevermind", a second workflow while the first is pending); a
+// a reload mid-transaction; a whole CDL file loaded from a URL (or picked from the disk) in
+// the demo's "Talk to" menu and played (an order, "nevermind", a second workflow while the first is pending); a
 // broken file's problems shown with their paths; the menu never starting a conversation on
 // its own; and the JS API taking a character as an object (the seed's file verbatim) or a URL.
 import assert from 'node:assert/strict';
@@ -108,6 +108,24 @@ test('a character file loaded from a URL plays offline: an order, "nevermind", a
   await appReady(page);
   assert.equal(await page.locator('.character-select').inputValue(), 'loaded:/authors/marigold.json');
   await page.screenshot({ path: join(artifacts, 'marigold.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+});
+
+test('a character file picked from the disk plays as one loaded from a URL; a broken one shows its problems', async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  await page.locator('.character-select').selectOption('load-character');
+  const loader = page.getByRole('region', { name: 'Load a character' });
+  const file = loader.locator('.character-file input[type=file]');
+  await file.setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from(broken) });
+  await loader.getByText('broken.json was not loaded; fix these and load it again:').waitFor();
+  assert.equal((await loader.locator('.character-problems li').allInnerTexts()).length, 1);
+  assert.equal(await page.locator('.character-select').inputValue(), '', 'nothing changed');
+
+  await file.setInputFiles({ name: 'marigold.json', mimeType: 'application/json', buffer: Buffer.from(fixture('marigold.json')) });
+  await loader.getByRole('status').getByText('Loaded Marigold from marigold.json.').waitFor();
+  assert.match(await page.locator('.character-select').inputValue(), /^loaded:marigold\.json$/);
+  await loader.getByRole('button', { name: 'Close' }).click();
+  assert.equal(await ask(page, "I'll have a cider", 1), "One cider, that's 3 pennies.");
   assert.deepEqual(problems, []);
 });
 
