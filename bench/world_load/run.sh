@@ -51,8 +51,11 @@ echo "  deadlocks in the cluster's log: $deadlocks"
 slowest=$(cat "$work/slowest.txt")
 me=$(node -e "const p = require('$work/players.json')[0]; console.log(p.me)")
 sub=$(node -e "const p = require('$work/players.json')[0]; console.log(p.sub)")
+# The busiest conversation of the first player's account, for the history's plan.
+read -r me other < <(pg -At -F ' ' -c "select m.sender_id, m.receiver_id from messages m
+  where m.sender_id in (select account_users($me)) group by 1, 2 order by count(*) desc limit 1")
 case "$slowest" in
-  get_conversation_history) query="select id, sender_id, receiver_id, reply_to, content from messages where (sender_id = $me and receiver_id = 1) or (sender_id = 1 and receiver_id = $me) order by id desc limit 10" ;;
+  get_conversation_history) query="select id, sender_id, receiver_id, reply_to, content from messages where (sender_id = $me and receiver_id = $other) or (sender_id = $other and receiver_id = $me) order by id desc limit 10" ;;
   get_recent_posts) query="select id, author_id, community_id, content from posts where community_id = 1 order by id desc limit 5" ;;
   get_community_members) query="select m.loyalty, m.is_primary, u.id, u.username, u.morale from user_communities m join users u on u.id = m.user_id where m.community_id = 1 order by m.user_id" ;;
   search_memories) query="select content, importance from memories where user_id = $me and content ilike '%battle%' order by importance desc, id desc limit 5" ;;
@@ -66,7 +69,7 @@ echo "the slowest look-up by p95, $slowest, as a player's request plans it:"
 pg -At <<SQL
 set role authenticated;
 select set_config('request.jwt.claims', json_build_object('sub', '$sub', 'role', 'authenticated')::text, false) \\g /dev/null
-explain (analyze, costs off, timing off, summary off) $query;
+explain (analyze, costs off, timing off, summary on) $query;
 SQL
 
 [ "${status:-0}" = 0 ] || die "requests failed other than by a rule (see the table)"
