@@ -2,7 +2,8 @@
 // Supabase Auth stand-in (scripts/backend.sh; its gateway serves /auth/v1 and /rest/v1
 // on one project URL): an anonymous sign-in, memories that outlive a reload, a
 // character's order, a world action through its database function — and a second
-// user who sees none of the first's memories and cannot change them.
+// user who sees none of the first's memories and cannot change them; and an email and
+// password account, signed up, out and in again in another browser.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, answer, appReady, artifacts, ask, send, useDist, watchPolicy } from './harness.mjs';
@@ -133,4 +134,56 @@ test('a signed-in player remembers across a reload, orders, works, and is walled
 
   assert.deepEqual(first.problems, []);
   assert.deepEqual(second.problems, []);
+});
+
+test('a player signs up with an email and password, signs out, signs in again in a new browser, and a wrong password is refused in words', async (t) => {
+  assert.ok(project && anonKey, 'FAMILIAR_SUPABASE_URL and FAMILIAR_ANON_KEY come from scripts/backend.sh');
+  const email = `ann${Date.now()}@example.com`;
+  const password = 'correct horse battery staple';
+  const settings = async (page) => {
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.locator('.use-supabase').check();
+    await page.locator('.supabase-url').fill(project);
+    await page.locator('.anon-key').fill(anonKey);
+    await page.locator('.settings-save').click();
+    await page.locator('.settings-saved', { hasText: 'Saved.' }).waitFor();
+    await page.locator('.account-email summary').click();
+  };
+  const credentials = async (page, secret) => {
+    await page.locator('.auth-email').fill(email);
+    await page.locator('.auth-password').fill(secret);
+  };
+
+  const first = await person(t);
+  await settings(first.page);
+  await credentials(first.page, password);
+  await first.page.locator('.auth-sign-up').click();
+  await first.page.locator('.account-status', { hasText: `Signed in as ${email}.` }).waitFor();
+  const fact = `the cellar key is under the mat ${Date.now()}`;
+  await first.page.getByRole('button', { name: 'Settings' }).click();
+  assert.equal(await ask(first.page, `Remember that ${fact}`, 1), `I'll remember: ${fact}.`);
+  await first.page.getByRole('button', { name: 'Settings' }).click();
+  await first.page.locator('.auth-sign-out').click();
+  await first.page.locator('.account-status', { hasText: 'Not signed in' }).waitFor();
+  assert.deepEqual(first.problems, []);
+
+  // Another browser: the wrong password first, said in words; then the right one, and
+  // what the player remembered is theirs there too.
+  const second = await person(t);
+  await settings(second.page);
+  await credentials(second.page, 'not the password');
+  await second.page.locator('.auth-sign-in').click();
+  await second.page.locator('.account-error').filter({ hasText: /\S/ }).waitFor();
+  assert.doesNotMatch(await second.page.locator('.account-error').innerText(), /TypeError|undefined|\{/);
+  assert.match(await second.page.locator('.account-status').innerText(), /Not signed in/);
+  await credentials(second.page, password);
+  await second.page.locator('.auth-sign-in').click();
+  await second.page.locator('.account-status', { hasText: `Signed in as ${email}.` }).waitFor();
+  assert.equal(await second.page.locator('.account-error').innerText(), '');
+  await second.page.getByRole('button', { name: 'Settings' }).click();
+  assert.match(await ask(second.page, 'What do you remember?', 1), new RegExp(`I remember 1 thing: .*${fact}`));
+  // The refused password is the one 400 the page saw.
+  const refused = (p) => /status of 400 \(Bad Request\)/.test(p);
+  assert.equal(second.problems.filter(refused).length, 1, second.problems.join('\n'));
+  assert.deepEqual(second.problems.filter((p) => !refused(p)), []);
 });
