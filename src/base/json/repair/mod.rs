@@ -683,5 +683,5 @@ fn is_key_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '$' | '-')
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
