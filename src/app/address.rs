@@ -8,11 +8,23 @@ use std::rc::Rc;
 
 use super::Session;
 use super::state::State;
-use super::turn::Input;
 use super::update::Notice;
 use crate::compose::agent::Agent;
 use crate::compose::delegate::Delegate;
 use crate::run::Observation;
+
+/// What a turn was asked for: a person's message, or an event the host observed.
+pub(super) enum Input {
+    Chat(String),
+    Observation(Box<Observation>),
+}
+
+/// Where a turn's updates go: its conversation and its number there.
+#[derive(Clone)]
+pub(super) struct Place {
+    pub(super) conversation: String,
+    pub(super) turn: u64,
+}
 
 /// Whom a turn is for and where it is kept: the agent, its conversation, and what the
 /// agent is asked (a chat message with its route taken off).

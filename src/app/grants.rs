@@ -4,7 +4,7 @@
 //! asks, and a card offers only the grants its call can take.
 
 use super::Session;
-use super::turn::Place;
+use super::address::Place;
 use super::update::Decision;
 use crate::compose::agent::Agent;
 use crate::llm::message::ToolCall;

@@ -19,12 +19,6 @@ use crate::run::interaction::Conversation;
 use crate::run::{AgentRun, ContextMemory, Observation, Outcome, Perception};
 use crate::tool::ToolInfo;
 
-/// What a turn was asked for: a person's message, or an event the host observed.
-pub(super) enum Input {
-    Chat(String),
-    Observation(Box<Observation>),
-}
-
 /// Fires when the turn is stopped; never when its sender is merely dropped.
 pub(super) type StopSignal = Shared<oneshot::Receiver<()>>;
 
@@ -34,12 +28,7 @@ pub(super) async fn stopped(signal: StopSignal) {
     }
 }
 
-/// Where a turn's updates go.
-#[derive(Clone)]
-pub(super) struct Place {
-    pub(super) conversation: String,
-    pub(super) turn: u64,
-}
+pub(super) use super::address::{Input, Place};
 
 impl Session {
     /// Waits for the conversation's earlier turns, then takes this one.
