@@ -55,16 +55,28 @@ fn reveal(focus: &'static str) {
             }
         });
     }
+    let document = web_sys::window().and_then(|w| w.document());
+    // Where focus was as the panel opened (its button): if the person has moved it by
+    // the time the page settles, the panel does not take it back.
+    let opener = document
+        .as_ref()
+        .and_then(web_sys::Document::active_element);
     request_animation_frame(move || {
         request_animation_frame(move || {
-            let target = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.query_selector(focus).ok().flatten())
+            let Some(document) = document else { return };
+            let target = document
+                .query_selector(focus)
+                .ok()
+                .flatten()
                 .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok());
-            if let Some(target) = target {
+            let Some(target) = target else { return };
+            let now = document.active_element();
+            let body = document.body().map(web_sys::Element::from);
+            let untouched = now.is_none() || now == opener || now == body;
+            if untouched {
                 let _ = target.focus();
-                target.scroll_into_view_with_bool(true);
             }
+            target.scroll_into_view_with_bool(true);
         });
     });
 }
