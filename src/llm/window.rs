@@ -121,6 +121,11 @@ pub fn estimate_tokens(text: &str) -> usize {
     if text.is_ascii() {
         return ascii_tokens(text.as_bytes());
     }
+    char_tokens(text)
+}
+
+/// [`estimate_tokens`] character by character, for any text.
+fn char_tokens(text: &str) -> usize {
     let mut thousandths = 0;
     let mut previous = '\n';
     let mut chars = text.chars().peekable();
@@ -311,15 +316,7 @@ mod tests {
 
     /// The character-by-character estimate, as for any text.
     fn by_chars(text: &str) -> usize {
-        let mut thousandths = 0;
-        let mut previous = '\n';
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
-            let next = chars.peek().copied().unwrap_or('\n');
-            thousandths += char_cost(previous, c, next);
-            previous = c;
-        }
-        thousandths.div_ceil(1_000)
+        char_tokens(text)
     }
 
     #[cfg(not(target_arch = "wasm32"))]
