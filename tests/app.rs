@@ -35,6 +35,8 @@ mod durable;
 mod edits;
 #[path = "app/memory.rs"]
 mod memory;
+#[path = "app/queue.rs"]
+mod queue;
 #[path = "app/saves.rs"]
 mod saves;
 #[path = "app/schedules.rs"]

@@ -24,6 +24,7 @@ mod loaded_characters;
 mod origin;
 #[cfg(feature = "workflows")]
 mod play;
+mod queue;
 mod resume;
 mod schedule;
 pub mod settings;
@@ -117,6 +118,8 @@ pub enum AppError {
     NoTurn(u64),
     #[error("conversation `{0}` has no interrupted run")]
     NotInterrupted(String),
+    #[error("the message no longer waits in conversation `{0}`'s queue")]
+    NotQueued(String),
     #[error("the interrupted run cannot be resumed: {0}")]
     CannotResume(String),
     #[error("the saved state cannot be read: {0}")]

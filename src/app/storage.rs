@@ -170,6 +170,11 @@ impl Keys {
         format!("{}.run.{conversation}", self.namespace)
     }
 
+    /// The messages of a conversation waiting for their turn (see `app::queue`).
+    pub fn queued(&self, conversation: &str) -> String {
+        format!("{}.queued.{conversation}", self.namespace)
+    }
+
     /// The supervisor's state of a conversation's supervised turn in flight, saved at
     /// every stage.
     pub fn supervision(&self, conversation: &str) -> String {

@@ -3,8 +3,11 @@
 //! driven to its end across approvals (saved before every step, see `resume`), and
 //! every change is tagged with its conversation and turn.
 
+use std::rc::Rc;
+
 use futures::channel::oneshot;
 use futures::future::{Either, FutureExt, Shared, select};
+use futures::lock::Mutex;
 
 use super::address::Address;
 use super::grants::offers;
@@ -31,14 +34,32 @@ pub(super) async fn stopped(signal: StopSignal) {
 pub(super) use super::address::{Input, Place};
 
 impl Session {
-    /// Waits for the conversation's earlier turns, then takes this one.
+    /// Waits for the conversation's earlier turns, then takes this one. A message
+    /// that cannot begin at once waits in the conversation's queue, behind what waits
+    /// there already (see [`super::queue`]).
     pub(super) async fn take_turn(&self, asked: Input) -> Result<Outcome, AppError> {
+        let (address, lock) = self.addressed(&asked)?;
+        if let Input::Chat(text) = &asked
+            && (lock.try_lock().is_none() || !self.queue(&address.conversation).is_empty())
+        {
+            let mine = self.enqueue(&address.conversation, text);
+            return self.run_queue(&address.conversation, &lock, mine).await;
+        }
+        let _turn = lock.lock().await;
+        if self.inner.state.borrow().destroyed {
+            return Err(AppError::Destroyed);
+        }
+        Ok(self.run_turn(address, asked, None).await)
+    }
+
+    /// Where `asked` goes, and the lock its conversation's turns take one at a time.
+    pub(super) fn addressed(&self, asked: &Input) -> Result<(Address, Rc<Mutex<()>>), AppError> {
         let (address, lock, opened) = {
             let mut state = self.inner.state.borrow_mut();
             if state.destroyed {
                 return Err(AppError::Destroyed);
             }
-            let (address, opened) = self.address(&mut state, &asked);
+            let (address, opened) = self.address(&mut state, asked);
             let lock = state.lock(&address.conversation);
             (address, lock, opened)
         };
@@ -48,14 +69,17 @@ impl Session {
                 conversation: address.conversation.clone(),
             });
         }
-        let _turn = lock.lock().await;
-        if self.inner.state.borrow().destroyed {
-            return Err(AppError::Destroyed);
-        }
-        Ok(self.run_turn(address, asked).await)
+        Ok((address, lock))
     }
 
-    async fn run_turn(&self, address: Address, asked: Input) -> Outcome {
+    /// Runs the turn `asked` at `address`; `queued`: the queue (its conversation, and
+    /// the message's number there) it leaves once its turn is begun and saved.
+    pub(super) async fn run_turn(
+        &self,
+        address: Address,
+        asked: Input,
+        queued: Option<(&str, u64)>,
+    ) -> Outcome {
         let budget = self.inner.config.options.context_budget;
         let input = match &asked {
             Input::Chat(text) => text.clone(),
@@ -85,6 +109,9 @@ impl Session {
             input,
         });
         self.save_progress(conversation);
+        if let Some((queue, number)) = queued {
+            self.dequeue(queue, number);
+        }
         let signal = self.start_running(&place);
         let perceived = self.perceive(&asked, &address).await;
         let outcome = match asked {

@@ -28,6 +28,7 @@ impl Chat {
         if app.open(id).is_ok() {
             self.conversation_id.set(id.to_owned());
             self.show(app.conversation());
+            self.send_waiting(id);
         }
     }
 

@@ -250,6 +250,7 @@ impl Chat {
             self.conversation_id.set(app.conversation_id());
             self.show(app.conversation());
         }
+        self.send_waiting(&app.conversation_id());
         listener
     }
 
@@ -291,7 +292,12 @@ impl Chat {
         });
         self.turns.set(turns);
         self.cancel_editing();
-        self.queued.set(Vec::new());
+        // What waits in its queue (kept there across a reload) shows as queued.
+        let id = self.conversation_id.get_untracked();
+        self.queued.set(match self.app() {
+            Some(app) => app.queued(&id),
+            None => load_json(&Keys::new(demo::NAMESPACE).queued(&id)).unwrap_or_default(),
+        });
         self.show_approvals();
     }
 

@@ -1,5 +1,6 @@
-//! Runs a reload cut off: the notices area offers to resume each (in its own
-//! conversation, opened first) or to discard it.
+//! What a reload cut off: the notices area offers to resume each run (in its own
+//! conversation, opened first) or to discard it; the messages that waited behind a
+//! run go once it is dealt with.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -50,6 +51,7 @@ impl Chat {
                 chat.notices.update(|n| n.push(error.to_string()));
             }
             chat.refresh(false);
+            chat.send_waiting(&conversation);
         });
     }
 
@@ -59,6 +61,30 @@ impl Chat {
         if let Some(Err(error)) = self.app().map(|app| app.discard_interrupted(conversation)) {
             self.notices.update(|n| n.push(error.to_string()));
         }
+        self.send_waiting(conversation);
+    }
+
+    /// Sends the messages a reload left waiting in `conversation` when it is the one
+    /// on screen and no cut-off run is in their way (they go after it is resumed or
+    /// discarded).
+    pub(super) fn send_waiting(&self, conversation: &str) {
+        let Some(app) = self.app() else {
+            return;
+        };
+        let in_the_way = self
+            .interrupted
+            .with_untracked(|runs| runs.iter().any(|r| r.conversation == conversation));
+        if in_the_way
+            || self.conversation_id.get_untracked() != conversation
+            || app.queued(conversation).is_empty()
+        {
+            return;
+        }
+        let (chat, conversation) = (*self, conversation.to_owned());
+        spawn_local(async move {
+            let _ = app.send_queued(&conversation).await;
+            chat.refresh(false);
+        });
     }
 
     pub(super) fn forget_interrupted(&self, conversation: &str) {
