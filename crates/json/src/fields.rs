@@ -12,9 +12,10 @@
 //! field is refused as ``missing field `name` ``, unknown fields are ignored. Read
 //! through [`Reader`] (every read in the crate), an error keeps its whole path
 //! (`history[2].call.id`); through another deserializer, the path inside the struct
-//! leads its message. New types use `read_fields!` (and enums
-//! [`read_variants!`](super::tagged::read_variants)) rather than
-//! `#[derive(Deserialize)]`; each is held to the derive by the tests below.
+//! leads its message. New types derive [`Read`](crate::Read), which writes the same
+//! calls from the type's `#[serde(...)]` attributes, rather than serde's
+//! `Deserialize`; it is held to serde's derive by the tests below and in
+//! `tests/derive.rs`. [`read_fields!`] writes them from a list of the fields.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -423,7 +424,7 @@ mod tests {
     use serde::{Deserialize, Serialize};
     use serde_json::{Value, json};
 
-    use crate::{ReadError, from_value};
+    use crate::{Read, ReadError, from_value};
 
     /// The struct as serde's derive reads it.
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
@@ -445,12 +446,13 @@ mod tests {
         id: u32,
     }
 
-    /// The same through [`read_fields!`].
-    #[derive(Debug, PartialEq, Serialize)]
+    /// The same through `#[derive(Read)]`, from the same attributes.
+    #[derive(Debug, PartialEq, Serialize, Read)]
     struct Ours {
         name: String,
         count: u32,
         note: Option<String>,
+        #[serde(default)]
         tags: Vec<String>,
         #[serde(rename = "type")]
         kind: String,
@@ -459,14 +461,10 @@ mod tests {
         items: Vec<Ours2>,
     }
 
-    read_fields!(Ours { name, count, note, tags = default, kind as "type", cache = skip, items });
-
-    #[derive(Debug, PartialEq, Serialize)]
+    #[derive(Debug, PartialEq, Serialize, Read)]
     struct Ours2 {
         id: u32,
     }
-
-    read_fields!(Ours2 { id });
 
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]
@@ -476,14 +474,13 @@ mod tests {
         weight: Option<u8>,
     }
 
-    #[derive(Debug)]
+    #[derive(Debug, Read)]
+    #[serde(deny_unknown_fields)]
     #[allow(dead_code)]
     struct Strict {
         keywords: Vec<String>,
         weight: Option<u8>,
     }
-
-    read_fields!(Strict deny_unknown { keywords, weight });
 
     #[test]
     fn unknown_fields_are_refused_when_denied_as_the_derive_refuses_them() {

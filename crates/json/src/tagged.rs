@@ -3,10 +3,10 @@
 //! `Content` tree and reads every variant's fields from it, instantiating each nested
 //! type's deserializer once more, for `Content`; and even read through an externally
 //! tagged mirror, each struct variant keeps a derived visitor of its own (1 KB of wasm
-//! apiece). [`read_variants!`] writes the enum's `Deserialize` as a match on the tag,
-//! each variant's fields taken as [`read_fields!`](crate::fields::read_fields) takes a
-//! struct's. `Serialize` stays derived with serde's attribute, so what is written does
-//! not change.
+//! apiece). `#[derive(Read)]` on an enum with `#[serde(tag = "…")]` writes its
+//! `Deserialize` as a match on the tag, each variant's fields taken as a struct's;
+//! [`read_variants!`] writes the same from a list of the variants. `Serialize` stays
+//! derived with serde's attribute, so what is written does not change.
 
 /// Implements `Deserialize` for an enum written as `#[serde(tag = "…")]`, its variants
 /// listed by their tag: `"text" => Text { text }` (the fields as in `read_fields!`),
@@ -84,8 +84,8 @@ mod tests {
         Wrapped(Inner),
     }
 
-    /// The same enum through [`read_variants!`].
-    #[derive(Debug, PartialEq, Serialize)]
+    /// The same enum through `#[derive(Read)]`, from the same attributes.
+    #[derive(Debug, PartialEq, Serialize, crate::Read)]
     #[serde(tag = "kind", rename_all = "snake_case")]
     enum Ours {
         Unit,
@@ -96,12 +96,6 @@ mod tests {
         },
         Wrapped(Inner),
     }
-
-    read_variants!(Ours tag "kind" {
-        "unit" => Unit {},
-        "fields" => Fields { a, b = default },
-        "wrapped" => Wrapped(Inner),
-    });
 
     fn read<T: serde::de::DeserializeOwned + Serialize>(input: &Value) -> Result<Value, String> {
         let value: T = serde_json::from_value(input.clone()).map_err(|e| e.to_string())?;
