@@ -9,7 +9,7 @@
 // e2e/world.test.mjs. Each test signs in as a new player, so its agents start as the
 // starters are; the battle and the proposal are the world's, read before and after.
 import assert from 'node:assert/strict';
-import { test, openDemo, useDist } from './harness.mjs';
+import { test, appReady, openDemo, useDist, watch } from './harness.mjs';
 
 const env = useDist();
 const project = process.env.FAMILIAR_SUPABASE_URL;
@@ -365,5 +365,54 @@ test('in Supabase mode a proposal: the loyal member votes for it in its own conv
     + 'you and your agents share one vote'));
   assert.equal((await memory(world, voter))[0],
     `A proposal was put to your community: ${proposal.title} → Voted for proposal ${proposal.id}.`);
+  assert.deepEqual(unexpected(problems, 1), []);
+});
+
+test("in Supabase mode the market check is each of the player's agents' schedule: it fires on time, Mira works, buys and eats on her copy's row, the fit see nothing to do", async (t) => {
+  assert.ok(project && anonKey, 'FAMILIAR_SUPABASE_URL and FAMILIAR_ANON_KEY come from scripts/backend.sh');
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  t.after(() => context.close());
+  await context.clock.install();
+  const page = await context.newPage();
+  const problems = await watch(page, env);
+  await page.goto(env.server.url);
+  await appReady(page);
+  await signInAnonymously(page);
+  // The World opened once signed in: the schedules are the player's session's.
+  await page.getByRole('button', { name: 'World', exact: true }).click();
+  const world = page.locator('section.world');
+  await world.locator('.market-timer').getByText(/Next market check in \d+ s/).waitFor();
+  const player = await page.evaluate(() => JSON.parse(localStorage.getItem('familiar.player')));
+  const mira = player.agents.find((a) => a.template_id === 4).agent_id;
+  const before = {};
+  for (const name of ['Dotty', 'Brannoc', 'Mira']) {
+    await waitFor(async () => (await stats(world, name)).energy > 0, `${name}'s row read`);
+    before[name] = await stats(world, name);
+  }
+  assert.deepEqual(before.Mira, { energy: 45, gold: 0 }, "Mira's copy starts as the starter");
+  const checked = async (name) => (await memory(world, name))
+    .filter((turn) => turn.startsWith('Scheduled market check') && turn.includes('→')).length;
+  for (const name of ['Dotty', 'Brannoc', 'Mira']) assert.equal(await checked(name), 0);
+
+  // A minute on the page's clock: each agent's check fires, in its own conversation.
+  await page.clock.runFor(62_000);
+  for (const name of ['Dotty', 'Brannoc', 'Mira']) {
+    await waitFor(async () => (await checked(name)) === 1, `${name}'s scheduled market check`);
+  }
+  assert.equal(await page.locator('.turn').count(), 0, 'the open chat is not theirs');
+  // Mining: −20 energy, +50 gold; one loaf: −3 gold, +1 energy; on the copy's row.
+  await waitFor(async () => (await stats(world, 'Mira')).energy === 26, "Mira's energy after eating");
+  assert.deepEqual(await stats(world, 'Mira'), { energy: 26, gold: 47 });
+  assert.deepEqual(await rest(page, `users?select=gold,energy&id=eq.${mira}`), [{ gold: 47, energy: 26 }]);
+  assert.deepEqual(await ledger(page, mira), ['do_work', 'buy_item', 'consume_item']);
+  for (const name of ['Dotty', 'Brannoc']) {
+    const id = player.agents.find((a) => a.template_id === { Dotty: 1, Brannoc: 2 }[name]).agent_id;
+    assert.deepEqual(await ledger(page, id), [], `${name}, fit, did nothing`);
+    assert.deepEqual(await stats(world, name), before[name]);
+    assert.match((await memory(world, name))[0], /→ .*All is well/, `${name}'s own answer`);
+  }
+  await openConversation(page, world, 'Mira');
+  inOrder(await steps(page, 1), ['buy_item', 'do_work', 'buy_item', 'consume_item']);
+  // The one refused buy (no gold yet) is PostgREST's 400.
   assert.deepEqual(unexpected(problems, 1), []);
 });
