@@ -74,7 +74,8 @@ impl Value {
     }
 }
 
-/// The tensor formats this crate computes with (ggml type ids 0, 1, 2, 3, 8).
+/// The tensor formats this crate computes with (ggml type ids 0, 1, 2, 3, 8, 12, 13,
+/// 14): the K-quants are the `Q4_K_M`, `Q5_K_M` and `Q6_K` files of the model hubs.
 #[allow(non_camel_case_types)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TensorKind {
@@ -83,6 +84,9 @@ pub enum TensorKind {
     Q4_0,
     Q4_1,
     Q8_0,
+    Q4_K,
+    Q5_K,
+    Q6_K,
 }
 
 impl TensorKind {
@@ -93,6 +97,9 @@ impl TensorKind {
             2 => TensorKind::Q4_0,
             3 => TensorKind::Q4_1,
             8 => TensorKind::Q8_0,
+            12 => TensorKind::Q4_K,
+            13 => TensorKind::Q5_K,
+            14 => TensorKind::Q6_K,
             other => return Err(GgufError::UnsupportedTensorType(other)),
         })
     }
@@ -102,6 +109,7 @@ impl TensorKind {
         match self {
             TensorKind::F32 | TensorKind::F16 => 1,
             TensorKind::Q4_0 | TensorKind::Q4_1 | TensorKind::Q8_0 => 32,
+            TensorKind::Q4_K | TensorKind::Q5_K | TensorKind::Q6_K => 256,
         }
     }
 
@@ -113,6 +121,9 @@ impl TensorKind {
             TensorKind::Q4_0 => 18,
             TensorKind::Q4_1 => 20,
             TensorKind::Q8_0 => 34,
+            TensorKind::Q4_K => 144,
+            TensorKind::Q5_K => 176,
+            TensorKind::Q6_K => 210,
         }
     }
 
@@ -190,7 +201,7 @@ impl fmt::Display for GgufError {
             GgufError::UnknownValueType(t) => write!(f, "unknown GGUF metadata value type {t}"),
             GgufError::UnsupportedTensorType(t) => write!(
                 f,
-                "tensor type {t} ({}) is not supported (F32, F16, Q4_0, Q4_1, Q8_0 are)",
+                "tensor type {t} ({}) is not supported (F32, F16, Q4_0, Q4_1, Q8_0, Q4_K, Q5_K, Q6_K are)",
                 ggml_type_name(*t)
             ),
             GgufError::BadString { at } => write!(f, "GGUF string at byte {at} is not UTF-8"),

@@ -1,4 +1,5 @@
-//! The weight formats (F32, F16, Q8_0, Q4_0, Q4_1, as ggml lays them out) and the
+//! The weight formats (F32, F16, Q8_0, Q4_0, Q4_1, and the K-quants Q4_K, Q5_K, Q6_K
+//! in [`kquant`], as ggml lays them out) and the
 //! products the forward pass is made of: a row's dot product with a vector, and a
 //! matrix–matrix product for prefill.
 //!
@@ -11,7 +12,10 @@
 //! What the weights mean is [`crate::llama`]'s business; where they are in the file is
 //! [`crate::gguf`]'s.
 
+mod kquant;
+
 use crate::gguf::TensorKind;
+use kquant::{Q4K, Q5K, Q6K};
 use std::fmt;
 
 /// Elements per quantized block.
@@ -128,6 +132,9 @@ pub fn dequantize_row(row: &[u8], kind: TensorKind, out: &mut [f32]) -> Result<(
         TensorKind::Q8_0 => decode_blocks::<Q8_0>(row, out),
         TensorKind::Q4_0 => decode_blocks::<Q4_0>(row, out),
         TensorKind::Q4_1 => decode_blocks::<Q4_1>(row, out),
+        TensorKind::Q4_K => kquant::dequantize::<Q4K>(row, out),
+        TensorKind::Q5_K => kquant::dequantize::<Q5K>(row, out),
+        TensorKind::Q6_K => kquant::dequantize::<Q6K>(row, out),
     }
     Ok(())
 }
@@ -142,7 +149,8 @@ fn decode_blocks<K: Quant>(row: &[u8], out: &mut [f32]) {
 }
 
 /// Quantizes values (whole blocks) as ggml's reference quantizers do: the tests' tiny
-/// models and fixtures.
+/// models and fixtures. The K-quants are only read here (llama.cpp's quantizer writes
+/// the reference tests' files): asking for one is an error.
 pub fn quantize(kind: TensorKind, values: &[f32]) -> Result<Vec<u8>, ShapeError> {
     row_bytes(kind, values.len())?;
     let mut out = Vec::new();
@@ -185,6 +193,9 @@ pub fn quantize(kind: TensorKind, values: &[f32]) -> Result<Vec<u8>, ShapeError>
                 let q = |v: f32| (((v - min) * id + 0.5) as i32).clamp(0, 15) as u8;
                 out.extend((0..16).map(|j| q(x[j]) | (q(x[j + 16]) << 4)));
             }
+        }
+        TensorKind::Q4_K | TensorKind::Q5_K | TensorKind::Q6_K => {
+            return Err(ShapeError(format!("{kind:?} is read, not written, here")));
         }
     }
     Ok(out)
@@ -401,6 +412,9 @@ pub fn matmul(
         TensorKind::Q8_0 => matmul_quant::<Q8_0>(weights, rows, cols, x, out),
         TensorKind::Q4_0 => matmul_quant::<Q4_0>(weights, rows, cols, x, out),
         TensorKind::Q4_1 => matmul_quant::<Q4_1>(weights, rows, cols, x, out),
+        TensorKind::Q4_K => kquant::matmul::<Q4K>(weights, rows, cols, x, out),
+        TensorKind::Q5_K => kquant::matmul::<Q5K>(weights, rows, cols, x, out),
+        TensorKind::Q6_K => kquant::matmul::<Q6K>(weights, rows, cols, x, out),
     }
     Ok(())
 }

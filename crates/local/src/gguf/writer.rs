@@ -31,6 +31,9 @@ impl TensorKind {
             TensorKind::Q4_0 => 2,
             TensorKind::Q4_1 => 3,
             TensorKind::Q8_0 => 8,
+            TensorKind::Q4_K => 12,
+            TensorKind::Q5_K => 13,
+            TensorKind::Q6_K => 14,
         }
     }
 }

@@ -152,7 +152,15 @@ impl Session {
             let bytes = table.get(at..at + row).unwrap_or(&[]);
             quant::dequantize_row(bytes, model.embedding.kind, x)?;
         }
-        rope_table(config, model.rope_dims, self.tokens.len(), n, &mut s.rope);
+        let freqs = model.rope_freqs.as_deref();
+        rope_table(
+            config,
+            model.rope_dims,
+            freqs,
+            self.tokens.len(),
+            n,
+            &mut s.rope,
+        );
         for (i, layer) in model.layers.iter().enumerate() {
             let (keys, values) = match (self.keys.get_mut(i), self.values.get_mut(i)) {
                 (Some(k), Some(v)) => (k, v),
@@ -172,7 +180,8 @@ impl Session {
     }
 }
 
-/// `x += Wo · attention(RoPE(Wq·norm(x)), cache + RoPE(Wk·norm(x)), cache + Wv·norm(x))`.
+/// `x += Wo · attention(RoPE(Wq·norm(x)), cache + RoPE(Wk·norm(x)), cache + Wv·norm(x))`,
+/// with the family's biases after the projections and its QK-norm before RoPE.
 fn attention(
     model: &Model,
     layer: &Layer,
@@ -181,15 +190,32 @@ fn attention(
     values: &mut Vec<f32>,
 ) -> Result<(), ModelError> {
     let config = &model.config;
-    let (dim, kv, hd) = (config.dim, config.kv_dim(), config.head_dim());
+    let (dim, qd, kv, hd) = (
+        config.dim,
+        config.q_dim(),
+        config.kv_dim(),
+        config.head_dim(),
+    );
     let n = s.x.len() / dim;
     rms_norm(&s.x, &layer.attn_norm, config.rms_eps, &mut s.normed);
     model.matmul(&layer.q, &s.normed, &mut s.q)?;
     model.matmul(&layer.k, &s.normed, &mut s.k)?;
     model.matmul(&layer.v, &s.normed, &mut s.v)?;
+    add_bias(&mut s.q, layer.q_bias.as_deref());
+    add_bias(&mut s.k, layer.k_bias.as_deref());
+    add_bias(&mut s.v, layer.v_bias.as_deref());
+    if let Some(w) = &layer.q_norm {
+        rms_norm(&s.q, w, config.rms_eps, &mut s.out);
+        std::mem::swap(&mut s.q, &mut s.out);
+    }
+    if let Some(w) = &layer.k_norm {
+        rms_norm(&s.k, w, config.rms_eps, &mut s.out);
+        std::mem::swap(&mut s.k, &mut s.out);
+    }
     let half = model.rope_dims / 2;
-    rope(&mut s.q, dim, hd, half, &s.rope);
-    rope(&mut s.k, kv, hd, half, &s.rope);
+    let neox = config.arch.neox_rope();
+    rope(&mut s.q, qd, hd, half, neox, &s.rope);
+    rope(&mut s.k, kv, hd, half, neox, &s.rope);
     let start = keys.len() / kv;
     let full = config.context * kv;
     grow(keys, s.k.len(), full);
@@ -197,14 +223,14 @@ fn attention(
     keys.extend_from_slice(&s.k);
     values.extend_from_slice(&s.v);
     s.attended.clear();
-    s.attended.resize(n * dim, 0.0);
+    s.attended.resize(n * qd, 0.0);
     let group = config.heads / config.kv_heads;
     let scale = 1.0 / (hd as f32).sqrt();
     // Hot loop: q is n×dim, keys/values (start+n)×kv, attended n×dim, all sized above.
     for t in 0..n {
         let seen = start + t + 1;
         for h in 0..config.heads {
-            let q = &s.q[t * dim + h * hd..t * dim + (h + 1) * hd];
+            let q = &s.q[t * qd + h * hd..t * qd + (h + 1) * hd];
             let kv_at = (h / group) * hd;
             s.scores.clear();
             s.scores.extend((0..seen).map(|p| {
@@ -212,7 +238,7 @@ fn attention(
                 quant::dot_f32(q, k) * scale
             }));
             softmax(&mut s.scores);
-            let out = &mut s.attended[t * dim + h * hd..t * dim + (h + 1) * hd];
+            let out = &mut s.attended[t * qd + h * hd..t * qd + (h + 1) * hd];
             for (p, &w) in s.scores.iter().enumerate() {
                 let v = &values[p * kv + kv_at..p * kv + kv_at + hd];
                 for (o, v) in out.iter_mut().zip(v) {
@@ -224,6 +250,15 @@ fn attention(
     model.matmul(&layer.o, &s.attended, &mut s.out)?;
     s.x.iter_mut().zip(&s.out).for_each(|(x, o)| *x += o);
     Ok(())
+}
+
+/// Adds a bias to every row of `x` (rows of the bias's length), when there is one.
+fn add_bias(x: &mut [f32], bias: Option<&[f32]>) {
+    if let Some(bias) = bias.filter(|b| !b.is_empty()) {
+        for row in x.chunks_exact_mut(bias.len()) {
+            row.iter_mut().zip(bias).for_each(|(x, b)| *x += b);
+        }
+    }
 }
 
 /// Makes room for `extra` more values, doubling as a Vec would but never past `full`
@@ -271,30 +306,57 @@ fn softmax(x: &mut [f32]) {
 }
 
 /// cos and sin of each rotated pair's angle for `n` positions from `start`, computed as
-/// ggml does (the angle's frequency a running product in f32), so ours match.
-fn rope_table(config: &Config, dims: usize, start: usize, n: usize, out: &mut Vec<(f32, f32)>) {
+/// ggml does (the angle's frequency a running product in f32, divided by the pair's
+/// frequency factor when the model has them), so ours match.
+fn rope_table(
+    config: &Config,
+    dims: usize,
+    factors: Option<&[f32]>,
+    start: usize,
+    n: usize,
+    out: &mut Vec<(f32, f32)>,
+) {
     out.clear();
     let step = config.rope_base.powf(-2.0 / dims.max(1) as f32);
     for pos in start..start + n {
         let mut theta = pos as f32;
-        for _ in 0..dims / 2 {
-            out.push((theta.cos(), theta.sin()));
+        for i in 0..dims / 2 {
+            let angle = match factors.and_then(|f| f.get(i)) {
+                Some(f) => theta / f,
+                None => theta,
+            };
+            out.push((angle.cos(), angle.sin()));
             theta *= step;
         }
     }
 }
 
-/// Rotates the first `2·half` values of every head of every row, pairs adjacent.
-fn rope(x: &mut [f32], width: usize, head_dim: usize, half: usize, table: &[(f32, f32)]) {
+/// Rotates the first `2·half` values of every head of every row: pairs adjacent, or
+/// (NeoX) value `i` with value `i + half`.
+fn rope(
+    x: &mut [f32],
+    width: usize,
+    head_dim: usize,
+    half: usize,
+    neox: bool,
+    table: &[(f32, f32)],
+) {
     if half == 0 {
         return;
     }
     for (row, angles) in x.chunks_exact_mut(width).zip(table.chunks_exact(half)) {
         for head in row.chunks_exact_mut(head_dim) {
-            for (pair, &(cos, sin)) in head.chunks_exact_mut(2).zip(angles) {
-                let (a, b) = (pair[0], pair[1]);
-                pair[0] = a * cos - b * sin;
-                pair[1] = a * sin + b * cos;
+            if neox {
+                let (lo, rest) = head.split_at_mut(half);
+                for ((a, b), &(cos, sin)) in lo.iter_mut().zip(rest.iter_mut()).zip(angles) {
+                    (*a, *b) = (*a * cos - *b * sin, *a * sin + *b * cos);
+                }
+            } else {
+                for (pair, &(cos, sin)) in head.chunks_exact_mut(2).zip(angles) {
+                    let (a, b) = (pair[0], pair[1]);
+                    pair[0] = a * cos - b * sin;
+                    pair[1] = a * sin + b * cos;
+                }
             }
         }
     }

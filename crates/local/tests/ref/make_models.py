@@ -1,0 +1,232 @@
+"""Small random-weight GGUF models of each architecture × quantisation the local model
+reads, and llama.cpp's logits on each (llama-cpp-python), for the Rust reference test
+(`llama::families` in crates/local).
+
+Usage: python make_models.py OUT_DIR
+
+Writes OUT_DIR/<arch>-<quant>.gguf and OUT_DIR/reference.json:
+  {"models": [{"arch", "quant", "file", "types": {ggml type: tensors},
+               "dequantized": {K-quant tensor: {"head": first 512 values, "sum"}},
+               "prompt": [ids], "steps": [{"token", "logits": [...]}]}]}
+where steps[0] holds the logits after the whole prompt and each later step the logits
+after feeding the previous step's argmax (greedy, teacher-forced on both sides).
+
+Each model is written in F32 by PyPI's `gguf` (the writer llama.cpp's converter uses),
+then quantised by llama.cpp's own quantiser (`llama_model_quantize`) exactly as the
+files people download were: Q4_K_M and Q5_K_M mix Q4_K/Q5_K with Q6_K where llama.cpp
+puts more bits (attn_v, ffn_down, the tied embedding), Q6_K is Q6_K throughout.
+Widths are multiples of 256 so every matrix takes the K-quant (no fallback types).
+"""
+import ctypes
+import json
+import os
+import sys
+
+import gguf
+import numpy as np
+import llama_cpp
+
+VOCAB_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>",
+                  "<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]
+PROMPT = [5, 77, 260, 31, 140, 9, 201, 256, 3, 88, 120, 45]
+STEPS = 4
+
+CHATML_TOOLS = (
+    "{%- if tools %}{{- '<|im_start|>system\\n' }}# Tools\\n<tools>{% for tool in tools %}"
+    "{{ tool | tojson }}{% endfor %}</tools>\\nFor each function call, return a json object "
+    "within <tool_call></tool_call> XML tags{{ '<|im_end|>\\n' }}{%- endif %}"
+    "{%- for message in messages %}{%- if message.role == 'tool' %}"
+    "{{- '<|im_start|>user\\n<tool_response>\\n' + message.content + '\\n</tool_response><|im_end|>\\n' }}"
+    "{%- else %}{{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>\\n' }}"
+    "{%- endif %}{%- endfor %}{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}"
+)
+LLAMA3 = (
+    "{{- bos_token }}{%- for message in messages %}{%- if message.role == 'tool' %}"
+    "{{- '<|start_header_id|>ipython<|end_header_id|>\\n\\n' + message.content + '<|eot_id|>' }}"
+    "{%- else %}{{- '<|start_header_id|>' + message.role + '<|end_header_id|>\\n\\n' + message.content + '<|eot_id|>' }}"
+    "{%- endif %}{%- endfor %}{%- if add_generation_prompt %}"
+    "{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{%- endif %}"
+)
+
+# name: (gguf architecture, tokenizer pre, chat template, shape overrides)
+ARCHS = {
+    "llama": ("llama", "llama-bpe", LLAMA3, {}),
+    "llama3": ("llama", "llama-bpe", LLAMA3, {"rope_freqs": True, "rope_base": 500000.0}),
+    "qwen2": ("qwen2", "qwen2", CHATML_TOOLS, {"qkv_bias": True, "tied": True, "rope_base": 1000000.0}),
+    "qwen3": ("qwen3", "qwen2", CHATML_TOOLS, {"qk_norm": True, "tied": True, "heads": 8, "head_dim": 64,
+                                              "rope_base": 1000000.0}),
+}
+QUANTS = {
+    "F32": None,
+    "Q8_0": llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0,
+    "Q4_K_M": llama_cpp.LLAMA_FTYPE_MOSTLY_Q4_K_M,
+    "Q5_K_M": llama_cpp.LLAMA_FTYPE_MOSTLY_Q5_K_M,
+    "Q6_K": llama_cpp.LLAMA_FTYPE_MOSTLY_Q6_K,
+}
+
+DIM, LAYERS, HEADS, KV_HEADS, FFN = 256, 2, 4, 2, 512
+
+
+def byte_vocab():
+    """GPT-2's byte-to-unicode alphabet: one token per byte, then two merges."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    chars = [chr(c) for _, c in sorted(zip(bs, cs))]
+    tokens = chars + ["ĠĠ", "he"] + VOCAB_SPECIALS
+    merges = ["Ġ Ġ", "h e"]
+    types = [1] * (len(tokens) - len(VOCAB_SPECIALS)) + [3] * len(VOCAB_SPECIALS)
+    return tokens, merges, types
+
+
+def llama3_freq_factors(head_dim, base):
+    """The converter's factors for rope_scaling type llama3 (factor 8, 8192 trained)."""
+    factor, low, high, old = 8.0, 1.0, 4.0, 8192
+    low_wavelen, high_wavelen = old / low, old / high
+    out = []
+    for i in range(0, head_dim, 2):
+        freq = 1.0 / (base ** (i / head_dim))
+        wavelen = 2 * np.pi / freq
+        if wavelen < high_wavelen:
+            out.append(1.0)
+        elif wavelen > low_wavelen:
+            out.append(factor)
+        else:
+            smooth = (old / wavelen - low) / (high - low)
+            out.append(1 / ((1 - smooth) / factor + smooth))
+    return np.array(out, dtype=np.float32)
+
+
+def write_f32(path, name, seed):
+    arch, pre, template, o = ARCHS[name]
+    rng = np.random.default_rng(seed)
+    heads = o.get("heads", HEADS)
+    head_dim = o.get("head_dim", DIM // HEADS)
+    q_dim, kv_dim = heads * head_dim, KV_HEADS * head_dim
+    tokens, merges, types = byte_vocab()
+    vocab = len(tokens)
+    w = gguf.GGUFWriter(path, arch)
+    w.add_context_length(256)
+    w.add_embedding_length(DIM)
+    w.add_block_count(LAYERS)
+    w.add_feed_forward_length(FFN)
+    w.add_head_count(heads)
+    w.add_head_count_kv(KV_HEADS)
+    if "head_dim" in o:
+        w.add_key_length(head_dim)
+        w.add_value_length(head_dim)
+    w.add_rope_dimension_count(head_dim)
+    w.add_rope_freq_base(o.get("rope_base", 10000.0))
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_file_type(0)
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre(pre)
+    w.add_token_list(tokens)
+    w.add_token_types(types)
+    w.add_token_merges(merges)
+    w.add_bos_token_id(tokens.index("<|begin_of_text|>" if arch == "llama" else "<|endoftext|>"))
+    w.add_eos_token_id(tokens.index("<|eot_id|>" if arch == "llama" else "<|im_end|>"))
+    w.add_add_bos_token(False)
+    w.add_chat_template(template)
+
+    def mat(rows, cols, gain=1.0):
+        return (rng.standard_normal((rows, cols)) * gain / np.sqrt(cols)).astype(np.float32)
+
+    def norm(n):
+        return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+
+    # Embeddings as small as a real model's, so the blocks move the residual stream
+    # (with N(0, 1) rows a tied head would only ever repeat the last token).
+    w.add_tensor("token_embd.weight", (0.1 * rng.standard_normal((vocab, DIM))).astype(np.float32))
+    if not o.get("tied"):
+        w.add_tensor("output.weight", mat(vocab, DIM, 4.0))
+    if o.get("rope_freqs"):
+        w.add_tensor("rope_freqs.weight", llama3_freq_factors(head_dim, o["rope_base"]))
+    for i in range(LAYERS):
+        p = f"blk.{i}."
+        w.add_tensor(p + "attn_norm.weight", norm(DIM))
+        w.add_tensor(p + "attn_q.weight", mat(q_dim, DIM))
+        w.add_tensor(p + "attn_k.weight", mat(kv_dim, DIM))
+        w.add_tensor(p + "attn_v.weight", mat(kv_dim, DIM))
+        if o.get("qkv_bias"):
+            for part, n in (("q", q_dim), ("k", kv_dim), ("v", kv_dim)):
+                w.add_tensor(p + f"attn_{part}.bias", (0.5 * rng.standard_normal(n)).astype(np.float32))
+        if o.get("qk_norm"):
+            w.add_tensor(p + "attn_q_norm.weight", norm(head_dim))
+            w.add_tensor(p + "attn_k_norm.weight", norm(head_dim))
+        w.add_tensor(p + "attn_output.weight", mat(DIM, q_dim, 2.0))
+        w.add_tensor(p + "ffn_norm.weight", norm(DIM))
+        w.add_tensor(p + "ffn_gate.weight", mat(FFN, DIM))
+        w.add_tensor(p + "ffn_up.weight", mat(FFN, DIM))
+        w.add_tensor(p + "ffn_down.weight", mat(DIM, FFN, 2.0))
+    w.add_tensor("output_norm.weight", norm(DIM))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def quantize(src, dst, ftype):
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype = ftype
+    params.nthread = 1
+    if llama_cpp.llama_model_quantize(src.encode(), dst.encode(), ctypes.byref(params)) != 0:
+        raise SystemExit(f"llama_model_quantize {dst} failed")
+
+
+def tensor_types(path):
+    counts = {}
+    for t in gguf.GGUFReader(path).tensors:
+        counts[t.tensor_type.name] = counts.get(t.tensor_type.name, 0) + 1
+    return counts
+
+
+def dequantized(path):
+    """gguf-py's own decoding of each K-quant tensor: its first 512 values and the
+    sum of all, for the Rust side's dequantisation to match exactly."""
+    out = {}
+    for t in gguf.GGUFReader(path).tensors:
+        if t.tensor_type.name.endswith("_K"):
+            values = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float64).ravel()
+            out[t.name] = {"head": [float(v) for v in values[:512]], "sum": float(values.sum())}
+    return out
+
+
+def reference(path):
+    llm = llama_cpp.Llama(model_path=path, n_ctx=128, n_threads=1, verbose=False)
+    n_vocab = llm.n_vocab()
+    llm.reset()
+    llm.eval(PROMPT)
+    steps = []
+    for _ in range(STEPS):
+        logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(n_vocab,)).copy()
+        token = int(np.argmax(logits))
+        steps.append({"token": token, "logits": [float(v) for v in logits]})
+        llm.eval([token])
+    return steps
+
+
+def main(out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    models = []
+    for seed, name in enumerate(ARCHS):
+        f32 = os.path.join(out_dir, f"{name}-F32.gguf")
+        write_f32(f32, name, seed + 1)
+        for quant, ftype in QUANTS.items():
+            path = f32 if ftype is None else os.path.join(out_dir, f"{name}-{quant}.gguf")
+            if ftype is not None:
+                quantize(f32, path, ftype)
+            models.append({"arch": name, "quant": quant, "file": path,
+                           "types": tensor_types(path), "dequantized": dequantized(path), "prompt": PROMPT,
+                           "steps": reference(path)})
+    with open(os.path.join(out_dir, "reference.json"), "w") as f:
+        json.dump({"models": models}, f)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
