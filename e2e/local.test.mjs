@@ -151,3 +151,33 @@ test('a host page runs its own agent on the local model through createAgent, and
   const expected404 = (p) => p.includes('no-such-model.gguf') && /404/.test(p);
   assert.deepEqual(problems.filter((p) => !expected404(p)), []);
 });
+
+test('Settings check a weights address before saving it, and say what to do when it serves no model', async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.locator('.use-local').check();
+  const url = page.locator('.local-url');
+  const refusal = page.locator('#error-model-local');
+  const before = await page.evaluate(() => localStorage.getItem('familiar.settings'));
+  const tryAddress = async (address) => {
+    await url.fill(address);
+    await page.locator('.settings-save').click();
+    await refusal.filter({ hasText: address.replace(/^\.\//, '') }).waitFor();
+    assert.equal(await url.getAttribute('aria-invalid'), 'true');
+    return refusal.innerText();
+  };
+  // Nothing at the address (the demo started without --with-model).
+  const missing = await tryAddress('models/no-such-model.gguf');
+  assert.match(missing, /there is no file at http:\/\/127\.0\.0\.1:\d+\/models\/no-such-model\.gguf \(HTTP 404\)/);
+  assert.match(missing, /pick a file on this computer/);
+  assert.match(missing, /scripts\/demo\.sh --with-model/);
+  assert.equal(await page.locator('.settings-saved').innerText(), '', 'not "Saved."');
+  // A web page, however its server answers.
+  assert.match(await tryAddress('index.html'), /is a web page, not a GGUF file/);
+  // A file of another kind: the page's own script.
+  assert.match(await tryAddress('familiar-demo.js'), /too small|is not a GGUF file/);
+  assert.equal(await page.evaluate(() => localStorage.getItem('familiar.settings')), before, 'nothing was kept');
+  // Chromium logs the missing file's 404 without its address: that one, once.
+  const expected404 = 'console: Failed to load resource: the server responded with a status of 404 (Not Found)';
+  assert.deepEqual(problems, [expected404]);
+});

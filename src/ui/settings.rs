@@ -261,36 +261,66 @@ pub fn SettingsPanel(
             problems.set(collect().err().unwrap_or_default());
         }
     });
+    // Applied or refused: "Saved." and the model loading, or the first field to fix.
+    let on_save = std::rc::Rc::new(on_save);
+    let finish = move |result: Result<Vec<FieldProblem>, Vec<FieldProblem>>| match result {
+        Ok(found) if found.is_empty() => {
+            if let ModelSource::Local(local) = current.get_untracked().model {
+                follow_loading(&local, local_status, local_progress);
+            }
+            problems.set(Vec::new());
+            header_typed.set(false);
+            saved.set(true);
+        }
+        Ok(found) | Err(found) => {
+            problems.set(found);
+            // The person goes to the first field to fix.
+            request_animation_frame(move || {
+                let first = form
+                    .get_untracked()
+                    .and_then(|f| f.query_selector("[aria-invalid='true']").ok().flatten())
+                    .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok());
+                if let Some(first) = first {
+                    let _ = first.focus();
+                }
+            });
+        }
+    };
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         saved.set(false);
         tried.set(true);
-        let result = collect().map(&on_save);
-        match result {
-            Ok(found) if found.is_empty() => {
-                if let ModelSource::Local(local) = current.get_untracked().model {
-                    follow_loading(&local, local_status, local_progress);
-                }
-                problems.set(Vec::new());
-                header_typed.set(false);
-                saved.set(true);
+        let settings = match collect() {
+            Ok(settings) => settings,
+            Err(found) => return finish(Err(found)),
+        };
+        // A weights address new to these settings is checked first (a picked file is
+        // read by the worker itself).
+        let unchecked = match &settings.model {
+            ModelSource::Local(local)
+                if !local.url.starts_with("file:")
+                    && current.with_untracked(|c| c.model != settings.model) =>
+            {
+                Some(crate::web::local_model::page_address(&local.url))
             }
-            Ok(found) | Err(found) => {
-                problems.set(found);
-                // The person goes to the first field to fix.
-                request_animation_frame(move || {
-                    let first = form
-                        .get_untracked()
-                        .and_then(|f| f.query_selector("[aria-invalid='true']").ok().flatten())
-                        .and_then(|e| {
-                            wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok()
-                        });
-                    if let Some(first) = first {
-                        let _ = first.focus();
-                    }
-                });
+            _ => None,
+        };
+        let Some(url) = unchecked else {
+            return finish(Ok(on_save(settings)));
+        };
+        local_status.set(Some(format!("Checking the weights at {url}…")));
+        let on_save = std::rc::Rc::clone(&on_save);
+        leptos::task::spawn_local(async move {
+            let checked = crate::llm::weights::check(&crate::web::Fetch, &url).await;
+            let _ = local_status.try_set(None);
+            match checked {
+                Ok(_) => finish(Ok(on_save(settings))),
+                Err(message) => finish(Err(vec![FieldProblem {
+                    field: "model.local",
+                    message,
+                }])),
             }
-        }
+        });
     };
     let error = move |field: &'static str| {
         move || {

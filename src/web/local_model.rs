@@ -286,7 +286,7 @@ impl Drop for Replies {
 }
 
 /// `url` resolved against the page's address.
-fn page_address(url: &str) -> String {
+pub fn page_address(url: &str) -> String {
     let base = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.base_uri().ok().flatten());
