@@ -12,8 +12,13 @@
 //! `skip_deserializing`), `flatten` (one per type, read from the fields left), `with`
 //! and `deserialize_with`; on a variant `rename`, `alias` and `rename_all`. Attributes
 //! for writing only are passed over; any other is refused at compile time.
+//!
+//! `#[derive(SchemaText)]` (the `schema` module) writes the type's JSON Schema as
+//! schemars' derive gives it, as text at compile time, from the same doc comments and
+//! attributes.
 
 mod attrs;
+mod schema;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -27,6 +32,17 @@ use attrs::{Case, Container, Fallback, Field, Variant, unraw};
 pub fn derive_read(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let input = syn::parse_macro_input!(input as DeriveInput);
     read(&input)
+        .unwrap_or_else(Error::into_compile_error)
+        .into()
+}
+
+/// `familiar_json::schema::SchemaText`: the type's JSON Schema as schemars' derive
+/// gives it, written as text at compile time from its doc comments and `#[serde]`
+/// attributes (see the `schema` module for what it writes).
+#[proc_macro_derive(SchemaText, attributes(serde))]
+pub fn derive_schema_text(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    let input = syn::parse_macro_input!(input as DeriveInput);
+    schema::derive(&input)
         .unwrap_or_else(Error::into_compile_error)
         .into()
 }

@@ -15,7 +15,9 @@ extern crate self as familiar_json;
 
 pub mod fields;
 mod read;
+pub mod schema;
 pub mod tagged;
 
-pub use familiar_json_derive::Read;
+pub use familiar_json_derive::{Read, SchemaText};
 pub use read::{ReadError, Reader, from_value};
+pub use schema::SchemaText;
