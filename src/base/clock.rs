@@ -5,7 +5,7 @@
 //! [`ManualClock`]. Calendar arithmetic is here and pure, so a timestamp renders the
 //! same everywhere.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
@@ -13,18 +13,13 @@ use futures::future::LocalBoxFuture;
 use serde::Serialize;
 
 /// A moment, with the offset of the user's local time from UTC.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Read)]
 pub struct Instant {
     /// Milliseconds since 1970-01-01T00:00:00Z.
     pub epoch_ms: i64,
     /// Local time minus UTC, in minutes (e.g. +60 for Central European winter time).
     pub utc_offset_minutes: i32,
 }
-
-read_fields!(Instant {
-    epoch_ms,
-    utc_offset_minutes
-});
 
 /// A source of the current time, and timers.
 pub trait Clock {

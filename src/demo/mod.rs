@@ -5,7 +5,7 @@
 pub mod characters;
 pub mod guild;
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
@@ -41,15 +41,13 @@ pub const PLAYER_KEY: &str = "familiar.player";
 
 /// The world user a signed-in person plays, kept with whose sign-in it is, and the
 /// agents they own (their copies of the starters).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Read)]
 struct Player {
     sub: String,
     id: i64,
     #[serde(default)]
     agents: Vec<Claim>,
 }
-
-read_fields!(Player { sub, id, agents = default });
 
 /// The world's agents the person in `backend` plays: the seed's own in the page's
 /// world; in a Supabase project, their copies of them (none before signing in).

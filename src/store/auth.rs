@@ -11,7 +11,7 @@
 //! another project; an [`Account`] discards one it finds kept; [`SignedInStore`] never
 //! puts a login on requests to another project's endpoint.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -32,7 +32,7 @@ const REFRESH_MARGIN_S: i64 = 60;
 const MAX_ANSWER_BYTES: usize = 1 << 20;
 
 /// A signed-in user as Supabase Auth describes them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct AuthUser {
     /// The user's id: the JWT's `sub`, and `users.auth_id` in the world.
     pub id: String,
@@ -42,11 +42,9 @@ pub struct AuthUser {
     pub is_anonymous: bool,
 }
 
-read_fields!(AuthUser { id, email = default, is_anonymous = default });
-
 /// A login: the tokens of a signed-in user, whom they belong to, and which project
 /// issued them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct Login {
     /// The issuing project's root URL, as [`project_root`] gives it: its tokens are
     /// sent there only. A kept login without one (saved before logins recorded their
@@ -58,14 +56,6 @@ pub struct Login {
     pub expires_at: i64,
     pub user: AuthUser,
 }
-
-read_fields!(Login {
-    project,
-    access_token,
-    refresh_token,
-    expires_at,
-    user
-});
 
 impl Login {
     /// Whether the access token should be refreshed at `now_ms` (it expires within a

@@ -2,7 +2,7 @@
 //! answers and error kinds PostgREST gives for the same requests, and hands a
 //! snapshot to a [`Persist`] after every write so the world survives a reload.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -27,13 +27,11 @@ pub trait Persist {
 /// A database function the local store can call, as `rpc` would.
 pub type Function = Rc<dyn Fn(&LocalStore, &Row) -> Result<Value, StoreError>>;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Read)]
 struct Table {
     rows: Vec<Row>,
     next_id: i64,
 }
-
-read_fields!(Table { rows, next_id });
 
 /// Tables in memory.
 pub struct LocalStore {

@@ -6,7 +6,7 @@
 //! reserved characters are double-quoted inside `in` and `or`, with `"` and `\`
 //! backslash-escaped, and the whole is percent-encoded (a space as `%20`).
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -66,19 +66,13 @@ pub enum Filter {
 }
 
 /// Sort by a column.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct Order {
     pub column: String,
     pub ascending: bool,
     /// Where nulls go; PostgreSQL's default is last ascending, first descending.
     pub nulls_first: Option<bool>,
 }
-
-read_fields!(Order {
-    column,
-    ascending,
-    nulls_first
-});
 
 /// How many rows a select must return.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,7 +87,7 @@ pub enum Cardinality {
 }
 
 /// Reads rows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Select {
     pub table: String,
     /// PostgREST's `select` list, e.g. `id,name,inventory(item_id,quantity)`.
@@ -105,18 +99,8 @@ pub struct Select {
     pub cardinality: Cardinality,
 }
 
-read_fields!(Select {
-    table,
-    columns,
-    filters,
-    order,
-    limit,
-    offset,
-    cardinality
-});
-
 /// Adds rows, or with `on_conflict` merges them into rows that share those columns.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Insert {
     pub table: String,
     pub rows: Vec<Map<String, Value>>,
@@ -129,10 +113,8 @@ pub struct Insert {
     pub returning: bool,
 }
 
-read_fields!(Insert { table, rows, on_conflict, client_key = default, returning });
-
 /// Changes the filtered rows (SQL `UPDATE`, PostgREST `PATCH`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Patch {
     pub table: String,
     pub set: Map<String, Value>,
@@ -140,35 +122,20 @@ pub struct Patch {
     pub returning: bool,
 }
 
-read_fields!(Patch {
-    table,
-    set,
-    filters,
-    returning
-});
-
 /// Removes the filtered rows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Delete {
     pub table: String,
     pub filters: Vec<Filter>,
     pub returning: bool,
 }
 
-read_fields!(Delete {
-    table,
-    filters,
-    returning
-});
-
 /// Calls a database function with named arguments.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Rpc {
     pub function: String,
     pub args: Map<String, Value>,
 }
-
-read_fields!(Rpc { function, args });
 
 /// Filter-building methods shared by the queries that take filters.
 pub trait Filtered: Sized {

@@ -1,7 +1,7 @@
 //! Table schemas for the local store: column types, nullability, defaults and unique
 //! keys, and how a JSON value is read as a column's type (as PostgreSQL casts text).
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -48,7 +48,7 @@ impl Default {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct ColumnSchema {
     pub name: String,
     #[serde(rename = "type")]
@@ -62,24 +62,18 @@ pub struct ColumnSchema {
     pub references: Option<Reference>,
 }
 
-read_fields!(ColumnSchema {
-    name, kind as "type", nullable = default(nullable), default = default, references = default,
-});
-
 /// A foreign key's target.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct Reference {
     pub table: String,
     pub column: String,
 }
 
-read_fields!(Reference { table, column });
-
 fn nullable() -> bool {
     true
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct TableSchema {
     pub name: String,
     pub columns: Vec<ColumnSchema>,
@@ -89,8 +83,6 @@ pub struct TableSchema {
     #[serde(default)]
     pub unique: Vec<Vec<String>>,
 }
-
-read_fields!(TableSchema { name, columns, primary_key, unique = default });
 
 impl TableSchema {
     pub fn column(&self, name: &str) -> Result<&ColumnSchema, StoreError> {

@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use familiar_json::{ReadError, Reader, from_value};
+pub use familiar_json::{Read, ReadError, Reader, SchemaText, from_value};
 pub use repair::{MAX_DEPTH, repair};
 
 /// Typed data from JSON text, read through a [`Value`] by [`from_value`]. Every type
@@ -66,9 +66,10 @@ pub trait Contract: DeserializeOwned + JsonSchema {
     }
 
     /// The JSON Schema the model is given: derived by schemars at run time, unless
-    /// the contract writes it down ([`schema::written`]; a test holds it to the
-    /// derivation). The lean runtime's contracts write theirs, so that build does not
-    /// carry schemars' generator and the derived schema code (20 KB gzip).
+    /// the contract gives the text its `SchemaText` derive wrote at compile time
+    /// ([`schema::whole`]; a test holds it to the derivation). The lean runtime's
+    /// contracts give theirs, so that build does not carry schemars' generator and
+    /// the derived schema code (20 KB gzip).
     fn schema() -> Value {
         schemars::schema_for!(Self).to_value()
     }
