@@ -6,7 +6,7 @@
 //! become deltas and a response. Starting the worker and carrying messages is the
 //! browser's business (`web::local_model`), behind [`ModelWorker`].
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use futures::StreamExt;
 use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
@@ -24,7 +24,7 @@ pub const SMOLLM2_NAME: &str = "SmolLM2-135M-Instruct (Q4_1)";
 pub const SMOLLM2_BYTES: u64 = 98_362_432;
 
 /// Where the weights are and how much of them to use.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct LocalSettings {
     /// The GGUF file's address (resolved against the page), or `file:` + its name for
     /// one the person picked (it must be picked again after a reload).
@@ -36,8 +36,6 @@ pub struct LocalSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker: Option<String>,
 }
-
-read_fields!(LocalSettings { url, context_tokens = default, worker = default });
 
 impl LocalSettings {
     pub fn new(url: impl Into<String>) -> Self {

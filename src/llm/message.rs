@@ -4,7 +4,7 @@
 //! rules model and persistence all speak the same language. Turning these into wire
 //! JSON is the model clients' business, not this module's.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use crate::base::memo::Memo;
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +19,7 @@ pub enum Role {
 }
 
 /// A model's request to run one tool.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct ToolCall {
     /// Correlates the call with its result message.
     pub id: String,
@@ -29,14 +29,8 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
-read_fields!(ToolCall {
-    id,
-    name,
-    arguments
-});
-
 /// One message of a transcript.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct Message {
     pub role: Role,
     pub content: String,
@@ -52,10 +46,6 @@ pub struct Message {
     #[serde(skip)]
     pub(crate) tokens: Memo<usize>,
 }
-
-read_fields!(Message {
-    role, content, tool_calls = default, tool_call_id = default, tokens = skip,
-});
 
 impl Message {
     fn new(role: Role, content: impl Into<String>) -> Self {

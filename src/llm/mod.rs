@@ -10,10 +10,9 @@ pub mod message;
 pub mod openai;
 pub mod rules;
 pub mod scripted;
-pub mod weights;
 pub mod window;
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
@@ -22,18 +21,12 @@ use serde::{Deserialize, Serialize};
 use crate::llm::message::{Message, ToolCall};
 
 /// A tool as the model sees it: name, purpose and a JSON Schema for its arguments.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct ToolSpec {
     pub name: String,
     pub description: String,
     pub parameters: serde_json::Value,
 }
-
-read_fields!(ToolSpec {
-    name,
-    description,
-    parameters
-});
 
 /// Whether the model may, must or must not call tools.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,7 +41,7 @@ pub enum ToolChoice {
 
 /// Everything a model needs for one turn. The transcript and the tools are shared,
 /// not copied: a run asks its model many times over the same growing transcript.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
 pub struct ChatRequest {
     pub system: String,
     pub messages: Rc<Vec<Message>>,
@@ -63,11 +56,6 @@ pub struct ChatRequest {
     pub max_tokens: Option<u32>,
 }
 
-read_fields!(ChatRequest {
-    system, messages, tools, tool_choice, response_format = default, temperature = default,
-    max_tokens = default,
-});
-
 impl ChatRequest {
     /// The tools the model may call in this request: none when tools are off.
     pub fn offered_tools(&self) -> &[ToolSpec] {
@@ -79,13 +67,11 @@ impl ChatRequest {
 }
 
 /// A required shape for the model's text: a named JSON Schema.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct ResponseFormat {
     pub name: String,
     pub schema: serde_json::Value,
 }
-
-read_fields!(ResponseFormat { name, schema });
 
 impl ResponseFormat {
     /// The JSON Schema of a typed contract.
@@ -102,7 +88,7 @@ impl ResponseFormat {
 }
 
 /// A piece of a response, delivered as it is generated.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Delta {
     /// Answer text.
@@ -118,12 +104,6 @@ pub enum Delta {
     },
 }
 
-crate::base::json::tagged::read_variants!(Delta tag "type" {
-    "text" => Text { text },
-    "reasoning" => Reasoning { text },
-    "tool_call" => ToolCall { index, id, name, arguments },
-});
-
 /// Why the model stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -135,19 +115,14 @@ pub enum FinishReason {
 }
 
 /// Token counts, when the model reports them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Read)]
 pub struct Usage {
     pub prompt_tokens: u32,
     pub completion_tokens: u32,
 }
 
-read_fields!(Usage {
-    prompt_tokens,
-    completion_tokens
-});
-
 /// The whole of one model turn, assembled from its deltas.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct ChatResponse {
     pub text: String,
     pub reasoning: String,
@@ -155,14 +130,6 @@ pub struct ChatResponse {
     pub finish: FinishReason,
     pub usage: Option<Usage>,
 }
-
-read_fields!(ChatResponse {
-    text,
-    reasoning,
-    tool_calls,
-    finish,
-    usage
-});
 
 /// What can go wrong talking to a model, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -7,7 +7,7 @@
 //! streams the same deltas a real client does. Which rules a demo uses is the demo's
 //! business (`public/rules/`).
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use futures::future::LocalBoxFuture;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -18,7 +18,7 @@ use crate::llm::{
 };
 
 /// When a user message mentions a keyword, call a tool; answer from its result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Rule {
     /// Lower-case words or phrases; any one of them triggers the rule.
     pub keywords: Vec<String>,
@@ -31,20 +31,16 @@ pub struct Rule {
     pub answer: String,
 }
 
-read_fields!(Rule { keywords, tool, arguments = default(empty_object), answer });
-
 fn empty_object() -> Value {
     Value::Object(serde_json::Map::new())
 }
 
 /// A rule set: the rules, and what to say when none applies.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct RulesModel {
     pub rules: Vec<Rule>,
     pub fallback: String,
 }
-
-read_fields!(RulesModel { rules, fallback });
 
 /// Why a rule set could not be loaded.
 #[derive(Debug, thiserror::Error)]

@@ -8,7 +8,7 @@
 //! not fit is the run's business (`run::fit`); which window a model has is its
 //! client's (configured, told by the server, or [`DEFAULT_CONTEXT_TOKENS`]).
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::{Deserialize, Serialize};
 
 use crate::llm::message::Message;
@@ -39,7 +39,7 @@ pub enum WindowSource {
 }
 
 /// The room a model gives one request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Read)]
 pub struct ContextWindow {
     /// The whole window, prompt and answer, in tokens.
     pub tokens: u32,
@@ -50,13 +50,6 @@ pub struct ContextWindow {
     pub scale: u32,
     pub source: WindowSource,
 }
-
-read_fields!(ContextWindow {
-    tokens,
-    reserve,
-    scale,
-    source
-});
 
 impl ContextWindow {
     /// A window of `tokens`, keeping `answer` (or [`DEFAULT_ANSWER_TOKENS`], at most a

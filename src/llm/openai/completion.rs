@@ -1,57 +1,48 @@
 //! A whole (non-streamed) chat completion: what a server sends when asked not to
 //! stream, or when it ignores `stream: true`.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 
 use super::stream::{error_message, finish_reason};
 use super::think::ThinkSplitter;
 use crate::llm::message::ToolCall;
 use crate::llm::{ChatResponse, Delta, FinishReason, LlmError, Usage};
 
-#[derive()]
+#[derive(Read)]
 struct Completion {
+    #[serde(default)]
     choices: Vec<Choice>,
     usage: Option<Usage>,
     error: Option<serde_json::Value>,
 }
 
-read_fields!(Completion { choices = default, usage, error });
-
-#[derive()]
+#[derive(Read)]
 struct Choice {
     message: WireMessage,
     finish_reason: Option<String>,
 }
 
-read_fields!(Choice {
-    message,
-    finish_reason
-});
-
-#[derive()]
+#[derive(Read)]
 struct WireMessage {
     content: Option<String>,
+    #[serde(alias = "reasoning")]
     reasoning_content: Option<String>,
+    #[serde(default)]
     tool_calls: Vec<WireCall>,
 }
 
-read_fields!(WireMessage { content, reasoning_content alias "reasoning", tool_calls = default });
-
-#[derive()]
+#[derive(Read)]
 struct WireCall {
     id: Option<String>,
     function: WireFunction,
 }
 
-read_fields!(WireCall { id, function });
-
-#[derive()]
+#[derive(Read)]
 struct WireFunction {
     name: String,
+    #[serde(default)]
     arguments: String,
 }
-
-read_fields!(WireFunction { name, arguments = default });
 
 /// Reads a `chat.completion` body into a response.
 pub fn parse_completion(body: &[u8]) -> Result<ChatResponse, LlmError> {

@@ -1,11 +1,11 @@
 //! Where and how to reach an OpenAI-compatible proxy, validated before any request.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::Serialize;
 
 /// Settings of the OpenAI-compatible client. The page never holds a provider key:
 /// the URL is a proxy that adds it; an optional extra header can carry a proxy token.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct ModelSettings {
     /// The proxy's base URL, e.g. `https://llm.example.com/v1`.
     pub base_url: String,
@@ -29,12 +29,6 @@ pub struct ModelSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_tokens: Option<u32>,
 }
-
-read_fields!(ModelSettings {
-    base_url, model, temperature = default, max_tokens = default,
-    timeout_ms = default(default_timeout_ms), extra_header = default, stream = default(yes),
-    context_tokens = default,
-});
 
 fn yes() -> bool {
     true

@@ -7,7 +7,7 @@
 //! chunks, `reasoning_content` and inline `<think>` reasoning. A stream that ends
 //! before a finish reason is an error, never a silently short answer.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde_json::Value;
 
 use super::think::ThinkSplitter;
@@ -15,56 +15,52 @@ use crate::llm::message::ToolCall;
 use crate::llm::openai::sse::{SseDecoder, SseEvent};
 use crate::llm::{ChatResponse, Delta, DeltaSink, FinishReason, LlmError, Usage};
 
-#[derive(Debug)]
+#[derive(Debug, Read)]
 struct Chunk {
+    #[serde(default)]
     choices: Vec<Choice>,
     usage: Option<WireUsage>,
     error: Option<Value>,
 }
 
-read_fields!(Chunk { choices = default, usage, error });
-
-#[derive(Debug)]
+#[derive(Debug, Read)]
 struct Choice {
+    #[serde(default)]
     delta: WireDelta,
     finish_reason: Option<String>,
 }
 
-read_fields!(Choice { delta = default, finish_reason });
-
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Read)]
 struct WireDelta {
     content: Option<String>,
+    #[serde(alias = "reasoning")]
     reasoning_content: Option<String>,
+    #[serde(default)]
     tool_calls: Vec<WireToolCall>,
 }
 
-read_fields!(WireDelta { content, reasoning_content alias "reasoning", tool_calls = default });
-
-#[derive(Debug)]
+#[derive(Debug, Read)]
 struct WireToolCall {
+    #[serde(default)]
     index: usize,
     id: Option<String>,
+    #[serde(default)]
     function: WireFunction,
 }
 
-read_fields!(WireToolCall { index = default, id, function = default });
-
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Read)]
 struct WireFunction {
     name: Option<String>,
     arguments: Option<String>,
 }
 
-read_fields!(WireFunction { name, arguments });
-
-#[derive(Debug)]
+#[derive(Debug, Read)]
 struct WireUsage {
+    #[serde(default)]
     prompt_tokens: u32,
+    #[serde(default)]
     completion_tokens: u32,
 }
-
-read_fields!(WireUsage { prompt_tokens = default, completion_tokens = default });
 
 #[derive(Debug, Default, Clone)]
 struct PartialCall {
