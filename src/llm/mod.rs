@@ -10,6 +10,7 @@ pub mod message;
 pub mod openai;
 pub mod rules;
 pub mod scripted;
+pub mod weights;
 pub mod window;
 
 use crate::base::json::Read;
