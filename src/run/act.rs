@@ -2,7 +2,7 @@
 //! action (with its idempotency key, after its approval) and refusals; results fed
 //! back; a person's approval or denial.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -15,7 +15,7 @@ use crate::run::event::{Decided, Event, Thought};
 use crate::run::{ActionRecord, PLAN_TOOL};
 use crate::tool::{Approval, Author, RunsOn, ToolError, ToolKind};
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
 pub(super) struct Act {
     pub(super) data: Vec<Invocation>,
     pub(super) action: Option<Invocation>,
@@ -33,24 +33,14 @@ pub(super) struct Act {
     settled: Vec<Settled>,
 }
 
-read_fields!(Act {
-    data, action, approved, plan_sent, order = default, approved_data = default, settled = default,
-});
-
 /// A call's result as the transcript and the history will hold it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 struct Settled {
     call_id: String,
     message: Message,
     /// `None` for the built-in `plan`, which the history does not list.
     record: Option<ActionRecord>,
 }
-
-read_fields!(Settled {
-    call_id,
-    message,
-    record
-});
 
 impl Act {
     fn is_settled(&self) -> bool {

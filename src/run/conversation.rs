@@ -3,7 +3,7 @@
 //! gives the model its history within a context budget, and ages its turns so a
 //! long-lived agent keeps, and saves, near a constant per turn.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::Serialize;
 
 use super::interaction::Interaction;
@@ -22,7 +22,7 @@ pub fn estimate_tokens(text: &str) -> usize {
 pub(super) const MESSAGE_OVERHEAD: usize = 4;
 
 /// The interactions of one conversation, oldest first, and the facts pinned to it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
 pub struct Conversation {
     pub interactions: Vec<Interaction>,
     /// Facts kept with the conversation (they come from a saved state): the model
@@ -46,11 +46,6 @@ pub struct Conversation {
     #[serde(default, skip_serializing_if = "ContextMemory::is_empty")]
     pub memory: ContextMemory,
 }
-
-read_fields!(Conversation {
-    interactions, pinned = default, untrusted = default, let_go = default,
-    agent = default, memory = default,
-});
 
 fn is_zero_u64(n: &u64) -> bool {
     *n == 0

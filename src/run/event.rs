@@ -5,13 +5,14 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::base::json::Read;
 use crate::llm::Delta;
 use crate::llm::message::ToolCall;
 use crate::run::{ContextMemory, Fit, Outcome, PlanStep, Purpose, Review, Trigger};
 use crate::tool::ToolKind;
 
 /// A typed thought: what the model decided, or what came back to it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Thought {
     /// The model asked for tools.
@@ -30,20 +31,8 @@ pub enum Thought {
     Error { message: String },
 }
 
-crate::base::json::tagged::read_variants!(Thought tag "type" {
-    "actions" => Actions { text, calls },
-    "message" => Message { text },
-    "tool_return" => ToolReturn {
-        call_id,
-        tool,
-        result = with(tool_result::deserialize),
-        duration_ms,
-    },
-    "error" => Error { message },
-});
-
 /// What a person decided about a call that asked first: a decision, not a failure.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum Decided {
     Approved,
@@ -55,12 +44,6 @@ pub enum Decided {
         reason: String,
     },
 }
-
-crate::base::json::tagged::read_variants!(Decided tag "decision" {
-    "approved" => Approved {},
-    "allowed" => Allowed { by },
-    "denied" => Denied { reason },
-});
 
 /// What a person granted on a card besides the call it asked about. None covers a
 /// call that always asks (it submits, buys, deletes, sends or signs out).
@@ -88,7 +71,7 @@ impl Grant {
 }
 
 /// A change in a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// A run began on this trigger and input.
@@ -149,23 +132,6 @@ pub enum Event {
     },
     Done(Outcome),
 }
-
-crate::base::json::tagged::read_variants!(Event tag "event" {
-    "started" => Started { trigger, input },
-    "fitted" => Fitted(Fit),
-    "step_started" => StepStarted(Purpose),
-    "delta" => Delta(Delta),
-    "thought" => Thought(Thought),
-    "tool_started" => ToolStarted { call, kind },
-    "plan_updated" => PlanUpdated { plan, memory },
-    "approval_needed" => ApprovalNeeded { call, description = default },
-    "allowed" => Allowed { call, description = default, by },
-    "decided" => Decided { call_id, decision = flatten },
-    "reflection" => Reflection(Review),
-    "goal_guessed" => GoalGuessed { goal },
-    "goal_checked" => GoalChecked { complete, answer },
-    "done" => Done(Outcome),
-});
 
 impl Event {
     /// Its name, as serialized in its `event` field.

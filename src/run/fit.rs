@@ -7,7 +7,7 @@
 //! Pure: the estimate is `llm::window`'s, the window the model client's; the run
 //! (`AgentRun::fit`) calls this before every model call and learns from a refusal.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use std::rc::Rc;
 
 use serde::Serialize;
@@ -27,7 +27,7 @@ use crate::tool::ToolKind;
 pub const READ_RESULT_CHARS: usize = 200;
 
 /// What fitting a request did, for the run's steps.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct Fit {
     /// The model's window and the part of it the prompt may take, in tokens.
     pub window: u32,
@@ -38,16 +38,8 @@ pub struct Fit {
     pub trims: Vec<Trim>,
 }
 
-read_fields!(Fit {
-    window,
-    room,
-    before,
-    after,
-    trims
-});
-
 /// One kind of trim, in the order they are tried.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 #[serde(tag = "trim", rename_all = "snake_case")]
 pub enum Trim {
     /// The server refused the last try as too long; the window and estimate were
@@ -81,15 +73,6 @@ pub enum Trim {
         saved: usize,
     },
 }
-
-crate::base::json::tagged::read_variants!(Trim tag "trim" {
-    "refused" => Refused { window = default, scale },
-    "tools_not_offered" => ToolsNotOffered { count },
-    "schemas_shortened" => SchemasShortened { tools, level, saved },
-    "results_cut" => ResultsCut { results, saved },
-    "turns_dropped" => TurnsDropped { turns, saved },
-    "tools_left_out" => ToolsLeftOut { count, kept, saved },
-});
 
 impl Trim {
     /// The trim in a few words, for a step's line.
@@ -487,7 +470,7 @@ fn does_not_fit(
 }
 
 /// What a run keeps about its model's window between calls.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
 pub(super) struct Room {
     /// `None`: the model has no window to fit (the rules model, scripts) until a
     /// refusal says otherwise.
@@ -504,15 +487,6 @@ pub(super) struct Room {
     #[serde(skip)]
     tools: ToolsEstimate,
 }
-
-read_fields!(Room {
-    window,
-    turn_start,
-    last_estimate,
-    refused,
-    retrying,
-    tools = skip,
-});
 
 /// The estimated tokens of an offered tool list, kept with the list it was made of
 /// (held, so its address is not another list's): a schema is estimated from its

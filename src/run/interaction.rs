@@ -4,7 +4,7 @@
 //! a saved transcript and a test all see the same record. A [`Conversation`] gives
 //! the model its history within a context budget. How it looks is the UI's business.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -36,7 +36,7 @@ impl Status {
 }
 
 /// One step of an interaction's timeline.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Step {
     /// What started the run.
@@ -95,26 +95,8 @@ pub enum Step {
     },
 }
 
-crate::base::json::tagged::read_variants!(Step tag "type" {
-    "observe" => Observe { trigger },
-    "reason" => Reason { purpose, reasoning, calls },
-    "fitted" => Fitted { fit },
-    "plan" => Plan { steps, memory },
-    "tool_call" => ToolCall {
-        call,
-        kind,
-        result = with_default(crate::run::event::tool_result::optional::deserialize),
-        duration_ms,
-    },
-    "approval" => Approval { call, description = default, decision = default },
-    "reflection" => Reflection { review },
-    "goal_check" => GoalCheck { complete, answer },
-    "error" => Error { message },
-    "answer" => Answer { text, outcome },
-});
-
 /// One trigger and everything the agent did about it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Interaction {
     pub id: u64,
     pub input: String,
@@ -141,11 +123,6 @@ pub struct Interaction {
     #[serde(skip)]
     pub(crate) history_tokens: [crate::base::memo::Memo<(usize, usize)>; 2],
 }
-
-read_fields!(Interaction {
-    id, input, steps, status, draft, started_ms = default, folded = default,
-    agent = default, goal = default, history_tokens = skip,
-});
 
 fn is_zero(n: &u32) -> bool {
     *n == 0

@@ -2,7 +2,7 @@
 //! turn counts against a cap), its wall-clock budget, and how much of one reply and
 //! one result it takes in; with its optional phases, the limits a run is built with.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::Serialize;
 
 use super::{AgentRun, Outcome, Phase};
@@ -24,7 +24,7 @@ pub const MAX_RESULT_CHARS: usize = 16_000;
 pub const DEFAULT_TIME_BUDGET_MS: u64 = 10 * 60 * 1000;
 
 /// The run's optional phases and caps.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub(super) struct Limits {
     pub(super) max_iterations: u32,
     pub(super) max_lookups: u32,
@@ -38,11 +38,6 @@ pub(super) struct Limits {
     #[serde(default = "default_time_budget")]
     pub(super) time_budget_ms: u64,
 }
-
-read_fields!(Limits {
-    max_iterations, max_lookups, planning, goal_check, reflections, guess_goal,
-    time_budget_ms = default(default_time_budget),
-});
 
 fn default_time_budget() -> u64 {
     DEFAULT_TIME_BUDGET_MS

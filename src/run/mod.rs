@@ -29,7 +29,7 @@ use std::rc::Rc;
 use act::{Act, act_step};
 use transcript::Transcript;
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -89,7 +89,7 @@ pub struct ModelCall {
 }
 
 /// Why the model is asked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Read)]
 #[serde(tag = "purpose", rename_all = "snake_case")]
 pub enum Purpose {
     GuessGoal,
@@ -105,16 +105,8 @@ pub enum Purpose {
     },
 }
 
-crate::base::json::tagged::read_variants!(Purpose tag "purpose" {
-    "guess_goal" => GuessGoal {},
-    "reason" => Reason { iteration },
-    "final_answer" => FinalAnswer {},
-    "check_goal" => CheckGoal {},
-    "reflect" => Reflect { round },
-});
-
 /// One tool call as the run wants it made.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Invocation {
     pub call: ToolCall,
     /// `None` for a tool the registry does not know (its call fails as unknown).
@@ -130,10 +122,6 @@ pub struct Invocation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved: Option<Box<Value>>,
 }
-
-read_fields!(Invocation {
-    call, kind, runs_on, approval, timeout_ms, idempotency_key, approved = default,
-});
 
 impl Invocation {
     /// The id a host answers to.
@@ -153,7 +141,7 @@ pub struct ToolResult {
 }
 
 /// How a run ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Outcome {
     /// The model answered in text.
@@ -167,14 +155,6 @@ pub enum Outcome {
     /// The run could not go on.
     Failed { error: String },
 }
-
-crate::base::json::tagged::read_variants!(Outcome tag "type" {
-    "answered" => Answered { text },
-    "goal_complete" => GoalComplete { text },
-    "cap_reached" => CapReached { text },
-    "aborted" => Aborted { reason },
-    "failed" => Failed { error },
-});
 
 impl Outcome {
     /// What to show the user.
@@ -190,7 +170,7 @@ impl Outcome {
 }
 
 /// One tool call in the run's history.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct ActionRecord {
     pub iteration: u32,
     pub tool: String,
@@ -205,12 +185,7 @@ pub struct ActionRecord {
     pub at_ms: i64,
 }
 
-read_fields!(ActionRecord {
-    iteration, tool, arguments, kind, result = with(crate::run::event::tool_result::deserialize),
-    duration_ms, at_ms = default,
-});
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 enum Phase {
     GuessGoal,
@@ -221,17 +196,8 @@ enum Phase {
     Done(Outcome),
 }
 
-crate::base::json::tagged::read_variants!(Phase tag "phase" {
-    "guess_goal" => GuessGoal {},
-    "reason" => Reason {},
-    "act" => Act(Act),
-    "check_goal" => CheckGoal {},
-    "reflect" => Reflect { draft },
-    "done" => Done(Outcome),
-});
-
 /// One run of the agent loop, from a trigger to an outcome.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct AgentRun {
     id: String,
     observation: Observation,
@@ -267,12 +233,6 @@ pub struct AgentRun {
     #[serde(skip)]
     events: Vec<Event>,
 }
-
-read_fields!(AgentRun {
-    id, observation, system, transcript, catalogue, offered, goal, reasoning, decision, plan,
-    memory, history, iterations, lookups, reflections, spent_ms = default,
-    untrusted = default, scratch, limits, room = default, phase, events = skip,
-});
 
 impl AgentRun {
     /// Starts a run on `observation`, after the earlier `history` of the conversation,

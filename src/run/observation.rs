@@ -2,12 +2,12 @@
 //! trigger allows — minimal situational awareness, rules rather than data. The model
 //! fetches anything else it needs through data tools.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// What happened: a chat message, a game event, a schedule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct Trigger {
     /// The family of trigger, e.g. `chat`, `battle`, `schedule`.
     pub kind: String,
@@ -18,10 +18,8 @@ pub struct Trigger {
     pub timestamp: Option<String>,
 }
 
-read_fields!(Trigger { kind, event, timestamp = default });
-
 /// Who acts: the agent, with whatever identity and stats the host gives it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
 pub struct Actor {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Value>,
@@ -32,10 +30,8 @@ pub struct Actor {
     pub state: Map<String, Value>,
 }
 
-read_fields!(Actor { id = default, name = default, state = default });
-
 /// What the trigger is about.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
 pub struct Subject {
     /// e.g. `user`, `battle`, `market`, `page`.
     #[serde(default)]
@@ -51,10 +47,6 @@ pub struct Subject {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<Value>,
 }
-
-read_fields!(Subject {
-    kind = default, id = default, content, message_id = default, author = default,
-});
 
 impl Subject {
     /// Whether another party wrote the content: it names an author, or it is a
@@ -84,7 +76,7 @@ impl Subject {
 }
 
 /// What this trigger allows the agent to do.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Read)]
 pub struct Boundaries {
     /// The action tools this trigger allows; `None` allows every action tool. Data
     /// tools are always allowed.
@@ -95,8 +87,6 @@ pub struct Boundaries {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_scopes: Option<Vec<String>>,
 }
-
-read_fields!(Boundaries { allowed_actions = default, data_scopes = default });
 
 impl Boundaries {
     pub fn allows(&self, action: &str) -> bool {
@@ -120,14 +110,12 @@ pub const MAX_ENVIRONMENT_CHARS: usize = 4_000;
 /// address and selection for the page assistant, the scene for a game. The host gives
 /// it; `others` says whether other parties wrote it (then it is quoted as data and the
 /// run is untrusted).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Read)]
 pub struct Perception {
     pub text: String,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub others: bool,
 }
-
-read_fields!(Perception { text, others = default });
 
 impl Perception {
     /// `text` as a perception, cut to [`MAX_ENVIRONMENT_CHARS`]; none when empty.
@@ -158,7 +146,7 @@ impl Perception {
 }
 
 /// The run's starting point.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Observation {
     pub trigger: Trigger,
     #[serde(default)]
@@ -170,10 +158,6 @@ pub struct Observation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub environment: Option<Perception>,
 }
-
-read_fields!(Observation {
-    trigger, actor = default, subject, boundaries = default, environment = default,
-});
 
 impl Observation {
     /// A person's chat message: every action allowed.
