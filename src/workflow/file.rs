@@ -10,7 +10,7 @@
 //! Checking what the sections mean together (states, patterns, placeholders) is
 //! [`super::character`]'s work.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -143,44 +143,47 @@ fn section<T: DeserializeOwned>(value: Value, at: &str, errors: &mut Vec<LoadErr
 }
 
 /// Who the character is; fields besides these are kept (and noted).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Read)]
 pub struct Identity {
     pub name: String,
+    #[serde(default)]
     pub occupation: String,
+    #[serde(default)]
     pub personality: String,
     /// Everything else the author wrote about the character.
+    #[serde(flatten)]
     pub other: Map<String, Value>,
 }
 
-read_fields!(Identity { name, occupation = default, personality = default, other = flatten });
-
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Read)]
+#[serde(deny_unknown_fields)]
 pub struct WorkflowDef {
+    #[serde(default)]
     pub enabled: bool,
     /// Defaults to the workflow's name.
+    #[serde(default)]
     pub transaction_type: Option<String>,
+    #[serde(default)]
     pub description: String,
+    #[serde(default)]
     pub states: Vec<StateDef>,
+    #[serde(default)]
     pub cancellation: Option<CancellationDef>,
+    #[serde(default)]
     pub timeout: Option<TimeoutDef>,
 }
 
-read_fields!(WorkflowDef deny_unknown {
-    enabled = default, transaction_type = default, description = default, states = default,
-    cancellation = default, timeout = default,
-});
-
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Read)]
+#[serde(deny_unknown_fields)]
 pub struct StateDef {
     pub name: String,
+    #[serde(default)]
     pub triggers: TriggersDef,
+    #[serde(default)]
     pub actions: ActionsDef,
+    #[serde(default)]
     pub next_state: Option<String>,
 }
-
-read_fields!(StateDef deny_unknown {
-    name, triggers = default, actions = default, next_state = default,
-});
 
 /// Every field may be left out.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -207,22 +210,22 @@ pub struct ActionsDef {
     pub offline_reply: Option<String>,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Read)]
+#[serde(deny_unknown_fields)]
 pub struct CreateDef {
+    #[serde(default)]
     pub context_fields: Vec<String>,
     /// Prices by the (lower-cased) value of the price field.
+    #[serde(default)]
     pub price_lookup: BTreeMap<String, Value>,
     /// The field the price is looked up by: by default the first named group of the
     /// state's patterns, else the first context field other than `price`.
+    #[serde(default)]
     pub price_field: Option<String>,
     /// The price of anything the lookup lacks.
+    #[serde(default = "default_price")]
     pub default_price: Value,
 }
-
-read_fields!(CreateDef deny_unknown {
-    context_fields = default, price_lookup = default, price_field = default,
-    default_price = default(default_price),
-});
 
 fn default_price() -> Value {
     Value::from(5)
@@ -235,30 +238,28 @@ pub struct UpdateDef {
     pub context_updates: Map<String, Value>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Read)]
+#[serde(deny_unknown_fields)]
 pub struct CancellationDef {
     pub triggers: TriggersDef,
+    #[serde(default)]
     pub prompt_injection: Option<String>,
+    #[serde(default)]
     pub offline_reply: Option<String>,
 }
 
-read_fields!(CancellationDef deny_unknown {
-    triggers, prompt_injection = default, offline_reply = default,
-});
-
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Read)]
+#[serde(deny_unknown_fields)]
 pub struct TimeoutDef {
     pub duration_minutes: u32,
     /// What happens at the timeout; `auto_cancel` (the only one) expires it.
+    #[serde(default = "auto_cancel")]
     pub action: String,
+    #[serde(default)]
     pub prompt_injection: Option<String>,
+    #[serde(default)]
     pub offline_reply: Option<String>,
 }
-
-read_fields!(TimeoutDef deny_unknown {
-    duration_minutes, action = default(auto_cancel), prompt_injection = default,
-    offline_reply = default,
-});
 
 fn auto_cancel() -> String {
     "auto_cancel".into()

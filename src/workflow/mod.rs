@@ -33,7 +33,7 @@ mod file;
 pub mod limits;
 mod transaction;
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
@@ -67,12 +67,10 @@ pub struct Prepared {
 }
 
 /// The model's answer to "does this message mean that?".
-#[derive(Debug, JsonSchema)]
+#[derive(Debug, JsonSchema, Read)]
 struct Classification {
     matches: bool,
 }
-
-read_fields!(Classification { matches });
 
 impl Contract for Classification {}
 

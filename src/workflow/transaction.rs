@@ -2,7 +2,7 @@
 //! states to completed, cancelled or expired — kept in the `transactions` table
 //! through the [`Store`] seam (Supabase online, the local store offline).
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -24,7 +24,7 @@ pub enum TransactionStatus {
 }
 
 /// A transaction as stored.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Transaction {
     pub id: String,
     pub user_id: String,
@@ -37,18 +37,6 @@ pub struct Transaction {
     pub created_at: String,
     pub updated_at: String,
 }
-
-read_fields!(Transaction {
-    id,
-    user_id,
-    character,
-    transaction_type,
-    state,
-    status,
-    context,
-    created_at,
-    updated_at,
-});
 
 impl Transaction {
     fn from_row(row: Row) -> Result<Self, StoreError> {

@@ -14,7 +14,7 @@
 //! own words and the agent's own rows ([`Author::Own`], as for any action), except
 //! `join_community`'s, which returns the community as someone described it.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -96,51 +96,38 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
     );
 }
 
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema, Read)]
 pub struct MessageArgs {
     pub user_id: i64,
     pub content: String,
 }
 
-read_fields!(MessageArgs { user_id, content });
-
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema, Read)]
 pub struct ReplyArgs {
     pub message_id: i64,
     pub content: String,
 }
 
-read_fields!(ReplyArgs {
-    message_id,
-    content
-});
-
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema, Read)]
 pub struct PostArgs {
     pub content: String,
     #[serde(default)]
     pub community_id: Option<i64>,
 }
 
-read_fields!(PostArgs { content, community_id = default });
-
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema, Read)]
 pub struct BattleArgs {
     pub battle_id: i64,
     /// Energy to spend, 1-100; it becomes damage.
     pub energy: i64,
 }
 
-read_fields!(BattleArgs { battle_id, energy });
-
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema, Read)]
 pub struct BattleRef {
     pub battle_id: i64,
 }
 
-read_fields!(BattleRef { battle_id });
-
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema, Read)]
 pub struct ItemArgs {
     /// The item's name, as the market lists it.
     pub item_name: String,
@@ -149,33 +136,24 @@ pub struct ItemArgs {
     pub quantity: i64,
 }
 
-read_fields!(ItemArgs { item_name, quantity = default(one_item) });
-
 fn one_item() -> i64 {
     1
 }
 
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema, Read)]
 pub struct WorkArgs {
     /// The job's name, e.g. `mining`.
     pub job: String,
 }
 
-read_fields!(WorkArgs { job });
-
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema, Read)]
 pub struct VoteArgs {
     pub proposal_id: i64,
     /// true for yes, false for no.
     pub in_favour: bool,
 }
 
-read_fields!(VoteArgs {
-    proposal_id,
-    in_favour
-});
-
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema, Read)]
 pub struct ProposalArgs {
     pub community_id: i64,
     pub title: String,
@@ -184,14 +162,10 @@ pub struct ProposalArgs {
     pub description: Option<String>,
 }
 
-read_fields!(ProposalArgs { community_id, title, description = default });
-
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema, Read)]
 pub struct AbstainArgs {
     pub proposal_id: i64,
 }
-
-read_fields!(AbstainArgs { proposal_id });
 
 /// Registers the action `name` as a tool that calls the function `name`.
 fn action<A>(registry: &mut ToolRegistry, world: &World, name: &'static str, description: &str)

@@ -4,7 +4,7 @@
 //! [`Author::Own`]; the rest carry text players wrote (posts, messages, names,
 //! community descriptions, memories) and make the conversation untrusted once read.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -165,21 +165,17 @@ const OWN: [&str; 9] = [
     "get_available_jobs",
 ];
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Read)]
 pub struct UserArgs {
     /// The user's id.
     pub user_id: i64,
 }
 
-read_fields!(UserArgs { user_id });
-
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema, Read)]
 pub struct CommunityArgs {
     /// The community's id.
     pub community_id: i64,
 }
-
-read_fields!(CommunityArgs { community_id });
 
 /// The other party of a relationship, as the seed's `get_relationship(targetId)`
 /// names it: a user by id, or a faction by name ("Chaos Horde").
@@ -211,7 +207,7 @@ impl<'de> serde::Deserialize<'de> for Party {
     }
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Read)]
 pub struct TargetArgs {
     /// The other party: a user's id, or a faction (a community) by its name.
     #[serde(default)]
@@ -221,17 +217,13 @@ pub struct TargetArgs {
     pub community_id: Option<i64>,
 }
 
-read_fields!(TargetArgs { target_id = default, community_id = default });
-
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Read)]
 pub struct BattleIdArgs {
     /// The battle's id.
     pub battle_id: i64,
 }
 
-read_fields!(BattleIdArgs { battle_id });
-
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Read)]
 pub struct SearchArgs {
     /// Words to look for.
     pub query: String,
@@ -240,9 +232,7 @@ pub struct SearchArgs {
     pub limit: Option<u64>,
 }
 
-read_fields!(SearchArgs { query, limit = default });
-
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Read)]
 pub struct HistoryArgs {
     pub user_id: i64,
     /// At most this many (1-50, default 10).
@@ -250,9 +240,7 @@ pub struct HistoryArgs {
     pub limit: Option<u64>,
 }
 
-read_fields!(HistoryArgs { user_id, limit = default });
-
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Read)]
 pub struct PostsArgs {
     #[serde(default)]
     pub user_id: Option<i64>,
@@ -262,8 +250,6 @@ pub struct PostsArgs {
     #[serde(default)]
     pub limit: Option<u64>,
 }
-
-read_fields!(PostsArgs { user_id = default, community_id = default, limit = default });
 
 fn rows(rows: Vec<crate::store::Row>) -> Value {
     Value::Array(rows.into_iter().map(Value::Object).collect())
@@ -410,13 +396,11 @@ async fn market_items(w: World, _: NoArgs) -> Result<Value, Refusal> {
     Ok(rows(select(&*w.store, query).await?))
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Read)]
 pub struct ItemNameArgs {
     /// The item's name, as the market lists it.
     pub item_name: String,
 }
-
-read_fields!(ItemNameArgs { item_name });
 
 async fn item_price(w: World, args: ItemNameArgs) -> Result<Value, Refusal> {
     let query = Select::from("market_items")

@@ -6,7 +6,7 @@
 //! them through [`super::triggers::WorldEvent::observe_with`]. Everything else the
 //! agent looks up through its data tools.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -14,20 +14,17 @@ use crate::run::Observation;
 use crate::store::{Filtered, Select, Store, StoreError};
 
 /// An agent's stats, as its `users` row holds them (0-100, gold from 0).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Read)]
 pub struct Stats {
+    #[serde(default)]
     pub morale: i64,
+    #[serde(default)]
     pub energy: i64,
+    #[serde(default)]
     pub health: i64,
+    #[serde(default)]
     pub gold: i64,
 }
-
-read_fields!(Stats {
-    morale = default,
-    energy = default,
-    health = default,
-    gold = default,
-});
 
 /// The keys the stats take in the actor's state, beside `identity`.
 const KEYS: [&str; 4] = ["morale", "energy", "health", "gold"];

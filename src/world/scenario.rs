@@ -6,7 +6,7 @@
 //! native tests run them through [`play`]; an optional `expect` block says what must
 //! come out, and [`Replay::mismatches`] says what did not.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use std::rc::Rc;
 
 use serde::Serialize;
@@ -29,45 +29,48 @@ use crate::world;
 const SCENARIO_TIME_MS: i64 = 1_795_338_000_000;
 
 /// One scenario file.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Read)]
+#[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub name: String,
+    #[serde(default)]
     pub description: String,
     /// Seed rows, `{"table": [rows…]}`.
     pub world: Map<String, Value>,
     /// The trigger; `actor.id` is the agent's user id in the world.
     pub observation: Observation,
+    #[serde(default)]
     pub system: Option<String>,
+    #[serde(default)]
     pub max_iterations: Option<u32>,
+    #[serde(default)]
     pub memory: Option<ContextMemory>,
     /// The model's replies, in order: OpenAI assistant messages.
     pub model: Vec<Value>,
+    #[serde(default)]
     pub expect: Option<Expect>,
 }
 
-read_fields!(Scenario deny_unknown {
-    name, description = default, world, observation, system = default, max_iterations = default,
-    memory = default, model, expect = default,
-});
-
 /// What a scenario must produce.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Read)]
+#[serde(deny_unknown_fields)]
 pub struct Expect {
     /// Every tool called, in order (the built-in `plan` is not a tool call).
+    #[serde(default)]
     pub tools: Option<Vec<String>>,
+    #[serde(default)]
     pub iterations: Option<u32>,
     /// The outcome's type, e.g. `goal_complete`.
+    #[serde(default)]
     pub outcome: Option<String>,
     /// Rows that must exist afterwards: each expected row must match some row of its
     /// table on every column it names.
+    #[serde(default)]
     pub world: Map<String, Value>,
     /// Rows that must not exist afterwards, matched the same way.
+    #[serde(default)]
     pub absent: Map<String, Value>,
 }
-
-read_fields!(Expect deny_unknown {
-    tools = default, iterations = default, outcome = default, world = default, absent = default,
-});
 
 /// What a scenario did.
 #[derive(Debug, Clone, Serialize)]

@@ -10,7 +10,7 @@
 //! current stats join its identity when the trigger fires ([`super::perceive`]).
 //! Everything else the agent fetches through its data tools.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -18,7 +18,7 @@ use super::perceive::Stats;
 use crate::run::{Actor, Boundaries, Observation, Subject, Trigger};
 
 /// Who an agent of the world is, beyond its rows: what the model reads as itself.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
 #[serde(default)]
 pub struct Identity {
     /// -1 (chaos) to 1 (order).
@@ -30,10 +30,8 @@ pub struct Identity {
     pub temperament: String,
 }
 
-read_fields!(Identity default { order_chaos, loyalty, temperament });
-
 /// One agent of the world: its world user and its identity.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct WorldAgent {
     /// The world user it acts as.
     pub id: i64,
@@ -46,8 +44,6 @@ pub struct WorldAgent {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub npc: bool,
 }
-
-read_fields!(WorldAgent { id, name, identity, npc = default });
 
 impl WorldAgent {
     /// The agent as the run's actor.
@@ -293,15 +289,13 @@ pub fn agents() -> Vec<WorldAgent> {
 /// One of a player's agents, as `claim_agents()` answers
 /// (`migrations/0012_claim_agents.sql`): the starter it was copied from and the
 /// world user it is.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Claim {
     pub template_id: i64,
     pub agent_id: i64,
     #[serde(default)]
     pub username: String,
 }
-
-read_fields!(Claim { template_id, agent_id, username = default });
 
 /// The page's agents as a player's own: each starter played by the player's copy of
 /// it, and a starter the player has no copy of left out (one never acts as another
