@@ -5,7 +5,7 @@
 //! are a sans-IO state machine ([`Supervision`]) that a driver steps: [`Supervisor`]
 //! here, or the session controller, which runs the executor like any turn's run.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use std::rc::Rc;
 
 use schemars::JsonSchema;
@@ -31,24 +31,20 @@ pub enum Level {
     Complex,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema, Read)]
 pub struct Complexity {
     pub level: Level,
     #[serde(default)]
     pub reason: String,
 }
 
-read_fields!(Complexity { level, reason = default });
-
 impl Contract for Complexity {}
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema, Read)]
 pub struct TaskPlan {
     /// The tasks, in order, each one sentence.
     pub tasks: Vec<String>,
 }
-
-read_fields!(TaskPlan { tasks });
 
 impl Contract for TaskPlan {
     fn validate(&self) -> Result<(), String> {
@@ -61,7 +57,7 @@ impl Contract for TaskPlan {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema, Read)]
 pub struct Judgement {
     /// Whether every task is done.
     pub done: bool,
@@ -69,8 +65,6 @@ pub struct Judgement {
     #[serde(default)]
     pub summary: String,
 }
-
-read_fields!(Judgement { done, summary = default });
 
 impl Contract for Judgement {}
 
@@ -219,7 +213,7 @@ pub enum Next {
 /// The supervisor's state for one request: sans-IO and serializable, so it is saved
 /// beside the executor's run and a reload goes on where it was. Rounds already
 /// judged are never run again.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct Supervision {
     pub input: String,
     pub max_rounds: u32,
@@ -234,17 +228,6 @@ pub struct Supervision {
     /// The decider's word on the current round.
     pub judgement: Option<Judgement>,
 }
-
-read_fields!(Supervision {
-    input,
-    max_rounds,
-    complexity,
-    plan,
-    round,
-    brief,
-    outcome,
-    judgement
-});
 
 impl Supervision {
     pub fn new(input: &str, max_rounds: u32) -> Self {

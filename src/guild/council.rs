@@ -3,7 +3,7 @@
 //! re-asked with the error, then refused), or made by deterministic rules when no
 //! model is configured, so the game plays offline. Storing them is the game's work.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -22,7 +22,7 @@ use crate::llm::{ChatRequest, Llm, ToolChoice};
 pub type Delta = BTreeMap<String, i64>;
 
 /// One proposal as the guild's agent drafts it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema, Read)]
 #[serde(deny_unknown_fields)]
 pub struct Draft {
     /// A short name for the plan, 1-120 characters.
@@ -33,15 +33,13 @@ pub struct Draft {
     pub predicted_delta: Delta,
 }
 
-read_fields!(Draft deny_unknown { title, description, predicted_delta });
-
 /// The agent's drafts: a JSON array of 1-3 proposals.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]
 pub struct Drafts(pub Vec<Draft>);
 
 /// The oracle's forecast for one proposal.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema, Read)]
 #[serde(deny_unknown_fields)]
 pub struct Forecast {
     /// The conservative expected change to the resources.
@@ -49,8 +47,6 @@ pub struct Forecast {
     /// The main risk, one sentence (1-300 characters).
     pub risk_note: String,
 }
-
-read_fields!(Forecast deny_unknown { predicted_delta, risk_note });
 
 fn check_delta(delta: &Delta) -> Result<(), String> {
     for (name, change) in delta {

@@ -13,7 +13,7 @@ pub mod council;
 pub mod game;
 pub mod rules;
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
@@ -85,20 +85,13 @@ impl Resource {
 }
 
 /// The guild's resources at one tick.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Read)]
 pub struct Resources {
     pub gold: i64,
     pub food: i64,
     pub morale: i64,
     pub influence: i64,
 }
-
-read_fields!(Resources {
-    gold,
-    food,
-    morale,
-    influence
-});
 
 impl Resources {
     /// The amount of `resource`.
@@ -113,15 +106,13 @@ impl Resources {
 }
 
 /// The guild now: its tick and resources.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct Guild {
     pub owner: String,
     pub tick: i64,
     #[serde(flatten)]
     pub resources: Resources,
 }
-
-read_fields!(Guild { owner, tick, resources = flatten });
 
 /// Where a proposal stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,7 +125,7 @@ pub enum Status {
 }
 
 /// A proposal on the council's table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Proposal {
     pub id: i64,
     /// The tick it was drafted at.
@@ -149,17 +140,6 @@ pub struct Proposal {
     pub applied_tick: Option<i64>,
 }
 
-read_fields!(Proposal {
-    id,
-    tick,
-    title,
-    description,
-    predicted_delta,
-    risk_note,
-    status,
-    applied_tick,
-});
-
 impl Proposal {
     /// Its predicted change to `resource` (0 when it names none).
     pub fn change(&self, resource: Resource) -> i64 {
@@ -172,7 +152,7 @@ impl Proposal {
 
 /// One tick's record: the resources after it, the proposals it applied and what the
 /// natural pressures did (`fresh` is false when a repeated tick answered the record).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Record {
     pub tick: i64,
     #[serde(flatten)]
@@ -184,10 +164,6 @@ pub struct Record {
     #[serde(default)]
     pub fresh: Option<bool>,
 }
-
-read_fields!(Record {
-    tick, applied = default, pressures = default, fresh = default, resources = flatten,
-});
 
 /// The guild's tables.
 pub fn schemas() -> Result<Vec<TableSchema>, StoreError> {

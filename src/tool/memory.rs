@@ -1,7 +1,7 @@
 //! `remember` and `recall`: the agent's long-term memory, kept in the `memories` table
 //! through the [`Store`] seam (the local store in the demo, Supabase online).
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use std::rc::Rc;
 
 use schemars::JsonSchema;
@@ -29,7 +29,7 @@ impl Remember {
     }
 }
 
-#[derive(Debug, JsonSchema)]
+#[derive(Debug, JsonSchema, Read)]
 pub struct RememberArgs {
     /// What to remember, as one sentence.
     pub content: String,
@@ -37,8 +37,6 @@ pub struct RememberArgs {
     #[serde(default)]
     pub importance: Option<u8>,
 }
-
-read_fields!(RememberArgs { content, importance = default });
 
 /// The memory as stored.
 #[derive(Debug, Serialize)]
@@ -105,14 +103,12 @@ impl Recall {
     }
 }
 
-#[derive(Debug, JsonSchema)]
+#[derive(Debug, JsonSchema, Read)]
 pub struct RecallArgs {
     /// How many memories at most (1 to 50; more is read as 50); 5 when left out.
     #[serde(default)]
     pub limit: Option<u32>,
 }
-
-read_fields!(RecallArgs { limit = default });
 
 #[derive(Debug, Serialize)]
 pub struct Recalled {
@@ -173,13 +169,11 @@ impl Forget {
     }
 }
 
-#[derive(Debug, JsonSchema)]
+#[derive(Debug, JsonSchema, Read)]
 pub struct ForgetArgs {
     /// Words of the memories to forget.
     pub about: String,
 }
-
-read_fields!(ForgetArgs { about });
 
 #[derive(Debug, Serialize)]
 pub struct Forgotten {
