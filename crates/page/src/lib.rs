@@ -29,7 +29,10 @@ mod realm;
 #[cfg(target_arch = "wasm32")]
 mod watch;
 
-use familiar_json::read_fields;
+// Read as the root crate reads every type (`familiar_json`'s derive): one shared call
+// per field, not serde's derived visitor per struct, in the page build that reads a
+// frame's snapshot; the frame writes them with the derived `Serialize`.
+use familiar_json::Read;
 use serde::{Deserialize, Serialize};
 
 #[cfg(target_arch = "wasm32")]
@@ -52,7 +55,7 @@ pub enum Region {
 }
 
 /// A run of visible text, as one paragraph, heading or list item.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct Block {
     /// `Some(1..=6)` for a heading.
     pub heading: Option<u8>,
@@ -61,7 +64,7 @@ pub struct Block {
 }
 
 /// An interactive element as the model sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct Control {
     /// Its number: the same for the same element on every read.
     pub id: u32,
@@ -84,18 +87,20 @@ pub struct Control {
     pub form: Option<u32>,
     /// A password, payment-card or one-time-code field: its value is masked
     /// ([`mask`]) and only the person types into it.
+    #[serde(default)]
     pub sensitive: bool,
     /// Whether it has the keyboard focus.
+    #[serde(default)]
     pub focused: bool,
     /// The origin of the frame it is in (`https://ads.example`) when that is not the
     /// page's own: another site's element, which the page's grants never cover.
     /// `None` for the page's own elements (and the frames of its origin).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<String>,
 }
 
 /// A form of the page: its fields are the controls whose `form` is its number.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct Form {
     /// Its number, from the same count as the controls'.
     pub id: u32,
@@ -108,7 +113,8 @@ pub struct Form {
 }
 
 /// The page as it is now.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Read)]
+#[serde(default)]
 pub struct Snapshot {
     pub title: String,
     /// Visible text, in document order.
@@ -153,38 +159,6 @@ pub enum Act {
     /// Moves the pointer over the element (a menu that opens on hover opens).
     Hover,
 }
-
-// Read as the root crate reads every type (`familiar_json`): one shared call per field,
-// not serde's derived visitor per struct, in the page build that reads a frame's
-// snapshot; the frame writes them with the derived `Serialize`.
-read_fields!(Block {
-    heading,
-    text,
-    region
-});
-read_fields!(Control {
-    id,
-    role,
-    name,
-    value,
-    checked,
-    disabled,
-    visible,
-    options,
-    href,
-    form,
-    sensitive = default,
-    focused = default,
-    frame = default,
-});
-read_fields!(Form {
-    id,
-    name,
-    action,
-    method,
-    visible
-});
-read_fields!(Snapshot default { title, blocks, controls, forms, selection, location, truncated, version });
 
 /// Cuts `text` to at most `max` characters, on a character boundary, marking the cut.
 pub fn clip(text: &str, max: usize) -> String {
