@@ -3,7 +3,7 @@
 //! tool ([`register_as_tool`], the composite), a router (`delegate`), a supervisor
 //! (`supervisor`).
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::{Read, SchemaText};
 use std::rc::Rc;
 
 use schemars::JsonSchema;
@@ -103,17 +103,12 @@ impl Agent {
     }
 }
 
-/// [`Request`]'s schema as schemars derives it (a test holds them equal).
-const REQUEST_SCHEMA: &str = r#"{"description":"What a coordinator sends an agent it calls as a tool.","properties":{"request":{"description":"The task, in plain words.","type":"string"}},"required":["request"],"type":"object"}"#;
-
 /// What a coordinator sends an agent it calls as a tool.
-#[derive(Debug, JsonSchema)]
+#[derive(Debug, JsonSchema, Read, SchemaText)]
 pub struct Request {
     /// The task, in plain words.
     pub request: String,
 }
-
-read_fields!(Request { request });
 
 /// Registers `agent` as the tool `agent.name` of `registry` (the composite pattern):
 /// the calling model hands it a request and reads its answer. `kind` says whether
@@ -127,7 +122,7 @@ pub fn register_as_tool(
 ) {
     let name = agent.name.clone();
     let description = agent.description.clone();
-    let parameters = crate::base::json::schema::written(REQUEST_SCHEMA);
+    let parameters = crate::base::json::schema::parameters::<Request>();
     registry.register_with(
         &name,
         kind,
@@ -171,12 +166,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_requests_written_schema_is_the_derived_one() {
+    fn the_requests_schema_written_at_compile_time_is_the_derived_one() {
         let mut derived = schemars::schema_for!(Request).to_value();
         if let Some(object) = derived.as_object_mut() {
             object.remove("$schema");
             object.remove("title");
         }
-        assert_eq!(crate::base::json::schema::written(REQUEST_SCHEMA), derived);
+        assert_eq!(crate::base::json::schema::parameters::<Request>(), derived);
     }
 }

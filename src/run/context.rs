@@ -3,7 +3,7 @@
 //! leader when done"). The model writes both through the built-in `plan` tool; a
 //! follow-up is settled when its tool succeeds.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::{Read, SchemaText};
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
@@ -16,15 +16,13 @@ use crate::llm::ToolSpec;
 pub const PLAN_TOOL: &str = "plan";
 
 /// Something the run must still do before it is finished.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema, Read, SchemaText)]
 pub struct FollowUp {
     /// The action tool that settles it, e.g. `reply_to_message`.
     pub tool: String,
     /// What is owed, e.g. "report back to the leader on message 12".
     pub note: String,
 }
-
-read_fields!(FollowUp { tool, note });
 
 /// One step of a plan (seed 000's plan items): what it is for, and, when the model
 /// says, the tool and arguments it will use. Written as plain text when it is only
@@ -127,40 +125,31 @@ impl<'de> serde::Deserialize<'de> for PlanStep {
     }
 }
 
+// Read by hand (text, or an object), so its schema is written by hand, once: here,
+// as text, from which schemars' impl below reads it too.
+impl SchemaText for PlanStep {
+    const NAME: &'static str = "PlanStep";
+    const BODY: &'static str = r#"{"description":"A step: what it is for, in words, or with the tool and arguments it will use.","anyOf":[{"type":"string"},{"type":"object","properties":{"description":{"type":"string"},"tool":{"type":"string"},"args":{"type":"object"}},"additionalProperties":false}]}"#;
+}
+
 impl JsonSchema for PlanStep {
     fn schema_name() -> std::borrow::Cow<'static, str> {
-        "PlanStep".into()
+        <Self as SchemaText>::NAME.into()
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "description": "A step: what it is for, in words, or with the tool and arguments it will use.",
-            "anyOf": [
-                {"type": "string"},
-                {
-                    "type": "object",
-                    "properties": {
-                        "description": {"type": "string"},
-                        "tool": {"type": "string"},
-                        "args": {"type": "object"}
-                    },
-                    "additionalProperties": false
-                }
-            ]
-        })
+        serde_json::from_str(<Self as SchemaText>::BODY).unwrap_or_default()
     }
 }
 
 /// Facts and follow-ups kept for the whole run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
 pub struct ContextMemory {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub facts: BTreeMap<String, Value>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub owed: Vec<FollowUp>,
 }
-
-read_fields!(ContextMemory { facts = default, owed = default });
 
 /// The most facts a conversation carries from one run to the next.
 pub const CARRIED_FACTS: usize = 64;
@@ -210,7 +199,7 @@ impl ContextMemory {
 }
 
 /// The `plan` tool's arguments.
-#[derive(Debug, Clone, Default, PartialEq, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, JsonSchema, Read, SchemaText)]
 #[serde(deny_unknown_fields)]
 pub struct PlanUpdate {
     /// The steps left after the action you take now, in order; replaces the old plan.
@@ -225,15 +214,9 @@ pub struct PlanUpdate {
     pub owe: Option<Vec<FollowUp>>,
 }
 
-read_fields!(PlanUpdate deny_unknown { steps = default, remember = default, owe = default });
-
-/// [`PlanUpdate`]'s schema as schemars derives it for a tool's parameters (a test
-/// holds them equal).
-const PLAN_SCHEMA: &str = r##"{"$defs":{"FollowUp":{"description":"Something the run must still do before it is finished.","properties":{"note":{"description":"What is owed, e.g. \"report back to the leader on message 12\".","type":"string"},"tool":{"description":"The action tool that settles it, e.g. `reply_to_message`.","type":"string"}},"required":["tool","note"],"type":"object"},"PlanStep":{"anyOf":[{"type":"string"},{"additionalProperties":false,"properties":{"args":{"type":"object"},"description":{"type":"string"},"tool":{"type":"string"}},"type":"object"}],"description":"A step: what it is for, in words, or with the tool and arguments it will use."}},"additionalProperties":false,"description":"The `plan` tool's arguments.","properties":{"owe":{"default":null,"description":"Things you must still do before the task is finished, each with the action\ntool that does it, e.g. a reply to the message that started this.","items":{"$ref":"#/$defs/FollowUp"},"type":["array","null"]},"remember":{"additionalProperties":true,"default":null,"description":"Facts to keep for the rest of this task, e.g. {\"battle_id\": 3}.","type":["object","null"]},"steps":{"default":null,"description":"The steps left after the action you take now, in order; replaces the old plan.","items":{"$ref":"#/$defs/PlanStep"},"type":["array","null"]}},"type":"object"}"##;
-
 /// The `plan` tool as the model sees it.
 pub fn plan_tool_spec() -> ToolSpec {
-    let parameters = crate::base::json::schema::written(PLAN_SCHEMA);
+    let parameters = crate::base::json::schema::parameters::<PlanUpdate>();
     ToolSpec {
         name: PLAN_TOOL.into(),
         description: "Record your plan and what to keep in mind: the steps left after \
@@ -278,7 +261,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_plan_tools_written_schema_is_the_derived_one() {
+    fn the_plan_tools_schema_written_at_compile_time_is_the_derived_one() {
         let mut derived = schemars::schema_for!(PlanUpdate).to_value();
         if let Some(object) = derived.as_object_mut() {
             object.remove("$schema");

@@ -1,7 +1,7 @@
 //! The run's optional self-review phases, as typed JSON contracts: reflection on a
 //! drafted answer (finished / revise / more actions) and guessing the goal first.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::{Read, SchemaText};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +16,7 @@ use crate::llm::message::Message;
 use crate::run::event::{Event, Thought};
 
 /// What a reflection decided about the draft answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, SchemaText)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// The answer stands.
@@ -28,7 +28,7 @@ pub enum Verdict {
 }
 
 /// A reflection on the draft answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema, Read, SchemaText)]
 pub struct Review {
     pub verdict: Verdict,
     /// What to change or do; may be empty when finished.
@@ -36,17 +36,9 @@ pub struct Review {
     pub feedback: String,
 }
 
-read_fields!(Review { verdict, feedback = default });
-
-/// [`Review`]'s schema as schemars derives it (a test holds them equal).
-const REVIEW_SCHEMA: &str = r##"{"$defs":{"Verdict":{"description":"What a reflection decided about the draft answer.","oneOf":[{"const":"finished","description":"The answer stands.","type":"string"},{"const":"revise","description":"Rewrite the answer as the feedback says.","type":"string"},{"const":"more_actions","description":"The task needs more tool calls before answering.","type":"string"}]}},"$schema":"https://json-schema.org/draft/2020-12/schema","description":"A reflection on the draft answer.","properties":{"feedback":{"default":"","description":"What to change or do; may be empty when finished.","type":"string"},"verdict":{"$ref":"#/$defs/Verdict"}},"required":["verdict"],"title":"Review","type":"object"}"##;
-
-/// [`GoalGuess`]'s schema as schemars derives it (a test holds them equal).
-const GOAL_GUESS_SCHEMA: &str = r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"The goal behind the user's words.","properties":{"goal":{"description":"One sentence: what the user wants to have at the end.","type":"string"}},"required":["goal"],"title":"GoalGuess","type":"object"}"##;
-
 impl Contract for Review {
     fn schema() -> serde_json::Value {
-        json::schema::written(REVIEW_SCHEMA)
+        json::schema::whole::<Self>()
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -58,17 +50,15 @@ impl Contract for Review {
 }
 
 /// The goal behind the user's words.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema, Read, SchemaText)]
 pub struct GoalGuess {
     /// One sentence: what the user wants to have at the end.
     pub goal: String,
 }
 
-read_fields!(GoalGuess { goal });
-
 impl Contract for GoalGuess {
     fn schema() -> serde_json::Value {
-        json::schema::written(GOAL_GUESS_SCHEMA)
+        json::schema::whole::<Self>()
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -182,7 +172,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_written_schemas_are_the_derived_ones() {
+    fn the_schemas_written_at_compile_time_are_the_derived_ones() {
         assert_eq!(Review::schema(), schemars::schema_for!(Review).to_value());
         assert_eq!(
             GoalGuess::schema(),

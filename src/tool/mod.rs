@@ -16,7 +16,7 @@ mod memory;
 #[cfg(feature = "page")]
 pub mod page;
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::{Read, SchemaText};
 use crate::base::small_map::SmallMap;
 use std::future::Future;
 use std::rc::Rc;
@@ -128,7 +128,7 @@ pub enum RunsOn {
 pub const DEFAULT_TOOL_TIMEOUT_MS: u64 = 30_000;
 
 /// A tool as the run sees it: what to offer the model and how calls are governed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct ToolInfo {
     pub spec: ToolSpec,
     pub kind: ToolKind,
@@ -141,10 +141,6 @@ pub struct ToolInfo {
     #[serde(default)]
     pub author: Author,
 }
-
-read_fields!(ToolInfo {
-    spec, kind, approval = default, runs_on = default, timeout_ms, author = default,
-});
 
 /// What a call knows besides its arguments.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -187,17 +183,16 @@ pub trait Tool: 'static {
 }
 
 /// Arguments for a tool that takes none.
-#[derive(Debug, Clone, Copy, Default, serde::Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize, JsonSchema, SchemaText)]
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
 impl NoArgs {
-    /// Its schema as schemars derives it (a test holds them equal), for the tools
-    /// that take no arguments to give as their [`Tool::parameters`].
+    /// Its schema, written at compile time (a test holds it to what schemars
+    /// derives), for the tools that take no arguments to give as their
+    /// [`Tool::parameters`].
     pub fn parameters() -> Value {
-        crate::base::json::schema::written(
-            r#"{"additionalProperties":false,"description":"Arguments for a tool that takes none.","type":"object"}"#,
-        )
+        crate::base::json::schema::parameters::<Self>()
     }
 }
 
@@ -584,7 +579,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_written_schema_of_no_arguments_is_the_derived_one() {
+    fn the_schema_of_no_arguments_written_at_compile_time_is_the_derived_one() {
         assert_eq!(NoArgs::parameters(), parameters_schema::<NoArgs>());
         assert_eq!(
             crate::tool::current_time::CurrentTime::parameters(),

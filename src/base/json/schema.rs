@@ -4,12 +4,24 @@
 //! arguments); a host tool's arguments are checked here before its handler runs, so
 //! the model hears what was wrong instead of the host getting garbage.
 
+use familiar_json::schema::SchemaText;
 use serde_json::{Map, Value};
 
-/// A schema written down as JSON text (a typed tool's or contract's, which a test
-/// holds equal to what schemars derives for its type), read when it is asked for
-/// rather than derived: the derivation is code in every build that asks for it.
-pub fn written(text: &str) -> Value {
+/// `T`'s schema as a tool's parameters: the text `#[derive(SchemaText)]` wrote at
+/// compile time from the type's doc comments and attributes (tests hold it to what
+/// schemars derives), read when it is asked for. Deriving it at run time would put
+/// schemars' generator and each type's schema code in every build that asks for it.
+pub fn parameters<T: SchemaText>() -> Value {
+    written(&familiar_json::schema::parameters::<T>())
+}
+
+/// `T`'s schema whole, with `$schema` and `title`, as a contract gives it to the
+/// model (schemars' `schema_for!`), from the text written at compile time.
+pub fn whole<T: SchemaText>() -> Value {
+    written(&familiar_json::schema::root::<T>())
+}
+
+fn written(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_default()
 }
 

@@ -3,8 +3,8 @@
 //! double_click, hover), each asking a person first, each checked against the page
 //! before it runs (and against the page its approval was judged on: an element that
 //! changed since is not acted on) and reporting what changed after. Their arguments'
-//! schemas are written down as schemars derives them (a test in `tools` holds them
-//! equal).
+//! schemas are text written at compile time (`SchemaText`; a test in `tools` holds
+//! them to what schemars derives).
 
 use std::rc::Rc;
 
@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use super::consequence::always_asks;
 use super::{Act, PageDom, Snapshot, changes, clip, prepare};
-use crate::base::json::fields::read_fields;
-use crate::base::json::schema::written;
+use crate::base::json::schema::parameters;
+use crate::base::json::{Read, SchemaText};
 use crate::tool::{ToolKind, ToolRegistry};
 
 /// The actions' names.
@@ -34,22 +34,14 @@ pub const ACTIONS: [&str; 10] = [
 /// The longest text `fill` types.
 pub(super) const FILL_LIMIT: usize = 5_000;
 
-/// [`ElementArgs`]'s schema as schemars derives it (a test holds them equal).
-const ELEMENT_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"}},"required":["element"],"type":"object"}"#;
-
-#[derive(Debug, JsonSchema)]
+#[derive(Debug, JsonSchema, Read, SchemaText)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ElementArgs {
     /// The element's number from page_elements.
     element: u32,
 }
 
-read_fields!(ElementArgs deny_unknown { element });
-
-/// [`FillArgs`]'s schema as schemars derives it (a test holds them equal).
-const FILL_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"},"text":{"description":"The text the field should hold (replaces what it holds).","type":"string"}},"required":["element","text"],"type":"object"}"#;
-
-#[derive(Debug, JsonSchema)]
+#[derive(Debug, JsonSchema, Read, SchemaText)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FillArgs {
     /// The element's number from page_elements.
@@ -58,12 +50,7 @@ pub(super) struct FillArgs {
     text: String,
 }
 
-read_fields!(FillArgs deny_unknown { element, text });
-
-/// [`SelectArgs`]'s schema as schemars derives it (a test holds them equal).
-const SELECT_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"},"option":{"description":"The option's text, as page_elements lists it.","type":"string"}},"required":["element","option"],"type":"object"}"#;
-
-#[derive(Debug, JsonSchema)]
+#[derive(Debug, JsonSchema, Read, SchemaText)]
 #[serde(deny_unknown_fields)]
 pub(super) struct SelectArgs {
     /// The element's number from page_elements.
@@ -72,12 +59,7 @@ pub(super) struct SelectArgs {
     option: String,
 }
 
-read_fields!(SelectArgs deny_unknown { element, option });
-
-/// [`CheckArgs`]'s schema as schemars derives it (a test holds them equal).
-const CHECK_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"checked":{"description":"true to check, false to uncheck.","type":"boolean"},"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"}},"required":["element","checked"],"type":"object"}"#;
-
-#[derive(Debug, JsonSchema)]
+#[derive(Debug, JsonSchema, Read, SchemaText)]
 #[serde(deny_unknown_fields)]
 pub(super) struct CheckArgs {
     /// The element's number from page_elements.
@@ -86,12 +68,7 @@ pub(super) struct CheckArgs {
     checked: bool,
 }
 
-read_fields!(CheckArgs deny_unknown { element, checked });
-
-/// [`PressArgs`]'s schema as schemars derives it (a test holds them equal).
-const PRESS_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"element":{"description":"The element's number from page_elements.","format":"uint32","minimum":0,"type":"integer"},"key":{"description":"Enter, Escape, Tab, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, Home, End, Space, Backspace, Delete, PageUp, PageDown, or one character.","type":"string"}},"required":["element","key"],"type":"object"}"#;
-
-#[derive(Debug, JsonSchema)]
+#[derive(Debug, JsonSchema, Read, SchemaText)]
 #[serde(deny_unknown_fields)]
 pub(super) struct PressArgs {
     /// The element's number from page_elements.
@@ -99,8 +76,6 @@ pub(super) struct PressArgs {
     /// Enter, Escape, Tab, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, Home, End, Space, Backspace, Delete, PageUp, PageDown, or one character.
     key: String,
 }
-
-read_fields!(PressArgs deny_unknown { element, key });
 
 #[derive(Debug, Serialize)]
 struct Done {
@@ -115,7 +90,6 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
         dom,
         "click",
         "Clicks an element of the page (a button, a link, a tab, a menu item, …) by its number.",
-        ELEMENT_SCHEMA,
         |a: ElementArgs| Ok((a.element, Act::Click)),
     );
     act_tool(
@@ -123,7 +97,6 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
         dom,
         "fill",
         "Types text into a field of the page by its number (an input, a textarea, a contenteditable editor), replacing what it holds, with the events a person's typing fires (frameworks' controlled inputs hear them). Never into a sensitive field (a password, a payment card's details, a one-time code): the person types those.",
-        FILL_SCHEMA,
         |a: FillArgs| {
             if a.text.chars().count() > FILL_LIMIT {
                 return Err(format!("the text is longer than {FILL_LIMIT} characters"));
@@ -136,7 +109,6 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
         dom,
         "select_option",
         "Chooses an option of a list of the page by the list's number and the option's text: a select, or an ARIA combobox or listbox (opened first, then its option clicked).",
-        SELECT_SCHEMA,
         |a: SelectArgs| Ok((a.element, Act::Select(a.option))),
     );
     act_tool(
@@ -144,7 +116,6 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
         dom,
         "check",
         "Checks or unchecks a checkbox, or checks a radio button, of the page by its number.",
-        CHECK_SCHEMA,
         |a: CheckArgs| Ok((a.element, Act::Check(a.checked))),
     );
     act_tool(
@@ -152,7 +123,6 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
         dom,
         "scroll_to",
         "Scrolls the page so an element (by its number) is in view.",
-        ELEMENT_SCHEMA,
         |a: ElementArgs| Ok((a.element, Act::ScrollTo)),
     );
     act_tool(
@@ -160,7 +130,6 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
         dom,
         "highlight",
         "Outlines an element of the page (by its number) for a few seconds, to show it to the user.",
-        ELEMENT_SCHEMA,
         |a: ElementArgs| Ok((a.element, Act::Highlight)),
     );
     act_tool(
@@ -168,7 +137,6 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
         dom,
         "press",
         "Presses a key on an element of the page by its number, as a person would: Enter in a field adds an item where the app takes Enter, and submits the field's form; Enter or Space on a button clicks it; Tab moves the focus on; a character is typed into a field. Never on a sensitive field.",
-        PRESS_SCHEMA,
         |a: PressArgs| Ok((a.element, Act::Press(a.key))),
     );
     act_tool(
@@ -176,7 +144,6 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
         dom,
         "submit",
         "Submits a form of the page, by the form's number (page_forms) or any of its fields' numbers, as its submit button would.",
-        ELEMENT_SCHEMA,
         |a: ElementArgs| Ok((a.element, Act::Submit)),
     );
     act_tool(
@@ -184,7 +151,6 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
         dom,
         "double_click",
         "Double-clicks an element of the page by its number (many apps open an item for editing so).",
-        ELEMENT_SCHEMA,
         |a: ElementArgs| Ok((a.element, Act::DoubleClick)),
     );
     act_tool(
@@ -192,12 +158,11 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
         dom,
         "hover",
         "Moves the pointer over an element of the page by its number, so a menu or tip that opens on hover opens.",
-        ELEMENT_SCHEMA,
         |a: ElementArgs| Ok((a.element, Act::Hover)),
     );
 }
 
-/// Registers one action, its arguments' schema written in `parameters`: it reads the
+/// Registers one action, its arguments' schema `A`'s (written at compile time): it reads the
 /// page, refuses an element that changed since its approval was judged and shown
 /// ([`unchanged`]), checks the element, acts, lets the page react and reports what it did and
 /// what changed. Each asks a person first.
@@ -206,17 +171,16 @@ fn act_tool<A>(
     dom: &Rc<dyn PageDom>,
     name: &str,
     description: &str,
-    parameters: &str,
     to_act: fn(A) -> Result<(u32, Act), String>,
 ) where
-    A: serde::de::DeserializeOwned + 'static,
+    A: serde::de::DeserializeOwned + SchemaText + 'static,
 {
     let page = Rc::clone(dom);
     let description = format!(
         "{description} A person approves every call first. It fails when the element \
          is gone, hidden or disabled; it reports what changed on the page."
     );
-    let parameters = written(parameters);
+    let parameters = parameters::<A>();
     registry.register_with(
         name,
         ToolKind::Action,
