@@ -8,8 +8,13 @@
 // as the page reads them back. The market check's own Supabase test is in
 // e2e/world.test.mjs. Each test signs in as a new player, so its agents start as the
 // starters are; the battle and the proposal are the world's, read before and after.
+// Those copies are newcomers to their communities, and a community's newcomers
+// together add at most 3 votes to a proposal and 500 damage a day to a battle's side
+// (migrations/0013_abuse_limits.sql): a run spends 1 vote of proposal 1 and 80 and 120
+// damage of battle 1's sides, so one backend holds three runs a day (the test command
+// starts a fresh one); past that the change log's sentence names the refusing rule.
 import assert from 'node:assert/strict';
-import { test, appReady, openDemo, useDist, watch } from './harness.mjs';
+import { test, appReady, openDemo, settled, useDist, watch } from './harness.mjs';
 
 const env = useDist();
 const project = process.env.FAMILIAR_SUPABASE_URL;
@@ -232,6 +237,11 @@ test('in Supabase mode a leader\'s call to battle: loyal Brannoc fights with his
   const asked = await fire(world, 'Brannoc', 'leaders-call');
   assert.deepEqual(asked.map((a) => /join_battle|reply_to_message/.exec(a)?.[0]), ['join_battle', 'reply_to_message'],
     `Brannoc asked for each action: ${asked}`);
+  // What he did, as the change log tells it (a refusal would say which rule refused).
+  assert.deepEqual(await changes(world), [
+    "At a leader's call, Brannoc replied: “DONE! Crushed them for you.”",
+    `At a leader's call, Brannoc fought in Battle 1, spending ${brannoc.energy} energy.`,
+  ]);
   inOrder(await steps(page, 1), ['get_battle_details', 'join_battle', 'reply_to_message']);
 
   // He spent all his energy on his side (2), and answered the call itself.
@@ -266,6 +276,7 @@ test('in Supabase mode a leader\'s call to battle: loyal Brannoc fights with his
     [ids.Mira, me, miraCall.id, 'You are not my leader. Fight your own battles.']);
   assert.deepEqual(await ledger(page, ids.Mira), ['reply_to_message']);
   assert.deepEqual(await rest(page, `users?select=energy&id=eq.${ids.Mira}`), [{ energy: mira.energy }]);
+  await settled(page);
   assert.deepEqual(await stats(world, 'Mira'), mira);
 
   // The view: the battle's damage, the deeds in the change log, the feed.
@@ -294,6 +305,12 @@ test('in Supabase mode a battle starts: the loyal join with their energy on thei
     && (await answered(world, 'Brannoc', 1)) && (await answered(world, 'Mira', 1)), 'each agent answered the battle');
   assert.deepEqual(asked.map((card) => /join_battle|ignore_battle/.exec(card)?.[0]).sort(),
     ['ignore_battle', 'join_battle', 'join_battle'], `the owner was asked for each action: ${asked}`);
+  // What each did, as the change log tells it (a refusal would say which rule refused).
+  assert.deepEqual((await changes(world)).sort(), [
+    `When a battle started, Brannoc fought in Battle ${battle.id}, spending ${before.Brannoc.energy} energy.`,
+    `When a battle started, Dotty fought in Battle ${battle.id}, spending ${before.Dotty.energy} energy.`,
+    `When a battle started, Mira stayed out of Battle ${battle.id}.`,
+  ]);
   for (const [name, action] of [['Dotty', 'join_battle'], ['Brannoc', 'join_battle'], ['Mira', 'ignore_battle']]) {
     await openConversation(page, world, name);
     assert.equal(await page.locator('.turn').count(), 1, `${name}'s conversation is her own`);
@@ -318,14 +335,10 @@ test('in Supabase mode a battle starts: the loyal join with their energy on thei
   // The view: the stats, the battle's damage and the deeds.
   await waitFor(async () => (await stats(world, 'Dotty')).energy === 0 && (await stats(world, 'Brannoc')).energy === 0,
     'the energy spent, in the view');
+  await settled(page);
   assert.deepEqual(await stats(world, 'Mira'), before.Mira);
   await waitFor(async () => (await world.locator('.battles').innerText())
     .includes(`Battle ${battle.id} (active): ${damage[0]} – ${damage[1]}`), 'the damage dealt, in the view');
-  assert.deepEqual((await changes(world)).sort(), [
-    `When a battle started, Brannoc fought in Battle ${battle.id}, spending ${before.Brannoc.energy} energy.`,
-    `When a battle started, Dotty fought in Battle ${battle.id}, spending ${before.Dotty.energy} energy.`,
-    `When a battle started, Mira stayed out of Battle ${battle.id}.`,
-  ]);
   assert.deepEqual(unexpected(problems), []);
 });
 
@@ -343,6 +356,8 @@ test('in Supabase mode a proposal: the loyal member votes for it in its own conv
   const asked = await fire(world, voter, 'proposal');
   assert.deepEqual(asked.map((a) => /vote_on_proposal|abstain_from_vote/.exec(a)?.[0]), ['vote_on_proposal'],
     `${voter} asked to vote: ${asked}`);
+  // What it did, as the change log tells it (a refusal would say which rule refused).
+  assert.deepEqual(await changes(world), [`On a proposal, ${voter} voted for proposal ${proposal.id}.`]);
   assert.equal(await page.locator('.turn').count(), 1, `${voter}'s conversation holds the turn alone`);
   inOrder(await steps(page, 1), ['get_user_community', 'get_faction_relationship', 'vote_on_proposal']);
   assert.deepEqual(await rest(page, `votes?select=proposal_id,in_favour&user_id=eq.${ids[voter]}`),
