@@ -135,5 +135,14 @@ select pg_temp.expect_value('select string_agg(e ->> ''agent_id'', '','') from j
 reset role;
 select pg_temp.expect_count('select * from agent_copies c join users u on u.id = c.owner_id where u.auth_id in (''auth-newcomer'', ''auth-second'', ''auth-player'')', 6);
 
+-- A blank key is no key (0016): each call applies, and nothing is kept under it.
+set role authenticated;
+select pg_temp.sign_in('auth-player');
+select (gold + 30)::text as once, (gold + 60)::text as twice from users where id = 1 \gset
+select pg_temp.expect_value('select act_as(1, ''do_work'', ''{"job": "farming"}'', '''') ->> ''gold''', :'once');
+select pg_temp.expect_value('select act_as(1, ''do_work'', ''{"job": "farming"}'', ''  '') ->> ''gold''', :'twice');
+select pg_temp.expect_count('select * from applied_actions where btrim(key) = ''''', 0);
+reset role;
+
 select 'agents a player owns: all checks passed' as result;
 rollback;
