@@ -1,12 +1,14 @@
-//! Familiar's local model: a GGUF model of the llama family run on the CPU, built to
-//! run inside a Web Worker (its own wasm, apart from the page's builds and their
-//! byte budgets) and natively for tests and benchmarks.
+//! Familiar's local model: a GGUF model of the llama family (Llama 2/3.x, SmolLM2,
+//! Qwen2/2.5, Qwen3) run on the CPU, built to run inside a Web Worker (its own wasm,
+//! apart from the page's builds and their byte budgets) and natively for tests and
+//! benchmarks.
 //!
 //! The pieces, in the order a request meets them:
 //! - [`gguf`]: the file: metadata and tensors, read in place (and written, for tests);
 //! - [`tokenizer`]: byte-level BPE from the file's vocabulary and merges;
 //! - [`template`]: the chat template the file names, rendered for a transcript;
-//! - [`quant`]: the weight formats (F32, F16, Q8_0, Q4_0, Q4_1) and their dot products;
+//! - [`quant`]: the weight formats (F32, F16, Q8_0, Q4_0, Q4_1, Q4_K, Q5_K, Q6_K) and
+//!   their dot products;
 //! - [`llama`]: the forward pass, with a KV cache that keeps a shared prompt prefix;
 //! - [`constraint`]: a JSON-Schema-subset grammar over the vocabulary, so a tool call
 //!   always parses and validates;

@@ -132,9 +132,9 @@ pub fn dequantize_row(row: &[u8], kind: TensorKind, out: &mut [f32]) -> Result<(
         TensorKind::Q8_0 => decode_blocks::<Q8_0>(row, out),
         TensorKind::Q4_0 => decode_blocks::<Q4_0>(row, out),
         TensorKind::Q4_1 => decode_blocks::<Q4_1>(row, out),
-        TensorKind::Q4_K => kquant::dequantize::<Q4K>(row, out),
-        TensorKind::Q5_K => kquant::dequantize::<Q5K>(row, out),
-        TensorKind::Q6_K => kquant::dequantize::<Q6K>(row, out),
+        TensorKind::Q4_K => kquant::dequantize(&Q4K, row, out),
+        TensorKind::Q5_K => kquant::dequantize(&Q5K, row, out),
+        TensorKind::Q6_K => kquant::dequantize(&Q6K, row, out),
     }
     Ok(())
 }
@@ -412,9 +412,9 @@ pub fn matmul(
         TensorKind::Q8_0 => matmul_quant::<Q8_0>(weights, rows, cols, x, out),
         TensorKind::Q4_0 => matmul_quant::<Q4_0>(weights, rows, cols, x, out),
         TensorKind::Q4_1 => matmul_quant::<Q4_1>(weights, rows, cols, x, out),
-        TensorKind::Q4_K => kquant::matmul::<Q4K>(weights, rows, cols, x, out),
-        TensorKind::Q5_K => kquant::matmul::<Q5K>(weights, rows, cols, x, out),
-        TensorKind::Q6_K => kquant::matmul::<Q6K>(weights, rows, cols, x, out),
+        TensorKind::Q4_K => kquant::matmul(&Q4K, weights, rows, cols, x, out),
+        TensorKind::Q5_K => kquant::matmul(&Q5K, weights, rows, cols, x, out),
+        TensorKind::Q6_K => kquant::matmul(&Q6K, weights, rows, cols, x, out),
     }
     Ok(())
 }

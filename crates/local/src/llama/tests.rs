@@ -392,6 +392,11 @@ fn unknown_architectures_missing_tensors_and_wrong_shapes_do_not_load() {
     let file = gguf::write(&tiny_metadata("mamba"), &[]);
     let err = Model::load(Gguf::parse(file).unwrap(), 64).unwrap_err();
     assert_eq!(err, ModelError::UnknownArchitecture("mamba".into()));
+    // Refused with what the file has and what is supported.
+    assert_eq!(
+        err.to_string(),
+        "model architecture \"mamba\" is not supported (llama, qwen2, qwen3 are)"
+    );
 
     let tensors = tiny_tensors(1);
     let build = |skip: &str, reshape: &str| {

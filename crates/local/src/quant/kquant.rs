@@ -36,17 +36,31 @@ impl Default for Decoded {
     }
 }
 
-/// A K-quant block format.
-pub(super) trait KQuant {
-    const BYTES: usize;
+/// A K-quant block format. Values, not a trait's types: one copy of the product serves
+/// all three (the decode, called once per 256 weights, is not worth a copy each in
+/// the worker's bytes).
+pub(super) struct Format {
+    bytes: usize,
     /// Whether weights have mins (Q4_K, Q5_K): the activations' group sums are needed.
-    const MINS: bool;
-    fn decode(block: &[u8], out: &mut Decoded);
+    mins: bool,
+    decode: fn(&[u8], &mut Decoded),
 }
 
-pub(super) struct Q4K;
-pub(super) struct Q5K;
-pub(super) struct Q6K;
+pub(super) const Q4K: Format = Format {
+    bytes: 144,
+    mins: true,
+    decode: decode_q4k,
+};
+pub(super) const Q5K: Format = Format {
+    bytes: 176,
+    mins: true,
+    decode: decode_q5k,
+};
+pub(super) const Q6K: Format = Format {
+    bytes: 210,
+    mins: false,
+    decode: decode_q6k,
+};
 
 /// Byte `i` of a block; blocks are checked whole before they are decoded.
 #[inline(always)]
@@ -82,78 +96,63 @@ fn scales_and_mins(block: &[u8], out: &mut Decoded) {
     out.dmin = f16_at(block, 2);
 }
 
-impl KQuant for Q4K {
-    const BYTES: usize = 144;
-    const MINS: bool = true;
-    #[inline(always)]
-    fn decode(block: &[u8], out: &mut Decoded) {
-        scales_and_mins(block, out);
-        // Each 32 bytes hold two sub-blocks: low nibbles, then high nibbles.
-        let qs = block.get(16..144).unwrap_or(&[]);
-        for (chunk, q) in qs.chunks_exact(32).zip(out.q.chunks_exact_mut(64)) {
-            let (lo, hi) = q.split_at_mut(32);
-            for ((l, h), &b) in lo.iter_mut().zip(hi.iter_mut()).zip(chunk) {
-                *l = (b & 0xf) as i8;
-                *h = (b >> 4) as i8;
-            }
+fn decode_q4k(block: &[u8], out: &mut Decoded) {
+    scales_and_mins(block, out);
+    // Each 32 bytes hold two sub-blocks: low nibbles, then high nibbles.
+    let qs = block.get(16..144).unwrap_or(&[]);
+    for (chunk, q) in qs.chunks_exact(32).zip(out.q.chunks_exact_mut(64)) {
+        let (lo, hi) = q.split_at_mut(32);
+        for ((l, h), &b) in lo.iter_mut().zip(hi.iter_mut()).zip(chunk) {
+            *l = (b & 0xf) as i8;
+            *h = (b >> 4) as i8;
         }
     }
 }
 
-impl KQuant for Q5K {
-    const BYTES: usize = 176;
-    const MINS: bool = true;
-    #[inline(always)]
-    fn decode(block: &[u8], out: &mut Decoded) {
-        scales_and_mins(block, out);
-        // As Q4_K, with each quant's fifth bit in `qh`: bit 2j for sub-block 2j.
-        let qh = block.get(16..48).unwrap_or(&[]);
-        let qs = block.get(48..176).unwrap_or(&[]);
-        for (j, (chunk, q)) in qs
-            .chunks_exact(32)
-            .zip(out.q.chunks_exact_mut(64))
-            .enumerate()
-        {
-            let (lo, hi) = q.split_at_mut(32);
-            for (((l, h), &b), &high) in lo.iter_mut().zip(hi.iter_mut()).zip(chunk).zip(qh) {
-                *l = ((b & 0xf) | (((high >> (2 * j)) & 1) << 4)) as i8;
-                *h = ((b >> 4) | (((high >> (2 * j + 1)) & 1) << 4)) as i8;
-            }
+fn decode_q5k(block: &[u8], out: &mut Decoded) {
+    scales_and_mins(block, out);
+    // As Q4_K, with each quant's fifth bit in `qh`: bit 2j for sub-block 2j.
+    let qh = block.get(16..48).unwrap_or(&[]);
+    let qs = block.get(48..176).unwrap_or(&[]);
+    for (j, (chunk, q)) in qs
+        .chunks_exact(32)
+        .zip(out.q.chunks_exact_mut(64))
+        .enumerate()
+    {
+        let (lo, hi) = q.split_at_mut(32);
+        for (((l, h), &b), &high) in lo.iter_mut().zip(hi.iter_mut()).zip(chunk).zip(qh) {
+            *l = ((b & 0xf) | (((high >> (2 * j)) & 1) << 4)) as i8;
+            *h = ((b >> 4) | (((high >> (2 * j + 1)) & 1) << 4)) as i8;
         }
     }
 }
 
-impl KQuant for Q6K {
-    const BYTES: usize = 210;
-    const MINS: bool = false;
-    #[inline(always)]
-    fn decode(block: &[u8], out: &mut Decoded) {
-        // Per 128 weights: 64 bytes of low nibbles, 32 of high 2-bit pairs.
-        for half in 0..2 {
-            for l in 0..32 {
-                let (lo0, lo1) = (at(block, 64 * half + l), at(block, 64 * half + l + 32));
-                let hi = at(block, 128 + 32 * half + l);
-                let q = |low: u8, shift: u32| ((low | (((hi >> shift) & 3) << 4)) as i8) - 32;
-                let y = 128 * half + l;
-                out.q[y] = q(lo0 & 0xf, 0);
-                out.q[y + 32] = q(lo1 & 0xf, 2);
-                out.q[y + 64] = q(lo0 >> 4, 4);
-                out.q[y + 96] = q(lo1 >> 4, 6);
-            }
+fn decode_q6k(block: &[u8], out: &mut Decoded) {
+    // Per 128 weights: 64 bytes of low nibbles, 32 of high 2-bit pairs.
+    for half in 0..2 {
+        for l in 0..32 {
+            let (lo0, lo1) = (at(block, 64 * half + l), at(block, 64 * half + l + 32));
+            let hi = at(block, 128 + 32 * half + l);
+            let q = |low: u8, shift: u32| ((low | (((hi >> shift) & 3) << 4)) as i8) - 32;
+            let y = 128 * half + l;
+            out.q[y] = q(lo0 & 0xf, 0);
+            out.q[y + 32] = q(lo1 & 0xf, 2);
+            out.q[y + 64] = q(lo0 >> 4, 4);
+            out.q[y + 96] = q(lo1 >> 4, 6);
         }
-        for (g, s) in out.scales.iter_mut().enumerate() {
-            *s = i32::from(at(block, 192 + g) as i8);
-        }
-        out.d = f16_at(block, 208);
-        out.dmin = 0.0;
     }
+    for (g, s) in out.scales.iter_mut().enumerate() {
+        *s = i32::from(at(block, 192 + g) as i8);
+    }
+    out.d = f16_at(block, 208);
+    out.dmin = 0.0;
 }
 
 /// Decodes a row of whole super-blocks to f32.
-pub(super) fn dequantize<K: KQuant>(row: &[u8], out: &mut [f32]) {
+pub(super) fn dequantize(f: &Format, row: &[u8], out: &mut [f32]) {
     let mut b = Decoded::default();
-    for (block, out) in row.chunks_exact(K::BYTES).zip(out.chunks_exact_mut(SUPER)) {
-        K::decode(block, &mut b);
+    for (block, out) in row.chunks_exact(f.bytes).zip(out.chunks_exact_mut(SUPER)) {
+        (f.decode)(block, &mut b);
         for (g, (out, q)) in out
             .chunks_exact_mut(GROUP)
             .zip(b.q.chunks_exact(GROUP))
@@ -255,11 +254,11 @@ fn scaled_dot(w: &Decoded, a: &[i8]) -> i32 {
 
 /// One decoded super-block against block `at` of the activations.
 #[inline(always)]
-fn block_dot<K: KQuant>(w: &Decoded, acts: &Q8K, at: usize) -> f32 {
+fn block_dot(w: &Decoded, mins: bool, acts: &Q8K, at: usize) -> f32 {
     let a = acts.q.get(at * SUPER..(at + 1) * SUPER).unwrap_or(&[]);
     let d = acts.d.get(at).copied().unwrap_or(0.0);
     let mut v = w.d * d * scaled_dot(w, a) as f32;
-    if K::MINS {
+    if mins {
         let sums = acts.sums.get(at * GROUPS..(at + 1) * GROUPS).unwrap_or(&[]);
         let m: i32 = w.mins.iter().zip(sums).map(|(m, s)| m * s).sum();
         v -= w.dmin * d * m as f32;
@@ -270,7 +269,8 @@ fn block_dot<K: KQuant>(w: &Decoded, acts: &Q8K, at: usize) -> f32 {
 /// `out[t·rows + r] = W[r] · x[t]` (shapes checked by the caller): tiles of tokens,
 /// each super-block decoded once per tile and summed in block order per token, so a
 /// token's result does not depend on how many tokens it is read with.
-pub(super) fn matmul<K: KQuant>(
+pub(super) fn matmul(
+    f: &Format,
     weights: &[u8],
     rows: usize,
     cols: usize,
@@ -280,16 +280,16 @@ pub(super) fn matmul<K: KQuant>(
     let acts = quantize_activations(x);
     let blocks = cols / SUPER;
     let n = x.len() / cols;
-    let rb = blocks * K::BYTES;
+    let rb = blocks * f.bytes;
     let mut w = Decoded::default();
     for t0 in (0..n).step_by(TILE) {
         let tile = TILE.min(n - t0);
         for (r, row) in weights.chunks_exact(rb).enumerate() {
             let mut acc = [0f32; TILE];
-            for (b, block) in row.chunks_exact(K::BYTES).enumerate() {
-                K::decode(block, &mut w);
+            for (b, block) in row.chunks_exact(f.bytes).enumerate() {
+                (f.decode)(block, &mut w);
                 for (t, acc) in acc.iter_mut().enumerate().take(tile) {
-                    *acc += block_dot::<K>(&w, &acts, (t0 + t) * blocks + b);
+                    *acc += block_dot(&w, f.mins, &acts, (t0 + t) * blocks + b);
                 }
             }
             for (t, acc) in acc.iter().enumerate().take(tile) {

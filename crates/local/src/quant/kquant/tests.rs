@@ -3,12 +3,12 @@ use crate::testing::Rng;
 
 /// Random super-blocks: every byte random (every scale, min and quant pattern), the
 /// f16 scales set to modest values so sums stay finite.
-fn random_blocks<K: KQuant>(rng: &mut Rng, blocks: usize) -> Vec<u8> {
+fn random_blocks(f: &Format, rng: &mut Rng, blocks: usize) -> Vec<u8> {
     let mut out = Vec::new();
     for _ in 0..blocks {
-        let mut b: Vec<u8> = (0..K::BYTES).map(|_| rng.next_u64() as u8).collect();
+        let mut b: Vec<u8> = (0..f.bytes).map(|_| rng.next_u64() as u8).collect();
         let half = |v: f32| crate::quant::f32_to_f16(v).to_le_bytes();
-        if K::MINS {
+        if f.mins {
             b[0..2].copy_from_slice(&half(0.01 + 0.01 * rng.float().abs()));
             b[2..4].copy_from_slice(&half(0.02 * rng.float().abs()));
         } else {
@@ -21,7 +21,7 @@ fn random_blocks<K: KQuant>(rng: &mut Rng, blocks: usize) -> Vec<u8> {
 
 /// `W·x` in f64 over the decoded weights and the decoded Q8_K activations: what the
 /// integer path must equal up to f32 rounding.
-fn exact<K: KQuant>(w: &[u8], rows: usize, cols: usize, x: &[f32]) -> Vec<f64> {
+fn exact(f: &Format, w: &[u8], rows: usize, cols: usize, x: &[f32]) -> Vec<f64> {
     let acts = quantize_activations(x);
     let a: Vec<f64> = acts
         .q
@@ -33,7 +33,7 @@ fn exact<K: KQuant>(w: &[u8], rows: usize, cols: usize, x: &[f32]) -> Vec<f64> {
     let mut out = Vec::new();
     for t in 0..x.len() / cols {
         for r in w.chunks_exact(w.len() / rows) {
-            dequantize::<K>(r, &mut row);
+            dequantize(f, r, &mut row);
             let at = &a[t * cols..(t + 1) * cols];
             out.push(row.iter().zip(at).map(|(&w, &a)| f64::from(w) * a).sum());
         }
@@ -41,14 +41,14 @@ fn exact<K: KQuant>(w: &[u8], rows: usize, cols: usize, x: &[f32]) -> Vec<f64> {
     out
 }
 
-fn integer_path_equals_the_decoded_product<K: KQuant>(seed: u64) {
+fn integer_path_equals_the_decoded_product(f: &Format, seed: u64) {
     let mut rng = Rng(seed);
     let (rows, cols, n) = (5, 3 * SUPER, TILE + 3);
-    let w = random_blocks::<K>(&mut rng, rows * cols / SUPER);
+    let w = random_blocks(f, &mut rng, rows * cols / SUPER);
     let x: Vec<f32> = (0..n * cols).map(|_| rng.float()).collect();
     let mut out = vec![0f32; n * rows];
-    matmul::<K>(&w, rows, cols, &x, &mut out);
-    let want = exact::<K>(&w, rows, cols, &x);
+    matmul(f, &w, rows, cols, &x, &mut out);
+    let want = exact(f, &w, rows, cols, &x);
     let scale = want.iter().fold(0f64, |m, v| m.max(v.abs()));
     for (i, (&got, &want)) in out.iter().zip(&want).enumerate() {
         assert!(
@@ -59,24 +59,24 @@ fn integer_path_equals_the_decoded_product<K: KQuant>(seed: u64) {
     // A token's result is the same read alone as read in a tile with others.
     for t in 0..n {
         let mut one = vec![0f32; rows];
-        matmul::<K>(&w, rows, cols, &x[t * cols..(t + 1) * cols], &mut one);
+        matmul(f, &w, rows, cols, &x[t * cols..(t + 1) * cols], &mut one);
         assert_eq!(one, out[t * rows..(t + 1) * rows], "token {t}");
     }
 }
 
 #[test]
 fn q4_k_products_equal_the_decoded_weights_times_the_decoded_activations() {
-    integer_path_equals_the_decoded_product::<Q4K>(1);
+    integer_path_equals_the_decoded_product(&Q4K, 1);
 }
 
 #[test]
 fn q5_k_products_equal_the_decoded_weights_times_the_decoded_activations() {
-    integer_path_equals_the_decoded_product::<Q5K>(2);
+    integer_path_equals_the_decoded_product(&Q5K, 2);
 }
 
 #[test]
 fn q6_k_products_equal_the_decoded_weights_times_the_decoded_activations() {
-    integer_path_equals_the_decoded_product::<Q6K>(3);
+    integer_path_equals_the_decoded_product(&Q6K, 3);
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn activations_keep_their_largest_value_exactly_and_their_group_sums() {
 fn q4_k_scales_and_mins_unpack_from_their_six_bit_fields() {
     // Sub-blocks 0..4 take the low 6 bits of bytes 4..8 (scales) and 8..12 (mins);
     // 4..8 take nibbles of bytes 12..16 and the top 2 bits of bytes 4..12.
-    let mut b = vec![0u8; Q4K::BYTES];
+    let mut b = vec![0u8; Q4K.bytes];
     b[4] = 0b11_000101; // scale 0 = 5; top bits 3 → scale 4's high bits
     b[8] = 0b01_000111; // min 0 = 7; top bits 1 → min 4's high bits
     b[12] = 0x9a; // scale 4 low nibble a, min 4 low nibble 9
