@@ -35,39 +35,48 @@ impl Defs {
 
 /// `T`'s schema as a tool's parameters: its body and the definitions it refers to.
 pub fn parameters<T: SchemaText>() -> String {
-    let mut defs = Defs::default();
-    T::defs(&mut defs);
-    joined(T::BODY, &defs, None)
+    joined(T::BODY, T::defs, None)
 }
 
 /// `T`'s schema as schemars' `schema_for!` gives it: with `$schema` and `title`.
 pub fn root<T: SchemaText>() -> String {
-    let mut defs = Defs::default();
-    T::defs(&mut defs);
-    joined(T::BODY, &defs, Some(T::NAME))
+    joined(T::BODY, T::defs, Some(T::NAME))
 }
 
-/// `body` (an object's text) with `$defs` and, for a root, `$schema` and `title`.
-fn joined(body: &str, defs: &Defs, title: Option<&str>) -> String {
-    let mut members = Vec::new();
-    if !defs.0.is_empty() {
-        let each: Vec<String> = defs
-            .0
-            .iter()
-            .map(|(name, body)| format!("\"{name}\":{body}"))
-            .collect();
-        members.push(format!("\"$defs\":{{{}}}", each.join(",")));
+/// `body` (an object's text) with the `$defs` that `defs` adds and, for a root,
+/// `$schema` and `title`. One function for every type: the generic callers above are
+/// a call each.
+#[inline(never)]
+fn joined(body: &str, defs: fn(&mut Defs), title: Option<&str>) -> String {
+    let mut all = Defs::default();
+    defs(&mut all);
+    let mut text = String::from("{");
+    if !all.0.is_empty() {
+        text.push_str("\"$defs\":{");
+        for (i, (name, body)) in all.0.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push('"');
+            text.push_str(name);
+            text.push_str("\":");
+            text.push_str(body);
+        }
+        text.push_str("},");
     }
     if let Some(title) = title {
-        members.push("\"$schema\":\"https://json-schema.org/draft/2020-12/schema\"".to_owned());
-        members.push(format!("\"title\":\"{title}\""));
+        text.push_str("\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"");
+        text.push_str(title);
+        text.push_str("\",");
     }
-    let inner = body
-        .strip_prefix('{')
-        .and_then(|rest| rest.strip_suffix('}'))
-        .unwrap_or_default();
-    if !inner.is_empty() {
-        members.push(inner.to_owned());
+    match body.strip_prefix('{') {
+        Some("}") | None => {
+            if text.len() > 1 {
+                text.pop();
+            }
+            text.push('}');
+        }
+        Some(rest) => text.push_str(rest),
     }
-    format!("{{{}}}", members.join(","))
+    text
 }
