@@ -13,7 +13,7 @@
 
 create or replace function ledger_result(key text) returns jsonb
   language plpgsql volatile security definer set search_path = public, pg_temp as $$
-declare owner text; given text := nullif(btrim(key), '');
+declare owner text; given text := case when btrim(key) = '' then null else key end;
 begin
   if given is null then
     return null;
@@ -26,7 +26,7 @@ end $$;
 
 create or replace function ledger_record(key text, tool text, result jsonb) returns jsonb
   language plpgsql security definer set search_path = public, pg_temp as $$
-declare given text := nullif(btrim(key), '');
+declare given text := case when btrim(key) = '' then null else key end;
 begin
   if given is not null then
     insert into applied_actions (user_id, key, tool, result)

@@ -233,6 +233,29 @@ fn a_ledger_key_past_its_cap_is_refused_and_the_action_undone() {
     assert_eq!(int(&user(&store, 5), "gold"), int(&before, "gold") + 30);
 }
 
+#[test]
+fn a_blank_ledger_key_is_no_key_and_each_call_applies() {
+    let store = newcomer();
+    let gold = int(&user(&store, 5), "gold");
+    for key in ["", "  "] {
+        call(&store, "do_work", json!({"job": "farming", "key": key})).unwrap();
+    }
+    assert_eq!(int(&user(&store, 5), "gold"), gold + 60, "applied twice");
+    let kept = rows(&store, Select::from("applied_actions"));
+    assert!(
+        kept.iter().all(|r| r
+            .get("key")
+            .and_then(Value::as_str)
+            .is_some_and(|k| !k.trim().is_empty())),
+        "{kept:?}"
+    );
+    // A key that is not blank still applies once.
+    for _ in 0..2 {
+        call(&store, "do_work", json!({"job": "farming", "key": " k "})).unwrap();
+    }
+    assert_eq!(int(&user(&store, 5), "gold"), gold + 90);
+}
+
 /// Sets user `id`'s gold and energy, as the game could.
 fn set_purse(store: &LocalStore, id: i64, gold: i64, energy: i64) {
     let mut set = Row::new();

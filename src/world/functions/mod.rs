@@ -203,9 +203,12 @@ struct Ledger {
 #[inline(never)]
 fn begin(store: &LocalStore, args: &Row, agent: Option<i64>) -> Result<Begun, StoreError> {
     let mut args = args.clone();
-    let key = args
-        .remove("key")
-        .and_then(|k| k.as_str().map(str::to_owned));
+    // A blank key is no key, as in the database (0016).
+    let key = args.remove("key").and_then(|k| {
+        k.as_str()
+            .filter(|k| !k.trim().is_empty())
+            .map(str::to_owned)
+    });
     let sub = store.signed_in().ok_or_else(not_entered)?;
     let player =
         first(store, Select::from("users").eq("auth_id", sub.as_str()))?.ok_or_else(not_entered)?;
