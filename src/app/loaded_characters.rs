@@ -6,14 +6,14 @@
 //!
 //! [`Keys::characters`]: super::Keys::characters
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::Serialize;
 
 use super::storage::{Loaded, Storage, load_kept};
 use super::update::Notice;
 
 /// A character file a person loaded, as kept.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct LoadedCharacter {
     /// Its key among the characters offered: `loaded:` and where it came from.
     pub key: String,
@@ -23,13 +23,6 @@ pub struct LoadedCharacter {
     pub source: String,
     pub text: String,
 }
-
-read_fields!(LoadedCharacter {
-    key,
-    name,
-    source,
-    text
-});
 
 /// The characters kept under `key`, oldest first, and what could not be read: an
 /// unreadable list reads as none, its text kept aside under `{key}.corrupt` (it stays

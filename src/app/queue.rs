@@ -13,17 +13,15 @@ use super::storage::{Loaded, load_kept};
 use super::turn::Input;
 use super::update::{Notice, Update};
 use super::{AppError, Session, checked_input};
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use crate::run::Outcome;
 
 /// A message in a queue, numbered so that two equal texts stay two messages.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Read)]
 pub(super) struct Queued {
     number: u64,
     text: String,
 }
-
-read_fields!(Queued { number, text });
 
 impl Session {
     /// The messages of `conversation` still waiting for their turn, oldest first.

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::storage::{Loaded, keep_aside};
 use super::update::{Notice, Update};
 use super::{AppError, Session, checked_input};
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use crate::run::Observation;
 
 /// The shortest period a schedule may have.
@@ -38,7 +38,7 @@ pub enum Missed {
 }
 
 /// A trigger fired every `every_ms`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Schedule {
     pub id: String,
     pub every_ms: u64,
@@ -49,8 +49,6 @@ pub struct Schedule {
     /// When it is due next, in milliseconds since the epoch.
     pub next_ms: i64,
 }
-
-read_fields!(Schedule { id, every_ms, trigger, missed = default, next_ms });
 
 /// Whether a schedule due at `next_ms` fires when looked at `now`, and when it is due
 /// next. On time (less than a period late) it fires; later than that, it missed

@@ -4,7 +4,7 @@
 //! public anon (publishable) key: a service key in the page would bypass row-level
 //! security, so it is refused.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::{Deserialize, Serialize};
 
 use crate::llm::local::LocalSettings;
@@ -35,7 +35,7 @@ pub enum Backend {
 }
 
 /// Everything the settings panel edits.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 #[serde(default)]
 pub struct Settings {
     pub model: ModelSource,
@@ -50,10 +50,6 @@ pub struct Settings {
     /// Talk to this character (its file name, e.g. `dotty`) instead of the assistant.
     pub character: Option<String>,
 }
-
-read_fields!(Settings default {
-    model, temperature, max_iterations, reflection, backend, remote_images, character,
-});
 
 impl Default for Settings {
     fn default() -> Self {

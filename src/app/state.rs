@@ -3,7 +3,7 @@
 //! runs in flight with their stop signals. Plain data and synchronous methods; the
 //! session holds it in a `RefCell` and never across an await.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use crate::base::small_map::{SmallMap, SmallSet};
 use std::rc::Rc;
 
@@ -89,28 +89,20 @@ pub struct Deleted {
 }
 
 /// Everything a session keeps, for `saveState` / `loadState`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct SessionState {
     pub version: u32,
     pub open: String,
     pub conversations: Vec<SavedEntry>,
 }
 
-read_fields!(SessionState {
-    version,
-    open,
-    conversations
-});
-
 /// One conversation of a [`SessionState`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct SavedEntry {
     #[serde(flatten)]
     pub entry: ConversationEntry,
     pub conversation: Conversation,
 }
-
-read_fields!(SavedEntry { conversation, entry = flatten });
 
 fn new_id(now_ms: i64, salt: u64) -> String {
     format!("c{now_ms}-{salt}")

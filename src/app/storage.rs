@@ -5,7 +5,7 @@
 //! under its key and each turn under a key of its own, so a save writes the turns that
 //! changed and the head, whatever the conversation's length.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use crate::base::json::{ReadError, from_value};
 use crate::base::small_map::SmallSet;
 
@@ -26,21 +26,15 @@ pub const VERSION: u32 = 1;
 const HEAD_VERSION: u32 = 2;
 
 /// A conversation in the list of saved ones.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct ConversationEntry {
     pub id: String,
     pub title: String,
     pub updated_ms: i64,
 }
 
-read_fields!(ConversationEntry {
-    id,
-    title,
-    updated_ms
-});
-
 /// A conversation as saved: its version, then the conversation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 struct SavedConversation {
     version: u32,
     /// Counts the writes: a tab that last saw an older one must not overwrite it.
@@ -49,12 +43,10 @@ struct SavedConversation {
     conversation: Conversation,
 }
 
-read_fields!(SavedConversation { version, revision = default, conversation });
-
 /// A conversation as stored since [`HEAD_VERSION`]: its turns' ids as ranges and
 /// everything else it keeps (pinned facts, whether it read untrusted text); each turn
 /// is under [`turn_key`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 struct Head {
     version: u32,
     revision: u64,
@@ -70,11 +62,6 @@ struct Head {
     #[serde(default, skip_serializing_if = "ContextMemory::is_empty")]
     memory: ContextMemory,
 }
-
-read_fields!(Head {
-    version, revision, turns, pinned = default, untrusted = default, let_go = default,
-    agent = default, memory = default,
-});
 
 fn is_zero(n: &u64) -> bool {
     *n == 0

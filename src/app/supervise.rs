@@ -6,7 +6,7 @@
 //! stage, so a reload mid-plan resumes where it was: rounds already run are not run
 //! again, and the round cut off goes on from its own saved run.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use futures::future::{Either, select};
 use serde::Serialize;
 
@@ -24,20 +24,13 @@ use crate::run::{AgentRun, Observation, Outcome};
 pub const MAX_ROUNDS: u32 = 2;
 
 /// A supervision in flight as saved: where it belongs and which agent drives it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Read)]
 pub(super) struct SavedSupervision {
     pub(super) conversation: String,
     pub(super) turn: u64,
     pub(super) agent: String,
     pub(super) supervision: Supervision,
 }
-
-read_fields!(SavedSupervision {
-    conversation,
-    turn,
-    agent,
-    supervision
-});
 
 /// Reads the supervision saved for `conversation`; one that cannot be read is an
 /// error saying why (it is left where it is, for `discard_interrupted`).

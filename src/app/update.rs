@@ -4,7 +4,7 @@
 //! host message, a run cut off by a reload).
 //! Also the approval vocabulary: what is pending and what a person decided.
 
-use crate::base::json::fields::read_fields;
+use crate::base::json::Read;
 use serde::Serialize;
 
 use crate::compose::supervisor::Status;
@@ -155,7 +155,7 @@ impl Notice {
 }
 
 /// A call waiting for a person (or the host's approver).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct PendingApproval {
     pub conversation: String,
     pub turn: u64,
@@ -183,17 +183,6 @@ pub struct PendingApproval {
     pub grants: Vec<Grant>,
 }
 
-read_fields!(PendingApproval {
-    conversation,
-    turn,
-    agent,
-    call,
-    description = default,
-    site = default,
-    always_asks = default,
-    grants = default,
-});
-
 impl PendingApproval {
     /// Which waiting call this is, for [`crate::app::Session::decide`].
     pub fn key(&self) -> ApprovalKey {
@@ -213,19 +202,13 @@ impl PendingApproval {
 /// Names one waiting call: the model's call id alone does not (models number their
 /// calls `call_1`, `call_2`… in every run), so a decision names the conversation and
 /// turn whose run waits as well. At most one call waits per turn.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Read)]
 pub struct ApprovalKey {
     pub conversation: String,
     pub turn: u64,
     /// The model's id of the call.
     pub call: String,
 }
-
-read_fields!(ApprovalKey {
-    conversation,
-    turn,
-    call
-});
 
 impl std::fmt::Display for ApprovalKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
