@@ -74,8 +74,10 @@ impl Value {
     }
 }
 
-/// The tensor formats this crate computes with (ggml type ids 0, 1, 2, 3, 8, 12, 13,
-/// 14): the K-quants are the `Q4_K_M`, `Q5_K_M` and `Q6_K` files of the model hubs.
+/// The tensor formats this crate computes with (ggml type ids 0, 1, 2, 3, 6, 7, 8, 12,
+/// 13, 14): the K-quants are the `Q4_K_M`, `Q5_K_M` and `Q6_K` files of the model
+/// hubs, and Q5_0/Q5_1 what llama.cpp's quantiser puts in them for the matrices whose
+/// rows are not whole 256-blocks (Qwen2.5-0.5B's 896 columns, SmolLM2's 576).
 #[allow(non_camel_case_types)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TensorKind {
@@ -83,6 +85,8 @@ pub enum TensorKind {
     F16,
     Q4_0,
     Q4_1,
+    Q5_0,
+    Q5_1,
     Q8_0,
     Q4_K,
     Q5_K,
@@ -96,6 +100,8 @@ impl TensorKind {
             1 => TensorKind::F16,
             2 => TensorKind::Q4_0,
             3 => TensorKind::Q4_1,
+            6 => TensorKind::Q5_0,
+            7 => TensorKind::Q5_1,
             8 => TensorKind::Q8_0,
             12 => TensorKind::Q4_K,
             13 => TensorKind::Q5_K,
@@ -108,7 +114,11 @@ impl TensorKind {
     pub fn block_elements(self) -> usize {
         match self {
             TensorKind::F32 | TensorKind::F16 => 1,
-            TensorKind::Q4_0 | TensorKind::Q4_1 | TensorKind::Q8_0 => 32,
+            TensorKind::Q4_0
+            | TensorKind::Q4_1
+            | TensorKind::Q5_0
+            | TensorKind::Q5_1
+            | TensorKind::Q8_0 => 32,
             TensorKind::Q4_K | TensorKind::Q5_K | TensorKind::Q6_K => 256,
         }
     }
@@ -120,6 +130,8 @@ impl TensorKind {
             TensorKind::F16 => 2,
             TensorKind::Q4_0 => 18,
             TensorKind::Q4_1 => 20,
+            TensorKind::Q5_0 => 22,
+            TensorKind::Q5_1 => 24,
             TensorKind::Q8_0 => 34,
             TensorKind::Q4_K => 144,
             TensorKind::Q5_K => 176,
@@ -201,7 +213,7 @@ impl fmt::Display for GgufError {
             GgufError::UnknownValueType(t) => write!(f, "unknown GGUF metadata value type {t}"),
             GgufError::UnsupportedTensorType(t) => write!(
                 f,
-                "tensor type {t} ({}) is not supported (F32, F16, Q4_0, Q4_1, Q8_0, Q4_K, Q5_K, Q6_K are)",
+                "tensor type {t} ({}) is not supported (F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K are)",
                 ggml_type_name(*t)
             ),
             GgufError::BadString { at } => write!(f, "GGUF string at byte {at} is not UTF-8"),

@@ -1,11 +1,11 @@
-//! The weight formats (F32, F16, Q8_0, Q4_0, Q4_1, and the K-quants Q4_K, Q5_K, Q6_K
+//! The weight formats (F32, F16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, and the K-quants Q4_K, Q5_K, Q6_K
 //! in [`kquant`], as ggml lays them out) and the
 //! products the forward pass is made of: a row's dot product with a vector, and a
 //! matrix–matrix product for prefill.
 //!
 //! Quantized weights meet activations the way llama.cpp's CPU backend has them meet:
 //! the activations are themselves quantized to 8 bits per block of 32 (ggml's Q8_0 for
-//! Q8_0/Q4_0 weights, Q8_1 with its block sum for Q4_1), and each block's product is an
+//! Q8_0/Q4_0/Q5_0 weights, Q8_1 with its block sum for Q4_1/Q5_1), and each block's product is an
 //! integer dot product scaled once. That is the fast path on wasm (`i32x4_dot_i16x8`)
 //! and keeps our logits close to llama.cpp's. F32 and F16 weights multiply in f32.
 //!
@@ -15,7 +15,6 @@
 mod kquant;
 
 use crate::gguf::TensorKind;
-use kquant::{Q4K, Q5K, Q6K};
 use std::fmt;
 
 /// Elements per quantized block.
@@ -132,9 +131,18 @@ pub fn dequantize_row(row: &[u8], kind: TensorKind, out: &mut [f32]) -> Result<(
         TensorKind::Q8_0 => decode_blocks::<Q8_0>(row, out),
         TensorKind::Q4_0 => decode_blocks::<Q4_0>(row, out),
         TensorKind::Q4_1 => decode_blocks::<Q4_1>(row, out),
-        TensorKind::Q4_K => kquant::dequantize(&Q4K, row, out),
-        TensorKind::Q5_K => kquant::dequantize(&Q5K, row, out),
-        TensorKind::Q6_K => kquant::dequantize(&Q6K, row, out),
+        TensorKind::Q5_0 | TensorKind::Q5_1 => {
+            let f = Fallback::of(kind);
+            for (block, out) in row.chunks_exact(f.bytes).zip(out.chunks_exact_mut(BLOCK)) {
+                let (q, d, m) = (f.decode)(block);
+                for (o, &q) in out.iter_mut().zip(q.iter()) {
+                    *o = f32::from(q) * d + m;
+                }
+            }
+        }
+        TensorKind::Q4_K | TensorKind::Q5_K | TensorKind::Q6_K => {
+            kquant::dequantize(kind, row, out)
+        }
     }
     Ok(())
 }
@@ -194,11 +202,52 @@ pub fn quantize(kind: TensorKind, values: &[f32]) -> Result<Vec<u8>, ShapeError>
                 out.extend((0..16).map(|j| q(x[j]) | (q(x[j + 16]) << 4)));
             }
         }
+        TensorKind::Q5_0 => {
+            for x in values.chunks_exact(BLOCK) {
+                let max = x
+                    .iter()
+                    .fold(0f32, |a, &v| if v.abs() > a.abs() { v } else { a });
+                let d = max / -16.0;
+                let id = if d != 0.0 { 1.0 / d } else { 0.0 };
+                let q: Vec<u32> = x
+                    .iter()
+                    .map(|v| (v * id + 16.5).clamp(0.0, 31.0) as u32)
+                    .collect();
+                out.extend_from_slice(&f32_to_f16(d).to_le_bytes());
+                push_q5(&mut out, &q);
+            }
+        }
+        TensorKind::Q5_1 => {
+            for x in values.chunks_exact(BLOCK) {
+                let min = x.iter().fold(f32::INFINITY, |a, &v| a.min(v));
+                let max = x.iter().fold(f32::NEG_INFINITY, |a, &v| a.max(v));
+                let d = (max - min) / 31.0;
+                let id = if d != 0.0 { 1.0 / d } else { 0.0 };
+                let q: Vec<u32> = x
+                    .iter()
+                    .map(|v| ((v - min) * id + 0.5).clamp(0.0, 31.0) as u32)
+                    .collect();
+                out.extend_from_slice(&f32_to_f16(d).to_le_bytes());
+                out.extend_from_slice(&f32_to_f16(min).to_le_bytes());
+                push_q5(&mut out, &q);
+            }
+        }
         TensorKind::Q4_K | TensorKind::Q5_K | TensorKind::Q6_K => {
             return Err(ShapeError(format!("{kind:?} is read, not written, here")));
         }
     }
     Ok(out)
+}
+
+/// 32 five-bit quants as ggml packs them: the fifth bits (`qh`, quant `j` at bit `j`),
+/// then the low nibbles, quant `j` and `j + 16` sharing a byte.
+fn push_q5(out: &mut Vec<u8>, q: &[u32]) {
+    let qh = q
+        .iter()
+        .enumerate()
+        .fold(0u32, |h, (j, &q)| h | ((q >> 4) << j));
+    out.extend_from_slice(&qh.to_le_bytes());
+    out.extend((0..16).map(|j| (q[j] & 15) as u8 | (((q[j + 16] & 15) as u8) << 4)));
 }
 
 /// A quantized block format: its bytes, and its values as small integers `q` with
@@ -213,6 +262,8 @@ trait Quant {
 struct Q8_0;
 struct Q4_0;
 struct Q4_1;
+struct Q5_0;
+struct Q5_1;
 
 impl Quant for Q8_0 {
     const BYTES: usize = 34;
@@ -253,6 +304,51 @@ impl Quant for Q4_1 {
             *l = (b & 15) as i8;
             *h = (b >> 4) as i8;
         }
+        (q, f16_at(block, 0), f16_at(block, 2))
+    }
+}
+
+/// Q5_0/Q5_1's quants: a low nibble (quants `j` and `j + 16` share byte `j` of `qs`)
+/// and a fifth bit from `qh` (bit `j` for quant `j`).
+#[inline(always)]
+fn decode_q5(qh: &[u8], qs: &[u8], offset: i8) -> [i8; BLOCK] {
+    let qh = match qh {
+        &[a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+        _ => 0,
+    };
+    let mut q = [0i8; BLOCK];
+    let (lo, hi) = q.split_at_mut(16);
+    for (j, ((l, h), &b)) in lo.iter_mut().zip(hi.iter_mut()).zip(qs).enumerate() {
+        *l = ((b & 15) | ((((qh >> j) & 1) as u8) << 4)) as i8 - offset;
+        *h = ((b >> 4) | ((((qh >> (j + 16)) & 1) as u8) << 4)) as i8 - offset;
+    }
+    q
+}
+
+impl Quant for Q5_0 {
+    const BYTES: usize = 22;
+    const OFFSET: bool = false;
+    #[inline(always)]
+    fn decode(block: &[u8]) -> ([i8; BLOCK], f32, f32) {
+        let q = decode_q5(
+            block.get(2..6).unwrap_or(&[]),
+            block.get(6..).unwrap_or(&[]),
+            16,
+        );
+        (q, f16_at(block, 0), 0.0)
+    }
+}
+
+impl Quant for Q5_1 {
+    const BYTES: usize = 24;
+    const OFFSET: bool = true;
+    #[inline(always)]
+    fn decode(block: &[u8]) -> ([i8; BLOCK], f32, f32) {
+        let q = decode_q5(
+            block.get(4..8).unwrap_or(&[]),
+            block.get(8..).unwrap_or(&[]),
+            0,
+        );
         (q, f16_at(block, 0), f16_at(block, 2))
     }
 }
@@ -412,9 +508,12 @@ pub fn matmul(
         TensorKind::Q8_0 => matmul_quant::<Q8_0>(weights, rows, cols, x, out),
         TensorKind::Q4_0 => matmul_quant::<Q4_0>(weights, rows, cols, x, out),
         TensorKind::Q4_1 => matmul_quant::<Q4_1>(weights, rows, cols, x, out),
-        TensorKind::Q4_K => kquant::matmul(&Q4K, weights, rows, cols, x, out),
-        TensorKind::Q5_K => kquant::matmul(&Q5K, weights, rows, cols, x, out),
-        TensorKind::Q6_K => kquant::matmul(&Q6K, weights, rows, cols, x, out),
+        TensorKind::Q5_0 | TensorKind::Q5_1 => {
+            matmul_fallback(Fallback::of(kind), weights, rows, cols, x, out)
+        }
+        TensorKind::Q4_K | TensorKind::Q5_K | TensorKind::Q6_K => {
+            kquant::matmul(kind, weights, rows, cols, x, out)
+        }
     }
     Ok(())
 }
@@ -434,6 +533,75 @@ fn matmul_float(
         decode(row, &mut buf);
         for (t, xt) in x.chunks_exact(cols).enumerate() {
             out[t * rows + r] = dot_f32(&buf, xt);
+        }
+    }
+}
+
+/// A 32-block format met only in a few matrices of a K-quant file (llama.cpp's
+/// fallback for rows that are not whole 256-blocks): chosen at run time, so one copy
+/// of its product serves Q5_0 and Q5_1 (a copy per format costs the worker 1.4 KB).
+struct Fallback {
+    bytes: usize,
+    offset: bool,
+    decode: Decode,
+}
+
+/// [`Quant::decode`] as a value.
+type Decode = fn(&[u8]) -> ([i8; BLOCK], f32, f32);
+
+impl Fallback {
+    fn of(kind: TensorKind) -> &'static Fallback {
+        const Q5_0: Fallback = Fallback {
+            bytes: <Q5_0 as Quant>::BYTES,
+            offset: <Q5_0 as Quant>::OFFSET,
+            decode: <Q5_0 as Quant>::decode,
+        };
+        const Q5_1: Fallback = Fallback {
+            bytes: <Q5_1 as Quant>::BYTES,
+            offset: <Q5_1 as Quant>::OFFSET,
+            decode: <Q5_1 as Quant>::decode,
+        };
+        match kind {
+            TensorKind::Q5_1 => &Q5_1,
+            _ => &Q5_0,
+        }
+    }
+}
+
+/// [`matmul_quant`] for a [`Fallback`] format: each row's blocks decoded once and
+/// dotted with every token's, summed in block order per token (so a token's result
+/// does not depend on how many tokens it is read with).
+fn matmul_fallback(
+    f: &Fallback,
+    weights: &[u8],
+    rows: usize,
+    cols: usize,
+    x: &[f32],
+    out: &mut [f32],
+) {
+    let acts = quantize_activations(x);
+    let blocks = cols / BLOCK;
+    let n = x.len() / cols;
+    let mut acc = vec![0f32; n];
+    for (r, row) in weights.chunks_exact(blocks * f.bytes).enumerate() {
+        acc.fill(0.0);
+        for (b, block) in row.chunks_exact(f.bytes).enumerate() {
+            let (q, d, m) = (f.decode)(block);
+            for (t, acc) in acc.iter_mut().enumerate() {
+                let at = t * blocks + b;
+                let a = acts.q.get(at * BLOCK..(at + 1) * BLOCK).unwrap_or(&[]);
+                let (dx, sx) = (acts.d.get(at), acts.s.get(at));
+                let mut v = d * dx.copied().unwrap_or(0.0) * dot_block(&q, a) as f32;
+                if f.offset {
+                    v += m * sx.copied().unwrap_or(0.0);
+                }
+                *acc += v;
+            }
+        }
+        for (t, &acc) in acc.iter().enumerate() {
+            if let Some(o) = out.get_mut(t * rows + r) {
+                *o = acc;
+            }
         }
     }
 }

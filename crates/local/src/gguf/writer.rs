@@ -30,6 +30,8 @@ impl TensorKind {
             TensorKind::F16 => 1,
             TensorKind::Q4_0 => 2,
             TensorKind::Q4_1 => 3,
+            TensorKind::Q5_0 => 6,
+            TensorKind::Q5_1 => 7,
             TensorKind::Q8_0 => 8,
             TensorKind::Q4_K => 12,
             TensorKind::Q5_K => 13,

@@ -1,7 +1,8 @@
 //! Each supported architecture × quantisation against llama.cpp: small random-weight
 //! models written by `tests/ref/make_models.py` (PyPI's `gguf` writes them in F32,
 //! llama.cpp's own quantiser makes the Q8_0, Q4_K_M, Q5_K_M and Q6_K files from them,
-//! as the hubs' files are made), and llama-cpp-python's logits on each for one prompt
+//! as the hubs' files are made, with Q5_0/Q5_1/Q8_0 for the matrices of qwen2's
+//! 384 columns), and llama-cpp-python's logits on each for one prompt
 //! and four teacher-forced greedy steps. The real-weights check stays SmolLM2's
 //! (`tests.rs`). Never skipped: a missing venv or `gguf` package fails, saying how to
 //! install it.
@@ -163,8 +164,9 @@ fn every_architecture_and_quant_gives_llama_cpps_logits_on_random_weights() {
     println!("{}", table.join("\n"));
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // Every K-quant was exercised (Q4_K_M and Q5_K_M mix in Q6_K).
-    for kind in ["Q4_K", "Q5_K", "Q6_K", "Q8_0", "F32"] {
+    // Every K-quant was exercised (Q4_K_M and Q5_K_M mix in Q6_K), and the fallback
+    // types llama.cpp gives matrices whose rows are not whole 256-blocks.
+    for kind in ["Q4_K", "Q5_K", "Q6_K", "Q5_0", "Q5_1", "Q8_0", "F32"] {
         assert!(
             types_seen.contains_key(kind),
             "no {kind} tensor: {types_seen:?}"

@@ -1,12 +1,14 @@
 use super::*;
 use crate::testing::Rng;
 
-const KINDS: [TensorKind; 5] = [
+const KINDS: [TensorKind; 7] = [
     TensorKind::F32,
     TensorKind::F16,
     TensorKind::Q8_0,
     TensorKind::Q4_0,
     TensorKind::Q4_1,
+    TensorKind::Q5_0,
+    TensorKind::Q5_1,
 ];
 
 fn random(rng: &mut Rng, n: usize) -> Vec<f32> {
@@ -49,6 +51,8 @@ fn quantized_rows_decode_close_to_their_values() {
         (TensorKind::Q8_0, 1.0 / 127.0),
         (TensorKind::Q4_0, 1.0 / 8.0),
         (TensorKind::Q4_1, 1.0 / 15.0),
+        (TensorKind::Q5_0, 1.0 / 16.0),
+        (TensorKind::Q5_1, 1.0 / 31.0),
     ] {
         let bytes = quantize(kind, &x).unwrap();
         assert_eq!(bytes.len(), row_bytes(kind, 256).unwrap());

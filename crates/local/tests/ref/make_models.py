@@ -15,7 +15,8 @@ Each model is written in F32 by PyPI's `gguf` (the writer llama.cpp's converter 
 then quantised by llama.cpp's own quantiser (`llama_model_quantize`) exactly as the
 files people download were: Q4_K_M and Q5_K_M mix Q4_K/Q5_K with Q6_K where llama.cpp
 puts more bits (attn_v, ffn_down, the tied embedding), Q6_K is Q6_K throughout.
-Widths are multiples of 256 so every matrix takes the K-quant (no fallback types).
+Widths are multiples of 256 so every matrix takes the K-quant, but for qwen2's, which
+take llama.cpp's fallback types (Q5_0, Q5_1, Q8_0) as narrow real models' files do.
 """
 import ctypes
 import json
@@ -52,7 +53,11 @@ LLAMA3 = (
 ARCHS = {
     "llama": ("llama", "llama-bpe", LLAMA3, {}),
     "llama3": ("llama", "llama-bpe", LLAMA3, {"rope_freqs": True, "rope_base": 500000.0}),
-    "qwen2": ("qwen2", "qwen2", CHATML_TOOLS, {"qkv_bias": True, "tied": True, "rope_base": 1000000.0}),
+    # 384 wide, not whole 256-blocks (as Qwen2.5-0.5B's 896): llama.cpp's quantiser falls
+    # back to Q5_0 (Q4_K_M), Q5_1 (Q5_K_M) and Q8_0 (Q6_K) for the matrices that many
+    # columns wide, as it does in the hubs' files.
+    "qwen2": ("qwen2", "qwen2", CHATML_TOOLS, {"qkv_bias": True, "tied": True, "dim": 384,
+                                              "rope_base": 1000000.0}),
     "qwen3": ("qwen3", "qwen2", CHATML_TOOLS, {"qk_norm": True, "tied": True, "heads": 8, "head_dim": 64,
                                               "rope_base": 1000000.0}),
 }
@@ -105,14 +110,15 @@ def llama3_freq_factors(head_dim, base):
 def write_f32(path, name, seed):
     arch, pre, template, o = ARCHS[name]
     rng = np.random.default_rng(seed)
+    dim = o.get("dim", DIM)
     heads = o.get("heads", HEADS)
-    head_dim = o.get("head_dim", DIM // HEADS)
+    head_dim = o.get("head_dim", dim // HEADS)
     q_dim, kv_dim = heads * head_dim, KV_HEADS * head_dim
     tokens, merges, types = byte_vocab()
     vocab = len(tokens)
     w = gguf.GGUFWriter(path, arch)
     w.add_context_length(256)
-    w.add_embedding_length(DIM)
+    w.add_embedding_length(dim)
     w.add_block_count(LAYERS)
     w.add_feed_forward_length(FFN)
     w.add_head_count(heads)
@@ -142,29 +148,29 @@ def write_f32(path, name, seed):
 
     # Embeddings as small as a real model's, so the blocks move the residual stream
     # (with N(0, 1) rows a tied head would only ever repeat the last token).
-    w.add_tensor("token_embd.weight", (0.1 * rng.standard_normal((vocab, DIM))).astype(np.float32))
+    w.add_tensor("token_embd.weight", (0.1 * rng.standard_normal((vocab, dim))).astype(np.float32))
     if not o.get("tied"):
-        w.add_tensor("output.weight", mat(vocab, DIM, 4.0))
+        w.add_tensor("output.weight", mat(vocab, dim, 4.0))
     if o.get("rope_freqs"):
         w.add_tensor("rope_freqs.weight", llama3_freq_factors(head_dim, o["rope_base"]))
     for i in range(LAYERS):
         p = f"blk.{i}."
-        w.add_tensor(p + "attn_norm.weight", norm(DIM))
-        w.add_tensor(p + "attn_q.weight", mat(q_dim, DIM))
-        w.add_tensor(p + "attn_k.weight", mat(kv_dim, DIM))
-        w.add_tensor(p + "attn_v.weight", mat(kv_dim, DIM))
+        w.add_tensor(p + "attn_norm.weight", norm(dim))
+        w.add_tensor(p + "attn_q.weight", mat(q_dim, dim))
+        w.add_tensor(p + "attn_k.weight", mat(kv_dim, dim))
+        w.add_tensor(p + "attn_v.weight", mat(kv_dim, dim))
         if o.get("qkv_bias"):
             for part, n in (("q", q_dim), ("k", kv_dim), ("v", kv_dim)):
                 w.add_tensor(p + f"attn_{part}.bias", (0.5 * rng.standard_normal(n)).astype(np.float32))
         if o.get("qk_norm"):
             w.add_tensor(p + "attn_q_norm.weight", norm(head_dim))
             w.add_tensor(p + "attn_k_norm.weight", norm(head_dim))
-        w.add_tensor(p + "attn_output.weight", mat(DIM, q_dim, 2.0))
-        w.add_tensor(p + "ffn_norm.weight", norm(DIM))
-        w.add_tensor(p + "ffn_gate.weight", mat(FFN, DIM))
-        w.add_tensor(p + "ffn_up.weight", mat(FFN, DIM))
-        w.add_tensor(p + "ffn_down.weight", mat(DIM, FFN, 2.0))
-    w.add_tensor("output_norm.weight", norm(DIM))
+        w.add_tensor(p + "attn_output.weight", mat(dim, q_dim, 2.0))
+        w.add_tensor(p + "ffn_norm.weight", norm(dim))
+        w.add_tensor(p + "ffn_gate.weight", mat(FFN, dim))
+        w.add_tensor(p + "ffn_up.weight", mat(FFN, dim))
+        w.add_tensor(p + "ffn_down.weight", mat(dim, FFN, 2.0))
+    w.add_tensor("output_norm.weight", norm(dim))
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
