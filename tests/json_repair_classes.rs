@@ -188,3 +188,86 @@ fn separated(digits: &str) -> String {
     }
     out
 }
+
+/// Repairs `text` and reads the result as a value.
+fn repaired(text: &str) -> Result<Value, TestCaseError> {
+    let repaired =
+        json::extract(text).map_err(|e| TestCaseError::fail(format!("{text:?}: {e}")))?;
+    Ok(serde_json::from_str(&repaired).unwrap())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// `"the tool said {"k": 1}, then"`: an object written inside a string, its
+    /// quotes unescaped, stays text of the string.
+    #[test]
+    fn a_string_holding_an_object_keeps_it_as_text(
+        before in "[a-z][a-z ]{0,10}",
+        inner in prop::collection::vec(("[a-z]{1,5}", -999i64..999), 1..3),
+        after in "[a-z ,.]{0,10}",
+        next in -999i64..999,
+    ) {
+        let members: Vec<String> =
+            inner.iter().map(|(k, n)| format!("\"{k}\": {n}")).collect();
+        let text = format!("{before} {{{}}}{after}", members.join(", "));
+        let written = format!("{{\"x\": \"{text}\", \"y\": {next}}}");
+        prop_assert_eq!(repaired(&written)?, json!({"x": text, "y": next}), "{}", written);
+    }
+
+    /// `"text⏎"⏎",`: a line holding only a quote after a string's own end quote line.
+    #[test]
+    fn a_stray_quote_line_after_a_string_is_dropped(
+        items in prop::collection::vec("[a-z][a-z ]{0,9}", 1..5),
+    ) {
+        let written: Vec<String> = items.iter().map(|s| format!("\"{s}\n\"\n\"")).collect();
+        let written = format!("[{}]", written.join(", "));
+        prop_assert_eq!(repaired(&written)?, json!(items), "{}", written);
+    }
+
+    /// `"[^'"]+x"`: quotes inside a regex's character class are text of the string.
+    #[test]
+    fn quotes_in_a_character_class_are_text(
+        classes in prop::collection::vec(
+            ("[a-z]{0,4}", "\\^?", "\"|'\"|\"'", "[+*]?[a-z]{1,4}"),
+            1..4,
+        ),
+        flag in "[a-z]{1,4}",
+    ) {
+        let pattern: String = classes
+            .iter()
+            .map(|(lead, not, quotes, tail)| format!("{lead}[{not}{quotes}]{tail}"))
+            .collect();
+        let written = format!("{{\"re\": \"{pattern}\", \"flag\": \"{flag}\"}}");
+        prop_assert_eq!(repaired(&written)?, json!({"re": pattern, "flag": flag}), "{}", written);
+    }
+
+    /// `{"a": 1, as asked here is more. "b": 2}`: prose between members is dropped,
+    /// and a `# note` before the `}` that closes a nested object ends at that `}`.
+    #[test]
+    fn prose_between_members_and_notes_before_a_brace_are_dropped(
+        members in prop::collection::btree_map("[a-z]{1,6}", arb_value(), 1..5),
+        prose in prop::collection::vec("[a-z]{1,8}( [a-z]{1,8}){0,3}\\.?", 4),
+        noted in any::<bool>(),
+    ) {
+        let mut written = String::from("{");
+        let mut expected = Map::new();
+        for (i, (key, value)) in members.iter().enumerate() {
+            if i > 0 {
+                written.push_str(", ");
+                written.push_str(&prose[i % prose.len()]);
+                written.push(' ');
+            }
+            let value_text = serde_json::to_string(value).unwrap();
+            if noted && i + 1 < members.len() {
+                written.push_str(&format!("\"{key}\": {{\"v\": {value_text} # {} }}", prose[0]));
+                expected.insert(key.clone(), json!({"v": value}));
+            } else {
+                written.push_str(&format!("\"{key}\": {value_text}"));
+                expected.insert(key.clone(), value.clone());
+            }
+        }
+        written.push('}');
+        prop_assert_eq!(repaired(&written)?, Value::Object(expected), "{}", written);
+    }
+}

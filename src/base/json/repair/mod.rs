@@ -79,6 +79,7 @@ fn repair_counting(text: &str) -> (Result<String, JsonError>, usize) {
         depth: 0,
         bare_words: 0,
         looked: std::cell::Cell::new(0),
+        join_next: false,
     };
     let budget = repairer.rescan_budget;
     let result = repairer.run();
@@ -160,6 +161,8 @@ struct Repairer {
     bare_words: usize,
     /// Characters looked at ahead without being read (tests hold it linear).
     looked: std::cell::Cell<usize>,
+    /// The string just ended lost its end quote before a `+`: the next one joins it.
+    join_next: bool,
 }
 
 impl Repairer {
@@ -280,11 +283,12 @@ impl Repairer {
         loop {
             match (self.peek(), self.peek_at(1)) {
                 (Some(c), _) if is_space(c) => self.pos += 1,
-                (Some('/'), Some('/')) | (Some('#'), _) => {
+                (Some('/'), Some('/')) => {
                     while self.peek().is_some_and(|c| c != '\n') {
                         self.pos += 1;
                     }
                 }
+                (Some('#'), _) => self.skip_hash_comment(),
                 (Some('/'), Some('*')) => {
                     self.pos += 2;
                     while self.peek().is_some()
@@ -296,6 +300,33 @@ impl Repairer {
                 }
                 _ => return,
             }
+        }
+    }
+
+    /// Skips a `#` comment to its line's end, or to a closing bracket that the
+    /// structure goes on after on the same line (`"v" # note }, "k": 1`): a note
+    /// written inline, before the bracket that ends its object. (A `//` comment runs
+    /// to the line's end, as JSONC and JSON5 define it; no JSON dialect defines `#`.)
+    fn skip_hash_comment(&mut self) {
+        let mut open = 0usize;
+        while let Some(c) = self.peek() {
+            match c {
+                '\n' => return,
+                '{' | '[' => open += 1,
+                '}' | ']' if open > 0 => open -= 1,
+                '}' | ']' => {
+                    let (at, next) = self.next_solid(self.pos + 1);
+                    let same_line = self
+                        .chars
+                        .get(self.pos..at)
+                        .is_some_and(|gap| !gap.contains(&'\n'));
+                    if same_line && next == Some(',') {
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
         }
     }
 

@@ -193,6 +193,13 @@ impl Repairer {
                         self.pos = ahead;
                         return Ok(false);
                     }
+                    // `{"a": 1, quick brown fox. "b": 2}`: prose before the real key.
+                    Some(c) if c != ':' => {
+                        if let Some(key_at) = self.prose_then_key(ahead) {
+                            self.pos = key_at;
+                            return self.key();
+                        }
+                    }
                     _ => {}
                 }
                 let key = self.text(start, end);
@@ -202,6 +209,25 @@ impl Repairer {
             Some(c) => Err(self.error(format!("expected a key, found `{c}`"))),
             None => Err(self.error("the text ends where a key should be")),
         }
+    }
+}
+
+impl Repairer {
+    /// Where a quoted key starts after words of prose on the same line, from `at`
+    /// (`quick brown fox. "b": 2`); none when structure comes first.
+    fn prose_then_key(&self, at: usize) -> Option<usize> {
+        let mut end = at;
+        while let Some(&c) = self.chars.get(end) {
+            self.look(1);
+            if strings::closers(c).is_some() {
+                return self.quoted_key_at(end).then_some(end);
+            }
+            if matches!(c, ':' | ',' | '{' | '}' | '[' | ']' | '\n') {
+                return None;
+            }
+            end += 1;
+        }
+        None
     }
 }
 

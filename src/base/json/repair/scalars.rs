@@ -85,6 +85,16 @@ impl Repairer {
                 self.error(format!("`{word}` is not a JSON value")),
             ));
         }
+        if context == Context::ObjectValue
+            && let Some(quote) = self.end_quote_of_bare_text()
+        {
+            // `{"a": yes, no",}`: a value whose opening quote was left out.
+            self.bare_words += 1;
+            let text = self.text(start, quote);
+            self.pos = quote + 1;
+            push_string(&mut self.out, &text);
+            return Ok(());
+        }
         self.bare_text_end(context);
         self.bare_words += 1;
         let text = self.text(start, self.pos);
@@ -120,6 +130,28 @@ impl Repairer {
             }
             self.pos += 1;
         }
+    }
+
+    /// Where the end quote of a value that lost its opening one stands: the first
+    /// quote on the line, before any `:` or bracket, with a `,` between (without one
+    /// the bare text ends there anyway), and the structure going on after it.
+    fn end_quote_of_bare_text(&self) -> Option<usize> {
+        let mut at = self.pos;
+        let mut comma = false;
+        while let Some(&c) = self.chars.get(at) {
+            self.look(1);
+            if strings::closers(c).is_some() {
+                let after = self.next_solid(at + 1).1;
+                return (comma && matches!(after, None | Some(',' | '}'))).then_some(at);
+            }
+            match c {
+                ':' | '{' | '}' | '[' | ']' | '\n' => return None,
+                ',' => comma = true,
+                _ => {}
+            }
+            at += 1;
+        }
+        None
     }
 
     /// Whether a quoted string that a `:` follows starts at `at` (on its line).

@@ -40,6 +40,19 @@ struct Kept {
     /// `(` read minus `)` read: a quote before a `)` that closes a `(` of the text
     /// (`"(5'3")"`) is text.
     parens: isize,
+    /// `[` read minus `]` read: a quote inside a regex's character class (`['"]`) is
+    /// text.
+    brackets: isize,
+    /// Braces still open of an object written inside the text (`"the answer is
+    /// {"k": 1}, so"`): every quote up to its `}` is text.
+    object_depth: usize,
+    /// `{` read and not yet closed, and `}` read that closed nothing: an object
+    /// written in the text opens only where none was closed that the text did not
+    /// open (`"x}, {"a": …` ended the string at `x`).
+    braces_open: usize,
+    braces_stray: usize,
+    /// A markdown fence (```) is in the text: a snippet of code, whose quotes are text.
+    fence: bool,
 }
 
 impl Repairer {
@@ -47,7 +60,14 @@ impl Repairer {
     pub(super) fn string(&mut self, role: Role) -> Result<(), JsonError> {
         let mut value = self.string_value(role)?;
         // `"a" + "b"`: JavaScript's concatenation, joined (in a loop: no recursion).
-        while let Some(next) = self.concatenated() {
+        loop {
+            let next = if std::mem::take(&mut self.join_next) {
+                self.pos
+            } else if let Some(next) = self.concatenated() {
+                next
+            } else {
+                break;
+            };
             self.pos = next;
             value.push_str(&self.string_value(role)?);
         }
@@ -62,8 +82,17 @@ impl Repairer {
         };
         let closers = closers(open).unwrap_or(&['"']);
         self.pos += 1;
-        // `""value"`: a doubled opening quote (CSV's escape, or a slip).
-        if self.peek() == Some(open) && self.peek_at(1).is_some_and(char::is_alphanumeric) {
+        // `""value"`: a doubled opening quote (CSV's escape, or a slip); a key's
+        // (`"" key":`) when text, not its end, follows.
+        if self.peek() == Some(open)
+            && (self.peek_at(1).is_some_and(char::is_alphanumeric)
+                || (role == Role::Key
+                    && self.peek_at(1).is_some_and(|c| c == ' ')
+                    && self
+                        .next_solid(self.pos + 1)
+                        .1
+                        .is_some_and(char::is_alphanumeric)))
+        {
             self.pos += 1;
         }
         let mut value = String::new();
@@ -78,7 +107,7 @@ impl Repairer {
                 self.escape(&mut value);
                 kept.line_break = None;
             } else if closers.contains(&c) {
-                if self.closes_string(role, &mut value, &kept) {
+                if self.closes_string(role, &mut value, &mut kept) {
                     drop_raw_line_break(&mut value, kept.line_break);
                     // `""key"":`: a doubled closing quote.
                     if self.peek() == Some(c)
@@ -109,6 +138,20 @@ impl Repairer {
                     ':' if role == Role::Key && kept.colon.is_none() => kept.colon = mark,
                     '(' => kept.parens += 1,
                     ')' => kept.parens -= 1,
+                    '[' => kept.brackets += 1,
+                    ']' => kept.brackets -= 1,
+                    '{' => {
+                        kept.braces_open += 1;
+                        kept.object_depth += usize::from(kept.object_depth > 0);
+                    }
+                    '}' => {
+                        match kept.braces_open.checked_sub(1) {
+                            Some(open) => kept.braces_open = open,
+                            None => kept.braces_stray += 1,
+                        }
+                        kept.object_depth = kept.object_depth.saturating_sub(1);
+                    }
+                    '`' => kept.fence |= value.ends_with("``"),
                     _ => {}
                 }
                 match c {
@@ -125,8 +168,28 @@ impl Repairer {
     /// Whether the quote just read ends the string: it does when what follows can
     /// follow a string (`"He said "hi" to me"` keeps its inner quotes). When the string
     /// must have ended earlier, at a quote it took as text, it is cut back there.
-    fn closes_string(&mut self, role: Role, value: &mut String, kept: &Kept) -> bool {
+    fn closes_string(&mut self, role: Role, value: &mut String, kept: &mut Kept) -> bool {
+        if kept.object_depth > 0 || (kept.brackets > 0 && self.in_character_class()) {
+            return false;
+        }
+        if let Some((end, joined)) = separator_before_comment(value)
+            && self.rewind(self.pos - 1)
+        {
+            // `"abc+/*c*/"def"`, `"abc,/*c*/"def"`: the first string lost its end quote
+            // before a `+` or `,` and a comment; this quote opens the next string.
+            value.truncate(end);
+            self.join_next = joined;
+            return true;
+        }
         let (ahead, next) = self.next_solid(self.pos);
+        if let Some(stray) = self.stray_quote_line(ahead, next, kept) {
+            // A quote in a fenced snippet is code; elsewhere the line is a slip.
+            if kept.fence {
+                return false;
+            }
+            self.pos = stray + 1;
+            return true;
+        }
         let closes = match next {
             None => true,
             // `"(5'3")"`: the quote is inside the parentheses the text opened.
@@ -141,9 +204,25 @@ impl Repairer {
                     // After a comma the quote more likely opens the next item.
                     || (!opens_item(value)
                         && self.value_then_delimiter(ahead, role, kept.last.is_none()))
+                    || (ahead > self.pos
+                        && kept.last.is_none()
+                        && self.stray_word_then_end(ahead, role))
             }
         };
         if !closes {
+            return false;
+        }
+        // `"is {"k": 1}, more"`: the quote before the key opened an object written in
+        // the text, not the next member.
+        if role == Role::Value
+            && next == Some(':')
+            && let Some(last) = kept.last
+            && kept.braces_stray == 0
+            && value
+                .get(..last.len)
+                .is_some_and(|before| before.trim_end().ends_with('{'))
+        {
+            kept.object_depth = 1;
             return false;
         }
         let cut = match role {
@@ -178,6 +257,71 @@ impl Repairer {
             },
         };
         self.cut_back(value, mark, false);
+        // `["hello +]`: a `+` whose next string was lost.
+        if let Some(joined) = value.strip_suffix('+')
+            && joined.ends_with(char::is_whitespace)
+        {
+            let kept_len = joined.trim_end().len();
+            value.truncate(kept_len);
+        }
+    }
+
+    /// `"text⏎"⏎",`: the quote just read opens its line and the next line opens with
+    /// another before the structure goes on; where that other quote is.
+    fn stray_quote_line(&self, ahead: usize, next: Option<char>, kept: &Kept) -> Option<usize> {
+        let quote = self.chars.get(self.pos - 1).copied()?;
+        let on_next_line = self
+            .chars
+            .get(self.pos..ahead)
+            .is_some_and(|gap| gap.contains(&'\n'));
+        let after = self.next_solid(ahead + 1).1;
+        (kept.line_break.is_some()
+            && on_next_line
+            && next == Some(quote)
+            && matches!(after, None | Some(',' | '}' | ']')))
+        .then_some(ahead)
+    }
+
+    /// Whether the quote just read sits in a character class the text opened
+    /// (`['"]`, `[^'"]+`): a `]` follows within a few characters, and the text goes
+    /// on after it (where a closing quote would be followed by structure).
+    fn in_character_class(&self) -> bool {
+        for at in self.pos..self.pos + 8 {
+            self.look(1);
+            match self.chars.get(at).copied() {
+                Some(']') => {
+                    return self.chars.get(at + 1).is_some_and(|c| {
+                        !c.is_whitespace() && !matches!(c, ',' | '}' | ']' | ':')
+                    });
+                }
+                Some(c) if c.is_whitespace() || matches!(c, '"' | ',' | '{' | '}') => return false,
+                None => return false,
+                Some(_) => {}
+            }
+        }
+        false
+    }
+
+    /// Whether one bare word and then the end of the container (or of the text)
+    /// follow at `at`: `"data" AAAA }`, `["a", "b" c]`. The quote closed the string;
+    /// the word is a stray one (dropped before a `}`) or an item of its own.
+    fn stray_word_then_end(&self, at: usize, role: Role) -> bool {
+        let mut end = at;
+        while self
+            .chars
+            .get(end)
+            .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+        {
+            end += 1;
+        }
+        self.look(end - at);
+        if end == at {
+            return false;
+        }
+        matches!(
+            (role, self.next_solid(end).1),
+            (Role::Value, None | Some('}')) | (Role::ArrayItem, None | Some(']'))
+        )
     }
 
     /// Whether a markdown fence (```) starts at `at`.
@@ -360,6 +504,41 @@ fn drop_raw_line_break(value: &mut String, at: Option<usize>) {
     {
         value.truncate(at);
     }
+}
+
+/// Where a string's text ends when it closes with a `+` or `,` and then a block
+/// comment (`abc+/*c*/`, `abc/*c*/,`), and whether the separator was a `+`.
+fn separator_before_comment(text: &str) -> Option<(usize, bool)> {
+    let (mut rest, mut separator, mut comment) = (text, None, false);
+    loop {
+        rest = rest.trim_end();
+        if let Some(body) = rest.strip_suffix("*/")
+            && let Some(open) = last_comment_open(body)
+        {
+            rest = body.get(..open).unwrap_or_default();
+            comment = true;
+        } else if separator.is_none()
+            && let Some(body) = rest.strip_suffix(['+', ','])
+        {
+            separator = Some(rest.ends_with('+'));
+            rest = body;
+        } else {
+            break;
+        }
+    }
+    let joined = separator.filter(|_| comment && !rest.is_empty())?;
+    Some((rest.len(), joined))
+}
+
+/// Where the last `/*` in the end of `text` opens: a comment of a few hundred
+/// characters at most, so that looking for it costs the same at every quote.
+fn last_comment_open(text: &str) -> Option<usize> {
+    let mut from = text.len().saturating_sub(256);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let open = text.get(from..)?.rfind("/*")?;
+    Some(from + open)
 }
 
 /// Whether a quote after `text` would open a line or follow a comma.

@@ -65,6 +65,38 @@ fn adversarial(n: usize) -> Vec<(&'static str, String)> {
             format!("[{}1]", "\"a\n  \", ".repeat(n / 8)),
         ),
         (
+            "objects inside strings",
+            format!("{{\"a\": \"x {}\"}}", "{\"k\": 1} ".repeat(n / 9)),
+        ),
+        (
+            "quotes in character classes",
+            format!("{{\"a\": \"{}\"}}", "[^'\"]+".repeat(n / 7)),
+        ),
+        (
+            "prose before keys",
+            format!("{{{}}}", "\"k\": 1, some prose. ".repeat(n / 21)),
+        ),
+        (
+            "values that lost their opening quote",
+            format!("{{{}}}", "\"k\": a, b\", ".repeat(n / 12)),
+        ),
+        (
+            "closing brackets in comments",
+            format!("{{\"a\": 1 # {}\n}}", "} ".repeat(n / 2)),
+        ),
+        (
+            "stray quote lines",
+            format!("[{}1]", "\"a\n\"\n\", ".repeat(n / 8)),
+        ),
+        (
+            "quotes after comments",
+            format!("{{\"a\": \"{}\"}}", "x*/\" ".repeat(n / 5)),
+        ),
+        (
+            "concatenations that lost end quotes",
+            format!("[{}]", "\"a+/*c*/".repeat(n / 8)),
+        ),
+        (
             "doubled quotes",
             format!("{{{}}}", "\"\"k\"\": \"\"v\"\", ".repeat(n / 14)),
         ),
