@@ -159,7 +159,14 @@ pub fn derive(input: &DeriveInput) -> Result<TokenStream> {
     }
     let body = object(&members);
     let schema_name = name.to_string();
-    let adds = refs.iter().map(|ty| quote!(defs.add::<#ty>();));
+    let refers = (!refs.is_empty()).then(|| {
+        quote! {
+            const REFERS: bool = true;
+            fn defs(defs: &mut ::familiar_json::schema::Defs) {
+                #(defs.add::<#refs>();)*
+            }
+        }
+    });
     Ok(quote! {
         const _: () = {
             fn serialize<T: ::serde::Serialize>() {}
@@ -171,9 +178,7 @@ pub fn derive(input: &DeriveInput) -> Result<TokenStream> {
         impl ::familiar_json::schema::SchemaText for #name {
             const NAME: &'static str = #schema_name;
             const BODY: &'static str = #body;
-            fn defs(defs: &mut ::familiar_json::schema::Defs) {
-                #(#adds)*
-            }
+            #refers
         }
     })
 }
