@@ -14,7 +14,10 @@
 //! doubled quote (`""key""`), a word with its opening quote missing (`{a": 1}`), a
 //! stray word before a key, a list closed early (`{"a": [1], [2]}`) or in the wrong
 //! bracket, an object closed early (`{"a": 1}, "b": 2}`), an object's `{` left out in a
-//! list (`["a": 1]`), several values in a row (the list of them), and truncation
+//! list (`["a": 1]`), several values in a row (the list of them), an object written
+//! unescaped inside a string (text), a stray line holding only a quote, quotes in a
+//! regex's character class, a `#` note before the `}` of its line, prose between
+//! members, a value that lost its opening quote, and truncation
 //! (unterminated strings, missing closing brackets; a whole key whose value was cut off
 //! keeps it as null, a key cut off itself is dropped). Anything else is refused with
 //! the position where reading failed. Key order and duplicate keys are kept as written.
