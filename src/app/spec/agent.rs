@@ -3,25 +3,14 @@
 
 use serde_json::{Map, Value};
 
+use super::composition::{SubAgentSpec, read_agents, read_commands};
+use super::model::{ModelSpec, read_model};
 use super::{Fields, Problem, kind};
 use crate::app::DEFAULT_KEEP_TURNS;
 use crate::app::Options;
 use crate::app::host::is_name;
 use crate::app::settings::Backend;
-use crate::llm::local::LocalSettings;
-use crate::llm::openai::{ModelSettings, SettingsError};
 use crate::llm::rules::RulesModel;
-use crate::tool::ToolKind;
-
-/// Where the agent's answers come from.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ModelSpec {
-    /// The rules model, with the host's rules (or none: it answers its fallback).
-    Rules(RulesModel),
-    Proxy(ModelSettings),
-    /// A GGUF model in the page's own worker (`model: {local: {url}}`).
-    Local(LocalSettings),
-}
 
 /// The character to play: given whole, or where to fetch it.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,21 +28,6 @@ pub enum Builtin {
     /// The page assistant's tools: reading the page and acting on it, each action
     /// asking first (feature `page`).
     Page,
-}
-
-/// An agent of the composition besides the main one (`agents: [...]`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct SubAgentSpec {
-    pub name: String,
-    /// What it is good for: the `@name` list and, as a tool, its description.
-    pub description: String,
-    pub instructions: String,
-    /// Its own model (rules or a proxy); none: the main agent's.
-    pub model: Option<ModelSpec>,
-    /// `memory: "own"`: a resident, with a conversation of its own.
-    pub own_memory: bool,
-    /// `tool: "data" | "action"`: offered to the main agent as a tool (the composite).
-    pub tool: Option<ToolKind>,
 }
 
 /// `createAgent`'s configuration, checked.
@@ -75,7 +49,7 @@ pub struct AgentSpec {
     pub commands: Vec<(String, String)>,
 }
 
-const DEFAULT_INSTRUCTIONS: &str = "You are a helpful agent. Use your tools when they help; \
+pub(super) const DEFAULT_INSTRUCTIONS: &str = "You are a helpful agent. Use your tools when they help; \
     answer briefly.";
 
 impl AgentSpec {
@@ -195,333 +169,6 @@ impl AgentSpec {
     }
 }
 
-/// `agents: [{name, description?, instructions?, model?, memory?, tool?}]`.
-fn read_agents(
-    value: Option<&Value>,
-    main: &str,
-    problems: &mut Vec<Problem>,
-) -> Vec<SubAgentSpec> {
-    const KNOWN: [&str; 6] = [
-        "name",
-        "description",
-        "instructions",
-        "model",
-        "memory",
-        "tool",
-    ];
-    let Some(value) = value else {
-        return Vec::new();
-    };
-    let Some(list) = value.as_array() else {
-        problems.push(Problem {
-            path: "config.agents".into(),
-            message: format!("expected a list of agents, got {}", kind(value)),
-        });
-        return Vec::new();
-    };
-    let mut agents: Vec<SubAgentSpec> = Vec::new();
-    for (index, value) in list.iter().enumerate() {
-        let path = format!("config.agents[{index}]");
-        let Some(mut f) = Fields::new(value, &path, problems, &KNOWN) else {
-            continue;
-        };
-        let name = f.string("name").unwrap_or_default();
-        if !is_name(&name) {
-            f.problem(
-                "name",
-                format!("use 1 to 64 letters, digits, `_` or `-`, got `{name}`"),
-            );
-        } else if name == main || agents.iter().any(|a| a.name == name) {
-            f.problem("name", format!("`{name}` names another agent already"));
-        }
-        let description = f.string("description").unwrap_or_default();
-        let instructions = f
-            .string("instructions")
-            .unwrap_or_else(|| DEFAULT_INSTRUCTIONS.into());
-        let own_memory = match f.string("memory").as_deref() {
-            None | Some("shared") => false,
-            Some("own") => true,
-            Some(other) => {
-                f.problem(
-                    "memory",
-                    format!("expected \"own\" or \"shared\", got `{other}`"),
-                );
-                false
-            }
-        };
-        let tool = match f.string("tool").as_deref() {
-            None => None,
-            Some("data") => Some(ToolKind::Data),
-            Some("action") => Some(ToolKind::Action),
-            Some(other) => {
-                f.problem(
-                    "tool",
-                    format!("expected \"data\" or \"action\", got `{other}`"),
-                );
-                None
-            }
-        };
-        let model_value = f.get("model");
-        if model_value.is_some_and(|m| m.get("local").is_some()) {
-            f.problem(
-                "model",
-                "a sub-agent's model is rules or a proxy; the local model serves the main agent",
-            );
-        }
-        let model = match model_value {
-            Some(m) if m.get("local").is_none() => {
-                read_model_at(Some(m), &format!("{path}.model"), f.problems)
-            }
-            _ => None,
-        };
-        agents.push(SubAgentSpec {
-            name,
-            description,
-            instructions,
-            model,
-            own_memory,
-            tool,
-        });
-    }
-    agents
-}
-
-/// `commands: {"cmd": "agent"}`: each names one of the agents.
-fn read_commands(
-    value: Option<&Value>,
-    main: &str,
-    agents: &[SubAgentSpec],
-    problems: &mut Vec<Problem>,
-) -> Vec<(String, String)> {
-    let Some(value) = value else {
-        return Vec::new();
-    };
-    let Some(object) = value.as_object() else {
-        problems.push(Problem {
-            path: "config.commands".into(),
-            message: format!(
-                "expected {{\"command\": \"agent name\"}}, got {}",
-                kind(value)
-            ),
-        });
-        return Vec::new();
-    };
-    let mut commands = Vec::new();
-    for (command, target) in object {
-        let path = format!("config.commands.{command}");
-        let mut problem = |message: String| {
-            problems.push(Problem {
-                path: path.clone(),
-                message,
-            });
-        };
-        if !is_name(command) {
-            problem(format!(
-                "a command is 1 to 64 letters, digits, `_` or `-`, got `{command}`"
-            ));
-            continue;
-        }
-        match target.as_str() {
-            Some(agent) if agents.iter().any(|a| a.name == agent) => {
-                commands.push((command.clone(), agent.to_owned()));
-            }
-            Some(agent) => {
-                let known: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
-                problem(format!(
-                    "`{agent}` is not one of config.agents ({}); `{main}` answers plain messages already",
-                    if known.is_empty() {
-                        "none given".to_owned()
-                    } else {
-                        known.join(", ")
-                    }
-                ));
-            }
-            None => problem(format!("expected an agent's name, got {}", kind(target))),
-        }
-    }
-    commands
-}
-
-fn read_model(value: Option<&Value>, problems: &mut Vec<Problem>) -> Option<ModelSpec> {
-    read_model_at(value, "config.model", problems)
-}
-
-/// [`read_model`] of the model at `path`.
-fn read_model_at(
-    value: Option<&Value>,
-    path: &str,
-    problems: &mut Vec<Problem>,
-) -> Option<ModelSpec> {
-    let no_rules = || RulesModel {
-        rules: Vec::new(),
-        fallback: "I run offline with no rules for this.".into(),
-    };
-    let value = value?;
-    if value.as_str() == Some("rules") {
-        return Some(ModelSpec::Rules(no_rules()));
-    }
-    if value.get("rules").is_some() {
-        let mut f = Fields::new(value, path, problems, &["rules", "fallback"])?;
-        let fallback = f.string("fallback");
-        let rules = f.get("rules").cloned().unwrap_or_default();
-        let file = serde_json::json!({"rules": rules, "fallback": fallback.unwrap_or_else(|| no_rules().fallback)});
-        return match crate::base::json::from_value::<RulesModel>(file) {
-            Ok(model) => Some(ModelSpec::Rules(model)),
-            Err(error) => {
-                // The deepest path: `rules[0].keywords`, not `rules`.
-                let path = error.path().to_string();
-                f.problem(&path, error.into_inner().to_string());
-                None
-            }
-        };
-    }
-    if let Some(local) = value.get("local") {
-        return read_local(local, problems);
-    }
-    const KNOWN: [&str; 8] = [
-        "url",
-        "model",
-        "header",
-        "temperature",
-        "maxTokens",
-        "contextTokens",
-        "timeoutMs",
-        "stream",
-    ];
-    let mut f = Fields::new(value, path, problems, &KNOWN)?;
-    let url = f.string("url").unwrap_or_default();
-    let model = f.string("model").unwrap_or_default();
-    let mut settings = ModelSettings::new(url, model);
-    if let Some(temperature) = f.get("temperature") {
-        match temperature.as_f64() {
-            Some(t) => settings.temperature = Some(t as f32),
-            None => f.problem(
-                "temperature",
-                format!("expected a number, got {}", kind(temperature)),
-            ),
-        }
-    }
-    settings.max_tokens = f
-        .number("maxTokens", 1..=1_000_000)
-        .and_then(|n| u32::try_from(n).ok());
-    settings.context_tokens = f
-        .number("contextTokens", 256..=10_000_000)
-        .and_then(|n| u32::try_from(n).ok());
-    if let Some(ms) = f.number("timeoutMs", 1..=u64::MAX) {
-        settings.timeout_ms = ms;
-    }
-    if let Some(stream) = f.boolean("stream") {
-        settings.stream = stream;
-    }
-    if let Some(header) = f.get("header")
-        && let Some(mut h) = Fields::new(
-            header,
-            &format!("{path}.header"),
-            f.problems,
-            &["name", "value"],
-        )
-    {
-        let name = h.string("name").unwrap_or_default();
-        let value = h.string("value").unwrap_or_default();
-        settings.extra_header = Some((name, value));
-    }
-    for error in every_problem(&settings) {
-        f.problem(field_of(&error), error.to_string());
-    }
-    Some(ModelSpec::Proxy(settings))
-}
-
-/// `model: {local: "…gguf"}` or `model: {local: {url, contextTokens, worker}}`.
-fn read_local(value: &Value, problems: &mut Vec<Problem>) -> Option<ModelSpec> {
-    let mut settings = match value.as_str() {
-        Some(url) => LocalSettings::new(url),
-        None => {
-            let known = ["url", "contextTokens", "worker", "onProgress"];
-            let mut f = Fields::new(value, "config.model.local", problems, &known)?;
-            let mut settings = LocalSettings::new(f.string("url").unwrap_or_default());
-            settings.context_tokens = f
-                .number("contextTokens", 256..=131_072)
-                .and_then(|n| u32::try_from(n).ok());
-            settings.worker = f.string("worker");
-            settings
-        }
-    };
-    settings.url = settings.url.trim().to_owned();
-    if settings.url.is_empty() {
-        problems.push(Problem {
-            path: "config.model.local.url".into(),
-            message: "the address of the model's GGUF file is required".into(),
-        });
-        return None;
-    }
-    Some(ModelSpec::Local(settings))
-}
-
-/// Every problem of `settings`: `validate` stops at the first, so each setting is
-/// checked alone, among others known to be valid.
-fn every_problem(settings: &ModelSettings) -> Vec<SettingsError> {
-    let valid = ModelSettings::new("https://proxy.invalid", "model");
-    let header = settings.extra_header.as_ref();
-    let alone = [
-        ModelSettings {
-            base_url: settings.base_url.clone(),
-            ..valid.clone()
-        },
-        ModelSettings {
-            model: settings.model.clone(),
-            ..valid.clone()
-        },
-        ModelSettings {
-            temperature: settings.temperature,
-            ..valid.clone()
-        },
-        ModelSettings {
-            max_tokens: settings.max_tokens,
-            ..valid.clone()
-        },
-        ModelSettings {
-            timeout_ms: settings.timeout_ms,
-            ..valid.clone()
-        },
-        // The window is checked against the answer's tokens, so with them.
-        ModelSettings {
-            max_tokens: settings.max_tokens,
-            context_tokens: settings.context_tokens,
-            ..valid.clone()
-        },
-        // The header's name and value, each alone.
-        ModelSettings {
-            extra_header: header.map(|(name, _)| (name.clone(), String::new())),
-            ..valid.clone()
-        },
-        ModelSettings {
-            extra_header: header.map(|(_, value)| ("X-Proxy-Token".into(), value.clone())),
-            ..valid
-        },
-    ];
-    let mut found: Vec<SettingsError> = Vec::new();
-    for error in alone.iter().filter_map(|s| s.validate().err()) {
-        if !found.contains(&error) {
-            found.push(error);
-        }
-    }
-    found
-}
-
-/// The field of `config.model` a settings problem is about.
-fn field_of(error: &SettingsError) -> &'static str {
-    match error {
-        SettingsError::Url(_) | SettingsError::PlainHttp(_) => "url",
-        SettingsError::EmptyModel => "model",
-        SettingsError::Temperature(_) => "temperature",
-        SettingsError::MaxTokens => "maxTokens",
-        SettingsError::ContextTokens(_) => "contextTokens",
-        SettingsError::Timeout(_) => "timeoutMs",
-        SettingsError::HeaderName(_) => "header.name",
-        SettingsError::ProviderKey => "header.value",
-    }
-}
-
 fn read_store(value: Option<&Value>, problems: &mut Vec<Problem>) -> Backend {
     match value {
         None => Backend::Local,
@@ -585,6 +232,7 @@ fn read_builtins(value: Option<&Value>, problems: &mut Vec<Problem>) -> Vec<Buil
 mod tests {
     use super::super::describe;
     use super::*;
+    use crate::tool::ToolKind;
     use serde_json::json;
 
     #[test]

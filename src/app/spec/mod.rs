@@ -5,6 +5,8 @@
 //! This module holds what they share: the problem list and a reader that fills it.
 
 mod agent;
+mod composition;
+mod model;
 mod observation;
 mod tool;
 
@@ -12,7 +14,9 @@ use serde_json::{Map, Value};
 
 use crate::base::json::schema::describe as kind;
 
-pub use agent::{AgentSpec, Builtin, CharacterSpec, ModelSpec};
+pub use agent::{AgentSpec, Builtin, CharacterSpec};
+pub use composition::SubAgentSpec;
+pub use model::ModelSpec;
 pub use observation::observation_from_value;
 pub use tool::tool_from_value;
 

@@ -1,0 +1,172 @@
+//! `createAgent`'s composition: the agents besides the main one (`agents`) and the
+//! `/command`s that reach them (`commands`), with every problem named by its path.
+
+use serde_json::Value;
+
+use super::agent::DEFAULT_INSTRUCTIONS;
+use super::model::{ModelSpec, read_model_at};
+use super::{Fields, Problem, kind};
+use crate::app::host::is_name;
+use crate::tool::ToolKind;
+
+/// An agent of the composition besides the main one (`agents: [...]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubAgentSpec {
+    pub name: String,
+    /// What it is good for: the `@name` list and, as a tool, its description.
+    pub description: String,
+    pub instructions: String,
+    /// Its own model (rules or a proxy); none: the main agent's.
+    pub model: Option<ModelSpec>,
+    /// `memory: "own"`: a resident, with a conversation of its own.
+    pub own_memory: bool,
+    /// `tool: "data" | "action"`: offered to the main agent as a tool (the composite).
+    pub tool: Option<ToolKind>,
+}
+
+/// `agents: [{name, description?, instructions?, model?, memory?, tool?}]`.
+pub(super) fn read_agents(
+    value: Option<&Value>,
+    main: &str,
+    problems: &mut Vec<Problem>,
+) -> Vec<SubAgentSpec> {
+    const KNOWN: [&str; 6] = [
+        "name",
+        "description",
+        "instructions",
+        "model",
+        "memory",
+        "tool",
+    ];
+    let Some(value) = value else {
+        return Vec::new();
+    };
+    let Some(list) = value.as_array() else {
+        problems.push(Problem {
+            path: "config.agents".into(),
+            message: format!("expected a list of agents, got {}", kind(value)),
+        });
+        return Vec::new();
+    };
+    let mut agents: Vec<SubAgentSpec> = Vec::new();
+    for (index, value) in list.iter().enumerate() {
+        let path = format!("config.agents[{index}]");
+        let Some(mut f) = Fields::new(value, &path, problems, &KNOWN) else {
+            continue;
+        };
+        let name = f.string("name").unwrap_or_default();
+        if !is_name(&name) {
+            f.problem(
+                "name",
+                format!("use 1 to 64 letters, digits, `_` or `-`, got `{name}`"),
+            );
+        } else if name == main || agents.iter().any(|a| a.name == name) {
+            f.problem("name", format!("`{name}` names another agent already"));
+        }
+        let description = f.string("description").unwrap_or_default();
+        let instructions = f
+            .string("instructions")
+            .unwrap_or_else(|| DEFAULT_INSTRUCTIONS.into());
+        let own_memory = match f.string("memory").as_deref() {
+            None | Some("shared") => false,
+            Some("own") => true,
+            Some(other) => {
+                f.problem(
+                    "memory",
+                    format!("expected \"own\" or \"shared\", got `{other}`"),
+                );
+                false
+            }
+        };
+        let tool = match f.string("tool").as_deref() {
+            None => None,
+            Some("data") => Some(ToolKind::Data),
+            Some("action") => Some(ToolKind::Action),
+            Some(other) => {
+                f.problem(
+                    "tool",
+                    format!("expected \"data\" or \"action\", got `{other}`"),
+                );
+                None
+            }
+        };
+        let model_value = f.get("model");
+        if model_value.is_some_and(|m| m.get("local").is_some()) {
+            f.problem(
+                "model",
+                "a sub-agent's model is rules or a proxy; the local model serves the main agent",
+            );
+        }
+        let model = match model_value {
+            Some(m) if m.get("local").is_none() => {
+                read_model_at(Some(m), &format!("{path}.model"), f.problems)
+            }
+            _ => None,
+        };
+        agents.push(SubAgentSpec {
+            name,
+            description,
+            instructions,
+            model,
+            own_memory,
+            tool,
+        });
+    }
+    agents
+}
+
+/// `commands: {"cmd": "agent"}`: each names one of the agents.
+pub(super) fn read_commands(
+    value: Option<&Value>,
+    main: &str,
+    agents: &[SubAgentSpec],
+    problems: &mut Vec<Problem>,
+) -> Vec<(String, String)> {
+    let Some(value) = value else {
+        return Vec::new();
+    };
+    let Some(object) = value.as_object() else {
+        problems.push(Problem {
+            path: "config.commands".into(),
+            message: format!(
+                "expected {{\"command\": \"agent name\"}}, got {}",
+                kind(value)
+            ),
+        });
+        return Vec::new();
+    };
+    let mut commands = Vec::new();
+    for (command, target) in object {
+        let path = format!("config.commands.{command}");
+        let mut problem = |message: String| {
+            problems.push(Problem {
+                path: path.clone(),
+                message,
+            });
+        };
+        if !is_name(command) {
+            problem(format!(
+                "a command is 1 to 64 letters, digits, `_` or `-`, got `{command}`"
+            ));
+            continue;
+        }
+        match target.as_str() {
+            Some(agent) if agents.iter().any(|a| a.name == agent) => {
+                commands.push((command.clone(), agent.to_owned()));
+            }
+            Some(agent) => {
+                let known: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
+                problem(format!(
+                    "`{agent}` is not one of config.agents ({}); `{main}` answers plain messages already",
+                    if known.is_empty() {
+                        "none given".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ));
+            }
+            None => problem(format!("expected an agent's name, got {}", kind(target))),
+        }
+    }
+    commands
+}
