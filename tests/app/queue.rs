@@ -6,12 +6,15 @@ use familiar::app::AppError;
 
 use super::*;
 
+/// Where a spawned `send_queued` leaves its outcomes.
+type Sent = Rc<RefCell<Option<Result<Vec<Outcome>, AppError>>>>;
+
 /// Spawns `send_queued(conversation)`; its outcomes land in the returned cell.
 fn spawn_send_queued(
     pool: &LocalPool,
     session: &Session,
     conversation: &str,
-) -> Rc<RefCell<Option<Result<Vec<Outcome>, AppError>>>> {
+) -> Sent {
     let slot = Rc::new(RefCell::new(None));
     let out = Rc::clone(&slot);
     let (session, conversation) = (session.clone(), conversation.to_owned());
@@ -23,7 +26,7 @@ fn spawn_send_queued(
     slot
 }
 
-fn texts(slot: &Rc<RefCell<Option<Result<Vec<Outcome>, AppError>>>>) -> Vec<String> {
+fn texts(slot: &Sent) -> Vec<String> {
     match slot.borrow().as_ref() {
         Some(Ok(outcomes)) => outcomes.iter().map(|o| o.text().to_owned()).collect(),
         other => panic!("not sent: {other:?}"),
