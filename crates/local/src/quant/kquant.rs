@@ -8,6 +8,7 @@
 //! `d·d₈·Σ_g scale_g·(q_g·a_g) − dmin·d₈·Σ_g min_g·Σa_g`, all sums in integers.
 
 use super::{TILE, f16_at, round_even};
+use crate::gguf::TensorKind;
 
 /// Weights per super-block.
 pub(super) const SUPER: usize = 256;
@@ -61,6 +62,16 @@ pub(super) const Q6K: Format = Format {
     mins: false,
     decode: decode_q6k,
 };
+
+/// The K-quant format of a tensor kind, chosen at run time: a constant argument would
+/// let LLVM specialize the product per format again.
+fn format(kind: TensorKind) -> &'static Format {
+    match kind {
+        TensorKind::Q5_K => &Q5K,
+        TensorKind::Q6_K => &Q6K,
+        _ => &Q4K,
+    }
+}
 
 /// Byte `i` of a block; blocks are checked whole before they are decoded.
 #[inline(always)]
@@ -149,7 +160,8 @@ fn decode_q6k(block: &[u8], out: &mut Decoded) {
 }
 
 /// Decodes a row of whole super-blocks to f32.
-pub(super) fn dequantize(f: &Format, row: &[u8], out: &mut [f32]) {
+pub(super) fn dequantize(kind: TensorKind, row: &[u8], out: &mut [f32]) {
+    let f = format(kind);
     let mut b = Decoded::default();
     for (block, out) in row.chunks_exact(f.bytes).zip(out.chunks_exact_mut(SUPER)) {
         (f.decode)(block, &mut b);
@@ -270,13 +282,14 @@ fn block_dot(w: &Decoded, mins: bool, acts: &Q8K, at: usize) -> f32 {
 /// each super-block decoded once per tile and summed in block order per token, so a
 /// token's result does not depend on how many tokens it is read with.
 pub(super) fn matmul(
-    f: &Format,
+    kind: TensorKind,
     weights: &[u8],
     rows: usize,
     cols: usize,
     x: &[f32],
     out: &mut [f32],
 ) {
+    let f = format(kind);
     let acts = quantize_activations(x);
     let blocks = cols / SUPER;
     let n = x.len() / cols;

@@ -21,7 +21,7 @@ fn random_blocks(f: &Format, rng: &mut Rng, blocks: usize) -> Vec<u8> {
 
 /// `W·x` in f64 over the decoded weights and the decoded Q8_K activations: what the
 /// integer path must equal up to f32 rounding.
-fn exact(f: &Format, w: &[u8], rows: usize, cols: usize, x: &[f32]) -> Vec<f64> {
+fn exact(kind: TensorKind, w: &[u8], rows: usize, cols: usize, x: &[f32]) -> Vec<f64> {
     let acts = quantize_activations(x);
     let a: Vec<f64> = acts
         .q
@@ -33,7 +33,7 @@ fn exact(f: &Format, w: &[u8], rows: usize, cols: usize, x: &[f32]) -> Vec<f64> 
     let mut out = Vec::new();
     for t in 0..x.len() / cols {
         for r in w.chunks_exact(w.len() / rows) {
-            dequantize(f, r, &mut row);
+            dequantize(kind, r, &mut row);
             let at = &a[t * cols..(t + 1) * cols];
             out.push(row.iter().zip(at).map(|(&w, &a)| f64::from(w) * a).sum());
         }
@@ -41,14 +41,15 @@ fn exact(f: &Format, w: &[u8], rows: usize, cols: usize, x: &[f32]) -> Vec<f64> 
     out
 }
 
-fn integer_path_equals_the_decoded_product(f: &Format, seed: u64) {
+fn integer_path_equals_the_decoded_product(kind: TensorKind, seed: u64) {
+    let f = format(kind);
     let mut rng = Rng(seed);
     let (rows, cols, n) = (5, 3 * SUPER, TILE + 3);
     let w = random_blocks(f, &mut rng, rows * cols / SUPER);
     let x: Vec<f32> = (0..n * cols).map(|_| rng.float()).collect();
     let mut out = vec![0f32; n * rows];
-    matmul(f, &w, rows, cols, &x, &mut out);
-    let want = exact(f, &w, rows, cols, &x);
+    matmul(kind, &w, rows, cols, &x, &mut out);
+    let want = exact(kind, &w, rows, cols, &x);
     let scale = want.iter().fold(0f64, |m, v| m.max(v.abs()));
     for (i, (&got, &want)) in out.iter().zip(&want).enumerate() {
         assert!(
@@ -59,24 +60,24 @@ fn integer_path_equals_the_decoded_product(f: &Format, seed: u64) {
     // A token's result is the same read alone as read in a tile with others.
     for t in 0..n {
         let mut one = vec![0f32; rows];
-        matmul(f, &w, rows, cols, &x[t * cols..(t + 1) * cols], &mut one);
+        matmul(kind, &w, rows, cols, &x[t * cols..(t + 1) * cols], &mut one);
         assert_eq!(one, out[t * rows..(t + 1) * rows], "token {t}");
     }
 }
 
 #[test]
 fn q4_k_products_equal_the_decoded_weights_times_the_decoded_activations() {
-    integer_path_equals_the_decoded_product(&Q4K, 1);
+    integer_path_equals_the_decoded_product(TensorKind::Q4_K, 1);
 }
 
 #[test]
 fn q5_k_products_equal_the_decoded_weights_times_the_decoded_activations() {
-    integer_path_equals_the_decoded_product(&Q5K, 2);
+    integer_path_equals_the_decoded_product(TensorKind::Q5_K, 2);
 }
 
 #[test]
 fn q6_k_products_equal_the_decoded_weights_times_the_decoded_activations() {
-    integer_path_equals_the_decoded_product(&Q6K, 3);
+    integer_path_equals_the_decoded_product(TensorKind::Q6_K, 3);
 }
 
 #[test]
