@@ -138,8 +138,8 @@ fn two_senders_of_one_queue_take_each_message_once() {
     pool.run_until_stalled();
     let mut answered = texts(&first);
     answered.extend(texts(&second));
-    answered.sort();
-    assert_eq!(answered, ["Bumped to 1.", "It is noon."]);
+    assert_eq!(answered.len(), 2, "{answered:?}");
+    assert!(["Bumped to 1.", "It is noon."].iter().all(|a| answered.iter().any(|b| b == a)));
     assert_eq!(
         inputs(&w.session),
         ["bump it", "what time is it", "bump it"]
