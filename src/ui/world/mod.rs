@@ -9,20 +9,25 @@
 //! the controller's, each in its agent's own conversation; the change log below names
 //! the agent, the turn and the step that made each change.
 
-use std::rc::Rc;
-
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde_json::{Value, json};
+use serde_json::json;
+
+mod change;
+mod snapshot;
 
 use super::Chat;
 use crate::app::{Decision, Missed, Storage, Update as SessionUpdate};
 use crate::demo::roster;
 use crate::run::event::{Event, Thought};
-use crate::run::interaction::Step;
-use crate::store::{Filtered, Row, Rpc, Select, Store};
+use crate::store::{Row, Rpc};
 use crate::world::policy::is_lookup;
 use crate::world::triggers::{WorldAgent, WorldEvent};
+use change::{Change, change_sentence};
+use snapshot::{
+    Snapshot, capitalised, community_of, effects, embedded_name, int, int_of, inventory_of,
+    leaning, name_of, proposal_status, relationships_of, snapshot, text,
+};
 
 /// Seconds between an agent's scheduled market checks.
 const MARKET_EVERY_S: u64 = 60;
@@ -66,119 +71,6 @@ fn memory_of(app: &crate::app::Session, who: &WorldAgent) -> Vec<String> {
             }
         })
         .collect()
-}
-
-/// The world's rows the view shows.
-#[derive(Debug, Clone, Default, PartialEq)]
-struct Snapshot {
-    users: Vec<Row>,
-    inventory: Vec<Row>,
-    memberships: Vec<Row>,
-    relationships: Vec<Row>,
-    factions: Vec<Row>,
-    battles: Vec<Row>,
-    market: Vec<Row>,
-    jobs: Vec<Row>,
-    messages: Vec<Row>,
-    posts: Vec<Row>,
-    proposals: Vec<Row>,
-}
-
-/// One change a run made: its agent, turn and step, the action, and the sentence that
-/// says what the agent did and why.
-#[derive(Debug, Clone, PartialEq)]
-struct Change {
-    agent: String,
-    turn: u64,
-    step: usize,
-    tool: String,
-    sentence: String,
-}
-
-/// "At the market check, Mira bought 1 bread.": what `call_id` of `turn` in the
-/// agent's `conversation` did and why, read from the turn's own steps.
-fn change_sentence(
-    app: &crate::app::Session,
-    agent: &str,
-    conversation: &str,
-    turn: u64,
-    call_id: &str,
-    tool: &str,
-    result: &Result<Value, String>,
-) -> String {
-    let found = app.conversation_of(conversation).and_then(|c| {
-        let turn = c.interactions.into_iter().find(|i| i.id == turn)?;
-        let event = crate::world::told::trigger_of(&turn).map(|(_, event)| event);
-        let arguments = turn.steps.iter().find_map(|step| match step {
-            Step::ToolCall { call, .. } if call.id == call_id => Some(call.arguments.clone()),
-            _ => None,
-        });
-        Some((event, arguments))
-    });
-    let (event, arguments) = found.unwrap_or_default();
-    let deed = crate::world::told::deed(tool, arguments.as_deref().unwrap_or("{}"), Some(result));
-    let why = crate::world::told::reason(event.as_deref().unwrap_or_default());
-    let why = capitalised(why);
-    format!("{why}, {agent} {deed}.").replace("”.", "”")
-}
-
-async fn rows(store: &dyn Store, select: Select) -> Vec<Row> {
-    store.select(&select).await.unwrap_or_default()
-}
-
-async fn snapshot(store: Rc<dyn Store>) -> Snapshot {
-    let s = &*store;
-    Snapshot {
-        users: rows(s, Select::from("users").order("id", true)).await,
-        inventory: rows(s, Select::from("inventory").gt("quantity", 0)).await,
-        memberships: rows(
-            s,
-            Select::from("user_communities")
-                .columns("user_id,loyalty,is_primary,communities(id,name)"),
-        )
-        .await,
-        relationships: rows(s, Select::from("relationships")).await,
-        factions: rows(
-            s,
-            Select::from("faction_relations")
-                .columns("user_id,sentiment,trust,loyalty,communities(name)"),
-        )
-        .await,
-        battles: rows(
-            s,
-            Select::from("battles")
-                .columns(
-                    "id,status,community1_damage,community2_damage,\
-                     community1:communities!battles_community1_id_fkey(id,name),\
-                     community2:communities!battles_community2_id_fkey(id,name)",
-                )
-                .order("id", true),
-        )
-        .await,
-        market: rows(
-            s,
-            Select::from("market_items")
-                .eq("available", true)
-                .order("name", true),
-        )
-        .await,
-        jobs: rows(s, Select::from("jobs").order("name", true)).await,
-        messages: rows(s, Select::from("messages").order("id", false).limit(6)).await,
-        posts: rows(s, Select::from("posts").order("id", false).limit(4)).await,
-        proposals: rows(s, Select::from("proposals").order("id", false).limit(4)).await,
-    }
-}
-
-fn text(row: &Row, column: &str) -> String {
-    match row.get(column) {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => String::new(),
-        Some(other) => other.to_string(),
-    }
-}
-
-fn int(row: &Row, column: &str) -> i64 {
-    row.get(column).and_then(Value::as_i64).unwrap_or(0)
 }
 
 /// The World panel, drawn anew for each session the settings make (signing in makes
@@ -611,86 +503,10 @@ fn bar(value: Signal<i64>) -> impl IntoView {
     }
 }
 
-/// Where an agent stands between order (+1) and chaos (−1), in words.
-fn leaning(order_chaos: f64) -> String {
-    match order_chaos {
-        x if x >= 0.3 => "orderly".into(),
-        x if x <= -0.3 => "chaotic".into(),
-        _ => "between order and chaos".into(),
-    }
-}
-
-/// A world user's name: "you" for the player, the agent's name capitalised, or
-/// "user N" for one the view has not read.
-fn name_of(w: &Snapshot, id: i64, me: i64) -> String {
-    if id == me {
-        return "you".into();
-    }
-    w.users
-        .iter()
-        .find(|u| int(u, "id") == id)
-        .map(|u| capitalised(&text(u, "username")))
-        .filter(|name| !name.is_empty())
-        .unwrap_or_else(|| format!("user {id}"))
-}
-
-fn capitalised(name: &str) -> String {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
-}
-
-/// The name of an embedded row (`community1: {id, name}`).
-fn embedded_name(row: &Row, key: &str) -> String {
-    row.get(key)
-        .and_then(|c| c.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or("?")
-        .to_owned()
-}
-
-/// A market item's effects in words: `{"morale": 5}` is "+5 morale".
-fn effects(value: Option<&Value>) -> String {
-    let parsed;
-    let value = match value {
-        Some(Value::String(s)) => {
-            parsed = serde_json::from_str::<Value>(s).unwrap_or(Value::Null);
-            &parsed
-        }
-        Some(v) => v,
-        None => return String::new(),
-    };
-    match value.as_object() {
-        Some(object) => object
-            .iter()
-            .map(|(stat, n)| match n.as_i64() {
-                Some(n) if n >= 0 => format!("+{n} {stat}"),
-                Some(n) => format!("−{} {stat}", n.abs()),
-                None => format!("{stat} {n}"),
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
-        None => String::new(),
-    }
-}
-
-fn proposal_status(p: &Row) -> String {
-    match text(p, "status") {
-        s if s.is_empty() => "open".into(),
-        s => s,
-    }
-}
-
 /// What the status line says as an event is fired: "Market check for Mira…".
 fn fired(event: &WorldEvent, who: &WorldAgent) -> String {
     let name = crate::world::told::event_name("", event.event());
     format!("{name} for {}…", who.name)
-}
-
-fn int_of(value: &Value, key: &str) -> i64 {
-    value.get(key).and_then(Value::as_i64).unwrap_or(0)
 }
 
 /// The player's own `send_message` (no ledger key: a person's click, not a run's step).
@@ -705,61 +521,4 @@ fn send_message(to: i64, content: &str) -> Rpc {
         function: "send_message".into(),
         args,
     }
-}
-
-fn community_of(w: &Snapshot, id: i64) -> String {
-    w.memberships
-        .iter()
-        .filter(|m| int(m, "user_id") == id)
-        .map(|m| {
-            let name = m
-                .get("communities")
-                .and_then(|c| c.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            format!("{name} (loyalty {})", int(m, "loyalty"))
-        })
-        .collect::<Vec<_>>()
-        .join(" and ")
-}
-
-fn inventory_of(w: &Snapshot, id: i64) -> Vec<String> {
-    w.inventory
-        .iter()
-        .filter(|i| int(i, "user_id") == id)
-        .map(|i| format!("{} × {}", text(i, "item_name"), int(i, "quantity")))
-        .collect()
-}
-
-fn relationships_of(w: &Snapshot, id: i64, me: i64) -> Vec<String> {
-    let people = w
-        .relationships
-        .iter()
-        .filter(|r| int(r, "user_id") == id)
-        .map(|r| {
-            format!(
-                "{}: {} ({})",
-                capitalised(&name_of(w, int(r, "target_id"), me)),
-                text(r, "kind"),
-                int(r, "affinity"),
-            )
-        });
-    let factions = w
-        .factions
-        .iter()
-        .filter(|f| int(f, "user_id") == id)
-        .map(|f| {
-            let name = f
-                .get("communities")
-                .and_then(|c| c.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            format!(
-                "{name}: sentiment {}, trust {}, loyalty {}",
-                int(f, "sentiment"),
-                int(f, "trust"),
-                int(f, "loyalty")
-            )
-        });
-    people.chain(factions).collect()
 }
