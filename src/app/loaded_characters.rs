@@ -9,7 +9,8 @@
 use crate::base::json::Read;
 use serde::Serialize;
 
-use super::storage::{Loaded, Storage, load_kept};
+use super::keys::{Loaded, load_kept};
+use super::storage::Storage;
 use super::update::Notice;
 
 /// A character file a person loaded, as kept.

@@ -19,6 +19,7 @@ mod host;
 #[cfg(feature = "world")]
 mod identity;
 mod keyed_storage;
+mod keys;
 #[cfg(feature = "workflows")]
 mod loaded_characters;
 mod origin;

@@ -9,7 +9,7 @@
 use futures::lock::Mutex;
 use serde::Serialize;
 
-use super::storage::{Loaded, load_kept};
+use super::keys::{Loaded, load_kept};
 use super::turn::Input;
 use super::update::{Notice, Update};
 use super::{AppError, Session, checked_input};

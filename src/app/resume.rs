@@ -17,7 +17,8 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-use super::storage::{Keys, Loaded, Storage, keep_aside};
+use super::keys::{Keys, Loaded, keep_aside};
+use super::storage::Storage;
 use super::turn::Place;
 use super::update::{Notice, Update};
 use super::{AppError, Session};

@@ -14,7 +14,7 @@ use futures::future::{Either, LocalBoxFuture, select};
 use futures::stream::FuturesUnordered;
 use serde::{Deserialize, Serialize};
 
-use super::storage::{Loaded, keep_aside};
+use super::keys::{Loaded, keep_aside};
 use super::update::{Notice, Update};
 use super::{AppError, Session, checked_input};
 use crate::base::json::Read;

@@ -213,7 +213,7 @@ const SERVICE_KEY: &str = "this is a service key: it bypasses row-level security
 /// the defaults and overwritten at the next save without a word), and the defaults
 /// stand in.
 pub fn load_settings(storage: &dyn super::Storage, key: &str) -> (Settings, Option<super::Notice>) {
-    use super::storage::{Loaded, keep_aside};
+    use super::keys::{Loaded, keep_aside};
     let corrupt = |kept_as, error| super::Notice::Corrupt {
         key: key.to_owned(),
         kept_as,

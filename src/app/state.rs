@@ -12,9 +12,10 @@ use futures::lock::Mutex;
 use serde::Serialize;
 
 use super::AppError;
+use super::keys::{Keys, Loaded};
 use super::storage::{
-    self, ConversationEntry, Dirty, HeadShape, Keys, Loaded, Storage, load_conversation,
-    load_index, load_stored, remove_conversation, save_conversation, save_turns, stored_revision,
+    self, ConversationEntry, Dirty, HeadShape, Storage, load_conversation, load_index, load_stored,
+    remove_conversation, save_conversation, save_turns, stored_revision,
 };
 use super::update::{ApprovalKey, Decision, Notice, PendingApproval};
 use crate::compose::delegate::Delegate;

@@ -1,7 +1,6 @@
-//! Where a session keeps its conversations, over the [`Storage`] seam
-//! (`keyed_storage`): the keys under a namespace so several agents
-//! share a page without sharing entries, and the saved forms with their version
-//! (a run in flight is saved by `resume`). A conversation is stored as a small head
+//! How a session keeps its conversations, over the [`Storage`] seam
+//! (`keyed_storage`) under the keys of its namespace (`keys`): the saved forms with
+//! their version (a run in flight is saved by `resume`). A conversation is stored as a small head
 //! under its key and each turn under a key of its own, so a save writes the turns that
 //! changed and the head, whatever the conversation's length.
 
@@ -17,6 +16,8 @@ use crate::run::interaction::{Conversation, Interaction};
 use crate::run::{ContextMemory, Outcome};
 
 pub use super::keyed_storage::{Storage, VolatileStorage};
+use super::keys::keep_aside;
+pub use super::keys::{Keys, Loaded, load_kept};
 
 /// The version of the whole-state form (`SessionState`, [`SavedConversation`]) and
 /// the index.
@@ -107,65 +108,6 @@ impl Dirty {
             turns: SmallSet::new(),
             gone: SmallSet::new(),
         }
-    }
-}
-
-/// What a saved entry turned out to be.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Loaded<T> {
-    Missing,
-    Found(T),
-    /// Unreadable: its text was kept under `kept_as` and the caller starts afresh.
-    Corrupt {
-        kept_as: String,
-        error: String,
-    },
-}
-
-/// The keys of one namespace.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Keys {
-    namespace: String,
-}
-
-impl Keys {
-    pub fn new(namespace: &str) -> Self {
-        Self {
-            namespace: namespace.to_owned(),
-        }
-    }
-
-    pub fn index(&self) -> String {
-        format!("{}.conversations", self.namespace)
-    }
-
-    pub fn current(&self) -> String {
-        format!("{}.current", self.namespace)
-    }
-
-    /// The character files a person loaded (see [`super::loaded_characters`]).
-    pub fn characters(&self) -> String {
-        format!("{}.characters", self.namespace)
-    }
-
-    pub fn conversation(&self, id: &str) -> String {
-        format!("{}.conversation.{id}", self.namespace)
-    }
-
-    /// The run of a conversation's turn in flight, saved after every step.
-    pub fn run(&self, conversation: &str) -> String {
-        format!("{}.run.{conversation}", self.namespace)
-    }
-
-    /// The messages of a conversation waiting for their turn (see `app::queue`).
-    pub fn queued(&self, conversation: &str) -> String {
-        format!("{}.queued.{conversation}", self.namespace)
-    }
-
-    /// The supervisor's state of a conversation's supervised turn in flight, saved at
-    /// every stage.
-    pub fn supervision(&self, conversation: &str) -> String {
-        format!("{}.supervisor.{conversation}", self.namespace)
     }
 }
 
@@ -391,44 +333,9 @@ pub fn stored_revision(storage: &dyn Storage, key: &str) -> u64 {
         .map_or(0, |head| head.revision)
 }
 
-/// Reads the value kept under `key`; unreadable text is kept aside (see
-/// [`keep_aside`]) rather than read as nothing and overwritten at the next save.
-pub fn load_kept<T: serde::de::DeserializeOwned>(storage: &dyn Storage, key: &str) -> Loaded<T> {
-    let Some(text) = storage.load(key) else {
-        return Loaded::Missing;
-    };
-    match crate::base::json::from_text(&text) {
-        Ok(value) => Loaded::Found(value),
-        Err(error) => keep_aside(storage, key, &text, error.to_string()),
-    }
-}
-
 /// Reads the list of conversations.
 pub fn load_index(storage: &dyn Storage, key: &str) -> Loaded<Vec<ConversationEntry>> {
-    let Some(text) = storage.load(key) else {
-        return Loaded::Missing;
-    };
-    match crate::base::json::from_text(&text) {
-        Ok(index) => Loaded::Found(index),
-        Err(error) => keep_aside(storage, key, &text, error.to_string()),
-    }
-}
-
-/// Keeps unreadable text under `<key>.corrupt`, never overwriting it silently.
-pub(super) fn keep_aside<T>(
-    storage: &dyn Storage,
-    key: &str,
-    text: &str,
-    error: String,
-) -> Loaded<T> {
-    let kept_as = format!("{key}.corrupt");
-    match storage.save(&kept_as, text) {
-        Ok(()) => Loaded::Corrupt { kept_as, error },
-        Err(save_error) => Loaded::Corrupt {
-            kept_as: format!("nowhere ({save_error}); it is still under {key}"),
-            error,
-        },
-    }
+    load_kept(storage, key)
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@ use crate::base::json::Read;
 use futures::future::{Either, select};
 use serde::Serialize;
 
-use super::storage::{Keys, Storage};
+use super::keys::Keys;
+use super::storage::Storage;
 use super::turn::{Place, StopSignal, stopped};
 use super::update::{Notice, Update};
 use super::{AppError, Session};
