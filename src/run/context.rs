@@ -138,7 +138,9 @@ impl JsonSchema for PlanStep {
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        serde_json::from_str(<Self as SchemaText>::BODY).unwrap_or_default()
+        // Through `Value`, whose reader every build has, not one of its own for `Schema`.
+        let value: Value = serde_json::from_str(<Self as SchemaText>::BODY).unwrap_or_default();
+        schemars::Schema::try_from(value).unwrap_or_default()
     }
 }
 
