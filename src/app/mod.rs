@@ -57,10 +57,10 @@ pub use origin::{OriginError, normalize_origin};
 #[cfg(feature = "workflows")]
 pub use play::load_character;
 pub use schedule::{MAX_SCHEDULES, MIN_EVERY_MS, Missed, Schedule, due};
-pub use state::{Deleted, KEEP_STEPS_OF, SessionState};
+pub use state::{Deleted, KEEP_STEPS_OF};
 pub use storage::{
-    ConversationEntry, Keys, Loaded, Storage, VolatileStorage, load_conversation, load_index,
-    load_kept,
+    ConversationEntry, Keys, Loaded, SessionState, Storage, VolatileStorage, load_conversation,
+    load_index, load_kept,
 };
 pub use update::{ApprovalKey, Decision, Notice, PendingApproval, Update};
 

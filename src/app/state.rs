@@ -3,7 +3,6 @@
 //! runs in flight with their stop signals. Plain data and synchronous methods; the
 //! session holds it in a `RefCell` and never across an await.
 
-use crate::base::json::Read;
 use crate::base::small_map::{SmallMap, SmallSet};
 use std::rc::Rc;
 
@@ -14,8 +13,9 @@ use serde::Serialize;
 use super::AppError;
 use super::keys::{Keys, Loaded};
 use super::storage::{
-    self, ConversationEntry, Dirty, HeadShape, Storage, load_conversation, load_index, load_stored,
-    remove_conversation, save_conversation, save_turns, stored_revision,
+    self, ConversationEntry, Dirty, HeadShape, SavedEntry, SessionState, Storage,
+    load_conversation, load_index, load_stored, remove_conversation, save_conversation, save_turns,
+    stored_revision,
 };
 use super::update::{ApprovalKey, Decision, Notice, PendingApproval};
 use crate::compose::delegate::Delegate;
@@ -87,22 +87,6 @@ pub struct Deleted {
     pub entry: ConversationEntry,
     position: usize,
     conversation: Conversation,
-}
-
-/// Everything a session keeps, for `saveState` / `loadState`.
-#[derive(Debug, Clone, PartialEq, Serialize, Read)]
-pub struct SessionState {
-    pub version: u32,
-    pub open: String,
-    pub conversations: Vec<SavedEntry>,
-}
-
-/// One conversation of a [`SessionState`].
-#[derive(Debug, Clone, PartialEq, Serialize, Read)]
-pub struct SavedEntry {
-    #[serde(flatten)]
-    pub entry: ConversationEntry,
-    pub conversation: Conversation,
 }
 
 fn new_id(now_ms: i64, salt: u64) -> String {

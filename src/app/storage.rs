@@ -34,6 +34,22 @@ pub struct ConversationEntry {
     pub updated_ms: i64,
 }
 
+/// Everything a session keeps, for `saveState` / `loadState`.
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
+pub struct SessionState {
+    pub version: u32,
+    pub open: String,
+    pub conversations: Vec<SavedEntry>,
+}
+
+/// One conversation of a [`SessionState`].
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
+pub struct SavedEntry {
+    #[serde(flatten)]
+    pub entry: ConversationEntry,
+    pub conversation: Conversation,
+}
+
 /// A conversation as saved: its version, then the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Read)]
 struct SavedConversation {
