@@ -159,14 +159,7 @@ pub fn derive(input: &DeriveInput) -> Result<TokenStream> {
     }
     let body = object(&members);
     let schema_name = name.to_string();
-    let refers = (!refs.is_empty()).then(|| {
-        quote! {
-            const REFERS: bool = true;
-            fn defs(defs: &mut ::familiar_json::schema::Defs) {
-                #(defs.add::<#refs>();)*
-            }
-        }
-    });
+    let adds = refs.iter().map(|ty| quote!(defs.add::<#ty>();));
     Ok(quote! {
         const _: () = {
             fn serialize<T: ::serde::Serialize>() {}
@@ -178,7 +171,9 @@ pub fn derive(input: &DeriveInput) -> Result<TokenStream> {
         impl ::familiar_json::schema::SchemaText for #name {
             const NAME: &'static str = #schema_name;
             const BODY: &'static str = #body;
-            #refers
+            fn defs(defs: &mut ::familiar_json::schema::Defs) {
+                #(#adds)*
+            }
         }
     })
 }

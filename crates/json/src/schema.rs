@@ -5,8 +5,6 @@
 //! schemars' generator and each type's derived schema code. `tests/schema.rs` holds
 //! the text to what schemars derives.
 
-use std::borrow::Cow;
-
 /// A type's JSON Schema as text (`#[derive(SchemaText)]`, or written by hand beside a
 /// hand-written `Deserialize`).
 pub trait SchemaText {
@@ -14,9 +12,6 @@ pub trait SchemaText {
     const NAME: &'static str;
     /// Its schema, as a JSON object; the types it refers to as `{"$ref": "#/$defs/…"}`.
     const BODY: &'static str;
-    /// Whether it refers to other types (whose definitions [`SchemaText::defs`]
-    /// adds); when it does not, its body is its whole schema as a tool's parameters.
-    const REFERS: bool = false;
 
     /// Adds the types its schema refers to, and theirs.
     fn defs(defs: &mut Defs) {
@@ -38,14 +33,9 @@ impl Defs {
     }
 }
 
-/// `T`'s schema as a tool's parameters: its body and the definitions it refers to;
-/// the constant text itself when it refers to none.
-pub fn parameters<T: SchemaText>() -> Cow<'static, str> {
-    if T::REFERS {
-        Cow::Owned(joined(T::BODY, T::defs, None))
-    } else {
-        Cow::Borrowed(T::BODY)
-    }
+/// `T`'s schema as a tool's parameters: its body and the definitions it refers to.
+pub fn parameters<T: SchemaText>() -> String {
+    joined(T::BODY, T::defs, None)
 }
 
 /// `T`'s schema as schemars' `schema_for!` gives it: with `$schema` and `title`.
