@@ -2,7 +2,7 @@
 //! visitor. The derive writes, for every struct, a field enum with its own visitor,
 //! a loop that matches each key, checks it against duplicates and deserializes its
 //! value inline, and one missing-field error per field: 1–10 KB of wasm per struct,
-//! most of the reading code of the lean runtime. [`read_fields!`] writes the struct's
+//! most of the reading code of the lean runtime. `#[derive(Read)]` writes the struct's
 //! `Deserialize` as one call per field to [`Fields::take`], which is compiled once per
 //! field *type* and shared by every struct with a field of that type. `Serialize`
 //! stays derived, so what is written does not change.
@@ -15,7 +15,7 @@
 //! leads its message. New types derive [`Read`](crate::Read), which writes the same
 //! calls from the type's `#[serde(...)]` attributes, rather than serde's
 //! `Deserialize`; it is held to serde's derive by the tests below and in
-//! `tests/derive.rs`. [`read_fields!`] writes them from a list of the fields.
+//! `tests/derive.rs`.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -24,128 +24,6 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
 use crate::read::{ReadError, Reader, unexpected};
-
-/// Implements `Deserialize` for a struct whose fields are listed: `name` is required
-/// (an `Option` may be missing, as with serde), `name = default` takes the type's
-/// default when missing, `name = default(path)` calls `path` when missing, `name =
-/// skip` is never read (its default), `name = with(path)` is read by `path` (serde's
-/// `with`; `with_default(path)` when it may be missing), `name = flatten` reads the
-/// fields not taken yet (so it comes last). `as "key"` renames a field, `alias
-/// "other"` reads `other` when there is no `key`. Unknown fields are ignored, or
-/// refused after `deny_unknown`; after `default` (serde's `#[serde(default)]` on the
-/// struct), a missing field is the struct default's.
-///
-/// The generic `deserialize` only takes the object; the fields are read by one plain
-/// function, each into an `Option` (the first error kept aside), and the struct is
-/// built from them in one match, so a failure drops what was read once instead of
-/// through a ladder of exits, one per field.
-#[macro_export]
-macro_rules! read_fields {
-    ($name:ident deny_unknown { $($fields:tt)* }) => {
-        $crate::read_fields!(@impl $name true { $($fields)* });
-    };
-    ($name:ident { $($fields:tt)* }) => {
-        $crate::read_fields!(@impl $name false { $($fields)* });
-    };
-    // `#[serde(default)]` on the struct: a missing field is the struct's default's.
-    ($name:ident default { $($field:ident $(as $key:literal)?),* $(,)? }) => {
-        const _: () = {
-            use $crate::{ReadError, fields::Fields};
-
-            fn read(mut fields: Fields) -> Result<$name, ReadError> {
-                let base = <$name as ::core::default::Default>::default();
-                let read = ($(fields.take_or_value(
-                    $crate::read_fields!(@key $field $(as $key)?),
-                    base.$field,
-                ),)*);
-                $crate::read_fields!(@build fields read [$name] $($field)*)
-            }
-
-            $crate::read_fields!(@deserialize $name);
-        };
-    };
-    (@impl $name:ident $deny:literal {
-        $($field:ident $(as $key:literal)? $(alias $alias:literal)?
-            $(= $how:ident $(($default:path))?)?),* $(,)?
-    }) => {
-        const _: () = {
-            use $crate::{ReadError, fields::Fields};
-
-            fn read(mut fields: Fields) -> Result<$name, ReadError> {
-                if $deny {
-                    fields.deny_unknown(&[$($crate::read_fields!(@key $field $(as $key)?)),*])?;
-                }
-                let read = ($({
-                    $crate::read_fields!(@alias fields [$field $(as $key)?] $($alias)?);
-                    $crate::read_fields!(@take fields [$field $(as $key)?] $($how $(($default))?)?)
-                },)*);
-                $crate::read_fields!(@build fields read [$name] $($field)*)
-            }
-
-            $crate::read_fields!(@deserialize $name);
-        };
-    };
-    // The struct's `Deserialize`: takes the object, reads it with the block's `read`.
-    (@deserialize $name:ident) => {
-        impl<'de> ::serde::Deserialize<'de> for $name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> Result<Self, D::Error> {
-                let fields = Fields::read(deserializer, concat!("struct ", stringify!($name)))?;
-                read(fields).map_err(Fields::refused)
-            }
-        }
-    };
-    // The value made of the fields read (each an `Option`), or the first error.
-    (@build $fields:ident $read:ident [$($ctor:tt)*] $($field:ident)*) => {{
-        #[allow(unreachable_patterns, clippy::match_single_binding)]
-        match $read {
-            ($(Some($field),)*) => Ok($($ctor)* { $($field),* }),
-            _ => Err($fields.error()),
-        }
-    }};
-    (@key $field:ident) => {
-        stringify!($field)
-    };
-    (@key $field:ident as $key:literal) => {
-        $key
-    };
-    (@alias $fields:ident [$($key:tt)*]) => {};
-    (@alias $fields:ident [$($key:tt)*] $alias:literal) => {
-        $fields.alias($alias, $crate::read_fields!(@key $($key)*))
-    };
-    (@take $fields:ident [$($key:tt)*]) => {
-        $fields.take($crate::read_fields!(@key $($key)*))
-    };
-    (@take $fields:ident [$($key:tt)*] default) => {
-        $fields.take_or($crate::read_fields!(@key $($key)*), ::core::default::Default::default)
-    };
-    (@take $fields:ident [$($key:tt)*] default($default:path)) => {
-        $fields.take_or($crate::read_fields!(@key $($key)*), $default)
-    };
-    (@take $fields:ident [$($key:tt)*] with($read:path)) => {
-        $fields.take_with(
-            $crate::read_fields!(@key $($key)*),
-            |value| $read(value),
-            None,
-        )
-    };
-    (@take $fields:ident [$($key:tt)*] with_default($read:path)) => {
-        $fields.take_with(
-            $crate::read_fields!(@key $($key)*),
-            |value| $read(value),
-            Some(::core::default::Default::default),
-        )
-    };
-    (@take $fields:ident [$($key:tt)*] flatten) => {
-        $fields.take_rest()
-    };
-    (@take $fields:ident [$($key:tt)*] skip) => {
-        Some(::core::default::Default::default())
-    };
-}
-
-pub use crate::read_fields;
 
 /// A struct's object, its fields taken out one by one; the first that did not read
 /// is kept as the struct's error.

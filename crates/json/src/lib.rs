@@ -4,11 +4,10 @@
 //! `#[derive(Read)]` (crates/json-derive) writes a struct's or an internally tagged
 //! enum's `Deserialize` as one shared call per field ([`fields::Fields`]) instead of
 //! serde's derived visitor (1–10 KB of wasm per type), from the same `#[serde(...)]`
-//! attributes its `Serialize` derive reads. [`read_fields!`] and [`read_variants!`]
-//! write the same code from a list of the fields, for the types not yet derived. Its
-//! own crate so that every crate of the workspace whose types cross into the page's
-//! wasm reads them the same way (the root crate's `base::json`, the page reader's
-//! snapshot in `crates/page`).
+//! attributes its `Serialize` derive reads, and `#[derive(SchemaText)]` ([`schema`])
+//! its JSON Schema as text at compile time. Its own crate so that every crate of the
+//! workspace whose types cross into the page's wasm reads them the same way (the root
+//! crate's `base::json`, the page reader's snapshot in `crates/page`).
 
 // The derive's code names this crate `::familiar_json`, in this crate's own tests too.
 extern crate self as familiar_json;

@@ -4,62 +4,9 @@
 //! type's deserializer once more, for `Content`; and even read through an externally
 //! tagged mirror, each struct variant keeps a derived visitor of its own (1 KB of wasm
 //! apiece). `#[derive(Read)]` on an enum with `#[serde(tag = "…")]` writes its
-//! `Deserialize` as a match on the tag, each variant's fields taken as a struct's;
-//! [`read_variants!`] writes the same from a list of the variants. `Serialize` stays
-//! derived with serde's attribute, so what is written does not change.
-
-/// Implements `Deserialize` for an enum written as `#[serde(tag = "…")]`, its variants
-/// listed by their tag: `"text" => Text { text }` (the fields as in `read_fields!`),
-/// `"act" => Act(Act)` (the rest of the object is the variant's body) and
-/// `"done" => Done {}` (a unit variant; other fields are ignored, as serde does).
-#[macro_export]
-macro_rules! read_variants {
-    ($name:ident tag $tag:literal {
-        $($variant_tag:literal => $variant:ident $body:tt),* $(,)?
-    }) => {
-        const _: () = {
-            use $crate::{ReadError, fields::Fields};
-
-            fn read(mut fields: Fields, tag: &str) -> Result<$name, ReadError> {
-                match tag {
-                    $($variant_tag => $crate::read_variants!(
-                        @variant fields $name $variant $body
-                    ),)*
-                    other => Err(::serde::de::Error::unknown_variant(
-                        other,
-                        &[$($variant_tag),*],
-                    )),
-                }
-            }
-
-            impl<'de> ::serde::Deserialize<'de> for $name {
-                fn deserialize<D: ::serde::Deserializer<'de>>(
-                    deserializer: D,
-                ) -> Result<Self, D::Error> {
-                    let (fields, tag) = Fields::read_tagged(
-                        deserializer,
-                        $tag,
-                        concat!("internally tagged enum ", stringify!($name)),
-                    )?;
-                    read(fields, &tag).map_err(Fields::refused)
-                }
-            }
-        };
-    };
-    (@variant $fields:ident $name:ident $variant:ident ($inner:ty)) => {
-        $fields.rest::<$inner>().map($name::$variant)
-    };
-    (@variant $fields:ident $name:ident $variant:ident {
-        $($field:ident $(as $key:literal)? $(= $how:ident $(($default:path))?)?),* $(,)?
-    }) => {{
-        let read = ($($crate::read_fields!(
-            @take $fields [$field $(as $key)?] $($how $(($default))?)?
-        ),)*);
-        $crate::read_fields!(@build $fields read [$name::$variant] $($field)*)
-    }};
-}
-
-pub use crate::read_variants;
+//! `Deserialize` as a match on the tag, each variant's fields taken as a struct's.
+//! `Serialize` stays derived with serde's attribute, so what is written does not
+//! change.
 
 #[cfg(test)]
 mod tests {
