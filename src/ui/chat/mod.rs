@@ -12,6 +12,7 @@ mod inspector;
 mod notices;
 mod resume;
 mod transaction;
+mod updates;
 
 pub use earlier::SHOWN_TURNS;
 pub use inspector::Inspector;
@@ -24,14 +25,12 @@ use leptos::task::spawn_local;
 
 use crate::app::settings::Settings;
 use crate::app::{self, ConversationEntry, Keys, Loaded};
-use crate::demo::{self, characters};
+use crate::demo;
 use crate::llm::message::ToolCall;
-use crate::run::event::{Event, Grant};
+use crate::run::event::Grant;
 use crate::run::interaction::{Conversation, Interaction};
-use crate::run::{Boundaries, ContextMemory, Purpose};
 use crate::store::Store;
 use crate::web::{BrowserStorage, load_json, save_json};
-use transaction::describe;
 
 const SETTINGS_KEY: &str = "familiar.settings";
 
@@ -416,189 +415,6 @@ impl Chat {
         });
         if let Some(input) = input {
             self.send(input);
-        }
-    }
-
-    /// Mirrors one of the controller's updates.
-    fn on_update(&self, update: &app::Update) {
-        let shown = self.conversation_id.get_untracked();
-        match update {
-            app::Update::TurnBegan {
-                conversation, turn, ..
-            }
-            | app::Update::TurnResumed { conversation, turn } => {
-                // A new turn supersedes a run cut off in the same conversation.
-                self.forget_interrupted(conversation);
-                if *conversation == shown {
-                    self.turn_began(conversation, *turn);
-                }
-            }
-            app::Update::Event {
-                conversation,
-                turn,
-                event,
-            } if *conversation == shown => self.on_event(*turn, event),
-            app::Update::CharacterPrepared {
-                conversation,
-                injection,
-                ..
-            } if *conversation == shown => self.inspector.update(|i| {
-                i.injection = injection.clone().unwrap_or_else(|| "—".into());
-            }),
-            app::Update::TransactionRecorded {
-                conversation,
-                transaction,
-                error,
-                ..
-            } if *conversation == shown => {
-                let text = match (transaction, error) {
-                    (_, Some(error)) => format!("not recorded: {error}"),
-                    (Some(transaction), None) => describe(transaction),
-                    (None, None) => return,
-                };
-                self.inspector.update(|i| i.transaction = text);
-            }
-            app::Update::Notice(notice) => self.notice(notice),
-            // A message to a resident opened its own conversation: show it.
-            app::Update::Opened { conversation } if *conversation != shown => {
-                self.view(conversation);
-            }
-            _ => {}
-        }
-        if let app::Update::Event {
-            conversation,
-            event: Event::Done(_),
-            ..
-        } = update
-            && let Some(app) = self.inner.try_with_value(|i| i.app.clone()).flatten()
-        {
-            self.saved.set(app.conversations());
-            if *conversation == shown {
-                // A turn queued behind this one sets it again when it begins.
-                self.busy.set(false);
-            }
-        }
-    }
-
-    fn turn_began(&self, conversation: &str, turn: u64) {
-        let Some(app) = self.inner.try_with_value(|i| i.app.clone()).flatten() else {
-            return;
-        };
-        let Some(interaction) = app.interaction(conversation, turn) else {
-            return;
-        };
-        self.queued.update(|queued| {
-            if let Some(at) = queued.iter().position(|q| *q == interaction.input) {
-                queued.remove(at);
-            }
-        });
-        // A resumed turn is already on screen: its row (keyed by id) keeps its signal,
-        // so the reopened record goes into that signal rather than a new handle.
-        let shown = self
-            .turns
-            .with_untracked(|t| t.iter().find(|t| t.id == turn).map(|t| t.interaction));
-        match shown {
-            Some(signal) => signal.set(interaction),
-            None => {
-                let interaction = self.owner().with(|| RwSignal::new(interaction));
-                self.turns.update(|turns| {
-                    turns.push(TurnHandle {
-                        id: turn,
-                        interaction,
-                    });
-                });
-            }
-        }
-        self.busy.set(true);
-        let cap = self.settings.with_untracked(|s| s.max_iterations);
-        let character = self
-            .settings
-            .with_untracked(|s| s.character.clone())
-            .and_then(|key| characters::name_of(&key));
-        self.inspector.update(|i| {
-            i.trigger = match character {
-                Some(name) => format!("chat · message to {name}"),
-                None => "chat · message.received".into(),
-            };
-            i.boundaries = Boundaries::default();
-            i.plan.clear();
-            i.memory = ContextMemory::default();
-            i.iterations = 0;
-            i.cap = cap;
-        });
-    }
-
-    fn on_event(&self, turn: u64, event: &Event) {
-        if let Some(handle) = self
-            .turns
-            .with_untracked(|t| t.iter().find(|t| t.id == turn).copied())
-        {
-            handle.interaction.update(|i| i.apply(event));
-        }
-        match event {
-            Event::Started { trigger, .. } => self.inspector.update(|i| {
-                if trigger.kind != "chat" {
-                    i.trigger = format!("{} · {}", trigger.kind, trigger.event);
-                }
-            }),
-            Event::PlanUpdated { plan, memory } => self.inspector.update(|i| {
-                i.plan = plan.iter().map(ToString::to_string).collect();
-                i.memory = memory.clone();
-            }),
-            Event::StepStarted(Purpose::Reason { iteration }) => {
-                // The iteration under way, as the step summary counts it ("1 / 10").
-                self.inspector.update(|i| i.iterations = *iteration);
-            }
-            Event::Done(outcome) => announce::announce(
-                self.announcement,
-                match outcome {
-                    crate::run::Outcome::Aborted { .. } => "Stopped.".to_owned(),
-                    crate::run::Outcome::Failed { error } => {
-                        format!(
-                            "The agent failed: {}",
-                            announce::spoken(&error.to_string(), "")
-                        )
-                    }
-                    done => format!(
-                        "{} answered: {}",
-                        super::turn::speaker(*self),
-                        announce::spoken(done.text(), super::shortcuts::READ_REST)
-                    ),
-                },
-            ),
-            // The controller has recorded an "always" by the time the run hears it.
-            Event::Decided { .. } => {
-                if let Some(app) = self.app() {
-                    self.allowed.set(app.always_allowed());
-                }
-            }
-            Event::ApprovalNeeded { call, description } => {
-                announce::announce(
-                    self.announcement,
-                    format!("Approval needed: the agent wants to run {}.", call.name),
-                );
-                self.busy.set(false);
-                let key = app::ApprovalKey {
-                    conversation: self.conversation_id.get_untracked(),
-                    turn,
-                    call: call.id.clone(),
-                };
-                // The grants the card may offer are the controller's to say.
-                let pending = self
-                    .app()
-                    .and_then(|app| app.pending().into_iter().find(|p| p.is(&key)));
-                let (grants, always_asks) = pending
-                    .map(|p| (p.grants, p.always_asks))
-                    .unwrap_or_default();
-                self.pending.set(Some(Pending {
-                    key,
-                    call: call.clone(),
-                    description: description.clone(),
-                    grants,
-                    always_asks,
-                }));
-            }
-            _ => {}
         }
     }
 
