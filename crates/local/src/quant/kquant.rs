@@ -7,7 +7,8 @@
 //! each group of 16), as llama.cpp's CPU backend has them meet:
 //! `d·d₈·Σ_g scale_g·(q_g·a_g) − dmin·d₈·Σ_g min_g·Σa_g`, all sums in integers.
 
-use super::{TILE, f16_at, round_even};
+use super::half::f16_at;
+use super::product::{TILE, round_even};
 use crate::gguf::TensorKind;
 
 /// Weights per super-block.
@@ -251,7 +252,7 @@ fn scaled_dot(w: &Decoded, a: &[i8]) -> i32 {
             .zip(a.chunks_exact(GROUP))
             .zip(&w.scales)
     {
-        let (vw, va) = (super::load(w), super::load(a));
+        let (vw, va) = (super::product::load(w), super::product::load(a));
         let dot = i32x4_add(
             i32x4_dot_i16x8(i16x8_extend_low_i8x16(vw), i16x8_extend_low_i8x16(va)),
             i32x4_dot_i16x8(i16x8_extend_high_i8x16(vw), i16x8_extend_high_i8x16(va)),

@@ -1,3 +1,5 @@
+use super::half::f16_at;
+use super::product::TILE;
 use super::*;
 use crate::testing::Rng;
 
