@@ -19,7 +19,7 @@ use web_sys::{
     HtmlSelectElement, HtmlTextAreaElement,
 };
 
-use crate::dom::{appearance, options};
+use crate::dom::state::{appearance, options};
 use crate::realm::{self, tagged};
 use crate::{Act, Key, hidden, squash};
 

@@ -7,7 +7,7 @@
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Node};
 
-use crate::dom::toggle;
+use crate::dom::state::toggle;
 use crate::{realm, role_of, squash};
 
 /// The element's accessible name: `aria-label`, `aria-labelledby`, its `<label>`,
