@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
 [ -x node_modules/.bin/tsc ] || die "node_modules/.bin/tsc is missing: run npm ci"
-stale=$(find src Cargo.toml Cargo.lock -newer pkg/familiar.d.ts -print -quit 2>/dev/null || true)
+stale=$(find src crates/json crates/json-derive crates/page Cargo.toml Cargo.lock -newer pkg/familiar.d.ts -print -quit 2>/dev/null || true)
 if [ ! -f pkg/familiar.d.ts ] || [ ! -f pkg/familiar_bg.wasm ] || [ ! -f pkg/familiar.js ] || [ -n "$stale" ]; then
   "$ROOT/scripts/headless.sh"
 else
