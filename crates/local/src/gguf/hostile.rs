@@ -4,6 +4,7 @@
 //! named error before the allocation it asks for, and none panics: in the worker a
 //! panic or an out-of-memory abort kills the model.
 
+use super::value::MAX_DEPTH;
 use super::*;
 use proptest::prelude::*;
 
