@@ -15,164 +15,37 @@
 //! a name, the arguments are decoded under that tool's JSON Schema, so the call always
 //! parses and validates. The names on offer are those the latest message relates to
 //! ([`shortlist`]): a small model cannot choose among thirty. A response format constrains the whole answer the same way.
+//!
+//! The parts: [`wire`] holds the request and the answer as they cross to the page,
+//! [`prompt`] writes the transcript and the tools as the model reads them; this module
+//! holds the engine between requests and walks one request through its phases.
 
-use serde::{Deserialize, Serialize};
+mod prompt;
+pub(crate) mod wire;
+
 use serde_json::Value;
 
 use std::sync::Arc;
 
 use crate::constraint::{Constraint, Grammar, Vocabulary};
-use crate::llama::{Model, ModelError, Session};
+use crate::llama::{Model, Session};
 use crate::sample::Sampler;
 use crate::shortlist;
-use crate::template::{ChatTemplate, Turn};
+use crate::template::ChatTemplate;
 use crate::tokenizer::Tokenizer;
+
+pub use prompt::{CALL_CLOSE, CALL_OPEN, system_prompt};
+pub use wire::{Event, GenerateError, Message, Request, ResponseFormat, Tool, ToolCall, Usage};
+
+use prompt::prompt_tokens;
 
 /// Prompt tokens read per call of [`Generation::next`]: small enough that an abort is
 /// seen within a fraction of a second, large enough to batch the weights' reads.
 pub const PREFILL_CHUNK: usize = 16;
 /// The answer's length when the request sets none.
 pub const DEFAULT_MAX_TOKENS: u32 = 512;
-/// What opens a tool call in the answer (and in earlier turns of the transcript).
-pub const CALL_OPEN: &str = "<tool_call>";
-/// What closes it.
-pub const CALL_CLOSE: &str = "</tool_call>";
 /// The name that means "no tool: answer in text".
 const NO_TOOL: &str = "none";
-
-/// One message of the transcript, as Familiar sends it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Message {
-    pub role: String,
-    #[serde(default)]
-    pub content: String,
-    #[serde(default)]
-    pub tool_calls: Vec<ToolCall>,
-}
-
-/// A tool call, in a transcript or in the answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolCall {
-    pub id: String,
-    pub name: String,
-    pub arguments: String,
-}
-
-/// A tool the model may call.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Tool {
-    pub name: String,
-    #[serde(default)]
-    pub description: String,
-    #[serde(default)]
-    pub parameters: Value,
-}
-
-/// A required shape for the answer.
-#[derive(Debug, Clone, Deserialize)]
-pub struct ResponseFormat {
-    pub schema: Value,
-}
-
-/// Familiar's `ChatRequest`, the fields a local model reads.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Request {
-    #[serde(default)]
-    pub system: String,
-    #[serde(default)]
-    pub messages: Vec<Message>,
-    #[serde(default)]
-    pub tools: Vec<Tool>,
-    /// `auto`, `none` or `required`.
-    #[serde(default)]
-    pub tool_choice: Option<String>,
-    #[serde(default)]
-    pub response_format: Option<ResponseFormat>,
-    #[serde(default)]
-    pub temperature: Option<f32>,
-    #[serde(default)]
-    pub max_tokens: Option<u32>,
-}
-
-impl Request {
-    /// The tools this request lets the model call.
-    fn offered(&self) -> &[Tool] {
-        match self.tool_choice.as_deref() {
-            Some("none") => &[],
-            _ => &self.tools,
-        }
-    }
-
-    fn requires_tool(&self) -> bool {
-        self.tool_choice.as_deref() == Some("required")
-    }
-}
-
-/// What the page hears: a delta of the answer, or the end.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Event {
-    /// Familiar's `Delta::Text`.
-    Text { text: String },
-    /// Familiar's `Delta::ToolCall`, whole.
-    ToolCall {
-        index: usize,
-        id: Option<String>,
-        name: Option<String>,
-        arguments: String,
-    },
-    /// Familiar's `ChatResponse`.
-    Done {
-        text: String,
-        reasoning: String,
-        tool_calls: Vec<ToolCall>,
-        finish: &'static str,
-        usage: Usage,
-    },
-}
-
-/// Token counts of one answer.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Usage {
-    pub prompt_tokens: u32,
-    pub completion_tokens: u32,
-}
-
-/// Why a request could not be answered, in words for the person.
-#[derive(Debug, Clone, PartialEq)]
-pub enum GenerateError {
-    /// The request's JSON is not a chat request.
-    Request(String),
-    /// The prompt does not fit the window; worded as servers word it, so the client
-    /// learns the window and trims the conversation.
-    TooLong {
-        prompt: usize,
-        window: usize,
-    },
-    /// The tools' schemas or the response format could not be compiled.
-    Schema(String),
-    Model(String),
-}
-
-impl std::fmt::Display for GenerateError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Request(e) => write!(f, "the request could not be read: {e}"),
-            Self::TooLong { prompt, window } => write!(
-                f,
-                "the prompt is too long: {prompt} tokens in a context window of {window}"
-            ),
-            Self::Schema(e) => write!(f, "a tool's schema could not be used: {e}"),
-            Self::Model(e) => write!(f, "the local model failed: {e}"),
-        }
-    }
-}
-
-impl From<ModelError> for GenerateError {
-    fn from(error: ModelError) -> Self {
-        Self::Model(error.to_string())
-    }
-}
 
 /// Everything about a model that stays between requests: the KV cache too, so a
 /// request that shares its start with the last (the system prompt, the tools, earlier
@@ -284,7 +157,7 @@ pub struct Generation {
 
 impl Generation {
     fn new(engine: &mut Engine, request: Request) -> Result<Generation, GenerateError> {
-        let prompt = prompt_tokens(engine, &request);
+        let prompt = prompt_tokens(&engine.template, &engine.tokenizer, &request);
         let window = engine.context();
         let max_tokens = request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).max(1);
         // The answer needs room too; a prompt that leaves less than a tenth of the
@@ -581,78 +454,6 @@ fn arguments_schema(parameters: &Value) -> Value {
         Value::Object(map) if !map.is_empty() => parameters.clone(),
         _ => serde_json::json!({"type": "object", "properties": {}}),
     }
-}
-
-/// The system prompt with the tools described, as small models of the ChatML family
-/// were trained to read them.
-pub fn system_prompt(system: &str, tools: &[Tool]) -> String {
-    if tools.is_empty() {
-        return system.to_owned();
-    }
-    let mut out = String::from(system);
-    if !out.is_empty() {
-        out.push_str("\n\n");
-    }
-    out.push_str("You have access to the following tools:\n<tools>\n");
-    for tool in tools {
-        let line = serde_json::json!({
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.parameters,
-        });
-        out.push_str(&line.to_string());
-        out.push('\n');
-    }
-    out.push_str("</tools>\nIf a tool helps, call it with ");
-    out.push_str(CALL_OPEN);
-    out.push_str("{\"name\":…,\"arguments\":{…}}");
-    out.push_str(CALL_CLOSE);
-    out.push_str("; if none does, the name is \"none\" and you answer in text.");
-    out
-}
-
-/// The transcript rendered by the model's template and encoded: the template's markup
-/// may hold control tokens, the contents never do (a message cannot close its turn).
-fn prompt_tokens(engine: &Engine, request: &Request) -> Vec<u32> {
-    let system = system_prompt(&request.system, request.offered());
-    let contents: Vec<(String, String)> = std::iter::once(("system".to_owned(), system))
-        .filter(|(_, text)| !text.is_empty())
-        .chain(
-            request
-                .messages
-                .iter()
-                .map(|m| (m.role.clone(), message_text(m))),
-        )
-        .collect();
-    let turns: Vec<Turn> = contents
-        .iter()
-        .map(|(role, content)| Turn {
-            role: role.as_str(),
-            content: content.as_str(),
-        })
-        .collect();
-    engine.template.encode(&engine.tokenizer, &turns, true)
-}
-
-/// A message's text as the model reads it: an assistant's calls written the way it
-/// is asked to write them.
-fn message_text(message: &Message) -> String {
-    let mut text = message.content.clone();
-    for call in &message.tool_calls {
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        let arguments = if call.arguments.trim().is_empty() {
-            "{}"
-        } else {
-            &call.arguments
-        };
-        text.push_str(&format!(
-            "{CALL_OPEN}{{\"name\":\"{}\",\"arguments\":{arguments}}}{CALL_CLOSE}",
-            call.name
-        ));
-    }
-    text
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! model repeats itself). When nothing relates, no tool is offered and the model
 //! answers in text. A request that requires a tool keeps every tool.
 
-use crate::generate::{Message, Tool};
+use crate::generate::wire::{Message, Tool};
 
 /// The most tools a local model is shown at once.
 pub const MAX_TOOLS: usize = 4;
@@ -83,7 +83,7 @@ fn stems(text: &str) -> impl Iterator<Item = String> + '_ {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::ToolCall;
+    use crate::generate::wire::ToolCall;
 
     fn tool(name: &str, description: &str) -> Tool {
         Tool {
