@@ -22,6 +22,7 @@ mod observation;
 mod relevance;
 mod reload;
 mod review;
+mod room;
 mod transcript;
 
 use std::rc::Rc;
@@ -228,7 +229,7 @@ pub struct AgentRun {
     limits: Limits,
     /// The model's context window and what the run learned of it.
     #[serde(default)]
-    room: fit::Room,
+    room: room::Room,
     phase: Phase,
     #[serde(skip)]
     events: Vec<Event>,
@@ -284,7 +285,7 @@ impl AgentRun {
                 guess_goal: false,
                 time_budget_ms: DEFAULT_TIME_BUDGET_MS,
             },
-            room: fit::Room::starting_at(turn_start),
+            room: room::Room::starting_at(turn_start),
             phase: Phase::Reason,
             events,
         };
