@@ -1,0 +1,114 @@
+//! The run's steps as plain data: what [`AgentRun::next_step`](super::AgentRun::next_step)
+//! asks of its driver (a [`NextStep`]: a model call for a [`Purpose`], tool calls as
+//! [`Invocation`]s, a pause, or the [`Outcome`]) and what the driver feeds back
+//! ([`ToolResult`]). The machine that decides them is the parent module's.
+
+use crate::base::json::Read;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::llm::ChatRequest;
+use crate::llm::message::ToolCall;
+use crate::tool::{Approval, RunsOn, ToolError, ToolKind};
+
+/// What the driver should do next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NextStep {
+    /// Ask the model.
+    CallModel(ModelCall),
+    /// Run these calls in the page (data calls concurrently) and report every result.
+    CallTools(Vec<Invocation>),
+    /// Send these calls to the host and report its answers.
+    AwaitHost(Vec<Invocation>),
+    /// Pause until a person approves or denies this action.
+    AwaitApproval(ToolCall),
+    Done(Outcome),
+}
+
+/// A model call and what it is for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelCall {
+    pub purpose: Purpose,
+    pub request: ChatRequest,
+}
+
+/// Why the model is asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Read)]
+#[serde(tag = "purpose", rename_all = "snake_case")]
+pub enum Purpose {
+    GuessGoal,
+    /// Reason and decide; `iteration` counts from 1.
+    Reason {
+        iteration: u32,
+    },
+    /// The cap was hit: one last answer with tools off.
+    FinalAnswer,
+    CheckGoal,
+    Reflect {
+        round: u32,
+    },
+}
+
+/// One tool call as the run wants it made.
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
+pub struct Invocation {
+    pub call: ToolCall,
+    /// `None` for a tool the registry does not know (its call fails as unknown).
+    pub kind: Option<ToolKind>,
+    pub runs_on: RunsOn,
+    pub approval: Approval,
+    pub timeout_ms: u64,
+    /// Stable across retries and resumes, and the id a host answers to; the ledger
+    /// keys applied actions by it.
+    pub idempotency_key: Option<String>,
+    /// The arguments a person approved it with (as values): when it runs, it runs
+    /// only with these (see [`Invocation::approval_broken`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved: Option<Box<Value>>,
+}
+
+impl Invocation {
+    /// The id a host answers to.
+    pub fn request_id(&self) -> &str {
+        self.idempotency_key.as_deref().unwrap_or(&self.call.id)
+    }
+}
+
+/// A finished call, fed back with [`AgentRun::tools_returned`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    pub call_id: String,
+    pub result: Result<Value, ToolError>,
+    pub duration_ms: i64,
+    /// When it finished, in milliseconds since the epoch (0: not known).
+    pub at_ms: i64,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Outcome {
+    /// The model answered in text.
+    Answered { text: String },
+    /// The model acted and then judged the goal complete; `text` is its judgement.
+    GoalComplete { text: String },
+    /// The iteration cap was hit; `text` is the model's final, tools-off answer.
+    CapReached { text: String },
+    /// Stopped from outside (a person, a closed tab).
+    Aborted { reason: String },
+    /// The run could not go on.
+    Failed { error: String },
+}
+
+impl Outcome {
+    /// What to show the user.
+    pub fn text(&self) -> &str {
+        match self {
+            Self::Answered { text } | Self::GoalComplete { text } | Self::CapReached { text } => {
+                text
+            }
+            Self::Aborted { reason } => reason,
+            Self::Failed { error } => error,
+        }
+    }
+}
