@@ -23,7 +23,8 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use crate::read::{ReadError, Reader, unexpected};
+use crate::error::ReadError;
+use crate::read::{Reader, unexpected};
 
 /// A struct's object, its fields taken out one by one; the first that did not read
 /// is kept as the struct's error.

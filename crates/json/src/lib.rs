@@ -12,11 +12,13 @@
 // The derive's code names this crate `::familiar_json`, in this crate's own tests too.
 extern crate self as familiar_json;
 
+mod error;
 pub mod fields;
 mod read;
 pub mod schema;
 pub mod tagged;
 
+pub use error::ReadError;
 pub use familiar_json_derive::{Read, SchemaText};
-pub use read::{ReadError, Reader, from_value};
+pub use read::{Reader, from_value};
 pub use schema::SchemaText;

@@ -13,66 +13,10 @@ use serde::de::{
 };
 use serde_json::{Map, Value};
 
-/// Why a value did not read as the type asked for, and where.
-#[derive(Debug)]
-pub struct ReadError {
-    /// From the outside in.
-    path: Vec<Segment>,
-    error: serde_json::Error,
-}
+use crate::error::{Described, ReadError, Segment};
 
-#[derive(Debug)]
-enum Segment {
-    Key(String),
-    Index(usize),
-}
-
-impl ReadError {
-    fn at(mut self, segment: Segment) -> Self {
-        self.path.insert(0, segment);
-        self
-    }
-
-    /// The error of the value at `key` of an object.
-    pub(crate) fn at_key(self, key: &str) -> Self {
-        self.at(Segment::Key(key.to_owned()))
-    }
-
-    /// The path to the value that was wrong, as `serde_path_to_error` writes it:
-    /// `.` for the value itself, else `rules[0].keywords`.
-    pub fn path(&self) -> String {
-        if self.path.is_empty() {
-            return ".".into();
-        }
-        let mut path = String::new();
-        for segment in &self.path {
-            match segment {
-                Segment::Index(index) => path.push_str(&format!("[{index}]")),
-                Segment::Key(key) => {
-                    if !path.is_empty() {
-                        path.push('.');
-                    }
-                    path.push_str(key);
-                }
-            }
-        }
-        path
-    }
-
-    /// The error without its path.
-    pub fn into_inner(self) -> serde_json::Error {
-        self.error
-    }
-}
-
-impl fmt::Display for ReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.error.fmt(f)
-    }
-}
-
-impl std::error::Error for ReadError {}
-
+// How the reader makes an error stands here, not in `error`: a message may be the one
+// `fields` handed over, and `fields` reads through this reader.
 impl de::Error for ReadError {
     /// An error made of a message; the one a struct read by [`super::fields`] gave
     /// back, with its path, when the message is its.
@@ -96,49 +40,6 @@ impl de::Error for ReadError {
             "invalid value: {}, expected {expected}",
             Described(unexpected)
         ))
-    }
-}
-
-/// What was found, in serde_json's words (`null`, ``floating point `1.5` ``, ``string
-/// "a"``). Written here rather than through serde's `Unexpected` display, whose float
-/// arm alone links core's float printing (18 KB of wasm) into a build that prints no
-/// float: serde_json's numbers print floats with their own short algorithm.
-struct Described<'a>(Unexpected<'a>);
-
-impl fmt::Display for Described<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Unexpected::Bool(b) => write!(f, "boolean `{b}`"),
-            Unexpected::Unsigned(n) => write!(f, "integer `{n}`"),
-            Unexpected::Signed(n) => write!(f, "integer `{n}`"),
-            Unexpected::Float(x) => match serde_json::Number::from_f64(x) {
-                Some(number) => write!(f, "floating point `{number}`"),
-                None => f.write_str("floating point"),
-            },
-            Unexpected::Char(c) => write!(f, "character `{c}`"),
-            Unexpected::Str(s) => write!(f, "string {s:?}"),
-            Unexpected::Bytes(_) => f.write_str("byte array"),
-            Unexpected::Unit => f.write_str("null"),
-            Unexpected::Option => f.write_str("Option value"),
-            Unexpected::NewtypeStruct => f.write_str("newtype struct"),
-            Unexpected::Seq => f.write_str("sequence"),
-            Unexpected::Map => f.write_str("map"),
-            Unexpected::Enum => f.write_str("enum"),
-            Unexpected::UnitVariant => f.write_str("unit variant"),
-            Unexpected::NewtypeVariant => f.write_str("newtype variant"),
-            Unexpected::TupleVariant => f.write_str("tuple variant"),
-            Unexpected::StructVariant => f.write_str("struct variant"),
-            Unexpected::Other(other) => f.write_str(other),
-        }
-    }
-}
-
-impl From<serde_json::Error> for ReadError {
-    fn from(error: serde_json::Error) -> Self {
-        Self {
-            path: Vec::new(),
-            error,
-        }
     }
 }
 
@@ -633,101 +534,4 @@ impl<'de> VariantAccess<'de> for Body {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde::Deserialize;
-    use serde_json::json;
-
-    use super::*;
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Rule {
-        keywords: Vec<String>,
-        weight: Option<u8>,
-    }
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    enum Shape {
-        Dot,
-        Line(u32),
-        Box { side: u32 },
-    }
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    struct File {
-        rules: Vec<Rule>,
-        shape: Option<Shape>,
-        pair: Option<(u64, i64)>,
-    }
-
-    /// Ours and serde_json's, each as `Ok(Debug)` or `Err(message)`.
-    fn both(value: Value) -> (Result<String, String>, Result<String, String>) {
-        let ours = from_value::<File>(value.clone());
-        let theirs = serde_json::from_value::<File>(value);
-        (
-            ours.map(|f| format!("{f:?}")).map_err(|e| e.to_string()),
-            theirs.map(|f| format!("{f:?}")).map_err(|e| e.to_string()),
-        )
-    }
-
-    #[test]
-    fn reads_and_refuses_as_serde_json_does_in_the_same_words() {
-        let inputs = [
-            json!({"rules": [{"keywords": ["a"]}], "shape": "Dot", "pair": [1, -2]}),
-            json!({"rules": [{"keywords": ["a"], "weight": 3}], "shape": {"Line": 4}}),
-            json!({"rules": [], "shape": {"Box": {"side": 2}}, "extra": true}),
-            json!({"rules": [{"keywords": "a"}]}),
-            json!({"rules": [{"keywords": [1]}]}),
-            json!({"rules": [{"keywords": [], "weight": 300}]}),
-            json!({"rules": [{"keywords": [], "weight": -1}]}),
-            json!({"rules": [{"keywords": [], "weight": 1.5}]}),
-            json!({"rules": [{"keywords": [], "colour": 1}]}),
-            json!({"rules": [{}]}),
-            json!({"rules": null}),
-            json!({"shape": "Dot"}),
-            json!({"rules": [], "shape": "Square"}),
-            json!({"rules": [], "shape": {"Dot": null}}),
-            json!({"rules": [], "shape": {"Line": "4"}}),
-            json!({"rules": [], "shape": {"Box": 1}}),
-            json!({"rules": [], "shape": "Line"}),
-            json!({"rules": [], "shape": {"Dot": 1, "Line": 2}}),
-            json!({"rules": [], "pair": [1]}),
-            json!({"rules": [], "pair": [1, 2, 3]}),
-            json!("rules"),
-            json!(null),
-        ];
-        for input in inputs {
-            let (ours, theirs) = both(input.clone());
-            assert_eq!(ours, theirs, "{input}");
-        }
-    }
-
-    #[test]
-    fn a_struct_is_an_object_never_an_array() {
-        // serde_json reads `[["a"], 1]` as a `Rule`; nothing writes one so.
-        let refused = from_value::<Rule>(json!([["a"], 1])).map_err(|e| e.to_string());
-        assert_eq!(
-            refused,
-            Err("invalid type: sequence, expected struct Rule".into())
-        );
-    }
-
-    #[test]
-    fn an_error_names_the_path_to_the_value_as_serde_path_to_error_does() {
-        let path = |value: Value| from_value::<File>(value).err().map(|e| e.path());
-        assert_eq!(
-            path(json!({"rules": [{"keywords": [1]}]})).as_deref(),
-            Some("rules[0].keywords[0]")
-        );
-        assert_eq!(
-            path(json!({"rules": [{"keywords": [], "colour": 1}]})).as_deref(),
-            Some("rules[0].colour")
-        );
-        assert_eq!(path(json!({"rules": [{}]})).as_deref(), Some("rules[0]"));
-        assert_eq!(
-            path(json!({"rules": [], "shape": {"Box": {"side": "2"}}})).as_deref(),
-            Some("shape.Box.side")
-        );
-        assert_eq!(path(json!(null)).as_deref(), Some("."));
-    }
-}
+mod tests;
