@@ -10,11 +10,7 @@ use super::*;
 type Sent = Rc<RefCell<Option<Result<Vec<Outcome>, AppError>>>>;
 
 /// Spawns `send_queued(conversation)`; its outcomes land in the returned cell.
-fn spawn_send_queued(
-    pool: &LocalPool,
-    session: &Session,
-    conversation: &str,
-) -> Sent {
+fn spawn_send_queued(pool: &LocalPool, session: &Session, conversation: &str) -> Sent {
     let slot = Rc::new(RefCell::new(None));
     let out = Rc::clone(&slot);
     let (session, conversation) = (session.clone(), conversation.to_owned());
@@ -139,7 +135,11 @@ fn two_senders_of_one_queue_take_each_message_once() {
     let mut answered = texts(&first);
     answered.extend(texts(&second));
     assert_eq!(answered.len(), 2, "{answered:?}");
-    assert!(["Bumped to 1.", "It is noon."].iter().all(|a| answered.iter().any(|b| b == a)));
+    assert!(
+        ["Bumped to 1.", "It is noon."]
+            .iter()
+            .all(|a| answered.iter().any(|b| b == a))
+    );
     assert_eq!(
         inputs(&w.session),
         ["bump it", "what time is it", "bump it"]
