@@ -73,7 +73,8 @@ test('chosen in Settings, the local model downloads once with progress, then ans
   const seen = await page.evaluate(() => window.progressSeen);
   assert.ok(seen.some(([value, max]) => max > 1 && value === max), `the bar reached its end: ${JSON.stringify(seen.slice(-3))}`);
   assert.equal(await page.locator('.local-progress').count(), 0, 'the bar goes once the model is ready');
-  assert.equal(env.server.stats.served[`/models/${weights}`], 1, 'the weights were downloaded once');
+  assert.equal(env.server.stats.sent[`/models/${weights}`], 1, 'the weights were downloaded once');
+  assert.equal(env.server.stats.served[`/models/${weights}`], 2, 'and asked for once more by the address check, which reads their first bytes');
   assert.match(await page.locator('.familiar-tagline').innerText(), /local model/);
   await page.locator('.settings-close').click();
 
