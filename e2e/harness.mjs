@@ -98,10 +98,10 @@ async function scriptedModel(req, res, reply, requests) {
  * baseline page); `scripted`, a function from a chat request to the reply, serves a
  * scripted model at /script/v1 whose requests land in `requests`. */
 export async function serveDist({ pages = {}, scripted } = {}) {
-  // `served`: how many times each file was asked for, by path; `sent`: how many times
-  // it was sent whole (the local model's weights must be downloaded once, then read
-  // from the browser's cache; Settings' address check reads only their first bytes).
-  const stats = { requests: 0, aborted: 0, served: {}, sent: {} };
+  // `served`: how many times each file was read (GET), by path (the local model's
+  // weights must be downloaded once, then read from the browser's cache; Settings'
+  // address check asks with HEAD, which reads nothing).
+  const stats = { requests: 0, aborted: 0, served: {} };
   const requests = [];
   const server = createServer(async (req, res) => {
     if (scripted && req.url.startsWith('/script/v1/')) {
@@ -133,10 +133,7 @@ export async function serveDist({ pages = {}, scripted } = {}) {
     }
     try {
       const body = await readFile(file);
-      stats.served[path] = (stats.served[path] ?? 0) + 1;
-      res.once('finish', () => {
-        stats.sent[path] = (stats.sent[path] ?? 0) + 1;
-      });
+      if (req.method === 'GET') stats.served[path] = (stats.served[path] ?? 0) + 1;
       res.writeHead(200, {
         'content-type': types[extname(file)] ?? 'application/octet-stream',
         // As a static host sends it (writeHead alone would make Node send chunks).
