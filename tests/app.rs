@@ -162,6 +162,21 @@ fn spawn_send(
     slot
 }
 
+/// Spawns `resume(conversation)`; its outcome lands in the returned cell.
+fn spawn_resume(
+    pool: &LocalPool,
+    session: &Session,
+    conversation: &str,
+) -> Rc<RefCell<Option<Result<Outcome, familiar::app::AppError>>>> {
+    let slot = Rc::new(RefCell::new(None));
+    let out = Rc::clone(&slot);
+    let (session, conversation) = (session.clone(), conversation.to_owned());
+    pool.spawner()
+        .spawn_local(async move { *out.borrow_mut() = Some(session.resume(&conversation).await) })
+        .unwrap();
+    slot
+}
+
 fn answer(slot: &Rc<RefCell<Option<Result<Outcome, familiar::app::AppError>>>>) -> String {
     match slot.borrow().as_ref() {
         Some(Ok(outcome)) => outcome.text().to_owned(),

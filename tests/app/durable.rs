@@ -33,21 +33,6 @@ fn answering(text: &str) -> Rc<ScriptedModel> {
     Rc::new(model)
 }
 
-/// Spawns `resume(conversation)`; its outcome lands in the returned cell.
-fn spawn_resume(
-    pool: &LocalPool,
-    session: &Session,
-    conversation: &str,
-) -> Rc<RefCell<Option<Result<Outcome, AppError>>>> {
-    let slot = Rc::new(RefCell::new(None));
-    let out = Rc::clone(&slot);
-    let (session, conversation) = (session.clone(), conversation.to_owned());
-    pool.spawner()
-        .spawn_local(async move { *out.borrow_mut() = Some(session.resume(&conversation).await) })
-        .unwrap();
-    slot
-}
-
 fn run_keys(storage: &VolatileStorage) -> Vec<String> {
     let keys = storage.keys().into_iter();
     keys.filter(|k| k.starts_with("t.run.")).collect()

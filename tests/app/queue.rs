@@ -62,13 +62,7 @@ fn messages_queued_behind_an_approval_survive_a_reload_and_go_once_after_the_res
         "two equal messages stay two"
     );
     let mut pool = LocalPool::new();
-    let session = w.session.clone();
-    let id = conversation.clone();
-    let resumed = Rc::new(RefCell::new(None));
-    let out = Rc::clone(&resumed);
-    pool.spawner()
-        .spawn_local(async move { *out.borrow_mut() = Some(session.resume(&id).await) })
-        .unwrap();
+    let resumed = spawn_resume(&pool, &w.session, &conversation);
     pool.run_until_stalled();
     w.session
         .approve(&w.session.pending()[0].call.id, false)
