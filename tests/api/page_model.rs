@@ -1,0 +1,71 @@
+//! A model the page gives (its `respond`): its answers drive a turn, a supervised one
+//! reporting its stages included, and one that throws or answers nonsense fails the run
+//! saying why.
+
+use super::*;
+
+#[wasm_bindgen_test]
+async fn a_page_model_answers_through_respond_and_a_supervised_turn_reports_its_stages() {
+    js("window.asked = [], window.stages = []");
+    let config = js(r#"{
+        name: "copilot", persist: false, supervisor: true,
+        model: { respond: async (request) => {
+            window.asked.push(request);
+            if (request.responseFormat) return '{"level": "SIMPLE", "reason": "one monster"}';
+            const last = request.messages[request.messages.length - 1];
+            if (last.role === "tool") return { text: "Spawned a " + JSON.parse(last.content).spawned + "." };
+            return { toolCalls: [{ name: "spawn", arguments: { kind: "goblin" } }] };
+        } }
+    }"#);
+    let agent = create_agent(config)
+        .await
+        .map_err(|e| format!("{e:?}"))
+        .unwrap();
+    agent
+        .register_tool(tool("a => ({ spawned: a.kind })", ""))
+        .unwrap();
+    let stages: Function = js("e => window.stages.push(e.stage)").unchecked_into();
+    agent.on("supervisor", stages).unwrap();
+    let outcome = settle(agent.send("a goblin, please".into())).await.unwrap();
+    assert_eq!(text(&outcome, "text"), "Spawned a goblin.");
+    let stages: Vec<String> = Array::from(&js("window.stages"))
+        .iter()
+        .filter_map(|s| s.as_string())
+        .collect();
+    assert_eq!(stages, ["analysing", "assessed", "executing"]);
+    let first = js("window.asked[0]");
+    assert_eq!(text(&first, "responseFormat.name"), "Complexity");
+    let executor = js("window.asked[1]");
+    assert_eq!(text(&executor, "tools.0.name"), "spawn");
+    assert_eq!(text(&executor, "messages.0.content"), "a goblin, please");
+}
+
+#[wasm_bindgen_test]
+async fn a_page_model_that_throws_or_answers_nonsense_fails_the_run_saying_why() {
+    for (respond, expected) in [
+        (
+            "() => { throw new Error('planner broke') }",
+            "respond threw: planner broke",
+        ),
+        ("() => 42", "respond must return text or {text, toolCalls"),
+        (
+            "() => ({ toolCalls: [{ arguments: {} }] })",
+            "toolCalls[0] has no name",
+        ),
+    ] {
+        let config = js(&format!(
+            "{{ name: 'broken', persist: false, model: {{ respond: {respond} }} }}"
+        ));
+        let agent = create_agent(config)
+            .await
+            .map_err(|e| format!("{e:?}"))
+            .unwrap();
+        let outcome = settle(agent.send("anything".into())).await.unwrap();
+        assert_eq!(text(&outcome, "type"), "failed", "{respond}");
+        assert!(
+            text(&outcome, "error").contains(expected),
+            "{respond}: {}",
+            text(&outcome, "error")
+        );
+    }
+}
