@@ -1,6 +1,9 @@
-//! Approvals are keyed by (conversation, turn, call): models number their calls
-//! `call_1`, `call_2`… in every run, so two conversations' runs can wait on calls of
-//! the same id at once, and a decision for one must never reach the other.
+//! Approvals: a turn pauses until a person approves, a denial is heard by the model
+//! and nothing is applied, `always` holds for its conversation and agent only, and an
+//! approver in code decides without a person. Approvals are keyed by (conversation,
+//! turn, call): models number their calls `call_1`, `call_2`… in every run, so two
+//! conversations' runs can wait on calls of the same id at once, and a decision for
+//! one must never reach the other.
 
 use familiar::app::{AppError, ApprovalKey};
 
@@ -156,4 +159,106 @@ fn a_waiting_call_carries_the_tools_own_description_to_the_person_deciding() {
         Some("Spawns a monster at the gate.")
     );
     assert_eq!(*ran.borrow(), 0, "nothing ran before the decision");
+}
+
+#[test]
+fn an_approval_pauses_the_turn_until_a_person_approves() {
+    let w = solo("t");
+    let mut pool = LocalPool::new();
+    let bumped = spawn_send(&pool, &w.session, "bump it");
+    pool.run_until_stalled();
+    assert!(bumped.borrow().is_none(), "waiting for a person");
+    let pending = w.session.pending();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].agent, "familiar");
+    assert_eq!(*w.counter.borrow(), 0);
+    assert!(names(&w.updates.borrow()).contains(&"approval_needed"));
+    w.session.approve(&pending[0].call.id, false).unwrap();
+    pool.run_until_stalled();
+    assert_eq!(answer(&bumped), "Bumped to 1.");
+    assert!(w.session.pending().is_empty());
+    assert!(w.session.approve("nope", false).is_err());
+}
+
+#[test]
+fn a_denial_is_heard_by_the_model_and_nothing_is_applied() {
+    let w = solo("t");
+    let mut pool = LocalPool::new();
+    let bumped = spawn_send(&pool, &w.session, "bump it");
+    pool.run_until_stalled();
+    let call = w.session.pending()[0].call.id.clone();
+    w.session.deny(&call, "not today").unwrap();
+    pool.run_until_stalled();
+    assert!(bumped.borrow().is_some());
+    assert_eq!(*w.counter.borrow(), 0);
+    let turn = &w.session.conversation().interactions[0];
+    let text = serde_json::to_string(turn).unwrap();
+    assert!(text.contains("not today"), "{text}");
+}
+
+#[test]
+fn always_holds_for_its_conversation_and_agent_only() {
+    let w = solo("t");
+    let mut pool = LocalPool::new();
+    spawn_send(&pool, &w.session, "bump it");
+    pool.run_until_stalled();
+    let call = w.session.pending()[0].call.id.clone();
+    w.session.approve(&call, true).unwrap();
+    pool.run_until_stalled();
+    // Same conversation, same agent: no question.
+    let again = spawn_send(&pool, &w.session, "bump again");
+    pool.run_until_stalled();
+    assert_eq!(answer(&again), "Bumped to 2.");
+    assert_eq!(
+        w.session.always_allowed(),
+        [("familiar".to_owned(), "bump".to_owned())],
+        "what was allowed is visible"
+    );
+    // Taken back, it asks again; allowed once more, it goes on as before.
+    w.session.ask_again("familiar", "bump");
+    assert!(w.session.always_allowed().is_empty());
+    let asked = spawn_send(&pool, &w.session, "bump once more");
+    pool.run_until_stalled();
+    assert!(asked.borrow().is_none(), "waits for a person again");
+    let call = w.session.pending()[0].call.id.clone();
+    w.session.approve(&call, true).unwrap();
+    pool.run_until_stalled();
+    // Another agent in the same conversation asks.
+    let keeper = spawn_send(&pool, &w.session, "@keeper bump");
+    pool.run_until_stalled();
+    assert!(keeper.borrow().is_none());
+    assert_eq!(w.session.pending()[0].agent, "keeper");
+    w.session.abort();
+    pool.run_until_stalled();
+    assert!(matches!(
+        keeper.borrow().clone().unwrap().unwrap(),
+        Outcome::Aborted { .. }
+    ));
+    // The same agent in another conversation asks again.
+    w.session.new_conversation();
+    let elsewhere = spawn_send(&pool, &w.session, "@familiar bump");
+    pool.run_until_stalled();
+    assert!(elsewhere.borrow().is_none());
+    assert_eq!(w.session.pending().len(), 1);
+}
+
+#[test]
+fn an_approver_in_code_decides_without_a_person() {
+    let w = solo("t");
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let log = Rc::clone(&asked);
+    w.session.set_approver(Some(Rc::new(move |pending| {
+        log.borrow_mut().push(pending.call.name.clone());
+        Box::pin(async {
+            Decision::Deny {
+                reason: "the game says no".into(),
+            }
+        })
+    })));
+    let mut pool = LocalPool::new();
+    let bumped = spawn_send(&pool, &w.session, "bump it");
+    pool.run_until_stalled();
+    assert!(bumped.borrow().is_some());
+    assert_eq!(*asked.borrow(), ["bump"]);
+    assert_eq!(*w.counter.borrow(), 0);
 }

@@ -180,3 +180,21 @@ fn an_unreadable_queue_is_kept_aside_and_told() {
         );
     assert!(told);
 }
+
+#[test]
+fn a_message_sent_while_a_turn_waits_is_queued_and_answered_after_it() {
+    let w = solo("t");
+    let mut pool = LocalPool::new();
+    let bump = spawn_send(&pool, &w.session, "bump it");
+    pool.run_until_stalled();
+    let time = spawn_send(&pool, &w.session, "what time is it");
+    pool.run_until_stalled();
+    assert!(time.borrow().is_none(), "queued behind the approval");
+    let call = w.session.pending()[0].call.id.clone();
+    w.session.approve(&call, false).unwrap();
+    pool.run_until_stalled();
+    assert_eq!(answer(&bump), "Bumped to 1.");
+    assert_eq!(answer(&time), "It is noon.");
+    let inputs = inputs(&w.session);
+    assert_eq!(inputs, ["bump it", "what time is it"]);
+}
