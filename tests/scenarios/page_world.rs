@@ -1,0 +1,125 @@
+//! The page's own world (the JSON seed) and its three agents behind one session, as the
+//! World view plays it.
+
+use familiar::world::triggers::WorldEvent;
+
+use super::*;
+
+/// The page's own world (the JSON seed), its three agents behind one session, played
+/// by the seeded player who owns them: what the World view does, natively.
+#[test]
+fn in_the_pages_world_the_owner_s_agents_act_as_themselves_through_one_session() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use familiar::app::{Config, Options, Session, Storage, Update, VolatileStorage};
+    use familiar::base::clock::{FixedClock, Instant};
+    use familiar::compose::delegate::Delegate;
+    use familiar::run::event::{Event, Thought};
+    use familiar::store::{Filtered, Select, Store};
+    use familiar::world::residents::resident;
+    use familiar::world::triggers::agents;
+
+    let clock = Rc::new(FixedClock(Instant {
+        epoch_ms: 1_795_338_000_000,
+        utc_offset_minutes: 0,
+    }));
+    let store: Rc<dyn Store> = Rc::new(familiar::world::local(clock.clone(), None).unwrap());
+    let roster = agents();
+    let mut delegate = Delegate::new(Rc::new(resident(&roster[0], &store, None)));
+    for who in &roster[1..] {
+        delegate = delegate.with_agent(Rc::new(resident(who, &store, None)));
+    }
+    let config = Config {
+        namespace: "page".into(),
+        play: None,
+        options: Options {
+            planning_on_events: true,
+            ..Options::default()
+        },
+        clock,
+        storage: Rc::new(VolatileStorage::new()) as Rc<dyn Storage>,
+        random: Rc::new(|| 0.5),
+    };
+    let session = Session::new(config, delegate);
+    // The owner approves each action their agents ask for (once a run has read
+    // another party's text), and the test keeps what was asked.
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let log = Rc::clone(&asked);
+    session.set_approver(Some(Rc::new(
+        move |pending: &familiar::app::PendingApproval| {
+            log.borrow_mut()
+                .push((pending.agent.clone(), pending.call.name.clone()));
+            Box::pin(async { familiar::app::Decision::Approve })
+        },
+    )));
+    let tools = Rc::new(RefCell::new(Vec::new()));
+    let sink = Rc::clone(&tools);
+    session.on(move |update| {
+        if let Update::Event {
+            turn,
+            event: Event::Thought(Thought::ToolReturn { tool, .. }),
+            ..
+        } = update
+            && !tool.starts_with("get_")
+            && tool != "plan"
+        {
+            sink.borrow_mut().push((*turn, tool.clone()));
+        }
+    });
+    let user = |id: i64| {
+        let select = Select::from("users").eq("id", id);
+        futures::executor::block_on(store.select(&select)).unwrap()[0].clone()
+    };
+    let mira = roster.iter().find(|a| a.name == "Mira").unwrap();
+    let market = WorldEvent::MarketCheck.observe(mira);
+    futures::executor::block_on(session.trigger(market)).unwrap();
+    let mira_now = user(4);
+    assert_eq!(
+        (mira_now["energy"].clone(), mira_now["gold"].clone()),
+        (json!(26), json!(47))
+    );
+    assert_eq!(user(3)["gold"], json!(25), "the owner's rows are untouched");
+    for who in &roster {
+        let battle = WorldEvent::BattleStarted { battle_id: 1 }.observe(who);
+        futures::executor::block_on(session.trigger(battle)).unwrap();
+    }
+    let actions: Vec<String> = tools.borrow().iter().map(|(_, t)| t.clone()).collect();
+    assert_eq!(
+        actions,
+        [
+            "buy_item",
+            "do_work",
+            "buy_item",
+            "consume_item",
+            "join_battle",
+            "join_battle",
+            "ignore_battle"
+        ]
+    );
+    assert_eq!(user(1)["energy"], json!(0), "Dotty fought with all she had");
+    assert_eq!(user(4)["energy"], json!(26), "Mira stayed out");
+    // Loyal to the Lantern Guild (85), Dotty votes for its proposal.
+    let proposal = WorldEvent::Proposal {
+        proposal_id: 1,
+        title: "Buy a second lantern for the north gate".into(),
+    };
+    futures::executor::block_on(session.trigger(proposal.observe(&roster[0]))).unwrap();
+    assert_eq!(tools.borrow().last().unwrap().1, "vote_on_proposal");
+    let votes =
+        futures::executor::block_on(store.select(&Select::from("votes").eq("user_id", 1))).unwrap();
+    assert_eq!(votes[0]["in_favour"], json!(true));
+    // The market check read only Mira's own rows and ran unasked; once the battle's
+    // look-ups had read names players wrote, each action waited for the owner.
+    let asked: Vec<(String, String)> = asked.borrow().clone();
+    let pair = |agent: &str, tool: &str| (agent.to_owned(), tool.to_owned());
+    assert_eq!(
+        asked,
+        [
+            pair("Dotty", "join_battle"),
+            pair("Brannoc", "join_battle"),
+            pair("Mira", "ignore_battle"),
+            pair("Dotty", "vote_on_proposal"),
+        ]
+    );
+}
