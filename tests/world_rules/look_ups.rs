@@ -1,0 +1,110 @@
+//! Look-ups: the knowledge table answers a search and item prices are looked up by
+//! name, and `get_relationship` answers for a user, a faction by name and a community
+//! by id.
+
+use super::*;
+
+#[test]
+fn the_knowledge_table_answers_a_search_and_item_prices_are_looked_up_by_name() {
+    let store = world();
+    familiar::world::functions::play_as(&store, familiar::world::PLAYER_ID).unwrap();
+    let mut tools = familiar::tool::ToolRegistry::new();
+    familiar::world::register_tools(&mut tools, store.clone() as Rc<dyn Store>, 3);
+    let call = |name: &str, args: Value| {
+        let call = familiar::llm::message::ToolCall {
+            id: "k".into(),
+            name: name.into(),
+            arguments: args.to_string(),
+        };
+        block_on(tools.call(&call, familiar::tool::CallContext::default()))
+    };
+    let found = call("search_knowledge", json!({"query": "how does mining pay?"})).unwrap();
+    assert_eq!(found.as_array().unwrap().len(), 1, "{found}");
+    assert_eq!(found[0]["topic"], json!("work"));
+    let lore = call("search_knowledge", json!({"query": "lore"})).unwrap();
+    assert!(
+        lore[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Lantern Guild")
+    );
+    let bread = call("get_item_price", json!({"item_name": "bread"})).unwrap();
+    assert_eq!(
+        (bread["price"].clone(), bread["effects"]["energy"].clone()),
+        (json!(3), json!(1))
+    );
+    let missing = call("get_item_price", json!({"item_name": "dragon"})).unwrap_err();
+    assert!(
+        missing
+            .to_string()
+            .contains("Item dragon not found in the market"),
+        "{missing}"
+    );
+}
+
+/// Seed 000's `get_relationship(targetId)` answers for "a specific user or faction":
+/// example 4 asks it of the enemy faction by name ("Chaos Horde"), example 5 of its own
+/// community. The page's Dotty stands toward the Lantern Guild (1) and the Ashen
+/// Circle (2) as `faction_relations` holds it.
+#[test]
+fn get_relationship_answers_for_a_user_a_faction_by_name_and_a_community_by_id() {
+    let store = world();
+    familiar::world::functions::play_as(&store, familiar::world::PLAYER_ID).unwrap();
+    let mut tools = familiar::tool::ToolRegistry::new();
+    familiar::world::register_agent_tools(&mut tools, store.clone() as Rc<dyn Store>, 1);
+    let call = |args: Value| {
+        let call = familiar::llm::message::ToolCall {
+            id: "r".into(),
+            name: "get_relationship".into(),
+            arguments: args.to_string(),
+        };
+        block_on(tools.call(&call, familiar::tool::CallContext::default()))
+    };
+    let player = call(json!({"target_id": 3})).unwrap();
+    assert_eq!(
+        (&player["affinity"], &player["kind"]),
+        (&json!(40), &json!("friend"))
+    );
+    assert_eq!(
+        call(json!({"target_id": "3"})).unwrap(),
+        player,
+        "an id as text"
+    );
+    let enemy = call(json!({"target_id": "Ashen Circle"})).unwrap();
+    assert_eq!(
+        enemy,
+        json!({"community_id": 2, "sentiment": -40, "trust": 20, "loyalty": 0})
+    );
+    assert_eq!(
+        call(json!({"target_id": "ashen circle"})).unwrap(),
+        enemy,
+        "any case"
+    );
+    let own = call(json!({"community_id": 1})).unwrap();
+    assert_eq!(
+        (&own["loyalty"], &own["sentiment"]),
+        (&json!(85), &json!(70))
+    );
+    let faction = |args: Value| {
+        let call = familiar::llm::message::ToolCall {
+            id: "f".into(),
+            name: "get_faction_relationship".into(),
+            arguments: args.to_string(),
+        };
+        block_on(tools.call(&call, familiar::tool::CallContext::default())).unwrap()
+    };
+    assert_eq!(
+        faction(json!({"community_id": 1})),
+        own,
+        "the same standing"
+    );
+    let unknown = call(json!({"target_id": "Chaos Horde"}))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        unknown.contains("there is no faction named Chaos Horde"),
+        "{unknown}"
+    );
+    let nobody = call(json!({})).unwrap_err().to_string();
+    assert!(nobody.contains("name the other party"), "{nobody}");
+}
