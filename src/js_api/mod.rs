@@ -29,9 +29,20 @@ use js::{console_error, error, message_of, to_js, to_json};
 use tools::Posted;
 
 /// The declarations of what the API takes and gives, appended to the generated
-/// `.d.ts` so the parameters below can name them.
+/// `.d.ts` so the parameters below can name them: `createAgent`'s config, then the
+/// parts for tools, runs (events, outcomes, updates), approvals and saved state.
 #[wasm_bindgen(typescript_custom_section)]
-const TYPES: &str = include_str!("api.d.ts");
+const TYPES: &str = concat!(
+    include_str!("api.d.ts"),
+    "\n",
+    include_str!("api/tools.d.ts"),
+    "\n",
+    include_str!("api/runs.d.ts"),
+    "\n",
+    include_str!("api/approvals.d.ts"),
+    "\n",
+    include_str!("api/state.d.ts"),
+);
 
 /// Creates an agent from `config`; rejects with one `Error` listing every problem.
 #[wasm_bindgen(js_name = createAgent)]
