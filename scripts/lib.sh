@@ -5,6 +5,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TRUNK_VERSION=0.21.14
 LITELLM_VERSION=1.106.2
 POSTRUST_VERSION=3.1.0
+# wasm-split, which cuts the demo into modules (scripts/demo-wasm.sh).
+WASM_SPLIT_VERSION=0.2.4
 LITELLM_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/familiar/litellm-$LITELLM_VERSION"
 LLAMA_CPP_VERSION=0.3.36
 LLAMA_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/familiar/llama-cpp-$LLAMA_CPP_VERSION-avx2"

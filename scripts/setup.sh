@@ -38,6 +38,14 @@ trunk_cli() {
   cargo install --quiet --locked trunk --version "$TRUNK_VERSION"
 }
 
+# The tool that cuts the demo's wasm into the chat's module and its parts'
+# (scripts/demo-wasm.sh); its binary is a feature of the crate.
+wasm_split_cli() {
+  cargo install --list | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:" && return
+  step "cargo install wasm_split_cli_support $WASM_SPLIT_VERSION (wasm-split-cli, takes ~5 min on 2 cores)"
+  cargo install --quiet --locked wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary
+}
+
 node_packages() {
   if [ -x node_modules/.bin/wasm-opt ] && [ -f node_modules/playwright-core/package.json ] &&
      [ node_modules/.package-lock.json -nt package-lock.json ]; then
@@ -120,12 +128,14 @@ if [ "$purpose" = test ]; then chromium; postgresql; litellm_proxy; fi
 # The slow compiles overlap: each is mostly single-threaded at its tail.
 wasm_bindgen_cli & wbg=$!
 trunk_cli & trk=$!
+wasm_split_cli & wsp=$!
 if [ "$purpose" = test ]; then
   postrust_server & pgr=$!
   llama_cpp_server & lcp=$!
 fi
 wait "$wbg" || die "installing wasm-bindgen-cli failed"
 wait "$trk" || die "installing trunk failed"
+wait "$wsp" || die "installing wasm-split-cli failed"
 if [ "$purpose" = test ]; then
   wait "$pgr" || die "installing postrust-server failed"
   wait "$lcp" || die "installing llama-cpp-python failed"

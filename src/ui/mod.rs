@@ -12,6 +12,8 @@ mod guild;
 mod inspector;
 mod load_character;
 mod markdown;
+mod panel;
+pub(crate) mod part;
 mod settings;
 mod shortcuts;
 mod start;
@@ -34,86 +36,13 @@ pub use steps::StepList;
 pub use turn::Turn;
 
 use crate::demo::sample_prompts;
+use panel::{close_on_escape, restore_scroll, reveal};
+use part::{Part, preload};
 use talk_to::TalkTo;
-use world::WorldView;
 
 /// Copies text to the clipboard (best effort: the page may not be allowed to).
 fn copy_text(text: &str) {
     crate::web::copy_to_clipboard(text);
-}
-
-/// Opens a panel at its top: once the page has settled (the conversation below it
-/// may have followed its own end as the panel pushed it down), the panel's `focus`
-/// element takes focus and is scrolled to the top of the window, under the sticky
-/// top bar (the page's `scroll-padding-top`).
-fn reveal(focus: &'static str) {
-    if let Some(window) = web_sys::window() {
-        let y = window.scroll_y().unwrap_or_default();
-        SCROLL_BEFORE.with(|before| {
-            if before.get().is_none() {
-                before.set(Some(y));
-            }
-        });
-    }
-    let document = web_sys::window().and_then(|w| w.document());
-    // Where focus was as the panel opened (its button): if the person has moved it by
-    // the time the page settles, the panel does not take it back.
-    let opener = document
-        .as_ref()
-        .and_then(web_sys::Document::active_element);
-    request_animation_frame(move || {
-        request_animation_frame(move || {
-            let Some(document) = document else { return };
-            let target = document
-                .query_selector(focus)
-                .ok()
-                .flatten()
-                .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok());
-            let Some(target) = target else { return };
-            let now = document.active_element();
-            let body = document.body().map(web_sys::Element::from);
-            let untouched = now.is_none() || now == opener || now == body;
-            if untouched {
-                let _ = target.focus();
-            }
-            target.scroll_into_view_with_bool(true);
-        });
-    });
-}
-
-thread_local! {
-    /// Where the page was scrolled before a panel opened at its top: the reader goes
-    /// back there (to the conversation's end, say) when the panel closes.
-    static SCROLL_BEFORE: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
-}
-
-/// A panel closed: the page goes back to where it was before one opened.
-fn restore_scroll() {
-    let Some(y) = SCROLL_BEFORE.with(std::cell::Cell::take) else {
-        return;
-    };
-    request_animation_frame(move || {
-        if let Some(window) = web_sys::window() {
-            window.scroll_to_with_x_and_y(0.0, y);
-        }
-    });
-}
-
-/// Escape inside a panel: `close` it and give focus back to the button that opened it.
-fn close_on_escape(
-    close: impl Fn() + 'static,
-    button: NodeRef<leptos::html::Button>,
-) -> impl Fn(leptos::ev::KeyboardEvent) + 'static {
-    move |ev| {
-        if ev.key() == "Escape" && !ev.default_prevented() {
-            ev.prevent_default();
-            close();
-            restore_scroll();
-            if let Some(button) = button.get_untracked() {
-                let _ = button.focus();
-            }
-        }
-    }
 }
 
 /// Which side panel is open.
@@ -173,8 +102,8 @@ pub fn App() -> impl IntoView {
                         focus.give();
                     }>"New"</button>
                     <button node_ref=history_button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
-                    <button node_ref=guild_button type="button" class="show-guild" aria-expanded=move || (panel.get() == Panel::Guild).to_string() on:click=toggle(Panel::Guild)>"Guild"</button>
-                    <button node_ref=world_button type="button" class="show-world" aria-expanded=move || show_world.get().to_string() on:click=move |_| {
+                    <button node_ref=guild_button type="button" class="show-guild" aria-expanded=move || (panel.get() == Panel::Guild).to_string() on:click=toggle(Panel::Guild) on:pointerenter=|_| preload(guild::preload) on:focus=|_| preload(guild::preload)>"Guild"</button>
+                    <button node_ref=world_button type="button" class="show-world" aria-expanded=move || show_world.get().to_string() on:pointerenter=|_| preload(world::preload) on:focus=|_| preload(world::preload) on:click=move |_| {
                         show_world.update(|w| *w = !*w);
                         if show_world.get_untracked() {
                             reveal("section.world h2");
@@ -182,7 +111,7 @@ pub fn App() -> impl IntoView {
                             restore_scroll();
                         }
                     }>"World"</button>
-                    <button node_ref=settings_button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings)>"Settings"</button>
+                    <button node_ref=settings_button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings) on:pointerenter=|_| preload(settings::preload) on:focus=|_| preload(settings::preload)>"Settings"</button>
                     <InspectorButton panel=inspector_panel />
                 </nav>
             </header>
@@ -199,21 +128,17 @@ pub fn App() -> impl IntoView {
                 }) />
             </Show>
             <Show when=move || panel.get() == Panel::Settings>
-                <SettingsPanel
-                    current=chat.settings
-                    on_save=move |s| chat.apply_settings(s)
-                    on_close=Callback::new(move |()| {
-                        panel.set(Panel::None);
-                        restore_scroll();
-                        if let Some(button) = settings_button.get_untracked() {
-                            let _ = button.focus();
-                        }
-                    })
-                />
+                <Part name="settings" open=move || settings::open(chat, Callback::new(move |()| {
+                    panel.set(Panel::None);
+                    restore_scroll();
+                    if let Some(button) = settings_button.get_untracked() {
+                        let _ = button.focus();
+                    }
+                })) />
             </Show>
             <Show when=move || panel.get() == Panel::Guild>
                 <div class="panel-keys" on:keydown=close_on_escape(move || panel.set(Panel::None), guild_button)>
-                    <GuildView settings=chat.settings.get_untracked() />
+                    <Part name="Guild" open=move || guild::open(chat.settings.get_untracked()) />
                 </div>
             </Show>
             <Show when=move || chat.notices.with(|n| !n.is_empty())>
@@ -236,7 +161,7 @@ pub fn App() -> impl IntoView {
             }).collect_view()}
             <Show when=move || show_world.get()>
                 <div class="panel-keys" on:keydown=close_on_escape(move || show_world.set(false), world_button)>
-                    <WorldView chat=chat />
+                    <Part name="World" open=move || world::open(chat) />
                 </div>
             </Show>
             <div class="familiar-body">

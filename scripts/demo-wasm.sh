@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the demo's wasm cut into modules (issue 45): the chat's module, which the page
+# loads first, and one module per part a first visit does not open (the World, the
+# Guild, Settings: `ui::part`), fetched when first opened or when its button is
+# hovered or focused. Trunk runs this before each build (Trunk.toml) and copies
+# target/demo-site/ into dist/ after it (the same names as before at the root:
+# familiar-demo.js, familiar-demo_bg.wasm; beside them __wasm_split.js, which loads
+# the parts, split_*.wasm and the chunks the parts share, chunk_*.wasm).
+#
+# The steps: cargo builds the demo with feature `split` and its relocations kept
+# (--emit-relocs, so wasm-split can follow every call); wasm-split cuts the module at
+# the parts' entries, each part taking what only it reaches; wasm-bindgen binds the
+# chat's module (--keep-lld-exports: the parts call into it); wasm-opt -Oz shrinks
+# every module, as Trunk did the one module before.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+OUT=target/demo-site
+SPLIT=target/demo-split
+WASM=target/split/wasm32-unknown-unknown/release/familiar-demo.wasm
+
+command -v wasm-split-cli >/dev/null ||
+  die "wasm-split-cli is not installed: run scripts/setup.sh demo"
+# Its own target directory: the relocation flag would otherwise rebuild every other
+# wasm build's crates.
+RUSTFLAGS="-Clink-args=--emit-relocs" \
+  cargo build --quiet --release --target wasm32-unknown-unknown --bin familiar-demo \
+  --features split --target-dir target/split
+[ -f "$OUT/.built" ] && [ "$OUT/.built" -nt "$WASM" ] && [ "$OUT/.built" -nt "$0" ] && exit 0
+
+rm -rf "$SPLIT" "$OUT"
+mkdir -p "$SPLIT" "$OUT"
+wasm-split-cli "$WASM" "$SPLIT" --out-name familiar-demo
+wasm-bindgen --target web --no-typescript --keep-lld-exports \
+  --out-dir "$OUT" --out-name familiar-demo "$SPLIT/familiar-demo.wasm"
+for module in "$OUT/familiar-demo_bg.wasm" "$SPLIT"/split_*.wasm "$SPLIT"/chunk_*.wasm; do
+  [ -f "$module" ] || continue
+  node_modules/.bin/wasm-opt -Oz "$module" --output "$OUT/$(basename "$module").opt"
+  mv "$OUT/$(basename "$module").opt" "$OUT/$(basename "$module")"
+done
+cp "$SPLIT/__wasm_split.js" "$OUT/"
+touch "$OUT/.built"
