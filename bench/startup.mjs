@@ -6,7 +6,11 @@
 // Then the same cold, over a throttled link (1.6 Mbit/s down, 150 ms round trip, set
 // through the DevTools protocol), files served gzip-compressed as a static host would.
 // The wasm is served as application/wasm, so wasm-bindgen's loader compiles it while
-// it downloads (instantiateStreaming). Run through `bench/ui` (which builds dist/), or
+// it downloads (instantiateStreaming). Then the demo's parts (issue 45: the World, the
+// Guild and Settings, each its own module fetched when first opened): over the same
+// throttled link, from a click on each one's button to its heading on screen, with the
+// modules the click fetched and their weight, beside the first load's.
+// Run through `bench/ui` (which builds dist/), or
 // alone once pkg/, pkg-page/ and dist/ are built:
 //
 //   node bench/startup.mjs          RUNS=9 by default (the median is printed)
@@ -116,6 +120,52 @@ async function measure(path, mark) {
   return { cold: median(cold), warm: median(warm), slow: median(slow) };
 }
 
+// The demo's parts: a button, and the heading that says the part is open.
+const parts = [
+  ['World', 'button.show-world', 'section.world h2'],
+  ['Guild', 'button.show-guild', 'section.guild h2'],
+  ['Settings', 'button.show-settings', '#settings-heading'],
+];
+
+/** The scripts and modules the page has fetched since `since` (ms), each with its
+ * bytes as sent (gzip, level 6). */
+const fetched = (page, since) => page.evaluate((t) => performance.getEntriesByType('resource')
+  .filter((e) => e.startTime >= t && /\.(wasm|js)$/.test(new URL(e.name).pathname))
+  .map((e) => ({ file: new URL(e.name).pathname, bytes: e.encodedBodySize })), since);
+const sum = (files) => files.reduce((n, f) => n + f.bytes, 0);
+const names = (files) => files.map((f) => f.file.slice(1)).join(' ') || 'nothing (preloaded or in the first load)';
+
+/** Over the throttled link: the demo's first load, then each part from its click to
+ * its heading (each in a fresh context, so nothing is cached), median of the runs. */
+async function measureParts() {
+  const first = [];
+  const opened = parts.map(() => []);
+  let modules = parts.map(() => []);
+  let firstFiles = [];
+  for (let run = 0; run < Math.max(1, Math.ceil(RUNS / 3)); run += 1) {
+    for (const [n, [, button, heading]] of parts.entries()) {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', link);
+      await page.goto(origin + '/', { timeout: 120_000 });
+      await readyAt(page, 'familiar:mounted');
+      if (n === 0) {
+        firstFiles = await fetched(page, 0);
+        first.push(sum(firstFiles));
+      }
+      const clicked = await page.evaluate(() => performance.now());
+      await page.click(button);
+      await page.waitForSelector(heading, { timeout: 120_000 });
+      opened[n].push(await page.evaluate((t) => performance.now() - t, clicked));
+      modules[n] = await fetched(page, clicked);
+      await context.close();
+    }
+  }
+  return { first: median(first), firstFiles, opened: opened.map(median), modules };
+}
+
 try {
   const rows = [];
   for (const [name, path, mark] of builds) rows.push([name, await measure(path, mark)]);
@@ -124,6 +174,13 @@ try {
   console.log(`${'build'.padEnd(50)} ${'cold'.padStart(9)} ${'warm'.padStart(9)} ${'1.6 Mbit/s, 150 ms RTT'.padStart(24)}`);
   for (const [name, m] of rows) console.log(`${name.padEnd(50)} ${ms(m.cold)} ${ms(m.warm)} ${ms(m.slow).padStart(24)}`);
   console.log('(the demo\'s composer takes input before its agent is ready: bench/ui.mjs times that against the floor)');
+  const p = await measureParts();
+  const kb = (b) => `${(b / 1000).toFixed(1)} KB`;
+  console.log(`\nthe demo's parts over 1.6 Mbit/s, 150 ms RTT (median of ${Math.ceil(RUNS / 3)}; bytes as sent, gzip level 6)`);
+  console.log(`first load: ${kb(p.first)} (${names(p.firstFiles)})`);
+  for (const [n, [name]] of parts.entries()) {
+    console.log(`${name.padEnd(9)} click → heading on screen ${ms(p.opened[n])}, fetched ${kb(sum(p.modules[n]))}: ${names(p.modules[n])}`);
+  }
 } finally {
   await browser.close();
   server.close();

@@ -28,10 +28,13 @@ def main():
     for line in Path(sys.argv[1]).read_text().splitlines():
         if not line.strip() or line.startswith("#") or ratchet.is_reason(line):
             continue
-        build, budget, *files = line.split()
-        missing = [f for f in files if not Path(f).is_file()]
+        build, budget, *patterns = line.split()
+        # A pattern may name several files (the demo's shared chunks, dist/chunk_*.wasm,
+        # numbered by wasm-split); each must match at least one.
+        missing = [p for p in patterns if not any(f.is_file() for f in Path().glob(p))]
         if missing:
             sys.exit(f"{build}: no {', '.join(missing)} (build it first)")
+        files = sorted({f for p in patterns for f in Path().glob(p) if f.is_file()})
         weight = sum(gzipped(f) for f in files)
         verdict = "ok" if weight <= int(budget) else "OVER"
         print(f"{build:<8} {weight:>9,} B gzip -9, budget {int(budget):>9,} B  {verdict}")

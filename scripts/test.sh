@@ -106,6 +106,9 @@ cargo clippy --quiet --workspace --all-targets --target wasm32-unknown-unknown -
 step "cargo clippy (wasm32, the extension's frame reader: crates/page with feature frame) -D warnings"
 cargo clippy --quiet -p familiar-page --target wasm32-unknown-unknown --features frame -- -D warnings
 
+step "cargo clippy (wasm32, the demo cut into modules: feature split) -D warnings"
+cargo clippy --quiet --lib --target wasm32-unknown-unknown --features split -- -D warnings
+
 step "cargo clippy (wasm32, headless: no ui feature) -D warnings"
 cargo clippy --quiet --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
 
@@ -137,7 +140,7 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 wait_for_model_server "$log/model"
 run_real_model_tests 2>&1 | tee -a "$log/browser"
 
-step "release build (trunk, offline)"
+step "release build (trunk, offline; scripts/demo-wasm.sh cuts the demo into modules)"
 trunk build --release --offline
 
 step "headless runtime (pkg/) and the TypeScript example against its declarations (tsc)"

@@ -182,9 +182,13 @@ fn shown(proposal: &Proposal, tick: i64) -> bool {
         || proposal.applied_tick == Some(tick)
 }
 
-super::part::part!(guild, preload, pub(super) fn open(settings: Settings) {
-    view! { <GuildView settings=settings /> }.into_any()
-});
+super::part::part!(
+    guild,
+    preload,
+    pub(super) fn open(settings: Settings) {
+        view! { <GuildView settings=settings /> }.into_any()
+    }
+);
 
 /// The guild council, over the store and model `settings` name.
 #[component]

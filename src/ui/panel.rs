@@ -25,15 +25,17 @@ pub(super) fn reveal(focus: &'static str) {
         .as_ref()
         .and_then(web_sys::Document::active_element);
     let Some(document) = document else { return };
-    request_animation_frame(move || settle(document, focus, opener, FRAMES_TO_APPEAR));
+    settle(document, focus, opener, FRAMES_TO_APPEAR);
 }
 
 /// How many frames a panel's heading is looked for before reveal gives up: a part's
 /// module may take a few seconds to come on a slow link.
 const FRAMES_TO_APPEAR: u32 = 900;
 
-/// On the next frame, focus on and scroll to `focus` if it is there (and the person
-/// has not moved focus from `opener` meanwhile); if not yet, look again a frame later.
+/// Once `focus` is in the page and two frames have passed (the page has settled
+/// around it: the conversation below may follow its own end as the panel pushes it
+/// down), focus on it and scroll to it, unless the person has moved focus from
+/// `opener` meanwhile; until it is there, look again each frame.
 fn settle(
     document: web_sys::Document,
     focus: &'static str,
@@ -41,24 +43,29 @@ fn settle(
     frames_left: u32,
 ) {
     request_animation_frame(move || {
-        let target = document
-            .query_selector(focus)
-            .ok()
-            .flatten()
-            .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok());
-        let Some(target) = target else {
+        let found = document.query_selector(focus).ok().flatten().is_some();
+        if !found {
             if let Some(frames_left) = frames_left.checked_sub(1) {
                 settle(document, focus, opener, frames_left);
             }
             return;
-        };
-        let now = document.active_element();
-        let body = document.body().map(web_sys::Element::from);
-        let untouched = now.is_none() || now == opener || now == body;
-        if untouched {
-            let _ = target.focus();
         }
-        target.scroll_into_view_with_bool(true);
+        request_animation_frame(move || {
+            request_animation_frame(move || {
+                let target =
+                    document.query_selector(focus).ok().flatten().and_then(|e| {
+                        wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok()
+                    });
+                let Some(target) = target else { return };
+                let now = document.active_element();
+                let body = document.body().map(web_sys::Element::from);
+                let untouched = now.is_none() || now == opener || now == body;
+                if untouched {
+                    let _ = target.focus();
+                }
+                target.scroll_into_view_with_bool(true);
+            });
+        });
     });
 }
 

@@ -89,12 +89,16 @@ fn follow_loading(
     });
 }
 
-super::part::part!(settings, preload, pub(super) fn open(chat: super::Chat, on_close: Callback<()>) {
-    view! {
+super::part::part!(
+    settings,
+    preload,
+    pub(super) fn open(chat: super::Chat, on_close: Callback<()>) {
+        view! {
         <SettingsPanel current=chat.settings on_save=move |s| chat.apply_settings(s) on_close=on_close />
     }
     .into_any()
-});
+    }
+);
 
 /// The settings form.
 #[component]

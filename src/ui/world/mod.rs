@@ -73,9 +73,13 @@ fn memory_of(app: &crate::app::Session, who: &WorldAgent) -> Vec<String> {
         .collect()
 }
 
-super::part::part!(world, preload, pub(super) fn open(chat: Chat) {
-    view! { <WorldView chat=chat /> }.into_any()
-});
+super::part::part!(
+    world,
+    preload,
+    pub(super) fn open(chat: Chat) {
+        view! { <WorldView chat=chat /> }.into_any()
+    }
+);
 
 /// The World panel, drawn anew for each session the settings make (signing in makes
 /// one, with the player's agents): its roster, its listener on the runs and its timer
