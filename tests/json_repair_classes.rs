@@ -271,3 +271,14 @@ proptest! {
         prop_assert_eq!(repaired(&written)?, Value::Object(expected), "{}", written);
     }
 }
+
+/// Found by `documents_written_with_model_habits_repair_to_the_value_meant` (its seed
+/// is kept in the regressions file): a single-quoted `[` followed by invisible spaces
+/// around the closing bracket was read as a character class, and the quote as text.
+#[test]
+fn a_bracket_in_single_quotes_before_invisible_spaces_is_a_string() {
+    let written = "{\"aa\": [ '['\u{feff}]\u{200b}}";
+    assert_eq!(repaired(written).unwrap(), json!({"aa": ["["]}), "{written}");
+    let written = "{\"re\": ['[' \u{200b}], \"b\": 1}";
+    assert_eq!(repaired(written).unwrap(), json!({"re": ["["], "b": 1}), "{written}");
+}

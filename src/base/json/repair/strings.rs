@@ -3,7 +3,7 @@
 //! ends where the structure resumes (a `,` before the next key, the next list item, a
 //! closing bracket) rather than swallowing the rest of the document.
 
-use super::{JsonError, Repairer};
+use super::{JsonError, Repairer, is_space};
 
 /// What a string is, which decides where a missing end quote most likely was.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -289,12 +289,14 @@ impl Repairer {
         for at in self.pos..self.pos + 8 {
             self.look(1);
             match self.chars.get(at).copied() {
+                // Invisible spaces count as spaces: `'['\u{feff}]` closes the string.
                 Some(']') => {
-                    return self.chars.get(at + 1).is_some_and(|c| {
-                        !c.is_whitespace() && !matches!(c, ',' | '}' | ']' | ':')
-                    });
+                    return self
+                        .chars
+                        .get(at + 1)
+                        .is_some_and(|&c| !is_space(c) && !matches!(c, ',' | '}' | ']' | ':'));
                 }
-                Some(c) if c.is_whitespace() || matches!(c, '"' | ',' | '{' | '}') => return false,
+                Some(c) if is_space(c) || matches!(c, '"' | ',' | '{' | '}') => return false,
                 None => return false,
                 Some(_) => {}
             }
