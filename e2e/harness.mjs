@@ -96,12 +96,15 @@ async function scriptedModel(req, res, reply, requests) {
 /** Serves `dist/`, `pkg/` under /pkg/, `pkg-page/` under /pkg-page/ (and a slow model at /v1, with its models list) on 127.0.0.1 at a free port; resolves to
  * { url, close, stats, requests }. `pages` maps extra paths to HTML bodies (the benchmark's
  * baseline page); `scripted`, a function from a chat request to the reply, serves a
- * scripted model at /script/v1 whose requests land in `requests`. */
+ * scripted model at /script/v1 whose requests land in `requests`. A file is served
+ * whole, or from a byte on (`Range: bytes=N-`, 206) as static hosts do; the first whole
+ * GET of a path under `/cut/` (the file at the rest of the path) stops halfway, its
+ * connection dropped, as a bad network would. */
 export async function serveDist({ pages = {}, scripted } = {}) {
   // `served`: how many times each file was read (GET), by path (the local model's
   // weights must be downloaded once, then read from the browser's cache; Settings'
   // address check asks with HEAD, which reads nothing).
-  const stats = { requests: 0, aborted: 0, served: {} };
+  const stats = { requests: 0, aborted: 0, served: {}, ranges: {} };
   const requests = [];
   const server = createServer(async (req, res) => {
     if (scripted && req.url.startsWith('/script/v1/')) {
@@ -123,7 +126,7 @@ export async function serveDist({ pages = {}, scripted } = {}) {
       res.writeHead(200, { 'content-type': types['.html'] }).end(pages[path]);
       return;
     }
-    const prefix = ['/pkg/', '/pkg-page/'].find((p) => path.startsWith(p));
+    const prefix = ['/pkg/', '/pkg-page/', '/cut/'].find((p) => path.startsWith(p));
     const base = { '/pkg/': pkg, '/pkg-page/': pkgPage }[prefix] ?? dist;
     const relative = prefix ? path.slice(prefix.length - 1) : path;
     const file = join(base, relative.endsWith('/') ? `${relative}index.html` : relative);
@@ -133,12 +136,31 @@ export async function serveDist({ pages = {}, scripted } = {}) {
     }
     try {
       const body = await readFile(file);
+      const type = types[extname(file)] ?? 'application/octet-stream';
+      const from = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+      if (from && Number(from[1]) < body.length) {
+        const start = Number(from[1]);
+        stats.ranges[path] = [...(stats.ranges[path] ?? []), start];
+        res.writeHead(206, {
+          'content-type': type,
+          'content-length': body.length - start,
+          'content-range': `bytes ${start}-${body.length - 1}/${body.length}`,
+        });
+        res.end(body.subarray(start));
+        return;
+      }
       if (req.method === 'GET') stats.served[path] = (stats.served[path] ?? 0) + 1;
       res.writeHead(200, {
-        'content-type': types[extname(file)] ?? 'application/octet-stream',
+        'content-type': type,
         // As a static host sends it (writeHead alone would make Node send chunks).
         'content-length': body.length,
+        'accept-ranges': 'bytes',
       });
+      if (prefix === '/cut/' && req.method === 'GET' && stats.served[path] === 1) {
+        // Half the file, then the connection drops.
+        res.write(body.subarray(0, body.length >> 1), () => setTimeout(() => req.socket.destroy(), 50));
+        return;
+      }
       res.end(body);
     } catch {
       res.writeHead(404).end('not found');

@@ -3,9 +3,12 @@
 // crates/local's wasm in a Web Worker of the page. Chosen in Settings, its weights
 // download once with progress and are read from the browser's cache after a reload;
 // it answers, calls `current_time` with arguments the registry accepts, and Stop ends
-// its answer mid-stream. Skipped, saying why, when the model is not installed.
+// its answer mid-stream. A download whose connection drops halfway resumes where it
+// stopped, and weights that are not the file the host's SHA-256 names are refused and
+// not kept. Skipped, saying why, when the model is not installed.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, appReady, dist, openDemo, send, useDist, watch } from './harness.mjs';
 
@@ -22,9 +25,9 @@ const host = `<!doctype html>
     import init, { createAgent } from '/familiar-demo.js';
     await init({ module_or_path: '/familiar-demo_bg.wasm' });
     window.progress = [];
-    window.make = (url) => createAgent({
+    window.make = (url, sha256) => createAgent({
       name: 'hermit', persist: false, instructions: 'You are a hermit. Answer in one short sentence.',
-      model: { local: { url, onProgress: (p) => window.progress.push(p) } },
+      model: { local: { url, ...(sha256 ? { sha256 } : {}), onProgress: (p) => window.progress.push(p) } },
     });
     document.getElementById('state').textContent = 'ready';
   </script>
@@ -180,4 +183,52 @@ test('Settings check a weights address before saving it, and say what to do when
   // Chromium logs the missing file's 404 without its address: that one, once.
   const expected404 = 'console: Failed to load resource: the server responded with a status of 404 (Not Found)';
   assert.deepEqual(problems, [expected404]);
+});
+
+/** A fresh page of the host, with its problems collected. */
+async function openHost(t) {
+  const context = await env.browser.newContext();
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = await watch(page, env);
+  await page.goto(`${env.server.url}local-host.html`);
+  await page.locator('#state', { hasText: 'ready' }).waitFor();
+  return { page, problems };
+}
+
+/** Whether the page's Cache Storage keeps a copy of `url`. */
+const keeps = (page, url) => page.evaluate(async (u) => Boolean(await (await caches.open('familiar-models')).match(new URL(u, location.href).href)), url);
+
+test('a download whose connection drops halfway resumes where it stopped, checked against its SHA-256', { skip, timeout: 3 * SLOW }, async (t) => {
+  const { page, problems } = await openHost(t);
+  const sha256 = createHash('sha256').update(readFileSync(join(models, weights))).digest('hex');
+  const url = `/cut/models/${weights}`;
+  const outcome = await page.evaluate(async ([u, h]) => (await window.make(u, h)).send('Say hello.'), [url, sha256]);
+  assert.equal(outcome.type, 'answered', JSON.stringify(outcome));
+  assert.equal(env.server.stats.served[url], 1, 'one whole request, cut halfway');
+  const [resumedAt] = env.server.stats.ranges[url] ?? [];
+  assert.ok(resumedAt > 0, `the rest was asked for from where it stopped (Range from byte ${resumedAt})`);
+  const progress = await page.evaluate(() => window.progress);
+  const size = readFileSync(join(models, weights)).length;
+  assert.ok(progress.some((p) => p.loaded === 0 && p.total === size), 'the size was said before the first byte');
+  assert.ok(progress.some((p) => p.loaded === size && p.total === size), 'and the bar reached the end');
+  assert.ok(await keeps(page, url), 'the verified weights are kept for the next visit');
+  // The dropped connection is the one error the browser itself logs.
+  assert.deepEqual(problems.filter((p) => !/ERR_|network|Failed to load resource/i.test(p)), []);
+});
+
+test('weights that are not the file their SHA-256 names are refused, said, and not kept', { skip, timeout: 3 * SLOW }, async (t) => {
+  const { page, problems } = await openHost(t);
+  const url = `/models/${weights}`;
+  const wrong = '0'.repeat(64);
+  const outcome = await page.evaluate(async ([u, h]) => (await window.make(u, h)).send('Say hello.').catch((e) => ({ thrown: String(e) })), [url, wrong]);
+  assert.equal(outcome.type, 'failed', JSON.stringify(outcome));
+  assert.match(outcome.error, /not the file expected: their SHA-256 is [0-9a-f]{64}, not 0{64}/);
+  const progress = await page.evaluate(() => window.progress);
+  assert.ok(progress.some((p) => /SHA-256/.test(p.error ?? '')), JSON.stringify(progress.slice(-2)));
+  assert.equal(await keeps(page, url), false, 'nothing was kept');
+  // A malformed hash is refused before anything loads, naming the field.
+  const refused = await page.evaluate(() => window.make('/models/x.gguf', 'abc').then(() => 'made', (e) => String(e?.message ?? e)));
+  assert.match(refused, /config\.model\.local\.sha256: the weights' SHA-256 must be 64 hexadecimal digits/);
+  assert.deepEqual(problems, []);
 });

@@ -1,10 +1,11 @@
 // The local model's Web Worker (issue 29). The model itself is Rust (crates/local,
 // built by scripts/local-model.sh next to this file as familiar_local.js/_bg.wasm);
 // this script owns what only a worker script can: the message loop, the weights'
-// download with its progress, and their copy in Cache Storage so a second visit reads
-// them from disk.
+// download with its progress (taken up again where it stopped when the connection
+// drops), its check against the SHA-256 the host gave, and the copy in Cache Storage
+// so a second visit, or another tab, reads them from disk.
 //
-// Messages in:  {type: 'load', url, context} | {type: 'load', file, context}
+// Messages in:  {type: 'load', url, context, sha256?} | {type: 'load', file, context, sha256?}
 //               {type: 'chat', id, request}  | {type: 'abort', id}
 // Messages out: {type: 'progress', loaded, total, cached}
 //               {type: 'loaded', info, cached} | {type: 'load_error', message}
@@ -26,29 +27,82 @@ const waiting = [];
 channel.port1.onmessage = () => waiting.shift()?.();
 const breathe = () => new Promise((resolve) => { waiting.push(resolve); channel.port2.postMessage(0); });
 
-async function weights(url) {
-  const cache = typeof caches === 'undefined' ? null : await caches.open(CACHE).catch(() => null);
-  const hit = cache && (await cache.match(url));
-  if (hit) {
-    const bytes = new Uint8Array(await hit.arrayBuffer());
-    postMessage({ type: 'progress', loaded: bytes.length, total: bytes.length, cached: true });
-    return { bytes, cached: true };
+// How many times a dropped download is taken up again where it stopped.
+const RESUMES = 5;
+
+/** The SHA-256 of `bytes`, in lowercase hex. */
+async function sha256Of(bytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Refuses `bytes` that are not the file `sha256` names (when it names one). */
+async function verify(url, bytes, sha256) {
+  if (!sha256) return;
+  const found = await sha256Of(bytes);
+  if (found !== sha256) {
+    throw new Error(`the weights at ${url} are not the file expected: their SHA-256 is ${found}, not ${sha256}; they were not kept`);
   }
-  const response = await fetch(url);
+}
+
+/** Whether `bytes` more fit in this origin's storage quota (asking first that what is
+ * kept be kept for good); true when the browser does not say. */
+async function roomFor(bytes) {
+  try {
+    await navigator.storage?.persist?.();
+    const estimate = await navigator.storage?.estimate?.();
+    if (!estimate?.quota) return true;
+    return estimate.quota - (estimate.usage ?? 0) > bytes * 1.1;
+  } catch {
+    return true;
+  }
+}
+
+/** The weights' bytes over the network, with progress; a connection dropped on the way
+ * is asked again for the rest (`Range`) up to RESUMES times, or from the start when the
+ * server sends the whole file again. */
+async function download(url) {
+  let response = await fetch(url);
   if (!response.ok) throw new Error(`the weights at ${url} could not be fetched (HTTP ${response.status})`);
-  const total = Number(response.headers.get('content-length')) || 0;
-  const parts = [];
+  const encoded = response.headers.get('content-encoding');
+  let total = encoded ? 0 : Number(response.headers.get('content-length')) || 0;
+  // The size, said before the first byte comes.
+  postMessage({ type: 'progress', loaded: 0, total, cached: false });
+  let parts = [];
   let loaded = 0;
   let last = 0;
-  const reader = response.body.getReader();
+  let resumes = 0;
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(value);
-    loaded += value.length;
-    if (loaded - last > 1 << 20 || loaded === total) {
-      last = loaded;
-      postMessage({ type: 'progress', loaded, total, cached: false });
+    const reader = response.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parts.push(value);
+        loaded += value.length;
+        if (loaded - last > 1 << 20 || loaded === total) {
+          last = loaded;
+          postMessage({ type: 'progress', loaded, total, cached: false });
+        }
+      }
+      if (!total || loaded >= total) break;
+      throw new Error(`the connection ended after ${loaded} of ${total} bytes`);
+    } catch (error) {
+      if (resumes >= RESUMES || !total) {
+        throw new Error(`the weights at ${url} stopped coming after ${loaded} of ${total || 'unknown'} bytes (${error?.message ?? error})`);
+      }
+      resumes += 1;
+      response = await fetch(url, { headers: { Range: `bytes=${loaded}-` } });
+      const range = /^bytes (\d+)-\d+\/(\d+)$/.exec(response.headers.get('content-range') ?? '');
+      if (response.status === 206 && range && Number(range[1]) === loaded && Number(range[2]) === total) continue;
+      if (response.status === 200) {
+        // The server sends the whole file again: start over.
+        parts = [];
+        loaded = 0;
+        last = 0;
+        continue;
+      }
+      throw new Error(`the weights at ${url} could not be fetched again from byte ${loaded} (HTTP ${response.status})`);
     }
   }
   if (last !== loaded || total !== loaded) {
@@ -59,22 +113,42 @@ async function weights(url) {
   const bytes = new Uint8Array(loaded);
   let at = 0;
   for (const part of parts) { bytes.set(part, at); at += part.length; }
-  if (cache) {
+  return bytes;
+}
+
+/** The weights: the browser's copy when it has one that matches, else downloaded,
+ * checked against `sha256` and kept for the next visit (and the page's other tabs). */
+async function weights(url, sha256) {
+  const cache = typeof caches === 'undefined' ? null : await caches.open(CACHE).catch(() => null);
+  const hit = cache && (await cache.match(url));
+  if (hit) {
+    const bytes = new Uint8Array(await hit.arrayBuffer());
+    if (!sha256 || (await sha256Of(bytes)) === sha256) {
+      postMessage({ type: 'progress', loaded: bytes.length, total: bytes.length, cached: true });
+      return { bytes, cached: true };
+    }
+    // A copy that is not the file asked for (another file at the same address).
+    await cache.delete(url).catch(() => {});
+  }
+  const bytes = await download(url);
+  await verify(url, bytes, sha256);
+  if (cache && (await roomFor(bytes.length))) {
     // Kept for the next visit; a full disk only costs the next download.
     await cache.put(url, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } })).catch(() => {});
   }
   return { bytes, cached: false };
 }
 
-async function load({ url, file, context }) {
+async function load({ url, file, context, sha256 }) {
   await init();
   let bytes;
   let cached = false;
   if (file) {
     bytes = new Uint8Array(await file.arrayBuffer());
     postMessage({ type: 'progress', loaded: bytes.length, total: bytes.length, cached: false });
+    await verify(file.name, bytes, sha256);
   } else {
-    ({ bytes, cached } = await weights(url));
+    ({ bytes, cached } = await weights(url, sha256));
   }
   engine = new Engine(bytes, context || 2048);
   postMessage({ type: 'loaded', info: JSON.parse(engine.info()), cached });

@@ -136,8 +136,9 @@ export type ModelConfig = "rules" | RulesModelConfig | ProxyModelConfig | PageMo
 
 /**
  * A GGUF model of the llama family run in a Web Worker of this page (the full build's
- * `local/worker.js`): no server, no key. The weights download once, with progress,
- * and are kept in the browser's Cache Storage. Tool calls are constrained to the
+ * `local/worker.js`): no server, no key. The weights download once, with progress
+ * (a dropped connection resumes where it stopped, when the server takes `Range`), and
+ * are kept in the browser's Cache Storage when the storage quota has room. Tool calls are constrained to the
  * tools' JSON Schemas, so they always parse. The lean and page-assistant builds refuse it.
  */
 export interface LocalModelConfig {
@@ -148,6 +149,9 @@ export interface LocalModelConfig {
     contextTokens?: number;
     /** The worker's script, when not `local/worker.js` beside the page. */
     worker?: string;
+    /** The file's SHA-256 (64 hex digits), when its publisher gives one: a download, or
+     * a copy in the browser's cache, that does not match is refused and not kept. */
+    sha256?: string;
     /** Told how loading goes: `{loaded, total, cached}`, then `{ready, cached, contextTokens}` or `{error}`. */
     onProgress?: (status: { loaded?: number; total?: number; cached?: boolean; ready?: boolean; contextTokens?: number; error?: string }) => void;
   };

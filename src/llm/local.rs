@@ -35,6 +35,10 @@ pub struct LocalSettings {
     /// The worker's script, when not the build's `local/worker.js`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker: Option<String>,
+    /// The file's SHA-256 in hex, when its publisher gives one: a download (or a copy
+    /// in the browser's cache) that does not match is refused and not kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 impl LocalSettings {
@@ -43,6 +47,7 @@ impl LocalSettings {
             url: url.into(),
             context_tokens: None,
             worker: None,
+            sha256: None,
         }
     }
 
@@ -50,6 +55,13 @@ impl LocalSettings {
     pub fn problem(&self) -> Option<String> {
         if self.url.trim().is_empty() {
             return Some("the local model needs the address of its GGUF file".into());
+        }
+        if let Some(hash) = &self.sha256
+            && !is_sha256(hash)
+        {
+            return Some(format!(
+                "the weights' SHA-256 must be 64 hexadecimal digits, not “{hash}”"
+            ));
         }
         match self.context_tokens {
             Some(n) if !(256..=131_072).contains(&n) => {
@@ -62,6 +74,11 @@ impl LocalSettings {
     pub fn context(&self) -> u32 {
         self.context_tokens.unwrap_or(DEFAULT_LOCAL_CONTEXT)
     }
+}
+
+/// Whether `hash` is a SHA-256 written in hex (either case).
+pub fn is_sha256(hash: &str) -> bool {
+    hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// One reply of the worker to a request.
@@ -273,5 +290,26 @@ mod tests {
         let mut huge = LocalSettings::new("m.gguf");
         huge.context_tokens = Some(10);
         assert!(huge.problem().is_some_and(|p| p.contains("256")));
+    }
+
+    #[test]
+    fn a_sha256_is_64_hex_digits_or_the_settings_say_what_is_wrong() {
+        let mut settings = LocalSettings::new("m.gguf");
+        settings.sha256 = Some("ab".repeat(32));
+        assert_eq!(settings.problem(), None);
+        settings.sha256 = Some("AB".repeat(32));
+        assert_eq!(settings.problem(), None);
+        for wrong in [
+            "ab".repeat(31),
+            "zz".repeat(32),
+            format!("{} ", "ab".repeat(32)),
+        ] {
+            settings.sha256 = Some(wrong.clone());
+            let problem = settings.problem().unwrap_or_default();
+            assert!(
+                problem.contains("SHA-256") && problem.contains(&wrong),
+                "{problem}"
+            );
+        }
     }
 }

@@ -76,7 +76,12 @@ pub fn worker_for(
     settings: &LocalSettings,
     file: Option<&web_sys::File>,
 ) -> Result<BrowserWorker, String> {
-    let key = format!("{}#{}", settings.url, settings.context());
+    let key = format!(
+        "{}#{}#{}",
+        settings.url,
+        settings.context(),
+        settings.sha256.as_deref().unwrap_or_default()
+    );
     if let Some(worker) = WORKERS.with(|w| w.borrow().get(&key).cloned()) {
         return Ok(worker);
     }
@@ -135,6 +140,9 @@ impl BrowserWorker {
         // the page's.
         set(&load, "url", &page_address(&settings.url).into());
         set(&load, "context", &settings.context().into());
+        if let Some(hash) = &settings.sha256 {
+            set(&load, "sha256", &hash.into());
+        }
         if let Some(file) = file {
             set(&load, "file", file);
         }

@@ -416,6 +416,27 @@ mod tests {
     }
 
     #[test]
+    fn a_local_models_sha256_is_read_lowercased_and_a_malformed_one_refused() {
+        let config = |local: Value| AgentSpec::from_value(&json!({ "model": { "local": local } }));
+        let hash = "AB".repeat(32);
+        let spec = config(json!({"url": "/m.gguf", "sha256": hash})).unwrap();
+        let ModelSpec::Local(local) = spec.model else {
+            panic!("not local");
+        };
+        assert_eq!(local.sha256, Some("ab".repeat(32)));
+        let problems = config(json!({"url": "/m.gguf", "sha256": "abc"}))
+            .err()
+            .unwrap_or_default();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.to_string().contains("config.model.local.sha256")
+                    && p.to_string().contains("64 hexadecimal digits")),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
     fn a_composition_is_read_with_its_agents_commands_and_goal_guess() {
         let spec = AgentSpec::from_value(&json!({
             "name": "guide",

@@ -107,21 +107,34 @@ pub(super) fn read_model_at(
     Some(ModelSpec::Proxy(settings))
 }
 
-/// `model: {local: "…gguf"}` or `model: {local: {url, contextTokens, worker}}`.
+/// `model: {local: "…gguf"}` or `model: {local: {url, contextTokens, worker, sha256}}`.
 fn read_local(value: &Value, problems: &mut Vec<Problem>) -> Option<ModelSpec> {
     let mut settings = match value.as_str() {
         Some(url) => LocalSettings::new(url),
         None => {
-            let known = ["url", "contextTokens", "worker", "onProgress"];
+            let known = ["url", "contextTokens", "worker", "sha256", "onProgress"];
             let mut f = Fields::new(value, "config.model.local", problems, &known)?;
             let mut settings = LocalSettings::new(f.string("url").unwrap_or_default());
             settings.context_tokens = f
                 .number("contextTokens", 256..=131_072)
                 .and_then(|n| u32::try_from(n).ok());
             settings.worker = f.string("worker");
+            settings.sha256 = f.string("sha256").map(|h| h.trim().to_ascii_lowercase());
             settings
         }
     };
+    if let Some(problem) = settings
+        .sha256
+        .is_some()
+        .then(|| settings.problem())
+        .flatten()
+    {
+        problems.push(Problem {
+            path: "config.model.local.sha256".into(),
+            message: problem,
+        });
+        return None;
+    }
     settings.url = settings.url.trim().to_owned();
     if settings.url.is_empty() {
         problems.push(Problem {
