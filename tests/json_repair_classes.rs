@@ -278,7 +278,15 @@ proptest! {
 #[test]
 fn a_bracket_in_single_quotes_before_invisible_spaces_is_a_string() {
     let written = "{\"aa\": [ '['\u{feff}]\u{200b}}";
-    assert_eq!(repaired(written).unwrap(), json!({"aa": ["["]}), "{written}");
+    assert_eq!(
+        repaired(written).unwrap(),
+        json!({"aa": ["["]}),
+        "{written}"
+    );
     let written = "{\"re\": ['[' \u{200b}], \"b\": 1}";
-    assert_eq!(repaired(written).unwrap(), json!({"re": ["["], "b": 1}), "{written}");
+    assert_eq!(
+        repaired(written).unwrap(),
+        json!({"re": ["["], "b": 1}),
+        "{written}"
+    );
 }
