@@ -232,3 +232,22 @@ test('weights that are not the file their SHA-256 names are refused, said, and n
   assert.match(refused, /config\.model\.local\.sha256: the weights' SHA-256 must be 64 hexadecimal digits/);
   assert.deepEqual(problems, []);
 });
+
+test('Settings list the weights this browser keeps with their size, and delete them on request', { skip, timeout: 3 * SLOW }, async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.locator('.use-local').check();
+  await page.locator('.kept-none').waitFor();
+  await page.locator('.settings-close').click();
+  await chooseLocal(page);
+  await ready(page);
+  const size = readFileSync(join(models, weights)).length;
+  const kept = page.locator('.kept-model', { hasText: weights });
+  await kept.waitFor();
+  assert.match(await kept.innerText(), new RegExp(`${(size / 1e6).toFixed(1).replace('.', '\\.')} MB`));
+  await kept.getByRole('button', { name: `Delete ${weights}` }).click();
+  await page.locator('.kept-said', { hasText: `Deleted ${weights}` }).waitFor();
+  await page.locator('.kept-none').waitFor();
+  assert.equal(await keeps(page, `/models/${weights}`), false, 'the cache no longer has it');
+  assert.deepEqual(problems, []);
+});

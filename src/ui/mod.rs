@@ -10,6 +10,7 @@ mod composer;
 mod follow;
 mod guild;
 mod inspector;
+mod kept_models;
 mod load_character;
 mod markdown;
 mod panel;

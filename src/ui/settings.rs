@@ -11,6 +11,7 @@
 use leptos::prelude::*;
 
 use super::account::AccountPanel;
+use super::kept_models::KeptModels;
 use crate::app::settings::{Backend, FieldProblem, ModelSource, Settings};
 use crate::llm::local::{LocalSettings, SMOLLM2_BYTES, SMOLLM2_NAME};
 use crate::llm::openai::{ModelSettings, SettingsError, temperature_text};
@@ -422,6 +423,7 @@ pub fn SettingsPanel(
                         0 => view! { <progress class="local-progress" aria-label="Loading the local model"></progress> }.into_any(),
                         total => view! { <progress class="local-progress" aria-label="Loading the local model" max=total.to_string() value=loaded.min(total).to_string()></progress> }.into_any(),
                     })}
+                    <KeptModels status=local_status />
                 </div>
                 <label><input type="radio" name="model" class="use-proxy" prop:checked=move || use_proxy.get() on:change=move |_| { use_local.set(false); use_proxy.set(true); } />" OpenAI-compatible proxy"</label>
                 <div hidden=move || !use_proxy.get()>

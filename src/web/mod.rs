@@ -8,6 +8,8 @@ mod frame;
 pub mod local_model;
 #[cfg(feature = "guild")]
 mod lock;
+#[cfg(feature = "local")]
+pub mod model_cache;
 #[cfg(feature = "page")]
 mod page;
 mod page_title;
