@@ -5,7 +5,7 @@
 //! each message's token estimate already made (a conversation estimates a finished
 //! turn once); the loop's own figures are what is timed.
 //!
-//! Natively: `cargo run --release --example agent_loop`.
+//! Natively: `cargo run --release --example agent_loop` (`-- 10` for one history length).
 //! In wasm (V8, as in Chromium): `scripts/bench-loop-wasm.sh`, which builds this file
 //! for `wasm32-wasip1` and runs it under Node's WASI, then prints the linear memory.
 #![allow(clippy::unwrap_used)]
@@ -151,8 +151,18 @@ fn main() {
         "agent loop overhead ({}): {STEPS} model steps per run (tool calls, then an answer); zero-latency model, no-op tool",
         std::env::consts::ARCH
     );
+    // History lengths from the arguments (`-- 10` for one), else all four.
+    let lengths: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let lengths = if lengths.is_empty() {
+        vec![10, 100, 1_000, 10_000]
+    } else {
+        lengths
+    };
     let mut figures = Vec::new();
-    for len in [10, 100, 1_000, 10_000] {
+    for len in lengths {
         let micros = per_step(&tools, &history(len));
         println!("history {len:>5}: {micros:8.2} µs per model step");
         figures.push(micros);

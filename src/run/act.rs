@@ -552,9 +552,15 @@ fn declined_message(result: &Result<Value, ToolError>) -> Option<String> {
 /// A result as the model reads it: the value, or `{"error": …}`; a long one cut to
 /// its start, saying so.
 fn tool_message(result: &Result<Value, String>) -> String {
+    // Written straight into a string: `Value`'s `Display` goes through the formatter,
+    // several times the cost at every step. Neither can fail (a `Value`'s keys are
+    // strings).
     let text = match result {
-        Ok(value) => value.to_string(),
-        Err(error) => serde_json::json!({ "error": error }).to_string(),
+        Ok(value) => serde_json::to_string(value).unwrap_or_default(),
+        Err(error) => format!(
+            "{{\"error\":{}}}",
+            serde_json::to_string(error).unwrap_or_default()
+        ),
     };
     if text.len() <= MAX_RESULT_CHARS {
         return text;
