@@ -18,15 +18,15 @@ cd "$ROOT"
 
 OUT=target/demo-site
 SPLIT=target/demo-split
-WASM=target/split/wasm32-unknown-unknown/release/familiar-demo.wasm
+WASM=target/wasm32-unknown-unknown/release/familiar-demo.wasm
 
 command -v wasm-split-cli >/dev/null ||
   die "wasm-split-cli is not installed: run scripts/setup.sh demo"
-# Its own target directory: the relocation flag would otherwise rebuild every other
-# wasm build's crates.
-RUSTFLAGS="-Clink-args=--emit-relocs" \
-  cargo build --quiet --release --target wasm32-unknown-unknown --bin familiar-demo \
-  --features split --target-dir target/split
+# The relocations are the linker's: asked of the demo's own link only (cargo rustc's
+# flags after `--` reach the last crate alone), so the dependencies are the ones every
+# other wasm build of target/ compiled, not built a second time.
+cargo rustc --quiet --release --target wasm32-unknown-unknown --bin familiar-demo \
+  --features split -- -Clink-args=--emit-relocs
 [ -f "$OUT/.built" ] && [ "$OUT/.built" -nt "$WASM" ] && [ "$OUT/.built" -nt "$0" ] && exit 0
 
 rm -rf "$SPLIT" "$OUT"
