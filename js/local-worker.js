@@ -134,7 +134,9 @@ async function weights(url, sha256) {
   await verify(url, bytes, sha256);
   if (cache && (await roomFor(bytes.length))) {
     // Kept for the next visit; a full disk only costs the next download.
-    await cache.put(url, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } })).catch(() => {});
+    // Its length in a header, so the page can list kept files without reading them.
+    const headers = { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) };
+    await cache.put(url, new Response(bytes, { headers })).catch(() => {});
   }
   return { bytes, cached: false };
 }

@@ -35,18 +35,34 @@ pub async fn kept() -> Result<Vec<Kept>, String> {
         else {
             continue;
         };
-        let blob = response.blob().map_err(|e| words(&e))?;
-        let bytes = awaited(blob)
-            .await?
-            .dyn_into::<Blob>()
-            .map_or(0.0, |b| b.size());
         kept.push(Kept {
             url: request.url(),
-            // A size in bytes, whole and far below 2^53.
-            bytes: bytes as u64,
+            bytes: size(&response).await?,
         });
     }
     Ok(kept)
+}
+
+/// A kept file's size: the length the worker wrote beside it, or else its body's
+/// (copies kept by an older build), read only then, since the worker may be reading
+/// the same file.
+async fn size(response: &Response) -> Result<u64, String> {
+    let said = response
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|n| n.parse().ok());
+    if let Some(bytes) = said {
+        return Ok(bytes);
+    }
+    let blob = response.blob().map_err(|e| words(&e))?;
+    let bytes = awaited(blob)
+        .await?
+        .dyn_into::<Blob>()
+        .map_or(0.0, |b| b.size());
+    // A size in bytes, whole and far below 2^53.
+    Ok(bytes as u64)
 }
 
 /// Deletes the kept copy of `url`; whether there was one.
