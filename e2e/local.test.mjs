@@ -125,12 +125,7 @@ test('Stop ends the local model mid-answer, and a reload reads the weights from 
 });
 
 test('a host page runs its own agent on the local model through createAgent, and a missing file is said', { skip, timeout: 3 * SLOW }, async (t) => {
-  const context = await env.browser.newContext();
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const problems = await watch(page, env);
-  await page.goto(`${env.server.url}local-host.html`);
-  await page.locator('#state', { hasText: 'ready' }).waitFor();
+  const { page, problems } = await openHost(t);
   const outcome = await page.evaluate(async (url) => {
     const hermit = await window.make(url);
     return hermit.send('Say hello.');
