@@ -1,16 +1,21 @@
-// The local model's speed in headless Chromium (issue 29): crates/local's wasm in a
-// Web Worker (dist/local/, built by scripts/local-model.sh through `trunk build`) on
-// the test model, SmolLM2-135M-Instruct, beside llama.cpp on the same machine
-// (llama-cpp-python, one thread, the venv scripts/setup.sh test installs) reading the
-// same prompt. Prints prompt tokens/s, generation tokens/s, time to first token, and
-// a follow-up turn's prompt time with the KV cache warm; and the ratios.
+// The local model's speed (issues 29 and 44): crates/local's wasm in a Web Worker
+// (dist/local/, built by scripts/local-model.sh through `trunk build`) on the test
+// model, SmolLM2-135M-Instruct, beside its peers on the same machine, file and prompt:
+// wllama (llama.cpp's own wasm build) in the same headless Chromium on one thread and
+// on all cores, and llama.cpp natively on one thread and on all cores
+// (bench/local_model_peers.mjs drives both). Prints one table: prompt tokens/s,
+// generation tokens/s, time to first token, a follow-up turn's first token with the
+// cache warm, peak memory; then the ratios issue 44's goals name.
 //
-//   node bench/local_model.mjs         (after `trunk build --release --offline`)
-import { execFileSync } from 'node:child_process';
+// Every browser row runs in a Chromium of its own, so its renderer's peak is its own;
+// the page is cross-origin isolated (COOP and COEP), which wllama's threads need.
+//
+//   node bench/local_model.mjs         (after `npm ci` and `trunk build --release --offline`)
+import { availableParallelism } from 'node:os';
 import { existsSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { dist, launchChromium, serveDist } from '../e2e/harness.mjs';
+import { llamaCpp, llamaCppPython, rendererPeak, wllamaDir, wllamaPage } from './local_model_peers.mjs';
 
 const models = join(dist, 'models');
 const weights = existsSync(models) ? readdirSync(models).find((f) => f.endsWith('.gguf')) : undefined;
@@ -19,94 +24,154 @@ if (!weights) {
   process.exit(1);
 }
 const GENERATE = 64;
+const CORES = availableParallelism();
 // About 300 tokens of system prompt, then a question: a short agent's first turn.
 const system = `You are a helpful assistant in a small fantasy town. ${'The market opens at dawn and the baker sells bread, the smith mends tools, and the innkeeper keeps the ale cold. '.repeat(9)}`;
 const first = { system, messages: [{ role: 'user', content: 'Tell me a story about the market.' }], tools: [], tool_choice: 'auto', temperature: 0, max_tokens: GENERATE };
+const warmUp = { ...first, system: 'Hi.', max_tokens: 1 };
+/** The follow-up turn: the same transcript plus the answer and a new question. */
+const followUp = (answer) => ({ ...first, messages: [...first.messages, { role: 'assistant', content: answer }, { role: 'user', content: 'And the smith?' }], max_tokens: 1 });
 
-const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>local model</title><link rel="icon" href="data:,"></head>
+/** The request as SmolLM2's ChatML text, for the peers that take a raw prompt (ours
+ * reads the template from the file's metadata; the table's token counts must agree). */
+function chatml({ system: sys, messages }) {
+  const turn = (role, text) => `<|im_start|>${role}\n${text}<|im_end|>\n`;
+  return turn('system', sys) + messages.map((m) => turn(m.role, m.content)).join('') + '<|im_start|>assistant\n';
+}
+
+const oursPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>local model</title><link rel="icon" href="data:,"></head>
 <body><script type="module">
   const worker = new Worker('/local/worker.js', { type: 'module' });
-  const loaded = new Promise((ok, fail) => worker.addEventListener('message', ({ data }) => {
-    if (data.type === 'loaded') ok(data);
-    if (data.type === 'load_error') fail(new Error(data.message));
-  }));
-  worker.postMessage({ type: 'load', url: '/models/${weights}', context: 2048 });
+  window.load = () => new Promise((ok, fail) => {
+    const t0 = performance.now();
+    worker.addEventListener('message', ({ data }) => {
+      if (data.type === 'loaded') ok({ loadMs: performance.now() - t0, isolated: crossOriginIsolated, threads: 1 });
+      if (data.type === 'load_error') fail(new Error(data.message));
+    });
+    worker.postMessage({ type: 'load', url: '/models/${weights}', context: 2048 });
+  });
   let next = 1;
-  window.ask = (request) => new Promise((ok, fail) => {
+  window.ask = ({ request }) => new Promise((ok, fail) => {
     const id = next++;
     const start = performance.now();
     let firstToken = null;
     const on = ({ data }) => {
       if (data.id !== id) return;
       if (data.type === 'delta' && firstToken === null) firstToken = performance.now() - start;
-      if (data.type === 'done') { worker.removeEventListener('message', on); ok({ firstToken, total: performance.now() - start, usage: data.response.usage, text: data.response.text }); }
+      if (data.type === 'done') {
+        worker.removeEventListener('message', on);
+        const { usage, text } = data.response;
+        ok({ firstToken, total: performance.now() - start, text, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens });
+      }
       if (data.type === 'error') { worker.removeEventListener('message', on); fail(new Error(data.message)); }
     };
     worker.addEventListener('message', on);
     worker.postMessage({ type: 'chat', id, request });
   });
-  const t0 = performance.now();
-  window.ready = loaded.then(() => performance.now() - t0);
 </script></body></html>`;
 
-const server = await serveDist({ pages: { '/local.html': page } });
-const browser = await launchChromium();
-try {
-  const tab = await (await browser.newContext()).newPage();
-  await tab.goto(`${server.url}local.html`);
-  const loadMs = await tab.evaluate(() => window.ready);
-  // Warm-up: the first request pays for compiling the hot paths.
-  await tab.evaluate((r) => window.ask({ ...r, max_tokens: 1, system: 'Hi.' }), first);
-  const cold = await tab.evaluate((r) => window.ask(r), first);
-  // The follow-up: the same transcript plus the answer and a new question.
-  const follow = { ...first, messages: [...first.messages, { role: 'assistant', content: cold.text }, { role: 'user', content: 'And the smith?' }], max_tokens: 1 };
-  const warm = await tab.evaluate((r) => window.ask(r), follow);
-  // Prompt speed: time to the first token is the prompt read plus one step.
-  const stepMs = (cold.total - cold.firstToken) / Math.max(1, cold.usage.completion_tokens - 1);
-  const promptMs = cold.firstToken - stepMs;
-  const wasm = {
-    prompt: cold.usage.prompt_tokens / (promptMs / 1000),
-    generate: 1000 / stepMs,
-    ttft: cold.firstToken,
-    warm: warm.firstToken ?? warm.total,
-  };
-  const venv = join(homedir(), '.cache/familiar');
-  const python = existsSync(venv)
-    ? readdirSync(venv).filter((d) => d.startsWith('llama-cpp-')).map((d) => join(venv, d, 'bin/python')).find((p) => existsSync(p))
-    : undefined;
-  let native;
-  if (python) {
-    // As bench/local_model.sh measures it: eval and argmax, no sampler in Python.
-    const script = `
-import json, sys, time
-import numpy as np
-from llama_cpp import Llama
-m = Llama(model_path=sys.argv[1], n_ctx=2048, n_threads=1, n_threads_batch=1, n_batch=64, verbose=False)
-r = json.loads(sys.argv[2])
-prompt = "<|im_start|>system\\n" + r["system"] + "<|im_end|>\\n<|im_start|>user\\n" + r["messages"][0]["content"] + "<|im_end|>\\n<|im_start|>assistant\\n"
-toks = m.tokenize(prompt.encode(), add_bos=False, special=True)
-logits = lambda: np.ctypeslib.as_array(m._ctx.get_logits(), shape=(m.n_vocab(),))
-t = time.perf_counter(); m.eval(toks); nxt = int(np.argmax(logits())); p = time.perf_counter() - t
-t = time.perf_counter()
-for _ in range(${GENERATE}):
-    m.eval([nxt]); nxt = int(np.argmax(logits()))
-g = time.perf_counter() - t
-print(json.dumps({"prompt": len(toks) / p, "generate": ${GENERATE} / g}))`;
-    native = JSON.parse(execFileSync(python, ['-c', script, join(models, weights), JSON.stringify(first)]).toString());
+// The question in both forms: ours takes the chat request, wllama the ChatML text.
+const asked = (request) => ({ request, prompt: chatml(request), max_tokens: request.max_tokens });
+
+/**
+ * One browser row: the page at `path` in a Chromium of its own, loaded with `options`,
+ * warmed up (the first request pays for compiling the hot paths), then the first turn
+ * and its follow-up; with the renderer's peak memory and any request off the server.
+ */
+async function inBrowser(server, path, options) {
+  const browser = await launchChromium();
+  try {
+    const context = await browser.newContext();
+    const offsite = [];
+    context.on('request', (r) => r.url().startsWith(server.url) || r.url().startsWith('blob:') || r.url().startsWith('data:') || offsite.push(r.url()));
+    const tab = await context.newPage();
+    await tab.goto(server.url + path.slice(1));
+    const info = await tab.evaluate((o) => window.load(o), options);
+    await tab.evaluate((q) => window.ask(q), asked(warmUp));
+    const cold = await tab.evaluate((q) => window.ask(q), asked(first));
+    const warm = await tab.evaluate((q) => window.ask(q), asked(followUp(cold.text)));
+    // Time to the first token is the prompt read plus one step.
+    const stepMs = (cold.total - cold.firstToken) / Math.max(1, cold.completionTokens - 1);
+    return {
+      ...info, offsite, text: cold.text, own: cold.own, warmCached: warm.own?.cached,
+      promptTokens: cold.promptTokens, completionTokens: cold.completionTokens,
+      prompt: cold.promptTokens / ((cold.firstToken - stepMs) / 1000),
+      generate: 1000 / stepMs,
+      ttft: cold.firstToken,
+      warm: warm.firstToken ?? warm.total,
+      peak: await rendererPeak(browser),
+    };
+  } finally {
+    await browser.close();
   }
-  const f = (n) => n.toFixed(1);
-  console.log(`local model in headless Chromium (wasm SIMD, one worker thread), ${weights}`);
-  console.log(`  weights loaded in ${f(loadMs)} ms`);
-  console.log(`  prompt: ${cold.usage.prompt_tokens} tokens at ${f(wasm.prompt)} tokens/s; time to first token ${f(wasm.ttft)} ms`);
-  console.log(`  generation: ${f(wasm.generate)} tokens/s (${cold.usage.completion_tokens} tokens)`);
-  console.log(`  follow-up turn, cache warm: first token after ${f(wasm.warm)} ms`);
-  if (native) {
-    console.log(`llama.cpp (llama-cpp-python, n_threads=1): prompt ${f(native.prompt)} tokens/s, generation ${f(native.generate)} tokens/s`);
-    console.log(`  ratio llama.cpp / ours: prompt ${f(native.prompt / wasm.prompt)}×, generation ${f(native.generate / wasm.generate)}× (goal: generation within 3×)`);
-  } else {
-    console.log('llama.cpp: no llama-cpp-python venv (scripts/setup.sh test installs it)');
+}
+
+const isolation = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
+const server = await serveDist({
+  pages: { '/local.html': oursPage, '/wllama.html': wllamaPage(`/models/${weights}`) },
+  mounts: { '/wllama/': wllamaDir },
+  headers: isolation,
+});
+const rows = [];
+const notBuilt = (name) => rows.push({ name, missing: 'not built' });
+try {
+  rows.push({ name: 'ours, CPU, 1 thread', ...(await inBrowser(server, '/local.html', {})) });
+  notBuilt(`ours, CPU, ${CORES} threads`);
+  notBuilt('ours, WebGPU');
+  for (const threads of [1, CORES]) {
+    const name = `wllama, ${threads} thread${threads > 1 ? 's' : ''}`;
+    if (existsSync(wllamaDir)) rows.push({ name, ...(await inBrowser(server, '/wllama.html', { threads })) });
+    else rows.push({ name, missing: 'no node_modules/@wllama/wllama (npm ci installs it)' });
   }
 } finally {
-  await browser.close();
   await server.close();
+}
+const python = llamaCppPython();
+for (const threads of [1, CORES]) {
+  const name = `llama.cpp native, ${threads} thread${threads > 1 ? 's' : ''}`;
+  if (python) rows.push({ name, ...llamaCpp(python, join(models, weights), chatml(first), GENERATE, threads) });
+  else rows.push({ name, missing: 'no llama-cpp-python venv (scripts/setup.sh test installs it)' });
+}
+report(rows);
+
+/** The table (Markdown, as README takes it), then what each row said of itself and
+ * the ratios of issue 44's goals. */
+function report(all) {
+  const f = (n, digits = 1) => (n === undefined || Number.isNaN(n) ? '—' : n.toFixed(digits));
+  console.log(`${weights}, ${all[0].promptTokens}-token prompt, ${GENERATE} tokens generated greedily; ${CORES} cores`);
+  console.log('');
+  console.log('| backend | prompt tok/s | generation tok/s | first token (ms) | follow-up first token (ms) | peak memory (MiB) |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const r of all) {
+    if (r.missing) console.log(`| ${r.name} | ${r.missing} | | | | |`);
+    else console.log(`| ${r.name} | ${f(r.prompt)} | ${f(r.generate)} | ${f(r.ttft, 0)} | ${f(r.warm, 0)} | ${f(r.peak, 0)} |`);
+  }
+  console.log('');
+  const interpreter = all.find((r) => r.base)?.base;
+  console.log('Peak memory: for the browser rows, the renderer process (the tab and its workers) at its');
+  console.log(`highest resident size (Linux's VmHWM); for llama.cpp, its Python process's (ru_maxrss), Python alone ${f(interpreter, 0)} MiB.`);
+  for (const r of all.filter((x) => !x.missing)) {
+    const said = [`${r.promptTokens} prompt tokens`, `${r.completionTokens ?? GENERATE} generated`];
+    if (r.loadMs) said.push(`loaded in ${f(r.loadMs, 0)} ms`);
+    if (r.isolated !== undefined) said.push(`crossOriginIsolated ${r.isolated}`);
+    if (r.multithread !== undefined) said.push(`threads used ${r.threads} (multithread build: ${r.multithread})`);
+    if (r.says?.length) said.push(`it says "${r.says.join('; ')}"`);
+    if (r.own) said.push(`its own timings: prompt ${f(r.own.prompt)}, generation ${f(r.own.generate)} tok/s`);
+    if (r.warmCached !== undefined) said.push(`follow-up: ${r.warmCached} tokens from its cache`);
+    if (r.offsite?.length) said.push(`REQUESTS OFF THE SERVER: ${r.offsite.join(', ')}`);
+    console.log(`  ${r.name}: ${said.join(', ')}`);
+    console.log(`    answer: ${JSON.stringify(r.text.slice(0, 70))}…`);
+  }
+  const by = (name) => all.find((r) => r.name === name && !r.missing);
+  const ours = by('ours, CPU, 1 thread');
+  const ratio = (peer, goal) => {
+    if (!ours || !peer) return `${goal}: — (a row is missing)`;
+    return `${goal}: prompt ${f(ours.prompt / peer.prompt, 2)}×, generation ${f(ours.generate / peer.generate, 2)}×`;
+  };
+  console.log('');
+  console.log('Ours ÷ peer, tokens/s (above 1: ours is faster):');
+  console.log(`  ${ratio(by('wllama, 1 thread'), 'vs wllama, 1 thread (goal: above 1)')}`);
+  console.log(`  vs wllama, ${CORES} threads (goal: above 1): — (ours on ${CORES} threads is not built)`);
+  console.log(`  ${ratio(by('llama.cpp native, 1 thread'), 'vs llama.cpp native, 1 thread (goal: 0.67 or above, within 1.5×)')}`);
+  console.log(`  ours on ${CORES} threads vs llama.cpp native, 1 thread (goal: above 1): — (not built)`);
 }

@@ -99,14 +99,18 @@ async function scriptedModel(req, res, reply, requests) {
  * scripted model at /script/v1 whose requests land in `requests`. A file is served
  * whole, or from a byte on (`Range: bytes=N-`, 206) as static hosts do; the first whole
  * GET of a path under `/cut/` (the file at the rest of the path) stops halfway, its
- * connection dropped, as a bad network would. */
-export async function serveDist({ pages = {}, scripted } = {}) {
+ * connection dropped, as a bad network would. `mounts` maps more path prefixes to
+ * folders (`{ '/wllama/': dir }`); `headers` are sent with every response (the local
+ * model's benchmark sends COOP and COEP, for threads). */
+export async function serveDist({ pages = {}, scripted, mounts = {}, headers = {} } = {}) {
   // `served`: how many times each file was read (GET), by path (the local model's
   // weights must be downloaded once, then read from the browser's cache; Settings'
   // address check asks with HEAD, which reads nothing).
   const stats = { requests: 0, aborted: 0, served: {}, ranges: {} };
   const requests = [];
+  const roots = { '/pkg/': pkg, '/pkg-page/': pkgPage, ...mounts };
   const server = createServer(async (req, res) => {
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     if (scripted && req.url.startsWith('/script/v1/')) {
       await scriptedModel(req, res, scripted, requests);
       return;
@@ -126,8 +130,8 @@ export async function serveDist({ pages = {}, scripted } = {}) {
       res.writeHead(200, { 'content-type': types['.html'] }).end(pages[path]);
       return;
     }
-    const prefix = ['/pkg/', '/pkg-page/', '/cut/'].find((p) => path.startsWith(p));
-    const base = { '/pkg/': pkg, '/pkg-page/': pkgPage }[prefix] ?? dist;
+    const prefix = [...Object.keys(roots), '/cut/'].find((p) => path.startsWith(p));
+    const base = roots[prefix] ?? dist;
     const relative = prefix ? path.slice(prefix.length - 1) : path;
     const file = join(base, relative.endsWith('/') ? `${relative}index.html` : relative);
     if (!file.startsWith(base)) {
