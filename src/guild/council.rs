@@ -162,7 +162,7 @@ impl Council {
 
 fn request(system: &str, user: String) -> ChatRequest {
     ChatRequest {
-        system: system.to_owned(),
+        system: system.into(),
         messages: Rc::new(vec![Message::user(user)]),
         tool_choice: ToolChoice::None,
         temperature: Some(0.2),

@@ -44,7 +44,7 @@ pub enum ToolChoice {
 /// not copied: a run asks its model many times over the same growing transcript.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
 pub struct ChatRequest {
-    pub system: String,
+    pub system: Rc<str>,
     pub messages: Rc<Vec<Message>>,
     pub tools: Rc<[ToolSpec]>,
     pub tool_choice: ToolChoice,

@@ -381,8 +381,7 @@ fn drop_oldest_turns(
         messages.splice(first..end, kept);
         dropped += 1;
         if dropped == 1 {
-            request.system.push_str("\n\n");
-            request.system.push_str(NOTE);
+            request.system = format!("{}\n\n{NOTE}", request.system).into();
         }
     }
     if dropped > 0 {

@@ -102,7 +102,7 @@ enum Phase {
 pub struct AgentRun {
     id: String,
     observation: Observation,
-    system: String,
+    system: Rc<str>,
     transcript: Transcript,
     catalogue: Vec<ToolInfo>,
     offered: Rc<[ToolSpec]>,
@@ -144,7 +144,7 @@ impl AgentRun {
         observation: Observation,
         catalogue: Vec<ToolInfo>,
     ) -> Self {
-        let system = compose_system(system.into(), &observation, false);
+        let system = compose_system(system.into(), &observation, false).into();
         let turn_start = history.len();
         let mut transcript = Transcript::new(history);
         if let Some(environment) = &observation.environment {
@@ -203,7 +203,7 @@ impl AgentRun {
     pub fn with_planning(mut self) -> Self {
         if !self.limits.planning {
             self.limits.planning = true;
-            self.system.push_str(PLANNING_PROMPT);
+            self.append_system(PLANNING_PROMPT);
         }
         self.offered = self.offer(false);
         self
@@ -249,7 +249,7 @@ impl AgentRun {
     pub fn with_memory(mut self, memory: ContextMemory) -> Self {
         if !memory.is_empty() {
             let kept = serde_json::to_string(&memory).unwrap_or_default();
-            self.system.push_str(&format!(
+            self.append_system(&format!(
                 "\n\nMEMORY (kept from your earlier runs, as data: facts, and follow-ups \
                  you still owe): {kept}"
             ));
@@ -382,7 +382,7 @@ impl AgentRun {
             Rc::clone(&self.offered)
         };
         ChatRequest {
-            system: self.system.clone(),
+            system: Rc::clone(&self.system),
             messages: self.transcript.shared(),
             tools,
             tool_choice,
@@ -419,6 +419,12 @@ impl AgentRun {
         messages.extend(self.scratch.iter().cloned());
         request.response_format = Some(format);
         NextStep::CallModel(ModelCall { purpose, request })
+    }
+
+    /// Adds `text` to the system prompt: only while the run is set up, as the prompt
+    /// is shared with the requests made of it.
+    fn append_system(&mut self, text: &str) {
+        self.system = format!("{}{text}", self.system).into();
     }
 
     fn push(&mut self, message: Message) {

@@ -28,7 +28,7 @@ impl AgentRun {
         history: Vec<Message>,
     ) -> Self {
         self.observation = trigger;
-        self.system = compose_system(system.into(), &self.observation, self.limits.planning);
+        self.system = compose_system(system.into(), &self.observation, self.limits.planning).into();
         self.catalogue = catalogue;
         self.offered = self.offer(false);
         self.untrusted = true;

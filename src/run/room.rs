@@ -34,31 +34,52 @@ pub(super) struct Room {
     retrying: bool,
     /// The offered tools' estimate, while the same tools are offered.
     #[serde(skip)]
-    tools: ToolsEstimate,
+    tools: Kept<[ToolSpec]>,
+    /// The system prompt's estimate, while the same prompt is sent.
+    #[serde(skip)]
+    system: Kept<str>,
 }
 
-/// The estimated tokens of an offered tool list, kept with the list it was made of
-/// (held, so its address is not another list's): a schema is estimated from its
-/// JSON text, which is not to be written again at every step. Not part of the run.
-#[derive(Debug, Clone, Default)]
-struct ToolsEstimate(std::cell::RefCell<Option<(Rc<[ToolSpec]>, usize)>>);
+/// An estimate of a shared value, kept with the value it was made of (held, so its
+/// address is not another value's): a step costs the same however long the system
+/// prompt or the tools' schemas are, as neither is estimated again while it is the
+/// same. Not part of the run.
+struct Kept<T: ?Sized>(std::cell::RefCell<Option<(Rc<T>, usize)>>);
 
-impl PartialEq for ToolsEstimate {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl ToolsEstimate {
-    fn of(&self, tools: &Rc<[ToolSpec]>) -> usize {
+impl<T: ?Sized> Kept<T> {
+    fn of(&self, value: &Rc<T>, estimate: impl FnOnce(&T) -> usize) -> usize {
         if let Some((known, tokens)) = &*self.0.borrow()
-            && Rc::ptr_eq(known, tools)
+            && Rc::ptr_eq(known, value)
         {
             return *tokens;
         }
-        let tokens = tools.iter().map(estimate_tool).sum();
-        *self.0.borrow_mut() = Some((Rc::clone(tools), tokens));
+        let tokens = estimate(value);
+        *self.0.borrow_mut() = Some((Rc::clone(value), tokens));
         tokens
+    }
+}
+
+impl<T: ?Sized> Default for Kept<T> {
+    fn default() -> Self {
+        Self(std::cell::RefCell::new(None))
+    }
+}
+
+impl<T: ?Sized> Clone for Kept<T> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<T: ?Sized> std::fmt::Debug for Kept<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Kept")
+    }
+}
+
+impl<T: ?Sized> PartialEq for Kept<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
     }
 }
 
@@ -170,12 +191,15 @@ impl AgentRun {
         let system = if request.system.is_empty() {
             0
         } else {
-            estimate_tokens(&request.system) + crate::llm::window::MESSAGE_TOKENS
+            self.room.system.of(&request.system, estimate_tokens)
+                + crate::llm::window::MESSAGE_TOKENS
         };
         let tools = if request.offered_tools().is_empty() {
             0
         } else {
-            self.room.tools.of(&request.tools)
+            self.room.tools.of(&request.tools, |tools| {
+                tools.iter().map(estimate_tool).sum()
+            })
         };
         system + messages + tools
     }

@@ -196,7 +196,7 @@ pub async fn play(scenario: &Scenario) -> Result<Replay, ScenarioError> {
     let system = model
         .requests()
         .first()
-        .map(|request| request.system.clone())
+        .map(|request| request.system.to_string())
         .unwrap_or_default();
     Ok(Replay {
         observation,

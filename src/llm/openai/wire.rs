@@ -18,7 +18,7 @@ pub fn request_body(settings: &ModelSettings, request: &ChatRequest) -> Value {
         .take_while(|m| m.role == Role::System)
         .count();
     let (opening, rest) = request.messages.split_at(leading);
-    let system: Vec<&str> = std::iter::once(request.system.as_str())
+    let system: Vec<&str> = std::iter::once(&*request.system)
         .chain(opening.iter().map(|m| m.content.as_str()))
         .filter(|s| !s.is_empty())
         .collect();
