@@ -12,13 +12,15 @@
 //! - `qwen3`: NeoX RoPE, and an RMSNorm over each head of q and k before it (QK-norm),
 //!   with heads as wide as `attention.key_length` says (not `dim / heads`).
 //!
-//! The products are [`crate::quant`]'s; tokens and text are the tokenizer's.
+//! The products are [`crate::quant`]'s, the other steps [`ops`]'; tokens and text are
+//! the tokenizer's.
 //!
 //! Every size the metadata claims is checked before it sizes an allocation: widths
 //! must be whole and non-zero, blocks must have their tensors in the file, and the
 //! window is shrunk to what [`KV_CACHE_BUDGET`] holds, so a hostile header is a
 //! [`ModelError::BadConfig`], never an out-of-memory abort in the worker.
 
+pub mod ops;
 mod session;
 
 pub use session::Session;

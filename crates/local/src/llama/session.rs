@@ -5,7 +5,8 @@
 //! prefix it shares with what the cache holds (the system prompt and the earlier turns)
 //! and reads only the rest, in chunks so an abort is seen between them.
 
-use super::{Config, Layer, Model, ModelError};
+use super::ops::{self, Attention, add_bias, rms_norm, rope, rope_table};
+use super::{Layer, Model, ModelError};
 use crate::quant;
 use std::sync::Arc;
 
@@ -154,7 +155,7 @@ impl Session {
         }
         let freqs = model.rope_freqs.as_deref();
         rope_table(
-            config,
+            config.rope_base,
             model.rope_dims,
             freqs,
             self.tokens.len(),
@@ -222,43 +223,17 @@ fn attention(
     grow(values, s.v.len(), full);
     keys.extend_from_slice(&s.k);
     values.extend_from_slice(&s.v);
-    s.attended.clear();
-    s.attended.resize(n * qd, 0.0);
-    let group = config.heads / config.kv_heads;
-    let scale = 1.0 / (hd as f32).sqrt();
-    // Hot loop: q is n×dim, keys/values (start+n)×kv, attended n×dim, all sized above.
-    for t in 0..n {
-        let seen = start + t + 1;
-        for h in 0..config.heads {
-            let q = &s.q[t * qd + h * hd..t * qd + (h + 1) * hd];
-            let kv_at = (h / group) * hd;
-            s.scores.clear();
-            s.scores.extend((0..seen).map(|p| {
-                let k = &keys[p * kv + kv_at..p * kv + kv_at + hd];
-                quant::dot_f32(q, k) * scale
-            }));
-            softmax(&mut s.scores);
-            let out = &mut s.attended[t * qd + h * hd..t * qd + (h + 1) * hd];
-            for (p, &w) in s.scores.iter().enumerate() {
-                let v = &values[p * kv + kv_at..p * kv + kv_at + hd];
-                for (o, v) in out.iter_mut().zip(v) {
-                    *o += w * v;
-                }
-            }
-        }
-    }
+    let shape = Attention {
+        n,
+        start,
+        heads: config.heads,
+        kv_heads: config.kv_heads,
+        head_dim: hd,
+    };
+    ops::attend(shape, &s.q, keys, values, &mut s.scores, &mut s.attended);
     model.matmul(&layer.o, &s.attended, &mut s.out)?;
-    s.x.iter_mut().zip(&s.out).for_each(|(x, o)| *x += o);
+    ops::add(&mut s.x, &s.out);
     Ok(())
-}
-
-/// Adds a bias to every row of `x` (rows of the bias's length), when there is one.
-fn add_bias(x: &mut [f32], bias: Option<&[f32]>) {
-    if let Some(bias) = bias.filter(|b| !b.is_empty()) {
-        for row in x.chunks_exact_mut(bias.len()) {
-            row.iter_mut().zip(bias).for_each(|(x, b)| *x += b);
-        }
-    }
 }
 
 /// Makes room for `extra` more values, doubling as a Vec would but never past `full`
@@ -276,88 +251,8 @@ fn feed_forward(model: &Model, layer: &Layer, s: &mut Scratch) -> Result<(), Mod
     rms_norm(&s.x, &layer.ffn_norm, model.config.rms_eps, &mut s.normed);
     model.matmul(&layer.gate, &s.normed, &mut s.gate)?;
     model.matmul(&layer.up, &s.normed, &mut s.up)?;
-    for (g, u) in s.gate.iter_mut().zip(&s.up) {
-        *g = *g / (1.0 + (-*g).exp()) * u;
-    }
+    ops::silu_gate(&mut s.gate, &s.up);
     model.matmul(&layer.down, &s.gate, &mut s.out)?;
-    s.x.iter_mut().zip(&s.out).for_each(|(x, o)| *x += o);
+    ops::add(&mut s.x, &s.out);
     Ok(())
-}
-
-/// Each row of `x` (rows of `weight.len()`) scaled to unit root-mean-square, times
-/// the weight.
-fn rms_norm(x: &[f32], weight: &[f32], eps: f32, out: &mut Vec<f32>) {
-    out.clear();
-    for row in x.chunks_exact(weight.len().max(1)) {
-        let mean = row.iter().map(|v| v * v).sum::<f32>() / row.len() as f32;
-        let scale = 1.0 / (mean + eps).sqrt();
-        out.extend(row.iter().zip(weight).map(|(v, w)| v * scale * w));
-    }
-}
-
-fn softmax(x: &mut [f32]) {
-    let max = x.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-    let mut sum = 0.0;
-    for v in x.iter_mut() {
-        *v = (*v - max).exp();
-        sum += *v;
-    }
-    x.iter_mut().for_each(|v| *v /= sum);
-}
-
-/// cos and sin of each rotated pair's angle for `n` positions from `start`, computed as
-/// ggml does (the angle's frequency a running product in f32, divided by the pair's
-/// frequency factor when the model has them), so ours match.
-fn rope_table(
-    config: &Config,
-    dims: usize,
-    factors: Option<&[f32]>,
-    start: usize,
-    n: usize,
-    out: &mut Vec<(f32, f32)>,
-) {
-    out.clear();
-    let step = config.rope_base.powf(-2.0 / dims.max(1) as f32);
-    for pos in start..start + n {
-        let mut theta = pos as f32;
-        for i in 0..dims / 2 {
-            let angle = match factors.and_then(|f| f.get(i)) {
-                Some(f) => theta / f,
-                None => theta,
-            };
-            out.push((angle.cos(), angle.sin()));
-            theta *= step;
-        }
-    }
-}
-
-/// Rotates the first `2·half` values of every head of every row: pairs adjacent, or
-/// (NeoX) value `i` with value `i + half`.
-fn rope(
-    x: &mut [f32],
-    width: usize,
-    head_dim: usize,
-    half: usize,
-    neox: bool,
-    table: &[(f32, f32)],
-) {
-    if half == 0 {
-        return;
-    }
-    for (row, angles) in x.chunks_exact_mut(width).zip(table.chunks_exact(half)) {
-        for head in row.chunks_exact_mut(head_dim) {
-            if neox {
-                let (lo, rest) = head.split_at_mut(half);
-                for ((a, b), &(cos, sin)) in lo.iter_mut().zip(rest.iter_mut()).zip(angles) {
-                    (*a, *b) = (*a * cos - *b * sin, *a * sin + *b * cos);
-                }
-            } else {
-                for (pair, &(cos, sin)) in head.chunks_exact_mut(2).zip(angles) {
-                    let (a, b) = (pair[0], pair[1]);
-                    pair[0] = a * cos - b * sin;
-                    pair[1] = a * sin + b * cos;
-                }
-            }
-        }
-    }
 }
