@@ -139,6 +139,11 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --target wasm32-unknown-unknown --test model_client -- --nocapture 2>&1 | tee -a "$log/browser"
 wait_for_model_server "$log/model"
 run_real_model_tests 2>&1 | tee -a "$log/browser"
+# The local model's WebGPU kernels against its CPU code, in a dedicated worker on
+# SwiftShader's adapter (crates/local/webdriver.json adds --enable-unsafe-webgpu; the
+# runner reads it from the crate's directory). --nocapture prints each kernel's worst error.
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  cargo test -p familiar-local --target wasm32-unknown-unknown --test webgpu -- --nocapture 2>&1 | tee -a "$log/browser"
 
 step "release build (trunk, offline; scripts/demo-wasm.sh cuts the demo into modules)"
 trunk build --release --offline

@@ -10,6 +10,7 @@
 //! - [`quant`]: the weight formats (F32, F16, Q8_0, Q4_0, Q4_1, Q4_K, Q5_K, Q6_K) and
 //!   their dot products;
 //! - [`llama`]: the forward pass, with a KV cache that keeps a shared prompt prefix;
+//! - `gpu` (wasm only): the forward pass's kernels on WebGPU, where there is an adapter;
 //! - [`constraint`]: a JSON-Schema-subset grammar over the vocabulary, so a tool call
 //!   always parses and validates;
 //! - [`shortlist`]: which tools the model may choose, by the latest message's words;
@@ -20,6 +21,8 @@
 pub mod constraint;
 pub mod generate;
 pub mod gguf;
+#[cfg(target_arch = "wasm32")]
+pub mod gpu;
 pub mod llama;
 pub mod quant;
 pub mod sample;
