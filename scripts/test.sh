@@ -106,6 +106,9 @@ cargo clippy --quiet --workspace --all-targets --target wasm32-unknown-unknown -
 step "cargo clippy (wasm32, the extension's frame reader: crates/page with feature frame) -D warnings"
 cargo clippy --quiet -p familiar-page --target wasm32-unknown-unknown --features frame -- -D warnings
 
+step "cargo clippy (wasm32, the local model's WebGPU kernels: crates/local with feature gpu) -D warnings"
+cargo clippy --quiet -p familiar-local --features gpu --lib --tests --target wasm32-unknown-unknown -- -D warnings
+
 step "cargo clippy (wasm32, the demo cut into modules: feature split) -D warnings"
 cargo clippy --quiet --lib --target wasm32-unknown-unknown --features split -- -D warnings
 
@@ -139,11 +142,13 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --target wasm32-unknown-unknown --test model_client -- --nocapture 2>&1 | tee -a "$log/browser"
 wait_for_model_server "$log/model"
 run_real_model_tests 2>&1 | tee -a "$log/browser"
-# The local model's WebGPU kernels against its CPU code, in a dedicated worker on
-# SwiftShader's adapter (crates/local/webdriver.json adds --enable-unsafe-webgpu; the
-# runner reads it from the crate's directory). --nocapture prints each kernel's worst error.
+# The local model's WebGPU kernels (feature gpu) against its CPU code, each kernel and
+# the forward pass, in a dedicated worker on SwiftShader's adapter
+# (crates/local/webdriver.json adds --enable-unsafe-webgpu; the runner reads it from the
+# crate's directory). --nocapture prints each one's worst error.
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test -p familiar-local --target wasm32-unknown-unknown --test webgpu -- --nocapture 2>&1 | tee -a "$log/browser"
+  cargo test -p familiar-local --features gpu --target wasm32-unknown-unknown --test webgpu --test webgpu_forward \
+  -- --nocapture 2>&1 | tee -a "$log/browser"
 
 step "release build (trunk, offline; scripts/demo-wasm.sh cuts the demo into modules)"
 trunk build --release --offline

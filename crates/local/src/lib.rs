@@ -10,7 +10,7 @@
 //! - [`quant`]: the weight formats (F32, F16, Q8_0, Q4_0, Q4_1, Q4_K, Q5_K, Q6_K) and
 //!   their dot products;
 //! - [`llama`]: the forward pass, with a KV cache that keeps a shared prompt prefix;
-//! - `gpu` (wasm only): the forward pass's kernels on WebGPU, where there is an adapter;
+//! - `gpu` (wasm, feature `gpu`): the forward pass's kernels on WebGPU;
 //! - [`constraint`]: a JSON-Schema-subset grammar over the vocabulary, so a tool call
 //!   always parses and validates;
 //! - [`shortlist`]: which tools the model may choose, by the latest message's words;
@@ -21,7 +21,7 @@
 pub mod constraint;
 pub mod generate;
 pub mod gguf;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "gpu"))]
 pub mod gpu;
 pub mod llama;
 pub mod quant;

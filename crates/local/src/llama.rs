@@ -13,16 +13,21 @@
 //!   with heads as wide as `attention.key_length` says (not `dim / heads`).
 //!
 //! The products are [`crate::quant`]'s, the other steps [`ops`]'; tokens and text are
-//! the tokenizer's.
+//! the tokenizer's. On wasm with feature `gpu`, `GpuSession`
+//! runs the same pass on WebGPU's kernels.
 //!
 //! Every size the metadata claims is checked before it sizes an allocation: widths
 //! must be whole and non-zero, blocks must have their tensors in the file, and the
 //! window is shrunk to what [`KV_CACHE_BUDGET`] holds, so a hostile header is a
 //! [`ModelError::BadConfig`], never an out-of-memory abort in the worker.
 
+#[cfg(all(target_arch = "wasm32", feature = "gpu"))]
+mod gpu_session;
 pub mod ops;
 mod session;
 
+#[cfg(all(target_arch = "wasm32", feature = "gpu"))]
+pub use gpu_session::{GpuSession, GpuSessionError};
 pub use session::Session;
 
 use crate::gguf::{Gguf, TensorKind};

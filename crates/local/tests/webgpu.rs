@@ -15,7 +15,7 @@
 //!   `1 + |value|`, f32 rounding in a different order (the worst seen is 1.7e-7).
 //!
 //! Each test logs its worst error found (`--nocapture` shows them).
-#![cfg(target_arch = "wasm32")]
+#![cfg(all(target_arch = "wasm32", feature = "gpu"))]
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use familiar_local::gguf::TensorKind;

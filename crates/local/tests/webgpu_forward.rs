@@ -1,0 +1,193 @@
+//! The forward pass on WebGPU (`llama::GpuSession`) against the CPU's (`llama::Session`)
+//! on tiny random-weight llama models, in a dedicated worker on SwiftShader's adapter:
+//! a prompt read in chunks (16 tokens, then the rest), then greedy decoding, each path
+//! choosing its own next token. The tokens must be the same; the logits within a bound
+//! relative to the largest logit: `1e-5` when the matrices are F32 (the CPU multiplies
+//! in f32 too: only the order of sums differs; 8.2e-7 seen), `3e-2` when they are Q8_0
+//! or Q4_0 (the CPU rounds activations to 8 bits a block, the GPU keeps them f32: the
+//! bound the CPU's own tests hold it to against an f32 pass, `llama/tests.rs`).
+#![cfg(all(target_arch = "wasm32", feature = "gpu"))]
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use familiar_local::gguf::{self, Gguf, TensorKind, Value};
+use familiar_local::gpu::Gpu;
+use familiar_local::llama::{GpuSession, Model, Session};
+use familiar_local::quant;
+use std::sync::Arc;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_dedicated_worker);
+
+const VOCAB: usize = 300;
+const DIM: usize = 64;
+const LAYERS: usize = 2;
+const HEADS: usize = 4;
+const KV_HEADS: usize = 2;
+const FFN: usize = 128;
+const CONTEXT: usize = 160;
+const KV: u64 = (DIM / HEADS * KV_HEADS) as u64;
+
+/// xorshift64*, as the crate's unit tests have it.
+struct Rng(u64);
+
+impl Rng {
+    fn float(&mut self) -> f32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let v = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        (v >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+}
+
+/// A tiny llama model's file: matrices in `kind`, norms in F32, the head tied to the
+/// embedding, Llama 3's RoPE frequency factors.
+fn tiny_model(kind: TensorKind, seed: u64) -> Arc<Model> {
+    let mut rng = Rng(seed);
+    let (d, kv, ffn) = (DIM as u64, KV, FFN as u64);
+    let mut tensors: Vec<(String, Vec<u64>, f32, f32)> =
+        vec![("token_embd.weight".into(), vec![d, VOCAB as u64], 1.0, 0.0)];
+    for i in 0..LAYERS {
+        let mut add = |part: &str, dims: Vec<u64>, scale: f32, base: f32| {
+            tensors.push((format!("blk.{i}.{part}.weight"), dims, scale, base));
+        };
+        add("attn_norm", vec![d], 0.2, 1.0);
+        add("attn_q", vec![d, d], 0.25, 0.0);
+        add("attn_k", vec![d, kv], 0.25, 0.0);
+        add("attn_v", vec![d, kv], 0.25, 0.0);
+        add("attn_output", vec![d, d], 0.2, 0.0);
+        add("ffn_norm", vec![d], 0.2, 1.0);
+        add("ffn_gate", vec![d, ffn], 0.25, 0.0);
+        add("ffn_up", vec![d, ffn], 0.25, 0.0);
+        add("ffn_down", vec![ffn, d], 0.2, 0.0);
+    }
+    tensors.push(("output_norm.weight".into(), vec![d], 0.2, 1.0));
+    tensors.push((
+        "rope_freqs.weight".into(),
+        vec![(DIM / HEADS / 2) as u64],
+        0.5,
+        2.0,
+    ));
+    let encoded: Vec<(String, Vec<u64>, TensorKind, Vec<u8>)> = tensors
+        .into_iter()
+        .map(|(name, dims, scale, base)| {
+            let n = dims.iter().product::<u64>() as usize;
+            let values: Vec<f32> = (0..n).map(|_| base + scale * rng.float()).collect();
+            let k = if dims.len() == 1 {
+                TensorKind::F32
+            } else {
+                kind
+            };
+            (name, dims, k, quant::quantize(k, &values).unwrap())
+        })
+        .collect();
+    let refs: Vec<(&str, &[u64], TensorKind, &[u8])> = encoded
+        .iter()
+        .map(|(n, d, k, b)| (n.as_str(), d.as_slice(), *k, b.as_slice()))
+        .collect();
+    let metadata = [
+        ("general.architecture", Value::String("llama".into())),
+        ("llama.context_length", Value::U32(CONTEXT as u32)),
+        ("llama.embedding_length", Value::U32(DIM as u32)),
+        ("llama.block_count", Value::U32(LAYERS as u32)),
+        ("llama.feed_forward_length", Value::U32(FFN as u32)),
+        ("llama.attention.head_count", Value::U32(HEADS as u32)),
+        ("llama.attention.head_count_kv", Value::U32(KV_HEADS as u32)),
+        ("llama.rope.freq_base", Value::F32(10_000.0)),
+        ("llama.attention.layer_norm_rms_epsilon", Value::F32(1e-5)),
+    ];
+    let file = gguf::write(&metadata, &refs);
+    Arc::new(Model::load(Gguf::parse(file).unwrap(), CONTEXT).unwrap())
+}
+
+/// The most likely token not chosen before: greedy, with each token once at most, so
+/// a tiny random model's favourite does not repeat and every step compares a choice.
+fn greedy(logits: &[f32], chosen: &[u32]) -> u32 {
+    let mut best: Option<usize> = None;
+    for (i, &v) in logits.iter().enumerate() {
+        let fresh = !chosen.contains(&(i as u32));
+        if fresh && best.is_none_or(|b| v > logits[b]) {
+            best = Some(i);
+        }
+    }
+    best.unwrap() as u32
+}
+
+/// The worst `|gpu − cpu| / max|cpu|` over a step's logits, failing past `bound`.
+fn logits_match(what: &str, gpu: &[f32], cpu: &[f32], bound: f32) -> f32 {
+    assert_eq!(gpu.len(), cpu.len(), "{what}");
+    let top = cpu.iter().fold(0f32, |m, v| m.max(v.abs()));
+    let worst = gpu
+        .iter()
+        .zip(cpu)
+        .fold(0f32, |m, (g, c)| m.max((g - c).abs() / top));
+    assert!(
+        worst <= bound,
+        "{what}: logits {worst:e} apart (of the largest)"
+    );
+    worst
+}
+
+/// Reads a prompt of 20 tokens in chunks of 16 on both paths, then decodes 8 tokens
+/// greedily on each (each token once at most); the tokens must agree and every step's logits be within `bound`.
+async fn same_tokens(kind: TensorKind, bound: f32) {
+    let model = tiny_model(kind, 42);
+    let gpu = Gpu::open().await.unwrap();
+    let mut on_gpu = GpuSession::new(gpu, Arc::clone(&model)).unwrap();
+    let mut on_cpu = Session::new(model);
+    let prompt: Vec<u32> = (0..20).map(|i| (i * 37 + 5) % VOCAB as u32).collect();
+    let mut cpu = None;
+    while cpu.is_none() {
+        cpu = on_cpu.prefill(&prompt, 16).unwrap();
+    }
+    let mut gpu = None;
+    let mut chunks = 0;
+    while gpu.is_none() {
+        gpu = on_gpu.prefill(&prompt, 16).await.unwrap();
+        chunks += 1;
+    }
+    assert_eq!(chunks, 2, "the prompt is read in two chunks");
+    let (mut cpu, mut gpu) = (cpu.unwrap(), gpu.unwrap());
+    let mut worst = logits_match("the prompt", &gpu, &cpu, bound);
+    let (mut cpu_tokens, mut gpu_tokens) = (Vec::new(), Vec::new());
+    for step in 0..8 {
+        let (c, g) = (greedy(&cpu, &cpu_tokens), greedy(&gpu, &gpu_tokens));
+        cpu_tokens.push(c);
+        gpu_tokens.push(g);
+        assert_eq!(g, c, "{kind:?} step {step}: the GPU chose {g}, the CPU {c}");
+        cpu = on_cpu.step(c).unwrap();
+        gpu = on_gpu.step(g).await.unwrap();
+        worst = worst.max(logits_match(&format!("step {step}"), &gpu, &cpu, bound));
+    }
+    assert_eq!(on_gpu.tokens(), on_cpu.tokens());
+    console_log!(
+        "{kind:?} model: greedy tokens {gpu_tokens:?} on both paths; logits at most {worst:.2e} of the largest apart"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn an_f32_model_decodes_the_same_tokens_on_the_gpu_as_on_the_cpu() {
+    same_tokens(TensorKind::F32, 1e-5).await;
+}
+
+#[wasm_bindgen_test]
+async fn a_q8_0_model_decodes_the_same_tokens_on_the_gpu_as_on_the_cpu() {
+    same_tokens(TensorKind::Q8_0, 3e-2).await;
+}
+
+#[wasm_bindgen_test]
+async fn a_q4_0_model_decodes_the_same_tokens_on_the_gpu_as_on_the_cpu() {
+    same_tokens(TensorKind::Q4_0, 3e-2).await;
+}
+
+#[wasm_bindgen_test]
+async fn a_prompt_past_the_window_is_refused_on_the_gpu_as_on_the_cpu() {
+    let model = tiny_model(TensorKind::F32, 7);
+    let mut on_gpu = GpuSession::new(Gpu::open().await.unwrap(), model).unwrap();
+    let long = vec![1u32; CONTEXT + 1];
+    let e = on_gpu.prefill(&long, 16).await.unwrap_err();
+    assert!(e.to_string().contains("context window is full"), "{e}");
+    let e = on_gpu.step(VOCAB as u32).await.unwrap_err();
+    assert!(e.to_string().contains("outside the vocabulary"), "{e}");
+    assert!(on_gpu.tokens().is_empty());
+}
