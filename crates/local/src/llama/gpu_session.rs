@@ -81,10 +81,21 @@ pub struct GpuSession {
     keys: Vec<Tensor>,
     values: Vec<Tensor>,
     tokens: Vec<u32>,
+    /// The activations of the last few batch sizes read (a prompt's chunk, its rest,
+    /// one token), kept so a step allocates nothing on the device.
+    batches: Vec<Batch>,
+    /// The last token's row, normed, and its logits.
+    last: Tensor,
+    last_normed: Tensor,
+    logits: Tensor,
 }
 
-/// A batch's activations on the device.
+/// Batch sizes whose activations stay allocated.
+const KEPT_BATCHES: usize = 3;
+
+/// A batch's activations on the device, for `n` tokens.
 struct Batch {
+    n: usize,
     x: Tensor,
     normed: Tensor,
     q: Tensor,
@@ -97,6 +108,7 @@ struct Batch {
     out: Tensor,
     gate: Tensor,
     up: Tensor,
+    /// Room for every query's scores against the whole window.
     scores: Tensor,
     rope: Tensor,
 }
@@ -136,6 +148,8 @@ impl GpuSession {
         }
         let output_norm = vector(&model.output_norm)?;
         let output = matrix(&model.output)?;
+        let (last, last_normed, logits) =
+            (gpu.zeros(c.dim)?, gpu.zeros(c.dim)?, gpu.zeros(c.vocab)?);
         Ok(GpuSession {
             gpu,
             model,
@@ -145,6 +159,10 @@ impl GpuSession {
             keys,
             values,
             tokens: Vec::new(),
+            batches: Vec::new(),
+            last,
+            last_normed,
+            logits,
         })
     }
 
@@ -228,24 +246,32 @@ impl GpuSession {
             return Err(ModelError::EmptyPrompt.into());
         }
         let b = self.batch(batch)?;
-        for i in 0..self.layers.len() {
-            self.attention(i, &b, batch.len())?;
-            self.feed_forward(i, &b)?;
-        }
-        let result = if logits {
-            Some(self.logits(&b, batch.len()).await?)
-        } else {
-            None
+        let n = batch.len();
+        let run = self.layers_on(&b, n);
+        let result = match run {
+            Ok(()) if logits => self.logits(&b, n).await.map(Some),
+            Ok(()) => Ok(None),
+            Err(e) => Err(e),
         };
+        self.keep(b);
+        let result = result?;
         self.tokens.extend_from_slice(batch);
         Ok(result)
     }
 
-    /// The batch's embeddings, its RoPE angles and room for its activations.
-    fn batch(&self, batch: &[u32]) -> Result<Batch, GpuSessionError> {
-        let (model, gpu) = (&self.model, &self.gpu);
+    fn layers_on(&self, b: &Batch, n: usize) -> Result<(), GpuSessionError> {
+        for i in 0..self.layers.len() {
+            self.attention(i, b, n)?;
+            self.feed_forward(i, b)?;
+        }
+        Ok(())
+    }
+
+    /// The batch's activations (kept from an earlier batch of its size, or new), holding
+    /// its tokens' embeddings and RoPE angles.
+    fn batch(&mut self, batch: &[u32]) -> Result<Batch, GpuSessionError> {
+        let (model, n) = (&self.model, batch.len());
         let c = &model.config;
-        let n = batch.len();
         let mut x = vec![0f32; n * c.dim];
         let row = quant::row_bytes(model.embedding.kind, c.dim)?;
         let table = model.bytes(&model.embedding);
@@ -255,13 +281,25 @@ impl GpuSession {
             quant::dequantize_row(bytes, model.embedding.kind, x)?;
         }
         let mut angles = Vec::new();
-        let start = self.tokens.len();
         let freqs = model.rope_freqs.as_deref();
+        let start = self.tokens.len();
         ops::rope_table(c.rope_base, model.rope_dims, freqs, start, n, &mut angles);
         let flat: Vec<f32> = angles.iter().flat_map(|&(cos, sin)| [cos, sin]).collect();
+        let b = match self.batches.iter().position(|b| b.n == n) {
+            Some(i) => self.batches.remove(i),
+            None => self.allocate(n, flat.len())?,
+        };
+        self.gpu.write(&b.x, 0, &x)?;
+        self.gpu.write(&b.rope, 0, &flat)?;
+        Ok(b)
+    }
+
+    fn allocate(&self, n: usize, angles: usize) -> Result<Batch, GpuSessionError> {
+        let (gpu, c) = (&self.gpu, &self.model.config);
         let (qd, kv) = (c.q_dim(), c.kv_dim());
         Ok(Batch {
-            x: gpu.tensor(&x)?,
+            n,
+            x: gpu.zeros(n * c.dim)?,
             normed: gpu.zeros(n * c.dim)?,
             q: gpu.zeros(n * qd)?,
             k: gpu.zeros(n * kv)?,
@@ -272,9 +310,16 @@ impl GpuSession {
             out: gpu.zeros(n * c.dim)?,
             gate: gpu.zeros(n * c.ffn)?,
             up: gpu.zeros(n * c.ffn)?,
-            scores: gpu.zeros(n * c.heads * (start + n))?,
-            rope: gpu.tensor(&flat)?,
+            scores: gpu.zeros(n * c.heads * c.context)?,
+            rope: gpu.zeros(angles)?,
         })
+    }
+
+    /// Keeps a batch's activations for the next batch of its size, the most recent
+    /// [`KEPT_BATCHES`] sizes only.
+    fn keep(&mut self, b: Batch) {
+        self.batches.insert(0, b);
+        self.batches.truncate(KEPT_BATCHES);
     }
 
     /// `x += Wo · attention(…)`, as the CPU's `attention` in session.rs.
@@ -348,12 +393,9 @@ impl GpuSession {
     /// The last token's logits: the final norm and the head, then the one read back.
     async fn logits(&self, b: &Batch, n: usize) -> Result<Vec<f32>, GpuSessionError> {
         let (gpu, c) = (&self.gpu, &self.model.config);
-        let last = gpu.zeros(c.dim)?;
-        gpu.copy(&b.x, (n - 1) * c.dim, &last, 0, c.dim)?;
-        let normed = gpu.zeros(c.dim)?;
-        gpu.rms_norm(&last, &self.output_norm, c.rms_eps, &normed)?;
-        let logits = gpu.zeros(c.vocab)?;
-        gpu.matmul(&self.output, &normed, &logits)?;
-        Ok(gpu.read(&logits).await?)
+        gpu.copy(&b.x, (n - 1) * c.dim, &self.last, 0, c.dim)?;
+        gpu.rms_norm(&self.last, &self.output_norm, c.rms_eps, &self.last_normed)?;
+        gpu.matmul(&self.output, &self.last_normed, &self.logits)?;
+        Ok(gpu.read(&self.logits).await?)
     }
 }
