@@ -4,7 +4,10 @@
 // injected that its own Content-Security-Policy refuses, its wasm as application/wasm,
 // no console error, and an answer to the first suggested question.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test, appReady, ask, launchChromium, watch } from './harness.mjs';
@@ -38,10 +41,13 @@ async function served(url, demo, log) {
 test('the page scripts/demo.sh serves carries its framing headers, logs no error and answers', { timeout: 900_000 }, async (t) => {
   const port = await freePort();
   const log = [];
+  // Its own output directory: the other e2e files read dist/, which a server stopped
+  // in the middle of a build must never leave half written.
+  const out = mkdtempSync(join(tmpdir(), 'familiar-served-'));
   const demo = spawn('scripts/demo.sh', [], {
     cwd: root,
     detached: true,
-    env: { ...process.env, FAMILIAR_DEMO_PORT: String(port) },
+    env: { ...process.env, FAMILIAR_DEMO_PORT: String(port), TRUNK_BUILD_DIST: out },
   });
   demo.stdout.on('data', (d) => log.push(String(d)));
   demo.stderr.on('data', (d) => log.push(String(d)));
@@ -51,6 +57,7 @@ test('the page scripts/demo.sh serves carries its framing headers, logs no error
     } catch {
       // already gone
     }
+    rmSync(out, { recursive: true, force: true });
   });
   const url = `http://127.0.0.1:${port}/`;
   const response = await served(url, demo, log);
