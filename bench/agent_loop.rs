@@ -42,7 +42,7 @@ impl Llm for Instantaneous {
             .count();
         let tool_calls = if results + 1 < STEPS {
             vec![ToolCall {
-                id: format!("call_{results}"),
+                id: format!("call_{results}").into(),
                 name: "ping".into(),
                 arguments: "{}".into(),
             }]

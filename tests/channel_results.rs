@@ -151,7 +151,11 @@ fn open_the_chest(session: &Session, frame: &Frame, pool: &mut LocalPool) -> Slo
 }
 
 fn asked(session: &Session) -> Vec<String> {
-    session.pending().into_iter().map(|p| p.call.name).collect()
+    session
+        .pending()
+        .into_iter()
+        .map(|p| p.call.name.to_string())
+        .collect()
 }
 
 #[test]

@@ -55,8 +55,8 @@ fn coordinating(sub: Rc<Agent>, request: &str, answer: &str) -> (Rc<Agent>, Rc<S
     model
         .push_tool_calls(vec![ToolCall {
             id: "c1".into(),
-            name,
-            arguments: serde_json::json!({ "request": request }).to_string(),
+            name: name.into(),
+            arguments: serde_json::json!({ "request": request }).to_string().into(),
         }])
         .push_text(answer);
     (agent("coordinator", &model, tools), model)

@@ -140,7 +140,7 @@ fn run_after_a_long_look_up() -> AgentRun {
     );
     for n in 0..2 {
         let call = ToolCall {
-            id: format!("call_{n}"),
+            id: format!("call_{n}").into(),
             name: "look_0".into(),
             arguments: "{}".into(),
         };

@@ -68,7 +68,7 @@ async fn call(tools: &ToolRegistry, name: &str, args: Value) -> Result<Value, To
     let call = ToolCall {
         id: "t".into(),
         name: name.into(),
-        arguments: args.to_string(),
+        arguments: args.to_string().into(),
     };
     tools.call(&call, CallContext::default()).await
 }

@@ -56,7 +56,7 @@ async fn ok(tools: &ToolRegistry, name: &str, args: Value) -> Value {
     let call = ToolCall {
         id: "t".into(),
         name: name.into(),
-        arguments: args.to_string(),
+        arguments: args.to_string().into(),
     };
     tools.call(&call, CallContext::default()).await.unwrap()
 }

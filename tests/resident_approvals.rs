@@ -81,7 +81,7 @@ fn call(id: &str, name: &str, arguments: Value) -> ToolCall {
     ToolCall {
         id: id.into(),
         name: name.into(),
-        arguments: arguments.to_string(),
+        arguments: arguments.to_string().into(),
     }
 }
 
@@ -147,7 +147,9 @@ fn answer(slot: &Slot) -> String {
 /// The names of the calls waiting for a person, with whose they are.
 fn asked(session: &Session) -> Vec<(String, String)> {
     let pending = session.pending().into_iter();
-    pending.map(|p| (p.agent, p.call.name)).collect()
+    pending
+        .map(|p| (p.agent, p.call.name.to_string()))
+        .collect()
 }
 
 fn dotty_asks_to_join() -> Vec<(String, String)> {

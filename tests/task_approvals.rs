@@ -155,7 +155,7 @@ fn shop() -> Shop {
         } = update
         {
             let words = description.clone().unwrap_or_default();
-            seen.borrow_mut().push((call.name.clone(), *by, words));
+            seen.borrow_mut().push((call.name.to_string(), *by, words));
         }
     });
     Shop {
@@ -172,7 +172,7 @@ impl Shop {
         self.model.push_tool_calls(vec![ToolCall {
             id: id.into(),
             name: tool.into(),
-            arguments: format!(r#"{{"element": {element}}}"#),
+            arguments: format!(r#"{{"element": {element}}}"#).into(),
         }]);
         self
     }
@@ -182,7 +182,7 @@ impl Shop {
         self.model.push_tool_calls(vec![ToolCall {
             id: id.into(),
             name: tool.into(),
-            arguments: arguments.to_string(),
+            arguments: arguments.to_string().into(),
         }]);
         self
     }
@@ -232,7 +232,7 @@ impl Shop {
                     call,
                     description,
                     decision,
-                } => Some((call.name.clone(), decision.clone(), description.clone())),
+                } => Some((call.name.to_string(), decision.clone(), description.clone())),
                 _ => None,
             })
             .collect()

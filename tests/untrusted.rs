@@ -118,7 +118,11 @@ fn spawn_resume(pool: &LocalPool, session: &Session, conversation: &str) -> Slot
 
 /// The names of the calls waiting for a person.
 fn asked(session: &Session) -> Vec<String> {
-    session.pending().into_iter().map(|p| p.call.name).collect()
+    session
+        .pending()
+        .into_iter()
+        .map(|p| p.call.name.to_string())
+        .collect()
 }
 
 /// Tools of a chat agent: `read_post` (a look-up whose result another player wrote),

@@ -211,7 +211,7 @@ fn resident_works(
     let call = ToolCall {
         id: "c1".into(),
         name: "do_work".into(),
-        arguments: json!({"job": "farming"}).to_string(),
+        arguments: json!({"job": "farming"}).to_string().into(),
     };
     let context = CallContext {
         idempotency_key: Some(key.into()),

@@ -39,7 +39,7 @@ impl Session {
         let key = (
             place.conversation.clone(),
             agent.name.clone(),
-            call.name.clone(),
+            call.name.to_string(),
         );
         if state.always.contains(&key) {
             return Some(Grant::Always);
@@ -78,7 +78,7 @@ impl Session {
                 state.always.insert((
                     place.conversation.clone(),
                     agent.name.clone(),
-                    call.name.clone(),
+                    call.name.to_string(),
                 ));
             }
             Decision::ApproveForTask if offered.contains(&Grant::Task) => {

@@ -184,7 +184,7 @@ impl HostTools {
         let handler = self
             .tools
             .borrow()
-            .get(&call.name)
+            .get(call.name.as_str())
             .map(|(tool, handler)| (tool.spec.parameters.clone(), Rc::clone(handler)));
         let Some((schema, handler)) = handler else {
             let error = format!("there is no host tool named `{}`", call.name);

@@ -189,7 +189,7 @@ impl PendingApproval {
         ApprovalKey {
             conversation: self.conversation.clone(),
             turn: self.turn,
-            call: self.call.id.clone(),
+            call: self.call.id.to_string(),
         }
     }
 

@@ -13,3 +13,4 @@ pub mod retry;
 pub mod secret;
 pub mod small_map;
 pub mod sort;
+pub mod text;

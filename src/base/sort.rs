@@ -11,6 +11,10 @@ use std::cmp::Ordering;
 /// Sorts `items` by `compare`, keeping equal items in their order, like
 /// `slice::sort_by`.
 pub fn sort_by<T>(items: &mut [T], compare: impl Fn(&T, &T) -> Ordering) {
+    // Nothing to order (a step's one tool result, most often): nothing is made.
+    if items.len() < 2 {
+        return;
+    }
     let order = sorted_positions(items.len(), &|a, b| match (items.get(a), items.get(b)) {
         (Some(x), Some(y)) => compare(x, y),
         _ => Ordering::Equal,

@@ -132,9 +132,10 @@ pub fn register_as_tool(
             let agent = Rc::clone(&agent);
             let clock = Rc::clone(&clock);
             async move {
-                let run_id = cx
-                    .idempotency_key
-                    .unwrap_or_else(|| format!("{}-{}", agent.name, clock.now().epoch_ms));
+                let run_id = cx.idempotency_key.map_or_else(
+                    || format!("{}-{}", agent.name, clock.now().epoch_ms),
+                    String::from,
+                );
                 // A sub-agent serving as a data tool may only look things up.
                 let boundaries = match kind {
                     ToolKind::Data => Boundaries {

@@ -155,9 +155,9 @@ pub fn response_of(answer: &Value) -> Result<ChatResponse, String> {
             };
             let id = call.get("id").and_then(Value::as_str);
             Ok(ToolCall {
-                id: id.map_or_else(|| format!("call_{n}"), str::to_owned),
-                name: name.to_owned(),
-                arguments,
+                id: id.map_or_else(|| format!("call_{n}"), str::to_owned).into(),
+                name: name.into(),
+                arguments: arguments.into(),
             })
         })
         .collect::<Result<Vec<_>, String>>()?;

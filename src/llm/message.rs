@@ -6,6 +6,7 @@
 
 use crate::base::json::Read;
 use crate::base::memo::Memo;
+use crate::base::text::Text;
 use serde::{Deserialize, Serialize};
 
 /// Who wrote a message.
@@ -22,11 +23,11 @@ pub enum Role {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
 pub struct ToolCall {
     /// Correlates the call with its result message.
-    pub id: String,
-    pub name: String,
+    pub id: Text,
+    pub name: Text,
     /// The arguments as the model wrote them: JSON text, possibly invalid. The tool
     /// registry parses and validates them, so a bad call becomes a tool error.
-    pub arguments: String,
+    pub arguments: Text,
 }
 
 /// One message of a transcript.
@@ -39,7 +40,7 @@ pub struct Message {
     pub tool_calls: Vec<ToolCall>,
     /// For a tool message: the call it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_call_id: Option<String>,
+    pub tool_call_id: Option<Text>,
     /// Its estimated prompt tokens once worked out (`llm::window::estimate_message`):
     /// a message kept in a conversation is estimated once, not at every step of every
     /// run that reads it. Change its text with [`Message::set_content`].
@@ -81,7 +82,7 @@ impl Message {
     }
 
     /// The result (or error text) of one tool call, as the model will read it.
-    pub fn tool(call_id: impl Into<String>, content: impl Into<String>) -> Self {
+    pub fn tool(call_id: impl Into<Text>, content: impl Into<String>) -> Self {
         Self {
             tool_call_id: Some(call_id.into()),
             ..Self::new(Role::Tool, content)

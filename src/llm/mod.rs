@@ -223,9 +223,9 @@ pub fn replay_as_deltas(response: &ChatResponse, sink: &mut DeltaSink<'_>) {
     for (index, call) in response.tool_calls.iter().enumerate() {
         sink(Delta::ToolCall {
             index,
-            id: Some(call.id.clone()),
-            name: Some(call.name.clone()),
-            arguments: call.arguments.clone(),
+            id: Some(call.id.to_string()),
+            name: Some(call.name.to_string()),
+            arguments: call.arguments.to_string(),
         });
     }
 }

@@ -96,9 +96,11 @@ impl RulesModel {
             .iter()
             .zip(first_id..)
             .map(|((rule, keyword), n)| ToolCall {
-                id: format!("call_{n}"),
-                name: rule.tool.clone(),
-                arguments: fill_arguments(&rule.arguments, user_text, keyword).to_string(),
+                id: format!("call_{n}").into(),
+                name: rule.tool.as_str().into(),
+                arguments: fill_arguments(&rule.arguments, user_text, keyword)
+                    .to_string()
+                    .into(),
             })
             .collect();
         ChatResponse {

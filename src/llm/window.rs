@@ -132,26 +132,50 @@ fn char_tokens(text: &str) -> usize {
 
 /// [`estimate_tokens`] of ASCII text, byte by byte: the same costs as [`char_cost`]
 /// (a test holds them equal) without decoding characters, as most prompts are.
+/// A byte's cost is read from a table, as every message is estimated once as it is
+/// added, in the loop's step.
 fn ascii_tokens(bytes: &[u8]) -> usize {
     let mut thousandths: usize = 0;
-    let mut previous = b'\n';
+    let mut after_punctuation = false;
     for (at, &c) in bytes.iter().enumerate() {
-        let next = bytes.get(at + 1).copied().unwrap_or(b'\n');
-        thousandths += match c {
-            b'a'..=b'z' => 270,
-            b'A'..=b'Z' => 400,
-            b'0'..=b'9' => 1_000,
-            b' ' if next.is_ascii_alphabetic() => 150,
-            b' ' => 1_000,
-            b'\n' | b'\t' | b'\r' => 800,
-            c if c.is_ascii_punctuation() && previous.is_ascii_punctuation() => 300,
-            c if c.is_ascii_punctuation() => 900,
-            _ => 1_000,
-        };
-        previous = c;
+        let cost = ASCII_COSTS.get(usize::from(c)).copied().unwrap_or(1_000);
+        thousandths += usize::from(match cost {
+            SPACE if bytes.get(at + 1).is_some_and(u8::is_ascii_alphabetic) => 150,
+            SPACE => 1_000,
+            PUNCTUATION if after_punctuation => 300,
+            PUNCTUATION => 900,
+            cost => cost,
+        });
+        after_punctuation = cost == PUNCTUATION;
     }
     thousandths.div_ceil(1_000)
 }
+
+/// In [`ASCII_COSTS`]: a cost that depends on the neighbours (never a real cost).
+const SPACE: u16 = 1;
+const PUNCTUATION: u16 = 2;
+
+/// Each ASCII byte's cost in thousandths of a token, as [`char_cost`] gives it, or
+/// what it depends on.
+#[allow(clippy::indexing_slicing)] // c < 128, the table's length; `get_mut` is not const
+const ASCII_COSTS: [u16; 128] = {
+    let mut costs = [1_000; 128];
+    let mut c = 0;
+    while c < 128 {
+        let byte = c as u8;
+        costs[c] = match byte {
+            b'a'..=b'z' => 270,
+            b'A'..=b'Z' => 400,
+            b'0'..=b'9' => 1_000,
+            b' ' => SPACE,
+            b'\n' | b'\t' | b'\r' => 800,
+            _ if byte.is_ascii_punctuation() => PUNCTUATION,
+            _ => 1_000,
+        };
+        c += 1;
+    }
+    costs
+};
 
 /// A character's cost in thousandths of a token, after `previous` and before `next`.
 fn char_cost(previous: char, c: char, next: char) -> usize {

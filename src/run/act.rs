@@ -3,6 +3,7 @@
 //! back; a person's approval or denial.
 
 use crate::base::json::Read;
+use crate::base::text::Text;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -24,10 +25,10 @@ pub(super) struct Act {
     pub(super) plan_sent: bool,
     /// The step's call ids in the model's order.
     #[serde(default)]
-    order: Vec<String>,
+    order: Vec<Text>,
     /// Look-ups a person approved (their tools ask first).
     #[serde(default)]
-    approved_data: Vec<String>,
+    approved_data: Vec<Text>,
     /// Results held until every call of the step has one, then recorded in call order.
     #[serde(default)]
     settled: Vec<Settled>,
@@ -36,7 +37,7 @@ pub(super) struct Act {
 /// A call's result as the transcript and the history will hold it.
 #[derive(Debug, Clone, PartialEq, Serialize, Read)]
 struct Settled {
-    call_id: String,
+    call_id: Text,
     message: Message,
     /// `None` for the built-in `plan`, which the history does not list.
     record: Option<ActionRecord>,
@@ -126,7 +127,7 @@ impl AgentRun {
                             self.id, self.iterations, self.lookups, invocation.call.id
                         );
                         act.data.push(Invocation {
-                            idempotency_key: Some(key),
+                            idempotency_key: Some(key.into()),
                             ..invocation
                         });
                     }
@@ -142,7 +143,7 @@ impl AgentRun {
                 let key = format!("{}/{}/{}", self.id, self.iterations, invocation.call.id);
                 self.decision = Some(invocation.call.clone());
                 act.action = Some(Invocation {
-                    idempotency_key: Some(key),
+                    idempotency_key: Some(key.into()),
                     ..invocation
                 });
             }
@@ -209,7 +210,7 @@ impl AgentRun {
     fn data_refusal(&self, invocation: &Invocation, lookups_used_up: bool) -> Option<ToolError> {
         let tool = invocation.call.name.clone();
         if invocation.kind.is_none() {
-            return Some(ToolError::Unknown(tool));
+            return Some(ToolError::Unknown(tool.to_string()));
         }
         let boundaries = &self.observation.boundaries;
         let reason = if invocation.approval == Approval::Deny {
@@ -233,12 +234,15 @@ impl AgentRun {
         } else {
             return None;
         };
-        Some(ToolError::Refused { tool, reason })
+        Some(ToolError::Refused {
+            tool: tool.to_string(),
+            reason,
+        })
     }
 
     pub(super) fn refuse(&mut self, act: &mut Act, invocation: &Invocation, reason: String) {
         let error = ToolError::Refused {
-            tool: invocation.call.name.clone(),
+            tool: invocation.call.name.to_string(),
             reason,
         };
         self.record(act, invocation, Err(error), (0, 0));
@@ -391,7 +395,7 @@ impl AgentRun {
             act.approved = true;
             action.approved = approved;
         } else if let Some(look_up) = act.data.iter_mut().find(|i| i.call.id == call_id) {
-            act.approved_data.push(call_id.to_owned());
+            act.approved_data.push(call_id.into());
             look_up.approved = approved;
         } else {
             return;
@@ -427,7 +431,7 @@ impl AgentRun {
             },
         });
         let declined = ToolError::Declined {
-            tool: invocation.call.name.clone(),
+            tool: invocation.call.name.to_string(),
             reason: reason.to_owned(),
         };
         self.record(&mut act, &invocation, Err(declined), (0, 0));
@@ -464,7 +468,7 @@ impl AgentRun {
             let refused = match self.data_refusal(&invocation, false) {
                 None if invocation.kind == Some(ToolKind::Data) => None,
                 None => Some(ToolError::Refused {
-                    tool: invocation.call.name.clone(),
+                    tool: invocation.call.name.to_string(),
                     reason: "it is no longer a look-up".into(),
                 }),
                 error => error,
@@ -582,7 +586,7 @@ fn tool_message(result: &Result<Value, String>) -> String {
 impl AgentRun {
     /// Waits while calls of `act` are out; once all are back, records them and goes on:
     /// past a refused action with its error, else back to reasoning.
-    fn settle(&mut self, act: Act, refused_action: Option<String>) {
+    fn settle(&mut self, act: Act, refused_action: Option<Text>) {
         if !act.is_settled() {
             self.phase = Phase::Act(act);
             return;

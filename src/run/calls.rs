@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::Invocation;
+use crate::base::text::Text;
 use crate::llm::message::ToolCall;
 use crate::tool::{RunsOn, ToolError, ToolInfo, parse_arguments};
 
@@ -16,28 +17,32 @@ use crate::tool::{RunsOn, ToolError, ToolInfo, parse_arguments};
 /// of the reply has) and their arguments as the JSON text that will run: broken JSON
 /// is replaced by its repair; arguments that cannot be read even so are left as the
 /// model wrote them, and [`invalid_arguments`] refuses them before anyone is asked.
-pub(super) fn normalized(calls: Vec<ToolCall>) -> Vec<ToolCall> {
-    let mut taken: BTreeSet<String> = BTreeSet::new();
-    let given: Vec<String> = calls.iter().map(|c| c.id.clone()).collect();
+pub(super) fn normalized(mut calls: Vec<ToolCall>) -> Vec<ToolCall> {
+    // Most replies give each call an id of its own: they keep them, with nothing made.
+    let distinct = calls.iter().enumerate().all(|(index, call)| {
+        !call.id.trim().is_empty() && calls.iter().take(index).all(|c| c.id != call.id)
+    });
+    if !distinct {
+        let given: Vec<Text> = calls.iter().map(|c| c.id.clone()).collect();
+        let mut taken: BTreeSet<String> = BTreeSet::new();
+        for (index, call) in calls.iter_mut().enumerate() {
+            call.id = unique_id(&call.id, index, &given, &mut taken).into();
+        }
+    }
+    for call in &mut calls {
+        // Text that reads as JSON already is what runs (the registry tries it as it is
+        // first); anything else is replaced by its repair.
+        let readable = serde_json::from_str::<Value>(&call.arguments).is_ok();
+        if let (false, Ok(value)) = (readable, parse_arguments(&call.name, &call.arguments)) {
+            call.arguments = value.to_string().into();
+        }
+    }
     calls
-        .into_iter()
-        .enumerate()
-        .map(|(index, mut call)| {
-            call.id = unique_id(&call.id, index, &given, &mut taken);
-            // Text that reads as JSON already is what runs (the registry tries it as
-            // it is first); anything else is replaced by its repair.
-            let readable = serde_json::from_str::<Value>(&call.arguments).is_ok();
-            if let (false, Ok(value)) = (readable, parse_arguments(&call.name, &call.arguments)) {
-                call.arguments = value.to_string();
-            }
-            call
-        })
-        .collect()
 }
 
 /// `id` if no earlier call took it, else the first `{id}_{n}` that no call of the
 /// reply has (given or made), so a model's own later id is never shadowed.
-fn unique_id(id: &str, index: usize, given: &[String], taken: &mut BTreeSet<String>) -> String {
+fn unique_id(id: &str, index: usize, given: &[Text], taken: &mut BTreeSet<String>) -> String {
     let base = if id.trim().is_empty() {
         format!("call_{index}")
     } else {
@@ -65,7 +70,7 @@ pub(super) fn invalid_arguments(call: &ToolCall, info: Option<&ToolInfo>) -> Opt
         Err(error) => return Some(error),
     };
     let invalid = |reason: String| ToolError::InvalidArguments {
-        tool: call.name.clone(),
+        tool: call.name.to_string(),
         reason,
     };
     if !value.is_object() {
@@ -91,7 +96,7 @@ impl Invocation {
             return None;
         }
         Some(ToolError::Refused {
-            tool: self.call.name.clone(),
+            tool: self.call.name.to_string(),
             reason: format!(
                 "its arguments {} are not the ones approved ({approved}); nothing was run",
                 self.call.arguments

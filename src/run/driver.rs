@@ -69,7 +69,7 @@ pub async fn drive_until(
         // (the rules model, a synchronous host tool) would otherwise chain through
         // microtasks and hold the main thread until every one of them is done.
         seams.clock.yield_now().await;
-        run.take_events().into_iter().for_each(&mut *emit);
+        run.drain_events(emit);
         let step = run.next_step();
         if let (Some(checkpoint), false) = (seams.checkpoint, matches!(step, NextStep::Done(_))) {
             checkpoint(run);
@@ -97,7 +97,7 @@ pub async fn drive_until(
             },
             step => step,
         };
-        run.take_events().into_iter().for_each(&mut *emit);
+        run.drain_events(emit);
         match bounded(run, step, seams, emit, cancel.as_mut()).await {
             Some(Fed::Model(Ok(response))) => run.model_responded(response),
             Some(Fed::Model(Err(error))) => run.model_failed(&error),
@@ -205,12 +205,12 @@ async fn timed_call(invocation: &Invocation, seams: &Seams<'_>) -> ToolResult {
                 host.call(invocation.request_id(), call)
                     .await
                     .map_err(|message| ToolError::Failed {
-                        tool: call.name.clone(),
+                        tool: call.name.to_string(),
                         message,
                     })
             }
             (RunsOn::Host, None) => Err(ToolError::Failed {
-                tool: call.name.clone(),
+                tool: call.name.to_string(),
                 message: "no host is connected to run it".into(),
             }),
         }
@@ -237,10 +237,16 @@ const MARK_MS: u64 = 5_000;
 async fn timed_out(invocation: &Invocation, seams: &Seams<'_>) -> ToolError {
     let (tool, ms) = (invocation.call.name.clone(), invocation.timeout_ms);
     if invocation.kind != Some(ToolKind::Action) {
-        return ToolError::TimedOut { tool, ms };
+        return ToolError::TimedOut {
+            tool: tool.to_string(),
+            ms,
+        };
     }
     mark_unknown(invocation, seams).await;
-    ToolError::OutcomeUnknown { tool, ms }
+    ToolError::OutcomeUnknown {
+        tool: tool.to_string(),
+        ms,
+    }
 }
 
 /// Marks an action cut off mid-way (timed out, stopped, out of time) in the ledger as

@@ -2,6 +2,7 @@
 //! scenario runner, embedders and tests all read the same stream; the record the UI
 //! renders (`interaction`) is built only from it.
 
+use crate::base::text::Text;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -21,8 +22,8 @@ pub enum Thought {
     Message { text: String },
     /// A tool's result or error, as the model will read it.
     ToolReturn {
-        call_id: String,
-        tool: String,
+        call_id: Text,
+        tool: Text,
         #[serde(with = "tool_result")]
         result: Result<Value, String>,
         duration_ms: i64,

@@ -5,6 +5,7 @@
 //! the model its history within a context budget. How it looks is the UI's business.
 
 use crate::base::json::Read;
+use crate::base::text::Text;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -291,7 +292,7 @@ impl Interaction {
         match thought {
             Thought::Actions { calls: asked, .. } => {
                 if let Some(Step::Reason { calls, .. }) = self.steps.last_mut() {
-                    *calls = asked.iter().map(|c| c.name.clone()).collect();
+                    *calls = asked.iter().map(|c| c.name.to_string()).collect();
                 }
             }
             Thought::Message { .. } => {}
@@ -347,9 +348,9 @@ impl Interaction {
         } else if tool != crate::run::PLAN_TOOL && !self.declined(call_id) {
             self.steps.push(Step::ToolCall {
                 call: ToolCall {
-                    id: call_id.to_owned(),
-                    name: tool.to_owned(),
-                    arguments: String::new(),
+                    id: call_id.into(),
+                    name: tool.into(),
+                    arguments: Text::default(),
                 },
                 kind: None,
                 result: Some(outcome.clone()),

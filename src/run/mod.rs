@@ -26,6 +26,7 @@ mod room;
 mod step;
 mod transcript;
 
+use crate::base::text::Text;
 use std::rc::Rc;
 
 use act::{Act, act_step};
@@ -74,8 +75,8 @@ fn compose_system(mut system: String, observation: &Observation, planning: bool)
 #[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct ActionRecord {
     pub iteration: u32,
-    pub tool: String,
-    pub arguments: String,
+    pub tool: Text,
+    pub arguments: Text,
     pub kind: Option<ToolKind>,
     #[serde(with = "crate::run::event::tool_result")]
     pub result: Result<Value, String>,
@@ -321,6 +322,12 @@ impl AgentRun {
         std::mem::take(&mut self.events)
     }
 
+    /// Hands each event made since the last call to `emit`, keeping the room they
+    /// took for the next step's.
+    pub fn drain_events(&mut self, emit: &mut dyn FnMut(Event)) {
+        self.events.drain(..).for_each(emit);
+    }
+
     pub fn next_step(&self) -> NextStep {
         match &self.phase {
             Phase::GuessGoal => self.side_call(
@@ -381,12 +388,15 @@ impl AgentRun {
         } else {
             Rc::clone(&self.offered)
         };
+        // Every field named: a default's shared parts would be made only to be dropped.
         ChatRequest {
             system: Rc::clone(&self.system),
             messages: self.transcript.shared(),
             tools,
             tool_choice,
-            ..ChatRequest::default()
+            response_format: None,
+            temperature: None,
+            max_tokens: None,
         }
     }
 

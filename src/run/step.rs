@@ -4,6 +4,7 @@
 //! ([`ToolResult`]). The machine that decides them is the parent module's.
 
 use crate::base::json::Read;
+use crate::base::text::Text;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -60,7 +61,7 @@ pub struct Invocation {
     pub timeout_ms: u64,
     /// Stable across retries and resumes, and the id a host answers to; the ledger
     /// keys applied actions by it.
-    pub idempotency_key: Option<String>,
+    pub idempotency_key: Option<Text>,
     /// The arguments a person approved it with (as values): when it runs, it runs
     /// only with these (see [`Invocation::approval_broken`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -77,7 +78,7 @@ impl Invocation {
 /// A finished call, fed back with [`AgentRun::tools_returned`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolResult {
-    pub call_id: String,
+    pub call_id: Text,
     pub result: Result<Value, ToolError>,
     pub duration_ms: i64,
     /// When it finished, in milliseconds since the epoch (0: not known).

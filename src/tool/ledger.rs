@@ -123,7 +123,7 @@ pub(super) async fn once(
     run: LocalBoxFuture<'_, Result<Value, ToolError>>,
 ) -> Result<Value, ToolError> {
     let unreadable = |e: StoreError| ToolError::Failed {
-        tool: call.name.clone(),
+        tool: call.name.to_string(),
         message: format!("its record of applied calls could not be read: {e}"),
     };
     if let Some(recorded) = ledger.applied(key).await.map_err(unreadable)? {

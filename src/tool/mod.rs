@@ -18,6 +18,7 @@ pub mod page;
 mod registry;
 
 use crate::base::json::{Read, SchemaText};
+use crate::base::text::Text;
 use std::future::Future;
 
 use schemars::JsonSchema;
@@ -144,7 +145,7 @@ pub struct ToolInfo {
 pub struct CallContext {
     /// Set on every action call: the same key for every attempt of the same call, so
     /// a retried or resumed run can never apply it twice.
-    pub idempotency_key: Option<String>,
+    pub idempotency_key: Option<Text>,
 }
 
 /// A typed tool.

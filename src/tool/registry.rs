@@ -203,7 +203,7 @@ impl ToolRegistry {
     /// arguments exactly as [`ToolRegistry::call`] reads them (repaired the same way),
     /// so the words are about what will run.
     pub fn describe(&self, call: &ToolCall) -> Option<String> {
-        let describer = self.describers.get(&call.name)?;
+        let describer = self.describers.get(call.name.as_str())?;
         describer(&parse_arguments(&call.name, &call.arguments).ok()?)
     }
 
@@ -220,7 +220,7 @@ impl ToolRegistry {
     /// What `call` reaches, when its tool has a judge; arguments that cannot be read
     /// reach something unknown, so the call always asks.
     pub fn judge(&self, call: &ToolCall) -> Option<Reach> {
-        let judge = self.judges.get(&call.name)?;
+        let judge = self.judges.get(call.name.as_str())?;
         Some(match parse_arguments(&call.name, &call.arguments) {
             Ok(arguments) => judge(&arguments),
             Err(error) => Reach {
@@ -309,8 +309,8 @@ impl ToolRegistry {
     pub async fn call(&self, call: &ToolCall, cx: CallContext) -> Result<Value, ToolError> {
         let entry = self
             .tools
-            .get(&call.name)
-            .ok_or_else(|| ToolError::Unknown(call.name.clone()))?;
+            .get(call.name.as_str())
+            .ok_or_else(|| ToolError::Unknown(call.name.to_string()))?;
         let args = parse_arguments(&call.name, &call.arguments)?;
         #[cfg(feature = "store")]
         if let (Some(ledger), ToolKind::Action, Some(key)) =

@@ -188,16 +188,24 @@ fn step_view(step: Step, continued: bool) -> AnyView {
             kind,
             result,
             duration_ms,
-        } => tool_card(call.name, kind, call.arguments, result, duration_ms),
+        } => tool_card(
+            call.name.into(),
+            kind,
+            call.arguments.into(),
+            result,
+            duration_ms,
+        ),
         Step::Approval {
             call,
             description,
             decision,
         } => {
             let (label, text) = match decision {
-                None => ("Needs approval", call.name),
-                Some(Decided::Approved) => ("Approved", call.name),
-                Some(Decided::Allowed { by }) => (by.label(), description.unwrap_or(call.name)),
+                None => ("Needs approval", call.name.into()),
+                Some(Decided::Approved) => ("Approved", call.name.into()),
+                Some(Decided::Allowed { by }) => {
+                    (by.label(), description.unwrap_or_else(|| call.name.into()))
+                }
                 Some(Decided::Denied { reason }) => {
                     ("Declined", format!("{} ({reason})", call.name))
                 }

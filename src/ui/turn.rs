@@ -407,7 +407,7 @@ fn ApprovalCard(
                         {always}
                     </div>
                     <details class="approval-details">
-                        <summary>"Details: the tool " <code>{p.call.name.clone()}</code></summary>
+                        <summary>"Details: the tool " <code>{p.call.name.to_string()}</code></summary>
                         <pre class="approval-args">{pretty_text(&p.call.arguments)}</pre>
                     </details>
                 </div>

@@ -201,7 +201,7 @@ pub async fn play(scenario: &Scenario) -> Result<Replay, ScenarioError> {
     Ok(Replay {
         observation,
         system,
-        tools: run.history().iter().map(|r| r.tool.clone()).collect(),
+        tools: run.history().iter().map(|r| r.tool.to_string()).collect(),
         transcript: run.messages().to_vec(),
         events,
         outcome,

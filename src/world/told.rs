@@ -161,7 +161,7 @@ pub fn told(interaction: &Interaction) -> Option<String> {
             Step::ToolCall { call, result, .. }
                 if call.name != "plan" && !is_lookup(&call.name) =>
             {
-                tools.push(call.name.clone());
+                tools.push(call.name.to_string());
                 Some(deed(&call.name, &call.arguments, result.as_ref()))
             }
             _ => None,

@@ -64,12 +64,9 @@ fn only_one_action_runs_per_step() {
     let tools: Vec<_> = run
         .history()
         .iter()
-        .map(|r| (&r.tool, r.result.is_ok()))
+        .map(|r| (r.tool.as_str(), r.result.is_ok()))
         .collect();
-    assert_eq!(
-        tools,
-        [(&"bump".to_owned(), true), (&"bump".to_owned(), false)]
-    );
+    assert_eq!(tools, [("bump", true), ("bump", false)]);
 }
 
 #[test]
@@ -191,7 +188,7 @@ fn an_action_that_times_out_is_marked_unknown_and_never_applied_again_under_its_
     let again = block_on(bench.tools.call(
         &call("s1", "slow_bump", "{}"),
         familiar::tool::CallContext {
-            idempotency_key: Some(key),
+            idempotency_key: Some(key.into()),
         },
     ))
     .unwrap();
@@ -251,7 +248,7 @@ fn an_action_stopped_mid_way_is_marked_unknown_and_said_so() {
     let again = block_on(bench.tools.call(
         &call("k1", "stuck", "{}"),
         familiar::tool::CallContext {
-            idempotency_key: Some("test-run/1/k1".to_owned()),
+            idempotency_key: Some("test-run/1/k1".into()),
         },
     ))
     .unwrap();

@@ -317,7 +317,8 @@ fn a_follow_up_a_trigger_cannot_settle_waits_for_one_that_can() {
         name: "plan".into(),
         arguments: json!({"remember": {"battle_id": 456},
             "owe": [{"tool": "reply", "note": "report back to the leader"}]})
-        .to_string(),
+        .to_string()
+        .into(),
     }]);
     dotty.push_text("Off to battle.");
     dotty.push_text("Marched.");

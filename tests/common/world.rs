@@ -219,12 +219,12 @@ pub async fn world_suite(store: Rc<dyn Store>, sub: &str) -> Vec<(String, Value)
     ];
     for (n, (name, tool, args, key)) in steps.into_iter().enumerate() {
         let call = ToolCall {
-            id: format!("call-{n}"),
+            id: format!("call-{n}").into(),
             name: tool.into(),
-            arguments: args.to_string(),
+            arguments: args.to_string().into(),
         };
         let cx = CallContext {
-            idempotency_key: key.map(str::to_owned),
+            idempotency_key: key.map(Into::into),
         };
         log.push((name.to_owned(), outcome(tools.call(&call, cx).await, me)));
     }

@@ -84,7 +84,7 @@ fn in_the_pages_world_the_owner_s_agents_act_as_themselves_through_one_session()
         let battle = WorldEvent::BattleStarted { battle_id: 1 }.observe(who);
         futures::executor::block_on(session.trigger(battle)).unwrap();
     }
-    let actions: Vec<String> = tools.borrow().iter().map(|(_, t)| t.clone()).collect();
+    let actions: Vec<String> = tools.borrow().iter().map(|(_, t)| t.to_string()).collect();
     assert_eq!(
         actions,
         [
@@ -111,7 +111,11 @@ fn in_the_pages_world_the_owner_s_agents_act_as_themselves_through_one_session()
     assert_eq!(votes[0]["in_favour"], json!(true));
     // The market check read only Mira's own rows and ran unasked; once the battle's
     // look-ups had read names players wrote, each action waited for the owner.
-    let asked: Vec<(String, String)> = asked.borrow().clone();
+    let asked: Vec<(String, String)> = asked
+        .borrow()
+        .iter()
+        .map(|(a, t)| (a.clone(), t.to_string()))
+        .collect();
     let pair = |agent: &str, tool: &str| (agent.to_owned(), tool.to_owned());
     assert_eq!(
         asked,

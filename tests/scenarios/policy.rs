@@ -99,7 +99,7 @@ pub fn fire(
         .iter()
         .filter_map(|e| match e {
             Event::Thought(Thought::ToolReturn { tool, result, .. }) if tool != "plan" => {
-                Some((tool.clone(), result.clone()))
+                Some((tool.to_string(), result.clone()))
             }
             _ => None,
         })
@@ -153,9 +153,9 @@ pub fn scripted(calls: &[(&str, Value)]) -> Rc<dyn familiar::llm::Llm> {
             .iter()
             .enumerate()
             .map(|(i, (name, args))| ToolCall {
-                id: format!("c{i}"),
+                id: format!("c{i}").into(),
                 name: (*name).into(),
-                arguments: args.to_string(),
+                arguments: args.to_string().into(),
             })
             .collect(),
     );

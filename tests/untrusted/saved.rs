@@ -256,6 +256,9 @@ fn a_tampered_saved_run_cannot_add_system_text() {
     pool.run_until_stalled();
     assert_eq!(resumed.borrow().clone().unwrap().unwrap().text(), "Bumped.");
     let request = &model.requests()[0];
-    assert_eq!(&*request.system, "You help.", "the live agent's instructions");
+    assert_eq!(
+        &*request.system, "You help.",
+        "the live agent's instructions"
+    );
     assert!(!speaks(request, order), "{:#?}", request.messages);
 }

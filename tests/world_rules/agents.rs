@@ -67,7 +67,7 @@ fn a_residents_tools_act_as_the_agent_through_its_owner() {
     let call = familiar::llm::message::ToolCall {
         id: "c1".into(),
         name: "do_work".into(),
-        arguments: json!({"job": "farming"}).to_string(),
+        arguments: json!({"job": "farming"}).to_string().into(),
     };
     let context = familiar::tool::CallContext {
         idempotency_key: Some("mira-work".into()),

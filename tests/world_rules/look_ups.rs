@@ -14,7 +14,7 @@ fn the_knowledge_table_answers_a_search_and_item_prices_are_looked_up_by_name() 
         let call = familiar::llm::message::ToolCall {
             id: "k".into(),
             name: name.into(),
-            arguments: args.to_string(),
+            arguments: args.to_string().into(),
         };
         block_on(tools.call(&call, familiar::tool::CallContext::default()))
     };
@@ -56,7 +56,7 @@ fn get_relationship_answers_for_a_user_a_faction_by_name_and_a_community_by_id()
         let call = familiar::llm::message::ToolCall {
             id: "r".into(),
             name: "get_relationship".into(),
-            arguments: args.to_string(),
+            arguments: args.to_string().into(),
         };
         block_on(tools.call(&call, familiar::tool::CallContext::default()))
     };
@@ -89,7 +89,7 @@ fn get_relationship_answers_for_a_user_a_faction_by_name_and_a_community_by_id()
         let call = familiar::llm::message::ToolCall {
             id: "f".into(),
             name: "get_faction_relationship".into(),
-            arguments: args.to_string(),
+            arguments: args.to_string().into(),
         };
         block_on(tools.call(&call, familiar::tool::CallContext::default())).unwrap()
     };

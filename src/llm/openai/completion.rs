@@ -78,9 +78,9 @@ pub fn parse_completion(body: &[u8]) -> Result<ChatResponse, LlmError> {
         .into_iter()
         .enumerate()
         .map(|(index, call)| ToolCall {
-            id: call.id.unwrap_or_else(|| format!("call_{index}")),
-            name: call.function.name,
-            arguments: call.function.arguments,
+            id: call.id.unwrap_or_else(|| format!("call_{index}")).into(),
+            name: call.function.name.into(),
+            arguments: call.function.arguments.into(),
         })
         .collect::<Vec<_>>();
     let finish = match choice.finish_reason.as_deref() {

@@ -156,12 +156,12 @@ impl ChatStream {
             .enumerate()
             .map(|(index, call)| ToolCall {
                 id: if call.id.is_empty() {
-                    format!("call_{index}")
+                    format!("call_{index}").into()
                 } else {
-                    call.id
+                    call.id.into()
                 },
-                name: call.name,
-                arguments: call.arguments,
+                name: call.name.into(),
+                arguments: call.arguments.into(),
             })
             .collect();
         Ok(ChatResponse {

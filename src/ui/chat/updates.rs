@@ -174,7 +174,7 @@ impl Chat {
                 let key = app::ApprovalKey {
                     conversation: self.conversation_id.get_untracked(),
                     turn,
-                    call: call.id.clone(),
+                    call: call.id.to_string(),
                 };
                 // The grants the card may offer are the controller's to say.
                 let pending = self

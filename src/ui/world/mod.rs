@@ -165,7 +165,7 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
                             agent: agent.to_owned(),
                             turn: *turn,
                             step,
-                            tool: tool.clone(),
+                            tool: tool.to_string(),
                             sentence,
                         },
                     );

@@ -80,17 +80,17 @@ fn calls_response(
         reasoning = why;
         if let Some(plan) = plan.filter(|_| seen.offers(PLAN_TOOL)) {
             tool_calls.push(ToolCall {
-                id: format!("w{turn}-plan"),
+                id: format!("w{turn}-plan").into(),
                 name: PLAN_TOOL.into(),
-                arguments: plan.to_string(),
+                arguments: plan.to_string().into(),
             });
         }
     }
     for (index, (name, arguments)) in calls.into_iter().enumerate() {
         tool_calls.push(ToolCall {
-            id: format!("w{turn}-{index}"),
-            name,
-            arguments: arguments.to_string(),
+            id: format!("w{turn}-{index}").into(),
+            name: name.into(),
+            arguments: arguments.to_string().into(),
         });
     }
     ChatResponse {
@@ -216,8 +216,8 @@ impl Seen {
                         continue;
                     }
                     self.calls.push(Called {
-                        id: call.id.clone(),
-                        name: call.name.clone(),
+                        id: call.id.to_string(),
+                        name: call.name.to_string(),
                         args,
                         result: None,
                     });

@@ -127,7 +127,7 @@ fn tool_call(name: &str, args: Value) -> ToolCall {
     ToolCall {
         id: "c".into(),
         name: name.into(),
-        arguments: args.to_string(),
+        arguments: args.to_string().into(),
     }
 }
 
@@ -257,7 +257,7 @@ fn an_action_is_described_for_its_approval_card_by_the_element_it_names() {
         registry.describe(&ToolCall {
             id: "c".into(),
             name: name.into(),
-            arguments: args.to_string(),
+            arguments: args.to_string().into(),
         })
     };
     assert_eq!(
@@ -392,7 +392,7 @@ fn a_sensitive_field_is_masked_in_every_listing_and_never_filled_or_pressed() {
         .describe(&ToolCall {
             id: "c".into(),
             name: "fill".into(),
-            arguments: json!({"element": 4, "text": "guess"}).to_string(),
+            arguments: json!({"element": 4, "text": "guess"}).to_string().into(),
         })
         .unwrap();
     assert!(
