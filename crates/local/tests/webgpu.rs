@@ -335,6 +335,46 @@ async fn the_gate_the_bias_and_the_residual_add_match_the_cpu() {
 }
 
 #[wasm_bindgen_test]
+async fn a_vocabulary_of_rows_and_long_vectors_spread_over_two_dispatch_dimensions() {
+    // WebGPU caps a dispatch dimension at 65,535 workgroups: a head of more than 32,768
+    // rows (SmolLM2's 49,152) takes a second row of them, as does an elementwise step
+    // of more than 65,535 × 64 values.
+    let gpu = gpu().await;
+    let mut rng = Rng(15);
+    let (rows, cols, n) = (40_000, 32, 2);
+    let w = quant::quantize(TensorKind::Q8_0, &rng.floats(rows * cols)).unwrap();
+    let x = rng.floats(n * cols);
+    let out = gpu.zeros(n * rows).unwrap();
+    let m = gpu.matrix(&w, TensorKind::Q8_0, rows, cols).unwrap();
+    gpu.matmul(&m, &up(&gpu, &x), &out).unwrap();
+    let mut cpu = vec![0f32; n * rows];
+    quant::matmul(&w, TensorKind::Q8_0, rows, cols, &x, &mut cpu).unwrap();
+    let got = read(&gpu, &out).await;
+    // Every row written (none left at 0 where the CPU has a value), each within the
+    // 8-bit activations' bound (32 weights of at most 1 times values of at most 1).
+    let worst = got
+        .iter()
+        .zip(&cpu)
+        .fold(0f32, |m, (g, c)| m.max((g - c).abs()));
+    assert!(
+        f64::from(worst) <= ACTIVATIONS * 32.0,
+        "40,000 rows: a product {worst} from the CPU's"
+    );
+    let len = 65_535 * 64 + 100;
+    let (a, b) = (rng.floats(len), rng.floats(len));
+    let on_gpu = up(&gpu, &a);
+    gpu.add(&on_gpu, &up(&gpu, &b)).unwrap();
+    let mut want = a;
+    ops::add(&mut want, &b);
+    compare(
+        "add over two dimensions",
+        &read(&gpu, &on_gpu).await,
+        &want,
+        1e-6,
+    );
+}
+
+#[wasm_bindgen_test]
 async fn the_adapter_says_what_it_is() {
     let gpu = gpu().await;
     let info: serde_json::Value = serde_json::from_str(&gpu.adapter()).unwrap();
