@@ -27,7 +27,7 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
 
 /// f32 summation's bound, relative to `Σ|w·x|` (the worst seen on SwiftShader is
-/// 2.5e-8).
+/// 5e-8).
 const EXACT: f64 = 1e-6;
 /// 8-bit activations' bound, relative to `Σ|w|·max|x|`.
 const ACTIVATIONS: f64 = 1.0 / 254.0;
