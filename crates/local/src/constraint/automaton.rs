@@ -5,6 +5,9 @@
 
 use super::schema::{End, Node, NodeId, Nodes};
 
+/// No trie: a string that avoids nothing, or whose content left its avoided trie.
+pub const NO_TRIE: u32 = u32::MAX;
+
 /// Integer and fraction digits a number may have.
 const MAX_INT_DIGITS: u8 = 15;
 const MAX_FRAC_DIGITS: u8 = 6;
@@ -68,9 +71,17 @@ pub enum Frame {
         max: u32,
         chars: u32,
         phase: StrPhase,
+        /// The trie of contents the string must not be ([`NO_TRIE`]: none), and
+        /// where its bytes so far lead in it ([`NO_TRIE`]: off it).
+        avoid: u32,
+        at: u32,
     },
     Num {
         integer: bool,
+        /// Whether a minus may lead.
+        signed: bool,
+        /// Integer digits allowed.
+        most: u8,
         digits: u8,
         phase: NumPhase,
     },
@@ -126,12 +137,27 @@ pub fn step(g: &Nodes, stack: &mut Vec<Frame>, b: u8) -> bool {
                 max,
                 chars,
                 phase,
-            } => string(*min, *max, chars, phase, b),
+                avoid,
+                at,
+            } => {
+                if *phase == StrPhase::Body && b == b'"' {
+                    // Closing on an avoided content is refused.
+                    if *at != NO_TRIE && avoided_end(g, *avoid, *at) {
+                        return false;
+                    }
+                } else if *phase != StrPhase::Open && *at != NO_TRIE {
+                    let avoided = g.tries.get(*avoid as usize);
+                    *at = avoided.and_then(|t| t.child(*at, b)).unwrap_or(NO_TRIE);
+                }
+                string(*min, *max, chars, phase, b)
+            }
             Frame::Num {
                 integer,
+                signed,
+                most,
                 digits,
                 phase,
-            } => number(*integer, digits, phase, b),
+            } => number((*integer, *signed, *most), digits, phase, b),
             Frame::Arr { node, count, phase } => {
                 let Some(&Node::Arr { items, min, max }) = g.nodes.get(*node as usize) else {
                     return false;
@@ -210,6 +236,8 @@ pub fn step(g: &Nodes, stack: &mut Vec<Frame>, b: u8) -> bool {
                             max: 64,
                             chars: 0,
                             phase: StrPhase::Body,
+                            avoid: NO_TRIE,
+                            at: NO_TRIE,
                         });
                     }
                     (MapPhase::Colon, b':') => {
@@ -262,14 +290,22 @@ fn start(g: &Nodes, stack: &mut Vec<Frame>, node: NodeId, b: u8) -> bool {
     };
     let frame = match n {
         Node::Lit(trie) => Frame::Lit { trie: *trie, at: 0 },
-        Node::Str { min, max } => Frame::Str {
+        Node::Str { min, max, avoid } => Frame::Str {
             min: *min,
             max: *max,
             chars: 0,
             phase: StrPhase::Open,
+            avoid: *avoid,
+            at: if *avoid == NO_TRIE { NO_TRIE } else { 0 },
         },
-        Node::Num { integer } => Frame::Num {
+        Node::Num {
+            integer,
+            signed,
+            most,
+        } => Frame::Num {
             integer: *integer,
+            signed: *signed,
+            most: (*most).min(MAX_INT_DIGITS),
             digits: 0,
             phase: NumPhase::Start,
         },
@@ -317,7 +353,7 @@ fn can_start(g: &Nodes, node: NodeId, b: u8, depth: u32) -> bool {
             .get(*trie as usize)
             .is_some_and(|t| t.child(0, b).is_some()),
         Some(Node::Str { .. }) => b == b'"',
-        Some(Node::Num { .. }) => b == b'-' || b.is_ascii_digit(),
+        Some(Node::Num { signed, .. }) => (*signed && b == b'-') || b.is_ascii_digit(),
         Some(Node::Arr { .. }) => b == b'[',
         Some(Node::Obj { .. } | Node::Map { .. }) => b == b'{',
         Some(Node::AnyOf(options)) => options.iter().any(|&o| can_start(g, o, b, depth + 1)),
@@ -396,10 +432,13 @@ fn string<'a>(min: u32, max: u32, chars: &mut u32, phase: &mut StrPhase, b: u8) 
     Outcome::Consumed
 }
 
-fn number<'a>(integer: bool, digits: &mut u8, phase: &mut NumPhase, b: u8) -> Outcome<'a> {
+/// `kind`: whether the number is an integer, may be negative, and how many integer
+/// digits it may have.
+fn number<'a>(kind: (bool, bool, u8), digits: &mut u8, phase: &mut NumPhase, b: u8) -> Outcome<'a> {
+    let (integer, signed, most) = kind;
     let digit = b.is_ascii_digit();
     let next = match (*phase, b) {
-        (NumPhase::Start, b'-') => NumPhase::Minus,
+        (NumPhase::Start, b'-') if signed => NumPhase::Minus,
         (NumPhase::Start, b'0') => NumPhase::Zero,
         // "-0" is a float; an integer's minus leads a non-zero digit.
         (NumPhase::Minus, b'0') if !integer => NumPhase::Zero,
@@ -407,7 +446,7 @@ fn number<'a>(integer: bool, digits: &mut u8, phase: &mut NumPhase, b: u8) -> Ou
             *digits = 1;
             NumPhase::Int
         }
-        (NumPhase::Int, _) if digit && *digits < MAX_INT_DIGITS => {
+        (NumPhase::Int, _) if digit && *digits < most => {
             *digits += 1;
             NumPhase::Int
         }
@@ -462,10 +501,16 @@ pub fn finishing_byte(g: &Nodes, stack: &[Frame]) -> Option<u8> {
             }
         }
         Frame::Str {
-            min, chars, phase, ..
+            min,
+            chars,
+            phase,
+            avoid,
+            at,
+            ..
         } => match phase {
             StrPhase::Open => b'"',
             StrPhase::Body if chars < min => b'a',
+            StrPhase::Body if at != NO_TRIE && avoided_end(g, avoid, at) => b'.',
             StrPhase::Body => b'"',
             StrPhase::Escape => b'n',
             StrPhase::Hex { .. } => b'0',
@@ -500,6 +545,14 @@ pub fn finishing_byte(g: &Nodes, stack: &[Frame]) -> Option<u8> {
             MapPhase::Colon => b':',
         },
     })
+}
+
+/// Whether a string's content so far is one it must not be.
+fn avoided_end(g: &Nodes, avoid: u32, at: u32) -> bool {
+    g.tries
+        .get(avoid as usize)
+        .and_then(|t| t.node(at))
+        .is_some_and(|n| n.end.is_some())
 }
 
 /// The first byte of a short output of `node`.

@@ -2,9 +2,13 @@
 //!
 //! Supported: `type` (object, string, number, integer, boolean, null, array, or a list
 //! of them), `properties`, `required`, `enum`, `const`, `items`, `anyOf`/`oneOf`,
-//! `minLength`/`maxLength`, `minItems`/`maxItems`. `additionalProperties` is taken as
-//! false: only the listed properties are emitted. Other keywords beside a `type`
-//! (`pattern`, `format`, `minimum`, `description`, …) are not enforced; a schema with
+//! `minLength`/`maxLength`, `minItems`/`maxItems`, `minimum`/`maximum` of an integer
+//! (a range of up to 128 values is listed value by value; a wider one bounds the sign
+//! and the digits) and of a number (the sign and digits only), and a string's `not`
+//! when it lists values (`{"enum": [...]}` or `{"const": …}`: contents the string
+//! must not be). `additionalProperties` is taken as false: only the listed properties
+//! are emitted. Other keywords beside a `type` (`pattern`, `format`, `exclusiveMinimum`,
+//! `description`, …) are not enforced; a schema with
 //! nothing this compiler reads (`{}`, `true`, a `$ref`) accepts any JSON value, of
 //! bounded depth and size. Properties come in the schema map's order: serde_json's
 //! map is sorted by key unless its `preserve_order` feature is on, in which case the
@@ -17,6 +21,7 @@
 use serde_json::Value;
 
 use super::ConstraintError;
+use super::automaton::NO_TRIE;
 use super::trie::Trie;
 
 pub type NodeId = u32;
@@ -30,8 +35,36 @@ const ANY_DEPTH: u32 = 2;
 /// Entries of an object inside "any value", and characters of its strings.
 const ANY_ENTRIES: u32 = 8;
 const ANY_STRING: u32 = 64;
+/// Integers a bounded range lists one by one at most.
+const MAX_LISTED: i64 = 128;
+/// Integer digits of a number without bounds.
+const MAX_DIGITS: u8 = 15;
 /// Schema nesting refused beyond this (a guard against hostile schemas).
 const MAX_DEPTH: u32 = 32;
+
+/// A number node: signed unless `minimum` is 0 or more; as many integer digits as
+/// the larger of the bounds has, when both are given.
+fn number(integer: bool, obj: &serde_json::Map<String, Value>) -> Node {
+    let bound = |key: &str| obj.get(key).and_then(Value::as_f64);
+    let (lo, hi) = (bound("minimum"), bound("maximum"));
+    // Counted, not formatted: a float's formatting would add 12 KB to the worker.
+    let digits = |v: f64| {
+        let (mut n, mut digits) = (v.abs().min(1e15) as u64, 1u8);
+        while n >= 10 {
+            n /= 10;
+            digits += 1;
+        }
+        digits.min(MAX_DIGITS)
+    };
+    Node::Num {
+        integer,
+        signed: lo.is_none_or(|lo| lo < 0.0),
+        most: match (lo, hi) {
+            (Some(lo), Some(hi)) => digits(lo).max(digits(hi)),
+            _ => MAX_DIGITS,
+        },
+    }
+}
 
 /// What a literal trie's word means when it ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,12 +84,18 @@ pub enum End {
 pub enum Node {
     /// One of a set of literals, a trie of their bytes.
     Lit(u32),
+    /// A string; `avoid` is the trie of contents it must not be (`not: {enum}`), or
+    /// [`NO_TRIE`].
     Str {
         min: u32,
         max: u32,
+        avoid: u32,
     },
+    /// A number; `signed` when a minus may lead, `most` integer digits at most.
     Num {
         integer: bool,
+        signed: bool,
+        most: u8,
     },
     Arr {
         items: NodeId,
@@ -189,10 +228,11 @@ impl Nodes {
         match t {
             "string" => {
                 let (min, max) = range("minLength", "maxLength", DEFAULT_MAX_STRING)?;
-                Ok(self.push(Node::Str { min, max }))
+                let avoid = self.avoided(obj.get("not"));
+                Ok(self.push(Node::Str { min, max, avoid }))
             }
-            "number" => Ok(self.push(Node::Num { integer: false })),
-            "integer" => Ok(self.push(Node::Num { integer: true })),
+            "number" => Ok(self.push(number(false, obj))),
+            "integer" => Ok(self.integer(obj)),
             "boolean" => Ok(self.literals([(&b"true"[..], End::Done), (&b"false"[..], End::Done)])),
             "null" => Ok(self.literals([(&b"null"[..], End::Done)])),
             "array" => {
@@ -256,6 +296,39 @@ impl Nodes {
         Ok(self.push(Node::Obj { props, keys }))
     }
 
+    /// An integer within the schema's `minimum` and `maximum`: every value when they
+    /// leave at most [`MAX_LISTED`] (so a small model writes no out-of-range value),
+    /// else a number no longer than the bounds allow.
+    fn integer(&mut self, obj: &serde_json::Map<String, Value>) -> NodeId {
+        let (lo, hi) = (
+            obj.get("minimum").and_then(Value::as_i64),
+            obj.get("maximum").and_then(Value::as_i64),
+        );
+        if let (Some(lo), Some(hi)) = (lo, hi)
+            && lo <= hi
+            && hi - lo < MAX_LISTED
+        {
+            let values: Vec<Value> = (lo..=hi).map(Value::from).collect();
+            return self.values(&values);
+        }
+        self.push(number(true, obj))
+    }
+
+    /// The trie of the strings a `not` lists (`{"enum": [...]}` or `{"const": …}`),
+    /// as their contents; [`NO_TRIE`] when it lists none.
+    fn avoided(&mut self, not: Option<&Value>) -> u32 {
+        let listed = not.and_then(|n| match (n.get("enum"), n.get("const")) {
+            (Some(Value::Array(values)), _) => Some(values.clone()),
+            (_, Some(value)) => Some(vec![value.clone()]),
+            _ => None,
+        });
+        let words: Vec<&str> = listed.iter().flatten().filter_map(Value::as_str).collect();
+        if words.is_empty() {
+            return NO_TRIE;
+        }
+        self.trie(words.iter().map(|w| (w.as_bytes(), End::Done)))
+    }
+
     /// A node matching one of these JSON values, written compactly.
     fn values(&mut self, values: &[Value]) -> NodeId {
         let words: Vec<Vec<u8>> = values
@@ -282,8 +355,13 @@ impl Nodes {
             self.push(Node::Str {
                 min: 0,
                 max: ANY_STRING,
+                avoid: NO_TRIE,
             }),
-            self.push(Node::Num { integer: false }),
+            self.push(Node::Num {
+                integer: false,
+                signed: true,
+                most: MAX_DIGITS,
+            }),
             self.literals([
                 (&b"true"[..], End::Done),
                 (&b"false"[..], End::Done),

@@ -415,6 +415,50 @@ fn strings_refuse_what_json_or_utf8_forbid() {
     assert_eq!(c.completion(), b"\"");
 }
 
+/// Whether `grammar` takes `output` whole.
+fn takes(grammar: &Grammar, output: &str) -> bool {
+    let mut c = Constraint::new(grammar);
+    c.advance_bytes(output.as_bytes()) && c.is_complete()
+}
+
+#[test]
+fn integers_stay_within_their_minimum_and_maximum() {
+    let Ok(byte) = Grammar::json(&json!({"type": "integer", "minimum": 0, "maximum": 255})) else {
+        unreachable!()
+    };
+    assert!(takes(&byte, "255") && takes(&byte, "0"));
+    assert!(!takes(&byte, "-1") && !takes(&byte, "1000") && !takes(&byte, "1234567890"));
+    let Ok(small) = Grammar::json(&json!({"type": "integer", "minimum": 1, "maximum": 10})) else {
+        unreachable!()
+    };
+    assert!(takes(&small, "1") && takes(&small, "10"));
+    assert!(!takes(&small, "0") && !takes(&small, "11"));
+    let Ok(count) = Grammar::json(&json!({"type": "integer", "minimum": 0})) else {
+        unreachable!()
+    };
+    assert!(takes(&count, "123456") && !takes(&count, "-5"));
+    // A completion of a bounded number stays in bounds.
+    let mut c = Constraint::new(&small);
+    assert!(c.advance_bytes(b"1"));
+    assert!(c.is_complete());
+}
+
+#[test]
+fn a_string_is_never_a_value_its_not_lists() {
+    let schema = json!({"type": "string", "not": {"enum": ["move", "say"]}});
+    let Ok(g) = Grammar::json(&schema) else {
+        unreachable!()
+    };
+    assert!(!takes(&g, "\"move\"") && !takes(&g, "\"say\""));
+    assert!(takes(&g, "\"mover\"") && takes(&g, "\"mo\"") && takes(&g, "\"\""));
+    // Completing from a refused content writes past it.
+    let mut c = Constraint::new(&g);
+    assert!(c.advance_bytes(b"\"say"));
+    let mut done = b"\"say".to_vec();
+    done.extend(c.completion());
+    assert_eq!(done, b"\"say.\"");
+}
+
 #[test]
 fn unsatisfiable_or_malformed_schemas_are_refused() {
     for s in [
