@@ -8,7 +8,14 @@
 //! message are kept, most shared words first, at most [`MAX_TOOLS`]; a tool already
 //! called since that message is not offered again (its result is in view, and a small
 //! model repeats itself). When nothing relates, no tool is offered and the model
-//! answers in text. A request that requires a tool keeps every tool.
+//! answers in text. A request that requires a tool keeps every tool, and an offer of
+//! [`MAX_TOOLS`] or fewer (a game's NPC, whose trigger allows two actions) is kept
+//! whole: there is nothing to narrow, and its event ("The goblin attacks you!") need
+//! not share a word with `attack` to call for it.
+//!
+//! Words are compared by their first five letters, and a few words people use for the
+//! same request meet as one (`note` and `remember`, `tick` and `check`, `open` and
+//! `click`): [`KIN`].
 
 use crate::generate::wire::{Message, Tool};
 
@@ -24,13 +31,26 @@ const COMMON: &[&str] = &[
     "would", "you", "your",
 ];
 
+/// Words that ask for the same thing: each group's words count as its first. Verbs
+/// an agent's tools are named for, and the words people use instead.
+const KIN: &[&[&str]] = &[
+    &["remember", "note", "memory", "recall", "memo"],
+    &["check", "tick", "untick"],
+    &["click", "open", "tap", "press", "push"],
+    &["buy", "purchase", "order"],
+    &["say", "speak", "shout", "greet"],
+    &["move", "walk", "go", "head"],
+    &["attack", "strike", "hit", "fight", "shoot"],
+    &["give", "hand"],
+];
+
 /// The tools of `tools` related to the latest user message of `messages`, most related
 /// first (ties keep their order), without those called since that message.
 pub fn relevant(tools: &[Tool], messages: &[Message]) -> Vec<Tool> {
     let Some(at) = messages.iter().rposition(|m| m.role == "user") else {
         return Vec::new();
     };
-    let said: Vec<String> = messages
+    let said: Vec<Stem> = messages
         .get(at)
         .map(|m| stems(&m.content).collect())
         .unwrap_or_default();
@@ -40,14 +60,20 @@ pub fn relevant(tools: &[Tool], messages: &[Message]) -> Vec<Tool> {
         .iter()
         .flat_map(|m| m.tool_calls.iter().map(|c| c.name.as_str()))
         .collect();
-    let mut scored: Vec<(usize, &Tool)> = tools
-        .iter()
-        .filter(|t| !called.contains(&t.name.as_str()))
+    let fresh = tools.iter().filter(|t| !called.contains(&t.name.as_str()));
+    if tools.len() <= MAX_TOOLS {
+        return fresh.cloned().collect();
+    }
+    let mut scored: Vec<(usize, &Tool)> = fresh
         .map(|t| {
-            // A word of the name counts twice: names are what the model chooses by.
-            let name = stems(&t.name).filter(|w| said.contains(w)).count();
-            let description = stems(&t.description).filter(|w| said.contains(w)).count();
-            (2 * name + description, t)
+            // A word said counts twice, a kin word once; a word of the name twice
+            // that: names are what the model chooses by.
+            let touched = |text: &str| -> usize {
+                stems(text)
+                    .map(|w| said.iter().map(|s| s.meets(&w)).max().unwrap_or(0))
+                    .sum()
+            };
+            (2 * touched(&t.name) + touched(&t.description), t)
         })
         .filter(|(score, _)| *score > 0)
         .collect();
@@ -68,16 +94,67 @@ pub fn relevant(tools: &[Tool], messages: &[Message]) -> Vec<Tool> {
     kept
 }
 
-/// A text's words of three letters or more, lowercase, cut to five letters and
-/// without a plural `s`, so "Remember" meets `remember` and "items" meets `item`;
-/// common words left out.
-fn stems(text: &str) -> impl Iterator<Item = String> + '_ {
+/// A word as the shortlist compares it: its [`base`], and its kin group's first
+/// word's (itself when it has no kin).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stem {
+    base: String,
+    kin: String,
+}
+
+impl Stem {
+    /// How well this word, said, meets a tool's word: 2 for the same word or the
+    /// head of its kin (said "note", `remember`), 1 for another kin word, else 0.
+    fn meets(&self, other: &Stem) -> usize {
+        if self.base == other.base || self.kin == other.base {
+            2
+        } else if self.kin == other.kin {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// A text's words of three letters or more (two for a kin word: "go"); common words
+/// left out.
+fn stems(text: &str) -> impl Iterator<Item = Stem> + '_ {
     text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().count() >= 3)
         .map(str::to_lowercase)
         .filter(|w| !COMMON.contains(&w.as_str()))
-        .map(|w| w.chars().take(5).collect::<String>())
-        .map(|w| w.trim_end_matches('s').to_owned())
+        .filter_map(|w| {
+            let stem = base(&w);
+            let kin = KIN.iter().find(|kin| kin.iter().any(|k| base(k) == stem));
+            match kin.and_then(|kin| kin.first()) {
+                Some(first) if w.chars().count() >= 2 => Some(Stem {
+                    base: stem,
+                    kin: base(first),
+                }),
+                _ if w.chars().count() >= 3 => Some(Stem {
+                    kin: stem.clone(),
+                    base: stem,
+                }),
+                _ => None,
+            }
+        })
+}
+
+/// Whether a word is too common to relate a text to another, or to name a thing.
+pub(crate) fn is_common(word: &str) -> bool {
+    word.chars().count() < 3 || COMMON.contains(&word.to_lowercase().as_str())
+}
+
+/// A text's words as the shortlist compares them (without kin): what grounding
+/// relates a listing's lines to a request by.
+pub(crate) fn keywords(text: &str) -> Vec<String> {
+    stems(text).map(|s| s.base).collect()
+}
+
+/// A word cut to five letters and without a plural `s`, so "Remember" meets
+/// `remember` and "items" meets `item`.
+fn base(word: &str) -> String {
+    let cut: String = word.to_lowercase().chars().take(5).collect();
+    cut.trim_end_matches('s').to_owned()
 }
 
 #[cfg(test)]
@@ -138,7 +215,7 @@ mod tests {
         let pick = |text: &str| names(&relevant(&tools, &[user(text)])).join(" ");
         assert_eq!(pick("What time is it?"), "current_time");
         assert_eq!(pick("What is this page called?"), "page_title");
-        assert_eq!(pick("Remember that the ale is cold"), "remember");
+        assert_eq!(pick("Remember that the ale is cold"), "remember recall");
         assert_eq!(pick("Forget about the ale"), "forget");
         assert_eq!(
             pick("Which items are on the market, and their price?"),
@@ -152,6 +229,46 @@ mod tests {
         assert!(relevant(&tools, &[user("Tell me a long story about a dragon.")]).is_empty());
         assert!(relevant(&tools, &[user("What can you get for me?")]).is_empty());
         assert!(relevant(&tools, &[]).is_empty());
+    }
+
+    #[test]
+    fn kin_words_meet_the_tool_named_for_their_request_after_the_word_itself() {
+        let tools = demo();
+        let pick = |text: &str| names(&relevant(&tools, &[user(text)])).join(" ");
+        assert_eq!(pick("Make a note: the ale is cold"), "remember recall");
+        assert_eq!(pick("What do you recall about me?"), "recall remember");
+        let page = vec![
+            tool("check", "Checks or unchecks a checkbox."),
+            tool("click", "Clicks an element."),
+            tool("fill", "Types text into a field."),
+            tool("hover", "Moves the pointer over an element."),
+            tool("scroll_to", "Scrolls to an element."),
+        ];
+        let pick = |text: &str| names(&relevant(&page, &[user(text)])).join(" ");
+        assert_eq!(pick("Tick the box"), "check");
+        assert_eq!(pick("Open the next article"), "click");
+    }
+
+    #[test]
+    fn an_offer_of_four_or_fewer_is_kept_whole_but_what_was_called() {
+        let npc = vec![
+            tool("attack", "Strike someone within reach."),
+            tool("look", "Where everyone is."),
+            tool("say", "Say something aloud."),
+        ];
+        let event = [user("The goblin leaps at you!")];
+        assert_eq!(names(&relevant(&npc, &event)), ["attack", "look", "say"]);
+        let looked = Message {
+            role: "assistant".into(),
+            content: String::new(),
+            tool_calls: vec![ToolCall {
+                id: "1".into(),
+                name: "look".into(),
+                arguments: "{}".into(),
+            }],
+        };
+        let seen = [user("The goblin leaps at you!"), looked];
+        assert_eq!(names(&relevant(&npc, &seen)), ["attack", "say"]);
     }
 
     #[test]
