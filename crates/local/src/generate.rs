@@ -8,19 +8,25 @@
 //!
 //! How a small model is made to call tools: it is not asked to volunteer a call in free
 //! text, which models of this size do not do. When tools are offered, the answer
-//! starts with the call's opening, `<tool_call>{"name":"`, and the model picks, under
-//! the constraint, one of the tools' names or `none`: the choice every reply must make
-//! anyway, made where the model's probabilities can make it. On `none` the opening is
-//! taken back (the KV cache cut to the prompt) and the model answers in plain text; on
-//! a name, the arguments are decoded under that tool's JSON Schema, so the call always
-//! parses and validates. The names on offer are those the latest message relates to
-//! ([`shortlist`]): a small model cannot choose among thirty. A response format constrains the whole answer the same way.
+//! starts with the call's opening in the form the model was trained on (`prompt`), and
+//! the model picks, under the constraint, one of the tools or none: the choice every
+//! reply must make anyway, made where the model's probabilities can make it. On none
+//! the opening is taken back and the model answers in plain text, from the transcript
+//! without the tools (the KV cache keeps what the two share), and a repetition guard
+//! ends it where it starts saying again what it said (`repetition`); on a tool, the
+//! arguments are decoded under that tool's JSON Schema narrowed to the values the
+//! conversation offers ([`grounding`]), so the call always parses and validates. The
+//! tools on offer are those the latest message relates to ([`shortlist`]): a small
+//! model cannot choose among thirty. A response format constrains the whole answer the
+//! same way.
 //!
 //! The parts: [`wire`] holds the request and the answer as they cross to the page,
-//! [`prompt`] writes the transcript and the tools as the model reads them; this module
+//! `prompt` writes the transcript and the tools as the model reads them; this module
 //! holds the engine between requests and walks one request through its phases.
 
+mod choice;
 mod prompt;
+mod repetition;
 pub(crate) mod wire;
 
 use serde_json::Value;
@@ -28,24 +34,23 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use crate::constraint::{Constraint, Grammar, Vocabulary};
+use crate::grounding;
 use crate::llama::{Model, Session};
 use crate::sample::Sampler;
 use crate::shortlist;
 use crate::template::ChatTemplate;
 use crate::tokenizer::Tokenizer;
 
-pub use prompt::{CALL_CLOSE, CALL_OPEN, system_prompt};
+pub use prompt::{CALL_CLOSE, CALL_OPEN, tools_prompt};
 pub use wire::{Event, GenerateError, Message, Request, ResponseFormat, Tool, ToolCall, Usage};
 
-use prompt::prompt_tokens;
+use prompt::{arguments_key, call_choice, call_opening, prompt_tokens};
 
 /// Prompt tokens read per call of [`Generation::next`]: small enough that an abort is
 /// seen within a fraction of a second, large enough to batch the weights' reads.
 pub const PREFILL_CHUNK: usize = 16;
 /// The answer's length when the request sets none.
 pub const DEFAULT_MAX_TOKENS: u32 = 512;
-/// The name that means "no tool: answer in text".
-const NO_TOOL: &str = "none";
 
 /// Everything about a model that stays between requests: the KV cache too, so a
 /// request that shares its start with the last (the system prompt, the tools, earlier
@@ -103,11 +108,8 @@ impl Engine {
 enum Phase {
     /// Reading the prompt (and, for a tool decision, the call's opening).
     Prompt,
-    /// Choosing a tool's name, or `none`.
-    Choosing {
-        grammar: Grammar,
-        chosen: Vec<u8>,
-    },
+    /// Choosing a tool, or none.
+    Choosing(choice::Choice),
     /// Decoding the chosen tool's arguments.
     Arguments {
         name: String,
@@ -137,6 +139,10 @@ fn replay<'g>(grammar: &'g Grammar, written: &[u8]) -> Result<Constraint<'g>, Ge
 pub struct Generation {
     /// The prompt, without the tool call's opening.
     prompt: Vec<u32>,
+    /// The prompt without the tools: what a text answer follows.
+    plain: Vec<u32>,
+    /// The choice's options, each with the tool it names (`None`: no tool).
+    options: Vec<(String, Option<String>)>,
     /// What the session is asked to hold before the next phase.
     target: Vec<u32>,
     phase: Phase,
@@ -149,15 +155,34 @@ pub struct Generation {
     text: Vec<u8>,
     /// Bytes of `text` already sent (the rest may end inside a UTF-8 character).
     sent: usize,
+    /// A free answer's tokens, and the text's length after each: the repetition
+    /// guard's.
+    answer: Vec<u32>,
+    ends: Vec<usize>,
     call: Option<ToolCall>,
-    tools: Vec<(String, Value)>,
+    tools: Vec<Tool>,
+    /// What the conversation offers the chosen tool's arguments.
+    offered: grounding::Offered,
     format: Option<Grammar>,
     stops: Vec<u32>,
 }
 
 impl Generation {
     fn new(engine: &mut Engine, request: Request) -> Result<Generation, GenerateError> {
-        let prompt = prompt_tokens(&engine.template, &engine.tokenizer, &request);
+        // The choice is among the tools the latest message relates to, unless a tool is
+        // required; the prompt lists those only: a small model reads four tools' schemas
+        // better than thirty, and sooner.
+        let tools = if request.requires_tool() {
+            request.offered().to_vec()
+        } else {
+            shortlist::relevant(request.offered(), &request.messages)
+        };
+        let prompt = prompt_tokens(&engine.template, &engine.tokenizer, &request, &tools);
+        let plain = match tools.is_empty() {
+            true => prompt.clone(),
+            false => prompt_tokens(&engine.template, &engine.tokenizer, &request, &[]),
+        };
+        let dialect = engine.template.dialect();
         let window = engine.context();
         let max_tokens = request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).max(1);
         // The answer needs room too; a prompt that leaves less than a tenth of the
@@ -169,46 +194,37 @@ impl Generation {
                 window,
             });
         }
-        // The prompt lists every offered tool (the same prefix turn after turn, so the
-        // KV cache keeps it); the choice is among those the latest message relates
-        // to, unless a tool is required.
-        let choices = if request.requires_tool() {
-            request.offered().to_vec()
-        } else {
-            shortlist::relevant(request.offered(), &request.messages)
-        };
-        let tools: Vec<(String, Value)> = choices
-            .into_iter()
-            .map(|t| (t.name, t.parameters))
-            .collect();
+        let offered = offered_values(&request);
         let format = match &request.response_format {
             Some(format) => Some(
                 Grammar::json(&format.schema).map_err(|e| GenerateError::Schema(e.to_string()))?,
             ),
             None => None,
         };
+        let mut options: Vec<(String, Option<String>)> = tools
+            .iter()
+            .map(|t| (call_choice(dialect, Some(&t.name)), Some(t.name.clone())))
+            .collect();
+        if !request.requires_tool() {
+            options.push((call_choice(dialect, None), None));
+        }
         let (target, next_phase) = if tools.is_empty() {
             (prompt.clone(), None)
         } else {
-            let mut names: Vec<String> = tools.iter().map(|(n, _)| format!("{n}\"")).collect();
-            if !request.requires_tool() {
-                names.push(format!("{NO_TOOL}\""));
-            }
-            let options: Vec<&str> = names.iter().map(String::as_str).collect();
+            let tokens = options
+                .iter()
+                .map(|(text, _)| engine.tokenizer.encode(text))
+                .collect();
             let mut target = prompt.clone();
-            target.extend(
-                engine
-                    .tokenizer
-                    .encode(&format!("{CALL_OPEN}{{\"name\":\"")),
-            );
-            let phase = Phase::Choosing {
-                grammar: Grammar::choice(&options),
-                chosen: Vec::new(),
-            };
+            target.extend(engine.tokenizer.encode(&call_opening(dialect)));
+            let none = options.iter().position(|(_, name)| name.is_none());
+            let phase = Phase::Choosing(choice::Choice::new(tokens, none, target.len()));
             (target, Some(phase))
         };
         Ok(Generation {
             prompt,
+            plain,
+            options,
             target,
             phase: Phase::Prompt,
             next_phase,
@@ -218,8 +234,11 @@ impl Generation {
             generated: 0,
             text: Vec::new(),
             sent: 0,
+            answer: Vec::new(),
+            ends: Vec::new(),
             call: None,
             tools,
+            offered,
             format,
             stops: engine.template.stop_tokens().to_vec(),
         })
@@ -242,45 +261,35 @@ impl Generation {
                 }
                 Ok(Vec::new())
             }
-            Phase::Choosing {
-                grammar,
-                mut chosen,
-            } => {
-                let mut constraint = replay(&grammar, &chosen)?;
-                let token = self.pick(engine, Some(&constraint))?;
-                constraint
-                    .advance(&engine.vocabulary, token)
-                    .map_err(|e| GenerateError::Model(e.to_string()))?;
-                chosen.extend_from_slice(engine.tokenizer.token_bytes(token));
-                if !constraint.is_complete() {
-                    self.logits = engine.session.step(token)?;
-                    self.phase = Phase::Choosing { grammar, chosen };
+            Phase::Choosing(mut choice) => {
+                let (chosen, logits) = choice.step(&mut engine.session, &self.logits)?;
+                self.generated += 1;
+                let Some(chosen) = chosen else {
+                    self.logits = logits;
+                    self.phase = Phase::Choosing(choice);
                     return Ok(Vec::new());
-                }
-                let name = String::from_utf8_lossy(&chosen)
-                    .trim_end_matches('"')
-                    .to_owned();
-                if name == NO_TOOL {
-                    // Take the opening back: the answer is text, from the prompt's
-                    // end (the cache keeps the prompt and reads its last token again).
-                    self.target = self.prompt.clone();
+                };
+                let option = self.options.get(chosen).cloned();
+                let Some((text, Some(name))) = option else {
+                    // No tool: the opening is taken back, and the answer is text, from
+                    // the transcript without the tools (the cache keeps what the two
+                    // share).
+                    self.target = self.plain.clone();
                     self.next_phase = Some(self.answer_phase());
                     self.phase = Phase::Prompt;
                     return Ok(Vec::new());
-                }
-                let schema = self
-                    .tools
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, s)| s.clone())
-                    .unwrap_or(Value::Null);
-                let grammar = Grammar::json(&arguments_schema(&schema))
+                };
+                let tool = self.tools.iter().find(|t| t.name == name);
+                let schema = tool.map_or(Value::Null, |t| t.parameters.clone());
+                let schema = grounding::narrow(&arguments_schema(&schema), &self.offered);
+                let grammar = Grammar::json(&schema)
                     .map_err(|e| GenerateError::Schema(format!("{name}: {e}")))?;
-                // The chosen name's last token, then the arguments' key, are read
-                // before the first token of the arguments.
-                let mut target = engine.session.tokens().to_vec();
-                target.push(token);
-                target.extend(engine.tokenizer.encode(",\"arguments\":"));
+                // The chosen option, then the arguments' key, are read before the first
+                // token of the arguments.
+                let mut target = self.target.clone();
+                target.extend(engine.tokenizer.encode(&text));
+                let key = arguments_key(engine.template.dialect());
+                target.extend(engine.tokenizer.encode(key));
                 self.target = target;
                 self.next_phase = Some(Phase::Arguments {
                     name,
@@ -301,7 +310,16 @@ impl Generation {
                     .advance(&engine.vocabulary, token)
                     .map_err(|e| GenerateError::Model(e.to_string()))?;
                 written.extend_from_slice(engine.tokenizer.token_bytes(token));
-                if self.generated + 1 >= self.max_tokens && !constraint.is_complete() {
+                self.answer.push(token);
+                self.ends.push(written.len());
+                if let Some(start) = repetition::repeat_start(&self.answer) {
+                    // A value going round in circles ends before it repeats, as the
+                    // budget would end it.
+                    let kept = start.checked_sub(1).and_then(|i| self.ends.get(i));
+                    written.truncate(kept.copied().unwrap_or(0));
+                    let cut = replay(&grammar, &written)?;
+                    written.extend(cut.completion());
+                } else if self.generated + 1 >= self.max_tokens && !constraint.is_complete() {
                     // Out of budget: the shortest valid ending, so the call still parses.
                     written.extend(constraint.completion());
                 } else if !constraint.is_complete() {
@@ -369,6 +387,15 @@ impl Generation {
         }
         self.text
             .extend_from_slice(engine.tokenizer.token_bytes(token));
+        if grammar.is_none() {
+            self.answer.push(token);
+            self.ends.push(self.text.len());
+            if let Some(start) = repetition::repeat_start(&self.answer) {
+                let kept = start.checked_sub(1).and_then(|i| self.ends.get(i));
+                self.text.truncate(kept.copied().unwrap_or(0));
+                return Ok(self.finish_text("stop"));
+            }
+        }
         let mut events = self.flush_text(false);
         let complete = constraint.as_ref().is_some_and(Constraint::is_complete);
         if complete {
@@ -406,8 +433,13 @@ impl Generation {
     }
 
     /// Text not yet sent, up to the last whole character (all of it at the end).
+    /// A free answer's last tokens wait for the repetition guard.
     fn flush_text(&mut self, all: bool) -> Vec<Event> {
-        let rest = self.text.get(self.sent..).unwrap_or_default();
+        let held = match (all, self.format.is_none()) {
+            (false, true) => repetition::streamable(&self.ends),
+            _ => self.text.len(),
+        };
+        let rest = self.text.get(self.sent..held).unwrap_or_default();
         let whole = if all {
             rest.len()
         } else {
@@ -445,6 +477,27 @@ impl Generation {
             },
         }
     }
+}
+
+/// What a request's conversation offers a call's arguments: the instructions and the
+/// messages (earlier calls' arguments too); the offered tools' names and the format
+/// example's placeholders are what no argument may be.
+fn offered_values(request: &Request) -> grounding::Offered {
+    let calls = request
+        .messages
+        .iter()
+        .flat_map(|m| m.tool_calls.iter().map(|c| c.arguments.as_str()));
+    let texts = std::iter::once(request.system.as_str())
+        .chain(request.messages.iter().map(|m| m.content.as_str()))
+        .chain(calls);
+    let names: Vec<&str> = request
+        .offered()
+        .iter()
+        .map(|t| t.name.as_str())
+        .chain(prompt::EXAMPLE_VALUES)
+        .collect();
+    let latest = request.messages.iter().rev().find(|m| m.role == "user");
+    grounding::Offered::new(texts, latest.map_or("", |m| m.content.as_str()), &names)
 }
 
 /// A tool's parameters as a schema the constraint compiles: an object, even when the

@@ -14,8 +14,10 @@
 //! - [`constraint`]: a JSON-Schema-subset grammar over the vocabulary, so a tool call
 //!   always parses and validates;
 //! - [`shortlist`]: which tools the model may choose, by the latest message's words;
+//! - [`grounding`]: a chosen tool's arguments held to what the conversation offers;
 //! - [`sample`]: picking the next token under the constraint;
 //! - [`generate`]: one chat request from prompt to finished answer, a token at a time;
+//! - `task_set` (native only): requests with the calls a person expects, and their score;
 //! - `worker` (wasm only): the Web Worker's entry points.
 
 pub mod constraint;
@@ -23,10 +25,13 @@ pub mod generate;
 pub mod gguf;
 #[cfg(all(target_arch = "wasm32", feature = "gpu"))]
 pub mod gpu;
+pub mod grounding;
 pub mod llama;
 pub mod quant;
 pub mod sample;
 pub mod shortlist;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod task_set;
 pub mod template;
 pub mod tokenizer;
 #[cfg(target_arch = "wasm32")]

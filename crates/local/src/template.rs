@@ -16,6 +16,12 @@
 //! - Llama 3: the `ipython` role when the template has it (Llama 3.1 and later), else
 //!   a `user` turn opening with `Tool result:`.
 //! - Zephyr: a `user` turn opening with `Tool result:`.
+//!
+//! How the model was trained to call tools is the template's too ([`Dialect`]):
+//! SmolLM2's instruct data (Argilla's APIGen sets) lists the tools as a JSON array in
+//! `<tools>` and answers `<tool_call>[{"name": …, "arguments": …}]</tool_call>`, or
+//! `[]` for no call, with tool results in `<tool_response>`; the other families are
+//! asked in the Hermes form Qwen was trained on, one call per `<tool_call>`.
 
 use std::fmt;
 
@@ -66,6 +72,15 @@ enum Family {
     Zephyr,
 }
 
+/// The form of tool calls a model was trained on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// `<tool_call>{"name": …, "arguments": …}</tool_call>` (Qwen, Hermes).
+    Hermes,
+    /// `<tool_call>[{"name": …, "arguments": …}]</tool_call>`, `[]` for none (SmolLM2).
+    ApiGen,
+}
+
 /// A chat template family, with what it needs from the source and the vocabulary.
 #[derive(Debug, Clone)]
 pub struct ChatTemplate {
@@ -78,6 +93,7 @@ pub struct ChatTemplate {
     tool_response: bool,
     /// Llama 3.1's `ipython` role for tool results.
     ipython: bool,
+    dialect: Dialect,
     /// End of sequence and the family's end of turn, where the vocabulary has them.
     stops: Vec<u32>,
 }
@@ -111,13 +127,19 @@ impl ChatTemplate {
         } else {
             None
         };
+        // SmolLM2's template names its model in the default system message.
+        let dialect = match family == Family::ChatMl && src.contains("named SmolLM") {
+            true => Dialect::ApiGen,
+            false => Dialect::Hermes,
+        };
         Ok(ChatTemplate {
             family,
+            dialect,
             default_system: (family == Family::ChatMl)
                 .then(|| default_system(src))
                 .flatten(),
             bos: bos.map(str::to_string),
-            tool_response: src.contains("<tool_response>"),
+            tool_response: src.contains("<tool_response>") || dialect == Dialect::ApiGen,
             ipython: src.contains("ipython"),
             stops,
         })
@@ -163,6 +185,11 @@ impl ChatTemplate {
             });
         }
         ids
+    }
+
+    /// The form of tool calls the model was trained on.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// Tokens that end the assistant's turn.

@@ -94,18 +94,25 @@ fn tool_results_become_user_turns_each_family_knows() {
         role: "tool",
         content: "{\"temp\":21}",
     }];
+    // SmolLM2 was trained on APIGen's `<tool_response>`, as Qwen's template says it.
+    let wrapped = "<|im_start|>user\n<tool_response>\n{\"temp\":21}\n</tool_response><|im_end|>\n";
+    assert_eq!(t.dialect(), Dialect::ApiGen);
+    assert!(t.render(&turns, false).ends_with(wrapped));
+    let tok = tokenizer(&["<|endoftext|>", "<|im_start|>", "<|im_end|>"]);
+    let plain = "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}";
+    let Ok(p) = ChatTemplate::from_source(plain, &tok) else {
+        unreachable!()
+    };
+    assert_eq!(p.dialect(), Dialect::Hermes);
     assert!(
-        t.render(&turns, false)
+        p.render(&turns, false)
             .ends_with("<|im_start|>user\nTool result:\n{\"temp\":21}<|im_end|>\n")
     );
-    let tok = tokenizer(&["<|endoftext|>", "<|im_start|>", "<|im_end|>"]);
-    let qwen = format!("{SMOLLM2}{{{{ '<tool_response>\\n' }}}}");
+    let qwen = format!("{plain}{{{{ '<tool_response>\\n' }}}}");
     let Ok(q) = ChatTemplate::from_source(&qwen, &tok) else {
         unreachable!()
     };
-    assert!(q.render(&turns, false).ends_with(
-        "<|im_start|>user\n<tool_response>\n{\"temp\":21}\n</tool_response><|im_end|>\n"
-    ));
+    assert!(q.render(&turns, false).ends_with(wrapped));
     let tok = tokenizer(&[
         "<|eot_id|>",
         "<|begin_of_text|>",

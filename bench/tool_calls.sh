@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Issue 44's tool-call measure: the share of requests answered with the right tool, and
+# with the right tool and arguments, by our local model (shortlist, template, grammar:
+# the worker's path) and by llama-cpp-python's own tool handling (chatml-function-calling)
+# on the same SmolLM2 file, over bench/tool_calls/tasks.json; greedy on both.
+#   bench/tool_calls.sh [model.gguf]
+# Prints each tuning task's answers, then the table side by side (held-out tasks only in
+# the table: pass --show-held through TOOL_CALLS_ARGS to see them). The peer's answers
+# are kept in target/tool_calls/peer.json; TOOL_CALLS_PEER=keep reuses them.
+set -euo pipefail
+source "$(dirname "$0")/../scripts/lib.sh"
+cd "$ROOT"
+MODEL=${1:-${FAMILIAR_SMOLLM2:-$(find "$LLAMA_VENV" -name 'SmolLM2-135M-Instruct*.gguf' 2>/dev/null | head -1)}}
+PYTHON=${FAMILIAR_LLAMA_PYTHON:-$LLAMA_VENV/bin/python}
+[ -f "$MODEL" ] || { echo "no model file (pass one or set FAMILIAR_SMOLLM2)" >&2; exit 1; }
+TASKS=bench/tool_calls/tasks.json
+PEER=target/tool_calls/peer.json
+mkdir -p target/tool_calls
+
+if [ "${TOOL_CALLS_PEER:-}" != keep ] || [ ! -f "$PEER" ]; then
+    "$PYTHON" bench/tool_calls/peer.py "$TASKS" "$MODEL" "$PEER"
+fi
+flock /tmp/familiar-build.lock cargo build -q -p familiar-local --release --example tool_calls
+# shellcheck disable=SC2086
+./target/release/examples/tool_calls "$TASKS" "$MODEL" "$PEER" \
+    --save=target/tool_calls/ours.json ${TOOL_CALLS_ARGS:-}
