@@ -16,8 +16,9 @@
 //!   none;
 //! - a string that names something (its key says `name`, `target`, `item`, `to`, …,
 //!   or its description `name`) becomes one of the phrases of one to three words of
-//!   the texts with a line that shares a word with the request (the request's own
-//!   among them), none ending on a common word ("next to");
+//!   the messages (or a result's entries) with a line that shares a word with the
+//!   request (the request's own among them), none ending on a common word ("next
+//!   to");
 //! - no string may be the name of an offered tool, nor a placeholder of the prompt's
 //!   example (`not`), which nothing a person asks for is.
 //!
@@ -76,7 +77,7 @@ pub struct Offered {
     lines: Vec<Line>,
     request: Vec<String>,
     avoided: Vec<String>,
-    /// The text being read.
+    /// The text being read (a message, or an entry of a result).
     text: usize,
 }
 
@@ -94,8 +95,8 @@ impl Offered {
             avoided: avoided.iter().map(|n| (*n).to_owned()).collect(),
             ..Offered::default()
         };
-        for (at, text) in texts.into_iter().enumerate() {
-            offered.text = at;
+        for text in texts {
+            offered.text += 1;
             // A tool result is JSON: its values are what it offers, not its keys.
             match serde_json::from_str::<Value>(text) {
                 Ok(value @ (Value::Object(_) | Value::Array(_))) => offered.read_value(&value),
@@ -108,8 +109,10 @@ impl Offered {
     }
 
     /// An object of plain values is one line (a listing's entry: its id beside its
-    /// name); a string is a line of its own.
+    /// name); a string is a line of its own; and each stands alone, as its own text (a
+    /// listing's other entries are not beside it as a scene's sentences are).
     fn read_value(&mut self, value: &Value) {
+        self.text += 1;
         match value {
             Value::String(s) => s.split('\n').for_each(|l| self.line(l, &[])),
             Value::Number(n) => self.line("", &[n.as_i64()]),
@@ -198,9 +201,10 @@ impl Offered {
         out
     }
 
-    /// The phrases of the texts (a message, a result) with a line that shares a word
-    /// with the request: a scene's "You carry: flower" beside its "The player stands
-    /// next to you" when the player is asked about.
+    /// The phrases of the texts (a message, a result's entry) with a line that shares
+    /// a word with the request: a scene's "You carry: flower" beside its "The player
+    /// stands next to you" when the player is asked about, a market's "Oak Shield"
+    /// alone when the shield is.
     fn phrases(&self) -> Vec<&str> {
         let touched: Vec<usize> = self
             .lines
@@ -405,6 +409,20 @@ mod tests {
         for want in ["flower", "player", "The player"] {
             assert!(phrases.contains(&json!(want)), "{want} in {phrases:?}");
         }
+    }
+
+    #[test]
+    fn a_listings_entries_stand_alone() {
+        let market = r#"[{"id":17,"name":"Iron Sword","price":120},{"id":18,"name":"Oak Shield","price":80}]"#;
+        let request = "Buy me the shield.";
+        let offered = Offered::new([request, market], request, &[]);
+        let schema = json!({"type": "object", "properties": {
+            "item_name": {"type": "string"}, "id": {"type": "integer"}}});
+        let narrowed = narrow(&schema, &offered);
+        let phrases = listed(&narrowed, "item_name");
+        assert!(phrases.contains(&json!("Oak Shield")), "{phrases:?}");
+        assert!(!phrases.contains(&json!("Iron Sword")), "{phrases:?}");
+        assert_eq!(listed(&narrowed, "id"), [json!(18), json!(80)]);
     }
 
     #[test]

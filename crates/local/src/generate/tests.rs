@@ -210,3 +210,32 @@ fn a_prompt_over_the_window_is_refused_in_the_words_servers_use() {
     let garbled = engine.start("{\"messages\": 3}").err();
     assert!(matches!(garbled, Some(GenerateError::Request(_))));
 }
+
+#[test]
+fn asked_to_click_a_listed_element_by_its_name_it_clicks_that_elements_number() {
+    // The page assistant's turn after reading the page: the number is the one on the
+    // line that names what the person asked for, never a padded 1234567890.
+    let mut engine = engine();
+    let listing = json!({"from": "the web page", "total": 3, "elements": [
+        "[1] link \"Home\"", "[2] textbox \"Email\"", "[7] button \"Sign up\""]});
+    let element = json!({"type": "object", "properties": {"element": {"type": "integer",
+        "minimum": 0, "format": "uint32"}}, "required": ["element"]});
+    let request = json!({"system": "You help the user with the web page they are on.",
+        "tool_choice": "auto", "max_tokens": 32,
+        "tools": [
+            {"name": "click", "description": "Clicks an element of the page by its number.",
+             "parameters": element},
+            {"name": "hover", "description": "Moves the pointer over an element by its number.",
+             "parameters": element}],
+        "messages": [
+            {"role": "user", "content": "Click the Sign up button."},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "1", "name": "page_elements", "arguments": "{}"}]},
+            {"role": "tool", "content": listing.to_string()}]});
+    let events = run(&mut engine, &request).unwrap_or_else(|e| unreachable!("{e}"));
+    let (_, calls, _) = done(&events);
+    let call = calls
+        .first()
+        .map(|c| (c.name.as_str(), c.arguments.as_str()));
+    assert_eq!(call, Some(("click", "{\"element\":7}")));
+}
