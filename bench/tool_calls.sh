@@ -10,7 +10,7 @@
 set -euo pipefail
 source "$(dirname "$0")/../scripts/lib.sh"
 cd "$ROOT"
-MODEL=${1:-${FAMILIAR_SMOLLM2:-$(find "$LLAMA_VENV" -name 'SmolLM2-135M-Instruct*.gguf' 2>/dev/null | head -1)}}
+MODEL=${1:-$(smollm2_file)}
 PYTHON=${FAMILIAR_LLAMA_PYTHON:-$LLAMA_VENV/bin/python}
 [ -f "$MODEL" ] || { echo "no model file (pass one or set FAMILIAR_SMOLLM2)" >&2; exit 1; }
 TASKS=bench/tool_calls/tasks.json
