@@ -4,9 +4,7 @@
 //! frame beneath.
 
 use super::schema::{End, Node, NodeId, Nodes};
-
-/// No trie: a string that avoids nothing, or whose content left its avoided trie.
-pub const NO_TRIE: u32 = u32::MAX;
+use super::trie::NO_TRIE;
 
 /// Integer and fraction digits a number may have.
 const MAX_INT_DIGITS: u8 = 15;

@@ -21,8 +21,7 @@
 use serde_json::Value;
 
 use super::ConstraintError;
-use super::automaton::NO_TRIE;
-use super::trie::Trie;
+use super::trie::{NO_TRIE, Trie};
 
 pub type NodeId = u32;
 

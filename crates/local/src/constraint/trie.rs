@@ -1,6 +1,9 @@
 //! A byte trie: the literals a grammar node may emit (enum values, object keys, tool
 //! names), and the vocabulary's tokens, so a mask walks shared prefixes once.
 
+/// No trie: a string that avoids nothing, or whose content left its avoided trie.
+pub const NO_TRIE: u32 = u32::MAX;
+
 /// A node's edges, sorted by byte, and what ends there.
 #[derive(Debug, Clone, Default)]
 pub struct TrieNode<T> {
