@@ -7,9 +7,9 @@ use crate::base::text::Text;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::result_message::{declined_message, tool_message};
 use super::{
-    AgentRun, Invocation, MAX_CALLS_PER_REPLY, MAX_RESULT_CHARS, NextStep, Phase, ToolResult,
-    calls, context,
+    AgentRun, Invocation, MAX_CALLS_PER_REPLY, NextStep, Phase, ToolResult, calls, context,
 };
 use crate::llm::message::{Message, ToolCall};
 use crate::run::event::{Decided, Event, Thought};
@@ -540,47 +540,6 @@ pub(super) fn act_step(act: &Act, untrusted: bool) -> NextStep {
         Some(action) => NextStep::CallTools(vec![action.clone()]),
         None => NextStep::CallTools(Vec::new()),
     }
-}
-
-/// A person's "no" as the model reads it: `{"declined": …}`, apart from failures, so a
-/// model (the rules model too) answers it as a decision to respect, not an error to retry.
-fn declined_message(result: &Result<Value, ToolError>) -> Option<String> {
-    match result {
-        Err(error @ ToolError::Declined { .. }) => {
-            Some(serde_json::json!({ "declined": error.to_string() }).to_string())
-        }
-        _ => None,
-    }
-}
-
-/// A result as the model reads it: the value, or `{"error": …}`; a long one cut to
-/// its start, saying so.
-fn tool_message(result: &Result<Value, String>) -> String {
-    // Written straight into a string: `Value`'s `Display` goes through the formatter,
-    // several times the cost at every step. Neither can fail (a `Value`'s keys are
-    // strings).
-    let text = match result {
-        Ok(value) => serde_json::to_string(value).unwrap_or_default(),
-        Err(error) => format!(
-            "{{\"error\":{}}}",
-            serde_json::to_string(error).unwrap_or_default()
-        ),
-    };
-    if text.len() <= MAX_RESULT_CHARS {
-        return text;
-    }
-    let total = text.chars().count();
-    if total <= MAX_RESULT_CHARS {
-        return text;
-    }
-    let start: String = text.chars().take(MAX_RESULT_CHARS).collect();
-    serde_json::json!({
-        "truncated": format!(
-            "the result is {total} characters; these are the first {MAX_RESULT_CHARS}"
-        ),
-        "start": start,
-    })
-    .to_string()
 }
 
 impl AgentRun {

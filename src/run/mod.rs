@@ -21,6 +21,7 @@ mod limits;
 mod observation;
 mod relevance;
 mod reload;
+mod result_message;
 mod review;
 mod room;
 mod step;
