@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::result_message::{declined_message, tool_message};
+use super::step::idempotency_key;
 use super::{
     AgentRun, Invocation, MAX_CALLS_PER_REPLY, NextStep, Phase, ToolResult, calls, context,
 };
@@ -122,12 +123,14 @@ impl AgentRun {
                     Some(error) => self.record(&mut act, &invocation, Err(error), (0, 0)),
                     None => {
                         // Unique per look-up turn: models reuse call ids across turns.
-                        let key = format!(
-                            "{}/{}.{}/{}",
-                            self.id, self.iterations, self.lookups, invocation.call.id
+                        let key = idempotency_key(
+                            &self.id,
+                            self.iterations,
+                            Some(self.lookups),
+                            &invocation.call.id,
                         );
                         act.data.push(Invocation {
-                            idempotency_key: Some(key.into()),
+                            idempotency_key: Some(key),
                             ..invocation
                         });
                     }
@@ -140,10 +143,10 @@ impl AgentRun {
                 refused_action = Some(invocation.call.name.clone());
                 self.record(&mut act, &invocation, Err(error), (0, 0));
             } else {
-                let key = format!("{}/{}/{}", self.id, self.iterations, invocation.call.id);
+                let key = idempotency_key(&self.id, self.iterations, None, &invocation.call.id);
                 self.decision = Some(invocation.call.clone());
                 act.action = Some(Invocation {
-                    idempotency_key: Some(key.into()),
+                    idempotency_key: Some(key),
                     ..invocation
                 });
             }

@@ -17,6 +17,7 @@ pub mod driver;
 pub mod event;
 mod fit;
 pub mod interaction;
+mod kept;
 mod limits;
 mod observation;
 mod relevance;
@@ -108,6 +109,10 @@ pub struct AgentRun {
     transcript: Transcript,
     catalogue: Vec<ToolInfo>,
     offered: Rc<[ToolSpec]>,
+    /// The actions alone, offered once look-ups are used up: kept while `offered` is
+    /// the same (every change of the catalogue, the boundaries or planning remakes it).
+    #[serde(skip)]
+    actions_offered: kept::Kept<[ToolSpec], Rc<[ToolSpec]>>,
     goal: Option<String>,
     /// The model's latest reasoning and text.
     reasoning: String,
@@ -166,6 +171,7 @@ impl AgentRun {
             transcript,
             catalogue,
             offered: Rc::new([]),
+            actions_offered: kept::Kept::default(),
             goal: None,
             reasoning: String::new(),
             decision: None,
@@ -385,7 +391,7 @@ impl AgentRun {
         let tools = if tool_choice == ToolChoice::None {
             Rc::from([])
         } else if self.lookups >= self.limits.max_lookups {
-            self.offer(true)
+            self.actions_offered.of(&self.offered, |_| self.offer(true))
         } else {
             Rc::clone(&self.offered)
         };

@@ -25,10 +25,13 @@ pub(super) fn tool_message(result: &Result<Value, String>) -> String {
     // strings).
     let text = match result {
         Ok(value) => serde_json::to_string(value).unwrap_or_default(),
-        Err(error) => format!(
-            "{{\"error\":{}}}",
-            serde_json::to_string(error).unwrap_or_default()
-        ),
+        Err(error) => {
+            let mut text = Vec::with_capacity(error.len() + 12);
+            text.extend_from_slice(b"{\"error\":");
+            let _ = serde_json::to_writer(&mut text, error);
+            text.push(b'}');
+            String::from_utf8(text).unwrap_or_default()
+        }
     };
     if text.len() <= MAX_RESULT_CHARS {
         return text;

@@ -4,11 +4,11 @@
 //! sent, through [`fit`](super::fit::fit), learning from a refusal for length.
 
 use crate::base::json::Read;
-use std::rc::Rc;
 
 use serde::Serialize;
 
 use super::fit::{Fitting, Trim, fit};
+use super::kept::Kept;
 use super::{AgentRun, ModelCall, Outcome};
 use crate::llm::window::{
     ContextWindow, DEFAULT_CONTEXT_TOKENS, Overflow, WindowSource, estimate_message,
@@ -38,49 +38,6 @@ pub(super) struct Room {
     /// The system prompt's estimate, while the same prompt is sent.
     #[serde(skip)]
     system: Kept<str>,
-}
-
-/// An estimate of a shared value, kept with the value it was made of (held, so its
-/// address is not another value's): a step costs the same however long the system
-/// prompt or the tools' schemas are, as neither is estimated again while it is the
-/// same. Not part of the run.
-struct Kept<T: ?Sized>(std::cell::RefCell<Option<(Rc<T>, usize)>>);
-
-impl<T: ?Sized> Kept<T> {
-    fn of(&self, value: &Rc<T>, estimate: impl FnOnce(&T) -> usize) -> usize {
-        if let Some((known, tokens)) = &*self.0.borrow()
-            && Rc::ptr_eq(known, value)
-        {
-            return *tokens;
-        }
-        let tokens = estimate(value);
-        *self.0.borrow_mut() = Some((Rc::clone(value), tokens));
-        tokens
-    }
-}
-
-impl<T: ?Sized> Default for Kept<T> {
-    fn default() -> Self {
-        Self(std::cell::RefCell::new(None))
-    }
-}
-
-impl<T: ?Sized> Clone for Kept<T> {
-    fn clone(&self) -> Self {
-        Self(self.0.clone())
-    }
-}
-
-impl<T: ?Sized> std::fmt::Debug for Kept<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Kept")
-    }
-}
-
-impl<T: ?Sized> PartialEq for Kept<T> {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
 }
 
 /// Of two windows, the smaller, counting with the larger scale.

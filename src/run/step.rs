@@ -75,6 +75,37 @@ impl Invocation {
     }
 }
 
+/// A call's idempotency key, `{run}/{iteration}/{call}`, or with the look-up turn
+/// `{run}/{iteration}.{lookup}/{call}`: pieces pushed into a string sized for them, as
+/// every call of every step makes a key and `format!` costs several times that.
+pub(super) fn idempotency_key(run: &str, iteration: u32, lookup: Option<u32>, call: &str) -> Text {
+    let mut key = String::with_capacity(run.len() + call.len() + 24);
+    key.push_str(run);
+    key.push('/');
+    push_decimal(&mut key, iteration);
+    if let Some(lookup) = lookup {
+        key.push('.');
+        push_decimal(&mut key, lookup);
+    }
+    key.push('/');
+    key.push_str(call);
+    key.into()
+}
+
+fn push_decimal(to: &mut String, n: u32) {
+    let mut place = 1;
+    while place <= n / 10 {
+        place *= 10;
+    }
+    loop {
+        to.push(char::from(b'0' + (n / place % 10) as u8));
+        if place == 1 {
+            break;
+        }
+        place /= 10;
+    }
+}
+
 /// A finished call, fed back with [`AgentRun::tools_returned`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolResult {
@@ -111,5 +142,24 @@ impl Outcome {
             Self::Aborted { reason } => reason,
             Self::Failed { error } => error,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::idempotency_key;
+
+    #[test]
+    fn a_key_names_the_run_the_iteration_the_look_up_and_the_call() {
+        assert_eq!(
+            idempotency_key("run-1", 0, None, "call_0"),
+            "run-1/0/call_0"
+        );
+        assert_eq!(idempotency_key("r", 12, Some(3), "c"), "r/12.3/c");
+        assert_eq!(idempotency_key("r", 10, Some(0), "c"), "r/10.0/c");
+        assert_eq!(
+            idempotency_key("r", u32::MAX, Some(10), ""),
+            "r/4294967295.10/"
+        );
     }
 }
