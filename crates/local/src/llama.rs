@@ -430,7 +430,9 @@ fn block(gguf: &Gguf, config: &Config, i: usize) -> Result<Layer, ModelError> {
     // Phi-3's q, k, v are one matrix's rows, in that order; so are its gate and up.
     let (q, k, v) = match t.has("attn_qkv.weight") {
         true if arch == Arch::Phi3 => {
-            let qkv = t.matrix("attn_qkv.weight", q_dim + 2 * kv, dim)?;
+            // Saturating: a hostile header's widths fail the shape check, never overflow.
+            let rows = q_dim.saturating_add(kv.saturating_mul(2));
+            let qkv = t.matrix("attn_qkv.weight", rows, dim)?;
             (
                 qkv.rows(0, q_dim),
                 qkv.rows(q_dim, kv),
@@ -453,7 +455,7 @@ fn block(gguf: &Gguf, config: &Config, i: usize) -> Result<Layer, ModelError> {
     let ffn_norm = t.vector("ffn_norm.weight", dim)?;
     let (gate, up) = match arch {
         Arch::Phi3 => {
-            let up = t.matrix("ffn_up.weight", 2 * ffn, dim)?;
+            let up = t.matrix("ffn_up.weight", ffn.saturating_mul(2), dim)?;
             (up.rows(0, ffn), up.rows(ffn, ffn))
         }
         _ => (
