@@ -1,7 +1,7 @@
 //! Familiar's local model: a GGUF model of the llama family (Llama 2/3.x, SmolLM2,
-//! Qwen2/2.5, Qwen3) run on the CPU, built to run inside a Web Worker (its own wasm,
-//! apart from the page's builds and their byte budgets) and natively for tests and
-//! benchmarks.
+//! Qwen2/2.5, Qwen3, Gemma 2 and 3, Phi-3) run on the CPU, built to run inside a Web
+//! Worker (its own wasm, apart from the page's builds and their byte budgets) and
+//! natively for tests and benchmarks.
 //!
 //! The pieces, in the order a request meets them:
 //! - [`gguf`]: the file: metadata and tensors, read in place (and written, for tests);

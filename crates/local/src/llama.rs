@@ -1,10 +1,12 @@
-//! The llama-family models (SmolLM2, Llama 2/3.x, TinyLlama, Qwen2/2.5, Qwen3): their
-//! configuration and weights checked out of a GGUF file, and [`Session`], the forward
-//! pass with a KV cache that keeps the prefix a new prompt shares with the last.
+//! The llama-family models (SmolLM2, Llama 2/3.x, TinyLlama, Qwen2/2.5, Qwen3, Gemma 2
+//! and 3, Phi-3/3.5/4-mini): their configuration and weights checked out of a GGUF
+//! file, and [`Session`], the forward pass with a KV cache that keeps the prefix a new
+//! prompt shares with the last.
 //!
 //! The block is the usual one: RMSNorm, grouped-query attention with RoPE, RMSNorm,
 //! SwiGLU feed-forward; a final norm and the output head (or the token embedding,
-//! tied). The families differ only in the attention, as llama.cpp has them:
+//! tied). Gemma and Phi-3 change more of it ([`arch`]); the others differ only in the
+//! attention, as llama.cpp has them:
 //! - `llama`: RoPE on adjacent pairs (ggml's mode 0, which the GGUF converter's
 //!   permutation of `attn_q`/`attn_k` expects); Llama 3.1+'s "llama3" RoPE scaling as
 //!   the converter writes it, a `rope_freqs` tensor dividing each pair's angle;
@@ -21,17 +23,20 @@
 //! window is shrunk to what [`KV_CACHE_BUDGET`] holds, so a hostile header is a
 //! [`ModelError::BadConfig`], never an out-of-memory abort in the worker.
 
+pub mod arch;
 #[cfg(all(target_arch = "wasm32", feature = "gpu"))]
 mod gpu_session;
 pub mod ops;
 mod session;
 
+pub use arch::{Arch, SUPPORTED_ARCHITECTURES};
 #[cfg(all(target_arch = "wasm32", feature = "gpu"))]
 pub use gpu_session::{GpuSession, GpuSessionError};
 pub use session::Session;
 
 use crate::gguf::{Gguf, TensorKind};
 use crate::quant;
+use arch::{Dims, Gemma, Meta, Rope};
 use std::fmt;
 
 /// The KV cache's memory for a whole window (every layer's f32 keys and values): the
@@ -39,45 +44,6 @@ use std::fmt;
 pub const KV_CACHE_BUDGET: usize = 1 << 30;
 /// The smallest window worth running: a model whose cache cannot hold it is refused.
 const MIN_WINDOW: usize = 256;
-/// Tensors in one block (norms, attention, feed-forward).
-const TENSORS_PER_BLOCK: usize = 9;
-
-/// The architectures this crate runs, by `general.architecture`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arch {
-    Llama,
-    Qwen2,
-    Qwen3,
-}
-
-/// What [`ModelError::UnknownArchitecture`] says is supported.
-pub const SUPPORTED_ARCHITECTURES: &str = "llama, qwen2, qwen3";
-
-impl Arch {
-    fn from_name(name: &str) -> Option<Arch> {
-        Some(match name {
-            "llama" => Arch::Llama,
-            "qwen2" => Arch::Qwen2,
-            "qwen3" => Arch::Qwen3,
-            _ => return None,
-        })
-    }
-
-    /// The metadata keys' prefix.
-    pub fn name(self) -> &'static str {
-        match self {
-            Arch::Llama => "llama",
-            Arch::Qwen2 => "qwen2",
-            Arch::Qwen3 => "qwen3",
-        }
-    }
-
-    /// RoPE on pairs half the rotated width apart (NeoX), rather than adjacent.
-    fn neox_rope(self) -> bool {
-        self != Arch::Llama
-    }
-}
-
 /// The shape of a model, from its metadata and checked against its tensors.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -124,6 +90,8 @@ pub enum ModelError {
         found: Vec<u64>,
     },
     BadConfig(String),
+    /// What the WebGPU pass does not run (yet): the CPU's [`Session`] does.
+    NotOnGpu(String),
     /// The window holds `limit` tokens and the request needs more.
     ContextFull {
         limit: usize,
@@ -158,6 +126,7 @@ impl fmt::Display for ModelError {
                 )
             }
             ModelError::BadConfig(why) => write!(f, "model config: {why}"),
+            ModelError::NotOnGpu(what) => write!(f, "the WebGPU path does not run {what}"),
             ModelError::ContextFull { limit } => {
                 write!(f, "the context window is full ({limit} tokens)")
             }
@@ -183,8 +152,22 @@ impl From<quant::ShapeError> for ModelError {
 struct Weight {
     name: String,
     kind: TensorKind,
+    /// The rows of the tensor this matrix is (Phi-3's fused q, k, v and gate, up
+    /// are row ranges of one tensor each).
+    first_row: usize,
     rows: usize,
     cols: usize,
+}
+
+impl Weight {
+    /// `rows` of this matrix from its `first`.
+    fn rows(&self, first: usize, rows: usize) -> Weight {
+        Weight {
+            first_row: self.first_row + first,
+            rows,
+            ..self.clone()
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -201,6 +184,9 @@ struct Layer {
     q_norm: Option<Vec<f32>>,
     k_norm: Option<Vec<f32>>,
     o: Weight,
+    /// Gemma's norms of the attention's and the feed-forward's outputs.
+    post_attn_norm: Option<Vec<f32>>,
+    post_ffn_norm: Option<Vec<f32>>,
     ffn_norm: Vec<f32>,
     gate: Weight,
     up: Weight,
@@ -213,8 +199,13 @@ pub struct Model {
     config: Config,
     /// Rotated dimensions per head (`rope.dimension_count`, else the whole head).
     rope_dims: usize,
-    /// Llama 3.1+'s RoPE scaling: each rotated pair's angle divided by its factor.
+    /// Llama 3.1+'s RoPE scaling, or Phi-3's long or short factors: each rotated
+    /// pair's angle divided by its factor.
     rope_freqs: Option<Vec<f32>>,
+    /// RoPE's base (`config.rope_base`), linear scaling and magnitude.
+    rope: Rope,
+    /// What Gemma changes in the block.
+    gemma: Option<Gemma>,
     embedding: Weight,
     layers: Vec<Layer>,
     output_norm: Vec<f32>,
@@ -275,6 +266,7 @@ impl Model {
                 "heads {head_dim} wide with values {value_dim} wide"
             ));
         }
+        let rope = Rope::read(&Meta { gguf: &gguf, arch });
         let mut config = Config {
             arch,
             vocab,
@@ -284,7 +276,7 @@ impl Model {
             kv_heads,
             head_dim,
             ffn: need("feed_forward_length")?,
-            rope_base: gguf.f32(&key("rope.freq_base")).unwrap_or(10_000.0),
+            rope_base: rope.base,
             rms_eps: gguf
                 .f32(&key("attention.layer_norm_rms_epsilon"))
                 .unwrap_or(1e-5),
@@ -296,9 +288,10 @@ impl Model {
                 config.ffn
             ));
         }
-        // Each block is 9 tensors the file must hold: checked before a Vec is sized by it.
+        // Each block is 6 or 9 tensors the file must hold: checked before a Vec is sized
+        // by it.
         let tensors = gguf.tensors().count();
-        if config.layers.saturating_mul(TENSORS_PER_BLOCK) > tensors {
+        if config.layers.saturating_mul(arch.tensors_per_block()) > tensors {
             return bad(format!(
                 "{} blocks, but the file has {tensors} tensors",
                 config.layers
@@ -315,56 +308,54 @@ impl Model {
         if rope_dims > head_dim || !rope_dims.is_multiple_of(2) {
             return bad(format!("rope over {rope_dims} of a head of {head_dim}"));
         }
-        let rope_freqs = match gguf.tensor("rope_freqs.weight") {
-            Some(_) => Some(vector(&gguf, "rope_freqs.weight", rope_dims / 2)?),
-            None => None,
+        let orig_context = gguf
+            .u64(&key("rope.scaling.original_context_length"))
+            .map_or(trained, |v| usize::try_from(v).unwrap_or(usize::MAX));
+        let rope_freqs = rope_factors(&gguf, config.context > orig_context)
+            .map(|name| vector(&gguf, name, rope_dims / 2))
+            .transpose()?;
+        let dims = Dims {
+            layers: config.layers,
+            dim,
+            heads,
+            head_dim,
         };
-        let (q_dim, kv, ffn, vocab) = (config.q_dim(), config.kv_dim(), config.ffn, config.vocab);
-        let weight = |name: &str, rows: usize, cols: usize| matrix(&gguf, name, rows, cols);
-        let norm = |name: &str| vector(&gguf, name, dim);
-        // Present or not as the family has it; a wrong shape is an error either way.
-        let maybe = |name: String, len: usize, required: bool| match gguf.tensor(&name) {
-            None if !required => Ok(None),
-            _ => vector(&gguf, &name, len).map(Some),
-        };
-        let (biases, qk_norm) = (arch == Arch::Qwen2, arch == Arch::Qwen3);
-        let mut layers = Vec::with_capacity(config.layers);
-        for i in 0..config.layers {
-            let n = |part: &str| format!("blk.{i}.{part}.weight");
-            let b = |part: &str| format!("blk.{i}.{part}.bias");
-            layers.push(Layer {
-                attn_norm: norm(&n("attn_norm"))?,
-                q: weight(&n("attn_q"), q_dim, dim)?,
-                k: weight(&n("attn_k"), kv, dim)?,
-                v: weight(&n("attn_v"), kv, dim)?,
-                q_bias: maybe(b("attn_q"), q_dim, biases)?,
-                k_bias: maybe(b("attn_k"), kv, biases)?,
-                v_bias: maybe(b("attn_v"), kv, biases)?,
-                q_norm: maybe(n("attn_q_norm"), head_dim, qk_norm)?,
-                k_norm: maybe(n("attn_k_norm"), head_dim, qk_norm)?,
-                o: weight(&n("attn_output"), dim, q_dim)?,
-                ffn_norm: norm(&n("ffn_norm"))?,
-                gate: weight(&n("ffn_gate"), ffn, dim)?,
-                up: weight(&n("ffn_up"), ffn, dim)?,
-                down: weight(&n("ffn_down"), dim, ffn)?,
-            });
-        }
-        let embedding = weight("token_embd.weight", vocab, dim)?;
+        let gemma = Gemma::read(&Meta { gguf: &gguf, arch }, dims, rope)?;
+        let layers = (0..config.layers)
+            .map(|i| block(&gguf, &config, i))
+            .collect::<Result<Vec<_>, _>>()?;
+        let embedding = matrix(&gguf, "token_embd.weight", vocab, dim)?;
+        // Gemma's head is always the embedding, as llama.cpp reads it.
         let output = match gguf.tensor("output.weight") {
-            Some(_) => weight("output.weight", vocab, dim)?,
-            None => embedding.clone(),
+            Some(_) if gemma.is_none() => matrix(&gguf, "output.weight", vocab, dim)?,
+            _ => embedding.clone(),
         };
-        let output_norm = norm("output_norm.weight")?;
+        let output_norm = vector(&gguf, "output_norm.weight", dim)?;
         Ok(Model {
             gguf,
             config,
             rope_dims,
             rope_freqs,
+            rope,
+            gemma,
             embedding,
             layers,
             output_norm,
             output,
         })
+    }
+
+    /// Refuses a model the WebGPU pass would run wrong: an architecture whose steps it
+    /// lacks, or RoPE it does not scale.
+    pub fn check_gpu(&self) -> Result<(), ModelError> {
+        let arch = self.config.arch;
+        if !arch.on_gpu() {
+            return Err(ModelError::NotOnGpu(format!("{} models", arch.name())));
+        }
+        if !self.rope.is_plain() {
+            return Err(ModelError::NotOnGpu("scaled RoPE".into()));
+        }
+        Ok(())
     }
 
     pub fn config(&self) -> &Config {
@@ -378,7 +369,10 @@ impl Model {
 
     /// A weight matrix's bytes: checked at load, so found here.
     fn bytes(&self, w: &Weight) -> &[u8] {
-        self.gguf.tensor(&w.name).map_or(&[], |t| t.data)
+        let data = self.gguf.tensor(&w.name).map_or(&[][..], |t| t.data);
+        let row = quant::row_bytes(w.kind, w.cols).unwrap_or(0);
+        data.get(w.first_row * row..(w.first_row + w.rows) * row)
+            .unwrap_or(&[])
     }
 
     /// `out = W·x` for every token of `x`.
@@ -421,6 +415,127 @@ fn window(asked: usize, trained: usize, per_token: Option<usize>) -> Result<usiz
     Ok(wanted.min(fits))
 }
 
+/// One block's weights, present or not as the family has them; a wrong shape is an
+/// error either way.
+fn block(gguf: &Gguf, config: &Config, i: usize) -> Result<Layer, ModelError> {
+    let (arch, dim, head_dim) = (config.arch, config.dim, config.head_dim);
+    let (q_dim, kv, ffn) = (config.q_dim(), config.kv_dim(), config.ffn);
+    let t = Tensors { gguf, block: i };
+    let (biases, qk_norm) = (
+        arch == Arch::Qwen2,
+        matches!(arch, Arch::Qwen3 | Arch::Gemma3),
+    );
+    let gemma = arch.is_gemma();
+    let attn_norm = t.vector("attn_norm.weight", dim)?;
+    // Phi-3's q, k, v are one matrix's rows, in that order; so are its gate and up.
+    let (q, k, v) = match t.has("attn_qkv.weight") {
+        true if arch == Arch::Phi3 => {
+            // Saturating: a hostile header's widths fail the shape check, never overflow.
+            let rows = q_dim.saturating_add(kv.saturating_mul(2));
+            let qkv = t.matrix("attn_qkv.weight", rows, dim)?;
+            (
+                qkv.rows(0, q_dim),
+                qkv.rows(q_dim, kv),
+                qkv.rows(q_dim + kv, kv),
+            )
+        }
+        _ => (
+            t.matrix("attn_q.weight", q_dim, dim)?,
+            t.matrix("attn_k.weight", kv, dim)?,
+            t.matrix("attn_v.weight", kv, dim)?,
+        ),
+    };
+    let q_bias = t.maybe("attn_q.bias", q_dim, biases)?;
+    let k_bias = t.maybe("attn_k.bias", kv, biases)?;
+    let v_bias = t.maybe("attn_v.bias", kv, biases)?;
+    let q_norm = t.maybe("attn_q_norm.weight", head_dim, qk_norm)?;
+    let k_norm = t.maybe("attn_k_norm.weight", head_dim, qk_norm)?;
+    let o = t.matrix("attn_output.weight", dim, q_dim)?;
+    let post_attn_norm = t.maybe("post_attention_norm.weight", dim, gemma)?;
+    let ffn_norm = t.vector("ffn_norm.weight", dim)?;
+    let (gate, up) = match arch {
+        Arch::Phi3 => {
+            let up = t.matrix("ffn_up.weight", ffn.saturating_mul(2), dim)?;
+            (up.rows(0, ffn), up.rows(ffn, ffn))
+        }
+        _ => (
+            t.matrix("ffn_gate.weight", ffn, dim)?,
+            t.matrix("ffn_up.weight", ffn, dim)?,
+        ),
+    };
+    Ok(Layer {
+        attn_norm,
+        q,
+        k,
+        v,
+        q_bias,
+        k_bias,
+        v_bias,
+        q_norm,
+        k_norm,
+        o,
+        post_attn_norm,
+        post_ffn_norm: t.maybe("post_ffw_norm.weight", dim, gemma)?,
+        ffn_norm,
+        gate,
+        up,
+        down: t.matrix("ffn_down.weight", dim, ffn)?,
+    })
+}
+
+/// One block's tensors, by their names' ends (`blk.{block}.{part}`): calls rather than
+/// closures inlined at each tensor, which cost the worker's wasm kilobytes.
+struct Tensors<'a> {
+    gguf: &'a Gguf,
+    block: usize,
+}
+
+impl Tensors<'_> {
+    fn name(&self, part: &str) -> String {
+        format!("blk.{}.{part}", self.block)
+    }
+
+    fn has(&self, part: &str) -> bool {
+        self.gguf.tensor(&self.name(part)).is_some()
+    }
+
+    #[inline(never)]
+    fn matrix(&self, part: &str, rows: usize, cols: usize) -> Result<Weight, ModelError> {
+        matrix(self.gguf, &self.name(part), rows, cols)
+    }
+
+    #[inline(never)]
+    fn vector(&self, part: &str, len: usize) -> Result<Vec<f32>, ModelError> {
+        vector(self.gguf, &self.name(part), len)
+    }
+
+    /// Present or not as the family has it (`required`: an error when absent); a wrong
+    /// shape is an error either way.
+    #[inline(never)]
+    fn maybe(
+        &self,
+        part: &str,
+        len: usize,
+        required: bool,
+    ) -> Result<Option<Vec<f32>>, ModelError> {
+        let name = self.name(part);
+        match self.gguf.tensor(&name) {
+            None if !required => Ok(None),
+            _ => vector(self.gguf, &name, len).map(Some),
+        }
+    }
+}
+
+/// The tensor of RoPE's per-pair factors: Llama 3.1's `rope_freqs`, else Phi-3's
+/// long factors when the window passes the trained one, its short ones otherwise.
+fn rope_factors(gguf: &Gguf, long: bool) -> Option<&'static str> {
+    let names = match long {
+        true => ["rope_freqs.weight", "rope_factors_long.weight"],
+        false => ["rope_freqs.weight", "rope_factors_short.weight"],
+    };
+    names.into_iter().find(|name| gguf.tensor(name).is_some())
+}
+
 fn matrix(gguf: &Gguf, name: &str, rows: usize, cols: usize) -> Result<Weight, ModelError> {
     let t = gguf
         .tensor(name)
@@ -437,6 +552,7 @@ fn matrix(gguf: &Gguf, name: &str, rows: usize, cols: usize) -> Result<Weight, M
     Ok(Weight {
         name: name.to_string(),
         kind: t.kind,
+        first_row: 0,
         rows,
         cols,
     })

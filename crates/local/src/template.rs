@@ -3,8 +3,9 @@
 //! GGUF files carry a Jinja template (`tokenizer.chat_template`); this crate does not
 //! interpret Jinja. It recognises the template's family by its markers and renders
 //! that family itself: ChatML (`<|im_start|>`: SmolLM2, Qwen), Llama 3
-//! (`<|start_header_id|>`) and Zephyr/TinyLlama (`<|user|>`); any other template is
-//! refused, quoting its opening. Rendering yields segments marked as markup or content,
+//! (`<|start_header_id|>`), Gemma (`<start_of_turn>`, the assistant's role `model`),
+//! Phi-3 (`<|end|>`) and Zephyr/TinyLlama (`<|user|>`); any other template is refused,
+//! quoting its opening. Rendering yields segments marked as markup or content,
 //! so [`ChatTemplate::encode`] reads control tokens only in the markup: a user who
 //! types `<|im_end|>` gets plain text, never an end of turn.
 //!
@@ -15,13 +16,18 @@
 //!   template mentions it, else a `Tool result:` line opens the turn.
 //! - Llama 3: the `ipython` role when the template has it (Llama 3.1 and later), else
 //!   a `user` turn opening with `Tool result:`.
-//! - Zephyr: a `user` turn opening with `Tool result:`.
+//! - Zephyr, Phi-3 and Gemma: a `user` turn opening with `Tool result:`.
+//!
+//! Gemma has no system role: its templates put the system message at the head of the
+//! first user turn, followed by a blank line, and so does this crate with every system
+//! turn (the tools' turn comes just before the latest user message).
 //!
 //! How the model was trained to call tools is the template's too ([`Dialect`]):
 //! SmolLM2's instruct data (Argilla's APIGen sets) lists the tools as a JSON array in
 //! `<tools>` and answers `<tool_call>[{"name": …, "arguments": …}]</tool_call>`, or
 //! `[]` for no call, with tool results in `<tool_response>`; the other families are
-//! asked in the Hermes form Qwen was trained on, one call per `<tool_call>`.
+//! asked in the Hermes form Qwen was trained on, one call per `<tool_call>`: JSON in
+//! the text, which Gemma and Phi-3, with no tool tokens, read as any other text.
 
 use std::fmt;
 
@@ -43,7 +49,7 @@ impl fmt::Display for TemplateError {
             TemplateError::Missing => write!(f, "the model file has no chat template"),
             TemplateError::Unsupported(start) => write!(
                 f,
-                "unsupported chat template (not ChatML, Llama 3 or Zephyr): {start:?}"
+                "unsupported chat template (not ChatML, Llama 3, Gemma, Phi-3 or Zephyr): {start:?}"
             ),
         }
     }
@@ -69,6 +75,11 @@ pub struct Segment {
 enum Family {
     ChatMl,
     Llama3,
+    Gemma,
+    /// Phi-3 and 3.5 end each tag and turn with a newline, Phi-4-mini with none.
+    Phi3 {
+        newlines: bool,
+    },
     Zephyr,
 }
 
@@ -113,6 +124,20 @@ impl ChatTemplate {
             (Family::ChatMl, "<|im_end|>")
         } else if src.contains("<|start_header_id|>") {
             (Family::Llama3, "<|eot_id|>")
+        } else if src.contains("<start_of_turn>") {
+            (Family::Gemma, "<end_of_turn>")
+        } else if src.contains("<|end|>") {
+            // `'<|end|>\n'` (3.5) or `'<|end|>' + '\n'` (3), the newline as itself or
+            // escaped in the Jinja source.
+            let newlines = [
+                "<|end|>\n",
+                "<|end|>\\n",
+                "<|end|>' + '\n",
+                "<|end|>' + '\\n",
+            ]
+            .iter()
+            .any(|p| src.contains(p));
+            (Family::Phi3 { newlines }, "<|end|>")
         } else if src.contains("<|user|>") {
             (Family::Zephyr, "</s>")
         } else {
@@ -164,12 +189,28 @@ impl ChatTemplate {
         {
             self.turn(&mut out, "system", "", system);
         }
+        // Gemma's system text waits for the next user turn.
+        let mut held = String::new();
         for t in turns {
             let (role, prefix) = self.role_of(t.role);
-            self.turn(&mut out, role, prefix, t.content);
+            if self.family == Family::Gemma && role == "system" {
+                held.push_str(t.content);
+                held.push_str("\n\n");
+                continue;
+            }
+            if held.is_empty() {
+                self.turn(&mut out, role, prefix, t.content);
+            } else {
+                self.turn_open(&mut out, role);
+                out.content(&std::mem::take(&mut held));
+                self.turn_rest(&mut out, prefix, t.content);
+            }
+        }
+        if !held.is_empty() {
+            self.turn(&mut out, "user", "", held.trim_end());
         }
         if add_generation_prompt {
-            self.turn_open(&mut out, "assistant");
+            self.turn_open(&mut out, self.role_of("assistant").0);
         }
         out.0
     }
@@ -203,6 +244,8 @@ impl ChatTemplate {
             ("tool", Family::ChatMl) if self.tool_response => ("user", "<tool_response>\n"),
             ("tool", Family::Llama3) if self.ipython => ("ipython", ""),
             ("tool", _) => ("user", "Tool result:\n"),
+            ("system", Family::Gemma) => ("system", ""),
+            ("assistant", Family::Gemma) => ("model", ""),
             (other, _) => (other, ""),
         }
     }
@@ -213,18 +256,26 @@ impl ChatTemplate {
             Family::Llama3 => {
                 out.markup(&format!("<|start_header_id|>{role}<|end_header_id|>\n\n"))
             }
-            Family::Zephyr => out.markup(&format!("<|{role}|>\n")),
+            Family::Gemma => out.markup(&format!("<start_of_turn>{role}\n")),
+            Family::Phi3 { newlines: false } => out.markup(&format!("<|{role}|>")),
+            Family::Phi3 { newlines: true } | Family::Zephyr => {
+                out.markup(&format!("<|{role}|>\n"))
+            }
         }
     }
 
     fn turn(&self, out: &mut Segments, role: &str, prefix: &str, content: &str) {
         self.turn_open(out, role);
+        self.turn_rest(out, prefix, content);
+    }
+
+    /// A turn after its opening: the content and the close.
+    fn turn_rest(&self, out: &mut Segments, prefix: &str, content: &str) {
         out.markup(prefix);
-        // Llama 3's template trims each message.
-        out.content(if self.family == Family::Llama3 {
-            content.trim()
-        } else {
-            content
+        // Llama 3's and Gemma's templates trim each message.
+        out.content(match self.family {
+            Family::Llama3 | Family::Gemma => content.trim(),
+            _ => content,
         });
         if prefix.starts_with("<tool_response>") {
             out.markup("\n</tool_response>");
@@ -232,6 +283,9 @@ impl ChatTemplate {
         match self.family {
             Family::ChatMl => out.markup("<|im_end|>\n"),
             Family::Llama3 => out.markup("<|eot_id|>"),
+            Family::Gemma => out.markup("<end_of_turn>\n"),
+            Family::Phi3 { newlines: false } => out.markup("<|end|>"),
+            Family::Phi3 { newlines: true } => out.markup("<|end|>\n"),
             Family::Zephyr => out.markup("</s>\n"),
         }
     }

@@ -3,7 +3,12 @@
 //! llama.cpp's own quantiser makes the Q8_0, Q4_K_M, Q5_K_M and Q6_K files from them,
 //! as the hubs' files are made, with Q5_0/Q5_1/Q8_0 for the matrices of qwen2's
 //! 384 columns), and llama-cpp-python's logits on each for one prompt
-//! and four teacher-forced greedy steps. The real-weights check stays SmolLM2's
+//! and four teacher-forced greedy steps. The gemma2, gemma3 and phi3 files carry every
+//! setting those graphs read (soft caps, a sliding window the prompt outruns, gemma3's
+//! local RoPE base and global linear scaling, phi3's fused matrices, long RoPE factors
+//! and attention factor): each one left out of our pass took its family's F32 error
+//! from under 0.001 to between 0.04 (gemma3's scaling) and 0.84 (gemma2's window),
+//! measured 2026-11-28. The real-weights check stays SmolLM2's
 //! (`tests.rs`). Never skipped: a missing venv or `gguf` package fails, saying how to
 //! install it.
 
@@ -18,9 +23,12 @@ use std::sync::Arc;
 /// logit). Quantized weights meet activations quantized to 8 bits on both sides (Q8_0
 /// per 32, Q8_K per 256, in the same integer arithmetic: `quant::kquant`'s tests), and
 /// any last-bit difference upstream (the f16 cache, the order of sums) flips some of
-/// those roundings a whole step, which the blocks amplify: measured worst 0.033 over
-/// the four architectures × Q8_0, Q4_K_M, Q5_K_M, Q6_K (0.013 to 0.033), five positions
-/// each; the weights themselves decode exactly as gguf-py decodes them.
+/// those roundings a whole step, which the blocks amplify: measured worst 0.035 over
+/// the seven files × Q8_0, Q4_K_M, Q5_K_M, Q6_K (0.009 to 0.035), five positions each;
+/// the weights themselves decode exactly as gguf-py decodes them. Per family, F32 and
+/// quantized worst (2026-11-28): llama 0.0006 / 0.031, llama3 0.0006 / 0.033, qwen2
+/// 0.0005 / 0.022, qwen3 0.0008 / 0.032, gemma2 0.0005 / 0.026, gemma3 0.0003 / 0.014,
+/// phi3 0.0007 / 0.035 (Q4_K_M): the same tolerances hold for the new families.
 fn tolerance(quant: &str) -> f32 {
     match quant {
         "F32" => 0.002,
@@ -154,10 +162,15 @@ fn every_architecture_and_quant_gives_llama_cpps_logits_on_random_weights() {
             failures.push(format!("{arch} {quant}: argmax {same_argmax}/{steps}"));
         }
         // The chat template and its tool-result convention come from the file.
-        let convention = if arch.starts_with("qwen") {
-            "<|im_start|>user\n<tool_response>\n{\"room\":\"hall\"}\n</tool_response>"
-        } else {
-            "<|start_header_id|>ipython<|end_header_id|>\n\n{\"room\":\"hall\"}"
+        let convention = match arch {
+            "qwen2" | "qwen3" => {
+                "<|im_start|>user\n<tool_response>\n{\"room\":\"hall\"}\n</tool_response>"
+            }
+            "gemma2" | "gemma3" => {
+                "<start_of_turn>user\nTool result:\n{\"room\":\"hall\"}<end_of_turn>\n"
+            }
+            "phi3" => "<|user|>\nTool result:\n{\"room\":\"hall\"}<|end|>\n",
+            _ => "<|start_header_id|>ipython<|end_header_id|>\n\n{\"room\":\"hall\"}",
         };
         assert!(tool.contains(convention), "{arch}: {tool:?}");
     }
@@ -172,5 +185,5 @@ fn every_architecture_and_quant_gives_llama_cpps_logits_on_random_weights() {
             "no {kind} tensor: {types_seen:?}"
         );
     }
-    assert_eq!(table.len(), 4 * 5, "architectures × quants");
+    assert_eq!(table.len(), 7 * 5, "architectures × quants");
 }

@@ -116,6 +116,7 @@ struct Batch {
 impl GpuSession {
     /// Uploads `model`'s weights to `gpu` and makes room for its whole window's cache.
     pub fn new(gpu: Gpu, model: Arc<Model>) -> Result<GpuSession, GpuSessionError> {
+        model.check_gpu()?;
         let c = &model.config;
         let matrix = |w: &Weight| gpu.matrix(model.bytes(w), w.kind, w.rows, w.cols);
         let vector = |v: &[f32]| gpu.tensor(v);

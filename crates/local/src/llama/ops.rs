@@ -1,10 +1,12 @@
 //! The forward pass's steps other than the weight products, on the CPU: RMSNorm, RoPE
 //! (its angle table and the rotation), attention of query positions against the KV
-//! cache, the SwiGLU gate, biases and the residual add.
+//! cache (Gemma's soft-capped and sliding-window kind too), the SwiGLU and GELU gates,
+//! soft-capping, biases and the residual add.
 //!
 //! [`super::Session`] composes them; they are public so that the GPU kernels
 //! ([`crate::gpu`]) are tested against this very code, not against a copy of it.
 
+use super::arch::Rope;
 use crate::quant;
 
 /// The shape of one attention step: `n` query positions after `start` cached ones.
@@ -47,6 +49,21 @@ pub fn add_bias(x: &mut [f32], bias: Option<&[f32]>) {
     }
 }
 
+/// `gate = gelu(gate) ⊙ up`, Gemma's GEGLU, with GELU's tanh approximation.
+pub fn gelu_gate(gate: &mut [f32], up: &[f32]) {
+    const SQRT_2_OVER_PI: f32 = 0.797_884_6;
+    for (g, u) in gate.iter_mut().zip(up) {
+        let x = *g;
+        *g = 0.5 * x * (1.0 + (SQRT_2_OVER_PI * x * (1.0 + 0.044_715 * x * x)).tanh()) * u;
+    }
+}
+
+/// `cap·tanh(x/cap)`: Gemma 2's soft cap on attention scores and logits.
+pub fn softcap(x: &mut [f32], cap: f32) {
+    x.iter_mut()
+        .for_each(|v| *v = (*v * (1.0 / cap)).tanh() * cap);
+}
+
 /// `gate = silu(gate) ⊙ up`, SwiGLU's product.
 pub fn silu_gate(gate: &mut [f32], up: &[f32]) {
     for (g, u) in gate.iter_mut().zip(up) {
@@ -69,6 +86,17 @@ pub(super) fn softmax(x: &mut [f32]) {
     x.iter_mut().for_each(|v| *v /= sum);
 }
 
+/// How a layer's dot products of query and key become attention scores.
+#[derive(Clone, Copy, Debug)]
+pub struct Scoring {
+    /// Multiplies each dot product: `1/√head_dim`, or 1 where the queries were scaled.
+    pub scale: f32,
+    /// Gemma 2's soft cap on the scores.
+    pub softcap: Option<f32>,
+    /// A sliding window: the positions a query sees, itself included.
+    pub window: Option<usize>,
+}
+
 /// `out` (`n × q_dim`, zeroed here) = each query head's softmax-weighted values over
 /// the positions it sees: query `t` sees the cache's `start + t + 1` first positions
 /// (`keys`/`values` are positions × `kv_dim`); query heads share KV heads in groups.
@@ -80,26 +108,48 @@ pub fn attend(
     scores: &mut Vec<f32>,
     out: &mut Vec<f32>,
 ) {
+    let scoring = Scoring {
+        scale: 1.0 / (shape.head_dim as f32).sqrt(),
+        softcap: None,
+        window: None,
+    };
+    attend_with(shape, scoring, q, keys, values, scores, out);
+}
+
+/// [`attend`] with the layer's own [`Scoring`]: a sliding window drops the positions
+/// before the window's from what a query sees.
+pub fn attend_with(
+    shape: Attention,
+    scoring: Scoring,
+    q: &[f32],
+    keys: &[f32],
+    values: &[f32],
+    scores: &mut Vec<f32>,
+    out: &mut Vec<f32>,
+) {
     let (qd, kv, hd) = (shape.q_dim(), shape.kv_dim(), shape.head_dim);
     out.clear();
     out.resize(shape.n * qd, 0.0);
     let group = (shape.heads / shape.kv_heads.max(1)).max(1);
-    let scale = 1.0 / (hd as f32).sqrt();
     for t in 0..shape.n {
         let seen = shape.start + t + 1;
+        let first = scoring.window.map_or(0, |w| seen.saturating_sub(w));
         for h in 0..shape.heads {
             let q = q.get(t * qd + h * hd..t * qd + (h + 1) * hd).unwrap_or(&[]);
             let kv_at = (h / group) * hd;
             scores.clear();
-            scores.extend((0..seen).map(|p| {
+            scores.extend((first..seen).map(|p| {
                 let k = keys.get(p * kv + kv_at..p * kv + kv_at + hd).unwrap_or(&[]);
-                quant::dot_f32(q, k) * scale
+                quant::dot_f32(q, k) * scoring.scale
             }));
+            if let Some(cap) = scoring.softcap {
+                softcap(scores, cap);
+            }
             softmax(scores);
             let Some(out) = out.get_mut(t * qd + h * hd..t * qd + (h + 1) * hd) else {
                 continue;
             };
-            for (p, &w) in scores.iter().enumerate() {
+            for (p, &w) in (first..).zip(scores.iter()) {
                 let v = values
                     .get(p * kv + kv_at..p * kv + kv_at + hd)
                     .unwrap_or(&[]);
@@ -122,16 +172,34 @@ pub fn rope_table(
     n: usize,
     out: &mut Vec<(f32, f32)>,
 ) {
+    let rope = Rope {
+        base,
+        scale: 1.0,
+        magnitude: 1.0,
+    };
+    rope_table_with(rope, dims, factors, start, n, out);
+}
+
+/// [`rope_table`] for a [`Rope`] scaled linearly (each angle times its scale, after
+/// the pair's factor, as ggml's `rope_yarn` without YaRN) and in magnitude.
+pub fn rope_table_with(
+    rope: Rope,
+    dims: usize,
+    factors: Option<&[f32]>,
+    start: usize,
+    n: usize,
+    out: &mut Vec<(f32, f32)>,
+) {
     out.clear();
-    let step = base.powf(-2.0 / dims.max(1) as f32);
+    let step = rope.base.powf(-2.0 / dims.max(1) as f32);
     for pos in start..start + n {
         let mut theta = pos as f32;
         for i in 0..dims / 2 {
             let angle = match factors.and_then(|f| f.get(i)) {
                 Some(f) => theta / f,
                 None => theta,
-            };
-            out.push((angle.cos(), angle.sin()));
+            } * rope.scale;
+            out.push((angle.cos() * rope.magnitude, angle.sin() * rope.magnitude));
             theta *= step;
         }
     }

@@ -5,7 +5,7 @@
 //! prefix it shares with what the cache holds (the system prompt and the earlier turns)
 //! and reads only the rest, in chunks so an abort is seen between them.
 
-use super::ops::{self, Attention, add_bias, rms_norm, rope, rope_table};
+use super::ops::{self, Attention, Scoring, add_bias, rms_norm, rope, rope_table_with};
 use super::{Layer, Model, ModelError};
 use crate::quant;
 use std::sync::Arc;
@@ -35,6 +35,8 @@ struct Scratch {
     up: Vec<f32>,
     scores: Vec<f32>,
     rope: Vec<(f32, f32)>,
+    /// Gemma's sliding-window layers' angles, when they turn otherwise.
+    local_rope: Vec<(f32, f32)>,
 }
 
 impl Session {
@@ -153,21 +155,23 @@ impl Session {
             let bytes = table.get(at..at + row).unwrap_or(&[]);
             quant::dequantize_row(bytes, model.embedding.kind, x)?;
         }
+        if model.gemma.is_some() {
+            let scale = (dim as f32).sqrt();
+            s.x.iter_mut().for_each(|v| *v *= scale);
+        }
+        let (start, dims) = (self.tokens.len(), model.rope_dims);
         let freqs = model.rope_freqs.as_deref();
-        rope_table(
-            config.rope_base,
-            model.rope_dims,
-            freqs,
-            self.tokens.len(),
-            n,
-            &mut s.rope,
-        );
+        rope_table_with(model.rope, dims, freqs, start, n, &mut s.rope);
+        if let Some(g) = &model.gemma {
+            rope_table_with(g.local_rope, dims, None, start, n, &mut s.local_rope);
+        }
         for (i, layer) in model.layers.iter().enumerate() {
             let (keys, values) = match (self.keys.get_mut(i), self.values.get_mut(i)) {
                 (Some(k), Some(v)) => (k, v),
                 _ => return Err(ModelError::BadConfig(format!("no cache for layer {i}"))),
             };
-            attention(&model, layer, s, keys, values)?;
+            let local = model.gemma.as_ref().is_some_and(|g| g.is_local(i));
+            attention(&model, layer, local, s, keys, values)?;
             feed_forward(&model, layer, s)?;
         }
         if !logits {
@@ -177,15 +181,20 @@ impl Session {
         rms_norm(last, &model.output_norm, config.rms_eps, &mut s.normed);
         let mut out = Vec::new();
         model.matmul(&model.output, &s.normed, &mut out)?;
+        if let Some(cap) = model.gemma.as_ref().and_then(|g| g.final_softcap) {
+            ops::softcap(&mut out, cap);
+        }
         Ok(Some(out))
     }
 }
 
 /// `x += Wo · attention(RoPE(Wq·norm(x)), cache + RoPE(Wk·norm(x)), cache + Wv·norm(x))`,
-/// with the family's biases after the projections and its QK-norm before RoPE.
+/// with the family's biases after the projections and its QK-norm before RoPE; Gemma's
+/// scaled queries, soft-capped scores, sliding window (`local` layers) and norm after.
 fn attention(
     model: &Model,
     layer: &Layer,
+    local: bool,
     s: &mut Scratch,
     keys: &mut Vec<f32>,
     values: &mut Vec<f32>,
@@ -215,8 +224,23 @@ fn attention(
     }
     let half = model.rope_dims / 2;
     let neox = config.arch.neox_rope();
-    rope(&mut s.q, qd, hd, half, neox, &s.rope);
-    rope(&mut s.k, kv, hd, half, neox, &s.rope);
+    let table = if local { &s.local_rope } else { &s.rope };
+    rope(&mut s.q, qd, hd, half, neox, table);
+    rope(&mut s.k, kv, hd, half, neox, table);
+    let mut scoring = Scoring {
+        scale: 1.0 / (hd as f32).sqrt(),
+        softcap: None,
+        window: None,
+    };
+    if let Some(g) = &model.gemma {
+        // llama.cpp scales Gemma's queries, then its scores by 1.
+        s.q.iter_mut().for_each(|v| *v *= g.query_scale);
+        scoring = Scoring {
+            scale: 1.0,
+            softcap: g.attn_softcap,
+            window: g.window.filter(|_| local),
+        };
+    }
     let start = keys.len() / kv;
     let full = config.context * kv;
     grow(keys, s.k.len(), full);
@@ -230,10 +254,35 @@ fn attention(
         kv_heads: config.kv_heads,
         head_dim: hd,
     };
-    ops::attend(shape, &s.q, keys, values, &mut s.scores, &mut s.attended);
+    ops::attend_with(
+        shape,
+        scoring,
+        &s.q,
+        keys,
+        values,
+        &mut s.scores,
+        &mut s.attended,
+    );
     model.matmul(&layer.o, &s.attended, &mut s.out)?;
-    ops::add(&mut s.x, &s.out);
+    add_normed(
+        &mut s.x,
+        &s.out,
+        layer.post_attn_norm.as_deref(),
+        model,
+        &mut s.normed,
+    );
     Ok(())
+}
+
+/// The residual add, `x += o`, or `x += norm(o)` where the family norms it (Gemma).
+fn add_normed(x: &mut [f32], o: &[f32], norm: Option<&[f32]>, model: &Model, tmp: &mut Vec<f32>) {
+    match norm {
+        Some(w) => {
+            rms_norm(o, w, model.config.rms_eps, tmp);
+            ops::add(x, tmp);
+        }
+        None => ops::add(x, o),
+    }
 }
 
 /// Makes room for `extra` more values, doubling as a Vec would but never past `full`
@@ -246,13 +295,23 @@ fn grow(cache: &mut Vec<f32>, extra: usize, full: usize) {
     }
 }
 
-/// `x += W_down · (silu(W_gate · norm(x)) ⊙ W_up · norm(x))`.
+/// `x += W_down · (silu(W_gate · norm(x)) ⊙ W_up · norm(x))`; Gemma's with GELU, and
+/// normed before it is added.
 fn feed_forward(model: &Model, layer: &Layer, s: &mut Scratch) -> Result<(), ModelError> {
     rms_norm(&s.x, &layer.ffn_norm, model.config.rms_eps, &mut s.normed);
     model.matmul(&layer.gate, &s.normed, &mut s.gate)?;
     model.matmul(&layer.up, &s.normed, &mut s.up)?;
-    ops::silu_gate(&mut s.gate, &s.up);
+    match model.gemma {
+        Some(_) => ops::gelu_gate(&mut s.gate, &s.up),
+        None => ops::silu_gate(&mut s.gate, &s.up),
+    }
     model.matmul(&layer.down, &s.gate, &mut s.out)?;
-    ops::add(&mut s.x, &s.out);
+    add_normed(
+        &mut s.x,
+        &s.out,
+        layer.post_ffn_norm.as_deref(),
+        model,
+        &mut s.normed,
+    );
     Ok(())
 }

@@ -395,7 +395,7 @@ fn unknown_architectures_missing_tensors_and_wrong_shapes_do_not_load() {
     // Refused with what the file has and what is supported.
     assert_eq!(
         err.to_string(),
-        "model architecture \"mamba\" is not supported (llama, qwen2, qwen3 are)"
+        "model architecture \"mamba\" is not supported (llama, qwen2, qwen3, gemma2, gemma3, phi3 are)"
     );
 
     let tensors = tiny_tensors(1);
@@ -431,6 +431,100 @@ fn unknown_architectures_missing_tensors_and_wrong_shapes_do_not_load() {
         "{shaped}"
     );
     assert!(build("", "").is_ok());
+}
+
+/// A file of `tensors` (F32) as `arch`: the tiny model's metadata under that prefix,
+/// with `extra` keys.
+fn file_as(arch: &str, extra: &[(&str, Value)], tensors: &[(String, Vec<u64>, Vec<f32>)]) -> Gguf {
+    let mut meta: Vec<(String, Value)> = tiny_metadata(arch)
+        .into_iter()
+        .map(|(k, v)| (k.replacen("llama.", &format!("{arch}."), 1), v))
+        .collect();
+    meta.extend(extra.iter().map(|(k, v)| (k.to_string(), v.clone())));
+    let meta: Vec<(&str, Value)> = meta.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    let bytes: Vec<Vec<u8>> = tensors
+        .iter()
+        .map(|(_, _, v)| quantize(TensorKind::F32, v).unwrap())
+        .collect();
+    let refs: Vec<(&str, &[u64], TensorKind, &[u8])> = tensors
+        .iter()
+        .zip(&bytes)
+        .map(|((n, d, _), b)| (n.as_str(), d.as_slice(), TensorKind::F32, b.as_slice()))
+        .collect();
+    Gguf::parse(gguf::write(&meta, &refs)).unwrap()
+}
+
+/// The tiny tensors with each block's `parts` joined, in that order, into `into`
+/// (their rows one after another, as Phi-3's converter writes them).
+fn fused(
+    tensors: Vec<(String, Vec<u64>, Vec<f32>)>,
+    parts: &[&str],
+    into: &str,
+) -> Vec<(String, Vec<u64>, Vec<f32>)> {
+    let mut out = Vec::new();
+    for i in 0..LAYERS {
+        let (mut rows, mut values) = (0, Vec::new());
+        for part in parts {
+            let name = format!("blk.{i}.{part}.weight");
+            let (_, d, v) = tensors.iter().find(|(n, _, _)| *n == name).unwrap();
+            rows += d[1];
+            values.extend_from_slice(v);
+        }
+        out.push((
+            format!("blk.{i}.{into}.weight"),
+            vec![DIM as u64, rows],
+            values,
+        ));
+    }
+    let gone = |n: &str| parts.iter().any(|p| n.ends_with(&format!(".{p}.weight")));
+    out.extend(tensors.into_iter().filter(|(n, _, _)| !gone(n)));
+    out
+}
+
+#[test]
+fn the_gpu_path_refuses_gemma_phi3_and_scaled_rope_with_a_typed_error() {
+    assert_eq!(tiny_model(TensorKind::F32).check_gpu(), Ok(()));
+    let scale = [("llama.rope.scaling.factor", Value::F32(4.0))];
+    let scaled = Model::load(file_as("llama", &scale, &tiny_tensors(3)), 64).unwrap();
+    assert!(matches!(scaled.check_gpu(), Err(ModelError::NotOnGpu(_))));
+    let mut tensors = tiny_tensors(3);
+    for i in 0..LAYERS {
+        for part in ["post_attention_norm", "post_ffw_norm"] {
+            let name = format!("blk.{i}.{part}.weight");
+            tensors.push((name, vec![DIM as u64], vec![1.0; DIM]));
+        }
+    }
+    let gemma = Model::load(file_as("gemma2", &[], &tensors), 64).unwrap();
+    let err = gemma.check_gpu().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the WebGPU path does not run gemma2 models"
+    );
+    // The CPU runs it, and Gemma 2's logits are soft-capped at 30.
+    let mut session = Session::new(Arc::new(gemma));
+    let logits = session.prefill(&[1, 2, 3], 64).unwrap().unwrap();
+    assert!(logits.iter().all(|v| v.abs() < 30.0), "{logits:?}");
+}
+
+#[test]
+fn phi3s_fused_q_k_v_give_the_logits_of_the_same_rows_apart() {
+    let up = fused(tiny_tensors(3), &["ffn_gate", "ffn_up"], "ffn_up");
+    let apart = Model::load(file_as("phi3", &[], &up), 64).unwrap();
+    let qkv = fused(up, &["attn_q", "attn_k", "attn_v"], "attn_qkv");
+    let together = Model::load(file_as("phi3", &[], &qkv), 64).unwrap();
+    let tokens = prompt(5, 9);
+    let mut a = Session::new(Arc::new(apart));
+    let mut b = Session::new(Arc::new(together));
+    assert_eq!(
+        a.prefill(&tokens, 64).unwrap(),
+        b.prefill(&tokens, 64).unwrap()
+    );
+    // Phi-3's feed-forward is one matrix of gate and up: a separate gate is no Phi-3.
+    let err = Model::load(file_as("phi3", &[], &tiny_tensors(3)), 64).unwrap_err();
+    assert!(
+        matches!(&err, ModelError::BadShape { tensor, .. } if tensor == "blk.0.ffn_up.weight"),
+        "{err}"
+    );
 }
 
 #[test]

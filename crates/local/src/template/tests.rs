@@ -9,6 +9,20 @@ const LLAMA3: &str = "{% set loop_messages = messages %}{% for message in loop_m
 
 const ZEPHYR: &str = "{% for message in messages %}\n{% if message['role'] == 'user' %}\n{{ '<|user|>\n' + message['content'] + eos_token }}\n{% elif message['role'] == 'assistant' %}\n{{ '<|assistant|>\n'  + message['content'] + eos_token }}\n{% endif %}\n{% if loop.last and add_generation_prompt %}\n{{ '<|assistant|>' }}\n{% endif %}\n{% endfor %}";
 
+/// Gemma 3's template (its string-content branch), as google/gemma-3-1b-it has it.
+const GEMMA3: &str = "{{ bos_token }}{%- if messages[0]['role'] == 'system' -%}{%- set first_user_prefix = messages[0]['content'] + '\n\n' -%}{%- set loop_messages = messages[1:] -%}{%- else -%}{%- set first_user_prefix = \"\" -%}{%- set loop_messages = messages -%}{%- endif -%}{%- for message in loop_messages -%}{%- if (message['role'] == 'assistant') -%}{%- set role = \"model\" -%}{%- else -%}{%- set role = message['role'] -%}{%- endif -%}{{ '<start_of_turn>' + role + '\n' + (first_user_prefix if loop.first else \"\") }}{{ message['content'] | trim }}{{ '<end_of_turn>\n' }}{%- endfor -%}{%- if add_generation_prompt -%}{{'<start_of_turn>model\n'}}{%- endif -%}";
+
+/// Phi-3.5-mini-instruct's template.
+const PHI35: &str = "{% for message in messages %}{% if message['role'] == 'system' and message['content'] %}{{'<|system|>\n' + message['content'] + '<|end|>\n'}}{% elif message['role'] == 'user' %}{{'<|user|>\n' + message['content'] + '<|end|>\n'}}{% elif message['role'] == 'assistant' %}{{'<|assistant|>\n' + message['content'] + '<|end|>\n'}}{% endif %}{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% else %}{{ eos_token }}{% endif %}";
+
+/// A transcript of (role, content) pairs.
+fn transcript<'a>(pairs: &[(&'a str, &'a str)]) -> Vec<Turn<'a>> {
+    pairs
+        .iter()
+        .map(|&(role, content)| Turn { role, content })
+        .collect()
+}
+
 /// A byte-level vocabulary with the given control tokens first (the first is eos,
 /// the second bos).
 fn tokenizer(controls: &[&str]) -> Tokenizer {
@@ -164,6 +178,95 @@ fn zephyr_ends_turns_with_the_eos_text() {
     }];
     assert_eq!(t.render(&turns, true), "<|user|>\nHi</s>\n<|assistant|>\n");
     assert_eq!(t.stop_tokens(), &[0]);
+}
+
+#[test]
+fn gemma_puts_system_text_at_the_head_of_the_next_user_turn() {
+    let tok = tokenizer(&["<eos>", "<bos>", "<start_of_turn>", "<end_of_turn>"]);
+    let Ok(t) = ChatTemplate::from_source(GEMMA3, &tok) else {
+        unreachable!()
+    };
+    let turns = transcript(&[
+        ("user", "Hi"),
+        ("assistant", "Hello."),
+        ("system", "Tools: none."),
+        ("user", " Weather? "),
+        ("tool", "{\"temp\":21}"),
+    ]);
+    assert_eq!(
+        t.render(&turns, true),
+        "<bos><start_of_turn>user\nHi<end_of_turn>\n<start_of_turn>model\nHello.<end_of_turn>\n\
+         <start_of_turn>user\nTools: none.\n\nWeather?<end_of_turn>\n\
+         <start_of_turn>user\nTool result:\n{\"temp\":21}<end_of_turn>\n<start_of_turn>model\n"
+    );
+    assert_eq!(t.dialect(), Dialect::Hermes);
+    assert_eq!(t.stop_tokens(), &[0, 3]);
+    // A system turn with no user turn after it is a user turn of its own.
+    let alone = transcript(&[("system", "Be terse.")]);
+    assert_eq!(
+        t.render(&alone, false),
+        "<bos><start_of_turn>user\nBe terse.<end_of_turn>\n"
+    );
+}
+
+#[test]
+fn phi3_ends_turns_with_end_and_a_newline_where_its_template_has_one() {
+    let tok = tokenizer(&[
+        "<|endoftext|>",
+        "<s>",
+        "<|end|>",
+        "<|user|>",
+        "<|assistant|>",
+    ]);
+    let Ok(t) = ChatTemplate::from_source(PHI35, &tok) else {
+        unreachable!()
+    };
+    let turns = transcript(&[("system", "Be terse."), ("tool", "{\"temp\":21}")]);
+    assert_eq!(
+        t.render(&turns, true),
+        "<|system|>\nBe terse.<|end|>\n<|user|>\nTool result:\n{\"temp\":21}<|end|>\n<|assistant|>\n"
+    );
+    assert_eq!(t.stop_tokens(), &[0, 2]);
+    // Phi-4-mini's tags and turns run on.
+    let phi4 = "{% for message in messages %}{{'<|' + message['role'] + '|>' + message['content'] + '<|end|>'}}{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>' }}{% endif %}";
+    let Ok(t) = ChatTemplate::from_source(phi4, &tok) else {
+        unreachable!()
+    };
+    assert_eq!(
+        t.render(&turns[..1], true),
+        "<|system|>Be terse.<|end|><|assistant|>"
+    );
+}
+
+#[test]
+fn gemma_and_phi3_render_as_their_jinja_does() {
+    let python = testing::llama_cpp_python();
+    let turns = transcript(&[
+        ("system", "Be terse."),
+        ("user", "What's 2+2? "),
+        ("assistant", "4."),
+        ("user", "héllo <b>"),
+    ]);
+    let tok = tokenizer(&[
+        "<eos>",
+        "<bos>",
+        "<start_of_turn>",
+        "<end_of_turn>",
+        "<|end|>",
+    ]);
+    let messages: Vec<serde_json::Value> = turns
+        .iter()
+        .map(|t| serde_json::json!({"role": t.role, "content": t.content}))
+        .collect();
+    for source in [GEMMA3, PHI35] {
+        let Ok(t) = ChatTemplate::from_source(source, &tok) else {
+            unreachable!()
+        };
+        let script = "import sys,json,jinja2; a=json.load(sys.stdin); sys.stdout.write(jinja2.Template(a['src']).render(messages=a['messages'], add_generation_prompt=True, bos_token='<bos>', eos_token='<eos>'))";
+        let input = serde_json::json!({"src": source, "messages": messages}).to_string();
+        let jinja = run_python(&python, script, &input);
+        assert_eq!(Ok(t.render(&turns, true)), jinja);
+    }
 }
 
 #[test]

@@ -17,6 +17,13 @@ files people download were: Q4_K_M and Q5_K_M mix Q4_K/Q5_K with Q6_K where llam
 puts more bits (attn_v, ffn_down, the tied embedding), Q6_K is Q6_K throughout.
 Widths are multiples of 256 so every matrix takes the K-quant, but for qwen2's, which
 take llama.cpp's fallback types (Q5_0, Q5_1, Q8_0) as narrow real models' files do.
+
+gemma2, gemma3 and phi3 carry what those graphs read: Gemma's post-norms, soft caps
+(small, so they bite on random weights), a sliding window of 6 positions (the prompt
+is 12, so local layers drop some), gemma3's QK-norm and six layers (five local at RoPE
+base 10,000, one global at 1,000,000 scaled linearly by 1/8); phi3's fused attn_qkv
+and ffn_up, with long and short RoPE factors and an attention factor, its trained
+context (64) below the window so the long factors apply.
 """
 import ctypes
 import json
@@ -49,6 +56,25 @@ LLAMA3 = (
     "{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{%- endif %}"
 )
 
+GEMMA = (
+    "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"
+    "{% for message in messages %}{% if (message['role'] == 'assistant') %}{% set role = 'model' %}"
+    "{% else %}{% set role = message['role'] %}{% endif %}"
+    "{{ '<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{'<start_of_turn>model\n'}}{% endif %}"
+)
+PHI3 = (
+    "{% for message in messages %}{% if message['role'] == 'system' and message['content'] %}"
+    "{{'<|system|>\n' + message['content'] + '<|end|>\n'}}{% elif message['role'] == 'user' %}"
+    "{{'<|user|>\n' + message['content'] + '<|end|>\n'}}{% elif message['role'] == 'assistant' %}"
+    "{{'<|assistant|>\n' + message['content'] + '<|end|>\n'}}{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% else %}{{ eos_token }}{% endif %}"
+)
+GEMMA_SPECIALS = ["<bos>", "<eos>", "<start_of_turn>", "<end_of_turn>"]
+PHI3_SPECIALS = ["<s>", "<|endoftext|>", "<|system|>", "<|user|>", "<|assistant|>", "<|end|>"]
+GEMMA_COMMON = {"specials": GEMMA_SPECIALS, "bos": "<bos>", "eos": "<eos>", "tied": True,
+                "post_norms": True, "sliding_window": 6}
+
 # name: (gguf architecture, tokenizer pre, chat template, shape overrides)
 ARCHS = {
     "llama": ("llama", "llama-bpe", LLAMA3, {}),
@@ -60,6 +86,12 @@ ARCHS = {
                                               "rope_base": 1000000.0}),
     "qwen3": ("qwen3", "qwen2", CHATML_TOOLS, {"qk_norm": True, "tied": True, "heads": 8, "head_dim": 64,
                                               "rope_base": 1000000.0}),
+    "gemma2": ("gemma2", "llama-bpe", GEMMA, dict(GEMMA_COMMON, attn_softcap=2.0, final_softcap=3.0)),
+    "gemma3": ("gemma3", "llama-bpe", GEMMA, dict(GEMMA_COMMON, qk_norm=True, layers=6, rope_base=1000000.0,
+                                                rope_linear=8.0)),
+    "phi3": ("phi3", "llama-bpe", PHI3, {"specials": PHI3_SPECIALS, "bos": "<s>", "eos": "<|endoftext|>",
+                                         "fused": True, "rope_factors": True, "orig_context": 64,
+                                         "attn_factor": 1.2}),
 }
 QUANTS = {
     "F32": None,
@@ -72,7 +104,7 @@ QUANTS = {
 DIM, LAYERS, HEADS, KV_HEADS, FFN = 256, 2, 4, 2, 512
 
 
-def byte_vocab():
+def byte_vocab(specials=VOCAB_SPECIALS):
     """GPT-2's byte-to-unicode alphabet: one token per byte, then two merges."""
     bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
     cs = bs[:]
@@ -83,9 +115,9 @@ def byte_vocab():
             cs.append(256 + n)
             n += 1
     chars = [chr(c) for _, c in sorted(zip(bs, cs))]
-    tokens = chars + ["ĠĠ", "he"] + VOCAB_SPECIALS
+    tokens = chars + ["ĠĠ", "he"] + specials
     merges = ["Ġ Ġ", "h e"]
-    types = [1] * (len(tokens) - len(VOCAB_SPECIALS)) + [3] * len(VOCAB_SPECIALS)
+    types = [1] * (len(tokens) - len(specials)) + [3] * len(specials)
     return tokens, merges, types
 
 
@@ -114,12 +146,13 @@ def write_f32(path, name, seed):
     heads = o.get("heads", HEADS)
     head_dim = o.get("head_dim", dim // HEADS)
     q_dim, kv_dim = heads * head_dim, KV_HEADS * head_dim
-    tokens, merges, types = byte_vocab()
+    layers = o.get("layers", LAYERS)
+    tokens, merges, types = byte_vocab(o.get("specials", VOCAB_SPECIALS))
     vocab = len(tokens)
     w = gguf.GGUFWriter(path, arch)
     w.add_context_length(256)
     w.add_embedding_length(dim)
-    w.add_block_count(LAYERS)
+    w.add_block_count(layers)
     w.add_feed_forward_length(FFN)
     w.add_head_count(heads)
     w.add_head_count_kv(KV_HEADS)
@@ -129,14 +162,25 @@ def write_f32(path, name, seed):
     w.add_rope_dimension_count(head_dim)
     w.add_rope_freq_base(o.get("rope_base", 10000.0))
     w.add_layer_norm_rms_eps(1e-6)
+    if "sliding_window" in o:
+        w.add_sliding_window(o["sliding_window"])
+    if "attn_softcap" in o:
+        w.add_attn_logit_softcapping(o["attn_softcap"])
+        w.add_final_logit_softcapping(o["final_softcap"])
+    if "rope_linear" in o:
+        w.add_rope_scaling_type(gguf.RopeScalingType.LINEAR)
+        w.add_rope_scaling_factor(o["rope_linear"])
+    if "orig_context" in o:
+        w.add_rope_scaling_orig_ctx_len(o["orig_context"])
+        w.add_rope_scaling_attn_factors(o["attn_factor"])
     w.add_file_type(0)
     w.add_tokenizer_model("gpt2")
     w.add_tokenizer_pre(pre)
     w.add_token_list(tokens)
     w.add_token_types(types)
     w.add_token_merges(merges)
-    w.add_bos_token_id(tokens.index("<|begin_of_text|>" if arch == "llama" else "<|endoftext|>"))
-    w.add_eos_token_id(tokens.index("<|eot_id|>" if arch == "llama" else "<|im_end|>"))
+    w.add_bos_token_id(tokens.index(o.get("bos", "<|begin_of_text|>" if arch == "llama" else "<|endoftext|>")))
+    w.add_eos_token_id(tokens.index(o.get("eos", "<|eot_id|>" if arch == "llama" else "<|im_end|>")))
     w.add_add_bos_token(False)
     w.add_chat_template(template)
 
@@ -153,12 +197,20 @@ def write_f32(path, name, seed):
         w.add_tensor("output.weight", mat(vocab, dim, 4.0))
     if o.get("rope_freqs"):
         w.add_tensor("rope_freqs.weight", llama3_freq_factors(head_dim, o["rope_base"]))
-    for i in range(LAYERS):
+    if o.get("rope_factors"):
+        # Phi-3.5's shape: short factors near 1, long ones growing to ~40 with the pair.
+        pairs = np.arange(head_dim // 2, dtype=np.float32)
+        w.add_tensor("rope_factors_short.weight", (1.0 + 0.05 * pairs / len(pairs)).astype(np.float32))
+        w.add_tensor("rope_factors_long.weight", (1.0 + 40.0 * (pairs / len(pairs)) ** 2).astype(np.float32))
+    for i in range(layers):
         p = f"blk.{i}."
         w.add_tensor(p + "attn_norm.weight", norm(dim))
-        w.add_tensor(p + "attn_q.weight", mat(q_dim, dim))
-        w.add_tensor(p + "attn_k.weight", mat(kv_dim, dim))
-        w.add_tensor(p + "attn_v.weight", mat(kv_dim, dim))
+        if o.get("fused"):
+            w.add_tensor(p + "attn_qkv.weight", np.concatenate([mat(q_dim, dim), mat(kv_dim, dim), mat(kv_dim, dim)]))
+        else:
+            w.add_tensor(p + "attn_q.weight", mat(q_dim, dim))
+            w.add_tensor(p + "attn_k.weight", mat(kv_dim, dim))
+            w.add_tensor(p + "attn_v.weight", mat(kv_dim, dim))
         if o.get("qkv_bias"):
             for part, n in (("q", q_dim), ("k", kv_dim), ("v", kv_dim)):
                 w.add_tensor(p + f"attn_{part}.bias", (0.5 * rng.standard_normal(n)).astype(np.float32))
@@ -166,10 +218,17 @@ def write_f32(path, name, seed):
             w.add_tensor(p + "attn_q_norm.weight", norm(head_dim))
             w.add_tensor(p + "attn_k_norm.weight", norm(head_dim))
         w.add_tensor(p + "attn_output.weight", mat(dim, q_dim, 2.0))
+        if o.get("post_norms"):
+            w.add_tensor(p + "post_attention_norm.weight", norm(dim))
         w.add_tensor(p + "ffn_norm.weight", norm(dim))
-        w.add_tensor(p + "ffn_gate.weight", mat(FFN, dim))
-        w.add_tensor(p + "ffn_up.weight", mat(FFN, dim))
+        if o.get("fused"):
+            w.add_tensor(p + "ffn_up.weight", np.concatenate([mat(FFN, dim), mat(FFN, dim)]))
+        else:
+            w.add_tensor(p + "ffn_gate.weight", mat(FFN, dim))
+            w.add_tensor(p + "ffn_up.weight", mat(FFN, dim))
         w.add_tensor(p + "ffn_down.weight", mat(dim, FFN, 2.0))
+        if o.get("post_norms"):
+            w.add_tensor(p + "post_ffw_norm.weight", norm(dim))
     w.add_tensor("output_norm.weight", norm(dim))
     w.write_header_to_file()
     w.write_kv_data_to_file()
