@@ -10,7 +10,7 @@ use crate::base::json::Read;
 use futures::StreamExt;
 use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::llm::window::{ContextWindow, WindowSource};
@@ -50,8 +50,10 @@ pub struct LocalSettings {
 /// takes WebGPU when the browser gives an adapter and the model's family runs there,
 /// falling back to the CPU (and saying why); `webgpu` fails to load where it cannot
 /// run; `cpu` never asks for WebGPU.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+///
+/// Written and read as its word ([`LocalBackend::word`]), through the string's own
+/// serde code rather than a derived visitor.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum LocalBackend {
     #[default]
     Auto,
@@ -79,6 +81,23 @@ impl LocalBackend {
 
     pub fn is_auto(&self) -> bool {
         *self == LocalBackend::Auto
+    }
+}
+
+impl Serialize for LocalBackend {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.word())
+    }
+}
+
+impl<'de> Deserialize<'de> for LocalBackend {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let word = String::deserialize(deserializer)?;
+        LocalBackend::from_word(&word).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "the backend must be “auto”, “webgpu” or “cpu”, not “{word}”"
+            ))
+        })
     }
 }
 

@@ -165,6 +165,7 @@ pub fn SettingsPanel(
     let use_local = RwSignal::new(matches!(initial.model, ModelSource::Local(_)));
     let local_url = RwSignal::new(local_url);
     let local_window = RwSignal::new(local_window);
+    let saved_backend = local_backend;
     let local_backend = RwSignal::new(local_backend);
     let local_status = RwSignal::new(None::<String>);
     let local_progress = RwSignal::new(None::<(u64, u64)>);
@@ -448,14 +449,16 @@ pub fn SettingsPanel(
                         }
                     } /></label>
                     <label>"Context window, tokens (optional)"<input class="local-window" bind:value=local_window placeholder="2048" inputmode="numeric" aria-invalid=invalid("model.local") /></label>
+                    // The select is the only writer of the choice: the saved one is
+                    // selected once, then the select holds it.
                     <label>"Runs on"<select class="local-backend" on:change=move |ev| {
                         if let Some(backend) = LocalBackend::from_word(&event_target_value(&ev)) {
                             local_backend.set(backend);
                         }
                     }>
-                        <option value="auto" prop:selected=move || local_backend.get() == LocalBackend::Auto>"WebGPU where this browser has it, else the CPU"</option>
-                        <option value="webgpu" prop:selected=move || local_backend.get() == LocalBackend::WebGpu>"WebGPU only"</option>
-                        <option value="cpu" prop:selected=move || local_backend.get() == LocalBackend::Cpu>"The CPU only"</option>
+                        <option value="auto" selected=saved_backend == LocalBackend::Auto>"WebGPU where this browser has it, else the CPU"</option>
+                        <option value="webgpu" selected=saved_backend == LocalBackend::WebGpu>"WebGPU only"</option>
+                        <option value="cpu" selected=saved_backend == LocalBackend::Cpu>"The CPU only"</option>
                     </select></label>
                     {error("model.local")}
                     <p class="local-status" role="status">{move || local_status.get().unwrap_or_default()}</p>
