@@ -5,7 +5,10 @@
 // it answers, calls `current_time` with arguments the registry accepts, and Stop ends
 // its answer mid-stream. A download whose connection drops halfway resumes where it
 // stopped, and weights that are not the file the host's SHA-256 names are refused and
-// not kept. Skipped, saying why, when the model is not installed.
+// not kept. Where it runs is chosen at load: this Chromium has no WebGPU adapter, so
+// `auto` runs on the CPU and says why, `cpu` runs there without a word, and `webgpu`
+// fails to load, saying so (crates/local/tests/webgpu_worker.rs runs the WebGPU side).
+// Skipped, saying why, when the model is not installed.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -25,9 +28,9 @@ const host = `<!doctype html>
     import init, { createAgent } from '/familiar-demo.js';
     await init({ module_or_path: '/familiar-demo_bg.wasm' });
     window.progress = [];
-    window.make = (url, sha256) => createAgent({
+    window.make = (url, sha256, backend) => createAgent({
       name: 'hermit', persist: false, instructions: 'You are a hermit. Answer in one short sentence.',
-      model: { local: { url, ...(sha256 ? { sha256 } : {}), onProgress: (p) => window.progress.push(p) } },
+      model: { local: { url, ...(sha256 ? { sha256 } : {}), ...(backend ? { backend } : {}), onProgress: (p) => window.progress.push(p) } },
     });
     document.getElementById('state').textContent = 'ready';
   </script>
@@ -37,9 +40,11 @@ const env = useDist({ pages: { '/local-host.html': host } });
 // Prompt reading on one core, for the demo agent's ~1,500-token tool list.
 const SLOW = 240_000;
 
-async function chooseLocal(page) {
+async function chooseLocal(page, backend = 'auto') {
   await page.getByRole('button', { name: 'Settings' }).click();
   await page.locator('.use-local').check();
+  assert.equal(await page.locator('.local-backend').inputValue(), 'auto', 'auto unless chosen');
+  await page.locator('.local-backend').selectOption(backend);
   assert.match(await page.locator('#hint-local').innerText(), /98 MB/, 'the size is said before download');
   await page.locator('.local-url').fill(`models/${weights}`);
   // Every state the progress bar shows while the weights load, as [value, max].
@@ -72,7 +77,8 @@ test('chosen in Settings, the local model downloads once with progress, then ans
   await chooseLocal(page);
   const progress = page.locator('.local-status');
   await progress.filter({ hasText: /Loading|ready/ }).waitFor({ timeout: SLOW });
-  assert.match(await ready(page), /The local model is ready\./);
+  // Auto, in a browser without a WebGPU adapter: the CPU, and why.
+  assert.match(await ready(page), /^The local model is ready on the CPU\. Not on WebGPU: .+\.$/);
   const seen = await page.evaluate(() => window.progressSeen);
   assert.ok(seen.some(([value, max]) => max > 1 && value === max), `the bar reached its end: ${JSON.stringify(seen.slice(-3))}`);
   assert.equal(await page.locator('.local-progress').count(), 0, 'the bar goes once the model is ready');
@@ -94,8 +100,9 @@ test('chosen in Settings, the local model downloads once with progress, then ans
 
 test('Stop ends the local model mid-answer, and a reload reads the weights from the cache', { skip, timeout: 3 * SLOW }, async (t) => {
   const { page, problems } = await openDemo(env, t);
-  await chooseLocal(page);
-  await ready(page);
+  // The CPU chosen in Settings: no word about WebGPU.
+  await chooseLocal(page, 'cpu');
+  assert.equal(await ready(page), 'The local model is ready on the CPU.');
   const downloads = env.server.stats.served[`/models/${weights}`] ?? 0;
   await page.locator('.settings-close').click();
 
@@ -118,8 +125,9 @@ test('Stop ends the local model mid-answer, and a reload reads the weights from 
   await appReady(page);
   await page.getByRole('button', { name: 'Settings' }).click();
   assert.ok(await page.locator('.use-local').isChecked(), 'the choice was kept');
+  assert.equal(await page.locator('.local-backend').inputValue(), 'cpu', 'the backend too');
   await page.locator('.settings-save').click();
-  assert.match(await ready(page), /ready \(read from the browser's cache\)/);
+  assert.equal(await ready(page), "The local model is ready on the CPU (read from the browser's cache).");
   assert.equal(env.server.stats.served[`/models/${weights}`] ?? 0, downloads, 'no second download');
   assert.deepEqual(problems, []);
 });
@@ -134,7 +142,11 @@ test('a host page runs its own agent on the local model through createAgent, and
   assert.ok(outcome.text.trim().length > 0, 'an answer in words');
   const progress = await page.evaluate(() => window.progress);
   assert.ok(progress.some((p) => p.total > 0 && p.loaded === p.total), `loaded with progress: ${JSON.stringify(progress.slice(-2))}`);
-  assert.ok(progress.some((p) => p.ready === true), 'ready said');
+  const said = progress.find((p) => p.ready === true);
+  assert.ok(said, 'ready said');
+  // Auto, in a browser without a WebGPU adapter: the CPU, and why.
+  assert.equal(said.backend, 'cpu', JSON.stringify(said));
+  assert.ok(said.note?.length > 0 && !('adapter' in said), JSON.stringify(said));
 
   // A file that is not there: the load fails, says so, and the turn fails with it.
   const missing = await page.evaluate(async () => {
@@ -190,6 +202,31 @@ async function openHost(t) {
   await page.locator('#state', { hasText: 'ready' }).waitFor();
   return { page, problems };
 }
+
+test('backend "cpu" forces the CPU and "webgpu" where there is no WebGPU fails to load, saying so, with no fallback', { skip, timeout: 3 * SLOW }, async (t) => {
+  const { page, problems } = await openHost(t);
+  /** What loading with `backend` said last: ready or the error. */
+  const load = (backend) => page.evaluate(async ([u, b]) => {
+    window.progress = [];
+    await window.make(u, undefined, b);
+    for (;;) {
+      const last = window.progress.find((p) => p.ready || p.error);
+      if (last) return last;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }, [`/models/${weights}`, backend]);
+  const cpu = await load('cpu');
+  assert.equal(cpu.ready, true, JSON.stringify(cpu));
+  assert.equal(cpu.backend, 'cpu');
+  assert.ok(!('note' in cpu) && !('adapter' in cpu), JSON.stringify(cpu));
+  const webgpu = await load('webgpu');
+  assert.equal(webgpu.ready, undefined, `no fallback: ${JSON.stringify(webgpu)}`);
+  assert.match(webgpu.error, /the backend “webgpu” was asked for, but there is no WebGPU here/);
+  // A word that is none of the three is refused before anything loads.
+  const refused = await page.evaluate(() => window.make('/models/x.gguf', undefined, 'gpu').then(() => 'made', (e) => String(e?.message ?? e)));
+  assert.match(refused, /config\.model\.local\.backend: must be “auto”, “webgpu” or “cpu”, not “gpu”/);
+  assert.deepEqual(problems, []);
+});
 
 /** Whether the page's Cache Storage keeps a copy of `url`. */
 const keeps = (page, url) => page.evaluate(async (u) => Boolean(await (await caches.open('familiar-models')).match(new URL(u, location.href).href)), url);

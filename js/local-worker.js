@@ -3,12 +3,15 @@
 // this script owns what only a worker script can: the message loop, the weights'
 // download with its progress (taken up again where it stopped when the connection
 // drops), its check against the SHA-256 the host gave, and the copy in Cache Storage
-// so a second visit, or another tab, reads them from disk.
+// so a second visit, or another tab, reads them from disk. Where the model runs,
+// WebGPU or the CPU, is the Rust side's choice at load (`backend`: 'auto' takes WebGPU
+// where there is an adapter, 'webgpu' fails where there is none, 'cpu' never asks).
 //
-// Messages in:  {type: 'load', url, context, sha256?} | {type: 'load', file, context, sha256?}
+// Messages in:  {type: 'load', url, context, sha256?, backend?} | {type: 'load', file, context, sha256?, backend?}
 //               {type: 'chat', id, request}  | {type: 'abort', id}
 // Messages out: {type: 'progress', loaded, total, cached}
-//               {type: 'loaded', info, cached} | {type: 'load_error', message}
+//               {type: 'loaded', info, cached, backend: 'webgpu' | 'cpu', adapter?, note?}
+//               {type: 'load_error', message}
 //               {type: 'delta', id, delta} | {type: 'done', id, response}
 //               {type: 'error', id, kind, message}
 import init, { Worker as Engine } from './familiar_local.js';
@@ -141,7 +144,7 @@ async function weights(url, sha256) {
   return { bytes, cached: false };
 }
 
-async function load({ url, file, context, sha256 }) {
+async function load({ url, file, context, sha256, backend }) {
   await init();
   let bytes;
   let cached = false;
@@ -152,8 +155,10 @@ async function load({ url, file, context, sha256 }) {
   } else {
     ({ bytes, cached } = await weights(url, sha256));
   }
-  engine = new Engine(bytes, context || 2048);
-  postMessage({ type: 'loaded', info: JSON.parse(engine.info()), cached });
+  engine = await Engine.load(bytes, context || 2048, backend || 'auto');
+  const info = JSON.parse(engine.info());
+  const { adapter, note } = info;
+  postMessage({ type: 'loaded', info, cached, backend: info.backend, ...(adapter ? { adapter } : {}), ...(note ? { note } : {}) });
 }
 
 async function answer({ id, request }) {
@@ -171,7 +176,7 @@ async function answer({ id, request }) {
         postMessage({ type: 'error', id, kind: 'aborted', message: 'aborted' });
         return;
       }
-      const events = JSON.parse(engine.step());
+      const events = JSON.parse(await engine.step());
       for (const event of events) {
         if (event.type === 'done') {
           const { type: _, ...response } = event;

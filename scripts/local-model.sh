@@ -16,8 +16,9 @@ OUT=target/local-site
 WASM=target/worker/wasm32-unknown-unknown/release/familiar_local.wasm
 
 # Its own target directory: the SIMD flag would otherwise rebuild the page's crates.
+# Feature gpu: the forward pass on WebGPU, chosen at load where there is an adapter.
 RUSTFLAGS="-C target-feature=+simd128" \
-  cargo build --quiet -p familiar-local --lib --release --target wasm32-unknown-unknown --target-dir target/worker
+  cargo build --quiet -p familiar-local --lib --release --features gpu --target wasm32-unknown-unknown --target-dir target/worker
 mkdir -p "$OUT/local" "$OUT/models"
 if [ ! -f "$OUT/local/familiar_local_bg.wasm" ] || [ "$WASM" -nt "$OUT/local/familiar_local_bg.wasm" ]; then
   wasm-bindgen --target web --no-typescript --out-dir "$OUT/local" --out-name familiar_local "$WASM"

@@ -143,12 +143,13 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 wait_for_model_server "$log/model"
 run_real_model_tests 2>&1 | tee -a "$log/browser"
 # The local model's WebGPU kernels (feature gpu) against its CPU code, each kernel and
-# the forward pass, in a dedicated worker on SwiftShader's adapter
+# the forward pass, and the worker's own path choosing its backend at load and answering
+# on WebGPU as on the CPU, in a dedicated worker on SwiftShader's adapter
 # (crates/local/webdriver.json adds --enable-unsafe-webgpu; the runner reads it from the
 # crate's directory). --nocapture prints each one's worst error.
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test -p familiar-local --features gpu --target wasm32-unknown-unknown --test webgpu --test webgpu_forward \
-  -- --nocapture 2>&1 | tee -a "$log/browser"
+  --test webgpu_worker -- --nocapture 2>&1 | tee -a "$log/browser"
 
 step "release build (trunk, offline; scripts/demo-wasm.sh cuts the demo into modules)"
 trunk build --release --offline

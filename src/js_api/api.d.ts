@@ -152,8 +152,13 @@ export interface LocalModelConfig {
     /** The file's SHA-256 (64 hex digits), when its publisher gives one: a download, or
      * a copy in the browser's cache, that does not match is refused and not kept. */
     sha256?: string;
-    /** Told how loading goes: `{loaded, total, cached}`, then `{ready, cached, contextTokens}` or `{error}`. */
-    onProgress?: (status: { loaded?: number; total?: number; cached?: boolean; ready?: boolean; contextTokens?: number; error?: string }) => void;
+    /** Where the model runs: `"auto"` (the default) takes WebGPU where the browser gives
+     * an adapter and the model's family runs there, else the CPU (saying why in
+     * `note`); `"webgpu"` fails to load where there is none; `"cpu"` never asks. */
+    backend?: 'auto' | 'webgpu' | 'cpu';
+    /** Told how loading goes: `{loaded, total, cached}`, then `{ready, cached, contextTokens,
+     * backend, adapter?, note?}` or `{error}`. */
+    onProgress?: (status: { loaded?: number; total?: number; cached?: boolean; ready?: boolean; contextTokens?: number; backend?: 'webgpu' | 'cpu'; adapter?: string; note?: string; error?: string }) => void;
   };
 }
 

@@ -88,7 +88,8 @@ impl Llm for PageModel {
 }
 
 /// `model.local.onProgress`: called with `{loaded, total, cached}` while the weights
-/// load, then `{ready: true, cached}` or `{error}`.
+/// load, then `{ready: true, cached, contextTokens, backend: "webgpu" | "cpu", adapter?,
+/// note?}` or `{error}`.
 #[cfg(feature = "local")]
 pub fn local_progress(config: &JsValue) -> Option<super::build::LocalProgress> {
     use crate::web::local_model::LoadStatus;
@@ -104,8 +105,24 @@ pub fn local_progress(config: &JsValue) -> Option<super::build::LocalProgress> {
             } => {
                 serde_json::json!({"loaded": loaded, "total": total, "cached": cached})
             }
-            LoadStatus::Ready { cached, context } => {
-                serde_json::json!({"ready": true, "cached": cached, "contextTokens": context})
+            LoadStatus::Ready {
+                cached,
+                context,
+                backend,
+                adapter,
+                note,
+            } => {
+                let mut ready = serde_json::Map::new();
+                ready.insert("ready".into(), true.into());
+                ready.insert("cached".into(), (*cached).into());
+                ready.insert("contextTokens".into(), (*context).into());
+                ready.insert("backend".into(), backend.word().into());
+                for (key, value) in [("adapter", adapter), ("note", note)] {
+                    if let Some(value) = value {
+                        ready.insert(key.into(), value.as_str().into());
+                    }
+                }
+                serde_json::Value::Object(ready)
             }
             LoadStatus::Failed(error) => serde_json::json!({"error": error}),
         };

@@ -10,7 +10,7 @@ use crate::base::json::Read;
 use futures::StreamExt;
 use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::llm::window::{ContextWindow, WindowSource};
@@ -39,6 +39,66 @@ pub struct LocalSettings {
     /// in the browser's cache) that does not match is refused and not kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
+    /// Where the model runs: WebGPU where the browser has it, else the CPU (`auto`), or
+    /// one of them forced.
+    #[serde(default, skip_serializing_if = "LocalBackend::is_auto")]
+    pub backend: LocalBackend,
+}
+
+/// Where the local model runs, as the settings ask (`backend: "auto" | "webgpu" |
+/// "cpu"`). The worker chooses at load (crates/local `generate::backend`): `auto`
+/// takes WebGPU when the browser gives an adapter and the model's family runs there,
+/// falling back to the CPU (and saying why); `webgpu` fails to load where it cannot
+/// run; `cpu` never asks for WebGPU.
+///
+/// Written and read as its word ([`LocalBackend::word`]), through the string's own
+/// serde code rather than a derived visitor.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LocalBackend {
+    #[default]
+    Auto,
+    WebGpu,
+    Cpu,
+}
+
+impl LocalBackend {
+    pub const ALL: [LocalBackend; 3] =
+        [LocalBackend::Auto, LocalBackend::WebGpu, LocalBackend::Cpu];
+
+    /// The setting's word, as the worker's load message carries it.
+    pub fn word(self) -> &'static str {
+        match self {
+            LocalBackend::Auto => "auto",
+            LocalBackend::WebGpu => "webgpu",
+            LocalBackend::Cpu => "cpu",
+        }
+    }
+
+    /// The backend a word names.
+    pub fn from_word(word: &str) -> Option<LocalBackend> {
+        LocalBackend::ALL.into_iter().find(|b| b.word() == word)
+    }
+
+    pub fn is_auto(&self) -> bool {
+        *self == LocalBackend::Auto
+    }
+}
+
+impl Serialize for LocalBackend {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.word())
+    }
+}
+
+impl<'de> Deserialize<'de> for LocalBackend {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let word = String::deserialize(deserializer)?;
+        LocalBackend::from_word(&word).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "the backend must be “auto”, “webgpu” or “cpu”, not “{word}”"
+            ))
+        })
+    }
 }
 
 impl LocalSettings {
@@ -48,6 +108,7 @@ impl LocalSettings {
             context_tokens: None,
             worker: None,
             sha256: None,
+            backend: LocalBackend::Auto,
         }
     }
 
@@ -277,6 +338,30 @@ mod tests {
             block_on(garbled.chat(&request(), &mut |_| {})),
             Err(LlmError::Malformed(_))
         ));
+    }
+
+    #[test]
+    fn the_backend_is_auto_unless_set_and_reads_and_writes_its_word() {
+        let settings: LocalSettings = serde_json::from_value(json!({"url": "m.gguf"}))
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(settings.backend, LocalBackend::Auto);
+        assert_eq!(
+            serde_json::to_value(&settings).ok(),
+            Some(json!({"url": "m.gguf"})),
+            "auto is not written"
+        );
+        for backend in LocalBackend::ALL {
+            let mut forced = LocalSettings::new("m.gguf");
+            forced.backend = backend;
+            let written = serde_json::to_value(&forced).unwrap_or_default();
+            let read: LocalSettings =
+                serde_json::from_value(written.clone()).unwrap_or_else(|e| unreachable!("{e}"));
+            assert_eq!(read, forced, "{written}");
+            assert_eq!(LocalBackend::from_word(backend.word()), Some(backend));
+        }
+        let webgpu = serde_json::to_value(LocalBackend::WebGpu).unwrap_or_default();
+        assert_eq!(webgpu, "webgpu");
+        assert_eq!(LocalBackend::from_word("gpu"), None);
     }
 
     #[test]

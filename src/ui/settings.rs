@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use super::account::AccountPanel;
 use super::kept_models::KeptModels;
 use crate::app::settings::{Backend, FieldProblem, ModelSource, Settings};
-use crate::llm::local::{LocalSettings, SMOLLM2_BYTES, SMOLLM2_NAME};
+use crate::llm::local::{LocalBackend, LocalSettings, SMOLLM2_BYTES, SMOLLM2_NAME};
 use crate::llm::openai::{ModelSettings, SettingsError, temperature_text};
 
 /// Where the full build serves the test model when `scripts/demo.sh` found it.
@@ -80,14 +80,39 @@ fn follow_loading(
                     ),
                 }
             }
-            LoadStatus::Ready { cached: true, .. } => {
-                "The local model is ready (read from the browser's cache).".into()
-            }
-            LoadStatus::Ready { .. } => "The local model is ready.".into(),
+            LoadStatus::Ready {
+                cached,
+                backend,
+                adapter,
+                note,
+                ..
+            } => ready_words(*cached, *backend, adapter.as_deref(), note.as_deref()),
             LoadStatus::Failed(error) => format!("The local model could not load: {error}"),
         };
         let _ = status.try_set(Some(words));
     });
+}
+
+/// The ready model's status: where it runs (the GPU's name on WebGPU), whether the
+/// weights came from the cache, and why auto left WebGPU aside.
+fn ready_words(
+    cached: bool,
+    backend: LocalBackend,
+    adapter: Option<&str>,
+    note: Option<&str>,
+) -> String {
+    let on = match (backend, adapter) {
+        (LocalBackend::WebGpu, Some(adapter)) => format!("on WebGPU ({adapter})"),
+        (LocalBackend::WebGpu, None) => "on WebGPU".into(),
+        _ => "on the CPU".into(),
+    };
+    let from = if cached {
+        " (read from the browser's cache)"
+    } else {
+        ""
+    };
+    let why = note.map_or(String::new(), |n| format!(" Not on WebGPU: {n}."));
+    format!("The local model is ready {on}{from}.{why}")
 }
 
 super::part::part!(
@@ -125,16 +150,23 @@ pub fn SettingsPanel(
         ),
         ModelSource::Rules | ModelSource::Local(_) => (String::new(), String::new(), String::new()),
     };
-    let (local_url, local_window) = match &initial.model {
+    let (local_url, local_window, local_backend) = match &initial.model {
         ModelSource::Local(l) => (
             l.url.clone(),
             l.context_tokens.map(|n| n.to_string()).unwrap_or_default(),
+            l.backend,
         ),
-        _ => (DEFAULT_LOCAL_URL.to_owned(), String::new()),
+        _ => (
+            DEFAULT_LOCAL_URL.to_owned(),
+            String::new(),
+            LocalBackend::Auto,
+        ),
     };
     let use_local = RwSignal::new(matches!(initial.model, ModelSource::Local(_)));
     let local_url = RwSignal::new(local_url);
     let local_window = RwSignal::new(local_window);
+    let saved_backend = local_backend;
+    let local_backend = RwSignal::new(local_backend);
     let local_status = RwSignal::new(None::<String>);
     let local_progress = RwSignal::new(None::<(u64, u64)>);
     let (supabase_url, anon_key) = match &initial.backend {
@@ -206,6 +238,7 @@ pub fn SettingsPanel(
             ModelSource::Proxy(settings)
         } else if use_local.get_untracked() {
             let mut local = LocalSettings::new(local_url.get_untracked().trim());
+            local.backend = local_backend.get_untracked();
             let window = local_window.get_untracked();
             if !window.trim().is_empty() {
                 let message = "the context window must be a whole number of tokens";
@@ -416,6 +449,17 @@ pub fn SettingsPanel(
                         }
                     } /></label>
                     <label>"Context window, tokens (optional)"<input class="local-window" bind:value=local_window placeholder="2048" inputmode="numeric" aria-invalid=invalid("model.local") /></label>
+                    // The select is the only writer of the choice: the saved one is
+                    // selected once, then the select holds it.
+                    <label>"Runs on"<select class="local-backend" on:change=move |ev| {
+                        if let Some(backend) = LocalBackend::from_word(&event_target_value(&ev)) {
+                            local_backend.set(backend);
+                        }
+                    }>
+                        <option value="auto" selected=saved_backend == LocalBackend::Auto>"WebGPU where this browser has it, else the CPU"</option>
+                        <option value="webgpu" selected=saved_backend == LocalBackend::WebGpu>"WebGPU only"</option>
+                        <option value="cpu" selected=saved_backend == LocalBackend::Cpu>"The CPU only"</option>
+                    </select></label>
                     {error("model.local")}
                     <p class="local-status" role="status">{move || local_status.get().unwrap_or_default()}</p>
                     {move || local_progress.get().map(|(loaded, total)| match total {

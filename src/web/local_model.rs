@@ -19,7 +19,7 @@ use wasm_bindgen::closure::Closure;
 use web_sys::{MessageEvent, WorkerOptions, WorkerType};
 
 use crate::llm::LlmError;
-use crate::llm::local::{LocalSettings, ModelWorker, Reply, reply_of};
+use crate::llm::local::{LocalBackend, LocalSettings, ModelWorker, Reply, reply_of};
 
 /// The worker's script in the full build, beside the page.
 const DEFAULT_WORKER: &str = "local/worker.js";
@@ -34,10 +34,15 @@ pub enum LoadStatus {
         total: u64,
         cached: bool,
     },
-    /// Loaded; `cached` when nothing was downloaded.
+    /// Loaded; `cached` when nothing was downloaded. `backend` is where the model
+    /// runs (WebGPU or the CPU, never auto), `adapter` the GPU's name on WebGPU, and
+    /// `note` why auto runs on the CPU.
     Ready {
         cached: bool,
         context: u64,
+        backend: LocalBackend,
+        adapter: Option<String>,
+        note: Option<String>,
     },
     Failed(String),
 }
@@ -77,10 +82,11 @@ pub fn worker_for(
     file: Option<&web_sys::File>,
 ) -> Result<BrowserWorker, String> {
     let key = format!(
-        "{}#{}#{}",
+        "{}#{}#{}#{}",
         settings.url,
         settings.context(),
-        settings.sha256.as_deref().unwrap_or_default()
+        settings.sha256.as_deref().unwrap_or_default(),
+        settings.backend.word()
     );
     if let Some(worker) = WORKERS.with(|w| w.borrow().get(&key).cloned()) {
         return Ok(worker);
@@ -140,6 +146,7 @@ impl BrowserWorker {
         // the page's.
         set(&load, "url", &page_address(&settings.url).into());
         set(&load, "context", &settings.context().into());
+        set(&load, "backend", &settings.backend.word().into());
         if let Some(hash) = &settings.sha256 {
             set(&load, "sha256", &hash.into());
         }
@@ -187,13 +194,21 @@ impl Inner {
                 total: number("total"),
                 cached,
             }),
-            Some("loaded") => Some(LoadStatus::Ready {
-                cached,
-                context: message
-                    .pointer("/info/context")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0),
-            }),
+            Some("loaded") => {
+                let text = |key: &str| message.get(key).and_then(Value::as_str).map(str::to_owned);
+                Some(LoadStatus::Ready {
+                    cached,
+                    context: message
+                        .pointer("/info/context")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0),
+                    backend: text("backend")
+                        .and_then(|b| LocalBackend::from_word(&b))
+                        .unwrap_or(LocalBackend::Cpu),
+                    adapter: text("adapter"),
+                    note: text("note"),
+                })
+            }
             Some("load_error") => Some(LoadStatus::Failed(
                 message
                     .get("message")

@@ -109,6 +109,26 @@ export class Device {
     return out;
   }
 
+  // Errors of everything asked from here to `unguard` (out of memory, validation,
+  // internal) are caught where they happen, not left to 'uncapturederror' later.
+  guard() {
+    this.check();
+    for (const filter of ['internal', 'validation', 'out-of-memory']) this.device.pushErrorScope(filter);
+  }
+
+  // Runs what was recorded, and throws the first error caught since `guard` (which
+  // then fails every later call too, as a lost device does).
+  async unguard() {
+    this.flush();
+    let first = null;
+    for (let i = 0; i < 3; i += 1) {
+      const error = await this.device.popErrorScope();
+      first = first || error;
+    }
+    if (first) this.failure = this.failure || `WebGPU: ${first.message}`;
+    this.check();
+  }
+
   release(buffer) {
     buffer.destroy();
   }

@@ -21,10 +21,16 @@
 //! same way.
 //!
 //! The parts: [`wire`] holds the request and the answer as they cross to the page,
-//! `prompt` writes the transcript and the tools as the model reads them; this module
-//! holds the engine between requests and walks one request through its phases.
+//! `prompt` writes the transcript and the tools as the model reads them, [`forward`]
+//! the forward pass on either backend and [`backend`] which one a load takes; this
+//! module holds the engine between requests and walks one request through its phases.
+//! The walk is one async step ([`Generation::advance`]) because the GPU's logits come
+//! back asynchronously; on the CPU it never waits, and [`Generation::next`] runs it
+//! where nothing can.
 
+pub mod backend;
 mod choice;
+pub mod forward;
 mod prompt;
 mod repetition;
 pub(crate) mod wire;
@@ -36,10 +42,13 @@ use std::sync::Arc;
 use crate::constraint::{Constraint, Grammar, Vocabulary};
 use crate::grounding;
 use crate::llama::{Model, Session};
+
 use crate::sample::Sampler;
 use crate::shortlist;
 use crate::template::ChatTemplate;
 use crate::tokenizer::Tokenizer;
+use backend::Backend;
+use forward::{Forward, now};
 
 pub use prompt::{CALL_CLOSE, CALL_OPEN, tools_prompt};
 pub use wire::{Event, GenerateError, Message, Request, ResponseFormat, Tool, ToolCall, Usage};
@@ -59,39 +68,58 @@ pub struct Engine {
     pub tokenizer: Tokenizer,
     pub template: ChatTemplate,
     pub vocabulary: Vocabulary,
-    session: Session,
+    model: Arc<Model>,
+    forward: Forward,
 }
 
 impl Engine {
-    /// The model, its tokenizer, template and constraint vocabulary, from a GGUF file.
+    /// The model, its tokenizer, template and constraint vocabulary, from a GGUF file;
+    /// on the CPU until [`Engine::run_on`] says otherwise.
     pub fn load(bytes: Vec<u8>, context: usize) -> Result<Engine, String> {
         let gguf = crate::gguf::Gguf::parse(bytes).map_err(|e| e.to_string())?;
         let tokenizer = Tokenizer::from_gguf(&gguf).map_err(|e| e.to_string())?;
         let template = ChatTemplate::from_gguf(&gguf, &tokenizer).map_err(|e| e.to_string())?;
         let model = Model::load(gguf, context).map_err(|e| e.to_string())?;
         let vocabulary = Vocabulary::from_tokenizer(&tokenizer, template.stop_tokens());
-        let session = Session::new(Arc::new(model));
+        let model = Arc::new(model);
+        let forward = Forward::Cpu(Session::new(Arc::clone(&model)));
         Ok(Engine {
             tokenizer,
             template,
             vocabulary,
-            session,
+            model,
+            forward,
         })
     }
 
     /// The window, in tokens.
     pub fn context(&self) -> usize {
-        self.session.model().config().context
+        self.model.config().context
     }
 
     /// The model.
     pub fn model(&self) -> &Model {
-        self.session.model()
+        &self.model
+    }
+
+    /// The model, shared: what a forward pass on another backend is made from.
+    pub fn shared_model(&self) -> Arc<Model> {
+        Arc::clone(&self.model)
+    }
+
+    /// Runs the forward pass on `forward` from now on (the cache starts empty).
+    pub fn run_on(&mut self, forward: Forward) {
+        self.forward = forward;
+    }
+
+    /// Where the forward pass runs.
+    pub fn backend(&self) -> Backend {
+        self.forward.backend()
     }
 
     /// The tokens the KV cache holds.
     pub fn cached(&self) -> &[u32] {
-        self.session.tokens()
+        self.forward.tokens()
     }
 
     /// Begins answering `request` (Familiar's `ChatRequest` JSON).
@@ -244,12 +272,22 @@ impl Generation {
         })
     }
 
+    /// [`Generation::advance`] on a backend that never waits (the CPU's): what native
+    /// callers and the benches use. On one that would wait, an error.
+    pub fn next(&mut self, engine: &mut Engine) -> Result<Vec<Event>, GenerateError> {
+        now(self.advance(engine)).unwrap_or_else(|| {
+            Err(GenerateError::Model(
+                "this backend's forward pass waits: await Generation::advance".into(),
+            ))
+        })
+    }
+
     /// Does one piece of work: a chunk of prompt or one token. Returns the events it
     /// produced; the last is [`Event::Done`], after which there is nothing more to do.
-    pub fn next(&mut self, engine: &mut Engine) -> Result<Vec<Event>, GenerateError> {
+    pub async fn advance(&mut self, engine: &mut Engine) -> Result<Vec<Event>, GenerateError> {
         match std::mem::replace(&mut self.phase, Phase::Finished) {
             Phase::Prompt => {
-                match engine.session.prefill(&self.target, PREFILL_CHUNK)? {
+                match engine.forward.prefill(&self.target, PREFILL_CHUNK).await? {
                     None => self.phase = Phase::Prompt,
                     Some(logits) => {
                         self.logits = logits;
@@ -262,7 +300,7 @@ impl Generation {
                 Ok(Vec::new())
             }
             Phase::Choosing(mut choice) => {
-                let (chosen, logits) = choice.step(&mut engine.session, &self.logits)?;
+                let (chosen, logits) = choice.step(&mut engine.forward, &self.logits).await?;
                 self.generated += 1;
                 let Some(chosen) = chosen else {
                     self.logits = logits;
@@ -323,8 +361,8 @@ impl Generation {
                     // Out of budget: the shortest valid ending, so the call still parses.
                     written.extend(constraint.completion());
                 } else if !constraint.is_complete() {
-                    self.logits = engine.session.step(token)?;
                     drop(constraint);
+                    self.logits = engine.forward.step(token).await?;
                     self.phase = Phase::Arguments {
                         name,
                         grammar,
@@ -333,7 +371,8 @@ impl Generation {
                     return Ok(Vec::new());
                 } else {
                     // Keep the cache holding the whole call for the next step's prompt.
-                    engine.session.step(token)?;
+                    drop(constraint);
+                    engine.forward.step(token).await?;
                 }
                 let call = ToolCall {
                     id: format!("call_{}", self.prompt.len()),
@@ -349,7 +388,7 @@ impl Generation {
                 self.call = Some(call);
                 Ok(vec![delta, self.done("tool_calls")])
             }
-            Phase::Answer { grammar } => self.answer_step(engine, grammar),
+            Phase::Answer { grammar } => self.answer_step(engine, grammar).await,
             Phase::Finished => Ok(Vec::new()),
         }
     }
@@ -365,7 +404,7 @@ impl Generation {
         }
     }
 
-    fn answer_step(
+    async fn answer_step(
         &mut self,
         engine: &mut Engine,
         grammar: Option<Grammar>,
@@ -409,12 +448,12 @@ impl Generation {
             events.extend(self.finish_text("length"));
             return Ok(events);
         }
-        if engine.session.tokens().len() + 1 >= engine.context() {
+        if engine.cached().len() + 1 >= engine.context() {
             events.extend(self.finish_text("length"));
             return Ok(events);
         }
-        self.logits = engine.session.step(token)?;
         drop(constraint);
+        self.logits = engine.forward.step(token).await?;
         self.phase = Phase::Answer { grammar };
         Ok(events)
     }

@@ -105,6 +105,18 @@ impl Gpu {
         self.device.info()
     }
 
+    /// Catches the device's errors from here to [`Gpu::unguard`] where they happen (an
+    /// upload out of memory, a validation error), rather than some time later.
+    pub fn guard(&self) -> Result<(), GpuError> {
+        self.device.guard().map_err(failed)
+    }
+
+    /// Runs the work recorded and fails with the first error caught since
+    /// [`Gpu::guard`]; after one, every call fails, as on a lost device.
+    pub async fn unguard(&self) -> Result<(), GpuError> {
+        self.device.unguard().await.map(|_| ()).map_err(failed)
+    }
+
     /// Ends the device; every later call is a [`GpuError::Device`].
     pub fn close(&self) {
         self.device.close();

@@ -1,69 +1,181 @@
 //! The Web Worker's side: the engine behind `wasm-bindgen` exports that the worker's
 //! script (`js/local-worker.js`) drives. The script owns the message loop, the weights'
-//! download and cache; this module owns the model. Every method returns JSON text so
-//! the script needs no knowledge of the shapes beyond `type`.
+//! download and cache; this module owns the model and the backend it runs on, chosen
+//! at load ([`crate::generate::backend`] decides, this module asks WebGPU). Every
+//! method returns JSON text so the script needs no knowledge of the shapes beyond
+//! `type`.
+
+use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
+use crate::generate::backend::{self, Chosen, Family, Preference, Probe};
 use crate::generate::{Engine, Generation};
 
 /// One loaded model and the request it is answering.
 #[wasm_bindgen]
 pub struct Worker {
+    /// Empty while a step runs (the script awaits each before the next).
+    state: RefCell<Option<State>>,
+    chosen: Chosen,
+}
+
+struct State {
     engine: Engine,
     current: Option<Generation>,
 }
 
 #[wasm_bindgen]
 impl Worker {
-    /// Loads a GGUF file with a window of `context` tokens (at most the model's own).
-    #[wasm_bindgen(constructor)]
-    pub fn new(bytes: Vec<u8>, context: u32) -> Result<Worker, JsError> {
+    /// Loads a GGUF file with a window of `context` tokens (at most the model's own),
+    /// on the backend `backend` asks for (`"auto"`, `"webgpu"` or `"cpu"`).
+    pub async fn load(bytes: Vec<u8>, context: u32, backend: String) -> Result<Worker, JsError> {
+        let preference = Preference::parse(&backend).map_err(|e| JsError::new(&e))?;
         let context = usize::try_from(context).unwrap_or(usize::MAX);
-        let engine = Engine::load(bytes, context).map_err(|e| JsError::new(&e))?;
+        let mut engine = Engine::load(bytes, context).map_err(|e| JsError::new(&e))?;
+        let family = Family::of(engine.model().config().arch);
+        let chosen = if backend::ask_gpu(preference, family) {
+            let tried = on_gpu::open(&engine).await;
+            let probe = match &tried {
+                Ok((_, adapter)) => Probe::Loaded(adapter),
+                Err(on_gpu::Tried::Unavailable(why)) => Probe::Unavailable(why),
+                Err(on_gpu::Tried::Failed(why)) => Probe::Failed(why),
+            };
+            let chosen = backend::settle(preference, family, probe);
+            if let (Ok(_), Ok((forward, _))) = (&chosen, tried) {
+                engine.run_on(forward);
+            }
+            chosen
+        } else {
+            backend::settle(preference, family, Probe::NotAsked)
+        };
+        let chosen = chosen.map_err(|e| JsError::new(&e))?;
         Ok(Worker {
-            engine,
-            current: None,
+            state: RefCell::new(Some(State {
+                engine,
+                current: None,
+            })),
+            chosen,
         })
     }
 
-    /// The loaded model: `{"context": n, "vocab": n}`.
+    /// The loaded model and where it runs: `{"context": n, "vocab": n, "backend":
+    /// "webgpu" | "cpu", "adapter"?: name, "note"?: why auto runs on the CPU}`.
     pub fn info(&self) -> String {
-        serde_json::json!({
-            "context": self.engine.context(),
-            "vocab": self.engine.tokenizer.vocab_size(),
-        })
-        .to_string()
+        let state = self.state.borrow();
+        let engine = state.as_ref().map(|s| &s.engine);
+        let mut info = serde_json::json!({
+            "context": engine.map_or(0, Engine::context),
+            "vocab": engine.map_or(0, |e| e.tokenizer.vocab_size()),
+            "backend": self.chosen.backend.name(),
+        });
+        if let Some(adapter) = &self.chosen.adapter {
+            info["adapter"] = adapter.as_str().into();
+        }
+        if let Some(note) = &self.chosen.note {
+            info["note"] = note.as_str().into();
+        }
+        info.to_string()
     }
 
     /// Begins a request (Familiar's `ChatRequest` JSON), dropping any other.
-    pub fn start(&mut self, request: &str) -> Result<(), JsError> {
-        self.current = None;
-        let generation = self
+    pub fn start(&self, request: &str) -> Result<(), JsError> {
+        let mut state = self.state.borrow_mut();
+        let state = state.as_mut().ok_or_else(busy)?;
+        state.current = None;
+        let generation = state
             .engine
             .start(request)
             .map_err(|e| JsError::new(&e.to_string()))?;
-        self.current = Some(generation);
+        state.current = Some(generation);
         Ok(())
     }
 
     /// Does one piece of the current request's work; returns its events as a JSON
-    /// array (empty while the prompt is read), the last being `done`.
-    pub fn step(&mut self) -> Result<String, JsError> {
-        let Some(generation) = self.current.as_mut() else {
-            return Ok("[]".into());
+    /// array (empty while the prompt is read), the last being `done`. On WebGPU it
+    /// waits for the device's logits; on the CPU it has its answer at once.
+    pub async fn step(&self) -> Result<String, JsError> {
+        let taken = self.state.borrow_mut().take();
+        let Some(mut state) = taken else {
+            return Err(busy());
         };
-        let events = generation
-            .next(&mut self.engine)
-            .map_err(|e| JsError::new(&e.to_string()));
-        if events.is_err() || generation.is_finished() {
-            self.current = None;
+        let events = match state.current.as_mut() {
+            Some(generation) => generation.advance(&mut state.engine).await,
+            None => Ok(Vec::new()),
+        };
+        if events.is_err() || state.current.as_ref().is_some_and(Generation::is_finished) {
+            state.current = None;
         }
-        Ok(serde_json::to_string(&events?).unwrap_or_else(|_| "[]".into()))
+        *self.state.borrow_mut() = Some(state);
+        let events = events.map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(serde_json::to_string(&events).unwrap_or_else(|_| "[]".into()))
     }
 
     /// Stops the current request; the cache keeps what was read, for the next.
-    pub fn abort(&mut self) {
-        self.current = None;
+    pub fn abort(&self) {
+        if let Some(state) = self.state.borrow_mut().as_mut() {
+            state.current = None;
+        }
+    }
+}
+
+fn busy() -> JsError {
+    JsError::new("the local model is still working on the last step")
+}
+
+/// The model on WebGPU: a device on the adapter `navigator.gpu` gives, and the
+/// weights and cache on it.
+mod on_gpu {
+    use crate::generate::Engine;
+    use crate::generate::forward::Forward;
+
+    /// Why the model is not on the GPU.
+    pub enum Tried {
+        /// No adapter or device here.
+        Unavailable(String),
+        /// An adapter, but the model did not load on it.
+        #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+        Failed(String),
+    }
+
+    /// The engine's model on a new device, and the adapter's name.
+    #[cfg(feature = "gpu")]
+    pub async fn open(engine: &Engine) -> Result<(Forward, String), Tried> {
+        use crate::gpu::{Gpu, GpuError};
+        use crate::llama::{GpuSession, GpuSessionError};
+        let gpu = Gpu::open().await.map_err(|e| match e {
+            GpuError::Unavailable(why) => Tried::Unavailable(why),
+            other => Tried::Unavailable(other.to_string()),
+        })?;
+        let adapter = name(&gpu.adapter());
+        match GpuSession::load(gpu, engine.shared_model()).await {
+            Ok(session) => Ok((Forward::Gpu(session), adapter)),
+            Err(GpuSessionError::Gpu(e)) => Err(Tried::Failed(e.to_string())),
+            Err(GpuSessionError::Model(e)) => Err(Tried::Failed(e.to_string())),
+        }
+    }
+
+    /// A build without the GPU pass has no WebGPU to offer.
+    #[cfg(not(feature = "gpu"))]
+    pub async fn open(_engine: &Engine) -> Result<(Forward, String), Tried> {
+        Err(Tried::Unavailable(
+            "this build of the worker has no WebGPU pass (cargo feature gpu)".into(),
+        ))
+    }
+
+    /// The adapter as a person reads it, from [`crate::gpu::Gpu::adapter`]'s JSON: its
+    /// description, else its vendor and architecture.
+    #[cfg(feature = "gpu")]
+    fn name(info: &str) -> String {
+        let info: serde_json::Value = serde_json::from_str(info).unwrap_or_default();
+        let field = |key: &str| info.get(key).and_then(|v| v.as_str()).unwrap_or("").trim();
+        let named = match field("description") {
+            "" => format!("{} {}", field("vendor"), field("architecture")),
+            description => description.to_owned(),
+        };
+        match named.trim() {
+            "" => "a WebGPU adapter".into(),
+            named => named.to_owned(),
+        }
     }
 }

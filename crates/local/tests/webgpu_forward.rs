@@ -14,108 +14,17 @@
 #![cfg(all(target_arch = "wasm32", feature = "gpu"))]
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use familiar_local::gguf::{self, Gguf, TensorKind, Value};
+use familiar_local::gguf::TensorKind;
 use familiar_local::gpu::Gpu;
-use familiar_local::llama::{GpuSession, Model, Session};
-use familiar_local::quant;
+use familiar_local::llama::{GpuSession, Session};
 use std::sync::Arc;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
 
-const VOCAB: usize = 300;
-const DIM: usize = 64;
-const LAYERS: usize = 2;
-const HEADS: usize = 4;
-const KV_HEADS: usize = 2;
-const FFN: usize = 128;
-const CONTEXT: usize = 160;
-const KV: u64 = (DIM / HEADS * KV_HEADS) as u64;
+use tiny::{CONTEXT, VOCAB, tiny_model};
 
-/// xorshift64*, as the crate's unit tests have it.
-struct Rng(u64);
-
-impl Rng {
-    fn float(&mut self) -> f32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let v = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D);
-        (v >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-}
-
-/// A tiny random model of `arch`'s file: matrices in `kind`, norms in F32, the head
-/// tied to the embedding; Llama 3's RoPE frequency factors for `llama`, biases for
-/// `qwen2`, QK-norm weights for `qwen3` (both NeoX RoPE).
-fn tiny_model(arch: &str, kind: TensorKind, seed: u64) -> Arc<Model> {
-    let mut rng = Rng(seed);
-    let (d, kv, ffn, hd) = (DIM as u64, KV, FFN as u64, (DIM / HEADS) as u64);
-    let mut tensors: Vec<(String, Vec<u64>, f32, f32)> =
-        vec![("token_embd.weight".into(), vec![d, VOCAB as u64], 1.0, 0.0)];
-    for i in 0..LAYERS {
-        let mut add = |part: &str, dims: Vec<u64>, scale: f32, base: f32| {
-            tensors.push((format!("blk.{i}.{part}"), dims, scale, base));
-        };
-        add("attn_norm.weight", vec![d], 0.2, 1.0);
-        add("attn_q.weight", vec![d, d], 0.25, 0.0);
-        add("attn_k.weight", vec![d, kv], 0.25, 0.0);
-        add("attn_v.weight", vec![d, kv], 0.25, 0.0);
-        add("attn_output.weight", vec![d, d], 0.2, 0.0);
-        add("ffn_norm.weight", vec![d], 0.2, 1.0);
-        add("ffn_gate.weight", vec![d, ffn], 0.25, 0.0);
-        add("ffn_up.weight", vec![d, ffn], 0.25, 0.0);
-        add("ffn_down.weight", vec![ffn, d], 0.2, 0.0);
-        if arch == "qwen2" {
-            add("attn_q.bias", vec![d], 0.5, 0.0);
-            add("attn_k.bias", vec![kv], 0.5, 0.0);
-            add("attn_v.bias", vec![kv], 0.5, 0.0);
-        }
-        if arch == "qwen3" {
-            add("attn_q_norm.weight", vec![hd], 0.2, 1.0);
-            add("attn_k_norm.weight", vec![hd], 0.2, 1.0);
-        }
-    }
-    tensors.push(("output_norm.weight".into(), vec![d], 0.2, 1.0));
-    if arch == "llama" {
-        tensors.push(("rope_freqs.weight".into(), vec![hd / 2], 0.5, 2.0));
-    }
-    let encoded: Vec<(String, Vec<u64>, TensorKind, Vec<u8>)> = tensors
-        .into_iter()
-        .map(|(name, dims, scale, base)| {
-            let n = dims.iter().product::<u64>() as usize;
-            let values: Vec<f32> = (0..n).map(|_| base + scale * rng.float()).collect();
-            let k = if dims.len() == 1 {
-                TensorKind::F32
-            } else {
-                kind
-            };
-            (name, dims, k, quant::quantize(k, &values).unwrap())
-        })
-        .collect();
-    let refs: Vec<(&str, &[u64], TensorKind, &[u8])> = encoded
-        .iter()
-        .map(|(n, d, k, b)| (n.as_str(), d.as_slice(), *k, b.as_slice()))
-        .collect();
-    let key = |k: &str| format!("{arch}.{k}");
-    let metadata: Vec<(String, Value)> = vec![
-        ("general.architecture".into(), Value::String(arch.into())),
-        (key("context_length"), Value::U32(CONTEXT as u32)),
-        (key("embedding_length"), Value::U32(DIM as u32)),
-        (key("block_count"), Value::U32(LAYERS as u32)),
-        (key("feed_forward_length"), Value::U32(FFN as u32)),
-        (key("attention.head_count"), Value::U32(HEADS as u32)),
-        (key("attention.head_count_kv"), Value::U32(KV_HEADS as u32)),
-        (key("rope.freq_base"), Value::F32(10_000.0)),
-        (key("attention.layer_norm_rms_epsilon"), Value::F32(1e-5)),
-    ];
-    let metadata: Vec<(&str, Value)> = metadata
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.clone()))
-        .collect();
-    let file = gguf::write(&metadata, &refs);
-    Arc::new(Model::load(Gguf::parse(file).unwrap(), CONTEXT).unwrap())
-}
+mod tiny;
 
 fn greedy(logits: &[f32], chosen: &[u32]) -> u32 {
     let mut best: Option<usize> = None;

@@ -437,6 +437,38 @@ mod tests {
     }
 
     #[test]
+    fn a_local_models_backend_is_auto_unless_named_and_an_unknown_one_refused() {
+        use crate::llm::local::LocalBackend;
+        let config = |local: Value| AgentSpec::from_value(&json!({ "model": { "local": local } }));
+        let backend = |local: Value| match config(local).map(|s| s.model) {
+            Ok(ModelSpec::Local(local)) => Some(local.backend),
+            _ => None,
+        };
+        assert_eq!(backend(json!({"url": "/m.gguf"})), Some(LocalBackend::Auto));
+        assert_eq!(backend(json!("/m.gguf")), Some(LocalBackend::Auto));
+        for (word, expected) in [
+            ("auto", LocalBackend::Auto),
+            ("webgpu", LocalBackend::WebGpu),
+            ("cpu", LocalBackend::Cpu),
+        ] {
+            assert_eq!(
+                backend(json!({"url": "/m.gguf", "backend": word})),
+                Some(expected)
+            );
+        }
+        let problems = config(json!({"url": "/m.gguf", "backend": "gpu"}))
+            .err()
+            .unwrap_or_default();
+        assert!(
+            problems.iter().any(|p| {
+                let p = p.to_string();
+                p.contains("config.model.local.backend") && p.contains("“auto”, “webgpu” or “cpu”")
+            }),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
     fn a_composition_is_read_with_its_agents_commands_and_goal_guess() {
         let spec = AgentSpec::from_value(&json!({
             "name": "guide",

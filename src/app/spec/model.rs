@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{Fields, Problem, kind};
-use crate::llm::local::LocalSettings;
+use crate::llm::local::{LocalBackend, LocalSettings};
 use crate::llm::openai::{ModelSettings, SettingsError};
 use crate::llm::rules::RulesModel;
 
@@ -107,12 +107,20 @@ pub(super) fn read_model_at(
     Some(ModelSpec::Proxy(settings))
 }
 
-/// `model: {local: "…gguf"}` or `model: {local: {url, contextTokens, worker, sha256}}`.
+/// `model: {local: "…gguf"}` or `model: {local: {url, contextTokens, worker, sha256,
+/// backend}}`.
 fn read_local(value: &Value, problems: &mut Vec<Problem>) -> Option<ModelSpec> {
     let mut settings = match value.as_str() {
         Some(url) => LocalSettings::new(url),
         None => {
-            let known = ["url", "contextTokens", "worker", "sha256", "onProgress"];
+            let known = [
+                "url",
+                "contextTokens",
+                "worker",
+                "sha256",
+                "backend",
+                "onProgress",
+            ];
             let mut f = Fields::new(value, "config.model.local", problems, &known)?;
             let mut settings = LocalSettings::new(f.string("url").unwrap_or_default());
             settings.context_tokens = f
@@ -120,6 +128,15 @@ fn read_local(value: &Value, problems: &mut Vec<Problem>) -> Option<ModelSpec> {
                 .and_then(|n| u32::try_from(n).ok());
             settings.worker = f.string("worker");
             settings.sha256 = f.string("sha256").map(|h| h.trim().to_ascii_lowercase());
+            if let Some(word) = f.string("backend") {
+                match LocalBackend::from_word(word.trim()) {
+                    Some(backend) => settings.backend = backend,
+                    None => f.problem(
+                        "backend",
+                        format!("must be “auto”, “webgpu” or “cpu”, not “{word}”"),
+                    ),
+                }
+            }
             settings
         }
     };

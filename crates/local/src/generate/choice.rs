@@ -16,23 +16,22 @@
 //! The options share the opening in the KV cache; each is read after it and cut away
 //! again.
 
-use crate::llama::{ModelError, Session};
-
 use super::GenerateError;
+use super::forward::Forward;
 
 /// What scoring needs of the model: a token read after the cache, and the cache cut.
 pub(super) trait Reader {
-    fn step(&mut self, token: u32) -> Result<Vec<f32>, ModelError>;
+    async fn step(&mut self, token: u32) -> Result<Vec<f32>, GenerateError>;
     fn truncate(&mut self, len: usize);
 }
 
-impl Reader for Session {
-    fn step(&mut self, token: u32) -> Result<Vec<f32>, ModelError> {
-        Session::step(self, token)
+impl Reader for Forward {
+    async fn step(&mut self, token: u32) -> Result<Vec<f32>, GenerateError> {
+        Forward::step(self, token).await
     }
 
     fn truncate(&mut self, len: usize) {
-        Session::truncate(self, len);
+        Forward::truncate(self, len);
     }
 }
 
@@ -72,7 +71,7 @@ impl Choice {
     /// Reads one token of the option being read; the chosen option's index once all
     /// are read. `logits` are the model's after the tokens read so far; returns the
     /// next logits to pass.
-    pub(super) fn step(
+    pub(super) async fn step(
         &mut self,
         session: &mut impl Reader,
         logits: &[f32],
@@ -92,7 +91,7 @@ impl Choice {
             }
             self.read += 1;
             if self.read < tokens.len() {
-                return Ok((None, session.step(token)?));
+                return Ok((None, session.step(token).await?));
             }
         }
         if self.scores.len() <= self.at {
@@ -150,6 +149,7 @@ pub(super) fn log_probability(logits: &[f32], token: u32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generate::forward::now;
 
     /// A model over five tokens whose next-token shares depend on the last token
     /// read: after the opening, 1 (0.5) before 3 (0.3) before 4, "none" (0.2); after
@@ -166,7 +166,7 @@ mod tests {
     const OPENING: [f32; 5] = [0.0, 0.5, 0.0, 0.3, 0.2];
 
     impl Reader for Table {
-        fn step(&mut self, token: u32) -> Result<Vec<f32>, ModelError> {
+        async fn step(&mut self, token: u32) -> Result<Vec<f32>, GenerateError> {
             self.read.push(token);
             Ok(match token {
                 1 => shares([0.3, 0.0, 0.1, 0.3, 0.3]),
@@ -185,8 +185,8 @@ mod tests {
         let mut choice = Choice::new(options, none, 0);
         let mut logits = shares(opening);
         for _ in 0..100 {
-            let (chosen, next) = choice
-                .step(&mut table, &logits)
+            let (chosen, next) = now(choice.step(&mut table, &logits))
+                .unwrap_or_else(|| unreachable!("the table never waits"))
                 .unwrap_or_else(|e| unreachable!("{e}"));
             if let Some(chosen) = chosen {
                 return (chosen, table.read);

@@ -56,6 +56,12 @@ extern "C" {
         bytes: f64,
     ) -> Result<JsValue, JsValue>;
 
+    #[wasm_bindgen(method, catch)]
+    pub fn guard(this: &Device) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(method, catch)]
+    pub async fn unguard(this: &Device) -> Result<JsValue, JsValue>;
+
     #[wasm_bindgen(method)]
     pub fn release(this: &Device, buffer: &Buffer);
 

@@ -167,6 +167,20 @@ impl GpuSession {
         })
     }
 
+    /// [`GpuSession::new`], then one token read and forgotten, all under the device's
+    /// error scopes: a model that does not fit the device (out of memory), a kernel it
+    /// refuses or a device lost while loading fail here, at load, and not at the first
+    /// request; the kernels are compiled by then too.
+    pub async fn load(gpu: Gpu, model: Arc<Model>) -> Result<GpuSession, GpuSessionError> {
+        gpu.guard()?;
+        let mut session = GpuSession::new(gpu, model)?;
+        let warm = session.step(0).await;
+        session.gpu.unguard().await?;
+        warm?;
+        session.truncate(0);
+        Ok(session)
+    }
+
     pub fn model(&self) -> &Model {
         &self.model
     }
