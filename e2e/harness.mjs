@@ -99,14 +99,16 @@ async function scriptedModel(req, res, reply, requests) {
  * scripted model at /script/v1 whose requests land in `requests`. A file is served
  * whole, or from a byte on (`Range: bytes=N-`, 206) as static hosts do; the first whole
  * GET of a path under `/cut/` (the file at the rest of the path) stops halfway, its
- * connection dropped, as a bad network would. `mounts` maps more path prefixes to
+ * connection dropped, as a bad network would; a GET under `/stall/` sends a quarter of
+ * the file and then nothing more, its connection held open until the client gives up
+ * (`stats.closed[path]` counts those the client closed). `mounts` maps more path prefixes to
  * folders (`{ '/wllama/': dir }`); `headers` are sent with every response (the local
  * model's benchmark sends COOP and COEP, for threads). */
 export async function serveDist({ pages = {}, scripted, mounts = {}, headers = {} } = {}) {
   // `served`: how many times each file was read (GET), by path (the local model's
   // weights must be downloaded once, then read from the browser's cache; Settings'
   // address check asks with HEAD, which reads nothing).
-  const stats = { requests: 0, aborted: 0, served: {}, ranges: {} };
+  const stats = { requests: 0, aborted: 0, served: {}, ranges: {}, closed: {} };
   const requests = [];
   const roots = { '/pkg/': pkg, '/pkg-page/': pkgPage, ...mounts };
   const server = createServer(async (req, res) => {
@@ -130,7 +132,7 @@ export async function serveDist({ pages = {}, scripted, mounts = {}, headers = {
       res.writeHead(200, { 'content-type': types['.html'] }).end(pages[path]);
       return;
     }
-    const prefix = [...Object.keys(roots), '/cut/'].find((p) => path.startsWith(p));
+    const prefix = [...Object.keys(roots), '/cut/', '/stall/'].find((p) => path.startsWith(p));
     const base = roots[prefix] ?? dist;
     const relative = prefix ? path.slice(prefix.length - 1) : path;
     const file = join(base, relative.endsWith('/') ? `${relative}index.html` : relative);
@@ -160,6 +162,12 @@ export async function serveDist({ pages = {}, scripted, mounts = {}, headers = {
         'content-length': body.length,
         'accept-ranges': 'bytes',
       });
+      if (prefix === '/stall/' && req.method === 'GET') {
+        // A quarter of the file, then a connection that neither sends nor ends.
+        res.on('close', () => { if (!res.writableEnded) stats.closed[path] = (stats.closed[path] ?? 0) + 1; });
+        res.write(body.subarray(0, body.length >> 2));
+        return;
+      }
       if (prefix === '/cut/' && req.method === 'GET' && stats.served[path] === 1) {
         // Half the file, then the connection drops.
         res.write(body.subarray(0, body.length >> 1), () => setTimeout(() => req.socket.destroy(), 50));

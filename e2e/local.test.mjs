@@ -265,6 +265,36 @@ test('weights that are not the file their SHA-256 names are refused, said, and n
   assert.deepEqual(problems, []);
 });
 
+test('a download is cancelled from Settings: the connection is let go, nothing is kept, it says so, and a waiting turn fails saying why', { skip, timeout: 3 * SLOW }, async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  const url = `stall/models/${weights}`;
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.locator('.use-local').check();
+  await page.locator('.local-url').fill(url);
+  await page.locator('.settings-save').click();
+  await page.locator('.settings-saved', { hasText: 'Saved.' }).waitFor();
+  // A quarter of the weights come, then the download waits on the stalled server.
+  const size = readFileSync(join(models, weights)).length;
+  await page.locator('.local-status', { hasText: `downloading: ${Math.floor((size >> 2) / 1e6)} of ${Math.floor(size / 1e6)} MB` }).waitFor({ timeout: 60_000 });
+  await page.locator('.settings-close').click();
+  // A turn that waits on the model meanwhile.
+  await send(page, 'Say hello.');
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('button', { name: 'Cancel loading' }).click();
+  await page.locator('.local-status', { hasText: 'Loading stopped.' }).waitFor();
+  assert.equal(await page.locator('.local-progress').count(), 0, 'the bar is gone');
+  assert.ok(await page.locator('.local-cancel').isHidden(), 'and its button');
+  await page.locator('.settings-close').click();
+  const turn = page.locator('.turn').last();
+  await turn.locator('xpath=self::*[@data-status="failed"]').waitFor({ timeout: 30_000 });
+  assert.match(await turn.innerText(), /loading the local model was cancelled/);
+  // The worker is gone, and its request with it.
+  for (let waited = 0; !env.server.stats.closed[`/${url}`] && waited < 10_000; waited += 100) await page.waitForTimeout(100);
+  assert.equal(env.server.stats.closed[`/${url}`], 1, 'the stalled connection was closed by the page');
+  assert.equal(await keeps(page, `/${url}`), false, 'nothing was kept');
+  assert.deepEqual(problems.filter((p) => !/ERR_|network|Failed to load resource/i.test(p)), []);
+});
+
 test('Settings list the weights this browser keeps with their size, and delete them on request', { skip, timeout: 3 * SLOW }, async (t) => {
   const { page, problems } = await openDemo(env, t);
   await page.getByRole('button', { name: 'Settings' }).click();

@@ -125,6 +125,9 @@ pub fn local_progress(config: &JsValue) -> Option<super::build::LocalProgress> {
                 serde_json::Value::Object(ready)
             }
             LoadStatus::Failed(error) => serde_json::json!({"error": error}),
+            LoadStatus::Cancelled => {
+                serde_json::json!({"error": "loading the local model was cancelled"})
+            }
         };
         if let Err(e) = listener.call1(&JsValue::NULL, &to_js(&told)) {
             super::js::console_error(&format!("onProgress threw: {}", message_of(&e)));

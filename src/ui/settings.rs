@@ -37,24 +37,30 @@ fn pick_weights(ev: &leptos::ev::Event) -> Option<String> {
     Some(name)
 }
 
-/// Shows the weights' loading in `status`, as words.
 /// How far the weights have come: bytes read and expected (0 when the server did not
 /// say), shown as a progress bar while they load.
 type Progress = Option<(u64, u64)>;
 
+/// Starts loading `local`'s weights (or finds them loading) and shows it in `status`,
+/// as words, and `progress`.
 fn follow_loading(
     local: &LocalSettings,
     status: RwSignal<Option<String>>,
     progress: RwSignal<Progress>,
 ) {
+    match crate::web::local_model::worker_for(local, None) {
+        Ok(worker) => follow(&worker, status, progress),
+        Err(error) => status.set(Some(error)),
+    }
+}
+
+/// Shows `worker`'s loading in `status` and `progress`, now and at every change.
+fn follow(
+    worker: &crate::web::local_model::BrowserWorker,
+    status: RwSignal<Option<String>>,
+    progress: RwSignal<Progress>,
+) {
     use crate::web::local_model::LoadStatus;
-    let worker = match crate::web::local_model::worker_for(local, None) {
-        Ok(worker) => worker,
-        Err(error) => {
-            status.set(Some(error));
-            return;
-        }
-    };
     worker.on_status(move |s| {
         let _ = progress.try_set(match s {
             LoadStatus::Loading { loaded, total, .. } => Some((*loaded, *total)),
@@ -88,6 +94,9 @@ fn follow_loading(
                 ..
             } => ready_words(*cached, *backend, adapter.as_deref(), note.as_deref()),
             LoadStatus::Failed(error) => format!("The local model could not load: {error}"),
+            LoadStatus::Cancelled => {
+                "Loading stopped. Save again, or ask the agent, to start it over.".to_owned()
+            }
         };
         let _ = status.try_set(Some(words));
     });
@@ -169,6 +178,12 @@ pub fn SettingsPanel(
     let local_backend = RwSignal::new(local_backend);
     let local_status = RwSignal::new(None::<String>);
     let local_progress = RwSignal::new(None::<(u64, u64)>);
+    // Opened while the saved model loads (or after): its status from where it is.
+    if let ModelSource::Local(local) = &initial.model
+        && let Some(worker) = crate::web::local_model::running(local)
+    {
+        follow(&worker, local_status, local_progress);
+    }
     let (supabase_url, anon_key) = match &initial.backend {
         Backend::Supabase { url, anon_key } => (url.clone(), anon_key.clone()),
         Backend::Local => (String::new(), String::new()),
@@ -467,6 +482,11 @@ pub fn SettingsPanel(
                         0 => view! { <progress class="local-progress" aria-label="Loading the local model"></progress> }.into_any(),
                         total => view! { <progress class="local-progress" aria-label="Loading the local model" max=total.to_string() value=loaded.min(total).to_string()></progress> }.into_any(),
                     })}
+                    <button type="button" class="local-cancel" hidden=move || local_progress.get().is_none() on:click=move |_| {
+                        if let ModelSource::Local(local) = current.get_untracked().model {
+                            crate::web::local_model::cancel(&local);
+                        }
+                    }>"Cancel loading"</button>
                     <KeptModels status=local_status />
                 </div>
                 <label><input type="radio" name="model" class="use-proxy" prop:checked=move || use_proxy.get() on:change=move |_| { use_local.set(false); use_proxy.set(true); } />" OpenAI-compatible proxy"</label>

@@ -45,6 +45,9 @@ pub enum LoadStatus {
         note: Option<String>,
     },
     Failed(String),
+    /// Stopped on request while loading ([`cancel`]): the worker is gone with what it
+    /// had read; the next use of these settings starts over.
+    Cancelled,
 }
 
 type Listener = Box<dyn Fn(&LoadStatus)>;
@@ -81,14 +84,7 @@ pub fn worker_for(
     settings: &LocalSettings,
     file: Option<&web_sys::File>,
 ) -> Result<BrowserWorker, String> {
-    let key = format!(
-        "{}#{}#{}#{}",
-        settings.url,
-        settings.context(),
-        settings.sha256.as_deref().unwrap_or_default(),
-        settings.backend.word()
-    );
-    if let Some(worker) = WORKERS.with(|w| w.borrow().get(&key).cloned()) {
+    if let Some(worker) = running(settings) {
         return Ok(worker);
     }
     let picked = PICKED
@@ -102,8 +98,50 @@ pub fn worker_for(
         ));
     }
     let worker = BrowserWorker::start(settings, file)?;
-    WORKERS.with(|w| w.borrow_mut().insert(key, worker.clone()));
+    WORKERS.with(|w| w.borrow_mut().insert(key(settings), worker.clone()));
     Ok(worker)
+}
+
+/// The worker already started for these weights, if any (loading, ready or failed).
+pub fn running(settings: &LocalSettings) -> Option<BrowserWorker> {
+    WORKERS.with(|w| w.borrow().get(&key(settings)).cloned())
+}
+
+/// One worker per weights, window, hash and backend.
+fn key(settings: &LocalSettings) -> String {
+    format!(
+        "{}#{}#{}#{}",
+        settings.url,
+        settings.context(),
+        settings.sha256.as_deref().unwrap_or_default(),
+        settings.backend.word()
+    )
+}
+
+/// Stops loading these settings' weights, when they are loading: the worker is ended
+/// with what it had downloaded (a download is kept only once whole and checked), a
+/// request waiting on the model fails saying so, and the status says
+/// [`LoadStatus::Cancelled`]. The next use of the settings starts again. `false` when
+/// nothing was loading.
+pub fn cancel(settings: &LocalSettings) -> bool {
+    let key = key(settings);
+    let Some(worker) = WORKERS.with(|w| w.borrow().get(&key).cloned()) else {
+        return false;
+    };
+    if !matches!(worker.status(), LoadStatus::Loading { .. }) {
+        return false;
+    }
+    WORKERS.with(|w| w.borrow_mut().remove(&key));
+    let inner = &worker.inner;
+    inner.worker.terminate();
+    let waiting: Vec<_> = inner.routes.borrow_mut().drain().collect();
+    for (_, route) in waiting {
+        let _ = route.unbounded_send(Reply::Failed(LlmError::Unreachable(
+            "loading the local model was cancelled".into(),
+        )));
+    }
+    inner.announce(LoadStatus::Cancelled);
+    true
 }
 
 impl BrowserWorker {
@@ -175,6 +213,19 @@ impl BrowserWorker {
 }
 
 impl Inner {
+    /// The status now, to every listener.
+    fn announce(&self, status: LoadStatus) {
+        *self.status.borrow_mut() = status.clone();
+        // Listeners may look at the status; they are called with none borrowed.
+        let listeners = std::mem::take(&mut *self.listeners.borrow_mut());
+        for listener in &listeners {
+            listener(&status);
+        }
+        let mut kept = self.listeners.borrow_mut();
+        let added = std::mem::replace(&mut *kept, listeners);
+        kept.extend(added);
+    }
+
     fn receive(&self, data: &JsValue) {
         let Some(message) = js_sys::JSON::stringify(data)
             .ok()
@@ -219,16 +270,7 @@ impl Inner {
             _ => None,
         };
         if let Some(status) = status {
-            *self.status.borrow_mut() = status.clone();
-            // Listeners may look at the status; they are called with none borrowed.
-            let listeners = std::mem::take(&mut *self.listeners.borrow_mut());
-            for listener in &listeners {
-                listener(&status);
-            }
-            let mut kept = self.listeners.borrow_mut();
-            let added = std::mem::replace(&mut *kept, listeners);
-            kept.extend(added);
-            return;
+            return self.announce(status);
         }
         let Some(id) = message.get("id").and_then(Value::as_u64) else {
             return;
