@@ -188,8 +188,11 @@ fn reference(add_space_prefix: bool, texts: &[&str]) -> (Tokenizer, Reference) {
     use std::io::Write;
     let python = testing::llama_cpp_python();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/tokenizer_reference.py");
+    // A file per call: the tests run in parallel in one process.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let path = std::env::temp_dir().join(format!(
-        "familiar-spm-{}-{add_space_prefix}.gguf",
+        "familiar-spm-{}-{call}-{add_space_prefix}.gguf",
         std::process::id()
     ));
     let mut child = std::process::Command::new(&python)
@@ -310,4 +313,38 @@ fn a_long_prompt_encodes_quickly() {
     );
     assert_eq!(tok.decode(&ids), text.as_bytes());
     assert!(took.as_millis() < 1000, "{took:?}");
+}
+
+#[test]
+fn a_rendered_prompt_encodes_as_llama_cpp_encodes_it_whole() {
+    use crate::template::{ChatTemplate, Turn};
+    const GEMMA: &str = "{{ bos_token }}<start_of_turn>";
+    const PHI35: &str = "<|user|>\n' + message['content'] + '<|end|>\n'";
+    let turns = [
+        ("system", "Answer briefly."),
+        ("user", "hello world, how are you today?"),
+        ("assistant", " the quick brown fox  "),
+        ("user", "naïve café 🙂\tthere"),
+    ]
+    .map(|(role, content)| Turn { role, content });
+    for prefix in [true, false] {
+        let (tok, _) = reference(prefix, &[]);
+        let templates = [GEMMA, PHI35].map(|src| {
+            ChatTemplate::from_source(src, &tok).unwrap_or_else(|e| panic!("{src}: {e}"))
+        });
+        let rendered: Vec<String> = templates.iter().map(|t| t.render(&turns, true)).collect();
+        let texts: Vec<&str> = rendered.iter().map(String::as_str).collect();
+        let (tok, want) = reference(prefix, &texts);
+        // Gemma's template writes `<s>` itself; Phi-3.5's does not, so the file's
+        // add_bos_token opens the prompt with it, as llama.cpp's add_special does.
+        let gemma = templates[0].encode(&tok, &turns, true);
+        assert_eq!(
+            Some(&gemma),
+            want.markup.first(),
+            "{prefix} {:?}",
+            rendered[0]
+        );
+        let phi = templates[1].encode(&tok, &turns, true);
+        assert_eq!(Some(&phi), want.bos.get(1), "{prefix} {:?}", rendered[1]);
+    }
 }
