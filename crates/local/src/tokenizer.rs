@@ -117,6 +117,8 @@ pub struct Tokenizer {
     add_bos: bool,
     /// SentencePiece's scores and space prefix (`None`: byte-level BPE).
     spm: Option<spm::Spm>,
+    /// Special tokens eat the whitespace after them ([`Tokenizer::strips_after`]).
+    rstrip_specials: bool,
 }
 
 impl Tokenizer {
@@ -183,6 +185,9 @@ impl Tokenizer {
         if let Some(add) = flag("tokenizer.ggml.add_bos_token") {
             tok.add_bos = add;
         }
+        // llama.cpp knows Phi-3's files by their name (`general.name`).
+        let name = g.str("general.name").unwrap_or("").to_lowercase();
+        tok.rstrip_specials = name.contains("phi-3") || name.contains("phi3");
         Ok(tok)
     }
 
@@ -338,6 +343,7 @@ impl Tokenizer {
             eos,
             add_bos: false,
             spm,
+            rstrip_specials: false,
         })
     }
 
@@ -435,10 +441,21 @@ impl Tokenizer {
         out: &mut Vec<u32>,
     ) {
         let mut run = String::new();
+        // Whitespace after a special token that eats it (Phi-3's), in any part.
+        let mut stripping = false;
         for (text, with_controls) in parts {
             let mut plain_from = 0;
             let mut at = 0;
             while at < text.len() {
+                if stripping
+                    && plain_from == at
+                    && text.as_bytes().get(at).is_some_and(|&b| is_c_space(b))
+                {
+                    at += 1;
+                    plain_from = at;
+                    continue;
+                }
+                stripping = false;
                 match self.literal_at(text, at, with_controls) {
                     Some((id, len)) => {
                         run.push_str(text.get(plain_from..at).unwrap_or(""));
@@ -447,6 +464,7 @@ impl Tokenizer {
                         out.push(id);
                         at += len;
                         plain_from = at;
+                        stripping = self.strips_after(id);
                     }
                     None => at += 1,
                 }
@@ -454,6 +472,21 @@ impl Tokenizer {
             run.push_str(text.get(plain_from..).unwrap_or(""));
         }
         self.encode_plain(&run, out);
+    }
+
+    /// Whether a special token eats the whitespace after it: in a file named Phi-3,
+    /// all but `<unk>`, `<s>` and `<|endoftext|>` do, as llama.cpp sets them (their
+    /// tokenizer_config's `rstrip`).
+    fn strips_after(&self, id: u32) -> bool {
+        self.rstrip_specials
+            && match self.texts.get(id as usize).map(String::as_str) {
+                Some("<unk>" | "<s>" | "<|endoftext|>") | None => false,
+                Some("</s>") => true,
+                Some(_) => matches!(
+                    self.types.get(id as usize),
+                    Some(&(CONTROL | USER_DEFINED | UNKNOWN))
+                ),
+            }
     }
 
     /// The longest token matched literally at byte `at`, with its length.
@@ -606,6 +639,11 @@ struct Candidate {
 struct Scratch {
     symbols: Vec<Symbol>,
     heap: BinaryHeap<std::cmp::Reverse<Candidate>>,
+}
+
+/// C's `isspace`, which llama.cpp strips with.
+fn is_c_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
 }
 
 /// Refuses a vocabulary past [`MAX_TOKENS`] or [`MAX_VOCABULARY_TEXT`].

@@ -4,11 +4,12 @@ Usage: python tokenizer_reference.py MODEL.gguf < strings.json > ids.json
 Reads a JSON list of strings; writes a JSON list of id lists, each the text tokenized
 as plain text (no BOS, special tokens not parsed), through llama-cpp-python.
 
-Usage: python tokenizer_reference.py --spm OUT.gguf PREFIX < strings.json > cases.json
+Usage: python tokenizer_reference.py --spm OUT.gguf PREFIX NAME < strings.json > cases.json
 Writes a small SentencePiece vocabulary (`tokenizer.ggml.model` "llama": <unk>, <s>,
 </s>, the 256 <0xNN> byte tokens, two control and one user-defined token, single
 characters and a few hundred merged pieces with scores, some tied) to OUT.gguf with
-`tokenizer.ggml.add_space_prefix` PREFIX ("true" as Llama 2, "false" as Gemma), then
+`tokenizer.ggml.add_space_prefix` PREFIX ("true" as Llama 2, "false" as Gemma) and
+`general.name` NAME (llama.cpp strips whitespace after special tokens for "phi-3"), then
 writes, for each string, llama.cpp's ids as plain text, as markup (special tokens
 parsed), as markup with BOS, and llama_detokenize's bytes of the plain ids.
 """
@@ -23,7 +24,7 @@ import llama_cpp
 from llama_cpp import Llama
 
 SPACE = "\u2581"
-CONTROLS = ["<start_of_turn>", "<end_of_turn>"]
+CONTROLS = ["<start_of_turn>", "<end_of_turn>", "<|user|>", "<|end|>", "<|assistant|>", "<|endoftext|>"]
 USER_DEFINED = ["<tool_call>"]
 CHARS = (
     [chr(c) for c in range(0x21, 0x7F)]
@@ -73,10 +74,10 @@ def spm_vocabulary():
     return tokens, scores, types
 
 
-def write_spm(path, add_space_prefix):
+def write_spm(path, add_space_prefix, name):
     tokens, scores, types = spm_vocabulary()
     w = gguf.GGUFWriter(path, "llama")
-    w.add_name("spm-reference")
+    w.add_name(name)
     w.add_context_length(64)
     w.add_embedding_length(64)
     w.add_block_count(1)
@@ -109,8 +110,8 @@ def detokenize(model, ids):
     return list(buf.raw[:n])
 
 
-def spm_main(path, prefix):
-    write_spm(path, prefix == "true")
+def spm_main(path, prefix, name):
+    write_spm(path, prefix == "true", name)
     model = Llama(model_path=path, vocab_only=True, verbose=False)
     texts = json.load(sys.stdin)
     out = {"plain": [], "markup": [], "bos": [], "decoded": []}
@@ -126,7 +127,7 @@ def spm_main(path, prefix):
 
 def main() -> None:
     if sys.argv[1] == "--spm":
-        spm_main(sys.argv[2], sys.argv[3])
+        spm_main(sys.argv[2], sys.argv[3], sys.argv[4])
         return
     model = Llama(model_path=sys.argv[1], vocab_only=True, verbose=False)
     texts = json.load(sys.stdin)

@@ -167,6 +167,8 @@ const MARKUP: &[&str] = &[
     "a<tool_call>{\"name\": \"f\"}<tool_call> b",
     "<unk> and <s > and </ s>",
     "<start_of_turn><start_of_turn>  two  <end_of_turn>",
+    "<|user|>\n  hello world<|end|>\n<|assistant|>\n",
+    "<|endoftext|>  x </s>\t\n y <s>  z <unk>  w <|end|>",
     "",
     " ",
     "\t\ttabs\tand spaces    \n\n\n",
@@ -185,6 +187,11 @@ struct Reference {
 /// Writes the reference vocabulary (`add_space_prefix` as given) through the script,
 /// which tokenizes `texts` with llama-cpp-python; our tokenizer reads the same file.
 fn reference(add_space_prefix: bool, texts: &[&str]) -> (Tokenizer, Reference) {
+    reference_named(add_space_prefix, "spm-reference", texts)
+}
+
+/// [`reference`] with the file's `general.name`.
+fn reference_named(add_space_prefix: bool, name: &str, texts: &[&str]) -> (Tokenizer, Reference) {
     use std::io::Write;
     let python = testing::llama_cpp_python();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/tokenizer_reference.py");
@@ -200,6 +207,7 @@ fn reference(add_space_prefix: bool, texts: &[&str]) -> (Tokenizer, Reference) {
         .arg("--spm")
         .arg(&path)
         .arg(add_space_prefix.to_string())
+        .arg(name)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -222,9 +230,9 @@ fn reference(add_space_prefix: bool, texts: &[&str]) -> (Tokenizer, Reference) {
     (tok, reference)
 }
 
-fn ids_equal_llama_cpp(add_space_prefix: bool) {
+fn ids_equal_llama_cpp(add_space_prefix: bool, name: &str) {
     let texts: Vec<&str> = CORPUS.iter().chain(MARKUP).copied().collect();
-    let (tok, want) = reference(add_space_prefix, &texts);
+    let (tok, want) = reference_named(add_space_prefix, name, &texts);
     assert_eq!(want.plain.len(), texts.len());
     assert!(tok.is_sentencepiece() && tok.add_bos());
     let bos = tok.bos().into_iter();
@@ -248,12 +256,17 @@ fn ids_equal_llama_cpp(add_space_prefix: bool) {
 
 #[test]
 fn ids_equal_llama_cpp_on_a_sentencepiece_vocabulary_with_a_space_prefix_as_llama_2() {
-    ids_equal_llama_cpp(true);
+    ids_equal_llama_cpp(true, "spm-reference");
 }
 
 #[test]
 fn ids_equal_llama_cpp_on_a_sentencepiece_vocabulary_without_one_as_gemma() {
-    ids_equal_llama_cpp(false);
+    ids_equal_llama_cpp(false, "spm-reference");
+}
+
+#[test]
+fn ids_equal_llama_cpp_in_a_file_named_phi_3_whose_special_tokens_eat_the_whitespace_after() {
+    ids_equal_llama_cpp(true, "Phi-3-mini-4k-instruct");
 }
 
 #[test]
