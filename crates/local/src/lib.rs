@@ -5,7 +5,8 @@
 //!
 //! The pieces, in the order a request meets them:
 //! - [`gguf`]: the file: metadata and tensors, read in place (and written, for tests);
-//! - [`tokenizer`]: byte-level BPE from the file's vocabulary and merges;
+//! - [`tokenizer`]: byte-level BPE from the file's vocabulary and merges, or
+//!   SentencePiece from its pieces and scores;
 //! - [`template`]: the chat template the file names, rendered for a transcript;
 //! - [`quant`]: the weight formats (F32, F16, Q8_0, Q4_0, Q4_1, Q4_K, Q5_K, Q6_K) and
 //!   their dot products;

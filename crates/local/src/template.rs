@@ -215,17 +215,19 @@ impl ChatTemplate {
         out.0
     }
 
-    /// Token ids of the prompt: markup with control tokens, content without.
+    /// Token ids of the prompt: markup with control tokens, content without, opening
+    /// with BOS when the file asks for it (`tokenizer.ggml.add_bos_token`, as llama.cpp
+    /// adds it) and the template has not written it.
     pub fn encode(&self, tok: &Tokenizer, turns: &[Turn], add_generation_prompt: bool) -> Vec<u32> {
-        let mut ids = Vec::new();
-        for s in self.segments(turns, add_generation_prompt) {
-            ids.extend(if s.is_markup {
-                tok.encode_with_specials(&s.text)
-            } else {
-                tok.encode(&s.text)
-            });
+        let segments = self.segments(turns, add_generation_prompt);
+        let ids = tok.encode_parts(segments.iter().map(|s| (s.text.as_str(), s.is_markup)));
+        match tok
+            .bos()
+            .filter(|&bos| tok.add_bos() && ids.first() != Some(&bos))
+        {
+            Some(bos) => std::iter::once(bos).chain(ids).collect(),
+            None => ids,
         }
-        ids
     }
 
     /// The form of tool calls the model was trained on.

@@ -8,7 +8,9 @@
 //! local RoPE base and global linear scaling, phi3's fused matrices, long RoPE factors
 //! and attention factor): each one left out of our pass took its family's F32 error
 //! from under 0.001 to between 0.04 (gemma3's scaling) and 0.84 (gemma2's window),
-//! measured 2026-11-28. The real-weights check stays SmolLM2's
+//! measured 2026-11-28. Each file's tokenizer and chat template also give llama.cpp's
+//! ids for a rendered chat prompt: SentencePiece for gemma2, gemma3 and phi3, as the
+//! hubs' files are. The real-weights check stays SmolLM2's
 //! (`tests.rs`). Never skipped: a missing venv or `gguf` package fails, saying how to
 //! install it.
 
@@ -61,6 +63,20 @@ fn floats(v: &serde_json::Value) -> Vec<f32> {
 }
 
 /// The tool result turn as the file's template family renders it.
+/// The file's template rendered for the reference's one user message, and its ids.
+fn chat_prompt(g: &Gguf) -> (String, Vec<u32>) {
+    let tok = Tokenizer::from_gguf(g).unwrap_or_else(|e| panic!("tokenizer: {e}"));
+    let template = ChatTemplate::from_gguf(g, &tok).unwrap_or_else(|e| panic!("template: {e}"));
+    let turns = [Turn {
+        role: "user",
+        content: "Where am I? The  room\tis  the hall.",
+    }];
+    (
+        template.render(&turns, true),
+        template.encode(&tok, &turns, true),
+    )
+}
+
 fn tool_turn(g: &Gguf) -> String {
     let tok = Tokenizer::from_gguf(g).unwrap_or_else(|e| panic!("tokenizer: {e}"));
     let template = ChatTemplate::from_gguf(g, &tok).unwrap_or_else(|e| panic!("template: {e}"));
@@ -128,6 +144,20 @@ fn every_architecture_and_quant_gives_llama_cpps_logits_on_random_weights() {
         let g = Gguf::parse(std::fs::read(m["file"].as_str().unwrap()).unwrap()).unwrap();
         dequantizes_as_gguf_py_does(&g, &m["dequantized"], &format!("{arch} {quant}"));
         let tool = tool_turn(&g);
+        // The file's tokenizer and template give llama.cpp's ids for a chat prompt
+        // (SentencePiece for gemma2, gemma3 and phi3, as the hubs' files are).
+        let want_text = m["chat"]["text"].as_str().unwrap();
+        let want_ids: Vec<u32> = m["chat"]["ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_u64().unwrap() as u32)
+            .collect();
+        assert_eq!(
+            chat_prompt(&g),
+            (want_text.to_string(), want_ids),
+            "{arch} {quant}"
+        );
         let model = Arc::new(Model::load(g, 128).unwrap_or_else(|e| panic!("{arch} {quant}: {e}")));
         let prompt: Vec<u32> = m["prompt"]
             .as_array()

@@ -14,8 +14,12 @@ fn refusal(result: Result<Tokenizer, TokenizerError>) -> String {
 }
 
 fn from_gguf(tokens: Vec<String>) -> Result<Tokenizer, TokenizerError> {
+    from_gguf_as("gpt2", tokens)
+}
+
+fn from_gguf_as(model: &str, tokens: Vec<String>) -> Result<Tokenizer, TokenizerError> {
     let meta = [
-        ("tokenizer.ggml.model", Value::String("gpt2".into())),
+        ("tokenizer.ggml.model", Value::String(model.into())),
         (
             "tokenizer.ggml.tokens",
             Value::Array(tokens.into_iter().map(Value::String).collect()),
@@ -65,4 +69,39 @@ fn more_token_text_than_any_vocabulary_has_is_refused() {
 fn a_vocabulary_at_the_limits_is_still_a_tokenizer() {
     let tokens: Vec<String> = (0..MAX_TOKENS).map(|i| format!("{i:x}")).collect();
     assert!(from_gguf(tokens).is_ok());
+}
+
+#[test]
+fn a_sentencepiece_vocabulary_past_the_limits_or_with_bad_scores_is_refused() {
+    let tokens: Vec<String> = (0..=MAX_TOKENS).map(|i| format!("{i:x}")).collect();
+    let why = refusal(from_gguf_as("llama", tokens));
+    assert!(why.contains("1048577 tokens"), "{why}");
+    let tokens: Vec<String> = (b'a'..b'a' + 9)
+        .map(|c| char::from(c).to_string().repeat(1 << 20))
+        .collect();
+    let why = refusal(Tokenizer::from_pieces(
+        tokens,
+        vec![],
+        vec![],
+        true,
+        None,
+        None,
+    ));
+    assert!(why.contains("9 MiB of token text"), "{why}");
+    let meta = [
+        ("tokenizer.ggml.model", Value::String("llama".into())),
+        (
+            "tokenizer.ggml.tokens",
+            Value::Array(vec![Value::String("a".into())]),
+        ),
+        (
+            "tokenizer.ggml.scores",
+            Value::Array(vec![Value::String("high".into())]),
+        ),
+    ];
+    let g = gguf::Gguf::parse(gguf::write(&meta, &[])).unwrap();
+    assert_eq!(
+        Tokenizer::from_gguf(&g).err(),
+        Some(TokenizerError::Missing("tokenizer.ggml.scores"))
+    );
 }

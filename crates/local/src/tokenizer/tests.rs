@@ -236,7 +236,9 @@ fn a_gguf_vocabulary_becomes_a_tokenizer_and_unknown_kinds_are_named() {
             .unwrap_or_default(),
         Err(e) => e.to_string(),
     };
-    assert!(refusal("llama", None).contains("SentencePiece"));
+    assert!(refusal("bert", None).contains("and \"llama\" (SentencePiece)"));
+    let spm = gguf_with("llama", None).map(|g| Tokenizer::from_gguf(&g).map(|t| t.encode("ab")));
+    assert_eq!(spm, Ok(Ok(vec![2])));
     assert!(refusal("bert", None).contains("\"bert\""));
     assert!(refusal("gpt2", Some("falcon")).contains("\"falcon\""));
 }
@@ -246,7 +248,7 @@ fn smollm2() -> Tokenizer {
     testing::smollm2_tokenizer()
 }
 
-const CORPUS: &[&str] = &[
+pub(super) const CORPUS: &[&str] = &[
     "Hello world",
     "Hello, world! How are you today?",
     " leading space",

@@ -7,9 +7,14 @@ Usage: python make_models.py OUT_DIR
 Writes OUT_DIR/<arch>-<quant>.gguf and OUT_DIR/reference.json:
   {"models": [{"arch", "quant", "file", "types": {ggml type: tensors},
                "dequantized": {K-quant tensor: {"head": first 512 values, "sum"}},
-               "prompt": [ids], "steps": [{"token", "logits": [...]}]}]}
+               "prompt": [ids], "steps": [{"token", "logits": [...]}],
+               "chat": {"text", "ids"}}]}
 where steps[0] holds the logits after the whole prompt and each later step the logits
-after feeding the previous step's argmax (greedy, teacher-forced on both sides).
+after feeding the previous step's argmax (greedy, teacher-forced on both sides), and
+chat is the file's chat template rendered (Jinja) for one user message with llama.cpp's
+ids for it. gemma2, gemma3 and phi3 have SentencePiece vocabularies, as the hubs' files
+do (Gemma without the space prefix; the Phi-3 file named so, for llama.cpp's rule that
+its special tokens eat the whitespace after them); the others byte-level BPE.
 
 Each model is written in F32 by PyPI's `gguf` (the writer llama.cpp's converter uses),
 then quantised by llama.cpp's own quantiser (`llama_model_quantize`) exactly as the
@@ -31,6 +36,7 @@ import os
 import sys
 
 import gguf
+import jinja2
 import numpy as np
 import llama_cpp
 
@@ -38,6 +44,7 @@ VOCAB_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>",
                   "<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]
 PROMPT = [5, 77, 260, 31, 140, 9, 201, 256, 3, 88, 120, 45]
 STEPS = 4
+CHAT = "Where am I? The  room\tis  the hall."
 
 CHATML_TOOLS = (
     "{%- if tools %}{{- '<|im_start|>system\\n' }}# Tools\\n<tools>{% for tool in tools %}"
@@ -73,6 +80,7 @@ PHI3 = (
 GEMMA_SPECIALS = ["<bos>", "<eos>", "<start_of_turn>", "<end_of_turn>"]
 PHI3_SPECIALS = ["<s>", "<|endoftext|>", "<|system|>", "<|user|>", "<|assistant|>", "<|end|>"]
 GEMMA_COMMON = {"specials": GEMMA_SPECIALS, "bos": "<bos>", "eos": "<eos>", "tied": True,
+                "spm": True, "space_prefix": False,
                 "post_norms": True, "sliding_window": 6}
 
 # name: (gguf architecture, tokenizer pre, chat template, shape overrides)
@@ -90,6 +98,7 @@ ARCHS = {
     "gemma3": ("gemma3", "llama-bpe", GEMMA, dict(GEMMA_COMMON, qk_norm=True, layers=6, rope_base=1000000.0,
                                                 rope_linear=8.0)),
     "phi3": ("phi3", "llama-bpe", PHI3, {"specials": PHI3_SPECIALS, "bos": "<s>", "eos": "<|endoftext|>",
+                                         "spm": True, "space_prefix": True, "name": "Phi-3-mini-test",
                                          "fused": True, "rope_factors": True, "orig_context": 64,
                                          "attn_factor": 1.2}),
 }
@@ -121,6 +130,37 @@ def byte_vocab(specials=VOCAB_SPECIALS):
     return tokens, merges, types
 
 
+def spm_vocab(specials):
+    """A SentencePiece vocabulary as Gemma's and Phi-3's files have: <unk>, the 256
+    <0xNN> byte tokens, printable ASCII and ▁, pieces of the chat test's words with
+    scores, then the specials."""
+    space = "\u2581"
+    tokens, scores, types = ["<unk>"], [0.0], [2]
+    for b in range(256):
+        tokens.append(f"<0x{b:02X}>"); scores.append(0.0); types.append(6)
+    for i, c in enumerate([chr(c) for c in range(0x21, 0x7F)] + [space]):
+        tokens.append(c); scores.append(-100.0 - i); types.append(1)
+    for i, w in enumerate(CHAT.split() + ["user", "model", "assistant", "\n\n"]):
+        for form in (space + w, w):
+            for n in range(2, len(form) + 1):
+                if form[:n] not in tokens:
+                    tokens.append(form[:n]); scores.append(-1.0 - 0.5 * (i % 4) - 0.1 * n); types.append(1)
+    # llama.cpp looks `</s>` up in a file named Phi-3 (and fails without it).
+    for t in specials + [t for t in ("<s>", "</s>") if t not in specials]:
+        tokens.append(t); scores.append(0.0); types.append(3)
+    return tokens, scores, types
+
+
+def chat(path, llm, template, bos, add_bos):
+    """The file's template rendered (Jinja) for one user message, and llama.cpp's ids
+    for it: BOS added as the file says, unless the template wrote it."""
+    text = jinja2.Environment().from_string(template).render(
+        messages=[{"role": "user", "content": CHAT}], add_generation_prompt=True,
+        bos_token=bos, eos_token="")
+    ids = llm.tokenize(text.encode(), add_bos=add_bos and not text.startswith(bos), special=True)
+    return {"text": text, "ids": ids}
+
+
 def llama3_freq_factors(head_dim, base):
     """The converter's factors for rope_scaling type llama3 (factor 8, 8192 trained)."""
     factor, low, high, old = 8.0, 1.0, 4.0, 8192
@@ -147,7 +187,10 @@ def write_f32(path, name, seed):
     head_dim = o.get("head_dim", dim // HEADS)
     q_dim, kv_dim = heads * head_dim, KV_HEADS * head_dim
     layers = o.get("layers", LAYERS)
-    tokens, merges, types = byte_vocab(o.get("specials", VOCAB_SPECIALS))
+    if o.get("spm"):
+        tokens, scores, types = spm_vocab(o["specials"])
+    else:
+        tokens, merges, types = byte_vocab(o.get("specials", VOCAB_SPECIALS))
     vocab = len(tokens)
     w = gguf.GGUFWriter(path, arch)
     w.add_context_length(256)
@@ -174,14 +217,25 @@ def write_f32(path, name, seed):
         w.add_rope_scaling_orig_ctx_len(o["orig_context"])
         w.add_rope_scaling_attn_factors(o["attn_factor"])
     w.add_file_type(0)
-    w.add_tokenizer_model("gpt2")
-    w.add_tokenizer_pre(pre)
-    w.add_token_list(tokens)
-    w.add_token_types(types)
-    w.add_token_merges(merges)
+    if o.get("spm"):
+        # SentencePiece, as the hubs' Gemma and Phi-3 files are (llama.cpp knows a
+        # Phi-3 file by its name: its special tokens eat the whitespace after them).
+        w.add_name(o.get("name", name))
+        w.add_tokenizer_model("llama")
+        w.add_token_list(tokens)
+        w.add_token_scores(scores)
+        w.add_token_types(types)
+        w.add_add_space_prefix(o["space_prefix"])
+        w.add_add_bos_token(True)
+    else:
+        w.add_tokenizer_model("gpt2")
+        w.add_tokenizer_pre(pre)
+        w.add_token_list(tokens)
+        w.add_token_types(types)
+        w.add_token_merges(merges)
+        w.add_add_bos_token(False)
     w.add_bos_token_id(tokens.index(o.get("bos", "<|begin_of_text|>" if arch == "llama" else "<|endoftext|>")))
     w.add_eos_token_id(tokens.index(o.get("eos", "<|eot_id|>" if arch == "llama" else "<|im_end|>")))
-    w.add_add_bos_token(False)
     w.add_chat_template(template)
 
     def mat(rows, cols, gain=1.0):
@@ -262,8 +316,11 @@ def dequantized(path):
     return out
 
 
-def reference(path):
+def reference(path, name):
     llm = llama_cpp.Llama(model_path=path, n_ctx=128, n_threads=1, verbose=False)
+    _, _, template, o = ARCHS[name]
+    bos = o.get("bos", "<|begin_of_text|>" if ARCHS[name][0] == "llama" else "<|endoftext|>")
+    prompt = chat(path, llm, template, bos, bool(o.get("spm")))
     n_vocab = llm.n_vocab()
     llm.reset()
     llm.eval(PROMPT)
@@ -273,7 +330,7 @@ def reference(path):
         token = int(np.argmax(logits))
         steps.append({"token": token, "logits": [float(v) for v in logits]})
         llm.eval([token])
-    return steps
+    return steps, prompt
 
 
 def main(out_dir):
@@ -286,9 +343,10 @@ def main(out_dir):
             path = f32 if ftype is None else os.path.join(out_dir, f"{name}-{quant}.gguf")
             if ftype is not None:
                 quantize(f32, path, ftype)
+            steps, prompt = reference(path, name)
             models.append({"arch": name, "quant": quant, "file": path,
                            "types": tensor_types(path), "dequantized": dequantized(path), "prompt": PROMPT,
-                           "steps": reference(path)})
+                           "steps": steps, "chat": prompt})
     with open(os.path.join(out_dir, "reference.json"), "w") as f:
         json.dump({"models": models}, f)
 
