@@ -29,6 +29,8 @@ export const pkg = resolve(root, 'pkg');
 /** The page assistant scripts/page-assistant.sh builds, served under /pkg-page/. */
 export const pkgPage = resolve(root, 'pkg-page');
 export const artifacts = resolve(root, 'e2e', 'artifacts');
+/** The bytes a `/stall/` download sends after its first quarter, before it stalls. */
+export const STALL_TAIL = 4096;
 
 const types = {
   '.html': 'text/html; charset=utf-8',
@@ -100,7 +102,7 @@ async function scriptedModel(req, res, reply, requests) {
  * whole, or from a byte on (`Range: bytes=N-`, 206) as static hosts do; the first whole
  * GET of a path under `/cut/` (the file at the rest of the path) stops halfway, its
  * connection dropped, as a bad network would; a GET under `/stall/` sends a quarter of
- * the file and then nothing more, its connection held open until the client gives up
+ * the file, then `STALL_TAIL` more bytes, then nothing more, its connection held open until the client gives up
  * (`stats.closed[path]` counts those the client closed). `mounts` maps more path prefixes to
  * folders (`{ '/wllama/': dir }`); `headers` are sent with every response (the local
  * model's benchmark sends COOP and COEP, for threads). */
@@ -163,9 +165,12 @@ export async function serveDist({ pages = {}, scripted, mounts = {}, headers = {
         'accept-ranges': 'bytes',
       });
       if (prefix === '/stall/' && req.method === 'GET') {
-        // A quarter of the file, then a connection that neither sends nor ends.
+        // A quarter of the file, 4 KiB more a moment later (too little to cross a
+        // progress step), then a connection that neither sends nor ends.
         res.on('close', () => { if (!res.writableEnded) stats.closed[path] = (stats.closed[path] ?? 0) + 1; });
-        res.write(body.subarray(0, body.length >> 2));
+        const quarter = body.length >> 2;
+        res.write(body.subarray(0, quarter));
+        setTimeout(() => res.writableEnded || res.destroyed || res.write(body.subarray(quarter, quarter + STALL_TAIL)), 300);
         return;
       }
       if (prefix === '/cut/' && req.method === 'GET' && stats.served[path] === 1) {

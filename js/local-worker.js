@@ -75,6 +75,19 @@ async function download(url) {
   let loaded = 0;
   let last = 0;
   let resumes = 0;
+  // Progress is said every MiB, and also a moment after the bytes stop coming, so a
+  // stalled download shows what did arrive rather than up to a MiB less.
+  let trailing = 0;
+  const hush = () => {
+    clearTimeout(trailing);
+    trailing = 0;
+  };
+  const say = () => {
+    hush();
+    if (last === loaded) return;
+    last = loaded;
+    postMessage({ type: 'progress', loaded, total, cached: false });
+  };
   for (;;) {
     const reader = response.body.getReader();
     try {
@@ -83,14 +96,13 @@ async function download(url) {
         if (done) break;
         parts.push(value);
         loaded += value.length;
-        if (loaded - last > 1 << 20 || loaded === total) {
-          last = loaded;
-          postMessage({ type: 'progress', loaded, total, cached: false });
-        }
+        if (loaded - last > 1 << 20 || loaded === total) say();
+        else trailing ||= setTimeout(say, 250);
       }
       if (!total || loaded >= total) break;
       throw new Error(`the connection ended after ${loaded} of ${total} bytes`);
     } catch (error) {
+      hush();
       if (resumes >= RESUMES || !total) {
         throw new Error(`the weights at ${url} stopped coming after ${loaded} of ${total || 'unknown'} bytes (${error?.message ?? error})`);
       }
@@ -108,6 +120,7 @@ async function download(url) {
       throw new Error(`the weights at ${url} could not be fetched again from byte ${loaded} (HTTP ${response.status})`);
     }
   }
+  hush();
   if (last !== loaded || total !== loaded) {
     // The end, said once more when the length was not known (or counted compressed
     // bytes), so a progress bar always reaches it.
