@@ -5,30 +5,27 @@
 /// cannot make extraction slow.
 const MAX_CANDIDATES: usize = 16;
 
-/// Candidate JSON regions of `text`, most likely first: the whole text when it opens
-/// like a value, fenced blocks, then bracketed regions from the longest to the
-/// shortest.
-pub fn candidates(text: &str) -> Vec<&str> {
-    let mut found: Vec<&str> = Vec::new();
+/// Candidate JSON regions of `text`: the whole text when it opens like a value, and
+/// the rest most likely first: fenced blocks, then bracketed regions from the longest
+/// to the shortest.
+pub fn candidates(text: &str) -> (Option<&str>, Vec<&str>) {
     // The whole text first when it opens with a bracket: a fence inside one of its
     // strings is text (`{"a": "```{}```"}`), and quotes that do not pair can make the
     // balanced regions below end too early. Repair refuses it when prose follows the
     // value, so prose after a value still finds the region alone.
     let trimmed = text.trim_matches(super::repair::is_space);
-    if opens_whole_value(trimmed) {
-        found.push(trimmed);
-    }
-    found.extend(
-        fenced_blocks(text)
-            .into_iter()
-            .filter(|block| block.trim_start().starts_with(['{', '[', '('])),
-    );
+    let whole = opens_whole_value(trimmed).then_some(trimmed);
+    let mut found: Vec<&str> = fenced_blocks(text)
+        .into_iter()
+        .filter(|block| block.trim_start().starts_with(['{', '[', '(']))
+        .collect();
     let mut regions = bracketed_regions(text);
     crate::base::sort::sort_by_key(&mut regions, |region| std::cmp::Reverse(region.len()));
     found.extend(regions);
     found.dedup();
-    found.truncate(MAX_CANDIDATES);
-    found
+    found.retain(|region| Some(*region) != whole);
+    found.truncate(MAX_CANDIDATES - usize::from(whole.is_some()));
+    (whole, found)
 }
 
 /// Whether the whole of `text` may be one value, or several in a row: it opens with
@@ -130,11 +127,11 @@ fn balanced_end(text: &str, start: usize) -> Option<usize> {
     None
 }
 
-/// Ways to read `text` as several values one after another, most likely first: one
-/// per line (when every line is a whole value, quotes that do not pair cannot join
-/// two lines into one region), by balanced brackets, then fenced blocks.
-pub(super) fn sequences(text: &str) -> impl Iterator<Item = Vec<&str>> {
-    [line_sequence, balanced_sequence, fenced_sequence]
+/// Ways to read `text` as several values one after another by its brackets, most
+/// likely first: by balanced brackets, then by fenced blocks. (One value per line is
+/// [`line_sequence`].)
+pub(super) fn bracket_sequences(text: &str) -> impl Iterator<Item = Vec<&str>> {
+    [balanced_sequence, fenced_sequence]
         .into_iter()
         .filter_map(move |split| split(text))
 }
@@ -153,7 +150,7 @@ fn fenced_sequence(text: &str) -> Option<Vec<&str>> {
 /// cannot be balanced across strings: every line starts with `{` or `[` in its first
 /// column, opens as many brackets as it closes (quotes ignored), and every line but
 /// the last ends with `}` or `]` (a comma after it allowed).
-fn line_sequence(text: &str) -> Option<Vec<&str>> {
+pub(super) fn line_sequence(text: &str) -> Option<Vec<&str>> {
     let lines: Vec<&str> = text
         .lines()
         .filter(|line| !line.trim().is_empty())

@@ -169,7 +169,7 @@ impl Repairer {
     /// follow a string (`"He said "hi" to me"` keeps its inner quotes). When the string
     /// must have ended earlier, at a quote it took as text, it is cut back there.
     fn closes_string(&mut self, role: Role, value: &mut String, kept: &mut Kept) -> bool {
-        if kept.object_depth > 0 || (kept.brackets > 0 && self.in_character_class()) {
+        if kept.object_depth > 0 || (kept.brackets > 0 && self.in_character_class(kept.parens)) {
             return false;
         }
         if let Some((end, joined)) = separator_before_comment(value)
@@ -284,17 +284,22 @@ impl Repairer {
 
     /// Whether the quote just read sits in a character class the text opened
     /// (`['"]`, `[^'"]+`): a `]` follows within a few characters, and the text goes
-    /// on after it (where a closing quote would be followed by structure).
-    fn in_character_class(&self) -> bool {
+    /// on after it (where a closing quote would be followed by structure, or by a
+    /// comment: `"["]// note`). A `)` after it goes on the text only when the text
+    /// opened a `(` (`"(['"])"`); else it ends a tuple (`("[")`).
+    fn in_character_class(&self, parens: isize) -> bool {
         for at in self.pos..self.pos + 8 {
             self.look(1);
             match self.chars.get(at).copied() {
                 // Invisible spaces count as spaces: `'['\u{feff}]` closes the string.
                 Some(']') => {
-                    return self
-                        .chars
-                        .get(at + 1)
-                        .is_some_and(|&c| !is_space(c) && !matches!(c, ',' | '}' | ']' | ':'));
+                    self.look(2);
+                    let after = (self.chars.get(at + 1), self.chars.get(at + 2));
+                    return match after {
+                        (Some('/'), Some('/' | '*')) | (Some('#'), _) | (None, _) => false,
+                        (Some(')'), _) => parens > 0,
+                        (Some(&c), _) => !is_space(c) && !matches!(c, ',' | '}' | ']' | ':'),
+                    };
                 }
                 Some(c) if is_space(c) || matches!(c, '"' | ',' | '{' | '}') => return false,
                 None => return false,
