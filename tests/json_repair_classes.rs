@@ -291,7 +291,6 @@ fn a_bracket_in_single_quotes_before_invisible_spaces_is_a_string() {
     );
 }
 
-
 /// Found by `documents_written_with_model_habits_repair_to_the_value_meant` (its seed
 /// is kept in the regressions file): a single-quoted `}{` in a tuple let the split by
 /// balanced brackets, which sees only double quotes, cut the text into two values.
@@ -318,15 +317,31 @@ fn braces_in_single_quotes_do_not_split_the_text_into_several_values() {
 fn a_bracket_string_before_its_lists_end_and_a_comment_is_a_string() {
     for comment in ["// note\n", "/* note */", "# note\n"] {
         let written = format!("{{\"a\": [null, \"[\"]{comment}}}");
-        assert_eq!(repaired(&written).unwrap(), json!({"a": [null, "["]}), "{written}");
+        assert_eq!(
+            repaired(&written).unwrap(),
+            json!({"a": [null, "["]}),
+            "{written}"
+        );
     }
     // Or before the `)` of a tuple.
     let written = r#"[(null, ["["])]"#;
-    assert_eq!(repaired(written).unwrap(), json!([[null, ["["]]]), "{written}");
+    assert_eq!(
+        repaired(written).unwrap(),
+        json!([[null, ["["]]]),
+        "{written}"
+    );
     // A quote in a class followed by more pattern is still text, and so is one before
     // the `)` of a group the text opened.
     let written = r#"{"re": "[^"]+", "b": 1}"#;
-    assert_eq!(repaired(written).unwrap(), json!({"re": "[^\"]+", "b": 1}), "{written}");
+    assert_eq!(
+        repaired(written).unwrap(),
+        json!({"re": "[^\"]+", "b": 1}),
+        "{written}"
+    );
     let written = r#"{"re": "(['"])", "b": 1}"#;
-    assert_eq!(repaired(written).unwrap(), json!({"re": "(['\"])", "b": 1}), "{written}");
+    assert_eq!(
+        repaired(written).unwrap(),
+        json!({"re": "(['\"])", "b": 1}),
+        "{written}"
+    );
 }
