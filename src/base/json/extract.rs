@@ -5,27 +5,53 @@
 /// cannot make extraction slow.
 const MAX_CANDIDATES: usize = 16;
 
-/// Candidate JSON regions of `text`: the whole text when it opens like a value, and
-/// the rest most likely first: fenced blocks, then bracketed regions from the longest
-/// to the shortest.
-pub fn candidates(text: &str) -> (Option<&str>, Vec<&str>) {
-    // The whole text first when it opens with a bracket: a fence inside one of its
-    // strings is text (`{"a": "```{}```"}`), and quotes that do not pair can make the
-    // balanced regions below end too early. Repair refuses it when prose follows the
-    // value, so prose after a value still finds the region alone.
+/// One way to read JSON in model text.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Candidate<'a> {
+    /// A region holding one value.
+    One(&'a str),
+    /// Regions holding a value each, one after another: the model meant their list.
+    Several(Vec<&'a str>),
+}
+
+/// The ways to read JSON in `text`, most likely first: one value per line (quotes that
+/// do not pair cannot join two lines), the whole text when it opens like a value (the
+/// repairer reads several values in a row as their list itself), values split by
+/// balanced brackets or fences, then fenced blocks and bracketed regions from the
+/// longest to the shortest.
+///
+/// The whole text comes before the split by brackets because that split cannot see
+/// single-quoted strings: `{"a": ('}{')}` is one value, not two. It comes before the
+/// regions because a fence inside one of its strings is text (`{"a": "```{}```"}`),
+/// and quotes that do not pair can make the balanced regions end too early. Repair
+/// refuses it when prose follows the value, so prose after a value still finds the
+/// region alone.
+pub fn candidates(text: &str) -> Vec<Candidate<'_>> {
+    let mut found: Vec<Candidate<'_>> = line_sequence(text)
+        .map(Candidate::Several)
+        .into_iter()
+        .collect();
     let trimmed = text.trim_matches(super::repair::is_space);
     let whole = opens_whole_value(trimmed).then_some(trimmed);
-    let mut found: Vec<&str> = fenced_blocks(text)
+    found.extend(whole.map(Candidate::One));
+    found.extend(
+        [balanced_sequence, fenced_sequence]
+            .into_iter()
+            .filter_map(|split| split(text))
+            .map(Candidate::Several),
+    );
+    let mut regions: Vec<&str> = fenced_blocks(text)
         .into_iter()
         .filter(|block| block.trim_start().starts_with(['{', '[', '(']))
         .collect();
-    let mut regions = bracketed_regions(text);
-    crate::base::sort::sort_by_key(&mut regions, |region| std::cmp::Reverse(region.len()));
-    found.extend(regions);
-    found.dedup();
-    found.retain(|region| Some(*region) != whole);
-    found.truncate(MAX_CANDIDATES - usize::from(whole.is_some()));
-    (whole, found)
+    let mut bracketed = bracketed_regions(text);
+    crate::base::sort::sort_by_key(&mut bracketed, |region| std::cmp::Reverse(region.len()));
+    regions.extend(bracketed);
+    regions.dedup();
+    regions.retain(|region| Some(*region) != whole);
+    regions.truncate(MAX_CANDIDATES - usize::from(whole.is_some()));
+    found.extend(regions.into_iter().map(Candidate::One));
+    found
 }
 
 /// Whether the whole of `text` may be one value, or several in a row: it opens with
@@ -127,15 +153,6 @@ fn balanced_end(text: &str, start: usize) -> Option<usize> {
     None
 }
 
-/// Ways to read `text` as several values one after another by its brackets, most
-/// likely first: by balanced brackets, then by fenced blocks. (One value per line is
-/// [`line_sequence`].)
-pub(super) fn bracket_sequences(text: &str) -> impl Iterator<Item = Vec<&str>> {
-    [balanced_sequence, fenced_sequence]
-        .into_iter()
-        .filter_map(move |split| split(text))
-}
-
 /// Two or more fenced blocks that each hold a value: the list of them (a typed
 /// contract that wants one still finds each block alone among the candidates).
 fn fenced_sequence(text: &str) -> Option<Vec<&str>> {
@@ -150,7 +167,7 @@ fn fenced_sequence(text: &str) -> Option<Vec<&str>> {
 /// cannot be balanced across strings: every line starts with `{` or `[` in its first
 /// column, opens as many brackets as it closes (quotes ignored), and every line but
 /// the last ends with `}` or `]` (a comma after it allowed).
-pub(super) fn line_sequence(text: &str) -> Option<Vec<&str>> {
+fn line_sequence(text: &str) -> Option<Vec<&str>> {
     let lines: Vec<&str> = text
         .lines()
         .filter(|line| !line.trim().is_empty())

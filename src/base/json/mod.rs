@@ -75,38 +75,30 @@ pub trait Contract: DeserializeOwned + JsonSchema {
     }
 }
 
-/// Each candidate region of `text`, as strict JSON (repaired where needed), with
-/// the reason any candidate was refused; lazily, so the first that serves ends the work.
-///
-/// Most likely first: one value per line (quotes that do not pair cannot join two
-/// lines), then the whole text read as one value (the repairer itself reads several
-/// values in a row as their list), then the other splits into several values, then
-/// regions within prose. The whole text comes before a split by brackets because that
-/// split cannot see single-quoted strings: `{"a": ('}{')}` is one value, not two.
+/// Each candidate in `text` ([`extract::candidates`], most likely first), as strict
+/// JSON (repaired where needed), with the reason any was refused; lazily, so the first
+/// that serves ends the work.
 fn repaired_candidates(
     text: &str,
 ) -> Box<dyn Iterator<Item = Result<Cow<'_, str>, JsonError>> + '_> {
     if is_valid(text) {
         return Box::new(std::iter::once(Ok(Cow::Borrowed(text))));
     }
-    // A contract that wants one of several values still finds it among the rest.
-    let as_list = |values: Vec<&str>| {
-        let repaired: Result<Vec<Cow<'_, str>>, JsonError> =
-            values.into_iter().map(repaired_one).collect();
-        repaired
-            .ok()
-            .map(|values| Ok(Cow::Owned(format!("[{}]", values.join(",")))))
-    };
-    let lines = extract::line_sequence(text).and_then(as_list);
-    let (whole, regions) = extract::candidates(text);
-    let split =
-        std::iter::once_with(move || extract::bracket_sequences(text).find_map(as_list)).flatten();
     Box::new(
-        lines
+        extract::candidates(text)
             .into_iter()
-            .chain(whole.map(repaired_one))
-            .chain(split)
-            .chain(regions.into_iter().map(repaired_one)),
+            .filter_map(|candidate| match candidate {
+                extract::Candidate::One(region) => Some(repaired_one(region)),
+                // Several values: the list of them (a contract that wants one still
+                // finds it among the rest); a split whose parts do not all repair is no
+                // reading of the text, and says nothing.
+                extract::Candidate::Several(values) => values
+                    .into_iter()
+                    .map(repaired_one)
+                    .collect::<Result<Vec<_>, _>>()
+                    .ok()
+                    .map(|values| Ok(Cow::Owned(format!("[{}]", values.join(","))))),
+            }),
     )
 }
 
