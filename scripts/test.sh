@@ -121,6 +121,16 @@ for feature in markdown store world workflows supabase guild page supervisor loc
 done
 
 step "native tests"
+# Under CI the property tests draw the same cases every run, so a run's colour depends
+# on the change alone (Hypothesis's `derandomize` for CI); elsewhere each run draws new
+# ones, and a failure found is kept in the test's .proptest-regressions file, which
+# every run replays first.
+if [ "${CI:-}" = true ] && [ -z "${PROPTEST_RNG_SEED:-}" ]; then export PROPTEST_RNG_SEED=4242; fi
+if [ -n "${PROPTEST_RNG_SEED:-}" ]; then
+  echo "property tests: the cases of seed $PROPTEST_RNG_SEED"
+else
+  echo "property tests: new cases drawn at random"
+fi
 cargo test 2>&1 | tee "$log/native"
 
 step "the page reader's and the JSON reader's native tests (crates/page, crates/json)"
