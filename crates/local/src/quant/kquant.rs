@@ -5,10 +5,12 @@
 //! each group of 16 (Q4_K/Q5_K's sub-blocks of 32 give two groups the same) — and meets
 //! the activations quantized as ggml's Q8_K (256 per block, an f32 scale, the sum of
 //! each group of 16), as llama.cpp's CPU backend has them meet:
-//! `d·d₈·Σ_g scale_g·((q_g − zero)·a_g) − dmin·d₈·Σ_g min_g·Σa_g`, all sums in integers.
-//! The quants are kept unsigned (Q6_K's 0..=63 before its zero of 32 is taken off, as
-//! `zero·Σ_g scale_g·Σa_g`): the operand relaxed SIMD's dot product multiplies exactly.
+//! `d·d₈·Σ_g scale_g·(q_g·a_g) − dmin·d₈·Σ_g min_g·Σa_g`, all sums in integers. In the
+//! relaxed build (`block::RELAXED`) Q6_K's quants stay unsigned (0..=63), the operand
+//! relaxed SIMD's dot multiplies exactly, and its zero of 32 comes off after as
+//! `32·Σ_g scale_g·Σa_g`.
 
+use super::block::{left, taken};
 use super::half::f16_at;
 use super::product::{TILE, round_even};
 use crate::gguf::TensorKind;
@@ -19,8 +21,8 @@ pub(super) const SUPER: usize = 256;
 const GROUP: usize = 16;
 const GROUPS: usize = SUPER / GROUP;
 
-/// A super-block's integers: weight `i` is `d·scales[i/16]·(q[i] − zero) − dmin·mins[i/16]`,
-/// `zero` its format's.
+/// A super-block's integers: weight `i` is `d·scales[i/16]·(q[i] − left(zero)) −
+/// dmin·mins[i/16]`, `zero` its format's (`block::left`: 0 but in the relaxed build).
 pub(super) struct Decoded {
     q: [i8; SUPER],
     scales: [i32; GROUPS],
@@ -48,8 +50,8 @@ pub(super) struct Format {
     bytes: usize,
     /// Whether weights have mins (Q4_K, Q5_K): the activations' group sums are needed.
     mins: bool,
-    /// What the unsigned quants count up from (Q6_K's 32).
-    zero: i32,
+    /// What the stored quants count up from (Q6_K's 32).
+    zero: i8,
     decode: fn(&[u8], &mut Decoded),
 }
 
@@ -153,7 +155,7 @@ fn decode_q6k(block: &[u8], out: &mut Decoded) {
         for l in 0..32 {
             let (lo0, lo1) = (at(block, 64 * half + l), at(block, 64 * half + l + 32));
             let hi = at(block, 128 + 32 * half + l);
-            let q = |low: u8, shift: u32| (low | (((hi >> shift) & 3) << 4)) as i8;
+            let q = |low: u8, shift: u32| (low | (((hi >> shift) & 3) << 4)) as i8 - taken(32);
             let y = 128 * half + l;
             out.q[y] = q(lo0 & 0xf, 0);
             out.q[y + 32] = q(lo1 & 0xf, 2);
@@ -172,7 +174,7 @@ fn decode_q6k(block: &[u8], out: &mut Decoded) {
 pub(super) fn dequantize(kind: TensorKind, row: &[u8], out: &mut [f32]) {
     let f = format(kind);
     let mut b = Decoded::default();
-    let zero = f.zero as f32;
+    let zero = f32::from(left(f.zero));
     for (block, out) in row.chunks_exact(f.bytes).zip(out.chunks_exact_mut(SUPER)) {
         (f.decode)(block, &mut b);
         for (g, (out, q)) in out
@@ -302,9 +304,9 @@ fn block_dot(w: &Decoded, f: &Format, acts: &Q8K, at: usize) -> f32 {
     let d = acts.d.get(at).copied().unwrap_or(0.0);
     let sums = acts.sums.get(at * GROUPS..(at + 1) * GROUPS).unwrap_or(&[]);
     let mut dot = scaled_dot(w, a);
-    if f.zero != 0 {
+    if left(f.zero) != 0 {
         let scaled: i32 = w.scales.iter().zip(sums).map(|(s, a)| s * a).sum();
-        dot -= f.zero * scaled;
+        dot -= i32::from(left(f.zero)) * scaled;
     }
     let mut v = w.d * d * dot as f32;
     if f.mins {

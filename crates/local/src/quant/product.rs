@@ -2,7 +2,7 @@
 //! bits per block (Q8_0, or Q8_1 with its block sums), block-by-block integer dot
 //! products scaled once, tiled over tokens for prefill; F32 and F16 weights in f32.
 
-use super::block::{BLOCK, Quant};
+use super::block::{BLOCK, Quant, RELAXED, left};
 use super::half::{f16_to_f32, f32_to_f16};
 
 /// Tokens whose activations are multiplied against one decoded weight block at a time:
@@ -12,7 +12,7 @@ pub(super) const TILE: usize = 16;
 
 /// Activations quantized to 8 bits per block of 32 (ggml's Q8_0 / Q8_1): `x ≈ q·d`,
 /// and `s = d·Σq`, the block's sum, which Q4_1's offset multiplies; `sums` is `Σq` as
-/// an integer, which the weights' zero multiplies (Q4_0's 8: see [`Quant::ZERO`]).
+/// an integer, which the relaxed build's zero multiplies (see [`RELAXED`]).
 pub(super) struct Q8Activations {
     pub(super) q: Vec<i8>,
     pub(super) d: Vec<f32>,
@@ -55,16 +55,30 @@ pub(super) fn round_even(x: f32) -> f32 {
     (x + MAGIC) - MAGIC
 }
 
-/// `Σ (q − K::ZERO)·a` over one block of weights `q` and activations `a` whose sum is
-/// `sum`, in integers: exact, so every path below gives the same.
+/// `Σ w·a` over one block of decoded quants `q` and activations `a` whose sum is
+/// `sum`, in integers: exact, so both builds give the same. In the relaxed build, the
+/// unsigned quants' dot with the zero taken off after.
 #[inline(always)]
 fn block_dot<K: Quant>(q: &[i8; BLOCK], a: &[i8], sum: i32) -> i32 {
-    let dot = if K::SIGNED {
-        dot_block(q, a)
+    if RELAXED && !K::SIGNED {
+        dot_unsigned(q, a) - i32::from(K::ZERO) * sum
     } else {
-        dot_unsigned(q, a)
-    };
-    dot - K::ZERO * sum
+        dot_block(q, a)
+    }
+}
+
+/// Decoded quants as signed values, their zero taken off: the prompt's product
+/// multiplies each block with many tokens, where the relaxed dot (three x86
+/// instructions without AVX-VNNI, and `zero·Σa` per token) was slower than
+/// sign-extending the block once per tile for every token to share.
+#[inline(always)]
+fn signed<K: Quant>(mut q: [i8; BLOCK]) -> [i8; BLOCK] {
+    if left(K::ZERO) != 0 {
+        for q in &mut q {
+            *q -= left(K::ZERO);
+        }
+    }
+    q
 }
 
 /// `Σ q·a` for quants `q` in 0..=63: without relaxed SIMD, the signed product.
@@ -212,11 +226,13 @@ pub(super) fn matmul_quant<K: Quant>(
             let mut acc = [[0f32; 4]; TILE];
             for (b, block) in row.chunks_exact(K::BYTES).enumerate() {
                 let (q, d, m) = K::decode(block);
+                let q = signed::<K>(q);
                 for (t, acc) in acc.iter_mut().enumerate().take(tile) {
                     // In bounds: t0 + t < n and b < blocks, checked against x at entry.
                     let at = (t0 + t) * blocks + b;
-                    let a = &acts.q[at * BLOCK..at * BLOCK + BLOCK];
-                    let mut v = d * acts.d[at] * block_dot::<K>(&q, a, acts.sums[at]) as f32;
+                    let mut v = d
+                        * acts.d[at]
+                        * dot_block(&q, &acts.q[at * BLOCK..at * BLOCK + BLOCK]) as f32;
                     if K::OFFSET {
                         v += m * acts.s[at];
                     }
