@@ -1,6 +1,8 @@
 // The local model's speed (issues 29 and 44): crates/local's wasm in a Web Worker
 // (dist/local/, built by scripts/local-model.sh through `trunk build`) on the test
-// model, SmolLM2-135M-Instruct, beside its peers on the same machine, file and prompt:
+// model, SmolLM2-135M-Instruct, in both its builds (relaxed SIMD, which Chromium gets,
+// and plain SIMD, which browsers without relaxed SIMD get), beside its peers on the
+// same machine, file and prompt:
 // wllama (llama.cpp's own wasm build) in the same headless Chromium on one thread and
 // on all cores, and llama.cpp natively on one thread and on all cores
 // (bench/local_model_peers.mjs drives both). Prints one table: prompt tokens/s,
@@ -42,13 +44,13 @@ function chatml({ system: sys, messages }) {
 const oursPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>local model</title><link rel="icon" href="data:,"></head>
 <body><script type="module">
   const worker = new Worker('/local/worker.js', { type: 'module' });
-  window.load = () => new Promise((ok, fail) => {
+  window.load = ({ simd }) => new Promise((ok, fail) => {
     const t0 = performance.now();
     worker.addEventListener('message', ({ data }) => {
-      if (data.type === 'loaded') ok({ loadMs: performance.now() - t0, isolated: crossOriginIsolated, threads: 1 });
+      if (data.type === 'loaded') ok({ loadMs: performance.now() - t0, isolated: crossOriginIsolated, threads: 1, simd: data.simd });
       if (data.type === 'load_error') fail(new Error(data.message));
     });
-    worker.postMessage({ type: 'load', url: '/models/${weights}', context: 2048 });
+    worker.postMessage({ type: 'load', url: '/models/${weights}', context: 2048, ...(simd ? { simd } : {}) });
   });
   let next = 1;
   window.ask = ({ request }) => new Promise((ok, fail) => {
@@ -116,6 +118,7 @@ const rows = [];
 const notBuilt = (name) => rows.push({ name, missing: 'not built' });
 try {
   rows.push({ name: 'ours, CPU, 1 thread', ...(await inBrowser(server, '/local.html', {})) });
+  rows.push({ name: 'ours, CPU, 1 thread, plain SIMD', ...(await inBrowser(server, '/local.html', { simd: 'simd128' })) });
   notBuilt(`ours, CPU, ${CORES} threads`);
   notBuilt('ours, WebGPU');
   for (const threads of [1, CORES]) {
@@ -153,6 +156,7 @@ function report(all) {
   for (const r of all.filter((x) => !x.missing)) {
     const said = [`${r.promptTokens} prompt tokens`, `${r.completionTokens ?? GENERATE} generated`];
     if (r.loadMs) said.push(`loaded in ${f(r.loadMs, 0)} ms`);
+    if (r.simd) said.push(`build: ${r.simd === 'relaxed' ? 'relaxed SIMD' : 'plain SIMD'}`);
     if (r.isolated !== undefined) said.push(`crossOriginIsolated ${r.isolated}`);
     if (r.multithread !== undefined) said.push(`threads used ${r.threads} (multithread build: ${r.multithread})`);
     if (r.says?.length) said.push(`it says "${r.says.join('; ')}"`);

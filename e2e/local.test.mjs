@@ -8,6 +8,8 @@
 // not kept. Where it runs is chosen at load: this Chromium has no WebGPU adapter, so
 // `auto` runs on the CPU and says why, `cpu` runs there without a word, and `webgpu`
 // fails to load, saying so (crates/local/tests/webgpu_worker.rs runs the WebGPU side).
+// The worker's relaxed-SIMD build, which this Chromium gets, answers token for token as
+// its plain SIMD build does.
 // Skipped, saying why, when the model is not installed.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -36,7 +38,39 @@ const host = `<!doctype html>
   </script>
 </body>
 </html>`;
-const env = useDist({ pages: { '/local-host.html': host } });
+// The worker itself, twice: one left to choose its build (relaxed SIMD in this
+// Chromium), one told to load the plain SIMD build.
+const twoBuilds = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Two builds</title><link rel="icon" href="data:,"></head>
+<body>
+  <script type="module">
+    /** A worker loaded with the model and simd (undefined: its own choice); resolves
+     * to its ask(request) and what its loaded message said. */
+    window.worker = (url, simd) => new Promise((ok, fail) => {
+      const worker = new Worker('/local/worker.js', { type: 'module' });
+      const ask = (request) => new Promise((answered, failed) => {
+        worker.onmessage = ({ data }) => {
+          if (data.type === 'done') answered(data.response);
+          if (data.type === 'error') failed(new Error(data.message));
+        };
+        worker.postMessage({ type: 'chat', id: 1, request });
+      });
+      worker.onmessage = ({ data }) => {
+        if (data.type === 'loaded') ok({ loaded: { backend: data.backend, simd: data.simd }, ask });
+        if (data.type === 'load_error') fail(new Error(data.message));
+      };
+      worker.postMessage({ type: 'load', url, context: 1024, backend: 'cpu', ...(simd ? { simd } : {}) });
+    });
+    window.answers = async (url, request) => {
+      const plain = await window.worker(url, 'simd128');
+      const relaxed = await window.worker(url);
+      return { plain: { ...plain.loaded, ...(await plain.ask(request)) }, relaxed: { ...relaxed.loaded, ...(await relaxed.ask(request)) } };
+    };
+  </script>
+</body>
+</html>`;
+const env = useDist({ pages: { '/local-host.html': host, '/local-builds.html': twoBuilds } });
 // Prompt reading on one core, for the demo agent's ~1,500-token tool list.
 const SLOW = 240_000;
 
@@ -315,5 +349,34 @@ test('Settings list the weights this browser keeps with their size, and delete t
   await page.locator('.kept-said', { hasText: `Deleted ${weights}` }).waitFor();
   await page.locator('.kept-none').waitFor();
   assert.equal(await keeps(page, `/models/${weights}`), false, 'the cache no longer has it');
+  assert.deepEqual(problems, []);
+});
+
+test('the relaxed-SIMD build answers with the same greedy tokens as the plain SIMD build, and each says which it is', { skip, timeout: 3 * SLOW }, async (t) => {
+  const context = await env.browser.newContext();
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = await watch(page, env);
+  await page.goto(`${env.server.url}local-builds.html`);
+  // A prompt of a few hundred tokens (read in tiles of many tokens) and 48 greedy
+  // tokens (one at a time): both of the products' shapes. SmolLM2's Q4_1 layers take
+  // the relaxed dot, its Q8_0 head the plain one in both builds.
+  const request = {
+    system: `You keep the town's records. ${'The mill grinds wheat on Mondays and rye on Thursdays; the well by the chapel runs dry in August. '.repeat(8)}`,
+    messages: [{ role: 'user', content: 'Describe the town in a few sentences.' }],
+    tools: [], tool_choice: 'auto', temperature: 0, max_tokens: 48,
+  };
+  const { plain, relaxed } = await page.evaluate(([u, r]) => window.answers(u, r), [`/models/${weights}`, request]);
+  assert.equal(plain.simd, 'simd128', JSON.stringify(plain));
+  assert.equal(relaxed.simd, 'relaxed', 'this Chromium has relaxed SIMD');
+  assert.equal(plain.backend, 'cpu');
+  assert.equal(relaxed.backend, 'cpu');
+  // An answer of several sentences (the model may end it before 48 tokens).
+  assert.ok(plain.usage.completion_tokens >= 32, JSON.stringify(plain.usage));
+  assert.ok(plain.usage.prompt_tokens > 200, JSON.stringify(plain.usage));
+  // Their products' integer sums are the same, so is every logit, so is every token.
+  assert.deepEqual(relaxed.usage, plain.usage);
+  assert.equal(relaxed.text, plain.text);
+  t.diagnostic(`${plain.usage.completion_tokens} tokens the same in both builds: ${JSON.stringify(plain.text.slice(0, 60))}…`);
   assert.deepEqual(problems, []);
 });

@@ -1,5 +1,7 @@
 // The local model's Web Worker (issue 29). The model itself is Rust (crates/local,
-// built by scripts/local-model.sh next to this file as familiar_local.js/_bg.wasm);
+// built by scripts/local-model.sh next to this file twice: familiar_local.js/_bg.wasm
+// with WebAssembly SIMD, familiar_local_relaxed.js/_bg.wasm with relaxed SIMD too,
+// which this script loads where the browser has it);
 // this script owns what only a worker script can: the message loop, the weights'
 // download with its progress (taken up again where it stopped when the connection
 // drops), its check against the SHA-256 the host gave, and the copy in Cache Storage
@@ -7,15 +9,15 @@
 // WebGPU or the CPU, is the Rust side's choice at load (`backend`: 'auto' takes WebGPU
 // where there is an adapter, 'webgpu' fails where there is none, 'cpu' never asks).
 //
-// Messages in:  {type: 'load', url, context, sha256?, backend?} | {type: 'load', file, context, sha256?, backend?}
+// Messages in:  {type: 'load', url, context, sha256?, backend?, simd?} | {type: 'load', file, context, sha256?, backend?, simd?}
+//               (simd: 'simd128' loads the plain SIMD build where relaxed SIMD is
+//               there too: the tests compare the two)
 //               {type: 'chat', id, request}  | {type: 'abort', id}
 // Messages out: {type: 'progress', loaded, total, cached}
-//               {type: 'loaded', info, cached, backend: 'webgpu' | 'cpu', adapter?, note?}
+//               {type: 'loaded', info, cached, backend: 'webgpu' | 'cpu', simd: 'relaxed' | 'simd128', adapter?, note?}
 //               {type: 'load_error', message}
 //               {type: 'delta', id, delta} | {type: 'done', id, response}
 //               {type: 'error', id, kind, message}
-import init, { Worker as Engine } from './familiar_local.js';
-
 const CACHE = 'familiar-models';
 let engine = null;
 let loading = null;
@@ -32,6 +34,32 @@ const breathe = () => new Promise((resolve) => { waiting.push(resolve); channel.
 
 // How many times a dropped download is taken up again where it stopped.
 const RESUMES = 5;
+
+// A module whose one function uses relaxed SIMD's instruction the products use,
+// i32x4.relaxed_dot_i8x16_i7x16_add_s: a browser that validates it runs the
+// relaxed build. (Validating does not run it; the function is never called.)
+const RELAXED_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, // type section: one type, () -> v128
+  0x03, 0x02, 0x01, 0x00, // function section: one function of type 0
+  0x0a, 0x13, 0x01, 0x11, 0x00, // code section: one body of 17 bytes, no locals
+  0x41, 0x01, 0xfd, 0x0f, // i32.const 1, i8x16.splat
+  0x41, 0x02, 0xfd, 0x0f, // i32.const 2, i8x16.splat
+  0x41, 0x03, 0xfd, 0x11, // i32.const 3, i32x4.splat
+  0xfd, 0x93, 0x02, // i32x4.relaxed_dot_i8x16_i7x16_add_s (0xfd, LEB128 of 0x113)
+  0x0b, // end
+]);
+
+/** Which build to run: relaxed SIMD's where the browser has it, unless `asked` is
+ * 'simd128'. */
+function simdBuild(asked) {
+  if (asked === 'simd128') return 'simd128';
+  try {
+    return WebAssembly.validate(RELAXED_PROBE) ? 'relaxed' : 'simd128';
+  } catch {
+    return 'simd128';
+  }
+}
 
 /** The SHA-256 of `bytes`, in lowercase hex. */
 async function sha256Of(bytes) {
@@ -157,7 +185,9 @@ async function weights(url, sha256) {
   return { bytes, cached: false };
 }
 
-async function load({ url, file, context, sha256, backend }) {
+async function load({ url, file, context, sha256, backend, simd: asked }) {
+  const simd = simdBuild(asked);
+  const { default: init, Worker: Engine } = await import(simd === 'relaxed' ? './familiar_local_relaxed.js' : './familiar_local.js');
   await init();
   let bytes;
   let cached = false;
@@ -171,7 +201,7 @@ async function load({ url, file, context, sha256, backend }) {
   engine = await Engine.load(bytes, context || 2048, backend || 'auto');
   const info = JSON.parse(engine.info());
   const { adapter, note } = info;
-  postMessage({ type: 'loaded', info, cached, backend: info.backend, ...(adapter ? { adapter } : {}), ...(note ? { note } : {}) });
+  postMessage({ type: 'loaded', info, cached, backend: info.backend, simd, ...(adapter ? { adapter } : {}), ...(note ? { note } : {}) });
 }
 
 async function answer({ id, request }) {

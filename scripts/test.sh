@@ -109,6 +109,10 @@ cargo clippy --quiet -p familiar-page --target wasm32-unknown-unknown --features
 step "cargo clippy (wasm32, the local model's WebGPU kernels: crates/local with feature gpu) -D warnings"
 cargo clippy --quiet -p familiar-local --features gpu --lib --tests --target wasm32-unknown-unknown -- -D warnings
 
+step "cargo clippy (wasm32, the local model's relaxed-SIMD build: its flag, in the target directory its browser test builds in) -D warnings"
+RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" \
+  cargo clippy --quiet -p familiar-local --features gpu --lib --tests --target wasm32-unknown-unknown --target-dir target/wasm-relaxed -- -D warnings
+
 step "cargo clippy (wasm32, the demo cut into modules: feature split) -D warnings"
 cargo clippy --quiet --lib --target wasm32-unknown-unknown --features split -- -D warnings
 
@@ -160,6 +164,12 @@ run_real_model_tests 2>&1 | tee -a "$log/browser"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test -p familiar-local --features gpu --target wasm32-unknown-unknown --test webgpu --test webgpu_forward \
   --test webgpu_worker -- --nocapture 2>&1 | tee -a "$log/browser"
+# The products of the worker's relaxed-SIMD build (scripts/local-model.sh builds it
+# beside the plain one): every format's exact integer sums, with the build's flag, in a
+# target directory of its own (the flag rebuilds every crate under it).
+RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  cargo test -p familiar-local --target wasm32-unknown-unknown --target-dir target/wasm-relaxed --test integer_products \
+  2>&1 | tee -a "$log/browser"
 
 step "release build (trunk, offline; scripts/demo-wasm.sh cuts the demo into modules)"
 trunk build --release --offline

@@ -5,8 +5,12 @@
 //! each group of 16 (Q4_K/Q5_K's sub-blocks of 32 give two groups the same) — and meets
 //! the activations quantized as ggml's Q8_K (256 per block, an f32 scale, the sum of
 //! each group of 16), as llama.cpp's CPU backend has them meet:
-//! `d·d₈·Σ_g scale_g·(q_g·a_g) − dmin·d₈·Σ_g min_g·Σa_g`, all sums in integers.
+//! `d·d₈·Σ_g scale_g·(q_g·a_g) − dmin·d₈·Σ_g min_g·Σa_g`, all sums in integers. In the
+//! relaxed build (`block::RELAXED`) Q6_K's quants stay unsigned (0..=63), the operand
+//! relaxed SIMD's dot multiplies exactly, and its zero of 32 comes off after as
+//! `32·Σ_g scale_g·Σa_g`.
 
+use super::block::{left, taken};
 use super::half::f16_at;
 use super::product::{TILE, round_even};
 use crate::gguf::TensorKind;
@@ -17,7 +21,8 @@ pub(super) const SUPER: usize = 256;
 const GROUP: usize = 16;
 const GROUPS: usize = SUPER / GROUP;
 
-/// A super-block's integers: weight `i` is `d·scales[i/16]·q[i] − dmin·mins[i/16]`.
+/// A super-block's integers: weight `i` is `d·scales[i/16]·(q[i] − left(zero)) −
+/// dmin·mins[i/16]`, `zero` its format's (`block::left`: 0 but in the relaxed build).
 pub(super) struct Decoded {
     q: [i8; SUPER],
     scales: [i32; GROUPS],
@@ -45,22 +50,27 @@ pub(super) struct Format {
     bytes: usize,
     /// Whether weights have mins (Q4_K, Q5_K): the activations' group sums are needed.
     mins: bool,
+    /// What the stored quants count up from (Q6_K's 32).
+    zero: i8,
     decode: fn(&[u8], &mut Decoded),
 }
 
 pub(super) const Q4K: Format = Format {
     bytes: 144,
     mins: true,
+    zero: 0,
     decode: decode_q4k,
 };
 pub(super) const Q5K: Format = Format {
     bytes: 176,
     mins: true,
+    zero: 0,
     decode: decode_q5k,
 };
 pub(super) const Q6K: Format = Format {
     bytes: 210,
     mins: false,
+    zero: 32,
     decode: decode_q6k,
 };
 
@@ -145,7 +155,7 @@ fn decode_q6k(block: &[u8], out: &mut Decoded) {
         for l in 0..32 {
             let (lo0, lo1) = (at(block, 64 * half + l), at(block, 64 * half + l + 32));
             let hi = at(block, 128 + 32 * half + l);
-            let q = |low: u8, shift: u32| ((low | (((hi >> shift) & 3) << 4)) as i8) - 32;
+            let q = |low: u8, shift: u32| (low | (((hi >> shift) & 3) << 4)) as i8 - taken(32);
             let y = 128 * half + l;
             out.q[y] = q(lo0 & 0xf, 0);
             out.q[y + 32] = q(lo1 & 0xf, 2);
@@ -164,6 +174,7 @@ fn decode_q6k(block: &[u8], out: &mut Decoded) {
 pub(super) fn dequantize(kind: TensorKind, row: &[u8], out: &mut [f32]) {
     let f = format(kind);
     let mut b = Decoded::default();
+    let zero = f32::from(left(f.zero));
     for (block, out) in row.chunks_exact(f.bytes).zip(out.chunks_exact_mut(SUPER)) {
         (f.decode)(block, &mut b);
         for (g, (out, q)) in out
@@ -174,7 +185,7 @@ pub(super) fn dequantize(kind: TensorKind, row: &[u8], out: &mut [f32]) {
             let scale = b.d * b.scales[g] as f32;
             let min = b.dmin * b.mins[g] as f32;
             for (o, &q) in out.iter_mut().zip(q) {
-                *o = scale * f32::from(q) - min;
+                *o = scale * (f32::from(q) - zero) - min;
             }
         }
     }
@@ -242,7 +253,11 @@ fn scaled_dot(w: &Decoded, a: &[i8]) -> i32 {
 
 /// `Σ_g scales[g] · (w_g · a_g)` over a super-block: each group of 16 sign-extended to
 /// 16 bits, multiplied pairwise into 32-bit lanes, scaled and accumulated in lanes.
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    not(target_feature = "relaxed-simd")
+))]
 #[inline(always)]
 fn scaled_dot(w: &Decoded, a: &[i8]) -> i32 {
     use core::arch::wasm32::*;
@@ -259,20 +274,42 @@ fn scaled_dot(w: &Decoded, a: &[i8]) -> i32 {
         );
         acc = i32x4_add(acc, i32x4_mul(dot, i32x4_splat(s)));
     }
-    i32x4_extract_lane::<0>(acc)
-        + i32x4_extract_lane::<1>(acc)
-        + i32x4_extract_lane::<2>(acc)
-        + i32x4_extract_lane::<3>(acc)
+    super::product::lanes_sum(acc)
 }
 
-/// One decoded super-block against block `at` of the activations.
+/// `Σ_g scales[g] · (w_g · a_g)` over a super-block with relaxed SIMD: one 8-bit dot
+/// product per group of 16 (the quants unsigned, 0..=63, so exact on every
+/// implementation: see `product::dot_unsigned`), scaled and accumulated in lanes.
+#[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
 #[inline(always)]
-fn block_dot(w: &Decoded, mins: bool, acts: &Q8K, at: usize) -> f32 {
+fn scaled_dot(w: &Decoded, a: &[i8]) -> i32 {
+    use core::arch::wasm32::*;
+    let mut acc = i32x4_splat(0);
+    for ((w, a), &s) in
+        w.q.chunks_exact(GROUP)
+            .zip(a.chunks_exact(GROUP))
+            .zip(&w.scales)
+    {
+        let (vw, va) = (super::product::load(w), super::product::load(a));
+        let dot = i32x4_relaxed_dot_i8x16_i7x16_add(va, vw, i32x4_splat(0));
+        acc = i32x4_add(acc, i32x4_mul(dot, i32x4_splat(s)));
+    }
+    super::product::lanes_sum(acc)
+}
+
+/// One decoded super-block of format `f` against block `at` of the activations.
+#[inline(always)]
+fn block_dot(w: &Decoded, f: &Format, acts: &Q8K, at: usize) -> f32 {
     let a = acts.q.get(at * SUPER..(at + 1) * SUPER).unwrap_or(&[]);
     let d = acts.d.get(at).copied().unwrap_or(0.0);
-    let mut v = w.d * d * scaled_dot(w, a) as f32;
-    if mins {
-        let sums = acts.sums.get(at * GROUPS..(at + 1) * GROUPS).unwrap_or(&[]);
+    let sums = acts.sums.get(at * GROUPS..(at + 1) * GROUPS).unwrap_or(&[]);
+    let mut dot = scaled_dot(w, a);
+    if left(f.zero) != 0 {
+        let scaled: i32 = w.scales.iter().zip(sums).map(|(s, a)| s * a).sum();
+        dot -= i32::from(left(f.zero)) * scaled;
+    }
+    let mut v = w.d * d * dot as f32;
+    if f.mins {
         let m: i32 = w.mins.iter().zip(sums).map(|(m, s)| m * s).sum();
         v -= w.dmin * d * m as f32;
     }
@@ -303,7 +340,7 @@ pub(super) fn matmul(
             for (b, block) in row.chunks_exact(f.bytes).enumerate() {
                 (f.decode)(block, &mut w);
                 for (t, acc) in acc.iter_mut().enumerate().take(tile) {
-                    *acc += block_dot(&w, f.mins, &acts, (t0 + t) * blocks + b);
+                    *acc += block_dot(&w, f, &acts, (t0 + t) * blocks + b);
                 }
             }
             for (t, acc) in acc.iter().enumerate().take(tile) {

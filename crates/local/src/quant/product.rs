@@ -2,7 +2,7 @@
 //! bits per block (Q8_0, or Q8_1 with its block sums), block-by-block integer dot
 //! products scaled once, tiled over tokens for prefill; F32 and F16 weights in f32.
 
-use super::block::{BLOCK, Quant};
+use super::block::{BLOCK, Quant, RELAXED, left};
 use super::half::{f16_to_f32, f32_to_f16};
 
 /// Tokens whose activations are multiplied against one decoded weight block at a time:
@@ -11,19 +11,22 @@ use super::half::{f16_to_f32, f32_to_f16};
 pub(super) const TILE: usize = 16;
 
 /// Activations quantized to 8 bits per block of 32 (ggml's Q8_0 / Q8_1): `x ≈ q·d`,
-/// and `s = d·Σq`, the block's sum, which Q4_1's offset multiplies.
-struct Q8Activations {
-    q: Vec<i8>,
-    d: Vec<f32>,
-    s: Vec<f32>,
+/// and `s = d·Σq`, the block's sum, which Q4_1's offset multiplies; `sums` is `Σq` as
+/// an integer, which the relaxed build's zero multiplies (see [`RELAXED`]).
+pub(super) struct Q8Activations {
+    pub(super) q: Vec<i8>,
+    pub(super) d: Vec<f32>,
+    pub(super) s: Vec<f32>,
+    pub(super) sums: Vec<i32>,
 }
 
-fn quantize_activations(x: &[f32]) -> Q8Activations {
+pub(super) fn quantize_activations(x: &[f32]) -> Q8Activations {
     let blocks = x.len() / BLOCK;
     let mut out = Q8Activations {
         q: Vec::with_capacity(x.len()),
         d: Vec::with_capacity(blocks),
         s: Vec::with_capacity(blocks),
+        sums: Vec::with_capacity(blocks),
     };
     for block in x.chunks_exact(BLOCK) {
         let amax = block.iter().fold(0f32, |a, v| a.max(v.abs()));
@@ -38,6 +41,7 @@ fn quantize_activations(x: &[f32]) -> Q8Activations {
         // ggml keeps d and s as halves; rounding them alike keeps us near its logits.
         out.d.push(f16_to_f32(f32_to_f16(d)));
         out.s.push(f16_to_f32(f32_to_f16(d * sum as f32)));
+        out.sums.push(sum);
     }
     out
 }
@@ -49,6 +53,55 @@ fn quantize_activations(x: &[f32]) -> Q8Activations {
 pub(super) fn round_even(x: f32) -> f32 {
     const MAGIC: f32 = 12_582_912.0;
     (x + MAGIC) - MAGIC
+}
+
+/// `Σ w·a` over one block of decoded quants `q` and activations `a` whose sum is
+/// `sum`, in integers: exact, so both builds give the same. In the relaxed build, the
+/// unsigned quants' dot with the zero taken off after.
+#[inline(always)]
+fn block_dot<K: Quant>(q: &[i8; BLOCK], a: &[i8], sum: i32) -> i32 {
+    if RELAXED && !K::SIGNED {
+        dot_unsigned(q, a) - i32::from(K::ZERO) * sum
+    } else {
+        dot_block(q, a)
+    }
+}
+
+/// Decoded quants as signed values, their zero taken off: the prompt's product
+/// multiplies each block with many tokens, where the relaxed dot (three x86
+/// instructions without AVX-VNNI, and `zero·Σa` per token) was slower than
+/// sign-extending the block once per tile for every token to share.
+#[inline(always)]
+fn signed<K: Quant>(mut q: [i8; BLOCK]) -> [i8; BLOCK] {
+    if left(K::ZERO) != 0 {
+        for q in &mut q {
+            *q -= left(K::ZERO);
+        }
+    }
+    q
+}
+
+/// `Σ q·a` for quants `q` in 0..=63: without relaxed SIMD, the signed product.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "relaxed-simd")))]
+#[inline(always)]
+fn dot_unsigned(q: &[i8; BLOCK], a: &[i8]) -> i32 {
+    dot_block(q, a)
+}
+
+/// `Σ q·a` for quants `q` in 0..=63: relaxed SIMD's 8-bit dot product, four products
+/// into each 32-bit lane in one instruction (x86's `pmaddubsw` and `pmaddwd` under
+/// it). Its second operand is read as signed or unsigned as the machine likes; with
+/// the top bit clear both readings agree, and pairs of products (at most 2·128·63)
+/// cannot saturate 16 bits, so the sum is exact everywhere.
+#[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
+#[inline(always)]
+fn dot_unsigned(q: &[i8; BLOCK], a: &[i8]) -> i32 {
+    use core::arch::wasm32::*;
+    let mut acc = i32x4_splat(0);
+    for (q, a) in q.chunks_exact(16).zip(a.chunks_exact(16)) {
+        acc = i32x4_relaxed_dot_i8x16_i7x16_add(load(a), load(q), acc);
+    }
+    lanes_sum(acc)
 }
 
 /// `Σ a·b` over one block, in integers.
@@ -80,10 +133,18 @@ fn dot_block(a: &[i8; BLOCK], b: &[i8]) -> i32 {
             i32x4_dot_i16x8(i16x8_extend_high_i8x16(va), i16x8_extend_high_i8x16(vb)),
         );
     }
-    i32x4_extract_lane::<0>(acc)
-        + i32x4_extract_lane::<1>(acc)
-        + i32x4_extract_lane::<2>(acc)
-        + i32x4_extract_lane::<3>(acc)
+    lanes_sum(acc)
+}
+
+/// The sum of a vector's four 32-bit lanes.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+pub(super) fn lanes_sum(v: core::arch::wasm32::v128) -> i32 {
+    use core::arch::wasm32::i32x4_extract_lane;
+    i32x4_extract_lane::<0>(v)
+        + i32x4_extract_lane::<1>(v)
+        + i32x4_extract_lane::<2>(v)
+        + i32x4_extract_lane::<3>(v)
 }
 
 /// Sixteen bytes as a vector, without `unsafe`: LLVM folds the lanes into one load.
@@ -165,6 +226,7 @@ pub(super) fn matmul_quant<K: Quant>(
             let mut acc = [[0f32; 4]; TILE];
             for (b, block) in row.chunks_exact(K::BYTES).enumerate() {
                 let (q, d, m) = K::decode(block);
+                let q = signed::<K>(q);
                 for (t, acc) in acc.iter_mut().enumerate().take(tile) {
                     // In bounds: t0 + t < n and b < blocks, checked against x at entry.
                     let at = (t0 + t) * blocks + b;
@@ -191,12 +253,10 @@ pub(super) fn matmul_quant<K: Quant>(
 #[inline(always)]
 fn row_dot<K: Quant>(row: &[u8], acts: &Q8Activations, partial: &mut [f32]) -> f32 {
     let blocks = row.chunks_exact(K::BYTES).zip(acts.q.chunks_exact(BLOCK));
-    for (((block, q), (&dx, &sx)), p) in blocks
-        .zip(acts.d.iter().zip(&acts.s))
-        .zip(partial.iter_mut())
-    {
+    let scales = acts.d.iter().zip(&acts.s).zip(&acts.sums);
+    for (((block, q), ((&dx, &sx), &sum)), p) in blocks.zip(scales).zip(partial.iter_mut()) {
         let (w, d, m) = K::decode(block);
-        let v = d * dx * dot_block(&w, q) as f32;
+        let v = d * dx * block_dot::<K>(&w, q, sum) as f32;
         *p = if K::OFFSET { v + m * sx } else { v };
     }
     sum4(partial)

@@ -1,5 +1,5 @@
 use super::half::f16_at;
-use super::product::TILE;
+use super::product::{TILE, quantize_activations};
 use super::*;
 use crate::testing::Rng;
 
@@ -147,5 +147,19 @@ fn block_scales_read_every_finite_half_exactly() {
                 "{h:#06x}"
             );
         }
+    }
+}
+
+#[test]
+fn activations_keep_each_blocks_integer_sum_beside_its_scaled_half() {
+    let mut rng = Rng(5);
+    let x = random(&mut rng, 4 * BLOCK);
+    let acts = quantize_activations(&x);
+    assert_eq!(acts.sums.len(), 4);
+    for (b, q) in acts.q.chunks_exact(BLOCK).enumerate() {
+        let sum: i32 = q.iter().map(|&q| i32::from(q)).sum();
+        assert_eq!(acts.sums[b], sum, "block {b}");
+        let scaled = f16_to_f32(f32_to_f16(acts.d[b] * sum as f32));
+        assert_eq!(acts.s[b].to_bits(), scaled.to_bits(), "block {b}");
     }
 }
