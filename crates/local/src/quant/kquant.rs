@@ -251,50 +251,47 @@ fn scaled_dot(w: &Decoded, a: &[i8]) -> i32 {
     total
 }
 
-/// `Σ_g scales[g] · (w_g · a_g)` over a super-block: each group of 16 sign-extended to
-/// 16 bits, multiplied pairwise into 32-bit lanes, scaled and accumulated in lanes.
+/// `Σ_g scales[g] · (w_g · a_g)` over a super-block: each group's dot in 32-bit lanes
+/// ([`group_dot`]), scaled and accumulated in lanes.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn scaled_dot(w: &Decoded, a: &[i8]) -> i32 {
+    use core::arch::wasm32::*;
+    let mut acc = i32x4_splat(0);
+    for ((w, a), &s) in
+        w.q.chunks_exact(GROUP)
+            .zip(a.chunks_exact(GROUP))
+            .zip(&w.scales)
+    {
+        let dot = group_dot(super::product::load(w), super::product::load(a));
+        acc = i32x4_add(acc, i32x4_mul(dot, i32x4_splat(s)));
+    }
+    super::product::lanes_sum(acc)
+}
+
+/// A group of 16 quants dotted with its activations into four 32-bit lanes: each side
+/// sign-extended to 16 bits and multiplied pairwise.
 #[cfg(all(
     target_arch = "wasm32",
     target_feature = "simd128",
     not(target_feature = "relaxed-simd")
 ))]
 #[inline(always)]
-fn scaled_dot(w: &Decoded, a: &[i8]) -> i32 {
+fn group_dot(w: core::arch::wasm32::v128, a: core::arch::wasm32::v128) -> core::arch::wasm32::v128 {
     use core::arch::wasm32::*;
-    let mut acc = i32x4_splat(0);
-    for ((w, a), &s) in
-        w.q.chunks_exact(GROUP)
-            .zip(a.chunks_exact(GROUP))
-            .zip(&w.scales)
-    {
-        let (vw, va) = (super::product::load(w), super::product::load(a));
-        let dot = i32x4_add(
-            i32x4_dot_i16x8(i16x8_extend_low_i8x16(vw), i16x8_extend_low_i8x16(va)),
-            i32x4_dot_i16x8(i16x8_extend_high_i8x16(vw), i16x8_extend_high_i8x16(va)),
-        );
-        acc = i32x4_add(acc, i32x4_mul(dot, i32x4_splat(s)));
-    }
-    super::product::lanes_sum(acc)
+    i32x4_add(
+        i32x4_dot_i16x8(i16x8_extend_low_i8x16(w), i16x8_extend_low_i8x16(a)),
+        i32x4_dot_i16x8(i16x8_extend_high_i8x16(w), i16x8_extend_high_i8x16(a)),
+    )
 }
 
-/// `Σ_g scales[g] · (w_g · a_g)` over a super-block with relaxed SIMD: one 8-bit dot
-/// product per group of 16 (the quants unsigned, 0..=63, so exact on every
-/// implementation: see `product::dot_unsigned`), scaled and accumulated in lanes.
+/// The same with relaxed SIMD: one 8-bit dot product (the quants unsigned, 0..=63, so
+/// exact on every implementation: see `product::dot_unsigned`).
 #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
 #[inline(always)]
-fn scaled_dot(w: &Decoded, a: &[i8]) -> i32 {
+fn group_dot(w: core::arch::wasm32::v128, a: core::arch::wasm32::v128) -> core::arch::wasm32::v128 {
     use core::arch::wasm32::*;
-    let mut acc = i32x4_splat(0);
-    for ((w, a), &s) in
-        w.q.chunks_exact(GROUP)
-            .zip(a.chunks_exact(GROUP))
-            .zip(&w.scales)
-    {
-        let (vw, va) = (super::product::load(w), super::product::load(a));
-        let dot = i32x4_relaxed_dot_i8x16_i7x16_add(va, vw, i32x4_splat(0));
-        acc = i32x4_add(acc, i32x4_mul(dot, i32x4_splat(s)));
-    }
-    super::product::lanes_sum(acc)
+    i32x4_relaxed_dot_i8x16_i7x16_add(a, w, i32x4_splat(0))
 }
 
 /// One decoded super-block of format `f` against block `at` of the activations.
