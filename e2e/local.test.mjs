@@ -9,7 +9,8 @@
 // `auto` runs on the CPU and says why, `cpu` runs there without a word, and `webgpu`
 // fails to load, saying so (crates/local/tests/webgpu_worker.rs runs the WebGPU side).
 // The worker's relaxed-SIMD build, which this Chromium gets, answers token for token as
-// its plain SIMD build does.
+// its plain SIMD build does; on this page, which is not cross-origin isolated, on one
+// thread.
 // Skipped, saying why, when the model is not installed.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -57,7 +58,7 @@ const twoBuilds = `<!doctype html>
         worker.postMessage({ type: 'chat', id: 1, request });
       });
       worker.onmessage = ({ data }) => {
-        if (data.type === 'loaded') ok({ loaded: { backend: data.backend, simd: data.simd }, ask });
+        if (data.type === 'loaded') ok({ loaded: { backend: data.backend, simd: data.simd, threads: data.threads }, ask });
         if (data.type === 'load_error') fail(new Error(data.message));
       };
       worker.postMessage({ type: 'load', url, context: 1024, backend: 'cpu', ...(simd ? { simd } : {}) });
@@ -371,6 +372,10 @@ test('the relaxed-SIMD build answers with the same greedy tokens as the plain SI
   assert.equal(relaxed.simd, 'relaxed', 'this Chromium has relaxed SIMD');
   assert.equal(plain.backend, 'cpu');
   assert.equal(relaxed.backend, 'cpu');
+  // This page is not cross-origin isolated: no shared memory, one thread
+  // (e2e/local_threads.test.mjs runs several on an isolated page).
+  assert.equal(plain.threads, 1);
+  assert.equal(relaxed.threads, 1);
   // An answer of several sentences (the model may end it before 48 tokens).
   assert.ok(plain.usage.completion_tokens >= 32, JSON.stringify(plain.usage));
   assert.ok(plain.usage.prompt_tokens > 200, JSON.stringify(plain.usage));

@@ -1,5 +1,6 @@
 // What the README's demo command serves, opened as a person would: `scripts/demo.sh`
-// on a free port, its page with the headers that stop other sites framing it
+// on a free port, its page with the headers that stop other sites framing it and
+// that isolate it (shared memory for the local model's threads)
 // (Trunk.toml's [serve.headers]; a <meta> CSP cannot say frame-ancestors), no script
 // injected that its own Content-Security-Policy refuses, its wasm as application/wasm,
 // no console error, and an answer to the first suggested question.
@@ -63,6 +64,9 @@ test('the page scripts/demo.sh serves carries its framing headers, logs no error
   const response = await served(url, demo, log);
   assert.equal(response.headers.get('content-security-policy'), "frame-ancestors 'self'");
   assert.equal(response.headers.get('x-frame-options'), 'SAMEORIGIN');
+  // Isolated, so the local model's helper threads get shared memory.
+  assert.equal(response.headers.get('cross-origin-opener-policy'), 'same-origin');
+  assert.equal(response.headers.get('cross-origin-embedder-policy'), 'credentialless');
   const html = await response.text();
   assert.doesNotMatch(html, /<script>(?!\s*<\/script>)/, 'no inline script for the page CSP to refuse');
   // The wasm as application/wasm: the loader compiles it while it downloads
@@ -78,6 +82,7 @@ test('the page scripts/demo.sh serves carries its framing headers, logs no error
   const problems = await watch(page, { server: { url } });
   await page.goto(url);
   await appReady(page);
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true, 'COOP and COEP make the page isolated');
   assert.match(await ask(page, 'What time is it?'), /^It's \d\d:\d\d on /);
   assert.deepEqual(problems, []);
 });

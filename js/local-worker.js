@@ -9,15 +9,20 @@
 // WebGPU or the CPU, is the Rust side's choice at load (`backend`: 'auto' takes WebGPU
 // where there is an adapter, 'webgpu' fails where there is none, 'cpu' never asks).
 //
-// Messages in:  {type: 'load', url, context, sha256?, backend?, simd?} | {type: 'load', file, context, sha256?, backend?, simd?}
+// Messages in:  {type: 'load', url, context, sha256?, backend?, simd?, threads?} | {type: 'load', file, context, sha256?, backend?, simd?, threads?}
 //               (simd: 'simd128' loads the plain SIMD build where relaxed SIMD is
-//               there too: the tests compare the two)
+//               there too: the tests compare the two; threads: a number, or 'auto'
+//               (the default) for every core, on the CPU of a cross-origin-isolated
+//               page, team.js's helpers sharing the products)
+//               {type: 'help', …}: this worker is another's helper thread (team.js)
 //               {type: 'chat', id, request}  | {type: 'abort', id}
 // Messages out: {type: 'progress', loaded, total, cached}
-//               {type: 'loaded', info, cached, backend: 'webgpu' | 'cpu', simd: 'relaxed' | 'simd128', adapter?, note?}
+//               {type: 'loaded', info, cached, backend: 'webgpu' | 'cpu', simd: 'relaxed' | 'simd128', threads, adapter?, note?}
 //               {type: 'load_error', message}
 //               {type: 'delta', id, delta} | {type: 'done', id, response}
 //               {type: 'error', id, kind, message}
+import { help, startTeam, threadsFor } from './team.js';
+
 const CACHE = 'familiar-models';
 let engine = null;
 let loading = null;
@@ -185,7 +190,7 @@ async function weights(url, sha256) {
   return { bytes, cached: false };
 }
 
-async function load({ url, file, context, sha256, backend, simd: asked }) {
+async function load({ url, file, context, sha256, backend, simd: asked, threads: askedThreads }) {
   const simd = simdBuild(asked);
   const { default: init, Worker: Engine } = await import(simd === 'relaxed' ? './familiar_local_relaxed.js' : './familiar_local.js');
   await init();
@@ -200,8 +205,11 @@ async function load({ url, file, context, sha256, backend, simd: asked }) {
   }
   engine = await Engine.load(bytes, context || 2048, backend || 'auto');
   const info = JSON.parse(engine.info());
-  const { adapter, note } = info;
-  postMessage({ type: 'loaded', info, cached, backend: info.backend, simd, ...(adapter ? { adapter } : {}), ...(note ? { note } : {}) });
+  // On the CPU, the other cores help where the page lets workers share memory.
+  const team = info.backend === 'cpu' ? await startTeam({ engine, bytes, threads: threadsFor(askedThreads), simd }) : { threads: 1 };
+  const { adapter } = info;
+  const note = [info.note, team.note].filter(Boolean).join('; ');
+  postMessage({ type: 'loaded', info, cached, backend: info.backend, simd, threads: team.threads, ...(adapter ? { adapter } : {}), ...(note ? { note } : {}) });
 }
 
 async function answer({ id, request }) {
@@ -247,6 +255,10 @@ onmessage = ({ data }) => {
     case 'load':
       loading = load(data);
       loading.catch((error) => postMessage({ type: 'load_error', message: String(error?.message ?? error) }));
+      break;
+    case 'help':
+      // This worker is another's helper thread (team.js).
+      help(data);
       break;
     case 'chat':
       queue.push(data);

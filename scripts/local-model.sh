@@ -3,7 +3,7 @@
 # speed (opt-level 3, wasm SIMD) rather than bytes, so the page's builds and their
 # budgets never carry it; it loads only when an agent names a local model. Twice: with
 # plain SIMD and with relaxed SIMD, the worker's script choosing at load. Leaves
-# target/local-site/local/ (worker.js, familiar_local.js, familiar_local_bg.wasm, and
+# target/local-site/local/ (worker.js, team.js, familiar_local.js, familiar_local_bg.wasm, and
 # familiar_local_relaxed.js, familiar_local_relaxed_bg.wasm),
 # which Trunk copies to dist/local/, and target/local-site/models/ holding the test
 # model, SmolLM2-135M-Instruct, linked when scripts/setup.sh test or
@@ -44,6 +44,7 @@ build_worker "-C target-feature=+simd128" target/worker familiar_local --enable-
 build_worker "-C target-feature=+simd128,+relaxed-simd" target/worker-relaxed familiar_local_relaxed \
   "--enable-simd --enable-relaxed-simd"
 cp js/local-worker.js "$OUT/local/worker.js"
+cp js/local-team.js "$OUT/local/team.js"
 
 model=$(smollm2_file)
 if [ -n "$model" ]; then

@@ -112,6 +112,28 @@ impl Engine {
         self.forward = forward;
     }
 
+    /// Shares the CPU's products with `helpers` ([`crate::llama::team`]); false on
+    /// WebGPU, which keeps them on the device.
+    pub fn share_with(&mut self, helpers: Box<dyn crate::llama::team::Helpers>) -> bool {
+        match &mut self.forward {
+            Forward::Cpu(session) => {
+                session.share_with(helpers);
+                true
+            }
+            #[cfg(all(target_arch = "wasm32", feature = "gpu"))]
+            Forward::Gpu(_) => false,
+        }
+    }
+
+    /// How many threads the forward pass runs on (1 on WebGPU).
+    pub fn threads(&self) -> usize {
+        match &self.forward {
+            Forward::Cpu(session) => session.threads(),
+            #[cfg(all(target_arch = "wasm32", feature = "gpu"))]
+            Forward::Gpu(_) => 1,
+        }
+    }
+
     /// Where the forward pass runs.
     pub fn backend(&self) -> Backend {
         self.forward.backend()

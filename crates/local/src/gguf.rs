@@ -62,6 +62,8 @@ pub struct Tensor<'a> {
     pub dims: &'a [u64],
     pub kind: TensorKind,
     pub data: &'a [u8],
+    /// Where `data` begins in the file: what a helper thread copies its rows from.
+    pub offset: usize,
 }
 
 struct TensorInfo {
@@ -323,6 +325,7 @@ impl Gguf {
             dims: &t.dims,
             kind: t.kind,
             data: self.bytes.get(t.start..t.start.checked_add(t.len)?)?,
+            offset: t.start,
         })
     }
 }

@@ -28,6 +28,7 @@ pub mod arch;
 mod gpu_session;
 pub mod ops;
 mod session;
+pub mod team;
 
 pub use arch::{Arch, SUPPORTED_ARCHITECTURES};
 #[cfg(all(target_arch = "wasm32", feature = "gpu"))]
@@ -102,6 +103,9 @@ pub enum ModelError {
     },
     EmptyPrompt,
     Shape(quant::ShapeError),
+    /// A helper thread failed or stopped answering ([`team`]): the session goes on
+    /// in its own thread.
+    Helpers(String),
 }
 
 impl fmt::Display for ModelError {
@@ -135,6 +139,7 @@ impl fmt::Display for ModelError {
             }
             ModelError::EmptyPrompt => write!(f, "the prompt is empty"),
             ModelError::Shape(e) => write!(f, "{e}"),
+            ModelError::Helpers(why) => write!(f, "a helper thread failed: {why}"),
         }
     }
 }

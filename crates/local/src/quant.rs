@@ -211,6 +211,10 @@ pub fn matmul(
             out.len()
         )));
     }
+    if rows == 0 || n == 0 {
+        // Nothing to write (a helper's empty share of a narrow matrix).
+        return Ok(());
+    }
     match kind {
         TensorKind::F32 => matmul_float(weights, rows, cols, x, out, |row, buf| {
             for (o, b) in buf.iter_mut().zip(row.chunks_exact(4)) {

@@ -6,6 +6,8 @@
 //! installs it, so a green run means they ran.
 #![allow(dead_code)] // each helper is used by some of the modules' tests
 
+use crate::llama::Model;
+use crate::llama::team::{Helpers, Shard, Sizes};
 use std::path::{Path, PathBuf};
 
 /// How to install what the real-model tests need, said by every failure to find it.
@@ -151,5 +153,73 @@ impl Rng {
     /// Uniform in [-1, 1).
     pub fn float(&mut self) -> f32 {
         (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+}
+
+/// Helper threads run one after another on this thread, each from its [`Model::places`](crate::llama::Model::places)
+/// copied out of the file, as the worker's script copies them; checking every post
+/// fits the [`Model::team_sizes`](crate::llama::Model::team_sizes) the worker sizes its buffers by.
+pub struct Inline {
+    shards: Vec<Shard>,
+    sizes: Sizes,
+    posted: Option<(u32, Vec<f32>)>,
+    /// Fails the collect of this post (counted from 0).
+    pub fail_at: Option<usize>,
+    posts: usize,
+}
+
+impl Inline {
+    pub fn new(model: &Model, file: &[u8], parts: usize) -> Inline {
+        let shards = (1..parts)
+            .map(|part| {
+                let mut shard = Shard::new();
+                for p in model.places(part, parts) {
+                    let bytes = file[p.start..p.end].to_vec();
+                    shard.add(p.job, p.kind, p.rows, p.cols, bytes).unwrap();
+                }
+                shard
+            })
+            .collect();
+        Inline {
+            shards,
+            sizes: model.team_sizes(parts, 64),
+            posted: None,
+            fail_at: None,
+            posts: 0,
+        }
+    }
+}
+
+impl Helpers for Inline {
+    fn count(&self) -> usize {
+        self.shards.len()
+    }
+
+    fn post(&mut self, job: u32, x: &[f32]) {
+        assert!(
+            x.len() <= self.sizes.input,
+            "{} > {:?}",
+            x.len(),
+            self.sizes
+        );
+        self.posted = Some((job, x.to_vec()));
+    }
+
+    fn collect(&mut self, out: &mut [f32]) -> Result<(), String> {
+        let (job, x) = self.posted.take().ok_or("nothing posted")?;
+        self.posts += 1;
+        if self.fail_at == Some(self.posts - 1) {
+            return Err("stopped answering".into());
+        }
+        let mut at = 0;
+        for shard in &self.shards {
+            let wrote = shard
+                .run(job, &x, &mut out[at..])
+                .map_err(|e| e.to_string())?;
+            assert!(wrote <= self.sizes.output, "{wrote} > {:?}", self.sizes);
+            at += wrote;
+        }
+        assert_eq!(at, out.len(), "job {job}");
+        Ok(())
     }
 }

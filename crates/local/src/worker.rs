@@ -10,7 +10,8 @@ use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 use crate::generate::backend::{self, Chosen, Family, Preference, Probe};
-use crate::generate::{Engine, Generation};
+use crate::generate::{Engine, Generation, PREFILL_CHUNK};
+use crate::llama::team::{Helpers, Place, Shard, Sizes};
 
 /// One loaded model and the request it is answering.
 #[wasm_bindgen]
@@ -111,11 +112,142 @@ impl Worker {
         Ok(serde_json::to_string(&events).unwrap_or_else(|_| "[]".into()))
     }
 
+    /// What helper `part` (of `parts`, from 1) holds (`llama::team`): its share of
+    /// each matrix as six numbers, `job, kind, rows, cols, start, end`, the last two a
+    /// byte range of the file this worker loaded.
+    pub fn team_places(&self, part: u32, parts: u32) -> Vec<u32> {
+        let state = self.state.borrow();
+        let Some(model) = state.as_ref().map(|s| s.engine.model()) else {
+            return Vec::new();
+        };
+        let size = |n: u32| usize::try_from(n).unwrap_or(1);
+        let word = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let places = model.places(size(part), size(parts).max(1));
+        places
+            .iter()
+            .flat_map(|p| {
+                let Place { job, kind, .. } = *p;
+                [
+                    job,
+                    kind,
+                    word(p.rows),
+                    word(p.cols),
+                    word(p.start),
+                    word(p.end),
+                ]
+            })
+            .collect()
+    }
+
+    /// The floats the helpers' shared buffers hold, `[input, output]`, when the rows
+    /// are shared `parts` ways.
+    pub fn team_sizes(&self, parts: u32) -> Vec<u32> {
+        let state = self.state.borrow();
+        let Some(model) = state.as_ref().map(|s| s.engine.model()) else {
+            return vec![0, 0];
+        };
+        let parts = usize::try_from(parts).unwrap_or(1).max(1);
+        let Sizes { input, output } = model.team_sizes(parts, PREFILL_CHUNK);
+        [input, output]
+            .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+            .to_vec()
+    }
+
+    /// Shares the products with `helpers` threads from now on, which the script has
+    /// started on [`Worker::team_places`] and reaches through
+    /// `globalThis.familiarTeam`. False on WebGPU, which needs none.
+    pub fn share_with(&self, helpers: u32) -> bool {
+        let mut state = self.state.borrow_mut();
+        let Some(state) = state.as_mut() else {
+            return false;
+        };
+        let count = usize::try_from(helpers).unwrap_or(0);
+        count > 0 && state.engine.share_with(Box::new(Threads { count }))
+    }
+
+    /// How many threads the forward pass runs on (fewer than shared with once a
+    /// helper failed).
+    pub fn threads(&self) -> u32 {
+        let state = self.state.borrow();
+        let threads = state.as_ref().map_or(1, |s| s.engine.threads());
+        u32::try_from(threads).unwrap_or(1)
+    }
+
     /// Stops the current request; the cache keeps what was read, for the next.
     pub fn abort(&self) {
         if let Some(state) = self.state.borrow_mut().as_mut() {
             state.current = None;
         }
+    }
+}
+
+/// A helper thread's share of the model's rows (`llama::team`), in another worker.
+#[wasm_bindgen]
+#[derive(Default)]
+pub struct Helper {
+    shard: Shard,
+}
+
+#[wasm_bindgen]
+impl Helper {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Helper {
+        Helper::default()
+    }
+
+    /// One matrix's share: `rows` of `cols` in ggml type `kind`, for `job`.
+    pub fn add(
+        &mut self,
+        job: u32,
+        kind: u32,
+        rows: u32,
+        cols: u32,
+        bytes: Vec<u8>,
+    ) -> Result<(), JsError> {
+        let size = |n: u32| usize::try_from(n).unwrap_or(usize::MAX);
+        self.shard
+            .add(job, kind, size(rows), size(cols), bytes)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// This share of `job`'s products of `x`, one matrix's after another's.
+    pub fn run(&self, job: u32, x: &[f32]) -> Result<Vec<f32>, JsError> {
+        let mut out = vec![0f32; self.shard.output_len(job, x.len())];
+        self.shard
+            .run(job, x, &mut out)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(out)
+    }
+}
+
+/// The helpers as the worker's script reaches them: `globalThis.familiarTeam`, which
+/// posts a job into shared memory and waits under `Atomics` (js/local-team.js).
+struct Threads {
+    count: usize,
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = familiarTeam, js_name = post)]
+    fn team_post(job: u32, x: &[f32]);
+    #[wasm_bindgen(js_namespace = familiarTeam, js_name = collect, catch)]
+    fn team_collect(out: &mut [f32]) -> Result<(), JsValue>;
+}
+
+impl Helpers for Threads {
+    fn count(&self) -> usize {
+        self.count
+    }
+
+    fn post(&mut self, job: u32, x: &[f32]) {
+        team_post(job, x);
+    }
+
+    fn collect(&mut self, out: &mut [f32]) -> Result<(), String> {
+        team_collect(out).map_err(|e| {
+            e.dyn_ref::<js_sys::Error>()
+                .map_or_else(|| format!("{e:?}"), |e| String::from(e.message()))
+        })
     }
 }
 

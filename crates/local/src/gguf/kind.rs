@@ -23,7 +23,24 @@ pub enum TensorKind {
 }
 
 impl TensorKind {
-    pub(super) fn from_id(id: u32) -> Result<TensorKind, GgufError> {
+    /// ggml's type id.
+    pub fn id(self) -> u32 {
+        match self {
+            TensorKind::F32 => 0,
+            TensorKind::F16 => 1,
+            TensorKind::Q4_0 => 2,
+            TensorKind::Q4_1 => 3,
+            TensorKind::Q5_0 => 6,
+            TensorKind::Q5_1 => 7,
+            TensorKind::Q8_0 => 8,
+            TensorKind::Q4_K => 12,
+            TensorKind::Q5_K => 13,
+            TensorKind::Q6_K => 14,
+        }
+    }
+
+    /// The format of ggml's type `id`; an error for one this crate does not compute with.
+    pub fn from_id(id: u32) -> Result<TensorKind, GgufError> {
         Ok(match id {
             0 => TensorKind::F32,
             1 => TensorKind::F16,

@@ -23,23 +23,6 @@ impl Value {
     }
 }
 
-impl TensorKind {
-    fn id(self) -> u32 {
-        match self {
-            TensorKind::F32 => 0,
-            TensorKind::F16 => 1,
-            TensorKind::Q4_0 => 2,
-            TensorKind::Q4_1 => 3,
-            TensorKind::Q5_0 => 6,
-            TensorKind::Q5_1 => 7,
-            TensorKind::Q8_0 => 8,
-            TensorKind::Q4_K => 12,
-            TensorKind::Q5_K => 13,
-            TensorKind::Q6_K => 14,
-        }
-    }
-}
-
 /// Writes a GGUF v3 file: the tests' tiny models and fixtures. Tensors are aligned to
 /// `general.alignment` when the metadata gives a power of two, else to 32. Tensor
 /// data is written as given; its length should match `dims` and `kind`.

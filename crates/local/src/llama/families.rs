@@ -16,6 +16,7 @@
 
 use super::*;
 use crate::template::{ChatTemplate, Turn};
+use crate::testing::Inline;
 use crate::tokenizer::Tokenizer;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -141,7 +142,8 @@ fn every_architecture_and_quant_gives_llama_cpps_logits_on_random_weights() {
         for (kind, count) in m["types"].as_object().unwrap() {
             *types_seen.entry(kind.clone()).or_insert(0) += count.as_u64().unwrap();
         }
-        let g = Gguf::parse(std::fs::read(m["file"].as_str().unwrap()).unwrap()).unwrap();
+        let bytes = std::fs::read(m["file"].as_str().unwrap()).unwrap();
+        let g = Gguf::parse(bytes.clone()).unwrap();
         dequantizes_as_gguf_py_does(&g, &m["dequantized"], &format!("{arch} {quant}"));
         let tool = tool_turn(&g);
         // The file's tokenizer and template give llama.cpp's ids for a chat prompt
@@ -165,8 +167,12 @@ fn every_architecture_and_quant_gives_llama_cpps_logits_on_random_weights() {
             .iter()
             .map(|t| t.as_u64().unwrap() as u32)
             .collect();
-        let mut session = Session::new(model);
+        let mut session = Session::new(model.clone());
         let mut ours = session.prefill(&prompt, 64).unwrap().unwrap();
+        // The same pass with its rows shared three ways: the same bits.
+        let mut shared = Session::new(model.clone());
+        shared.share_with(Box::new(Inline::new(&model, &bytes, 3)));
+        let mut split = shared.prefill(&prompt, 64).unwrap().unwrap();
         let (mut worst, mut same_argmax, mut steps) = (0f32, 0, 0);
         for step in m["steps"].as_array().unwrap() {
             let theirs = floats(&step["logits"]);
@@ -174,9 +180,10 @@ fn every_architecture_and_quant_gives_llama_cpps_logits_on_random_weights() {
             worst = worst.max(relative_error(&ours, &theirs));
             steps += 1;
             same_argmax += usize::from(argmax(&ours) == argmax(&theirs));
-            ours = session
-                .step(step["token"].as_u64().unwrap() as u32)
-                .unwrap();
+            assert!(split == ours, "{arch} {quant}: shared three ways");
+            let token = step["token"].as_u64().unwrap() as u32;
+            ours = session.step(token).unwrap();
+            split = shared.step(token).unwrap();
         }
         table.push(format!(
             "{arch:7} {quant:7} worst {worst:.4} (tolerance {}), argmax {same_argmax}/{steps}",

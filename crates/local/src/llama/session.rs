@@ -6,7 +6,8 @@
 //! and reads only the rest, in chunks so an abort is seen between them.
 
 use super::ops::{self, Attention, Scoring, add_bias, rms_norm, rope, rope_table_with};
-use super::{Layer, Model, ModelError};
+use super::team::{Helpers, Job, Team};
+use super::{Layer, Model, ModelError, Weight};
 use crate::quant;
 use std::sync::Arc;
 
@@ -19,6 +20,8 @@ pub struct Session {
     keys: Vec<Vec<f32>>,
     values: Vec<Vec<f32>>,
     scratch: Scratch,
+    /// The threads the products are shared with, if any.
+    team: Option<Team>,
 }
 
 /// Buffers the forward pass reuses between calls.
@@ -48,7 +51,19 @@ impl Session {
             keys: vec![Vec::new(); layers],
             values: vec![Vec::new(); layers],
             scratch: Scratch::default(),
+            team: None,
         }
+    }
+
+    /// Shares every product's rows with `helpers` from now on, each of which holds
+    /// the [`Model::places`] of its part.
+    pub fn share_with(&mut self, helpers: Box<dyn Helpers>) {
+        self.team = Some(Team::new(helpers));
+    }
+
+    /// How many threads the products run on.
+    pub fn threads(&self) -> usize {
+        self.team.as_ref().map_or(1, Team::parts)
     }
 
     pub fn model(&self) -> &Model {
@@ -132,7 +147,14 @@ impl Session {
                 vocab: config.vocab,
             });
         }
-        let result = self.run(batch, logits);
+        let mut result = self.run(batch, logits);
+        if matches!(result, Err(ModelError::Helpers(_))) {
+            // A helper that fails is let go, and the batch read again on this thread
+            // alone: slower, never lost.
+            self.team = None;
+            self.truncate(start);
+            result = self.run(batch, logits);
+        }
         if result.is_err() {
             self.truncate(start);
         } else {
@@ -165,14 +187,20 @@ impl Session {
         if let Some(g) = &model.gemma {
             rope_table_with(g.local_rope, dims, None, start, n, &mut s.local_rope);
         }
+        let team = &mut self.team;
         for (i, layer) in model.layers.iter().enumerate() {
             let (keys, values) = match (self.keys.get_mut(i), self.values.get_mut(i)) {
                 (Some(k), Some(v)) => (k, v),
                 _ => return Err(ModelError::BadConfig(format!("no cache for layer {i}"))),
             };
             let local = model.gemma.as_ref().is_some_and(|g| g.is_local(i));
-            attention(&model, layer, local, s, keys, values)?;
-            feed_forward(&model, layer, s)?;
+            let block = Block {
+                model: &model,
+                layer,
+                i,
+            };
+            attention(block, team, local, s, keys, values)?;
+            feed_forward(block, team, s)?;
         }
         if !logits {
             return Ok(None);
@@ -180,7 +208,14 @@ impl Session {
         let last = s.x.get((n - 1) * dim..n * dim).unwrap_or(&[]);
         rms_norm(last, &model.output_norm, config.rms_eps, &mut s.normed);
         let mut out = Vec::new();
-        model.matmul(&model.output, &s.normed, &mut out)?;
+        let head = Job::Head.id(config.layers);
+        multiply(
+            &model,
+            team,
+            head,
+            &s.normed,
+            &mut [(&model.output, &mut out)],
+        )?;
         if let Some(cap) = model.gemma.as_ref().and_then(|g| g.final_softcap) {
             ops::softcap(&mut out, cap);
         }
@@ -192,8 +227,8 @@ impl Session {
 /// with the family's biases after the projections and its QK-norm before RoPE; Gemma's
 /// scaled queries, soft-capped scores, sliding window (`local` layers) and norm after.
 fn attention(
-    model: &Model,
-    layer: &Layer,
+    Block { model, layer, i }: Block,
+    team: &mut Option<Team>,
     local: bool,
     s: &mut Scratch,
     keys: &mut Vec<f32>,
@@ -208,9 +243,12 @@ fn attention(
     );
     let n = s.x.len() / dim;
     rms_norm(&s.x, &layer.attn_norm, config.rms_eps, &mut s.normed);
-    model.matmul(&layer.q, &s.normed, &mut s.q)?;
-    model.matmul(&layer.k, &s.normed, &mut s.k)?;
-    model.matmul(&layer.v, &s.normed, &mut s.v)?;
+    let qkv = &mut [
+        (&layer.q, &mut s.q),
+        (&layer.k, &mut s.k),
+        (&layer.v, &mut s.v),
+    ];
+    multiply(model, team, Job::Qkv(i).id(config.layers), &s.normed, qkv)?;
     add_bias(&mut s.q, layer.q_bias.as_deref());
     add_bias(&mut s.k, layer.k_bias.as_deref());
     add_bias(&mut s.v, layer.v_bias.as_deref());
@@ -263,7 +301,8 @@ fn attention(
         &mut s.scores,
         &mut s.attended,
     );
-    model.matmul(&layer.o, &s.attended, &mut s.out)?;
+    let out = Job::Out(i).id(config.layers);
+    multiply(model, team, out, &s.attended, &mut [(&layer.o, &mut s.out)])?;
     add_normed(
         &mut s.x,
         &s.out,
@@ -272,6 +311,33 @@ fn attention(
         &mut s.normed,
     );
     Ok(())
+}
+
+/// One block of a model: what its steps read.
+#[derive(Clone, Copy)]
+struct Block<'a> {
+    model: &'a Model,
+    layer: &'a Layer,
+    i: usize,
+}
+
+/// `out = W·x` for each `(W, out)` of `products` (one [`Job`]'s), shared with the
+/// team's helpers when there is a team. Called, not inlined, at each of the pass's
+/// products: the worker's wasm would carry it five times.
+#[inline(never)]
+fn multiply(
+    model: &Model,
+    team: &mut Option<Team>,
+    job: u32,
+    x: &[f32],
+    products: &mut [(&Weight, &mut Vec<f32>)],
+) -> Result<(), ModelError> {
+    match team {
+        Some(team) => team.multiply(model, job, x, products),
+        None => products
+            .iter_mut()
+            .try_for_each(|(w, out)| model.matmul(w, x, out)),
+    }
 }
 
 /// The residual add, `x += o`, or `x += norm(o)` where the family norms it (Gemma).
@@ -297,15 +363,21 @@ fn grow(cache: &mut Vec<f32>, extra: usize, full: usize) {
 
 /// `x += W_down · (silu(W_gate · norm(x)) ⊙ W_up · norm(x))`; Gemma's with GELU, and
 /// normed before it is added.
-fn feed_forward(model: &Model, layer: &Layer, s: &mut Scratch) -> Result<(), ModelError> {
+fn feed_forward(
+    Block { model, layer, i }: Block,
+    team: &mut Option<Team>,
+    s: &mut Scratch,
+) -> Result<(), ModelError> {
+    let layers = model.config.layers;
     rms_norm(&s.x, &layer.ffn_norm, model.config.rms_eps, &mut s.normed);
-    model.matmul(&layer.gate, &s.normed, &mut s.gate)?;
-    model.matmul(&layer.up, &s.normed, &mut s.up)?;
+    let gate_up = &mut [(&layer.gate, &mut s.gate), (&layer.up, &mut s.up)];
+    multiply(model, team, Job::GateUp(i).id(layers), &s.normed, gate_up)?;
     match model.gemma {
         Some(_) => ops::gelu_gate(&mut s.gate, &s.up),
         None => ops::silu_gate(&mut s.gate, &s.up),
     }
-    model.matmul(&layer.down, &s.gate, &mut s.out)?;
+    let down = Job::Down(i).id(layers);
+    multiply(model, team, down, &s.gate, &mut [(&layer.down, &mut s.out)])?;
     add_normed(
         &mut s.x,
         &s.out,

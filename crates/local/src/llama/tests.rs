@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 const VOCAB: usize = 300;
 const DIM: usize = 64;
-const LAYERS: usize = 2;
+pub(super) const LAYERS: usize = 2;
 const HEADS: usize = 4;
 const KV_HEADS: usize = 2;
 const FFN: usize = 128;
@@ -14,7 +14,7 @@ const CONTEXT: usize = 160;
 const KV: usize = DIM / HEADS * KV_HEADS;
 
 /// (name, dims in ggml order, values).
-fn tiny_tensors(seed: u64) -> Vec<(String, Vec<u64>, Vec<f32>)> {
+pub(super) fn tiny_tensors(seed: u64) -> Vec<(String, Vec<u64>, Vec<f32>)> {
     let mut rng = Rng(seed);
     let mut t = Vec::new();
     let mut add = |name: String, dims: Vec<u64>, scale: f32, base: f32| {
@@ -84,7 +84,7 @@ fn tiny_metadata(arch: &str) -> Vec<(&'static str, Value)> {
 }
 
 /// A tiny random model's file: matrices in `kind`, norms in F32, the head tied.
-fn tiny_file(kind: TensorKind) -> Vec<u8> {
+pub(super) fn tiny_file(kind: TensorKind) -> Vec<u8> {
     let tensors = tiny_tensors(42);
     let encoded: Vec<(String, Vec<u64>, TensorKind, Vec<u8>)> = tensors
         .into_iter()
@@ -219,7 +219,7 @@ fn reference_logits(model: &Model, tokens: &[u32]) -> Vec<f32> {
     mul(&w("token_embd.weight"), &last)
 }
 
-fn argmax(x: &[f32]) -> u32 {
+pub(super) fn argmax(x: &[f32]) -> u32 {
     let mut best = 0;
     for (i, v) in x.iter().enumerate() {
         if *v > x[best] {
@@ -229,7 +229,7 @@ fn argmax(x: &[f32]) -> u32 {
     best as u32
 }
 
-fn prompt(seed: u64, len: usize) -> Vec<u32> {
+pub(super) fn prompt(seed: u64, len: usize) -> Vec<u32> {
     let mut rng = Rng(seed);
     (0..len)
         .map(|_| (rng.next_u64() % VOCAB as u64) as u32)
@@ -435,7 +435,11 @@ fn unknown_architectures_missing_tensors_and_wrong_shapes_do_not_load() {
 
 /// A file of `tensors` (F32) as `arch`: the tiny model's metadata under that prefix,
 /// with `extra` keys.
-fn file_as(arch: &str, extra: &[(&str, Value)], tensors: &[(String, Vec<u64>, Vec<f32>)]) -> Gguf {
+pub(super) fn file_as(
+    arch: &str,
+    extra: &[(&str, Value)],
+    tensors: &[(String, Vec<u64>, Vec<f32>)],
+) -> Gguf {
     let mut meta: Vec<(String, Value)> = tiny_metadata(arch)
         .into_iter()
         .map(|(k, v)| (k.replacen("llama.", &format!("{arch}."), 1), v))
@@ -456,7 +460,7 @@ fn file_as(arch: &str, extra: &[(&str, Value)], tensors: &[(String, Vec<u64>, Ve
 
 /// The tiny tensors with each block's `parts` joined, in that order, into `into`
 /// (their rows one after another, as Phi-3's converter writes them).
-fn fused(
+pub(super) fn fused(
     tensors: Vec<(String, Vec<u64>, Vec<f32>)>,
     parts: &[&str],
     into: &str,
