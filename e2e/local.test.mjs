@@ -182,6 +182,8 @@ test('a host page runs its own agent on the local model through createAgent, and
   // Auto, in a browser without a WebGPU adapter: the CPU, and why.
   assert.equal(said.backend, 'cpu', JSON.stringify(said));
   assert.ok(said.note?.length > 0 && !('adapter' in said), JSON.stringify(said));
+  // Not cross-origin isolated: one thread.
+  assert.equal(said.threads, 1, JSON.stringify(said));
 
   // A file that is not there: the load fails, says so, and the turn fails with it.
   const missing = await page.evaluate(async () => {

@@ -43,8 +43,25 @@ const page = `<!doctype html>
 </body>
 </html>`;
 
+// A host page's own agent on the local model, through createAgent, on 2 threads.
+const host = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Local host</title><link rel="icon" href="data:,"></head>
+<body>
+  <script type="module">
+    import init, { createAgent } from '/familiar-demo.js';
+    await init({ module_or_path: '/familiar-demo_bg.wasm' });
+    window.progress = [];
+    window.hermit = (url, threads) => createAgent({
+      name: 'hermit', persist: false, instructions: 'You are a hermit. Answer in one short sentence.',
+      model: { local: { url, threads, backend: 'cpu', onProgress: (p) => window.progress.push(p) } },
+    });
+  </script>
+</body>
+</html>`;
+
 const isolation = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
-const env = useDist({ pages: { '/threads.html': page }, headers: isolation });
+const env = useDist({ pages: { '/threads.html': page, '/threads-host.html': host }, headers: isolation });
 
 test('on an isolated page the model runs on several threads and answers token for token as on one', { skip, timeout: 3 * SLOW }, async (t) => {
   const context = await env.browser.newContext();
@@ -78,5 +95,30 @@ test('on an isolated page the model runs on several threads and answers token fo
   const auto = await tab.evaluate(([u, r]) => window.answer(u, 'auto', r), [url, { ...request, max_tokens: 4 }]);
   assert.equal(auto.threads, Math.min(cores, 64));
   t.diagnostic(`${answers[1].usage.completion_tokens} tokens the same on 1, 2 and 3 threads: ${JSON.stringify(answers[1].text.slice(0, 60))}…`);
+  assert.deepEqual(problems, []);
+});
+
+test('a host page asks createAgent for 2 threads, is told it runs on them, and gets its answer', { skip, timeout: 3 * SLOW }, async (t) => {
+  const context = await env.browser.newContext();
+  t.after(() => context.close());
+  const tab = await context.newPage();
+  const problems = await watch(tab, env);
+  await tab.goto(`${env.server.url}threads-host.html`);
+  await tab.waitForFunction(() => typeof window.hermit === 'function');
+  const outcome = await tab.evaluate(async (url) => (await window.hermit(url, 2)).send('Say hello.'), `/models/${weights}`);
+  assert.equal(outcome.type, 'answered', JSON.stringify(outcome));
+  const said = (await tab.evaluate(() => window.progress)).find((p) => p.ready === true);
+  assert.equal(said?.threads, 2, JSON.stringify(said));
+  assert.equal(said.backend, 'cpu');
+  // Out of range: refused by name before any worker starts.
+  const refused = await tab.evaluate(async (url) => {
+    try {
+      await window.hermit(url, 0);
+      return 'created';
+    } catch (error) {
+      return String(error?.message ?? error);
+    }
+  }, `/models/${weights}`);
+  assert.match(refused, /config\.model\.local\.threads/);
   assert.deepEqual(problems, []);
 });

@@ -207,8 +207,8 @@ async function load({ url, file, context, sha256, backend, simd: asked, threads:
   const info = JSON.parse(engine.info());
   // On the CPU, the other cores help where the page lets workers share memory.
   const team = info.backend === 'cpu' ? await startTeam({ engine, bytes, threads: threadsFor(askedThreads), simd }) : { threads: 1 };
-  const { adapter } = info;
-  const note = [info.note, team.note].filter(Boolean).join('; ');
+  const { adapter, note } = info;
+  if (team.note) console.warn(`familiar: the local model runs on ${team.note}`);
   postMessage({ type: 'loaded', info, cached, backend: info.backend, simd, threads: team.threads, ...(adapter ? { adapter } : {}), ...(note ? { note } : {}) });
 }
 

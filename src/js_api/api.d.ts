@@ -156,9 +156,13 @@ export interface LocalModelConfig {
      * an adapter and the model's family runs there, else the CPU (saying why in
      * `note`); `"webgpu"` fails to load where there is none; `"cpu"` never asks. */
     backend?: 'auto' | 'webgpu' | 'cpu';
+    /** Threads on the CPU, 1 to 64: by default every core the browser reports. More
+     * than one needs a cross-origin-isolated page (COOP and COEP headers); elsewhere
+     * the model runs on one. A game that keeps a core for its frames asks for fewer. */
+    threads?: number;
     /** Told how loading goes: `{loaded, total, cached}`, then `{ready, cached, contextTokens,
-     * backend, adapter?, note?}` or `{error}`. */
-    onProgress?: (status: { loaded?: number; total?: number; cached?: boolean; ready?: boolean; contextTokens?: number; backend?: 'webgpu' | 'cpu'; adapter?: string; note?: string; error?: string }) => void;
+     * backend, threads, adapter?, note?}` or `{error}`. */
+    onProgress?: (status: { loaded?: number; total?: number; cached?: boolean; ready?: boolean; contextTokens?: number; backend?: 'webgpu' | 'cpu'; threads?: number; adapter?: string; note?: string; error?: string }) => void;
   };
 }
 

@@ -109,6 +109,7 @@ pub fn local_progress(config: &JsValue) -> Option<super::build::LocalProgress> {
                 cached,
                 context,
                 backend,
+                threads,
                 adapter,
                 note,
             } => {
@@ -117,6 +118,7 @@ pub fn local_progress(config: &JsValue) -> Option<super::build::LocalProgress> {
                 ready.insert("cached".into(), (*cached).into());
                 ready.insert("contextTokens".into(), (*context).into());
                 ready.insert("backend".into(), backend.word().into());
+                ready.insert("threads".into(), (*threads).into());
                 for (key, value) in [("adapter", adapter), ("note", note)] {
                     if let Some(value) = value {
                         ready.insert(key.into(), value.as_str().into());

@@ -43,6 +43,12 @@ pub struct LocalSettings {
     /// one of them forced.
     #[serde(default, skip_serializing_if = "LocalBackend::is_auto")]
     pub backend: LocalBackend,
+    /// How many threads the CPU runs on: every core the browser reports when unset.
+    /// More than one needs a cross-origin-isolated page; a game that keeps a core
+    /// for its frames asks for fewer. Only `createAgent` sets it (the demo's Settings
+    /// take every core), so the saved settings leave it out.
+    #[serde(skip)]
+    pub threads: Option<u32>,
 }
 
 /// Where the local model runs, as the settings ask (`backend: "auto" | "webgpu" |
@@ -109,6 +115,7 @@ impl LocalSettings {
             worker: None,
             sha256: None,
             backend: LocalBackend::Auto,
+            threads: None,
         }
     }
 

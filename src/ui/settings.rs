@@ -89,10 +89,16 @@ fn follow(
             LoadStatus::Ready {
                 cached,
                 backend,
+                threads,
                 adapter,
                 note,
                 ..
-            } => ready_words(*cached, *backend, adapter.as_deref(), note.as_deref()),
+            } => ready_words(
+                *cached,
+                (*backend, *threads),
+                adapter.as_deref(),
+                note.as_deref(),
+            ),
             LoadStatus::Failed(error) => format!("The local model could not load: {error}"),
             LoadStatus::Cancelled => {
                 "Loading stopped. Save again, or ask the agent, to start it over.".to_owned()
@@ -102,17 +108,19 @@ fn follow(
     });
 }
 
-/// The ready model's status: where it runs (the GPU's name on WebGPU), whether the
-/// weights came from the cache, and why auto left WebGPU aside.
+/// The ready model's status: where it runs (the GPU's name on WebGPU, the threads
+/// on the CPU when more than one), whether the weights came from the cache, and why
+/// auto left WebGPU aside.
 fn ready_words(
     cached: bool,
-    backend: LocalBackend,
+    (backend, threads): (LocalBackend, u64),
     adapter: Option<&str>,
     note: Option<&str>,
 ) -> String {
     let on = match (backend, adapter) {
         (LocalBackend::WebGpu, Some(adapter)) => format!("on WebGPU ({adapter})"),
         (LocalBackend::WebGpu, None) => "on WebGPU".into(),
+        _ if threads > 1 => format!("on the CPU, {threads} threads"),
         _ => "on the CPU".into(),
     };
     let from = if cached {

@@ -35,12 +35,14 @@ pub enum LoadStatus {
         cached: bool,
     },
     /// Loaded; `cached` when nothing was downloaded. `backend` is where the model
-    /// runs (WebGPU or the CPU, never auto), `adapter` the GPU's name on WebGPU, and
-    /// `note` why auto runs on the CPU.
+    /// runs (WebGPU or the CPU, never auto), on `threads` threads (the CPU's cores
+    /// where the page is cross-origin isolated, else 1), `adapter` the GPU's name on
+    /// WebGPU, and `note` why auto runs on the CPU.
     Ready {
         cached: bool,
         context: u64,
         backend: LocalBackend,
+        threads: u64,
         adapter: Option<String>,
         note: Option<String>,
     },
@@ -107,14 +109,15 @@ pub fn running(settings: &LocalSettings) -> Option<BrowserWorker> {
     WORKERS.with(|w| w.borrow().get(&key(settings)).cloned())
 }
 
-/// One worker per weights, window, hash and backend.
+/// One worker per weights, window, hash, backend and threads.
 fn key(settings: &LocalSettings) -> String {
     format!(
-        "{}#{}#{}#{}",
+        "{}#{}#{}#{}#{}",
         settings.url,
         settings.context(),
         settings.sha256.as_deref().unwrap_or_default(),
-        settings.backend.word()
+        settings.backend.word(),
+        settings.threads.unwrap_or(0)
     )
 }
 
@@ -185,6 +188,9 @@ impl BrowserWorker {
         set(&load, "url", &page_address(&settings.url).into());
         set(&load, "context", &settings.context().into());
         set(&load, "backend", &settings.backend.word().into());
+        if let Some(threads) = settings.threads {
+            set(&load, "threads", &threads.into());
+        }
         if let Some(hash) = &settings.sha256 {
             set(&load, "sha256", &hash.into());
         }
@@ -256,6 +262,7 @@ impl Inner {
                     backend: text("backend")
                         .and_then(|b| LocalBackend::from_word(&b))
                         .unwrap_or(LocalBackend::Cpu),
+                    threads: number("threads").max(1),
                     adapter: text("adapter"),
                     note: text("note"),
                 })

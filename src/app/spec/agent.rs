@@ -469,6 +469,32 @@ mod tests {
     }
 
     #[test]
+    fn a_local_models_threads_are_every_core_unless_named_and_out_of_range_refused() {
+        let config = |local: Value| AgentSpec::from_value(&json!({ "model": { "local": local } }));
+        let threads = |local: Value| match config(local).map(|s| s.model) {
+            Ok(ModelSpec::Local(local)) => Some(local.threads),
+            _ => None,
+        };
+        assert_eq!(threads(json!({"url": "/m.gguf"})), Some(None));
+        assert_eq!(
+            threads(json!({"url": "/m.gguf", "threads": 3})),
+            Some(Some(3))
+        );
+        for wrong in [json!(0), json!(65), json!(2.5), json!("all")] {
+            let problems = config(json!({"url": "/m.gguf", "threads": wrong}))
+                .err()
+                .unwrap_or_default();
+            assert!(
+                problems.iter().any(|p| {
+                    let p = p.to_string();
+                    p.contains("config.model.local.threads") && p.contains("from 1 to 64")
+                }),
+                "{wrong}: {problems:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_composition_is_read_with_its_agents_commands_and_goal_guess() {
         let spec = AgentSpec::from_value(&json!({
             "name": "guide",

@@ -108,7 +108,7 @@ pub(super) fn read_model_at(
 }
 
 /// `model: {local: "…gguf"}` or `model: {local: {url, contextTokens, worker, sha256,
-/// backend}}`.
+/// backend, threads}}`.
 fn read_local(value: &Value, problems: &mut Vec<Problem>) -> Option<ModelSpec> {
     let mut settings = match value.as_str() {
         Some(url) => LocalSettings::new(url),
@@ -119,6 +119,7 @@ fn read_local(value: &Value, problems: &mut Vec<Problem>) -> Option<ModelSpec> {
                 "worker",
                 "sha256",
                 "backend",
+                "threads",
                 "onProgress",
             ];
             let mut f = Fields::new(value, "config.model.local", problems, &known)?;
@@ -127,6 +128,9 @@ fn read_local(value: &Value, problems: &mut Vec<Problem>) -> Option<ModelSpec> {
                 .number("contextTokens", 256..=131_072)
                 .and_then(|n| u32::try_from(n).ok());
             settings.worker = f.string("worker");
+            settings.threads = f
+                .number("threads", 1..=64)
+                .and_then(|n| u32::try_from(n).ok());
             settings.sha256 = f.string("sha256").map(|h| h.trim().to_ascii_lowercase());
             if let Some(word) = f.string("backend") {
                 match LocalBackend::from_word(word.trim()) {
