@@ -110,8 +110,9 @@ export async function startTeam({ engine, bytes, threads, simd }) {
     for (const w of workers) w.terminate();
     workers.length = 0;
   };
+  let late;
   try {
-    await Promise.all(shares.map((_, h) => new Promise((ready, failed) => {
+    const starting = Promise.all(shares.map((_, h) => new Promise((ready, failed) => {
       const worker = new Worker(new URL(import.meta.url).href.replace(/team\.js$/, 'worker.js'), { type: 'module' });
       workers.push(worker);
       worker.onmessage = ({ data }) => {
@@ -122,9 +123,15 @@ export async function startTeam({ engine, bytes, threads, simd }) {
       const { bytes: share, places: local } = shares[h];
       worker.postMessage({ type: 'help', helper: h, places: local, share, control, input, output: outputs[h], simd }, [share]);
     })));
+    const timeout = new Promise((_, failed) => {
+      late = setTimeout(() => failed(new Error(`not ready within ${PATIENCE_MS / 1000} s`)), PATIENCE_MS);
+    });
+    await Promise.race([starting, timeout]);
   } catch (error) {
     stop();
     return { threads: 1, note: `one thread: a helper did not start (${error?.message ?? error})` };
+  } finally {
+    clearTimeout(late);
   }
   const x = new Float32Array(input);
   const outs = outputs.map((o) => new Float32Array(o));
