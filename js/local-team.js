@@ -136,8 +136,16 @@ export async function startTeam({ engine, bytes, threads, simd }) {
   const x = new Float32Array(input);
   const outs = outputs.map((o) => new Float32Array(o));
   let seq = 0;
+  // An input past the shared buffer (never, for batches of the sizes asked): said at
+  // the collect, which Rust reads as an error, rather than thrown here, where it
+  // would unwind through the engine.
+  let tooLong = 0;
   globalThis.familiarTeam = {
     post(job, values) {
+      if (values.length > x.length) {
+        tooLong = values.length;
+        return;
+      }
       x.set(values);
       Atomics.store(words, JOB, job);
       Atomics.store(words, LEN, values.length);
@@ -146,6 +154,10 @@ export async function startTeam({ engine, bytes, threads, simd }) {
       Atomics.notify(words, SEQ);
     },
     collect(out) {
+      if (tooLong) {
+        stop();
+        throw new Error(`an input of ${tooLong} values is past the helpers' ${x.length}`);
+      }
       const deadline = performance.now() + PATIENCE_MS;
       let at = 0;
       for (let h = 0; h < helpers; h++) {

@@ -426,6 +426,92 @@ fn two_tabs_sharing_the_saved_guild_tick_once_under_the_lock() {
     assert_eq!(ticks, [0, 1], "tick 2 and the accepted proposal were lost");
 }
 
+/// A tab whose `localStorage` lags: it sees only its own writes (Chromium sends another
+/// renderer's changes on eventually, apart from the lock's grant).
+#[derive(Clone, Default)]
+struct Lagging(Rc<RefCell<Option<String>>>);
+
+impl Persist for Lagging {
+    fn load(&self) -> Option<String> {
+        self.0.borrow().clone()
+    }
+
+    fn save(&self, snapshot: &str) {
+        *self.0.borrow_mut() = Some(snapshot.to_owned());
+    }
+}
+
+/// The page's lock as `web::lock` takes it: the section starts from the snapshot the
+/// last one handed over (Cache Storage, in the browser), else the saved one, and hands
+/// its own over before the lock is let go; without `handover`, it reads the saved one.
+struct HandingOver {
+    store: Rc<LocalStore>,
+    handover: Option<Shared>,
+}
+
+impl Exclusive for HandingOver {
+    fn exclusive<'a>(&'a self, work: LocalBoxFuture<'a, ()>) -> LocalBoxFuture<'a, ()> {
+        Box::pin(async move {
+            match self.handover.as_ref().and_then(Persist::load) {
+                Some(snapshot) => self.store.adopt(&snapshot).unwrap(),
+                None => self.store.reload().unwrap(),
+            }
+            work.await;
+            if let Some(handover) = &self.handover {
+                handover.save(&self.store.snapshot().unwrap());
+            }
+        })
+    }
+}
+
+/// Two tabs at tick 0, each with a `localStorage` that never sees the other's writes:
+/// the first takes tick 1, then the second asks for it. Its answer's `fresh`, and the
+/// ticks each tab's saved copy then holds.
+fn second_tab_asks_for_a_tick_the_first_took(
+    handover: Option<Shared>,
+) -> (Option<bool>, [usize; 2]) {
+    let clock = Rc::new(FixedClock(Instant {
+        epoch_ms: 0,
+        utc_offset_minutes: 0,
+    }));
+    let tabs: Vec<(Lagging, Game)> = (0..2)
+        .map(|_| {
+            let storage = Lagging::default();
+            let store = Rc::new(
+                familiar::guild::local(clock.clone(), Some(Box::new(storage.clone()))).unwrap(),
+            );
+            let lock = HandingOver {
+                store: store.clone(),
+                handover: handover.clone(),
+            };
+            let game = Game::new(store as Rc<dyn Store>, Rc::new(lock), Council::offline());
+            (storage, game)
+        })
+        .collect();
+    let (first, second) = (&tabs[0].1, &tabs[1].1);
+    block_on(first.board()).unwrap();
+    block_on(second.board()).unwrap();
+    block_on(first.tick(0)).unwrap();
+    let late = block_on(second.tick(0)).unwrap();
+    let ticks = |storage: &Lagging| {
+        let saved: Value = serde_json::from_str(&storage.load().unwrap()).unwrap();
+        saved["guild_history"]["rows"].as_array().unwrap().len()
+    };
+    (late.fresh, [ticks(&tabs[0].0), ticks(&tabs[1].0)])
+}
+
+#[test]
+fn a_tab_whose_storage_lags_is_handed_the_guild_with_the_lock_and_ticks_once() {
+    // Handed over with the lock: the second tab is told tick 1 was taken, and both
+    // saved copies hold ticks 0 and 1 (the second adopted the first's).
+    let (fresh, ticks) = second_tab_asks_for_a_tick_the_first_took(Some(Shared::default()));
+    assert_eq!(fresh, Some(false), "tick 1 had already been taken");
+    assert_eq!(ticks, [2, 2]);
+    // Read from its own lagging storage, it would apply tick 1 a second time.
+    let (fresh, _) = second_tab_asks_for_a_tick_the_first_took(None);
+    assert_eq!(fresh, Some(true), "the race the handover closes");
+}
+
 #[test]
 fn the_offline_council_drafts_for_the_greatest_needs_and_forecasts_conservatively() {
     let store = store();

@@ -116,6 +116,19 @@ impl LocalStore {
         Ok(())
     }
 
+    /// The tables as a snapshot: what the persisted copy holds after each write.
+    pub fn snapshot(&self) -> Option<String> {
+        serde_json::to_string(&*self.tables.borrow()).ok()
+    }
+
+    /// Takes the tables from `snapshot` (another tab's, handed over with the tabs'
+    /// lock), and keeps them in the persisted snapshot too.
+    pub fn adopt(&self, snapshot: &str) -> Result<(), StoreError> {
+        self.restore(snapshot)?;
+        self.save();
+        Ok(())
+    }
+
     /// Replaces the tables the snapshot holds; the names of those replaced.
     fn restore(&self, snapshot: &str) -> Result<Vec<String>, StoreError> {
         let saved: BTreeMap<String, Table> = crate::base::json::from_text(snapshot)
@@ -226,7 +239,7 @@ impl LocalStore {
 
     fn save(&self) {
         if let Some(persist) = &self.persist
-            && let Ok(snapshot) = serde_json::to_string(&*self.tables.borrow())
+            && let Some(snapshot) = self.snapshot()
         {
             persist.save(&snapshot);
         }

@@ -162,7 +162,11 @@ impl Worker {
             return false;
         };
         let count = usize::try_from(helpers).unwrap_or(0);
-        count > 0 && state.engine.share_with(Box::new(Threads { count }))
+        count > 0
+            && state.engine.share_with(Box::new(Threads {
+                count,
+                failed: None,
+            }))
     }
 
     /// How many threads the forward pass runs on (fewer than shared with once a
@@ -224,12 +228,15 @@ impl Helper {
 /// posts a job into shared memory and waits under `Atomics` (js/local-team.js).
 struct Threads {
     count: usize,
+    /// Why the last post failed, said at its collect (a throw would unwind through
+    /// the engine and leave it taken).
+    failed: Option<String>,
 }
 
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_namespace = familiarTeam, js_name = post)]
-    fn team_post(job: u32, x: &[f32]);
+    #[wasm_bindgen(js_namespace = familiarTeam, js_name = post, catch)]
+    fn team_post(job: u32, x: &[f32]) -> Result<(), JsValue>;
     #[wasm_bindgen(js_namespace = familiarTeam, js_name = collect, catch)]
     fn team_collect(out: &mut [f32]) -> Result<(), JsValue>;
 }
@@ -240,15 +247,21 @@ impl Helpers for Threads {
     }
 
     fn post(&mut self, job: u32, x: &[f32]) {
-        team_post(job, x);
+        self.failed = team_post(job, x).err().map(said);
     }
 
     fn collect(&mut self, out: &mut [f32]) -> Result<(), String> {
-        team_collect(out).map_err(|e| {
-            e.dyn_ref::<js_sys::Error>()
-                .map_or_else(|| format!("{e:?}"), |e| String::from(e.message()))
-        })
+        if let Some(why) = self.failed.take() {
+            return Err(why);
+        }
+        team_collect(out).map_err(said)
     }
+}
+
+/// A JS exception's message.
+fn said(e: JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map_or_else(|| format!("{e:?}"), |e| String::from(e.message()))
 }
 
 fn busy() -> JsError {
