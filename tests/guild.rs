@@ -426,21 +426,6 @@ fn two_tabs_sharing_the_saved_guild_tick_once_under_the_lock() {
     assert_eq!(ticks, [0, 1], "tick 2 and the accepted proposal were lost");
 }
 
-/// A tab whose `localStorage` lags: it sees only its own writes (Chromium sends another
-/// renderer's changes on eventually, apart from the lock's grant).
-#[derive(Clone, Default)]
-struct Lagging(Rc<RefCell<Option<String>>>);
-
-impl Persist for Lagging {
-    fn load(&self) -> Option<String> {
-        self.0.borrow().clone()
-    }
-
-    fn save(&self, snapshot: &str) {
-        *self.0.borrow_mut() = Some(snapshot.to_owned());
-    }
-}
-
 /// The page's lock as `web::lock` takes it: the section starts from the snapshot the
 /// last one handed over (Cache Storage, in the browser), else the saved one, and hands
 /// its own over before the lock is let go; without `handover`, it reads the saved one.
@@ -464,8 +449,9 @@ impl Exclusive for HandingOver {
     }
 }
 
-/// Two tabs at tick 0, each with a `localStorage` that never sees the other's writes:
-/// the first takes tick 1, then the second asks for it. Its answer's `fresh`, and the
+/// Two tabs at tick 0, each with a `localStorage` of its own that never sees the
+/// other's writes (Chromium sends another renderer's changes on eventually, apart from
+/// the lock's grant): the first takes tick 1, then the second asks for it. Its answer's `fresh`, and the
 /// ticks each tab's saved copy then holds.
 fn second_tab_asks_for_a_tick_the_first_took(
     handover: Option<Shared>,
@@ -474,9 +460,9 @@ fn second_tab_asks_for_a_tick_the_first_took(
         epoch_ms: 0,
         utc_offset_minutes: 0,
     }));
-    let tabs: Vec<(Lagging, Game)> = (0..2)
+    let tabs: Vec<(Shared, Game)> = (0..2)
         .map(|_| {
-            let storage = Lagging::default();
+            let storage = Shared::default();
             let store = Rc::new(
                 familiar::guild::local(clock.clone(), Some(Box::new(storage.clone()))).unwrap(),
             );
@@ -493,7 +479,7 @@ fn second_tab_asks_for_a_tick_the_first_took(
     block_on(second.board()).unwrap();
     block_on(first.tick(0)).unwrap();
     let late = block_on(second.tick(0)).unwrap();
-    let ticks = |storage: &Lagging| {
+    let ticks = |storage: &Shared| {
         let saved: Value = serde_json::from_str(&storage.load().unwrap()).unwrap();
         saved["guild_history"]["rows"].as_array().unwrap().len()
     };
