@@ -374,17 +374,34 @@ impl Model {
 
     /// A weight matrix's bytes: checked at load, so found here.
     fn bytes(&self, w: &Weight) -> &[u8] {
+        self.row_bytes(w, 0..w.rows)
+    }
+
+    /// The bytes of `rows` of a weight matrix.
+    fn row_bytes(&self, w: &Weight, rows: std::ops::Range<usize>) -> &[u8] {
         let data = self.gguf.tensor(&w.name).map_or(&[][..], |t| t.data);
         let row = quant::row_bytes(w.kind, w.cols).unwrap_or(0);
-        data.get(w.first_row * row..(w.first_row + w.rows) * row)
+        data.get((w.first_row + rows.start) * row..(w.first_row + rows.end) * row)
             .unwrap_or(&[])
     }
 
     /// `out = W·x` for every token of `x`.
     fn matmul(&self, w: &Weight, x: &[f32], out: &mut Vec<f32>) -> Result<(), ModelError> {
+        self.matmul_rows(w, 0..w.rows, x, out)
+    }
+
+    /// `out = W[rows]·x` for every token of `x`: `rows` of the matrix only.
+    fn matmul_rows(
+        &self,
+        w: &Weight,
+        rows: std::ops::Range<usize>,
+        x: &[f32],
+        out: &mut Vec<f32>,
+    ) -> Result<(), ModelError> {
         out.clear();
-        out.resize(x.len() / w.cols.max(1) * w.rows, 0.0);
-        quant::matmul(self.bytes(w), w.kind, w.rows, w.cols, x, out)?;
+        out.resize(x.len() / w.cols.max(1) * rows.len(), 0.0);
+        let bytes = self.row_bytes(w, rows.clone());
+        quant::matmul(bytes, w.kind, rows.len(), w.cols, x, out)?;
         Ok(())
     }
 }

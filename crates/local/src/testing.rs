@@ -6,6 +6,7 @@
 //! installs it, so a green run means they ran.
 #![allow(dead_code)] // each helper is used by some of the modules' tests
 
+use crate::gguf::TensorKind;
 use crate::llama::Model;
 use crate::llama::team::{Helpers, Shard, Sizes};
 use std::path::{Path, PathBuf};
@@ -155,6 +156,17 @@ impl Rng {
         (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
     }
 }
+
+/// The formats `quant::quantize` writes: the tests' tiny models are made in each.
+pub const WRITTEN_KINDS: [TensorKind; 7] = [
+    TensorKind::F32,
+    TensorKind::F16,
+    TensorKind::Q8_0,
+    TensorKind::Q4_0,
+    TensorKind::Q4_1,
+    TensorKind::Q5_0,
+    TensorKind::Q5_1,
+];
 
 /// Helper threads run one after another on this thread, each from its [`Model::places`](crate::llama::Model::places)
 /// copied out of the file, as the worker's script copies them; checking every post

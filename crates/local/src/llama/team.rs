@@ -270,9 +270,10 @@ impl Team {
         // The helpers are collected even when this part fails, so none is left
         // writing into buffers the next post reuses.
         let mine = self.mine(model, x, parts, products);
+        let tokens = |w: &Weight| x.len() / w.cols.max(1);
         let theirs: usize = products
             .iter()
-            .map(|(w, out)| out.len() / w.rows.max(1) * (w.rows - share(w.rows, 0, parts).len()))
+            .map(|(w, _)| tokens(w) * (w.rows - share(w.rows, 0, parts).len()))
             .sum();
         self.gathered.clear();
         self.gathered.resize(theirs, 0.0);
@@ -283,7 +284,7 @@ impl Team {
         for part in 1..parts {
             for (w, out) in products.iter_mut() {
                 let rows = share(w.rows, part, parts);
-                let len = out.len() / w.rows.max(1) * rows.len();
+                let len = tokens(w) * rows.len();
                 place(
                     out,
                     w.rows,
@@ -309,7 +310,7 @@ impl Team {
             out.clear();
             out.resize(n * w.rows, 0.0);
             let rows = share(w.rows, 0, parts);
-            model.matmul(&w.rows(rows.start, rows.len()), x, &mut self.own)?;
+            model.matmul_rows(w, rows.clone(), x, &mut self.own)?;
             place(out, w.rows, rows, &self.own);
         }
         Ok(())

@@ -3,15 +3,7 @@ use super::product::{TILE, quantize_activations};
 use super::*;
 use crate::testing::Rng;
 
-const KINDS: [TensorKind; 7] = [
-    TensorKind::F32,
-    TensorKind::F16,
-    TensorKind::Q8_0,
-    TensorKind::Q4_0,
-    TensorKind::Q4_1,
-    TensorKind::Q5_0,
-    TensorKind::Q5_1,
-];
+use crate::testing::WRITTEN_KINDS as KINDS;
 
 fn random(rng: &mut Rng, n: usize) -> Vec<f32> {
     (0..n).map(|_| rng.float()).collect()

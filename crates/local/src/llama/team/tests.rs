@@ -2,7 +2,7 @@ use super::*;
 use crate::gguf::Gguf;
 use crate::llama::Session;
 use crate::llama::tests::{argmax, file_as, fused, prompt, tiny_file, tiny_tensors};
-use crate::testing::Inline;
+use crate::testing::{Inline, WRITTEN_KINDS};
 use std::sync::Arc;
 
 /// The last logits of a prompt read in chunks of 5, then of 4 greedy steps.
@@ -39,15 +39,7 @@ fn shares_cover_every_row_once_in_order_and_differ_by_one_at_most() {
 
 #[test]
 fn any_number_of_helpers_gives_the_same_logits_bit_for_bit_as_one_thread() {
-    for kind in [
-        TensorKind::F32,
-        TensorKind::F16,
-        TensorKind::Q8_0,
-        TensorKind::Q4_0,
-        TensorKind::Q4_1,
-        TensorKind::Q5_0,
-        TensorKind::Q5_1,
-    ] {
+    for kind in WRITTEN_KINDS {
         let file = tiny_file(kind);
         let model = Arc::new(Model::load(Gguf::parse(file.clone()).unwrap(), 1 << 20).unwrap());
         let tokens = prompt(11, 13);
