@@ -85,10 +85,12 @@ step "agents a player owns: one player cannot act as another's agent (SQL, defau
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/agents.sql
 step "one person, many accounts: votes, damage, writes and joins limited per account and for newcomers (SQL, default grants)"
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/abuse.sql
-step "the same limits when requests race: concurrent sessions get no more than one vote, 3 newcomer votes, 500 newcomer damage, 30 posts, 60 blows (SQL, parallel psql)"
+step "the same limits when requests race: concurrent sessions get no more than one vote, 3 newcomer votes, 500 newcomer damage, 30 posts, 60 blows; a day-old account 20 works, 500 damage, 20 votes an hour (SQL, parallel psql)"
 tests/sql/abuse_concurrent.sh
 step "a day's posts, messages and proposals per account, 1000 memories per user, a retried key answers the first result (SQL, default grants)"
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/load_limits.sql
+step "caps per account whatever its age: a day-old account's work, buy, eat, fight (blows and damage) and votes held an hour and a day (SQL, default grants)"
+psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/caps.sql
 step "the world's own races: the last gold and the same energy spent once, one battle counting each blow once, a retried key answering the first result, two players messaging each other without deadlock (SQL, parallel psql)"
 tests/sql/load_races.sh
 step "the shared world under load: 20 players and their agents for 20 s over postrust; every ledger key once, gold, bread and blows conserved, one vote per account, no deadlock (bench/world_load)"

@@ -13,7 +13,10 @@
 #     held before the limits took locks of their own too);
 #   - a player and two of their agents post with 29 of the hour's 30 posts made;
 #   - two agents of a player who struck 59 times this hour strike in two battles
-#     (60 blows an hour per account).
+#     (60 blows an hour per account);
+#   - a day-old account's player and two agents work, strike and vote at once with
+#     the hour's cap one call away (20 works, 500 damage, 20 votes an hour per
+#     account, migrations/0017_account_caps.sql).
 # Each race asserts what the database kept, that the holder's write went through, and
 # that every contender that failed was refused by the limit's sentence (no deadlock).
 #
@@ -196,6 +199,49 @@ race blows 'you and your agents may fight at most 60 times an hour' \
   "race-10 mira join_battle {\"battle_id\":2,\"energy\":1}"
 expect "60 blows for race-10's account this hour" \
   "select count(*) from battle_blows where account_id = race_agent('race-10', 'player')" 60
+
+# Caps per account whatever its age (migrations/0017_account_caps.sql): three accounts
+# made two days ago, established members; the hour's earlier calls are rows the
+# superuser dates ten minutes back (19 works, 450 damage in 9 blows, 19 votes), then
+# the account's last call of the hour races its agents' (20 works, 500 damage and 20
+# votes an hour per account). Proposals 3 and 4 in the Ashen Circle for the votes.
+pg -d "$db" >/dev/null <<'SQL'
+select race_new_account('race-' || n) from generate_series(11, 13) n;
+update users set created_at = created_at - interval '2 days'
+  where id in (select account_users(player) from race_accounts where sub in ('race-11', 'race-12', 'race-13'));
+update community_joins set joined_at = joined_at - interval '2 days'
+  where user_id in (select account_users(player) from race_accounts where sub in ('race-11', 'race-12', 'race-13'));
+insert into proposals (id, community_id, author_id, title) overriding system value
+  values (3, 2, 2, 'Race on the hill'), (4, 2, 2, 'Race down the hill');
+insert into account_actions (account_id, user_id, action, amount, done_at)
+  select a.player, a.player, c.action, c.amount, now() - interval '10 minutes'
+  from race_accounts a, (values ('race-11', 'work', 1, 19), ('race-12', 'fight', 50, 9), ('race-13', 'vote', 1, 19)) c(sub, action, amount, n),
+       generate_series(1, c.n)
+  where a.sub = c.sub;
+SQL
+
+race work 'you and your agents may work at most 20 times an hour' \
+  "race-11 player do_work('farming')" \
+  "race-11 dotty do_work {\"job\":\"farming\"}" \
+  "race-11 mira do_work {\"job\":\"farming\"}"
+expect "20 works for race-11's account this hour" \
+  "select count(*) from account_actions where action = 'work' and account_id = race_agent('race-11', 'player')" 20
+
+race account-damage 'you and your agents may deal at most 500 damage an hour' \
+  "race-12 dotty join_battle {\"battle_id\":3,\"energy\":40}" \
+  "race-12 brannoc join_battle {\"battle_id\":3,\"energy\":40}" \
+  "race-12 mira join_battle {\"battle_id\":3,\"energy\":40}"
+expect "race-12's account within 500 damage this hour, all of it in the battle's blows" \
+  "select (sum(a.amount) <= 500 and sum(a.amount) - 450 = (select sum(b.damage) from battle_blows b where b.account_id = race_agent('race-12', 'player')))::text
+   from account_actions a where a.action = 'fight' and a.account_id = race_agent('race-12', 'player')" true
+
+race account-votes 'you and your agents may vote at most 20 times an hour' \
+  "race-13 dotty vote_on_proposal {\"proposal_id\":1,\"in_favour\":true}" \
+  "race-13 brannoc vote_on_proposal {\"proposal_id\":3,\"in_favour\":true}" \
+  "race-13 mira vote_on_proposal {\"proposal_id\":4,\"in_favour\":true}"
+expect "20 votes for race-13's account this hour, one of them in the votes" \
+  "select count(*) filter (where a.action = 'vote')::text || '/' || (select count(*) from votes v where v.user_id in (select account_users(race_agent('race-13', 'player'))))
+   from account_actions a where a.account_id = race_agent('race-13', 'player')" 20/1
 
 [ "$failures" = 0 ] || die "$failures check(s) failed: a limit let racing requests through"
 echo "one person, many accounts, at the same moment: all checks passed"
