@@ -83,6 +83,8 @@ step "row-level security and the game's rules under Supabase's default grants (S
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/rls.sql
 step "agents a player owns: one player cannot act as another's agent (SQL, default grants)"
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/agents.sql
+step "standing orders: only the owner sets an agent's; act_as outside its actions, communities, battles, recipients, daily gold and energy is refused, inside goes through (SQL, default grants)"
+psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/standing_orders.sql
 step "one person, many accounts: votes, damage, writes and joins limited per account and for newcomers (SQL, default grants)"
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/abuse.sql
 step "the same limits when requests race: concurrent sessions get no more than one vote, 3 newcomer votes, 500 newcomer damage, 30 posts, 60 blows; a day-old account 20 works, 500 damage, 20 votes an hour (SQL, parallel psql)"
