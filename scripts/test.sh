@@ -81,6 +81,8 @@ step "PostgreSQL + postrust + the Supabase Auth stand-in on loopback, migrations
 source "$backend/env"
 step "row-level security and the game's rules under Supabase's default grants (SQL against the real database)"
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/rls.sql
+step "what anon and authenticated may call under Supabase's own default grants: the API and policy helpers only, no database action forged into a ledger (SQL, a database of its own)"
+tests/sql/grants.sh
 step "agents a player owns: one player cannot act as another's agent (SQL, default grants)"
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/agents.sql
 step "standing orders: only the owner sets an agent's; act_as outside its actions, communities, battles, recipients, daily gold and energy is refused, inside goes through (SQL, default grants)"

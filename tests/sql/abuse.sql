@@ -166,8 +166,8 @@ select pg_temp.expect_refused('select pg_temp.as_agent(''anon-2'', ''dotty'', ''
 -- character transactions an hour.
 insert into memories (user_id, content) select world_user(), 'Memory ' || n from generate_series(1, 120) n;
 select pg_temp.expect_refused('insert into memories (user_id, content) values (world_user(), ''One more.'')', 'you and your agents may make at most 120 memories an hour%');
-insert into applied_actions (user_id, key, tool, result) select 'anon-2', 'key-' || n, 'do_work', '{}' from generate_series(1, 600) n;
-select pg_temp.expect_refused('insert into applied_actions (user_id, key, tool, result) values (''anon-2'', ''key-601'', ''do_work'', ''{}'')', 'you may make at most 600 ledger records an hour%');
+insert into applied_actions (user_id, key, tool, result) select 'anon-2', 'key-' || n, 'remember', '{}' from generate_series(1, 600) n;
+select pg_temp.expect_refused('insert into applied_actions (user_id, key, tool, result) values (''anon-2'', ''key-601'', ''remember'', ''{}'')', 'you may make at most 600 ledger records an hour%');
 do $$ begin
   for i in 1..60 loop
     insert into transactions (user_id, character, transaction_type, state) values ('anon-2', 'dotty', 'drink_order', 'awaiting_payment');

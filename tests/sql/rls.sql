@@ -94,8 +94,8 @@ select pg_temp.expect_denied('insert into memories (user_id, content) values (1,
 -- (directly, through its helper, or as a function's key) and character transactions.
 select pg_temp.expect_refused('insert into memories (user_id, content) values (3, repeat(''x'', 2001))', 'the memory is 2001 characters; at most 2000');
 select pg_temp.expect_refused('update memories set content = repeat(''x'', 100000)', 'the memory is 100000 characters; at most 2000');
-select pg_temp.expect_refused('insert into applied_actions (user_id, key, tool, result) values (''auth-player'', ''big'', ''do_work'', jsonb_build_object(''x'', repeat(''x'', 20000)))', 'the result as JSON is 20009 characters; at most 16000');
-select pg_temp.expect_refused('insert into applied_actions (user_id, key, tool, result) values (''auth-player'', repeat(''k'', 257), ''do_work'', ''{}'')', 'the key is 257 characters; at most 256');
+select pg_temp.expect_refused('insert into applied_actions (user_id, key, tool, result) values (''auth-player'', ''big'', ''remember'', jsonb_build_object(''x'', repeat(''x'', 20000)))', 'the result as JSON is 20009 characters; at most 16000');
+select pg_temp.expect_refused('insert into applied_actions (user_id, key, tool, result) values (''auth-player'', repeat(''k'', 257), ''remember'', ''{}'')', 'the key is 257 characters; at most 256');
 select pg_temp.expect_refused('select ledger_record(''big'', repeat(''t'', 101), ''{}'')', 'the tool name is 101 characters; at most 100');
 select pg_temp.expect_refused('select do_work(''farming'', repeat(''k'', 300))', 'the key is 300 characters; at most 256');
 select pg_temp.expect_value('select energy::text from users where id = 3', '52');  -- the refused work undone
