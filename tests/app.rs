@@ -256,6 +256,7 @@ fn host_slow(session: &Session) -> Rc<RefCell<Vec<oneshot::Sender<Value>>>> {
         approval: Approval::Auto,
         timeout_ms: 600_000,
         author: None,
+        consequential: Vec::new(),
     };
     session
         .host_tools()

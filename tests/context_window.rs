@@ -87,6 +87,7 @@ fn tool(name: &str, kind: ToolKind, words: usize) -> ToolInfo {
         kind,
         approval: Approval::Auto,
         author: Author::default(),
+        consequential: Vec::new(),
         runs_on: RunsOn::Page,
         timeout_ms: 1_000,
     }

@@ -254,7 +254,7 @@ fn under_allow_for_this_task_three_more_clicks_run_without_a_card_and_each_is_sh
         .will("c3", "click", 3)
         .will("c4", "click", 4)
         .then_answers("Done.");
-    let turn = shop.send(&mut pool, "go through the cart");
+    let turn = shop.send(&mut pool, "go through the cart and add a gift note");
     let card = shop.asking();
     assert_eq!(card.site.as_deref(), Some("https://shop.example"));
     assert_eq!(card.always_asks, None);
@@ -470,7 +470,7 @@ fn an_approver_in_code_that_answers_task_is_asked_once_for_four_clicks() {
         shop.will(id, "click", element);
     }
     shop.then_answers("Done.");
-    let turn = shop.send(&mut pool, "go");
+    let turn = shop.send(&mut pool, "go, and add a gift note");
     assert!(answered(&turn));
     assert_eq!(*asked.borrow(), 1);
     assert_eq!(shop.clicked(), [1, 2, 3, 4]);

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use crate::llm::ToolSpec;
 use crate::llm::message::ToolCall;
 use crate::run::driver::Host;
-use crate::tool::{Approval, Author, RunsOn, ToolInfo, ToolKind};
+use crate::tool::{Approval, Author, Consequential, RunsOn, ToolInfo, ToolKind};
 
 /// Answers one call: the request id and the parsed, checked arguments in; a JSON
 /// result or an error message for the model out.
@@ -45,6 +45,9 @@ pub struct HostTool {
     /// `registerTool`); unsaid, it depends on who answers: see [`HostTools::register`]
     /// and [`HostTools::register_answered`].
     pub author: Option<Author>,
+    /// Which arguments carry consequence (`consequential` in `registerTool`): see
+    /// [`crate::tool::ToolInfo::consequential`].
+    pub consequential: Vec<Consequential>,
 }
 
 /// Why a host tool could not be registered.
@@ -151,6 +154,7 @@ impl HostTools {
                 runs_on: RunsOn::Host,
                 timeout_ms: tool.timeout_ms,
                 author: tool.author.unwrap_or_default(),
+                consequential: tool.consequential.clone(),
             })
             .collect()
     }
@@ -387,6 +391,7 @@ mod tests {
             approval: Approval::Auto,
             timeout_ms: 1_000,
             author: None,
+            consequential: Vec::new(),
         }
     }
 

@@ -20,7 +20,7 @@ use crate::run::driver::{Seams, Stop, drive_until};
 use crate::run::event::Event;
 use crate::run::interaction::Conversation;
 use crate::run::{AgentRun, ContextMemory, Observation, Outcome, Perception};
-use crate::tool::ToolInfo;
+use crate::tool::{Reach, ToolInfo};
 
 /// Fires when the turn is stopped; never when its sender is merely dropped.
 pub(super) type StopSignal = Shared<oneshot::Receiver<()>>;
@@ -291,7 +291,10 @@ impl Session {
                 }
                 Stop::AwaitingApproval(call) => call,
             };
-            match self.decision(place, agent, &call, signal.clone()).await {
+            match self
+                .decision(place, agent, &call, &run, signal.clone())
+                .await
+            {
                 // Approved as shown: the run refuses to run other arguments.
                 Some(
                     Decision::Approve
@@ -409,16 +412,26 @@ impl Session {
     /// The decision on `call`: a grant given before (shown as an `allowed` event),
     /// else the approver's, else a person's through [`Session::approve`] /
     /// [`Session::deny`]; `None` if the turn is stopped first. No grant covers a call
-    /// that always asks.
+    /// that always asks, nor one whose consequential values `run` traces to text
+    /// others wrote ([`crate::run::provenance`]).
     async fn decision(
         &self,
         place: &Place,
         agent: &Agent,
         call: &ToolCall,
+        run: &AgentRun,
         signal: StopSignal,
     ) -> Option<Decision> {
-        let reach = self.reach(agent, call);
+        let mut reach = self.reach(agent, call);
         let description = self.approval_description(agent, call);
+        let values = run.trace_call(call, reach.as_ref().map_or(&[], |r| &r.values));
+        let site = reach.as_ref().and_then(|r| r.site.as_deref());
+        if let Some(why) = run.needs_person(&values, site) {
+            // A call that always asks says why by what it does; its values, shown
+            // with their sources, say the rest.
+            let reach = reach.get_or_insert_with(Reach::default);
+            reach.always_asks.get_or_insert(why);
+        }
         if let Some(by) = self.granted(place, agent, call, reach.as_ref()) {
             self.event(
                 place,
@@ -439,6 +452,7 @@ impl Session {
             site: reach.as_ref().and_then(|r| r.site.clone()),
             always_asks: reach.as_ref().and_then(|r| r.always_asks.clone()),
             grants: offers(reach.as_ref()),
+            values,
         };
         let approver = self.inner.approver.borrow().clone();
         let description = pending.description.clone();

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::compose::supervisor::Status;
 use crate::llm::message::ToolCall;
 use crate::run::event::{Event, Grant};
+use crate::run::provenance::Traced;
 #[cfg(feature = "workflows")]
 use crate::workflow::Transaction;
 
@@ -181,6 +182,10 @@ pub struct PendingApproval {
     /// `always` (this tool in this conversation). Empty for a call that always asks.
     #[serde(default)]
     pub grants: Vec<Grant>,
+    /// The values that carry the call's consequence, each with where it came from
+    /// (the person, the owner, the page it was read on …), for the card to say.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<Traced>,
 }
 
 impl PendingApproval {

@@ -11,6 +11,7 @@ pub mod markdown;
 pub mod memo;
 pub mod retry;
 pub mod secret;
+pub mod site;
 pub mod small_map;
 pub mod sort;
 pub mod text;

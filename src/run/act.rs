@@ -514,8 +514,10 @@ impl AgentRun {
 /// The next effect of an act phase: approvals of look-ups that ask first, page
 /// calls, then host calls, then the action (after its approval). `untrusted`: the run
 /// has read another party's text by now (the step's look-ups included, as they run
-/// before its action), so tools that ask when untrusted ask.
-pub(super) fn act_step(act: &Act, untrusted: bool) -> NextStep {
+/// before its action), so tools that ask when untrusted ask; `asks`: whether the
+/// action waits for a person ([`AgentRun::asks`]: by its approval, or by where its
+/// consequential values came from).
+pub(super) fn act_step(act: &Act, untrusted: bool, asks: &dyn Fn(&Invocation) -> bool) -> NextStep {
     // A look-up whose tool asks first waits for its person before anything runs.
     let unapproved = act
         .data
@@ -536,7 +538,7 @@ pub(super) fn act_step(act: &Act, untrusted: bool) -> NextStep {
         return NextStep::AwaitHost(host);
     }
     match &act.action {
-        Some(action) if action.approval.asks(untrusted) && !act.approved => {
+        Some(action) if !act.approved && asks(action) => {
             NextStep::AwaitApproval(action.call.clone())
         }
         Some(action) if action.runs_on == RunsOn::Host => NextStep::AwaitHost(vec![action.clone()]),

@@ -20,6 +20,7 @@ pub mod interaction;
 mod kept;
 mod limits;
 mod observation;
+pub mod provenance;
 mod relevance;
 mod reload;
 mod result_message;
@@ -352,7 +353,7 @@ impl AgentRun {
                 },
                 request: self.request(ToolChoice::Auto),
             }),
-            Phase::Act(act) => act_step(act, self.untrusted),
+            Phase::Act(act) => act_step(act, self.untrusted, &|i| self.asks(i)),
             Phase::CheckGoal => self.goal_check_call(),
             Phase::Reflect { .. } => self.side_call(
                 Purpose::Reflect {

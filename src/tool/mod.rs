@@ -138,6 +138,32 @@ pub struct ToolInfo {
     /// Who may have written its results.
     #[serde(default)]
     pub author: Author,
+    /// The arguments whose values carry consequence (a recipient, an amount, text
+    /// sent): a call whose such value came from others' text waits for a person,
+    /// whatever grant is active ([`crate::run::provenance`]). With none declared, an
+    /// action is judged as a whole by its [`Approval`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub consequential: Vec<Consequential>,
+}
+
+/// An argument of a tool whose value carries consequence, and what it is to the call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
+pub struct Consequential {
+    /// The argument's name, or a JSON pointer into the arguments (`/payment/to`).
+    pub argument: String,
+    /// What the value is, for the card: `recipient`, `amount`, `address`.
+    pub means: String,
+}
+
+/// One consequential value of a call, before it is traced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Valued {
+    /// What the value is to the call: `recipient`, `amount`, `text typed into "To"`.
+    pub means: String,
+    pub value: String,
+    /// Whether it names the element acted on (traced by
+    /// [`crate::run::provenance::Readings::source_of_target`]).
+    pub target: bool,
 }
 
 /// What a call knows besides its arguments.

@@ -19,8 +19,8 @@ use crate::llm::message::ToolCall;
 #[cfg(feature = "store")]
 use crate::tool::ledger::{self, Ledger};
 use crate::tool::{
-    Approval, Author, CallContext, DEFAULT_TOOL_TIMEOUT_MS, RunsOn, Tool, ToolError, ToolInfo,
-    ToolKind, parameters_schema,
+    Approval, Author, CallContext, Consequential, DEFAULT_TOOL_TIMEOUT_MS, RunsOn, Tool, ToolError,
+    ToolInfo, ToolKind, Valued, parameters_schema,
 };
 
 type ErasedCall =
@@ -49,6 +49,10 @@ pub struct Reach {
     /// Whether it is of a harmless kind (it shows or moves to something) that a
     /// standing permission on its site may cover.
     pub standing: bool,
+    /// What it acts with, read off its target: the text typed, the option chosen,
+    /// the name of the button pressed, a link's destination on another site. Each is
+    /// traced to its source before a grant may cover the call.
+    pub values: Vec<Valued>,
 }
 
 /// Judges a call's [`Reach`] from its arguments.
@@ -136,6 +140,7 @@ impl ToolRegistry {
             runs_on: RunsOn::Page,
             timeout_ms: DEFAULT_TOOL_TIMEOUT_MS,
             author: Author::default_for(kind),
+            consequential: Vec::new(),
         };
         let f = Rc::new(f);
         let tool = name.to_owned();
@@ -160,6 +165,7 @@ impl ToolRegistry {
             runs_on: RunsOn::Host,
             timeout_ms,
             author: Author::default_for(kind),
+            consequential: Vec::new(),
         };
         let call: ErasedCall = Box::new(move |_, _| {
             let tool = name.clone();
@@ -237,6 +243,21 @@ impl ToolRegistry {
             if entry.info.kind == ToolKind::Action {
                 entry.info.approval = approval;
             }
+        }
+        self
+    }
+
+    /// Declares which arguments of tool `name` carry consequence (see
+    /// [`ToolInfo::consequential`]); no such tool, nothing.
+    pub fn set_consequential(&mut self, name: &str, consequential: &[(&str, &str)]) -> &mut Self {
+        if let Some(entry) = self.tools.get_mut(name) {
+            entry.info.consequential = consequential
+                .iter()
+                .map(|(argument, means)| Consequential {
+                    argument: (*argument).to_owned(),
+                    means: (*means).to_owned(),
+                })
+                .collect();
         }
         self
     }

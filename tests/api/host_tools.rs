@@ -149,6 +149,7 @@ async fn a_repeated_request_id_calls_the_handler_once() {
         approval: familiar::tool::Approval::Auto,
         timeout_ms: 1_000,
         author: None,
+        consequential: Vec::new(),
     };
     host.register(tool, handler).unwrap();
     let call = familiar::llm::message::ToolCall {

@@ -140,6 +140,7 @@ fn a_waiting_call_carries_the_tools_own_description_to_the_person_deciding() {
         approval: Approval::Ask,
         timeout_ms: 5_000,
         author: None,
+        consequential: Vec::new(),
     };
     let handler = move |_: &str, _: Value| -> LocalBoxFuture<'static, _> {
         *count.borrow_mut() += 1;

@@ -42,6 +42,7 @@ fn host_spawn(session: &Session, kind: ToolKind) -> Rc<RefCell<Vec<(String, Valu
         approval: Approval::Auto,
         timeout_ms: 5_000,
         author: None,
+        consequential: Vec::new(),
     };
     session
         .host_tools()

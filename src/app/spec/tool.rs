@@ -5,11 +5,11 @@ use serde_json::Value;
 use super::{Fields, Problem};
 use crate::app::{HostTool, HostToolError};
 use crate::llm::ToolSpec;
-use crate::tool::{Approval, Author, DEFAULT_TOOL_TIMEOUT_MS, ToolKind};
+use crate::tool::{Approval, Author, Consequential, DEFAULT_TOOL_TIMEOUT_MS, ToolKind};
 
 /// `registerTool`'s description of a tool (its handler is the caller's business).
 pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
-    const KNOWN: [&str; 9] = [
+    const KNOWN: [&str; 10] = [
         "name",
         "description",
         "parameters",
@@ -19,6 +19,7 @@ pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
         "handler",
         "origin",
         "author",
+        "consequential",
     ];
     let mut problems = Vec::new();
     let Some(mut f) = Fields::new(value, "tool", &mut problems, &KNOWN) else {
@@ -87,6 +88,10 @@ pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
             None
         }
     };
+    let consequential = consequential(f.get("consequential")).unwrap_or_else(|why| {
+        f.problem("consequential", why);
+        Vec::new()
+    });
     let tool = HostTool {
         spec: ToolSpec {
             name,
@@ -97,6 +102,7 @@ pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
         approval,
         timeout_ms,
         author,
+        consequential,
     };
     if let Err(error) = tool.check() {
         let field = match error {
@@ -113,10 +119,68 @@ pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
     }
 }
 
+/// `consequential`: the arguments whose values carry consequence, as an object of
+/// argument (or JSON pointer) to what the value is (`{"to": "recipient"}`), or a list
+/// of arguments (each then said by its name).
+fn consequential(value: Option<&Value>) -> Result<Vec<Consequential>, String> {
+    let one = |argument: &str, means: &str| Consequential {
+        argument: argument.to_owned(),
+        means: means.to_owned(),
+    };
+    let expected = "expected the arguments that carry consequence, e.g. \
+                    {\"to\": \"recipient\", \"amount\": \"amount\"} or [\"to\", \"amount\"]";
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Object(fields)) => fields
+            .iter()
+            .map(|(argument, means)| match means.as_str() {
+                Some(means) if !means.trim().is_empty() => Ok(one(argument, means)),
+                _ => Err(format!("`{argument}`: {expected}")),
+            })
+            .collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| match item.as_str() {
+                Some(argument) if !argument.trim().is_empty() => Ok(one(argument, argument)),
+                _ => Err(expected.to_owned()),
+            })
+            .collect(),
+        Some(_) => Err(expected.to_owned()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn consequential_arguments_are_read_as_an_object_or_a_list_and_bad_ones_said() {
+        let base = json!({"name": "give", "description": "Gives gold."});
+        let with = |consequential: Value| {
+            let mut value = base.clone();
+            value["consequential"] = consequential;
+            tool_from_value(&value)
+        };
+        let tool = with(json!({"to": "recipient", "/gift/amount": "amount"})).unwrap();
+        let read: Vec<_> = tool
+            .consequential
+            .iter()
+            .map(|c| (c.argument.as_str(), c.means.as_str()))
+            .collect();
+        assert_eq!(read, [("/gift/amount", "amount"), ("to", "recipient")]);
+        let tool = with(json!(["to"])).unwrap();
+        assert_eq!(tool.consequential[0].means, "to");
+        for bad in [json!({"to": 3}), json!([""]), json!("to")] {
+            let problems = with(bad.clone()).unwrap_err();
+            assert!(
+                problems
+                    .iter()
+                    .any(|p| p.to_string().contains("consequential")),
+                "{bad}: {problems:?}"
+            );
+        }
+    }
 
     #[test]
     fn a_tool_description_is_checked_whole() {

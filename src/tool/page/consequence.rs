@@ -15,7 +15,8 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use super::{Act, Control, Form, PageDom, Snapshot};
-use crate::tool::{Judge, Reach};
+pub use crate::base::site::site;
+use crate::tool::{Judge, Reach, Valued};
 
 /// The actions a per-site standing permission may cover ("Always allow scrolling and
 /// highlighting on this site"): they show or move to an element and change nothing on
@@ -419,13 +420,80 @@ fn clean(text: &str) -> String {
         .collect()
 }
 
-/// The site a page is on, from its location: its scheme and host, lower case
-/// (`https://shop.example`); `None` for a location with no host.
-pub fn site(location: &str) -> Option<String> {
-    let (scheme, rest) = location.trim().split_once("://")?;
-    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    (!host.is_empty() && !scheme.is_empty())
-        .then(|| format!("{}://{}", scheme.to_lowercase(), host.to_lowercase()))
+/// Words of a button's name that say it only shows, hides or moves through what is
+/// on the page (a menu, a month, a page of results): pressing it commits nothing.
+const SHOWING: &str = concat!(
+    "next|previous|prev|back|close|cancel|dismiss|open|show|hide|expand|collapse|",
+    "more|less|menu|options|actions|details|view|toggle|sort|filter|search|today|",
+    "month|year|zoom|scroll|page|tab|weiter|zurück|schließen|suivant|précédent|fermer|",
+    "siguiente|anterior|cerrar"
+);
+
+/// What `act` on `element` acts with, for [`crate::run::provenance`] to trace: the
+/// text typed, the option chosen, the name of a button or menu item that commits
+/// something (it is not a field, a toggle, a tab, nor named as showing or moving
+/// through the page), and a link's destination on another site.
+pub fn acts_with(snapshot: &Snapshot, element: u32, act: &Act) -> Vec<Valued> {
+    let Some(control) = snapshot.controls.iter().find(|c| c.id == element) else {
+        return Vec::new();
+    };
+    let named = clean(&control.name);
+    let value = |means: String, value: &str, target: bool| Valued {
+        means,
+        value: value.to_owned(),
+        target,
+    };
+    match act {
+        Act::Fill(text) if !text.trim().is_empty() => {
+            vec![value(format!("text typed into \"{named}\""), text, false)]
+        }
+        Act::Select(option) => vec![value(
+            format!("option chosen in \"{named}\""),
+            option,
+            false,
+        )],
+        Act::Click | Act::DoubleClick => pressed(snapshot, control),
+        Act::Press(key) => match familiar_page::key(key) {
+            Some(k)
+                if matches!(k.key.as_str(), "Enter" | " ")
+                    && !listed(FIELD_ROLES, &control.role) =>
+            {
+                pressed(snapshot, control)
+            }
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// What pressing `control` acts with: its name when it commits something, a link's
+/// destination when it leads to another site.
+fn pressed(snapshot: &Snapshot, control: &Control) -> Vec<Valued> {
+    if control.role == "link" {
+        let href = control.href.as_deref().unwrap_or_default();
+        let elsewhere = site(href).is_some_and(|to| Some(to) != site(&snapshot.location));
+        return if elsewhere {
+            vec![Valued {
+                means: format!("destination of the link \"{}\"", clean(&control.name)),
+                value: href.to_owned(),
+                target: false,
+            }]
+        } else {
+            Vec::new()
+        };
+    }
+    let commits = matches!(
+        control.role.as_str(),
+        "button" | "menuitem" | "menuitemcheckbox" | "menuitemradio"
+    ) && says(&control.name, SHOWING).is_none();
+    if !commits {
+        return Vec::new();
+    }
+    vec![Valued {
+        means: format!("{} pressed", control.role),
+        value: clean(&control.name),
+        target: true,
+    }]
 }
 
 /// The act a page action's arguments ask for, read as the tool reads them.
@@ -458,10 +526,15 @@ pub fn judge(tool: &'static str, dom: Rc<dyn PageDom>) -> Judge {
             (None, _) => Some("the page has not been read yet".into()),
             (Some(_), None) => Some("its arguments name no element to judge".into()),
         };
+        let values = match (&snapshot, act_of(tool, args)) {
+            (Some(snapshot), Some((element, act))) => acts_with(snapshot, element, &act),
+            _ => Vec::new(),
+        };
         Reach {
-            site: snapshot.and_then(|s| site(&s.location)),
+            site: snapshot.as_ref().and_then(|s| site(&s.location)),
             always_asks,
             standing: HARMLESS.contains(&tool),
+            values,
         }
     })
 }
