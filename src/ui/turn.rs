@@ -388,6 +388,15 @@ fn ApprovalCard(
                 }
             });
             let why = p.always_asks.clone().map(|why| view! { <p class="approval-why">{format!("This always asks: {why}.")}</p> });
+            // Where each value that carries the call's consequence came from.
+            let sources = (!p.values.is_empty()).then(|| {
+                let items = p
+                    .values
+                    .iter()
+                    .map(|v| view! { <li>{format!("{} “{}”: from {}", v.means, v.value, v.source.said())}</li> })
+                    .collect::<Vec<_>>();
+                view! { <ul class="approval-sources" aria-label="Where its values come from">{items}</ul> }
+            });
             view! {
                 <div node_ref=card tabindex="-1" class="approval" role="group" aria-label="Approval needed">
                     <p class="approval-text">
@@ -396,6 +405,7 @@ fn ApprovalCard(
                     // The tool's own words for what it does, beside the call's.
                     {p.description.clone().map(|about| view! { <p class="approval-about">{about}</p> })}
                     {why}
+                    {sources}
                     <div class="approval-actions">
                         <button type="button" class="approve" on:click=move |e| decide(e, true, None)>
                             "Approve"

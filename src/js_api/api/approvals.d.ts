@@ -22,6 +22,27 @@ export interface PendingApproval {
   always_asks?: string;
   /** What the card may offer besides this one call (see `Grant`), in this order; show one button for each. */
   grants: Grant[];
+  /**
+   * The values that carry the call's consequence (the tool's `consequential`
+   * arguments; for a page action the text typed, the option chosen, the button
+   * pressed, a link's destination elsewhere), each with where it came from. A value
+   * from others' text, or chosen by the model after it read others' text, is why a
+   * call asks whatever was granted (`always_asks` says so). Absent when none.
+   */
+  values?: TracedValue[];
+}
+
+/** A consequential value and its source. */
+export interface TracedValue {
+  /** What it is to the call: `"recipient"`, `text typed into "To"`. */
+  means: string;
+  value: string;
+  source:
+    | { kind: "person" }
+    | { kind: "owner" }
+    | { kind: "own" }
+    | { kind: "others"; from: string; site?: string }
+    | { kind: "model" };
 }
 
 /**

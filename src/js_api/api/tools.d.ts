@@ -60,6 +60,17 @@ export interface ToolConfig<Args = any> {
    * only when you control everything that can answer there.
    */
   author?: "own" | "others";
+  /**
+   * The arguments whose values carry consequence, each with what it is for the card:
+   * `{to: "recipient", amount: "amount"}` (a key may be a JSON pointer, `"/gift/to"`),
+   * or a list of argument names. A tool that says them is judged by where those
+   * values came from rather than by what the conversation has read: under
+   * `"ask_if_untrusted"` (or `"auto"`) it runs unasked while they came from the
+   * person, the agent's instructions or its own records, and asks, whatever was
+   * granted, when one came from text another party wrote (or was chosen by the model
+   * after reading such text). Unsaid: the action is judged as a whole by `approval`.
+   */
+  consequential?: Record<string, string> | string[];
   handler: ToolHandler<Args>;
   /**
    * Required for an iframe's window (and refused for anything else): the origin the

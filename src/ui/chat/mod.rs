@@ -29,6 +29,7 @@ use crate::demo;
 use crate::llm::message::ToolCall;
 use crate::run::event::Grant;
 use crate::run::interaction::{Conversation, Interaction};
+use crate::run::provenance::Traced;
 use crate::store::Store;
 use crate::web::{BrowserStorage, load_json, save_json};
 
@@ -54,6 +55,8 @@ pub struct Pending {
     pub grants: Vec<Grant>,
     /// Why no grant covers this call (it buys, deletes, sends…), when none does.
     pub always_asks: Option<String>,
+    /// The values that carry its consequence, each with where it came from.
+    pub values: Vec<Traced>,
 }
 
 impl From<app::PendingApproval> for Pending {
@@ -64,6 +67,7 @@ impl From<app::PendingApproval> for Pending {
             description: pending.description,
             grants: pending.grants,
             always_asks: pending.always_asks,
+            values: pending.values,
         }
     }
 }

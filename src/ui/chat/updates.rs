@@ -180,8 +180,8 @@ impl Chat {
                 let pending = self
                     .app()
                     .and_then(|app| app.pending().into_iter().find(|p| p.is(&key)));
-                let (grants, always_asks) = pending
-                    .map(|p| (p.grants, p.always_asks))
+                let (grants, always_asks, values) = pending
+                    .map(|p| (p.grants, p.always_asks, p.values))
                     .unwrap_or_default();
                 self.pending.set(Some(Pending {
                     key,
@@ -189,6 +189,7 @@ impl Chat {
                     description: description.clone(),
                     grants,
                     always_asks,
+                    values,
                 }));
             }
             _ => {}
