@@ -388,6 +388,9 @@ impl Session {
             .with_max_iterations(options.max_iterations)
             .with_max_lookups(options.max_lookups)
             .with_time_budget_ms(options.time_budget_ms);
+        if let Some(orders) = &agent.orders {
+            run = run.with_orders(orders.clone());
+        }
         if options.planning {
             run = run.with_planning();
         }
@@ -426,7 +429,10 @@ impl Session {
         let description = self.approval_description(agent, call);
         let values = run.trace_call(call, reach.as_ref().map_or(&[], |r| &r.values));
         let site = reach.as_ref().and_then(|r| r.site.as_deref());
-        if let Some(why) = run.needs_person(&values, site) {
+        let why = run
+            .outside_orders(call)
+            .or_else(|| run.needs_person(&values, site));
+        if let Some(why) = why {
             // A call that always asks says why by what it does; its values, shown
             // with their sources, say the rest.
             let reach = reach.get_or_insert_with(Reach::default);

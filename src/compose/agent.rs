@@ -13,6 +13,7 @@ use crate::llm::Llm;
 use crate::llm::message::Message;
 use crate::run::driver::{Seams, Stop, drive};
 use crate::run::event::Event;
+use crate::run::orders::StandingOrders;
 use crate::run::{AgentRun, Boundaries, DEFAULT_MAX_ITERATIONS, Observation, Outcome};
 use crate::tool::{Author, ToolKind, ToolRegistry};
 
@@ -30,6 +31,8 @@ pub struct Agent {
     /// context memory) that its triggers and `@name` messages share; other agents
     /// answer in whichever conversation is open.
     pub own_memory: bool,
+    /// Its owner's standing orders: what it may do unasked whatever it has read.
+    pub orders: Option<StandingOrders>,
 }
 
 impl Agent {
@@ -48,6 +51,7 @@ impl Agent {
             tools,
             max_iterations: DEFAULT_MAX_ITERATIONS,
             own_memory: false,
+            orders: None,
         }
     }
 

@@ -96,6 +96,22 @@ export interface SubAgentConfig {
   memory?: "own" | "shared";
   /** Offered to the main agent as a tool it calls with `{request}`: `"data"` may only look things up. */
   tool?: "data" | "action";
+  /**
+   * Its owner's standing orders: within them it acts on its own whatever it has read
+   * (a player's post, a message); a call outside them asks its owner, the card saying
+   * which bound it passes. An absent bound does not bound. The engine checks each call
+   * (the action, its `community_id`, `battle_id`, recipient `user_id`/`to`, and its
+   * `energy` against the day's); the day's totals of gold and energy are the
+   * database's to hold for a shared world (`set_standing_orders`, same shape).
+   */
+  allow?: {
+    actions?: string[];
+    gold_per_day?: number;
+    energy_per_day?: number;
+    communities?: number[];
+    battles?: number[];
+    message?: (number | string)[];
+  };
 }
 
 /** `agent.schedule(...)`: a trigger fired every `every` milliseconds. */

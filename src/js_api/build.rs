@@ -180,6 +180,7 @@ pub async fn session(
             Rc::new(builtins()),
         );
         agent.own_memory = sub.own_memory;
+        agent.orders = sub.orders.clone();
         let agent = Rc::new(agent);
         if let Some(kind) = sub.tool {
             register_as_tool(&mut tools, Rc::clone(&agent), Rc::new(BrowserClock), kind);

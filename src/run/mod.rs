@@ -20,6 +20,7 @@ pub mod interaction;
 mod kept;
 mod limits;
 mod observation;
+pub mod orders;
 pub mod provenance;
 mod relevance;
 mod reload;
@@ -132,6 +133,10 @@ pub struct AgentRun {
     /// not write; from then on [`Approval::AskIfUntrusted`] asks. It only ever grows.
     #[serde(default)]
     untrusted: bool,
+    /// The owner's standing orders, when it acts for one: within them its actions
+    /// run unasked whatever it has read; outside them they ask.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    orders: Option<orders::StandingOrders>,
     /// Invalid answers and re-asks of the current review or goal guess.
     scratch: Vec<Message>,
     limits: Limits,
@@ -184,6 +189,7 @@ impl AgentRun {
             reflections: 0,
             spent_ms: 0,
             untrusted,
+            orders: None,
             scratch: Vec::new(),
             limits: Limits {
                 max_iterations: DEFAULT_MAX_ITERATIONS,
@@ -223,6 +229,18 @@ impl AgentRun {
     pub fn with_untrusted(mut self, untrusted: bool) -> Self {
         self.untrusted |= untrusted;
         self
+    }
+
+    /// Acts under an owner's standing orders (see [`orders::StandingOrders`]).
+    pub fn with_orders(mut self, orders: orders::StandingOrders) -> Self {
+        self.orders = Some(orders);
+        self
+    }
+
+    /// Why `call` is outside the run's standing orders; `None` within them or with
+    /// none.
+    pub fn outside_orders(&self, call: &ToolCall) -> Option<String> {
+        self.orders.as_ref().and_then(|o| o.outside(call))
     }
 
     /// Whether the run has read text the person did not write (or started after its

@@ -334,10 +334,19 @@ impl AgentRun {
         needs_person(traced, &self.readings(), site)
     }
 
-    /// Whether `invocation` waits for a person: by its approval, or — for a tool that
-    /// declares its consequential arguments — by where those values came from, so a
-    /// run that read others' text still acts on the person's values unasked.
+    /// Whether `invocation` waits for a person: by the owner's standing orders when
+    /// the run has them; else by its approval, or — for a tool that declares its
+    /// consequential arguments — by where those values came from, so a run that read
+    /// others' text still acts on the person's values unasked.
     pub(super) fn asks(&self, invocation: &Invocation) -> bool {
+        // Standing orders decide for the owner: within them, whatever was read.
+        if let Some(orders) = &self.orders {
+            return match invocation.approval {
+                Approval::Ask => true,
+                Approval::Deny => false,
+                _ => orders.outside(&invocation.call).is_some(),
+            };
+        }
         let declares = self
             .catalogue
             .iter()

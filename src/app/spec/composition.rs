@@ -7,6 +7,7 @@ use super::agent::DEFAULT_INSTRUCTIONS;
 use super::model::{ModelSpec, read_model_at};
 use super::{Fields, Problem, kind};
 use crate::app::host::is_name;
+use crate::run::orders::StandingOrders;
 use crate::tool::ToolKind;
 
 /// An agent of the composition besides the main one (`agents: [...]`).
@@ -22,21 +23,25 @@ pub struct SubAgentSpec {
     pub own_memory: bool,
     /// `tool: "data" | "action"`: offered to the main agent as a tool (the composite).
     pub tool: Option<ToolKind>,
+    /// `allow: {actions, gold_per_day, energy_per_day, communities, battles,
+    /// message}`: its owner's standing orders.
+    pub orders: Option<StandingOrders>,
 }
 
-/// `agents: [{name, description?, instructions?, model?, memory?, tool?}]`.
+/// `agents: [{name, description?, instructions?, model?, memory?, tool?, allow?}]`.
 pub(super) fn read_agents(
     value: Option<&Value>,
     main: &str,
     problems: &mut Vec<Problem>,
 ) -> Vec<SubAgentSpec> {
-    const KNOWN: [&str; 6] = [
+    const KNOWN: [&str; 7] = [
         "name",
         "description",
         "instructions",
         "model",
         "memory",
         "tool",
+        "allow",
     ];
     let Some(value) = value else {
         return Vec::new();
@@ -103,6 +108,23 @@ pub(super) fn read_agents(
             }
             _ => None,
         };
+        let orders = match f.get("allow") {
+            None | Some(Value::Null) => None,
+            Some(allow) => match crate::base::json::from_value::<StandingOrders>(allow.clone()) {
+                Ok(orders) => Some(orders),
+                Err(error) => {
+                    f.problem(
+                        "allow",
+                        format!(
+                            "expected standing orders {{actions?: [names], gold_per_day?: n, \
+                             energy_per_day?: n, communities?: [ids], battles?: [ids], \
+                             message?: [ids or names]}}: {error}"
+                        ),
+                    );
+                    None
+                }
+            },
+        };
         agents.push(SubAgentSpec {
             name,
             description,
@@ -110,6 +132,7 @@ pub(super) fn read_agents(
             model,
             own_memory,
             tool,
+            orders,
         });
     }
     agents
