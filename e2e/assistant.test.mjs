@@ -324,7 +324,8 @@ test('"Allow for this task" covers the extras without a card each, but Place ord
       if (n.classList?.contains('card')) window.cards.push(n.textContent);
     }))).observe(host.shadowRoot, { childList: true, subtree: true });
   });
-  await ask(panel, 'Add the extras to my cart and order');
+  // The person names each extra: a grant covers only buttons the person's words name.
+  await ask(panel, 'Add the extras to my cart: gift wrap, a note and express delivery, and order');
   const card = panel.getByRole('group', { name: 'Approval' });
   await card.filter({ hasText: 'Gift wrap' }).waitFor();
   // A page script clicking "Allow for this task" is not a person: it decides nothing.
