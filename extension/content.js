@@ -10,10 +10,35 @@
   const frame = () => {
     reader ??= import(chrome.runtime.getURL('frame/familiar_page.js')).then(async (module) => {
       await module.default({ module_or_path: chrome.runtime.getURL('frame/familiar_page_bg.wasm') });
-      return new module.Frame();
+      // Closed shadow roots are read too: a person sees what they hold.
+      const open = chrome.dom?.openOrClosedShadowRoot;
+      return new module.Frame(open ? (element) => open(element) ?? null : undefined);
     });
     return reader;
   };
+
+  // How this frame's document is drawn, as the browser sees it from inside
+  // (IntersectionObserver v2: isVisible is false when it is faded, transformed,
+  // filtered or covered, in this frame or any around it). Nothing for the top frame,
+  // or where the browser has no such observer.
+  const drawn = () => new Promise((resolve) => {
+    if (window === window.top) return resolve({});
+    let observer;
+    const done = (seen) => {
+      observer?.disconnect();
+      resolve(seen);
+    };
+    try {
+      observer = new IntersectionObserver(([entry]) => done({
+        intersecting: entry.isIntersecting,
+        visible: typeof entry.isVisible === 'boolean' ? entry.isVisible : undefined,
+      }), { trackVisibility: true, delay: 100 });
+      observer.observe(document.documentElement);
+    } catch {
+      return resolve({});
+    }
+    setTimeout(() => done({}), 500);
+  });
 
   const answer = async (message) => {
     switch (message.op) {
@@ -21,7 +46,14 @@
         return { ok: true, title: document.title };
       case 'snapshot': {
         const reader = await frame();
-        return { ok: true, snapshot: reader.snapshot(), hiddenFrames: reader.hiddenFrames() };
+        const snapshot = reader.snapshot();
+        const seen = await drawn();
+        return {
+          ok: true,
+          snapshot,
+          frames: JSON.parse(reader.shownFrames()),
+          place: JSON.parse(reader.place(seen.intersecting, seen.visible)),
+        };
       }
       case 'perform':
         (await frame()).perform(message.element, message.act);

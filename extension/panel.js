@@ -70,18 +70,24 @@ class TabPage {
     const frames = await this.frames(tabId);
     const answers = await Promise.all(frames.map((frame) =>
       ask(tabId, whereIs(frame), { op: 'snapshot' })
-        .then((answer) => ({ frame, page: JSON.parse(answer.snapshot), hidden: answer.hiddenFrames ?? [] }))
+        .then((answer) => ({ frame, page: JSON.parse(answer.snapshot), frames: answer.frames, place: answer.place }))
         .catch((error) => ({ frame, error }))));
-    // A frame its parent says no one can see (transparent, a pixel wide) is left
-    // out, with every frame inside it: its reader cannot tell from inside.
-    const parents = new Map(answers.map((r) => [r.frame.frameId, r]));
-    const unseen = (frame, depth = 0) => {
-      const parent = parents.get(frame.parentFrameId);
-      if (!parent || frame.frameId === 0 || depth > 64) return false;
-      const address = frame.url.startsWith('about:srcdoc') ? 'about:srcdoc' : frame.url;
-      return (parent.hidden ?? []).includes(address) || unseen(parent.frame, depth + 1);
+    // A frame is read only when a person can see it: not hidden as seen from inside
+    // (a viewport a pixel wide, faded or covered), and listed by its parent's reader
+    // among the frames it sees (by its place among the parent's frames, which each
+    // side reads from its own window: never by address, which a redirect or the
+    // frame itself changes); its parent too, up to the top. A frame whose place
+    // cannot be told (an <embed>, a frame its parent's reader did not reach) is not.
+    const byFrame = new Map(answers.map((r) => [r.frame.frameId, r]));
+    const shown = (r, depth = 0) => {
+      if (r.frame.frameId === 0) return true;
+      const parent = byFrame.get(r.frame.parentFrameId);
+      if (r.error || !r.place || r.place.hidden || !parent || parent.error || depth > 64) return false;
+      const listed = r.place.index != null && parent.frames?.count === r.place.count &&
+        parent.frames.shown.includes(r.place.index);
+      return listed && shown(parent, depth + 1);
     };
-    const read = answers.filter((r) => !unseen(r.frame));
+    const read = answers.filter((r) => r.frame.frameId === 0 || shown(r));
     const top = read.find((r) => r.frame.frameId === 0);
     if (!top || top.error) {
       throw new Error(`this tab's page cannot be read (${top?.error?.message ?? 'no page'}): ` +
@@ -103,7 +109,8 @@ class TabPage {
       const renumber = (local) => this.number(tabId, frame, local);
       const frameOrigin = originOf(frame);
       const foreign = frameOrigin === topOrigin ? null : frameOrigin;
-      merged.blocks.push(...page.blocks);
+      // Another site's words are marked as theirs: an ad cannot speak as the site.
+      merged.blocks.push(...page.blocks.map((block) => ({ ...block, frame: foreign })));
       merged.forms.push(...page.forms.map((form) => ({ ...form, id: renumber(form.id) })));
       merged.controls.push(...page.controls.map((control) => ({
         ...control,

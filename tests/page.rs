@@ -23,6 +23,8 @@ use wasm_bindgen_test::*;
 
 #[path = "page/forms.rs"]
 mod forms;
+#[path = "page/hidden.rs"]
+mod hidden;
 #[path = "page/keys.rs"]
 mod keys;
 #[path = "page/pointer.rs"]

@@ -3,25 +3,28 @@
 //! numbered element, firing the events page scripts listen for.
 //!
 //! This module owns the walker ([`PageDomAdapter`]): the numbers it gives elements, the
-//! walk it reuses until `watch` sees the page change, and the frames a person cannot
-//! see. The walk itself is [`walk`]; what one element holds now (its value, state,
-//! options, how it is drawn) is [`state`], read afresh on every snapshot.
+//! walk it reuses until `watch` sees the page change, and which of this window's
+//! frames a person can see, and where this window is among its parent's frames (the
+//! extension reads a frame only when its parent sees it). The walk itself is
+//! [`walk`]; what one element holds now (its value, state, options, how it is drawn)
+//! is [`state`], read afresh on every snapshot; what the screen shows over and under
+//! a run of text is [`cover`].
 
+mod cover;
 pub(crate) mod state;
 mod walk;
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
-use js_sys::{Reflect, WeakMap};
+use js_sys::{Function, Object, Reflect, WeakMap};
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Element, Node, Window};
+use web_sys::{Element, Node, ShadowRoot, Window};
 
-use crate::realm;
 use crate::watch::PageWatch;
-use crate::{Act, Control, Snapshot, hidden, squash};
+use crate::{Act, Control, Snapshot, squash};
 
-use state::{appearance, disabled, state};
+use state::{disabled, state};
 
 /// The document of this window, read and acted on for the page tools. Numbers are
 /// kept in a `WeakMap` on the elements themselves, so an element keeps its number
@@ -37,6 +40,11 @@ pub struct PageDomAdapter {
     /// Whether same-origin frames are read as part of this page (the one-tag build);
     /// the extension reads each frame with a walker of its own.
     into_frames: bool,
+    /// The windows of the frames the last walk found a person can see.
+    frames: RefCell<Vec<JsValue>>,
+    /// Opens an element's closed shadow root (the extension's
+    /// `chrome.dom.openOrClosedShadowRoot`), where the adapter may.
+    opener: Option<Function>,
 }
 
 impl PageDomAdapter {
@@ -50,7 +58,39 @@ impl PageDomAdapter {
             watch: PageWatch::start(),
             last: RefCell::new(None),
             into_frames,
+            frames: RefCell::new(Vec::new()),
+            opener: None,
         }
+    }
+
+    /// This walker, reading closed shadow roots too with `opener` (a function of an
+    /// element that returns its shadow root, open or closed, or null).
+    pub fn opening_closed_roots(self, opener: Function) -> Self {
+        Self {
+            opener: Some(opener),
+            ..self
+        }
+    }
+
+    /// The positions, among this window's frames (`window[i]`), of those a person can
+    /// see as of the last snapshot; and how many frames the window has. A frame the
+    /// walk did not reach (inside a hidden element, an `<embed>`) is not among them.
+    pub fn shown_frames(&self) -> (Vec<u32>, u32) {
+        let Some(window) = web_sys::window() else {
+            return (Vec::new(), 0);
+        };
+        let count = window.length();
+        let shown = self.frames.borrow();
+        let at = |i: u32| Reflect::get(&window, &JsValue::from(i)).ok();
+        let positions = (0..count)
+            .filter(|&i| at(i).is_some_and(|view| shown.iter().any(|s| Object::is(s, &view))))
+            .collect();
+        (positions, count)
+    }
+
+    fn closed_root(&self, element: &Element) -> Option<ShadowRoot> {
+        let root = self.opener.as_ref()?.call1(&JsValue::NULL, element).ok()?;
+        root.is_object().then(|| root.unchecked_into())
     }
 
     /// Reads the page as it is now: the last walk with its fields read again while
@@ -130,56 +170,19 @@ impl PageDomAdapter {
     }
 }
 
-/// The addresses of this document's frames a person cannot see: transparent, a pixel
-/// wide, off-screen, or inside hidden content (the browser's own `checkVisibility`,
-/// which also reads ancestors' opacity). Each frame has a reader of its own in the
-/// extension, which cannot tell from inside whether its frame is shown; its parent
-/// says so, and what such a frame holds is not read.
-pub fn hidden_frames() -> Vec<String> {
-    let Some(window) = web_sys::window() else {
-        return Vec::new();
-    };
-    let Some(frames) = window
-        .document()
-        .and_then(|d| d.query_selector_all("iframe, frame").ok())
-    else {
-        return Vec::new();
-    };
-    list(&frames)
-        .into_iter()
-        .filter_map(realm::into_element)
-        .filter(|frame| !shown(&window, frame))
-        .filter_map(|frame| {
-            let address = Reflect::get(&frame, &"src".into()).ok()?.as_string()?;
-            Some(if address.is_empty() || frame.has_attribute("srcdoc") {
-                "about:srcdoc".to_owned()
-            } else {
-                address
-            })
-        })
-        .collect()
-}
-
-/// Whether a person could see `element`: its own box and the browser's judgement of
-/// its ancestors (`display`, `visibility`, `opacity`).
-fn shown(window: &Window, element: &Element) -> bool {
-    if hidden(&appearance(window, element)).is_some() {
-        return false;
+/// Where this window is among its parent's frames (`parent[i]`), with how many the
+/// parent has: `None` for the top window, or when the parent does not list it (a frame
+/// in a shadow tree). Read from inside, as a content script can even across origins.
+pub fn place_among_frames() -> Option<(u32, u32)> {
+    let window = web_sys::window()?;
+    let parent = window.parent().ok()??;
+    if Object::is(&parent, &window) {
+        return None;
     }
-    let check = Reflect::get(element, &"checkVisibility".into()).ok();
-    let Some(check) = check.filter(JsValue::is_function) else {
-        return true;
-    };
-    let options = js_sys::Object::new();
-    for option in ["opacityProperty", "visibilityProperty"] {
-        let _ = Reflect::set(&options, &option.into(), &true.into());
-    }
-    check
-        .unchecked_into::<js_sys::Function>()
-        .call1(element, &options)
-        .ok()
-        .and_then(|v| v.as_bool())
-        .unwrap_or(true)
+    let count = parent.length();
+    (0..count)
+        .find(|&i| Reflect::get(&parent, &JsValue::from(i)).is_ok_and(|v| Object::is(&v, &window)))
+        .map(|i| (i, count))
 }
 
 /// What the person has selected on the page, as the browser renders it.

@@ -3,9 +3,10 @@
 //! This crate owns what crosses between a document and the agent: the [`Snapshot`] of a
 //! page (visible text by block, every interactive element with a stable number, the
 //! forms), the [`Act`]s the agent may do to a numbered element, and the pure decisions
-//! a walk needs (what [`hidden`] means, an element's [`role_of`]). On `wasm32` it also
-//! holds the walk itself ([`PageDomAdapter`]: the live DOM into a snapshot, and an act
-//! onto an element), so the same code serves the one-tag build, where the agent shares
+//! a walk needs (what [`hidden`] means and what a [`Sight`] sees of text, an element's
+//! [`role_of`]). On `wasm32` it also holds the walk itself ([`PageDomAdapter`]: the
+//! live DOM into a snapshot, and an act onto an element), so the same code serves the
+//! one-tag build, where the agent shares
 //! the page's window, and the extension, where the agent lives in the side panel and a
 //! small frame build of this crate (feature `frame`, `familiar_page.wasm`) answers it
 //! from each frame of the tab. The agent's side (the tools, their limits, what the
@@ -36,11 +37,14 @@ use familiar_json::Read;
 use serde::{Deserialize, Serialize};
 
 #[cfg(target_arch = "wasm32")]
-pub use dom::{PageDomAdapter, hidden_frames};
+pub use dom::{PageDomAdapter, place_among_frames};
 pub use key::{KEYS, Key, key};
 pub use role::role_of;
 pub use sensitive::{Sensitive, mask, sensitive};
-pub use visibility::{Appearance, Hidden, hidden};
+pub use visibility::{
+    Appearance, Hidden, Inside, Position, Rect, Rgba, Sight, clip_path, clip_rect, contrast,
+    covers, filter_opacity, frame_hidden, hidden,
+};
 
 /// Where a block of text sits: what decides whether it is the page's content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +65,10 @@ pub struct Block {
     pub heading: Option<u8>,
     pub text: String,
     pub region: Region,
+    /// The origin of the frame it is in (`https://ads.example`) when that is not the
+    /// page's own: another site's words, which the model reads marked as theirs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<String>,
 }
 
 /// An interactive element as the model sees it.

@@ -34,13 +34,23 @@ fn content(snapshot: &Snapshot) -> Vec<&Block> {
 }
 
 fn render(block: &Block) -> String {
-    match block.heading {
+    let text = match block.heading {
         Some(level) => format!(
             "{} {}",
             "#".repeat(usize::from(level.clamp(1, 6))),
             block.text
         ),
         None => block.text.clone(),
+    };
+    marked(block, text)
+}
+
+/// `text` of `block`, marked with the origin of the frame it came from when that is
+/// another site's: the model reads an ad's words as the ad's, not the page's.
+fn marked(block: &Block, text: String) -> String {
+    match &block.frame {
+        Some(origin) => format!("[from {origin}] {text}"),
+        None => text,
     }
 }
 
@@ -85,7 +95,8 @@ pub fn outline(snapshot: &Snapshot, max: usize) -> (Vec<String>, usize) {
         .take(max)
         .map(|b| {
             let level = usize::from(b.heading.unwrap_or(1).clamp(1, 6));
-            format!("{}{}", "  ".repeat(level - 1), clip(&b.text, 200))
+            let heading = marked(b, clip(&b.text, 200));
+            format!("{}{heading}", "  ".repeat(level - 1))
         })
         .collect();
     (lines, headings.len())
@@ -124,7 +135,7 @@ pub fn find(snapshot: &Snapshot, phrase: &str, context: usize, max: usize) -> (V
                     if end < chars.len() {
                         snippet.push('…');
                     }
-                    found.push(snippet);
+                    found.push(marked(block, snippet));
                 }
                 at += needle.len();
             } else {
@@ -160,9 +171,9 @@ pub fn summary(snapshot: &Snapshot, max: usize) -> Vec<String> {
         let lead = blocks
             .get(at + 1)
             .filter(|b| b.heading.is_none())
-            .map(|b| first_sentence(&b.text, 200));
+            .map(|b| marked(b, first_sentence(&b.text, 200)));
         let indent = "  ".repeat(usize::from(level.clamp(1, 6)) - 1);
-        let heading = clip(&block.text, 120);
+        let heading = marked(block, clip(&block.text, 120));
         lines.push(match lead {
             Some(lead) => format!("{indent}{heading}: {lead}"),
             None => format!("{indent}{heading}"),
@@ -172,7 +183,7 @@ pub fn summary(snapshot: &Snapshot, max: usize) -> Vec<String> {
         lines = blocks
             .iter()
             .take(3)
-            .map(|b| first_sentence(&b.text, 200))
+            .map(|b| marked(b, first_sentence(&b.text, 200)))
             .collect();
     }
     lines
@@ -187,6 +198,7 @@ mod tests {
             heading,
             text: text.into(),
             region,
+            frame: None,
         }
     }
 
@@ -203,6 +215,38 @@ mod tests {
             ],
             ..Snapshot::default()
         }
+    }
+
+    #[test]
+    fn another_sites_frame_is_read_marked_with_its_origin_wherever_its_text_shows() {
+        let mut page = article();
+        page.blocks.insert(
+            3,
+            Block {
+                frame: Some("https://ads.example".into()),
+                ..block(None, "Owls love this coupon. Buy now.", Region::Main)
+            },
+        );
+        let read = readable(&page, 0, 10_000).text;
+        assert!(
+            read.contains("\n\n[from https://ads.example] Owls love this coupon. Buy now.\n\n"),
+            "{read}"
+        );
+        assert!(
+            read.starts_with("# Owls\n\nOwls hunt at night."),
+            "the site's own words unmarked: {read}"
+        );
+        let (found, _) = find(&page, "coupon", 10, 5);
+        assert_eq!(
+            found,
+            ["[from https://ads.example] …love this coupon. Buy now."]
+        );
+        page.blocks.swap(2, 3);
+        let lines = summary(&page, 5);
+        assert_eq!(
+            lines.first().map(String::as_str),
+            Some("Owls: [from https://ads.example] Owls love this coupon.")
+        );
     }
 
     #[test]

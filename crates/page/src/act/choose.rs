@@ -62,7 +62,11 @@ fn shown_options(list: &Element) -> Vec<(String, Element)> {
                 .collect::<Vec<_>>()
         });
     let scopes: Vec<Element> = std::iter::once(list.clone()).chain(referenced).collect();
-    let visible = |e: &Element| hidden(&appearance(&window, e)).is_none();
+    let origin = (
+        window.scroll_x().unwrap_or(0.0),
+        window.scroll_y().unwrap_or(0.0),
+    );
+    let visible = |e: &Element| hidden(&appearance(&window, e, origin)).is_none();
     let collect = |scope: &Element| -> Vec<(String, Element)> {
         let mut found = Vec::new();
         if scope.get_attribute("role").as_deref() == Some("option") {

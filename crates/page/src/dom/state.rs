@@ -7,6 +7,7 @@ use web_sys::{
 };
 
 use crate::realm::{self, tagged};
+use crate::visibility::{Position, Rgba, clip_path, clip_rect, filter_opacity};
 use crate::{Appearance, clip, mask, squash};
 
 /// Longest text of a `contenteditable` editor kept as its value.
@@ -24,7 +25,14 @@ pub(crate) fn toggle(element: &Element) -> bool {
         .unwrap_or(false)
 }
 
-pub(crate) fn appearance(window: &Window, element: &Element) -> Appearance {
+/// Elements that paint a picture of their own (their content, or behind it).
+const PICTURES: [&str; 9] = [
+    "img", "picture", "video", "canvas", "svg", "iframe", "frame", "object", "embed",
+];
+
+/// How `element` is drawn, its box in page coordinates: its viewport rectangle moved
+/// by `origin` (the page's scroll, or where a frame's document sits on the page).
+pub(crate) fn appearance(window: &Window, element: &Element, origin: (f64, f64)) -> Appearance {
     let style = window.get_computed_style(element).ok().flatten();
     let prop = |name: &str| {
         style
@@ -33,22 +41,82 @@ pub(crate) fn appearance(window: &Window, element: &Element) -> Appearance {
             .unwrap_or_default()
     };
     let rect = element.get_bounding_client_rect();
-    let font = prop("font-size")
+    let (mut left, mut top) = (rect.left() + origin.0, rect.top() + origin.1);
+    let (mut width, mut height) = (rect.width(), rect.height());
+    let display = prop("display");
+    let tag = element.local_name();
+    // A frame shows its document in a viewport of its own, which it clips and
+    // scrolls: that viewport, inside its border, is what it shows of it.
+    let frame = matches!(tag.as_str(), "iframe" | "frame" | "object" | "embed");
+    if frame && !transformed_box(&rect, element) {
+        left += f64::from(element.client_left());
+        top += f64::from(element.client_top());
+        width = f64::from(element.client_width());
+        height = f64::from(element.client_height());
+    }
+    let overflow = [prop("overflow-x"), prop("overflow-y")];
+    let clips = frame || overflow.iter().any(|o| o != "visible");
+    let scrolls = frame || overflow.iter().any(|o| o == "auto" || o == "scroll");
+    // The body's overflow is the viewport's, not its own (CSS Overflow 3, 3.3).
+    let body = matches!(tag.as_str(), "body" | "html");
+    let filter = prop("filter");
+    let transformed = ["transform", "perspective"]
+        .iter()
+        .any(|p| !matches!(prop(p).as_str(), "none" | ""));
+    let contains = transformed
+        || !matches!(filter.as_str(), "none" | "")
+        || prop("contain").contains("paint")
+        || prop("will-change").contains("transform");
+    let shape = clip_path(&prop("clip-path"), width, height)
+        .or_else(|| clip_rect(&prop("clip"), width, height))
+        .map(|s| s.moved(left, top));
+    // The fill colour is the text colour unless set apart (it is what is drawn).
+    let ink = Rgba::parse(&prop("-webkit-text-fill-color")).or_else(|| Rgba::parse(&prop("color")));
+    let stroke = prop("-webkit-text-stroke-width")
         .trim_end_matches("px")
         .parse::<f64>()
-        .unwrap_or(16.0);
+        .is_ok_and(|w| w > 0.0);
+    let picture = !matches!(prop("background-image").as_str(), "none" | "");
+    let clipped_to_text =
+        prop("-webkit-background-clip") == "text" || prop("background-clip") == "text";
     Appearance {
-        display_none: prop("display") == "none" || element.has_attribute("hidden"),
+        display_none: display == "none" || element.has_attribute("hidden"),
         visibility_hidden: matches!(prop("visibility").as_str(), "hidden" | "collapse"),
         aria_hidden: element.get_attribute("aria-hidden").as_deref() == Some("true"),
-        transparent: prop("opacity").parse::<f64>().is_ok_and(|o| o <= 0.0),
-        left: rect.left() + window.scroll_x().unwrap_or(0.0),
-        top: rect.top() + window.scroll_y().unwrap_or(0.0),
-        width: rect.width(),
-        height: rect.height(),
-        clips: prop("overflow-x") != "visible" || prop("overflow-y") != "visible" || font < 1.0,
-        boxless: prop("display") == "contents",
+        opacity: prop("opacity").parse::<f64>().unwrap_or(1.0) * filter_opacity(&filter),
+        left,
+        top,
+        width,
+        height,
+        clips: clips && !body,
+        scrolls: scrolls && !body,
+        scrolled: (
+            f64::from(element.scroll_left()),
+            f64::from(element.scroll_top()),
+        ),
+        boxless: display == "contents",
+        position: match prop("position").as_str() {
+            "absolute" => Position::Absolute,
+            "fixed" => Position::Fixed,
+            "relative" | "sticky" => Position::Relative,
+            _ => Position::Static,
+        },
+        contains,
+        shape,
+        ink,
+        outlined: stroke
+            || !matches!(prop("text-shadow").as_str(), "none" | "")
+            || (picture && clipped_to_text),
+        background: Rgba::parse(&prop("background-color")),
+        pictured: picture || PICTURES.contains(&tag.as_str()),
     }
+}
+
+/// Whether a box is drawn at another size than its layout's (a transform scales it):
+/// its client size is then not what shows.
+fn transformed_box(rect: &web_sys::DomRect, element: &Element) -> bool {
+    let layout = f64::from(element.client_width() + 2 * element.client_left());
+    (rect.width() - layout).abs() > 1.0
 }
 
 /// Value, checked state and options of a control. A sensitive field's value is

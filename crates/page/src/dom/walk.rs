@@ -15,8 +15,9 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlInputElement, Node, Window};
 
 use super::state::{appearance, disabled, state, toggle};
-use super::{PageDomAdapter, list};
+use super::{PageDomAdapter, cover, list};
 use crate::realm::{self, tagged};
+use crate::visibility::{Rect, Sight};
 use crate::{
     Block, Control, Form, Hidden, Region, Snapshot, clip, hidden, role_of, sensitive, squash,
 };
@@ -73,14 +74,23 @@ const BLOCKS: [&str; 36] = [
 /// Inline elements a page draws apart from the text around them: their words are
 /// not run into their neighbours'.
 const APART: [&str; 6] = ["label", "button", "input", "select", "textarea", "img"];
+/// Elements that show a document of their own in a viewport.
+const FRAMES: [&str; 4] = ["iframe", "frame", "object", "embed"];
 /// Longest accessible name kept.
 const NAME_LIMIT: usize = 200;
+/// How many runs of text a walk asks the browser about what lies over and behind
+/// them (those in the viewport; [`cover`]).
+const HIT_TESTS: usize = 2_000;
 
 impl PageDomAdapter {
     /// Walks the whole document anew.
     pub(super) fn walk(&self, window: &Window) -> Result<Snapshot, String> {
         let document = window.document().ok_or("the window has no document")?;
         let body = document.body().ok_or("the page has no body yet")?;
+        let origin = (
+            window.scroll_x().unwrap_or(0.0),
+            window.scroll_y().unwrap_or(0.0),
+        );
         let mut walk = Walk {
             window,
             adapter: self,
@@ -92,18 +102,24 @@ impl PageDomAdapter {
             roots: Vec::new(),
             visited: 0,
             truncated: false,
+            range: document.create_range().ok(),
+            hit_tests: 0,
+            frames: Vec::new(),
         };
         let place = Place {
             region: Region::Other,
             heading: None,
             hidden: false,
             sectioned: false,
+            sight: Sight::page(0.0, 0.0),
+            origin,
         };
         walk.run(body.into(), place);
         for root in &walk.roots {
             self.watch.observe(root);
         }
         *self.elements.borrow_mut() = walk.found;
+        *self.frames.borrow_mut() = walk.frames;
         Ok(Snapshot {
             title: document.title(),
             blocks: walk.blocks,
@@ -129,6 +145,11 @@ struct Walk<'a> {
     roots: Vec<Node>,
     visited: usize,
     truncated: bool,
+    /// Measures each run of text where it is drawn.
+    range: Option<web_sys::Range>,
+    hit_tests: usize,
+    /// The windows of the frames a person can see.
+    frames: Vec<JsValue>,
 }
 
 #[derive(Clone, Copy)]
@@ -139,6 +160,11 @@ struct Place {
     /// Inside `article`, `aside`, `main`, `nav` or `section`: a `header` or `footer`
     /// here is that section's own (an app's item count), not the page's banner.
     sectioned: bool,
+    /// What the ancestors do to what is drawn here.
+    sight: Sight,
+    /// Where this document's viewport sits in page coordinates (the top page's
+    /// scroll, or a frame's place on the page).
+    origin: (f64, f64),
 }
 
 /// What is left to do in a walk: a node to read at a depth, or the end of a block.
@@ -158,6 +184,7 @@ impl Walk<'_> {
                 heading: place.heading,
                 text,
                 region: place.region,
+                frame: None,
             });
         }
     }
@@ -172,7 +199,10 @@ impl Walk<'_> {
                 Step::Space => self.text.push(' '),
                 Step::Node(node, place, depth) => match node.node_type() {
                     Node::TEXT_NODE if !place.hidden => {
-                        self.text.push_str(&node.node_value().unwrap_or_default());
+                        let text = node.node_value().unwrap_or_default();
+                        if text.trim().is_empty() || self.readable(&node, &place) {
+                            self.text.push_str(&text);
+                        }
                     }
                     Node::ELEMENT_NODE => {
                         if depth >= MAX_DEPTH || self.visited >= MAX_NODES {
@@ -201,16 +231,8 @@ impl Walk<'_> {
         if ours(element) {
             return;
         }
-        if tag == "iframe" || tag == "frame" {
-            // A frame a person cannot see (transparent, a pixel wide, off-screen)
-            // shows nothing: its text is not the page's to read.
-            let unseen = outer.hidden || hidden(&appearance(self.window, element)).is_some();
-            if unseen {
-                return;
-            }
-            if let Some(body) = self.frame_body(element) {
-                stack.push(Step::Node(body.into(), outer, depth + 1));
-            }
+        if FRAMES.contains(&tag.as_str()) {
+            self.frame(element, outer, depth, stack);
             return;
         }
         if SKIPPED.contains(&tag.as_str()) {
@@ -219,10 +241,16 @@ impl Walk<'_> {
         // Inside a hidden subtree nothing is measured: all of it is hidden, and the
         // browser would compute each element's style anew (a hidden menu of
         // thousands, a chain built to make the walk slow).
-        let seen = if outer.hidden {
-            None
+        let (seen, sight) = if outer.hidden {
+            (None, outer.sight)
         } else {
-            hidden(&appearance(self.window, element))
+            match outer
+                .sight
+                .enter(&appearance(self.window, element, outer.origin))
+            {
+                Ok(sight) => (None, sight),
+                Err(why) => (Some(why), outer.sight),
+            }
         };
         let hidden = outer.hidden || seen.is_some();
         let role = element.get_attribute("role");
@@ -235,6 +263,8 @@ impl Walk<'_> {
                     tag.as_str(),
                     "article" | "aside" | "main" | "nav" | "section"
                 ),
+            sight,
+            origin: outer.origin,
         };
         if tag == "form" {
             self.form(element, !hidden);
@@ -245,7 +275,7 @@ impl Walk<'_> {
         let operable = !hidden
             || (!outer.hidden
                 && seen.is_some_and(drawn_elsewhere)
-                && (see_through || self.labelled_visibly(element)));
+                && (see_through || self.labelled_visibly(element, outer.origin)));
         self.control(element, &tag, role.as_deref(), operable);
         // A field's options and default text are its value, not page text.
         if matches!(tag.as_str(), "select" | "textarea") {
@@ -265,10 +295,81 @@ impl Walk<'_> {
         }
     }
 
+    /// Whether a person could read the run of text `node` where it is drawn: its
+    /// size, what clips it, its colour against what is behind it, and what lies
+    /// over it.
+    fn readable(&mut self, node: &Node, place: &Place) -> bool {
+        let Some(range) = &self.range else {
+            return true;
+        };
+        if range.select_node_contents(node).is_err() {
+            return true;
+        }
+        let r = range.get_bounding_client_rect();
+        let (x, y) = place.origin;
+        let rect = Rect::sized(r.left() + x, r.top() + y, r.width(), r.height());
+        let verdict = place.sight.text(rect);
+        if !matches!(verdict, None | Some(Hidden::Faint)) || self.hit_tests >= HIT_TESTS {
+            return verdict.is_none();
+        }
+        let Some(parent) = node.parent_element() else {
+            return verdict.is_none();
+        };
+        self.hit_tests += 1;
+        match cover::at(self.window, &parent, rect, place.origin) {
+            Some(screen) if screen.covered => false,
+            Some(cover::Screen {
+                backdrop: Some(backdrop),
+                ..
+            }) => !place.sight.faint_over(backdrop),
+            _ => verdict.is_none(),
+        }
+    }
+
+    /// A frame, `<object>` or `<embed>`: seen or not as any element is; the windows
+    /// of those seen are kept (the extension reads only frames their parent sees),
+    /// and a same-origin one's document is read in place when this walk reads frames.
+    fn frame(&mut self, element: &Element, outer: Place, depth: usize, stack: &mut Vec<Step>) {
+        if outer.hidden {
+            return;
+        }
+        let a = appearance(self.window, element, outer.origin);
+        let Ok(sight) = outer.sight.enter(&a) else {
+            return;
+        };
+        let view = Reflect::get(element, &"contentWindow".into()).ok();
+        let Some(view) = view.filter(JsValue::is_object) else {
+            return;
+        };
+        self.frames.push(view.clone());
+        let Some(body) = self.frame_body(element) else {
+            return;
+        };
+        // Its document's viewport is the frame's (inside its border); what its page
+        // holds is reached by scrolling it from its top left corner on.
+        let origin = (a.left, a.top);
+        let scroll = |axis: &str| {
+            Reflect::get(&view, &axis.into())
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0)
+        };
+        let place = Place {
+            sight: sight.framed(origin.0 - scroll("scrollX"), origin.1 - scroll("scrollY")),
+            origin,
+            ..outer
+        };
+        stack.push(Step::Node(body.into(), place, depth + 1));
+    }
+
     /// What an element shows, in order: its shadow root's nodes for a web component
-    /// (an open root), the nodes assigned to a slot, its children otherwise.
+    /// (an open root, or a closed one where the adapter may open it), the nodes
+    /// assigned to a slot, its children otherwise.
     fn content(&mut self, element: &Element) -> Vec<Node> {
-        if let Some(root) = element.shadow_root() {
+        if let Some(root) = element
+            .shadow_root()
+            .or_else(|| self.adapter.closed_root(element))
+        {
             let nodes = list(&root.child_nodes());
             self.roots.push(root.into());
             return nodes;
@@ -307,7 +408,7 @@ impl Walk<'_> {
 
     /// Whether a person sees a label of this field: a checkbox drawn by its label,
     /// with the input itself transparent or shrunk out of sight, is theirs to use.
-    fn labelled_visibly(&self, element: &Element) -> bool {
+    fn labelled_visibly(&self, element: &Element, origin: (f64, f64)) -> bool {
         let Some(input) = tagged::<HtmlInputElement>(element, "input") else {
             return false;
         };
@@ -317,7 +418,7 @@ impl Walk<'_> {
         list(&labels)
             .into_iter()
             .filter_map(realm::into_element)
-            .any(|label| hidden(&appearance(self.window, &label)).is_none())
+            .any(|label| hidden(&appearance(self.window, &label, origin)).is_none())
     }
 
     fn control(&mut self, element: &Element, tag: &str, role: Option<&str>, visible: bool) {
@@ -407,7 +508,7 @@ impl Walk<'_> {
 }
 
 /// The agent's own interface, never read as the page.
-fn ours(element: &Element) -> bool {
+pub(super) fn ours(element: &Element) -> bool {
     element.id() == "familiar" || element.has_attribute("data-familiar")
 }
 
@@ -423,7 +524,7 @@ fn heading(tag: &str) -> Option<u8> {
 fn drawn_elsewhere(why: Hidden) -> bool {
     matches!(
         why,
-        Hidden::Transparent | Hidden::ZeroSize | Hidden::OffScreen
+        Hidden::Transparent | Hidden::ZeroSize | Hidden::OffScreen | Hidden::Clipped
     )
 }
 

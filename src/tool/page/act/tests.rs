@@ -21,6 +21,7 @@ fn form() -> Snapshot {
             heading: None,
             text: "Your order".into(),
             region: Region::Main,
+            frame: None,
         }],
         controls: vec![
             control(1, "textbox", "Email"),
@@ -150,6 +151,7 @@ fn the_report_names_the_new_state_appeared_elements_and_new_text() {
         heading: None,
         text: "Thanks!".into(),
         region: Region::Main,
+        frame: None,
     });
     after.title = "Done".into();
     let report = changes(&before, &after, 1);

@@ -56,6 +56,7 @@ impl FakePage {
             heading: None,
             text,
             region: Region::Main,
+            frame: None,
         };
         match act {
             // The ARIA list [3] opens on a click: its options appear.
@@ -100,11 +101,13 @@ fn setup() -> (Rc<FakePage>, ToolRegistry) {
                     heading: Some(1),
                     text: "Contact us".into(),
                     region: Region::Main,
+                    frame: None,
                 },
                 Block {
                     heading: None,
                     text: "Menu".into(),
                     region: Region::Boilerplate,
+                    frame: None,
                 },
             ],
             controls: vec![control(1, "textbox", "Message"), send],
