@@ -21,10 +21,14 @@ use familiar::run::Outcome;
 use familiar::run::event::{Decided, Event, Grant};
 use familiar::run::interaction::Step;
 use familiar::tool::ToolRegistry;
-use familiar::tool::page::{self, Act, Control, Form, PageDom, Snapshot};
+use familiar::tool::page::{self, Control, Form, PageDom, Snapshot};
 use futures::executor::LocalPool;
 use futures::future::LocalBoxFuture;
 use futures::task::LocalSpawnExt;
+
+#[path = "common/fake_page.rs"]
+mod fake_page;
+use fake_page::{FakePage, control};
 
 /// A clock whose time stands still and whose timers never fire.
 struct Frozen;
@@ -43,21 +47,7 @@ impl Clock for Frozen {
 }
 
 fn button(id: u32, name: &str) -> Control {
-    Control {
-        id,
-        role: "button".into(),
-        name: name.into(),
-        value: None,
-        checked: None,
-        disabled: false,
-        visible: true,
-        options: Vec::new(),
-        href: None,
-        form: None,
-        sensitive: false,
-        focused: false,
-        frame: None,
-    }
+    control(id, "button", name)
 }
 
 /// A shop's cart page: four harmless buttons, "Place order" (5) and an order form (9)
@@ -87,28 +77,6 @@ fn cart(location: &str) -> Snapshot {
     }
 }
 
-/// A page in memory that records what was done to it.
-struct FakePage {
-    page: RefCell<Snapshot>,
-    done: RefCell<Vec<(u32, Act)>>,
-}
-
-impl PageDom for FakePage {
-    fn snapshot(&self) -> LocalBoxFuture<'_, Result<Snapshot, String>> {
-        Box::pin(async { Ok(self.page.borrow().clone()) })
-    }
-    fn last(&self) -> Option<Snapshot> {
-        Some(self.page.borrow().clone())
-    }
-    fn perform<'a>(&'a self, element: u32, act: &'a Act) -> LocalBoxFuture<'a, Result<(), String>> {
-        self.done.borrow_mut().push((element, act.clone()));
-        Box::pin(async { Ok(()) })
-    }
-    fn settle(&self) -> LocalBoxFuture<'static, ()> {
-        Box::pin(async {})
-    }
-}
-
 struct Shop {
     session: Session,
     model: Rc<ScriptedModel>,
@@ -118,10 +86,7 @@ struct Shop {
 }
 
 fn shop() -> Shop {
-    let page = Rc::new(FakePage {
-        page: RefCell::new(cart("https://shop.example/cart")),
-        done: RefCell::new(Vec::new()),
-    });
+    let page = Rc::new(FakePage::new(cart("https://shop.example/cart")));
     let mut tools = ToolRegistry::new();
     page::register(&mut tools, Rc::clone(&page) as Rc<dyn PageDom>);
     let model = Rc::new(ScriptedModel::new());

@@ -427,11 +427,10 @@ impl Session {
     ) -> Option<Decision> {
         let mut reach = self.reach(agent, call);
         let description = self.approval_description(agent, call);
-        let values = run.trace_call(call, reach.as_ref().map_or(&[], |r| &r.values));
+        let named = reach.as_ref().map_or(&[][..], |r| &r.values);
         let site = reach.as_ref().and_then(|r| r.site.as_deref());
-        let why = run
-            .outside_orders(call)
-            .or_else(|| run.needs_person(&values, site));
+        let (values, tainted) = run.provenance(call, named, site);
+        let why = run.outside_orders(call).or(tainted);
         if let Some(why) = why {
             // A call that always asks says why by what it does; its values, shown
             // with their sources, say the rest.

@@ -15,3 +15,4 @@ pub mod site;
 pub mod small_map;
 pub mod sort;
 pub mod text;
+pub mod words;

@@ -30,7 +30,6 @@ pub struct Actor {
     pub state: Map<String, Value>,
 }
 
-/// What the trigger is about.
 /// How the model reads text another party wrote (an event subject): these words,
 /// then who wrote it. [`crate::run::provenance`] knows it by them.
 pub(crate) const QUOTED_SUBJECT: &str = "Text written by ";
@@ -40,6 +39,7 @@ pub(crate) const OTHERS_ENVIRONMENT: &str =
 /// How the model reads the host's own environment, then the text.
 pub(crate) const ENVIRONMENT: &str = "ENVIRONMENT (what you perceive now): ";
 
+/// What the trigger is about.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
 pub struct Subject {
     /// e.g. `user`, `battle`, `market`, `page`.

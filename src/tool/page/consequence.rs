@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::{Act, Control, Form, PageDom, Snapshot};
 pub use crate::base::site::site;
+use crate::base::words::{clean, words};
 use crate::tool::{Judge, Reach, Valued};
 
 /// The actions a per-site standing permission may cover ("Always allow scrolling and
@@ -377,7 +378,7 @@ fn sending(text: &str) -> Option<&'static str> {
 /// `word` when it is the first word of `text` and no noun follows it ("Order now",
 /// not "Order history").
 fn verb(text: &str, word: &'static str) -> Option<&'static str> {
-    let tokens = tokens(text);
+    let tokens = words(text);
     let next = tokens.get(1).map(String::as_str);
     let noun = matches!(
         next,
@@ -386,10 +387,10 @@ fn verb(text: &str, word: &'static str) -> Option<&'static str> {
     (tokens.first().map(String::as_str) == Some(word) && !noun).then_some(word)
 }
 
-/// The first of `words` (phrases apart by `|`) that `text` says, as whole words.
-fn says(text: &str, words: &'static str) -> Option<&'static str> {
-    let tokens = tokens(text);
-    words.split('|').find(|phrase| {
+/// The first of `phrases` (apart by `|`) that `text` says, as whole words.
+fn says(text: &str, phrases: &'static str) -> Option<&'static str> {
+    let tokens = words(text);
+    phrases.split('|').find(|phrase| {
         let wanted: Vec<&str> = phrase.split(' ').collect();
         tokens
             .windows(wanted.len())
@@ -400,24 +401,6 @@ fn says(text: &str, words: &'static str) -> Option<&'static str> {
 /// Whether `item` is one of `list` (apart by `|`).
 fn listed(list: &str, item: &str) -> bool {
     list.split('|').any(|entry| entry == item)
-}
-
-/// `text` in lower-case words: split at everything but letters and digits, with
-/// invisible characters dropped first (so "De\u{200b}lete" is "delete").
-fn tokens(text: &str) -> Vec<String> {
-    clean(text)
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
-/// `text` without the invisible characters a name may hide words behind.
-fn clean(text: &str) -> String {
-    text.chars()
-        .filter(|c| !matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}'))
-        .collect()
 }
 
 /// Words of a button's name that say it only shows, hides or moves through what is
