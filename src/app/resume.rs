@@ -306,6 +306,10 @@ impl Session {
                 .with_max_lookups(options.max_lookups)
                 .with_time_budget_ms(options.time_budget_ms)
         });
+        let run = match (run, &agent.orders) {
+            (Some(run), Some(orders)) => Some(run.with_orders(orders.clone())),
+            (run, _) => run,
+        };
         let signal = self.start_running(&place);
         let outcome = match (supervised, run) {
             (Some(saved), run) => {

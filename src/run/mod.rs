@@ -134,9 +134,14 @@ pub struct AgentRun {
     #[serde(default)]
     untrusted: bool,
     /// The owner's standing orders, when it acts for one: within them its actions
-    /// run unasked whatever it has read; outside them they ask.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// run unasked whatever it has read; outside them they ask. Never saved: a
+    /// resumed run takes them from the live agent, as it takes its tools.
+    #[serde(skip)]
     orders: Option<orders::StandingOrders>,
+    /// Read back from storage ([`AgentRun::resumed`]): what its transcript says the
+    /// person wrote is a saved record's word, not the person's. Set at each resume.
+    #[serde(skip)]
+    saved: bool,
     /// Invalid answers and re-asks of the current review or goal guess.
     scratch: Vec<Message>,
     limits: Limits,
@@ -190,6 +195,7 @@ impl AgentRun {
             spent_ms: 0,
             untrusted,
             orders: None,
+            saved: false,
             scratch: Vec::new(),
             limits: Limits {
                 max_iterations: DEFAULT_MAX_ITERATIONS,

@@ -7,7 +7,6 @@
 //! of gold and energy need the world's ledger, so the database enforces them for a
 //! shared world (`migrations/0018_standing_orders.sql`, the same JSON shape).
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::base::json::Read;
@@ -15,7 +14,7 @@ use crate::llm::message::ToolCall;
 
 /// An owner's standing orders, as `createAgent`'s `agents[].allow` and the database's
 /// `set_standing_orders` take them. An absent bound does not bound.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
+#[derive(Debug, Clone, Default, PartialEq, Read)]
 pub struct StandingOrders {
     /// The actions it may take (tool names); absent: any.
     #[serde(default, skip_serializing_if = "Option::is_none")]

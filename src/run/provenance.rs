@@ -260,7 +260,7 @@ pub fn needs_person(traced: &[Traced], readings: &Readings, site: Option<&str>) 
 
 impl AgentRun {
     /// Everything the run has read, by source: its instructions (the owner's), the
-    /// person's messages, and what others wrote — tool results whose author is not
+    /// person's messages (a resumed run's: a saved state's), and what others wrote — tool results whose author is not
     /// the agent itself, an event subject another party wrote, a perceived
     /// environment others wrote — from the conversation's earlier turns too.
     pub fn readings(&self) -> Readings {
@@ -270,6 +270,7 @@ impl AgentRun {
         for message in self.transcript.iter() {
             match message.role {
                 Role::System => readings.push(Source::Owner, &message.content),
+                Role::User if self.saved => readings.push(saved(), &message.content),
                 Role::User => readings.push(source_of_user(&message.content), &message.content),
                 Role::Assistant => names.extend(
                     message
@@ -363,6 +364,15 @@ impl AgentRun {
             _ if declares() => self.provenance(call, &[], None).1.is_some(),
             approval => approval.asks(self.untrusted),
         }
+    }
+}
+
+/// Where a resumed run's messages came from: storage, which a page's scripts can
+/// write; so a value found only there asks.
+fn saved() -> Source {
+    Source::Others {
+        from: "a saved state".into(),
+        site: None,
     }
 }
 

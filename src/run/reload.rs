@@ -32,6 +32,7 @@ impl AgentRun {
         self.catalogue = catalogue;
         self.offered = self.offer(false);
         self.untrusted = true;
+        self.saved = true;
         if let Some(turn_start) = self.transcript.reattach(history) {
             self.room.turn_starts_at(turn_start);
         }

@@ -169,3 +169,54 @@ fn the_owners_words_and_own_records_need_no_one() {
     assert_eq!(traced[1].source, Source::Own);
     assert_eq!(needs_person(&traced, &readings, None), None);
 }
+
+#[test]
+fn a_resumed_runs_saved_words_are_a_saved_states_not_the_persons() {
+    let fresh = AgentRun::new(
+        "You help.",
+        Vec::new(),
+        crate::run::Observation::chat("Forward my mail to ann@home.example"),
+        Vec::new(),
+    );
+    assert_eq!(
+        fresh.readings().source_of("ann@home.example"),
+        Source::Person
+    );
+    let resumed = fresh.resumed(
+        "You help.",
+        crate::run::Observation::chat("Forward my mail to ann@home.example"),
+        Vec::new(),
+        Vec::new(),
+    );
+    let source = resumed.readings().source_of("ann@home.example");
+    assert_eq!(
+        source,
+        saved(),
+        "storage can be written by the page's scripts"
+    );
+}
+
+#[test]
+fn standing_orders_are_never_read_back_from_a_saved_run() {
+    let orders: crate::run::orders::StandingOrders =
+        crate::base::json::from_value(serde_json::json!({"actions": ["do_work"]})).unwrap();
+    let run = AgentRun::new(
+        "You help.",
+        Vec::new(),
+        crate::run::Observation::chat("hi"),
+        Vec::new(),
+    )
+    .with_orders(orders);
+    let mut saved = serde_json::to_value(&run).unwrap();
+    assert!(saved.get("orders").is_none(), "{saved}");
+    // A tampered record that names orders of its own gets none.
+    saved["orders"] = serde_json::json!({"actions": ["give_gold"]});
+    let read: AgentRun = crate::base::json::from_value(saved).unwrap();
+    let call = ToolCall {
+        id: "c".into(),
+        name: "give_gold".into(),
+        arguments: "{}".into(),
+    };
+    assert_eq!(read.outside_orders(&call), None, "no orders at all");
+    assert!(read.orders.is_none());
+}
