@@ -7,7 +7,7 @@
 
 use js_sys::Object;
 use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, Window};
+use web_sys::{Document, Element, ShadowRoot, Window};
 
 use super::state::appearance;
 use crate::visibility::{Position, Rect, Rgba, covers};
@@ -40,7 +40,13 @@ pub(super) fn at(
     if !(0.0..width).contains(&x) || !(0.0..height).contains(&y) {
         return around(window, parent, rect.moved(-origin.0, -origin.1));
     }
-    let stack = document.elements_from_point(x as f32, y as f32);
+    // The document's hit test stops at a shadow root's host (it retargets), so text
+    // in a shadow tree is asked of its own root, which lists that tree's elements
+    // first, then the hosts and the document's below them.
+    let stack = match parent.get_root_node().dyn_into::<ShadowRoot>() {
+        Ok(root) => root.elements_from_point(x as f32, y as f32),
+        Err(_) => document.elements_from_point(x as f32, y as f32),
+    };
     let mut reached = false;
     for item in stack.iter() {
         // Elements all; a frame's are not this window's `Element` to `instanceof`.
