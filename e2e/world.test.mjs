@@ -96,7 +96,7 @@ async function approveOnCardsUntil(world, done, what) {
     assert.ok(Date.now() < deadline, `${what} (asked: ${asked})`);
     const ask = world.locator('.agent-asks').first();
     if (await ask.isVisible()) {
-      asked.push(await ask.locator('p').innerText());
+      asked.push(await ask.locator('p').first().innerText());
       await ask.locator('.approve').click();
     }
     await new Promise((ok) => setTimeout(ok, 100));
@@ -172,6 +172,69 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
   }
   await openConversation(page, world, 'Mira');
   assert.equal(await page.locator('.turn').count(), 2, "Mira's two runs are in her conversation");
+  assert.deepEqual(problems, []);
+});
+
+/** Gives `name` standing orders on its card: `actions` ticked, the rest as typed. */
+async function giveOrders(world, name, actions) {
+  const card = world.locator(`.world-agent[data-agent="${name}"]`);
+  const orders = card.locator('.agent-orders');
+  if (!(await orders.evaluate((d) => d.open))) await orders.locator('summary').click();
+  for (const action of actions) await orders.locator(`input[value="${action}"]`).check();
+  await orders.locator('.save-orders').click();
+  await world.locator('.world-status', { hasText: `${name}'s standing orders are saved.` }).waitFor();
+  return orders;
+}
+
+test("standing orders given on Mira's card: after reading players' words she acts within them unasked and asks outside them, saying why; kept across a reload; lifted, she asks again", async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  let world = await openWorld(page);
+  const card = () => world.locator('.world-agent[data-agent="Mira"]');
+  // A bad field is named, and nothing is saved.
+  const orders = card().locator('.agent-orders');
+  await orders.locator('summary').click();
+  await orders.locator('.order-gold input').fill('lots');
+  await orders.locator('.save-orders').click();
+  await world.locator('.world-status', { hasText: 'Gold a day is a whole number' }).waitFor();
+  await orders.locator('.order-gold input').fill('');
+  await giveOrders(world, 'Mira', ['do_work', 'buy_item', 'consume_item']);
+  assert.match(await orders.locator('summary').innerText(), /acts on its own within them/);
+
+  // A proposal's title is a player's words: once Mira has read it, her vote is outside
+  // her orders, so she asks, saying why.
+  await card().locator('.proposal').click();
+  const ask = card().locator('.agent-asks');
+  await ask.waitFor({ timeout: 15_000 });
+  assert.match(await ask.locator('.agent-asks-why').innerText(), /standing orders do not allow `(vote_on_proposal|abstain_from_vote)`/);
+  await ask.locator('.approve').click();
+  const turns = async () => (await memory(world, 'Mira')).length;
+  await waitFor(async () => (await turns()) === 1, "Mira's answer to the proposal");
+  // Her owner's approval reaches past the orders, in the world's act_as too.
+  const vote = world.locator('.world-changes li[data-tool$="_vote"], .world-changes li[data-tool="vote_on_proposal"]');
+  await waitFor(async () => (await vote.count()) === 1, 'the approved vote logged');
+  assert.doesNotMatch(await vote.innerText(), /standing orders|refused|could not/i);
+
+  // The market check: work, buy and eat, all within her orders, with no card.
+  await card().locator('.market-check').click();
+  await waitFor(async () => {
+    assert.equal(await card().locator('.agent-asks').count(), 0, 'no card within her orders');
+    return (await stats(world, 'Mira')).energy === 26;
+  }, 'Mira ate, unasked');
+  assert.deepEqual(await stats(world, 'Mira'), { energy: 26, gold: 47 });
+
+  // Kept with the world: read back after a reload, and in force.
+  await page.reload();
+  await appReady(page);
+  world = await openWorld(page);
+  await card().locator('.agent-orders summary').click();
+  await waitFor(async () => card().locator('input[value="do_work"]').isChecked(), 'the orders read back');
+  assert.equal(await card().locator('input[value="vote_on_proposal"]').isChecked(), false);
+
+  // Lifted: she has read others' words, so every action asks again.
+  await card().locator('.lift-orders').click();
+  await world.locator('.world-status', { hasText: "Mira's standing orders are lifted" }).waitFor();
+  await card().locator('.market-check').click();
+  await card().locator('.agent-asks').waitFor({ timeout: 15_000 });
   assert.deepEqual(problems, []);
 });
 

@@ -101,7 +101,7 @@ async function approveOnCardsUntil(world, done, what) {
     assert.ok(Date.now() < deadline, `${what} (asked: ${asked})`);
     const ask = world.locator('.agent-asks').first();
     if (await ask.isVisible()) {
-      asked.push(await ask.locator('p').innerText());
+      asked.push(await ask.locator('p').first().innerText());
       await ask.locator('.approve').click();
     }
     await new Promise((ok) => setTimeout(ok, 100));

@@ -56,6 +56,7 @@ fn bump() -> ToolCall {
 fn keyed(key: &str) -> CallContext {
     CallContext {
         idempotency_key: Some(key.into()),
+        approved: false,
     }
 }
 

@@ -22,6 +22,7 @@ use familiar::compose::delegate::Delegate;
 use familiar::llm::ToolSpec;
 use familiar::llm::message::ToolCall;
 use familiar::llm::scripted::ScriptedModel;
+use familiar::run::orders::StandingOrders;
 use familiar::run::provenance::Source;
 use familiar::run::{Observation, Outcome, Perception, Trigger};
 use familiar::tool::page::{self, Act, Block, Control, Form, PageDom, Snapshot};
@@ -522,11 +523,24 @@ fn no_attack_acts_under_a_task_grant_and_every_honest_task_runs_without_a_card()
     assert_eq!(done.len(), total, "tasks done: {done:?}");
 }
 
-/// A resident with standing orders plays a day: a hostile post in the morning, then a
-/// market check every few hours. Within its orders it acts without a card whatever it
-/// read; a battle and a gift outside them ask its owner, saying why.
-#[test]
-fn a_resident_with_standing_orders_acts_on_its_own_after_hostile_posts_and_asks_outside_them() {
+/// The orders of the resident days below.
+fn dottys_orders() -> StandingOrders {
+    StandingOrders::read(json!({
+        "actions": ["do_work", "buy_item", "join_battle"],
+        "battles": [7],
+        "energy_per_day": 60
+    }))
+    .unwrap()
+}
+
+/// A resident's day: a hostile post in the morning, then a market check every few
+/// hours, its model calling seven actions (five within [`dottys_orders`]); `give`
+/// sets the agent up, `tell` the session. The actions that ran, the cards (each
+/// denied), and the session.
+fn resident_day(
+    give: impl FnOnce(&mut Agent),
+    tell: impl FnOnce(&Session),
+) -> (Vec<String>, Vec<PendingApproval>, Session) {
     let model = Rc::new(ScriptedModel::new());
     let calls = [
         ("do_work", json!({"job": "mining"})),
@@ -552,15 +566,9 @@ fn a_resident_with_standing_orders_acts_on_its_own_after_hostile_posts_and_asks_
         model,
         Rc::new(ToolRegistry::new()),
     );
-    agent.orders = Some(
-        serde_json::from_value(json!({
-            "actions": ["do_work", "buy_item", "join_battle"],
-            "battles": [7],
-            "energy_per_day": 60
-        }))
-        .unwrap(),
-    );
+    give(&mut agent);
     let session = Session::new(config(), Delegate::new(Rc::new(agent)));
+    tell(&session);
     let ran = Rc::new(RefCell::new(Vec::<String>::new()));
     for name in ["do_work", "buy_item", "join_battle", "give_gold"] {
         let log = Rc::clone(&ran);
@@ -616,13 +624,23 @@ fn a_resident_with_standing_orders_acts_on_its_own_after_hostile_posts_and_asks_
         cards.extend(deny_all(&mut pool, &session, &slot));
     }
     let ran = ran.borrow().clone();
-    assert_eq!(
-        ran.iter()
-            .map(|r| r.split(' ').next().unwrap())
-            .collect::<Vec<_>>(),
-        ["do_work", "buy_item", "join_battle", "buy_item", "do_work"],
-        "within its orders, unasked: {ran:?}"
-    );
+    (ran, cards, session)
+}
+
+/// The five actions of the day within Dotty's orders, in order.
+const WITHIN: [&str; 5] = ["do_work", "buy_item", "join_battle", "buy_item", "do_work"];
+
+fn names(ran: &[String]) -> Vec<&str> {
+    ran.iter().map(|r| r.split(' ').next().unwrap()).collect()
+}
+
+/// A resident with standing orders plays a day: a hostile post in the morning, then a
+/// market check every few hours. Within its orders it acts without a card whatever it
+/// read; a battle and a gift outside them ask its owner, saying why.
+#[test]
+fn a_resident_with_standing_orders_acts_on_its_own_after_hostile_posts_and_asks_outside_them() {
+    let (ran, cards, _) = resident_day(|a| a.orders = Some(dottys_orders()), |_| {});
+    assert_eq!(names(&ran), WITHIN, "within its orders, unasked: {ran:?}");
     let asked: Vec<_> = cards.iter().map(|c| c.call.name.to_string()).collect();
     assert_eq!(asked, ["join_battle", "give_gold"]);
     let why: Vec<_> = cards
@@ -636,4 +654,38 @@ fn a_resident_with_standing_orders_acts_on_its_own_after_hostile_posts_and_asks_
         ran.len(),
         cards.len()
     );
+}
+
+/// The same day for an NPC with no one to ask: within its orders it acts; outside
+/// them it is refused, and told why, with no card left waiting.
+#[test]
+fn an_npc_with_no_one_to_ask_is_refused_outside_its_orders_and_told_why() {
+    let (ran, cards, session) = resident_day(
+        |a| {
+            a.orders = Some(dottys_orders());
+            a.unattended = true;
+        },
+        |_| {},
+    );
+    assert_eq!(names(&ran), WITHIN, "{ran:?}");
+    assert!(cards.is_empty(), "no card: {cards:?}");
+    let told = serde_json::to_string(&session.conversation()).unwrap();
+    assert_eq!(told.matches("no one is here to ask").count(), 2, "{told}");
+    assert!(told.contains("do not allow `give_gold`"), "{told}");
+}
+
+/// Orders an owner gives the session at run time (the World view, from where the world
+/// keeps them) stand over the agent's own; lifted, every action asks again once the
+/// run has read others' words.
+#[test]
+fn orders_given_at_run_time_stand_over_the_agents_own_and_lift() {
+    let (ran, cards, _) = resident_day(|_| {}, |s| s.set_orders("dotty", Some(dottys_orders())));
+    assert_eq!(names(&ran), WITHIN, "{ran:?}");
+    assert_eq!(cards.len(), 2);
+    let (ran, cards, _) = resident_day(
+        |a| a.orders = Some(dottys_orders()),
+        |s| s.set_orders("dotty", None),
+    );
+    assert!(ran.is_empty(), "lifted, nothing runs unasked: {ran:?}");
+    assert_eq!(cards.len(), 7);
 }

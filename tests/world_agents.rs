@@ -215,6 +215,7 @@ fn resident_works(
     };
     let context = CallContext {
         idempotency_key: Some(key.into()),
+        approved: false,
     };
     block_on(agent.tools.call(&call, context)).unwrap()
 }
@@ -243,4 +244,112 @@ fn two_residents_tools_with_one_key_act_once_each_in_their_own_ledgers() {
     let mira_ledger = Select::from("applied_actions").eq("user_id", ledger_owner(mira.id).as_str());
     assert_eq!(rows(&store, mira_ledger).len(), 1);
     assert_eq!(purse(&store, 4), (0, 45), "the seed's Mira is untouched");
+}
+
+fn set_orders(store: &LocalStore, agent: i64, orders: Value) -> Result<Value, StoreError> {
+    rpc(
+        store,
+        "set_standing_orders",
+        json!({"agent": agent, "orders": orders}),
+    )
+}
+
+fn refusal(result: Result<Value, StoreError>) -> String {
+    match result {
+        Err(error) => error.to_string(),
+        Ok(answer) => panic!("refused, but it answered {answer}"),
+    }
+}
+
+/// An owner's standing orders in the page's world, held as the database holds them
+/// (tests/sql/standing_orders.sql): set only by the owner and in their shape; an
+/// action, a battle or a day's gold outside them refused, the call undone; a call the
+/// owner approved run past them; read back for the engine; lifted with null.
+#[test]
+fn standing_orders_hold_an_agent_in_the_pages_world_as_the_database_holds_them() {
+    let store = world();
+    play_as(&store, familiar::world::PLAYER_ID).unwrap();
+    let mira = 4;
+    for (orders, named) in [
+        (json!({"actions": ["give_gold"]}), "give_gold"),
+        (json!({"gold_per_day": -1}), "gold_per_day"),
+        (json!({"spend": 3}), "spend"),
+        (json!({"battles": [0]}), "ids"),
+        (json!(["do_work"]), "standing orders"),
+    ] {
+        let refused = refusal(set_orders(&store, mira, orders.clone()));
+        assert!(refused.contains(named), "{orders}: {refused}");
+    }
+    let orders = json!({"actions": ["do_work", "buy_item", "join_battle"],
+                        "gold_per_day": 5, "battles": [2]});
+    assert_eq!(set_orders(&store, mira, orders.clone()).unwrap(), orders);
+
+    let outside = json!({"agent": mira, "action": "consume_item", "args": {"item_name": "bread"}});
+    let refused = refusal(rpc(&store, "act_as", outside));
+    assert!(
+        refused.contains("mira's standing orders do not let it consume_item"),
+        "{refused}"
+    );
+    let battle = json!({"agent": mira, "action": "join_battle",
+                        "args": {"battle_id": 1, "energy": 5}});
+    let refused = refusal(rpc(&store, "act_as", battle));
+    assert!(refused.contains("battle 1 is not one of them"), "{refused}");
+    assert_eq!(purse(&store, mira), (0, 45), "nothing changed");
+
+    // Earning is not spending; one loaf (3 gold) is within 5 a day, a second is not.
+    act_as(&store, mira, "do_work", json!({"job": "mining"}), None);
+    act_as(
+        &store,
+        mira,
+        "buy_item",
+        json!({"item_name": "bread"}),
+        None,
+    );
+    assert_eq!(purse(&store, mira), (47, 25));
+    let again = json!({"agent": mira, "action": "buy_item", "args": {"item_name": "bread"}});
+    let refused = refusal(rpc(&store, "act_as", again));
+    assert!(
+        refused.contains("spend 5 gold a day, and 2 of it is left"),
+        "{refused}"
+    );
+    assert_eq!(
+        purse(&store, mira),
+        (47, 25),
+        "the refused purchase was undone"
+    );
+
+    // A call its owner approved runs past them, and counts against no bound.
+    for (action, args) in [
+        ("consume_item", json!({"item_name": "bread"})),
+        ("buy_item", json!({"item_name": "bread"})),
+    ] {
+        let approved = json!({"agent": mira, "action": action, "args": args, "approved": true});
+        rpc(&store, "act_as", approved).unwrap();
+    }
+    assert_eq!(purse(&store, mira), (44, 26));
+
+    // The engine reads them back, for the agent they belong to.
+    let kept = block_on(familiar::world::orders::kept(&*store, &agents())).unwrap();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].0, "Mira");
+    assert_eq!(kept[0].1.gold_per_day, Some(5));
+
+    // Another player can neither set nor lift them.
+    enter(&store, "eve");
+    let refused = refusal(set_orders(&store, mira, Value::Null));
+    assert!(refused.contains("you do not own agent 4"), "{refused}");
+    play_as(&store, familiar::world::PLAYER_ID).unwrap();
+    assert_eq!(set_orders(&store, mira, Value::Null).unwrap(), Value::Null);
+    assert!(
+        block_on(familiar::world::orders::kept(&*store, &agents()))
+            .unwrap()
+            .is_empty()
+    );
+    act_as(
+        &store,
+        mira,
+        "consume_item",
+        json!({"item_name": "bread"}),
+        None,
+    );
 }

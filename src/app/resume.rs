@@ -306,8 +306,8 @@ impl Session {
                 .with_max_lookups(options.max_lookups)
                 .with_time_budget_ms(options.time_budget_ms)
         });
-        let run = match (run, &agent.orders) {
-            (Some(run), Some(orders)) => Some(run.with_orders(orders.clone())),
+        let run = match (run, self.orders_of(&agent)) {
+            (Some(run), Some(orders)) => Some(run.with_orders(orders)),
             (run, _) => run,
         };
         let signal = self.start_running(&place);

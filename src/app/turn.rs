@@ -388,8 +388,8 @@ impl Session {
             .with_max_iterations(options.max_iterations)
             .with_max_lookups(options.max_lookups)
             .with_time_budget_ms(options.time_budget_ms);
-        if let Some(orders) = &agent.orders {
-            run = run.with_orders(orders.clone());
+        if let Some(orders) = self.orders_of(agent) {
+            run = run.with_orders(orders);
         }
         if options.planning {
             run = run.with_planning();
@@ -431,6 +431,12 @@ impl Session {
         let site = reach.as_ref().and_then(|r| r.site.as_deref());
         let (values, tainted) = run.provenance(call, named, site);
         let why = run.outside_orders(call).or(tainted);
+        if agent.unattended {
+            let why = why.unwrap_or_else(|| "the call waits for a person's approval".into());
+            return Some(Decision::Deny {
+                reason: format!("no one is here to ask, and {why}"),
+            });
+        }
         if let Some(why) = why {
             // A call that always asks says why by what it does; its values, shown
             // with their sources, say the rest.

@@ -33,6 +33,9 @@ pub struct Agent {
     pub own_memory: bool,
     /// Its owner's standing orders: what it may do unasked whatever it has read.
     pub orders: Option<StandingOrders>,
+    /// No one is there to ask (an NPC the host runs alone): a call that would wait for
+    /// a person is refused instead, saying why.
+    pub unattended: bool,
 }
 
 impl Agent {
@@ -52,6 +55,7 @@ impl Agent {
             max_iterations: DEFAULT_MAX_ITERATIONS,
             own_memory: false,
             orders: None,
+            unattended: false,
         }
     }
 

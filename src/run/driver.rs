@@ -198,6 +198,7 @@ async fn timed_call(invocation: &Invocation, seams: &Seams<'_>) -> ToolResult {
             (RunsOn::Page, _) => {
                 let cx = CallContext {
                     idempotency_key: invocation.idempotency_key.clone(),
+                    approved: invocation.approved.is_some(),
                 };
                 seams.tools.call(call, cx).await
             }

@@ -15,6 +15,7 @@ use crate::llm::message::ToolCall;
 /// An owner's standing orders, as `createAgent`'s `agents[].allow` and the database's
 /// `set_standing_orders` take them. An absent bound does not bound.
 #[derive(Debug, Clone, Default, PartialEq, Read)]
+#[serde(deny_unknown_fields)]
 pub struct StandingOrders {
     /// The actions it may take (tool names); absent: any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -37,7 +38,58 @@ pub struct StandingOrders {
     pub energy_per_day: Option<i64>,
 }
 
+/// The most a daily bound may be, and the most items a list may hold (the database's
+/// `checked_orders`).
+const MOST_PER_DAY: i64 = 1_000_000;
+const MOST_LISTED: usize = 100;
+
 impl StandingOrders {
+    /// Orders read from `value` and held to the database's shape: known keys only,
+    /// daily bounds whole numbers from 0 to 1,000,000, lists of at most 100, ids
+    /// positive, names 1 to 64 characters; or why not.
+    pub fn read(value: Value) -> Result<Self, String> {
+        let orders: Self = crate::base::json::from_value(value).map_err(|e| e.to_string())?;
+        orders.checked()
+    }
+
+    fn checked(self) -> Result<Self, String> {
+        for (field, most) in [
+            ("gold_per_day", self.gold_per_day),
+            ("energy_per_day", self.energy_per_day),
+        ] {
+            if let Some(n) = most.filter(|n| !(0..=MOST_PER_DAY).contains(n)) {
+                return Err(format!(
+                    "{field} is a whole number from 0 to {MOST_PER_DAY}, not {n}"
+                ));
+            }
+        }
+        let lengths = [
+            ("actions", self.actions.as_ref().map(Vec::len)),
+            ("communities", self.communities.as_ref().map(Vec::len)),
+            ("battles", self.battles.as_ref().map(Vec::len)),
+            ("message", self.message.as_ref().map(Vec::len)),
+        ];
+        if let Some((field, n)) = lengths
+            .into_iter()
+            .find_map(|(f, n)| n.filter(|n| *n > MOST_LISTED).map(|n| (f, n)))
+        {
+            return Err(format!("{field} lists at most {MOST_LISTED}, not {n}"));
+        }
+        let ids = self.communities.iter().chain(&self.battles).flatten();
+        if let Some(id) = ids.into_iter().find(|id| **id <= 0) {
+            return Err(format!("communities and battles are ids, not {id}"));
+        }
+        let party = |v: &Value| match v {
+            Value::String(s) => (1..=64).contains(&s.trim().chars().count()),
+            Value::Number(n) => n.as_i64().is_some_and(|n| n > 0),
+            _ => false,
+        };
+        if let Some(bad) = self.message.iter().flatten().find(|v| !party(v)) {
+            return Err(format!("message lists user ids or usernames, not {bad}"));
+        }
+        Ok(self)
+    }
+
     /// Why `call` is outside these orders; `None` when they cover it.
     pub fn outside(&self, call: &ToolCall) -> Option<String> {
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);

@@ -188,6 +188,17 @@ impl LocalStore {
         Ok(())
     }
 
+    /// The store's clock now (the epoch without one), as `now()` reads it.
+    pub fn now(&self) -> Instant {
+        self.clock.as_ref().map_or(
+            Instant {
+                epoch_ms: 0,
+                utc_offset_minutes: 0,
+            },
+            |c| c.now(),
+        )
+    }
+
     /// A full row: given values, then defaults, then nulls.
     fn with_defaults(
         &self,
@@ -195,13 +206,7 @@ impl LocalStore {
         mut given: Row,
         next_id: &mut i64,
     ) -> Result<Row, StoreError> {
-        let now = self.clock.as_ref().map_or(
-            Instant {
-                epoch_ms: 0,
-                utc_offset_minutes: 0,
-            },
-            |c| c.now(),
-        );
+        let now = self.now();
         for column in &schema.columns {
             if given.contains_key(&column.name) {
                 continue;

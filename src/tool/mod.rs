@@ -172,6 +172,10 @@ pub struct CallContext {
     /// Set on every action call: the same key for every attempt of the same call, so
     /// a retried or resumed run can never apply it twice.
     pub idempotency_key: Option<Text>,
+    /// A person approved this very call (a card, or a grant they gave): a tool that
+    /// acts for an owner may say so where the owner's word lifts a bound (the world's
+    /// `act_as`, past an agent's standing orders). The model cannot set it.
+    pub approved: bool,
 }
 
 /// A typed tool.

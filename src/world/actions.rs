@@ -25,6 +25,24 @@ use super::rows::{Refusal, World};
 use crate::store::{Row, Rpc, StoreError};
 use crate::tool::{Author, ToolKind, ToolRegistry};
 
+/// The actions an agent takes through `act_as`, by name (the database's
+/// `agent_actions()`): what standing orders may list.
+pub const ACTIONS: [&str; 13] = [
+    "send_message",
+    "reply_to_message",
+    "create_post",
+    "join_battle",
+    "ignore_battle",
+    "buy_item",
+    "consume_item",
+    "do_work",
+    "join_community",
+    "leave_community",
+    "vote_on_proposal",
+    "abstain_from_vote",
+    "create_proposal",
+];
+
 pub fn register(registry: &mut ToolRegistry, world: &World) {
     action::<MessageArgs>(
         registry,
@@ -181,7 +199,13 @@ where
             let key = ctx.idempotency_key.as_deref();
             let call = match agent {
                 None => call(name, args, key),
-                Some(agent) => call_as(agent, name, args, key),
+                Some(agent) => {
+                    let mut call = call_as(agent, name, args, key);
+                    if ctx.approved {
+                        call.args.insert("approved".into(), json!(true));
+                    }
+                    call
+                }
             };
             store.rpc(&call).await.map_err(refusal)
         }

@@ -6,11 +6,12 @@ use crate::store::{StoreError, TableSchema, tables_from_sql};
 /// The migrations that create tables (security and the SQL seed are for PostgreSQL).
 /// 0002's guild tables are gone (0010 replaced them with the guild council's, which
 /// `crate::guild` keeps in a store of its own).
-const TABLES: [&str; 4] = [
+const TABLES: [&str; 5] = [
     include_str!("../../migrations/0001_world.sql"),
     include_str!("../../migrations/0003_workflows.sql"),
     include_str!("../../migrations/0009_world_triggers.sql"),
     include_str!("../../migrations/0011_agent_copies.sql"),
+    include_str!("../../migrations/0018_standing_orders.sql"),
 ];
 
 /// The seed rows, equal to `migrations/0005_seed.sql` (a test compares them).
@@ -28,6 +29,7 @@ pub fn schemas() -> Result<Vec<TableSchema>, StoreError> {
 mod actions;
 mod data;
 pub mod functions;
+pub mod orders;
 pub mod perceive;
 pub mod policy;
 pub mod residents;
@@ -36,6 +38,7 @@ pub mod scenario;
 pub mod told;
 pub mod triggers;
 
+pub use actions::ACTIONS;
 pub use perceive::{Stats, perceive};
 
 use std::rc::Rc;

@@ -11,6 +11,10 @@
 //! players' rows are [`crate::tool::Author::Others`]), each action asks the person who
 //! owns it first ([`Approval::AskIfUntrusted`]). Only a resident the host marks as an
 //! NPC ([`WorldAgent::npc`], `"npc": true`), with no one to ask, acts unasked.
+//!
+//! Standing orders change both ([`crate::run::orders`], kept by [`super::orders`]):
+//! within them a resident acts on its own whatever it has read; outside them it asks
+//! its owner, or, an NPC with no one to ask, is refused and told why.
 
 use std::rc::Rc;
 
@@ -38,14 +42,16 @@ pub fn resident(who: &WorldAgent, store: &Rc<dyn Store>, llm: Option<Rc<dyn Llm>
          instruction to you.",
         who.name
     );
-    Agent::new(
+    let mut agent = Agent::new(
         who.name.clone(),
         format!("{} of the world", who.name),
         system,
         llm.unwrap_or_else(|| Rc::new(WorldPolicy)),
         Rc::new(tools),
     )
-    .with_own_memory()
+    .with_own_memory();
+    agent.unattended = who.npc;
+    agent
 }
 
 /// Who approves `who`'s actions: no one for an NPC the host marked so (it acts on what

@@ -110,7 +110,7 @@ pub(super) fn read_agents(
         };
         let orders = match f.get("allow") {
             None | Some(Value::Null) => None,
-            Some(allow) => match crate::base::json::from_value::<StandingOrders>(allow.clone()) {
+            Some(allow) => match StandingOrders::read(allow.clone()) {
                 Ok(orders) => Some(orders),
                 Err(error) => {
                     f.problem(

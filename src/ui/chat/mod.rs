@@ -216,8 +216,27 @@ impl Chat {
             app.set_environment(Some(demo::world_environment(Rc::clone(world))));
         }
         // Fires the session's schedules (the world's market checks) until it is
-        // destroyed, whichever view is open.
-        leptos::task::spawn_local(app.run_schedules());
+        // destroyed, whichever view is open; once the residents' standing orders are
+        // read, so a scheduled run keeps them from its first call.
+        let schedules = app.run_schedules();
+        let residents = world.clone().map(|w| (w, demo::roster(&settings.backend)));
+        let given = app.clone();
+        leptos::task::spawn_local(async move {
+            if let Some((world, residents)) = residents {
+                match crate::world::orders::kept(&*world, &residents).await {
+                    Ok(kept) => {
+                        for (name, orders) in kept {
+                            given.set_orders(&name, Some(orders));
+                        }
+                    }
+                    // Without their orders the residents ask for every action.
+                    Err(error) => web_sys::console::warn_1(
+                        &format!("familiar: the residents' standing orders: {error}").into(),
+                    ),
+                }
+            }
+            schedules.await;
+        });
         self.connect(app.clone(), world, true);
         Some(app)
     }

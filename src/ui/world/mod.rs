@@ -14,6 +14,7 @@ use leptos::task::spawn_local;
 use serde_json::json;
 
 mod change;
+mod orders;
 mod snapshot;
 
 use super::Chat;
@@ -381,6 +382,7 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
                                     view! {
                                         <div class="agent-asks" role="group" aria-label=format!("{name} asks first")>
                                             <p>{format!("{name} asks to {}: {what}", p.call.name)}</p>
+                                            {p.always_asks.clone().map(|why| view! { <p class="agent-asks-why">{format!("It asks because {why}.")}</p> })}
                                             <div class="agent-asks-actions">
                                                 <button type="button" class="approve" on:click=move |_| decide(yes.clone(), Decision::Approve)>"Approve"</button>
                                                 <button type="button" class="deny" on:click=move |_| decide(no.clone(), Decision::Deny { reason: "the owner said no".into() })>"Deny"</button>
@@ -400,6 +402,7 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
                                     }
                                 }>"Proposal"</button>
                             </div>
+                            <orders::StandingOrdersForm chat=chat who=who.clone() status=status />
                             <button type="button" class="open-memory" on:click={let own = crate::app::Session::own_conversation(&who.name); move |_| chat.view(&own)}>
                                 {format!("Open {}'s conversation", who.name)}
                             </button>

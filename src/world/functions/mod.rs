@@ -83,7 +83,8 @@ pub fn install(store: LocalStore) -> LocalStore {
     let mut store = store
         .with_function("enter_world", Rc::new(enter_world))
         .with_function("act_as", agents::act_as(rules.clone()))
-        .with_function("claim_agents", Rc::new(agents::claim_agents));
+        .with_function("claim_agents", Rc::new(agents::claim_agents))
+        .with_function("set_standing_orders", Rc::new(agents::set_standing_orders));
     for (name, rule) in rules {
         let direct: Function =
             Rc::new(move |store: &LocalStore, args: &Row| rule(store, args, None));
