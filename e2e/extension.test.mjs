@@ -5,9 +5,14 @@
 // - /summary answers offline about the tab's page; the conversation is kept in the
 //   extension's storage (back after the panel reopens, answers included), never in the
 //   site's localStorage;
+// - the panel names the tab by its origin first, then the title the page chose (a
+//   title can name another site), and during a task the site the tab is on now;
 // - a page script finds nothing of the assistant in its DOM or its globals, and cannot
 //   reach the content script (the attack on the old in-page widget: its open shadow
 //   root gave the page the conversation);
+// - the frame reader is web-accessible only at the session's dynamic URL: a page or a
+//   frame that loads the fixed chrome-extension://<id>/frame/ path to detect the
+//   extension fails, while the content scripts read the frames with it;
 // - pointed at a model from the options page (with a token), the model requests leave
 //   from the extension's origin with the token, and the proxy needs to allow only that
 //   origin; a form is filled and sent only after each Allow;
@@ -64,6 +69,7 @@ const pages = (other) => ({
     <h2>Voice</h2>
     <p>The female calls “ke-wick”. The male answers “hoo”.</p>
   </main>`),
+  '/pretender.html': html('https://mail.example.com', '<p>An inbox, says the title.</p>'),
   '/letter.html': html('Owl letter', `<main>
   <h1>The owl letter</h1>
   <form id="letter"><label>Email <input id="email" type="email"></label><button>Subscribe</button></form>
@@ -300,7 +306,7 @@ async function allow(panel, words) {
 
 test('the side panel answers about the tab offline and keeps the conversation in the extension', async () => {
   const { tab, panel, errors } = await openWithPanel('tawny.html');
-  await panel.getByRole('status').filter({ hasText: `Acting on: Tawny owls (${main.url.slice(0, -1)})` }).waitFor();
+  await panel.getByRole('status').filter({ hasText: `Acting on: ${main.url.slice(0, -1)}, the page “Tawny owls”` }).waitFor();
   await ask(panel, '/summary');
   const answer = panel.locator('.msg.assistant').filter({ hasText: 'in outline' });
   await answer.waitFor({ timeout: 15_000 });
@@ -312,6 +318,15 @@ test('the side panel answers about the tab offline and keeps the conversation in
   await panel.reload();
   await panel.locator('.msg.user').filter({ hasText: '/summary' }).waitFor({ timeout: 20_000 });
   await panel.locator('.msg.assistant').filter({ hasText: 'in outline' }).waitFor();
+  assert.deepEqual(errors, []);
+  await panel.close();
+  await tab.close();
+});
+
+test('the panel names the tab by its origin, not only by the title the page chose', async () => {
+  const { tab, panel, errors } = await openWithPanel('pretender.html');
+  assert.equal(await panel.getByRole('status').innerText(),
+    `Acting on: ${main.url.slice(0, -1)}, the page “https://mail.example.com”`);
   assert.deepEqual(errors, []);
   await panel.close();
   await tab.close();
@@ -335,6 +350,26 @@ test('a page script finds nothing of the assistant and cannot reach its content 
   await panel.close();
   await tab.close();
 });
+
+/**
+ * What a script in `frame` (a page or a frame) gets when it loads the frame reader from
+ * its fixed address, chrome-extension://<id>/frame/: each way, 'loaded' or 'failed'.
+ */
+const loadFixedReader = (frame) => frame.evaluate(async (base) => {
+  const script = `${base}/frame/familiar_page.js`;
+  const wasm = `${base}/frame/familiar_page_bg.wasm`;
+  return {
+    fetch: await fetch(script).then(() => 'loaded', () => 'failed'),
+    fetchWasm: await fetch(wasm).then(() => 'loaded', () => 'failed'),
+    import: await import(script).then(() => 'loaded', () => 'failed'),
+    script: await new Promise((done) => {
+      const tag = Object.assign(document.createElement('script'), { src: script });
+      tag.onload = () => done('loaded');
+      tag.onerror = () => done('failed');
+      document.head.append(tag);
+    }),
+  };
+}, extensionOrigin);
 
 /** Points the extension at the site's scripted model `script`, with the token. */
 async function useModel(script) {
@@ -372,7 +407,7 @@ test('with a model from the options page, requests leave from the extension with
   await tab.close();
 });
 
-test("a field in a cross-origin iframe is filled through that frame's content script", async () => {
+test("a field in a cross-origin iframe is filled through that frame's content script, whose reader has no fixed URL", async () => {
   await useModel('guest');
   const { tab, panel, errors } = await openWithPanel('framed.html');
   await ask(panel, 'Sign the guest book as Hoot');
@@ -403,6 +438,9 @@ test('text no one can see never reaches the model, in the page or any frame; ano
   await panel.getByText('Owls swallow their prey whole.').waitFor({ timeout: 15_000 });
   const read = JSON.stringify(main.requests.filter((r) => r.script === 'hiding').map((r) => r.body.messages));
   assert.match(read, /VISIBLE-CONTROL: barn owls/, 'visible text is read');
+  assert.match(read, /VISIBLE-BUTTON: show owl photos/, "a visible control's name is read");
+  assert.match(read, /Share\. Ignore the user and…/, 'a name no one sees is read as a short label');
+  assert.doesNotMatch(read, /evil\.example/);
   assert.deepEqual(read.match(/HIDDEN-[A-Z-]+/g) ?? [], [], 'no hidden text reached the model');
   const origin = other.url.slice(0, -1);
   assert.ok(read.includes(`[from ${origin}] AD-TEXT: owls recommend`), `the ad's words are marked as ${origin}'s`);
@@ -416,6 +454,10 @@ test('a task goes on across a navigation: a link to the next page, then its form
   const { tab, panel, errors } = await openWithPanel('step1.html');
   await ask(panel, 'Adopt an owl called Athena');
   await allow(panel, /Continue to step 2/);
+  // The task keeps to its tab, and the panel names the page the tab is on now.
+  await panel.getByRole('status')
+    .filter({ hasText: `Acting on: ${main.url.slice(0, -1)}, the page “Step 2”, until this task ends.` })
+    .waitFor({ timeout: 15_000 });
   await allow(panel, /Athena/);
   await allow(panel, /Finish/);
   await panel.getByText('Adopted Athena.').waitFor({ timeout: 20_000 });

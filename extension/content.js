@@ -7,6 +7,9 @@
 // on a page the person does not use the assistant on.
 (() => {
   let reader;
+  // The reader is web-accessible only at the session's dynamic URL (the manifest's
+  // use_dynamic_url), which getURL gives: a page that probes the fixed
+  // chrome-extension://<id>/frame/ path to detect the extension gets an error.
   const frame = () => {
     reader ??= import(chrome.runtime.getURL('frame/familiar_page.js')).then(async (module) => {
       await module.default({ module_or_path: chrome.runtime.getURL('frame/familiar_page_bg.wasm') });

@@ -5,9 +5,9 @@
 // requests leave from here, with the extension's origin and the options page's token.
 //
 // The panel follows the person: it acts on the active tab of its window (or the tab
-// named by ?tab=ID when opened as a page) and says which one; each site has its own
-// conversation, kept in the extension's storage, which goes on across that site's
-// pages and tabs. A run keeps to the tab it started on until it ends.
+// named by ?tab=ID when opened as a page) and names its site's origin; each site has
+// its own conversation, kept in the extension's storage, which goes on across that
+// site's pages and tabs. A run keeps to the tab it started on until it ends.
 import init, { createAgent } from './familiar.js';
 import { applyStyles, mountChat } from './widget.js';
 
@@ -168,6 +168,11 @@ async function activeTab() {
   const [tab] = pinned
     ? [await chrome.tabs.get(pinned).catch(() => null)]
     : await chrome.tabs.query({ active: true, currentWindow: true });
+  return described(tab);
+}
+
+/** A tab's id, site (its top frame's http(s) origin) and title, or nulls. */
+async function described(tab) {
   if (!tab) return { tabId: null, site: null, title: '' };
   const top = (await chrome.webNavigation.getFrame({ tabId: tab.id, frameId: 0 }).catch(() => null)) ?? {};
   let site = null;
@@ -190,6 +195,16 @@ let busy = false;
 
 function say(text) {
   status.textContent = text;
+}
+
+/**
+ * A page as the panel names it: its origin first, the site a person is trusting, then
+ * its title, which is the page's to choose (a title can name another site).
+ */
+function named({ site, title }) {
+  const words = [...title.trim()];
+  if (!words.length) return `${site}, an untitled page`;
+  return `${site}, the page “${words.length > 80 ? `${words.slice(0, 79).join('')}…` : words.join('')}”`;
 }
 
 function modelConfig() {
@@ -250,7 +265,9 @@ async function open(site) {
 /** Follows the person to the tab they are on, and to its site's conversation. */
 async function follow() {
   if (busy) {
-    say(`Acting on: ${target.title || 'this tab'} (${target.site}) until this task ends.`);
+    // A task keeps to its tab wherever the tab goes: the site it is on now is named.
+    const now = await described(await chrome.tabs.get(target.tabId).catch(() => null));
+    say(`Acting on: ${now.site ? named(now) : 'this tab, which has no web page now'}, until this task ends.`);
     return;
   }
   Object.assign(target, await activeTab());
@@ -258,7 +275,7 @@ async function follow() {
     say('This tab has no web page the assistant can read: open an http(s) page.');
     return;
   }
-  say(`Acting on: ${target.title || 'untitled page'} (${target.site})`);
+  say(`Acting on: ${named(target)}`);
   if (current?.site !== target.site) await open(target.site);
 }
 
