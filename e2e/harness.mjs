@@ -2,7 +2,7 @@
 // loopback port, a headless Chromium that never reaches beyond it, and the steps every
 // test takes (open the demo, send a message, read an answer).
 import { createServer } from 'node:http';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { after, before, test as nodeTest } from 'node:test';
 import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,7 +99,9 @@ async function scriptedModel(req, res, reply, requests) {
  * { url, close, stats, requests }. `pages` maps extra paths to HTML bodies (the benchmark's
  * baseline page); `scripted`, a function from a chat request to the reply, serves a
  * scripted model at /script/v1 whose requests land in `requests`. A file is served
- * whole, or from a byte on (`Range: bytes=N-`, 206) as static hosts do; the first whole
+ * whole, or from a byte on (`Range: bytes=N-`, 206, unless an `If-Range` names another
+ * version), with its ETag and Last-Modified, and 304 to an `If-None-Match` naming it,
+ * as static hosts do; the first whole
  * GET of a path under `/cut/` (the file at the rest of the path) stops halfway, its
  * connection dropped, as a bad network would; a GET under `/stall/` sends a quarter of
  * the file, then `STALL_TAIL` more bytes, then nothing more, its connection held open until the client gives up
@@ -145,14 +147,29 @@ export async function serveDist({ pages = {}, scripted, mounts = {}, headers = {
     try {
       const body = await readFile(file);
       const type = types[extname(file)] ?? 'application/octet-stream';
+      // The validators a static host sends (nginx's ETag: mtime and size in hex), and
+      // the conditional requests it answers with them; no-cache, so Chromium still asks
+      // each time rather than guessing the file fresh from its age.
+      const { mtime } = await stat(file);
+      const validators = {
+        etag: `"${Math.floor(mtime.getTime() / 1000).toString(16)}-${body.length.toString(16)}"`,
+        'last-modified': mtime.toUTCString(),
+        'cache-control': 'no-cache',
+      };
+      if (req.headers['if-none-match'] === validators.etag) {
+        res.writeHead(304, validators).end();
+        return;
+      }
       const from = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
-      if (from && Number(from[1]) < body.length) {
+      const sameFile = [undefined, validators.etag, validators['last-modified']].includes(req.headers['if-range']);
+      if (from && Number(from[1]) < body.length && sameFile) {
         const start = Number(from[1]);
         stats.ranges[path] = [...(stats.ranges[path] ?? []), start];
         res.writeHead(206, {
           'content-type': type,
           'content-length': body.length - start,
           'content-range': `bytes ${start}-${body.length - 1}/${body.length}`,
+          ...validators,
         });
         res.end(body.subarray(start));
         return;
@@ -163,6 +180,7 @@ export async function serveDist({ pages = {}, scripted, mounts = {}, headers = {
         // As a static host sends it (writeHead alone would make Node send chunks).
         'content-length': body.length,
         'accept-ranges': 'bytes',
+        ...validators,
       });
       if (prefix === '/stall/' && req.method === 'GET') {
         // A quarter of the file, 4 KiB more a moment later (too little to cross a

@@ -2,15 +2,15 @@
 // built by scripts/local-model.sh next to this file twice: familiar_local.js/_bg.wasm
 // with WebAssembly SIMD, familiar_local_relaxed.js/_bg.wasm with relaxed SIMD too,
 // which this script loads where the browser has it);
-// this script owns what only a worker script can: the message loop, the weights'
-// download with its progress (taken up again where it stopped when the connection
-// drops), its check against the SHA-256 the host gave, and the copy in Cache Storage
-// so a second visit, or another tab, reads them from disk. Where the model runs,
+// this script owns what only a worker script can: the message loop, and the weights
+// loaded from a picked file or through weights.js (js/local-weights.js: the download,
+// bounded, resumed, checked, and the copy in Cache Storage). Where the model runs,
 // WebGPU or the CPU, is the Rust side's choice at load (`backend`: 'auto' takes WebGPU
 // where there is an adapter, 'webgpu' fails where there is none, 'cpu' never asks).
 //
-// Messages in:  {type: 'load', url, context, sha256?, backend?, simd?, threads?} | {type: 'load', file, context, sha256?, backend?, simd?, threads?}
-//               (simd: 'simd128' loads the plain SIMD build where relaxed SIMD is
+// Messages in:  {type: 'load', url, context, sha256?, backend?, simd?, threads?, maxBytes?} | {type: 'load', file, context, sha256?, backend?, simd?, threads?, maxBytes?}
+//               (maxBytes lowers the weights' bound, MAX_WEIGHTS_BYTES, 4 GiB;
+//               simd: 'simd128' loads the plain SIMD build where relaxed SIMD is
 //               there too: the tests compare the two; threads: a number, or 'auto'
 //               (the default) for every core, on the CPU of a cross-origin-isolated
 //               page, team.js's helpers sharing the products)
@@ -22,8 +22,8 @@
 //               {type: 'delta', id, delta} | {type: 'done', id, response}
 //               {type: 'error', id, kind, message}
 import { help, startTeam, threadsFor } from './team.js';
+import { MAX_WEIGHTS_BYTES, refuseLarger, verify, weights } from './weights.js';
 
-const CACHE = 'familiar-models';
 let engine = null;
 let loading = null;
 const queue = [];
@@ -36,9 +36,6 @@ const channel = new MessageChannel();
 const waiting = [];
 channel.port1.onmessage = () => waiting.shift()?.();
 const breathe = () => new Promise((resolve) => { waiting.push(resolve); channel.port2.postMessage(0); });
-
-// How many times a dropped download is taken up again where it stopped.
-const RESUMES = 5;
 
 // A module whose one function uses relaxed SIMD's instruction the products use,
 // i32x4.relaxed_dot_i8x16_i7x16_add_s: a browser that validates it runs the
@@ -66,142 +63,21 @@ function simdBuild(asked) {
   }
 }
 
-/** The SHA-256 of `bytes`, in lowercase hex. */
-async function sha256Of(bytes) {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-/** Refuses `bytes` that are not the file `sha256` names (when it names one). */
-async function verify(url, bytes, sha256) {
-  if (!sha256) return;
-  const found = await sha256Of(bytes);
-  if (found !== sha256) {
-    throw new Error(`the weights at ${url} are not the file expected: their SHA-256 is ${found}, not ${sha256}; they were not kept`);
-  }
-}
-
-/** Whether `bytes` more fit in this origin's storage quota (asking first that what is
- * kept be kept for good); true when the browser does not say. */
-async function roomFor(bytes) {
-  try {
-    await navigator.storage?.persist?.();
-    const estimate = await navigator.storage?.estimate?.();
-    if (!estimate?.quota) return true;
-    return estimate.quota - (estimate.usage ?? 0) > bytes * 1.1;
-  } catch {
-    return true;
-  }
-}
-
-/** The weights' bytes over the network, with progress; a connection dropped on the way
- * is asked again for the rest (`Range`) up to RESUMES times, or from the start when the
- * server sends the whole file again. */
-async function download(url) {
-  let response = await fetch(url);
-  if (!response.ok) throw new Error(`the weights at ${url} could not be fetched (HTTP ${response.status})`);
-  const encoded = response.headers.get('content-encoding');
-  let total = encoded ? 0 : Number(response.headers.get('content-length')) || 0;
-  // The size, said before the first byte comes.
-  postMessage({ type: 'progress', loaded: 0, total, cached: false });
-  let parts = [];
-  let loaded = 0;
-  let last = 0;
-  let resumes = 0;
-  // Progress is said every MiB, and also a moment after the bytes stop coming, so a
-  // stalled download shows what did arrive rather than up to a MiB less.
-  let trailing = 0;
-  const hush = () => {
-    clearTimeout(trailing);
-    trailing = 0;
-  };
-  const say = () => {
-    hush();
-    if (last === loaded) return;
-    last = loaded;
-    postMessage({ type: 'progress', loaded, total, cached: false });
-  };
-  for (;;) {
-    const reader = response.body.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        parts.push(value);
-        loaded += value.length;
-        if (loaded - last > 1 << 20 || loaded === total) say();
-        else trailing ||= setTimeout(say, 250);
-      }
-      if (!total || loaded >= total) break;
-      throw new Error(`the connection ended after ${loaded} of ${total} bytes`);
-    } catch (error) {
-      hush();
-      if (resumes >= RESUMES || !total) {
-        throw new Error(`the weights at ${url} stopped coming after ${loaded} of ${total || 'unknown'} bytes (${error?.message ?? error})`);
-      }
-      resumes += 1;
-      response = await fetch(url, { headers: { Range: `bytes=${loaded}-` } });
-      const range = /^bytes (\d+)-\d+\/(\d+)$/.exec(response.headers.get('content-range') ?? '');
-      if (response.status === 206 && range && Number(range[1]) === loaded && Number(range[2]) === total) continue;
-      if (response.status === 200) {
-        // The server sends the whole file again: start over.
-        parts = [];
-        loaded = 0;
-        last = 0;
-        continue;
-      }
-      throw new Error(`the weights at ${url} could not be fetched again from byte ${loaded} (HTTP ${response.status})`);
-    }
-  }
-  hush();
-  if (last !== loaded || total !== loaded) {
-    // The end, said once more when the length was not known (or counted compressed
-    // bytes), so a progress bar always reaches it.
-    postMessage({ type: 'progress', loaded, total: loaded, cached: false });
-  }
-  const bytes = new Uint8Array(loaded);
-  let at = 0;
-  for (const part of parts) { bytes.set(part, at); at += part.length; }
-  return bytes;
-}
-
-/** The weights: the browser's copy when it has one that matches, else downloaded,
- * checked against `sha256` and kept for the next visit (and the page's other tabs). */
-async function weights(url, sha256) {
-  const cache = typeof caches === 'undefined' ? null : await caches.open(CACHE).catch(() => null);
-  const hit = cache && (await cache.match(url));
-  if (hit) {
-    const bytes = new Uint8Array(await hit.arrayBuffer());
-    if (!sha256 || (await sha256Of(bytes)) === sha256) {
-      postMessage({ type: 'progress', loaded: bytes.length, total: bytes.length, cached: true });
-      return { bytes, cached: true };
-    }
-    // A copy that is not the file asked for (another file at the same address).
-    await cache.delete(url).catch(() => {});
-  }
-  const bytes = await download(url);
-  await verify(url, bytes, sha256);
-  if (cache && (await roomFor(bytes.length))) {
-    // Kept for the next visit; a full disk only costs the next download.
-    // Its length in a header, so the page can list kept files without reading them.
-    const headers = { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) };
-    await cache.put(url, new Response(bytes, { headers })).catch(() => {});
-  }
-  return { bytes, cached: false };
-}
-
-async function load({ url, file, context, sha256, backend, simd: asked, threads: askedThreads }) {
+async function load({ url, file, context, sha256, backend, simd: asked, threads: askedThreads, maxBytes }) {
   const simd = simdBuild(asked);
   const { default: init, Worker: Engine } = await import(simd === 'relaxed' ? './familiar_local_relaxed.js' : './familiar_local.js');
   await init();
   let bytes;
   let cached = false;
+  const limit = Math.min(maxBytes ?? MAX_WEIGHTS_BYTES, MAX_WEIGHTS_BYTES);
   if (file) {
+    refuseLarger(file.name, file.size, limit);
     bytes = new Uint8Array(await file.arrayBuffer());
     postMessage({ type: 'progress', loaded: bytes.length, total: bytes.length, cached: false });
     await verify(file.name, bytes, sha256);
   } else {
-    ({ bytes, cached } = await weights(url, sha256));
+    const progress = (p) => postMessage({ type: 'progress', ...p });
+    ({ bytes, cached } = await weights(url, { sha256, maxBytes: limit, progress }));
   }
   engine = await Engine.load(bytes, context || 2048, backend || 'auto');
   const info = JSON.parse(engine.info());

@@ -45,6 +45,7 @@ build_worker "-C target-feature=+simd128,+relaxed-simd" target/worker-relaxed fa
   "--enable-simd --enable-relaxed-simd"
 cp js/local-worker.js "$OUT/local/worker.js"
 cp js/local-team.js "$OUT/local/team.js"
+cp js/local-weights.js "$OUT/local/weights.js"
 
 model=$(smollm2_file)
 if [ -n "$model" ]; then
