@@ -36,6 +36,9 @@ start_servers() {
   [ -n "$port" ] || { cat "$log/fault"; die "the fault server did not start"; }
   export FAMILIAR_FAULT_URL="http://127.0.0.1:$port"
   port=$(free_port)
+  # The proxy's master key, new each run and given to no test: the browser tests hold
+  # only the token tests/servers/litellm/browser_auth.py checks.
+  LITELLM_MASTER_KEY="sk-$(python3 -c 'import secrets; print(secrets.token_hex(32))')" \
   PYTHONPATH="$ROOT/tests/servers/litellm" LITELLM_LOCAL_MODEL_COST_MAP=True setsid \
     "$LITELLM_VENV/bin/litellm" --config "$ROOT/tests/servers/litellm/config.yaml" \
     --host 127.0.0.1 --port "$port" >"$log/litellm" 2>&1 & servers+=($!)

@@ -28,7 +28,9 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// The LiteLLM proxy's own access token (tests/servers/litellm/config.yaml).
+/// The browser's token for the LiteLLM proxy, checked by its custom auth
+/// (tests/servers/litellm/browser_auth.py): the scripted models only, never the proxy's
+/// master key.
 const PROXY_TOKEN: &str = "familiar-proxy-token-7c1d9e2b4a6f8e3d5c0b";
 
 /// A server's URL as the test command passed it; failing loudly when it did not.
@@ -170,6 +172,38 @@ async fn litellm_streams_a_tool_call_with_fragmented_arguments() {
         })
         .collect();
     assert_eq!(fragments, [r#"{"ci"#, r#"ty": "Pa"#, r#"ris"}"#]);
+}
+
+/// The browser's token opens the models it was given, not every model of the proxy.
+#[wasm_bindgen_test]
+async fn the_browsers_token_is_refused_a_model_it_was_not_given() {
+    let (deltas, result) = chat(
+        &litellm_client_for("scripted-private"),
+        asking(&unique("private")),
+    )
+    .await;
+    assert!(
+        matches!(result, Err(LlmError::Status { status: 403, .. })),
+        "{result:?}"
+    );
+    assert!(deltas.is_empty());
+}
+
+/// The browser's token is no master key: the proxy's key management refuses it.
+#[wasm_bindgen_test]
+async fn the_browsers_token_makes_no_keys() {
+    let request = HttpRequest {
+        method: "POST",
+        url: format!("{}/key/generate", litellm_url()),
+        headers: vec![
+            ("Authorization".into(), format!("Bearer {PROXY_TOKEN}")),
+            ("Content-Type".into(), "application/json".into()),
+        ],
+        body: Some(r#"{"models": ["scripted-private"]}"#.into()),
+    };
+    let response = Fetch.send(request).await.unwrap();
+    let body: Vec<u8> = response.body.map(|c| c.unwrap()).concat().await;
+    assert_eq!(response.status, 403, "{}", String::from_utf8_lossy(&body));
 }
 
 #[wasm_bindgen_test]
