@@ -169,10 +169,8 @@ fn obey(
     let refuse = |why: String| Err(StoreError::Rule(format!("{who}'s standing orders {why}")));
     let number = |key: &str| args.get(key).and_then(Value::as_i64);
     let listed = |list: &[Value]| {
-        list.iter()
-            .map(Value::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
+        let said = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+        list.iter().map(said).collect::<Vec<_>>().join(", ")
     };
     if let Some(actions) = &orders.actions
         && !actions.iter().any(|a| a == action)
