@@ -1,9 +1,10 @@
 // The demo in Supabase mode on the release build, against PostgreSQL + postrust + the
 // Supabase Auth stand-in (scripts/backend.sh; its gateway serves /auth/v1 and /rest/v1
 // on one project URL): an anonymous sign-in, memories that outlive a reload, a
-// character's order, a world action through its database function — and a second
-// user who sees none of the first's memories and cannot change them; and an email and
-// password account, signed up, out and in again in another browser.
+// character's order, a world action through its database function, no player's
+// sign-in id readable by anon or by another player — and a second user who sees none
+// of the first's memories and cannot change them; and an email and password account,
+// signed up, out and in again in another browser.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, answer, appReady, artifacts, ask, send, useDist, watchPolicy } from './harness.mjs';
@@ -73,6 +74,41 @@ async function rest(page, method, path, body) {
   }, { url: `${project}/rest/v1/${path}`, key: anonKey, jwt: await token(page), method, body });
 }
 
+/** Asks the project over HTTP, from outside any page, as anon and as `jwt`, for the
+ * sign-in ids of `users` — by column, by filter, by `*` — and finds none, while the
+ * public columns (a leaderboard) and the player's own row by id (`me`) still read.
+ * PostgREST refuses a column the role may not read with PostgreSQL's 42501, and `*`
+ * with it; postrust answers `PGRST204` for the column by name and leaves it out of
+ * `*` (README, *PostgREST compatibility notes*). */
+async function authIdsAreRefused(jwt, me) {
+  const get = async (path, bearer) => {
+    const response = await fetch(`${project}/rest/v1/${path}`, {
+      headers: { apikey: anonKey, authorization: `Bearer ${bearer}` },
+    });
+    return { status: response.status, body: await response.json() };
+  };
+  for (const bearer of [anonKey, jwt]) {
+    for (const path of ['users?select=auth_id', 'users?select=id&auth_id=not.is.null', 'users?select=id&order=auth_id']) {
+      const { status, body } = await get(path, bearer);
+      assert.ok([400, 401, 403].includes(status), `${path}: status ${status}`);
+      assert.ok(['42501', 'PGRST204'].includes(body.code), `${path}: ${JSON.stringify(body)}`);
+    }
+    const all = await get('users', bearer);
+    if (all.status === 200) {
+      assert.ok(all.body.length >= 5, 'the seed and this player');
+      assert.ok(all.body.every((row) => !('auth_id' in row)), JSON.stringify(all.body));
+    } else {
+      assert.equal(all.body.code, '42501', JSON.stringify(all.body));
+    }
+    const board = await get('users?select=username,gold&is_agent=is.true&order=gold.desc,id.asc&limit=1', bearer);
+    assert.equal(board.status, 200);
+    assert.equal(board.body.length, 1);
+    assert.deepEqual(Object.keys(board.body[0]).sort(), ['gold', 'username']);
+    const own = await get(`users?select=id&id=eq.${me}`, bearer);
+    assert.deepEqual(own.body, [{ id: me }]);
+  }
+}
+
 test('a signed-in player remembers across a reload, orders, works, and is walled off from another', async (t) => {
   assert.ok(project && anonKey, 'FAMILIAR_SUPABASE_URL and FAMILIAR_ANON_KEY come from scripts/backend.sh');
   const first = await person(t);
@@ -99,9 +135,15 @@ test('a signed-in player remembers across a reload, orders, works, and is walled
     await answer(page, 3),
     'A shift of mining done: 50 gold earned, 20 energy spent. You have 75 gold and 80 energy now.',
   );
+  // The player's own row, sign-in id included, comes from `enter_world()`; no one
+  // lists the sign-in ids of others (migrations/0020_private_auth_id.sql).
   const sub = await page.evaluate(() => JSON.parse(localStorage.getItem('familiar.auth')).user.id);
-  const me = await rest(page, 'GET', `users?select=gold,energy&auth_id=eq.${sub}`);
-  assert.deepEqual(me.rows, [{ gold: 75, energy: 80 }]);
+  const me = await rest(page, 'POST', 'rpc/enter_world', {});
+  assert.equal(me.status, 200);
+  assert.deepEqual([me.rows.auth_id, me.rows.gold, me.rows.energy], [sub, 75, 80]);
+  const mine = await rest(page, 'GET', `users?select=username,gold,energy&id=eq.${me.rows.id}`);
+  assert.deepEqual(mine.rows, [{ username: me.rows.username, gold: 75, energy: 80 }]);
+  await authIdsAreRefused(await token(page), me.rows.id);
 
   // A character's order, kept as this user's transaction in the database.
   // The conversation has turns: choosing Dotty is proposed, and committed by its button.

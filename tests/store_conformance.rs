@@ -369,8 +369,14 @@ async fn the_json_seed_and_the_sql_seed_are_the_same_world() {
         (
             "users",
             &["id"],
-            // The world's own users: not players, nor the agents players claimed.
-            seeded(Select::from("users").is("auth_id", Value::Null), "id"),
+            // The world's own users (players and their agents come after them), by the
+            // columns anyone may read: `auth_id` is refused, and so is `*`
+            // (migrations/0020_private_auth_id.sql).
+            seeded(
+                Select::from("users")
+                    .columns("id,username,is_agent,health,energy,morale,gold,created_at"),
+                "id",
+            ),
         ),
         ("communities", &["id"], Select::from("communities")),
         (
@@ -431,9 +437,7 @@ async fn the_json_seed_and_the_sql_seed_are_the_same_world() {
         .order("user_id", true)
         .order("community_id", true),
         seeded(
-            Select::from("users")
-                .columns("username,user_communities(community_id,is_primary)")
-                .is("auth_id", Value::Null),
+            Select::from("users").columns("username,user_communities(community_id,is_primary)"),
             "id",
         )
         .order("id", true),

@@ -9,7 +9,11 @@
 #     row-level policy calls (the list below), each named;
 #   - a player cannot write a database action's result into their own ledger, nor
 #     their agent's; the page's own records and its "outcome unknown" marker go in;
-#   - an action called with a key another tool's record holds refuses it.
+#   - an action called with a key another tool's record holds refuses it;
+#   - of `users`, anon and authenticated read every column but `auth_id`
+#     (migrations/0020_private_auth_id.sql): no one lists, filters or orders by
+#     another's sign-in id, a player learns their own through `enter_world()` and
+#     `world_user()`, and names, stats and leaderboards read as before.
 #
 #   FAMILIAR_PG_PORT=PORT tests/sql/grants.sh [MIGRATIONS_DIR]
 set -euo pipefail
@@ -114,6 +118,40 @@ select pg_temp.expect_refused('select ledger_owner()', 'permission denied for fu
 reset role;
 set role anon;
 select pg_temp.expect_refused('select owns_agent(1)', 'permission denied for function owns_agent');
+reset role;
+
+-- Users: every column readable but the sign-in id, and none writable.
+select pg_temp.expect_value(format($q$select string_agg(c.column_name, ',' order by c.ordinal_position)
+    from information_schema.columns c where c.table_schema = 'public' and c.table_name = 'users'
+    and has_column_privilege(%L, 'public.users', c.column_name, 'select')$q$, r),
+  'id,username,is_agent,health,energy,morale,gold,created_at')
+  from unnest(array['anon', 'authenticated']) r;
+select pg_temp.expect_value(format($q$select has_any_column_privilege(%L, 'public.users',
+    'insert, update, references')::text$q$, r), 'false')
+  from unnest(array['anon', 'authenticated']) r;
+-- Neither role reads, filters or orders by anyone's `auth_id`, nor gets it with `*`;
+-- both read the world's public face: a leaderboard of the agents by gold.
+set role anon;
+select set_config('request.jwt.claims', '{"role": "anon"}', false);
+select pg_temp.expect_refused('select auth_id from users', 'permission denied for table users');
+select pg_temp.expect_refused('select * from users', 'permission denied for table users');
+select pg_temp.expect_refused('select id from users where auth_id = ''auth-player''', 'permission denied for table users');
+select pg_temp.expect_refused('select username from users order by auth_id limit 1', 'permission denied for table users');
+select pg_temp.expect_value('select string_agg(username, '','' order by gold desc, id) from users where is_agent', 'brannoc,dotty,mira');
+select pg_temp.expect_value('select world_user()::text', null);
+reset role;
+set role authenticated;
+select set_config('request.jwt.claims', '{"sub": "auth-player", "role": "authenticated"}', false);
+select pg_temp.expect_refused('select auth_id from users', 'permission denied for table users');
+select pg_temp.expect_refused('select * from users', 'permission denied for table users');
+select pg_temp.expect_refused('select id from users where auth_id = ''auth-player''', 'permission denied for table users');
+select pg_temp.expect_refused('select count(*) from users where auth_id is not null', 'permission denied for table users');
+select pg_temp.expect_value('select string_agg(username, '','' order by gold desc, id) from users where is_agent', 'brannoc,dotty,mira');
+-- A player's own: their row and sign-in id through `enter_world()`, their id through
+-- `world_user()`, and their row's public columns by that id.
+select pg_temp.expect_value('select enter_world() ->> ''auth_id''', 'auth-player');
+select pg_temp.expect_value('select world_user()::text', '3');
+select pg_temp.expect_value('select username || '' '' || gold from users where id = world_user()', 'player 55');
 reset role;
 SQL
 echo "grants as Supabase gives them: all checks passed"

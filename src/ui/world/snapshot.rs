@@ -30,7 +30,15 @@ pub(super) async fn rows(store: &dyn Store, select: Select) -> Vec<Row> {
 pub(super) async fn snapshot(store: Rc<dyn Store>) -> Snapshot {
     let s = &*store;
     Snapshot {
-        users: rows(s, Select::from("users").order("id", true)).await,
+        // Named columns: a player's sign-in id (`auth_id`) is no one else's, so
+        // Supabase refuses `*` on users (migrations/0020_private_auth_id.sql).
+        users: rows(
+            s,
+            Select::from("users")
+                .columns("id,username,health,energy,morale,gold")
+                .order("id", true),
+        )
+        .await,
         inventory: rows(s, Select::from("inventory").gt("quantity", 0)).await,
         memberships: rows(
             s,
