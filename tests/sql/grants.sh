@@ -59,7 +59,7 @@ end $$;
 -- Every function anon or authenticated may run, against what each should.
 create temp table api (role text, fn text);
 insert into api select 'authenticated', unnest(array[
-  'abstain_from_vote(bigint,text)', 'act_as(bigint,text,jsonb,text)', 'agent_actions()',
+  'abstain_from_vote(bigint,text)', 'act_as(bigint,text,jsonb,text,boolean)', 'agent_actions()',
   'auth_user_id()', 'buy_item(text,integer,text)', 'claim_agents()',
   'consume_item(text,integer,text)', 'create_post(text,bigint,text)',
   'create_proposal(bigint,text,text)', 'create_proposal(bigint,text,text,text)',

@@ -72,10 +72,9 @@ select pg_temp.expect_refused('select act_as(4, ''create_post'', ''{"content": "
   'mira''s standing orders keep it to communities 2; no community is not one of them');
 select pg_temp.expect_refused('select act_as(4, ''vote_on_proposal'', ''{"proposal_id": 1, "in_favour": true}'')',
   'mira''s standing orders keep it to communities 2; Lantern Guild (1) is not one of them');
--- Her owner approved that vote (the engine's card): it runs past the orders
--- (0021_approved_agent_calls.sql), and a spend so approved counts against no bound.
-select pg_temp.expect_value('select (act_as(4, ''vote_on_proposal'', ''{"proposal_id": 1, "in_favour": true}'', null, true) is not null)::text', 'true');
-select pg_temp.expect_count('select * from votes where proposal_id = 1 and user_id = 4', 1);
+-- Her owner approved a post to the Lantern Guild (the engine's card): it runs past
+-- the orders (0021_approved_agent_calls.sql).
+select pg_temp.expect_value('select act_as(4, ''create_post'', ''{"content": "Approved.", "community_id": 1}'', null, true) ->> ''community_id''', '1');
 -- Brannoc has none: unbounded. The owner's own calls are theirs.
 select pg_temp.expect_value('select act_as(2, ''create_post'', ''{"content": "Unbound."}'') ->> ''content''', 'Unbound.');
 select pg_temp.expect_value('select create_post(''Mine.'') ->> ''content''', 'Mine.');
