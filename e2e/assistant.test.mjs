@@ -344,6 +344,9 @@ test('"Allow for this task" covers the extras without a card each, but Place ord
   await order.waitFor();
   assert.deepEqual(await tab.evaluate(() => window.clicked), ['Gift wrap', 'Add a note', 'Express delivery']);
   assert.match(await order.innerText(), /This always asks: its name says "place order"\./);
+  // The card names the site it acts on, and where the button's name came from.
+  assert.match(await order.locator('.site').innerText(), /^On https?:\/\/\S+$/);
+  assert.match(await order.locator('.sources').innerText(), /“Place order”/);
   assert.equal(await order.getByRole('button', { name: 'Allow for this task' }).count(), 0, 'no grant is offered');
   const log = await panel.locator('.msg.assistant').allInnerTexts();
   for (const extra of ['Gift wrap', 'Add a note', 'Express delivery']) {

@@ -30,6 +30,8 @@ body > .chat { height: 100vh; }
   max-height: 16em; overflow-y: auto; }
 .card .choices { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 6px; }
 .card .always { margin-top: 4px; font-weight: 600; }
+.card .site { margin-top: 4px; opacity: 0.8; }
+.card .sources { margin: 4px 0 0; padding-left: 18px; }
 .card button, form button { border: 1px solid #1d4ed8; border-radius: 6px; padding: 4px 12px; cursor: pointer;
   background: #1d4ed8; color: #fff; }
 .card button.deny, .card button.grant { background: #fff; color: #1d4ed8; }
@@ -98,6 +100,14 @@ const OFFERS = {
   site: 'Always allow scrolling and highlighting on this site',
 };
 /** How the log names what a grant allowed. */
+/** Where a value on a card came from, in words (`TracedValue.source`). */
+const SOURCE = {
+  person: () => 'is yours',
+  owner: () => "comes from the assistant's instructions",
+  own: () => "comes from the assistant's own records",
+  others: (s) => `comes from ${s.from}${s.site ? ` on ${s.site}` : ''}, not from you`,
+  model: () => 'was chosen by the model',
+};
 const GRANTED = { task: 'Allowed for this task', site: 'Allowed on this site', always: 'Allowed always' };
 
 /** A finished turn's answer step, or an unfinished one's draft. */
@@ -151,7 +161,7 @@ export function mountChat(container, agent, options = {}) {
     say(option('intro') ?? 'Ask about this page. /summary outlines it; actions on the page ask you first.', 'assistant');
   };
 
-  agent.onApproval(({ call, description, site, always_asks: alwaysAsks, grants = [] }) => new Promise((resolve) => {
+  agent.onApproval(({ call, description, site, always_asks: alwaysAsks, grants = [], values = [] }) => new Promise((resolve) => {
     const args = argumentsOf(call);
     const words = visible(description ? `${description}.` : `Run ${call.name} with ${call.arguments}.`);
     const exact = exactly(call, args);
@@ -166,6 +176,9 @@ export function mountChat(container, agent, options = {}) {
       ? [el('button', { type: 'button', class: 'grant', onclick: decide(grant) }, OFFERS[grant])] : [];
     const card = el('div', { class: 'card', role: 'group', 'aria-label': 'Approval' },
       el('div', {}, `The assistant wants to: ${words}`),
+      ...(site ? [el('div', { class: 'site' }, `On ${site}`)] : []),
+      ...(values.length ? [el('ul', { class: 'sources' }, ...values.map((v) =>
+        el('li', {}, visible(`The ${v.means} “${v.value}” ${SOURCE[v.source?.kind]?.(v.source) ?? 'comes from the model'}.`))))] : []),
       ...(alwaysAsks ? [el('div', { class: 'always' }, visible(`This always asks: ${alwaysAsks}.`))] : []),
       ...(exact ? [el('div', {}, exact[0]), el('pre', { class: 'exact' }, visible(exact[1]))] : []),
       el('div', { class: 'choices' }, el('button', { type: 'button', onclick: decide(true) }, 'Allow'),
