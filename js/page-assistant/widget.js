@@ -184,6 +184,11 @@ export function mountChat(container, agent, options = {}) {
       el('div', { class: 'choices' }, el('button', { type: 'button', onclick: decide(true) }, 'Allow'),
         ...offered('task'), ...offered('site'),
         el('button', { type: 'button', class: 'deny', onclick: decide(false) }, 'Deny')));
+    // Deciding leaves the page as it was: a press on the card takes no focus from the
+    // field or menu the agent has open (the keyboard still reaches its buttons).
+    card.addEventListener('mousedown', (event) => {
+      if (event.target.closest?.('button')) event.preventDefault();
+    });
     log.append(card);
     log.scrollTop = log.scrollHeight;
     option('onCard')?.();
@@ -248,12 +253,13 @@ export function start(options = {}) {
     el('header', {}, el('span', {}, title), close), body);
   const launcher = el('button', { class: 'launcher', type: 'button', 'aria-expanded': 'false' }, title);
   let chat;
-  const open = (shown) => {
+  // Opened for a card (`focus` false), the panel leaves the focus where it is: on the
+  // page, a field or menu the agent opened closes when it loses the focus.
+  const open = (shown, focus = true) => {
     panel.hidden = !shown;
     launcher.setAttribute('aria-expanded', String(shown));
     if (shown) {
-      if (chat) chat.focus();
-      else agent();
+      if (chat) { if (focus) chat.focus(); } else agent();
     }
   };
   launcher.addEventListener('click', () => open(panel.hidden));
@@ -326,13 +332,18 @@ export function start(options = {}) {
       } catch { /* kept while the agent lives */ }
     };
     body.remove();
-    chat = mountChat(panel, made, { save: option('save'), onCard: () => open(true), keepSite });
+    chat = mountChat(panel, made, { save: option('save'), onCard: () => open(true, false), keepSite });
     if (problem) chat.say(problem, 'problem');
     if (!panel.hidden) chat.focus();
     return made;
   };
 
   root.append(launcher, panel);
+  // A person's presses in the assistant are not the page's: a menu or popup that closes
+  // on a press outside it (listening on the document) stays open while they decide.
+  for (const kind of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'touchstart', 'touchend']) {
+    root.addEventListener(kind, (event) => event.stopPropagation());
+  }
   // A page's modal <dialog> makes everything outside it inert, the assistant and its
   // approval cards included: while one is open the assistant lives inside it (still
   // drawn fixed over the page), and goes back when it closes.
