@@ -30,13 +30,14 @@ const page = `<!doctype html>
     const menu = document.getElementById('menu');
     const show = (shown) => { menu.hidden = !shown; actions.setAttribute('aria-expanded', String(shown)); };
     actions.addEventListener('click', () => show(menu.hidden));
-    // Closed by a press outside it, as menu libraries do.
+    // Closed by a press outside it, as menu libraries do: in the bubble phase, or
+    // (?capture) in the capture phase, before any element sees the press.
     document.addEventListener('pointerdown', (event) => {
       if (!menu.hidden && !menu.contains(event.target) && event.target !== actions) {
         window.shut.push('menu by ' + event.type + ' on ' + (event.target.id || event.target.tagName) + (event.isTrusted ? ' trusted' : ' synthetic'));
         show(false);
       }
-    });
+    }, location.search.includes('capture'));
     menu.addEventListener('click', (event) => {
       if (event.target.textContent === 'Archive project') document.getElementById('status').textContent = 'Archived';
       show(false);
@@ -108,13 +109,13 @@ function openRoots() {
   };
 }
 
-async function open(t) {
+async function open(t, query = '') {
   const context = await env.browser.newContext();
   t.after(() => context.close());
   const tab = await context.newPage();
   const problems = await watch(tab, env);
   await tab.addInitScript(openRoots);
-  await tab.goto(`${env.server.url}projects.html`);
+  await tab.goto(`${env.server.url}projects.html${query}`);
   await tab.getByRole('button', { name: 'Page assistant' }).click();
   const panel = tab.getByRole('dialog', { name: 'Page assistant' });
   await panel.getByText(/actions on the page ask you first/).waitFor({ timeout: 20_000 });
@@ -129,7 +130,10 @@ async function allowEach(tab, panel, text, done) {
   const allowed = [];
   const deadline = Date.now() + 30_000;
   while (!(await done())) {
-    assert.ok(Date.now() < deadline, `done after allowing ${allowed.length}: ${allowed.join(' | ')}`);
+    if (Date.now() >= deadline) {
+      const chat = await panel.locator('.log').innerText();
+      assert.fail(`done after allowing ${allowed.length}: ${allowed.join(' | ')}; the chat: ${chat}`);
+    }
     const card = panel.getByRole('group', { name: 'Approval' }).first();
     if (await card.isVisible()) {
       allowed.push(await card.innerText());
@@ -156,5 +160,15 @@ test('a card leaves the focus in a field the agent typed into: its suggestions s
     async () => (await tab.locator('#chosen').innerText()) === 'City: Lisbon');
   assert.equal(allowed.length, 2, allowed.join(' | '));
   assert.deepEqual(await tab.evaluate(() => window.shut), [], 'the list never closed under a card');
+  assert.deepEqual(problems, []);
+});
+
+test('a menu closed by a press in the capture phase, which no page element can stop, is opened again by the next step', async (t) => {
+  const { tab, problems, panel } = await open(t, '?capture');
+  const allowed = await allowEach(tab, panel, 'Please archive the project from the Actions menu',
+    async () => (await tab.locator('#status').innerText()) === 'Archived');
+  assert.equal(allowed.length, 2, allowed.join(' | '));
+  const shut = await tab.evaluate(() => window.shut);
+  assert.equal(shut.length, 1, `the person's press on the card closed it once: ${shut}`);
   assert.deepEqual(problems, []);
 });

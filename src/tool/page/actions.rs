@@ -6,6 +6,7 @@
 //! schemas are text written at compile time (`SchemaText`; a test in `tools` holds
 //! them to what schemars derives).
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use schemars::JsonSchema;
@@ -85,9 +86,11 @@ struct Done {
 
 /// Adds the actions over `dom`.
 pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom>) {
+    let opened = Opened::default();
     act_tool(
         registry,
         dom,
+        &opened,
         "click",
         "Clicks an element of the page (a button, a link, a tab, a menu item, …) by its number.",
         |a: ElementArgs| Ok((a.element, Act::Click)),
@@ -95,6 +98,7 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
     act_tool(
         registry,
         dom,
+        &opened,
         "fill",
         "Types text into a field of the page by its number (an input, a textarea, a contenteditable editor), replacing what it holds, with the events a person's typing fires (frameworks' controlled inputs hear them). Never into a sensitive field (a password, a payment card's details, a one-time code): the person types those.",
         |a: FillArgs| {
@@ -107,6 +111,7 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
     act_tool(
         registry,
         dom,
+        &opened,
         "select_option",
         "Chooses an option of a list of the page by the list's number and the option's text: a select, or an ARIA combobox or listbox (opened first, then its option clicked).",
         |a: SelectArgs| Ok((a.element, Act::Select(a.option))),
@@ -114,6 +119,7 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
     act_tool(
         registry,
         dom,
+        &opened,
         "check",
         "Checks or unchecks a checkbox, or checks a radio button, of the page by its number.",
         |a: CheckArgs| Ok((a.element, Act::Check(a.checked))),
@@ -121,6 +127,7 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
     act_tool(
         registry,
         dom,
+        &opened,
         "scroll_to",
         "Scrolls the page so an element (by its number) is in view.",
         |a: ElementArgs| Ok((a.element, Act::ScrollTo)),
@@ -128,6 +135,7 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
     act_tool(
         registry,
         dom,
+        &opened,
         "highlight",
         "Outlines an element of the page (by its number) for a few seconds, to show it to the user.",
         |a: ElementArgs| Ok((a.element, Act::Highlight)),
@@ -135,6 +143,7 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
     act_tool(
         registry,
         dom,
+        &opened,
         "press",
         "Presses a key on an element of the page by its number, as a person would: Enter in a field adds an item where the app takes Enter, and submits the field's form; Enter or Space on a button clicks it; Tab moves the focus on; a character is typed into a field. Never on a sensitive field.",
         |a: PressArgs| Ok((a.element, Act::Press(a.key))),
@@ -142,6 +151,7 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
     act_tool(
         registry,
         dom,
+        &opened,
         "submit",
         "Submits a form of the page, by the form's number (page_forms) or any of its fields' numbers, as its submit button would.",
         |a: ElementArgs| Ok((a.element, Act::Submit)),
@@ -149,6 +159,7 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
     act_tool(
         registry,
         dom,
+        &opened,
         "double_click",
         "Double-clicks an element of the page by its number (many apps open an item for editing so).",
         |a: ElementArgs| Ok((a.element, Act::DoubleClick)),
@@ -156,6 +167,7 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
     act_tool(
         registry,
         dom,
+        &opened,
         "hover",
         "Moves the pointer over an element of the page by its number, so a menu or tip that opens on hover opens.",
         |a: ElementArgs| Ok((a.element, Act::Hover)),
@@ -169,6 +181,7 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
 fn act_tool<A>(
     registry: &mut ToolRegistry,
     dom: &Rc<dyn PageDom>,
+    opened: &Opened,
     name: &str,
     description: &str,
     to_act: fn(A) -> Result<(u32, Act), String>,
@@ -176,6 +189,7 @@ fn act_tool<A>(
     A: serde::de::DeserializeOwned + SchemaText + 'static,
 {
     let page = Rc::clone(dom);
+    let opened = Rc::clone(opened);
     let description = format!(
         "{description} A person approves every call first. It fails when the element \
          is gone, hidden or disabled; it reports what changed on the page."
@@ -188,19 +202,29 @@ fn act_tool<A>(
         parameters,
         move |args: A, _| {
             let page = Rc::clone(&page);
+            let opened = Rc::clone(&opened);
             async move {
                 // The page as the judge and the approval card saw it; read before
                 // anything else this call awaits.
                 let shown = page.last();
                 let (element, act) = to_act(args)?;
-                let before = page.snapshot().await?;
+                let mut before = page.snapshot().await?;
+                let mut reopened = None;
+                if let Some(opener) = closed_since(&before, element, &opened)? {
+                    before = reopen(&*page, &before, &opener).await?;
+                    reopened = Some(opener);
+                }
                 if let Some(shown) = &shown {
                     unchanged(shown, &before, element, &act)?;
                 }
-                let done = prepare(&before, element, &act)?;
+                let mut done = prepare(&before, element, &act)?;
+                if let Some((id, _)) = reopened {
+                    done = format!("{done} (its popup had closed while the person was asked: element [{id}] opened it again first)");
+                }
                 perform(&*page, &before, element, &act).await?;
                 page.settle().await;
                 let after = page.snapshot().await?;
+                *opened.borrow_mut() = Opener::of(element, &act, &before, &after);
                 Ok::<_, String>(Done {
                     done,
                     changes: changes(&before, &after, element),
@@ -221,6 +245,78 @@ fn act_tool<A>(
             })
         }),
     );
+}
+
+/// The last action that opened something (a menu, a list of suggestions), on which
+/// element, and the controls it showed that were not shown before it; kept until
+/// another action runs.
+type Opened = Rc<RefCell<Option<Opener>>>;
+
+#[derive(Clone)]
+struct Opener {
+    element: u32,
+    act: Act,
+    showed: Vec<u32>,
+}
+
+impl Opener {
+    /// The opener `act` on `element` was, when `after` shows controls `before` did not.
+    fn of(element: u32, act: &Act, before: &Snapshot, after: &Snapshot) -> Option<Self> {
+        let shown =
+            |page: &Snapshot, id: u32| page.controls.iter().any(|c| c.id == id && c.visible);
+        let showed: Vec<u32> = after
+            .controls
+            .iter()
+            .filter(|c| c.visible && !shown(before, c.id))
+            .map(|c| c.id)
+            .collect();
+        (!showed.is_empty()).then(|| Self {
+            element,
+            act: act.clone(),
+            showed,
+        })
+    }
+}
+
+/// The action that showed `element`, when it is hidden `now` (a press or a blur while
+/// a person was asked closes menus and suggestion lists), and its opener is still on
+/// the page; `None` otherwise. Refused, saying why, when doing that action again
+/// could ask a person: it is then not the harmless opener it looked.
+fn closed_since(
+    now: &Snapshot,
+    element: u32,
+    opened: &Opened,
+) -> Result<Option<(u32, Act)>, String> {
+    let Some(opener) = opened.borrow().clone() else {
+        return Ok(None);
+    };
+    let visible = |id: u32| now.controls.iter().any(|c| c.id == id && c.visible);
+    if !opener.showed.contains(&element) || visible(element) || !visible(opener.element) {
+        return Ok(None);
+    }
+    let id = opener.element;
+    match always_asks(now, id, &opener.act) {
+        None => Ok(Some((id, opener.act))),
+        Some(why) => Err(format!(
+            "element [{element}] was in a popup that closed while the person was asked; \
+             element [{id}] opened it, and doing that again asks a person ({why}): call \
+             it again first"
+        )),
+    }
+}
+
+/// Does the opening action again, and reads the page it leaves.
+async fn reopen(
+    page: &dyn PageDom,
+    before: &Snapshot,
+    opener: &(u32, Act),
+) -> Result<Snapshot, String> {
+    let (id, act) = opener;
+    perform(page, before, *id, act)
+        .await
+        .map_err(|problem| format!("its popup closed, and opening it again failed: {problem}"))?;
+    page.settle().await;
+    page.snapshot().await
 }
 
 /// Refuses `act` on `element` when the element is not what it was on `shown`, the
