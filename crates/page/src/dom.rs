@@ -203,6 +203,25 @@ fn location(window: &Window) -> String {
 }
 
 /// Every node of a list, in order.
-fn list(nodes: &web_sys::NodeList) -> Vec<Node> {
+pub(crate) fn list(nodes: &web_sys::NodeList) -> Vec<Node> {
     (0..nodes.length()).filter_map(|i| nodes.item(i)).collect()
+}
+
+/// What `target.name()` returns, when `target` has such a method and it does not throw.
+pub(crate) fn call(target: &JsValue, name: &str) -> Option<JsValue> {
+    let method = Reflect::get(target, &name.into()).ok()?;
+    method.dyn_into::<Function>().ok()?.call0(target).ok()
+}
+
+/// The element with `id` in `element`'s own tree: its shadow root's, or its
+/// document's (ids, and the references `aria-labelledby` and `url(#…)` make, are
+/// scoped to each).
+pub(crate) fn by_id(element: &Element, id: &str) -> Option<Element> {
+    let root = element.get_root_node();
+    if root.node_type() == Node::DOCUMENT_FRAGMENT_NODE {
+        return root
+            .unchecked_ref::<web_sys::DocumentFragment>()
+            .get_element_by_id(id);
+    }
+    element.owner_document()?.get_element_by_id(id)
 }

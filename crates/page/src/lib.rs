@@ -13,6 +13,7 @@
 //! model reads) is `familiar::tool::page`.
 
 mod key;
+mod name;
 mod role;
 mod sensitive;
 mod visibility;
@@ -23,8 +24,6 @@ mod act;
 mod dom;
 #[cfg(all(target_arch = "wasm32", feature = "frame"))]
 mod frame;
-#[cfg(target_arch = "wasm32")]
-mod name;
 #[cfg(target_arch = "wasm32")]
 mod realm;
 #[cfg(target_arch = "wasm32")]
@@ -39,11 +38,12 @@ use serde::{Deserialize, Serialize};
 #[cfg(target_arch = "wasm32")]
 pub use dom::{PageDomAdapter, place_among_frames};
 pub use key::{KEYS, Key, key};
+pub use name::{UNSEEN_LIMIT, spoken};
 pub use role::role_of;
 pub use sensitive::{Sensitive, mask, sensitive};
 pub use visibility::{
-    Appearance, Hidden, Inside, Position, Rect, Rgba, Sight, clip_path, clip_rect, contrast,
-    covers, filter_opacity, frame_hidden, hidden,
+    Appearance, Hidden, Inside, Position, Rect, Rgba, Sight, clip_path, clip_rect, clip_shapes,
+    contrast, covers, filter_opacity, frame_hidden, hidden,
 };
 
 /// Where a block of text sits: what decides whether it is the page's content.

@@ -15,7 +15,7 @@ mod colour;
 mod shape;
 
 pub use colour::{Rgba, contrast};
-pub use shape::{Rect, clip_path, clip_rect};
+pub use shape::{Rect, clip_path, clip_rect, clip_shapes};
 
 /// What the browser says of how an element is drawn (the DOM adapter measures it).
 #[derive(Debug, Clone, Copy, PartialEq)]

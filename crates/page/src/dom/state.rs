@@ -2,12 +2,14 @@
 //! snapshot (a page script may change them without any event): its value, checked
 //! state and options, whether it is disabled, and its computed appearance.
 
+use js_sys::Reflect;
 use web_sys::{
     Element, HtmlInputElement, HtmlOptionElement, HtmlSelectElement, HtmlTextAreaElement, Window,
 };
 
+use super::{by_id, call, list};
 use crate::realm::{self, tagged};
-use crate::visibility::{Position, Rgba, clip_path, clip_rect, filter_opacity};
+use crate::visibility::{Position, Rect, Rgba, clip_path, clip_rect, clip_shapes, filter_opacity};
 use crate::{Appearance, clip, mask, squash};
 
 /// Longest text of a `contenteditable` editor kept as its value.
@@ -67,7 +69,9 @@ pub(crate) fn appearance(window: &Window, element: &Element, origin: (f64, f64))
         || !matches!(filter.as_str(), "none" | "")
         || prop("contain").contains("paint")
         || prop("will-change").contains("transform");
-    let shape = clip_path(&prop("clip-path"), width, height)
+    let path = prop("clip-path");
+    let shape = clip_path(&path, width, height)
+        .or_else(|| clip_reference(element, &path, width, height))
         .or_else(|| clip_rect(&prop("clip"), width, height))
         .map(|s| s.moved(left, top));
     // The fill colour is the text colour unless set apart (it is what is drawn).
@@ -110,6 +114,22 @@ pub(crate) fn appearance(window: &Window, element: &Element, origin: (f64, f64))
         background: Rgba::parse(&prop("background-color")),
         pictured: picture || PICTURES.contains(&tag.as_str()),
     }
+}
+
+/// The part of a `width` × `height` box that a computed `clip-path: url("#id")`
+/// leaves: the bounds of what the `<clipPath>` of that id in the element's tree draws.
+/// `None`, no clip, when the reference names no `<clipPath>` there (CSS Masking: the
+/// property is then as if unset), or another document's.
+fn clip_reference(element: &Element, value: &str, width: f64, height: f64) -> Option<Rect> {
+    let id = value.strip_prefix("url(\"#")?.strip_suffix("\")")?;
+    let clip = by_id(element, id).filter(|c| c.local_name() == "clipPath")?;
+    let boxes = list(&clip.child_nodes()).into_iter().filter_map(|shape| {
+        let b = call(&shape, "getBBox")?;
+        let n = |k: &str| Reflect::get(&b, &k.into()).ok()?.as_f64();
+        Some(Rect::sized(n("x")?, n("y")?, n("width")?, n("height")?))
+    });
+    let fractions = clip.get_attribute("clipPathUnits").as_deref() == Some("objectBoundingBox");
+    Some(clip_shapes(boxes, fractions, width, height))
 }
 
 /// Whether a box is drawn at another size than its layout's (a transform scales it):

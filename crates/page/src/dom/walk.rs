@@ -16,6 +16,8 @@ use web_sys::{Element, HtmlInputElement, Node, Window};
 
 use super::state::{appearance, disabled, state, toggle};
 use super::{PageDomAdapter, cover, list};
+use crate::name::accname::{self, Part};
+use crate::name::spoken;
 use crate::realm::{self, tagged};
 use crate::visibility::{Rect, Sight};
 use crate::{
@@ -105,6 +107,9 @@ impl PageDomAdapter {
             range: document.create_range().ok(),
             hit_tests: 0,
             frames: Vec::new(),
+            read: js_sys::Set::new(&JsValue::UNDEFINED),
+            names: Vec::new(),
+            form_names: Vec::new(),
         };
         let place = Place {
             region: Region::Other,
@@ -115,6 +120,7 @@ impl PageDomAdapter {
             origin,
         };
         walk.run(body.into(), place);
+        walk.name_all();
         for root in &walk.roots {
             self.watch.observe(root);
         }
@@ -150,6 +156,12 @@ struct Walk<'a> {
     hit_tests: usize,
     /// The windows of the frames a person can see.
     frames: Vec<JsValue>,
+    /// The text nodes read as the page's text: what a person sees of a name.
+    read: js_sys::Set,
+    /// The controls' names and the forms', in parts, in order: said once the walk
+    /// knows which text a person sees.
+    names: Vec<Vec<Part>>,
+    form_names: Vec<Vec<Part>>,
 }
 
 #[derive(Clone, Copy)]
@@ -189,6 +201,25 @@ impl Walk<'_> {
         }
     }
 
+    /// Says every name gathered, now that the walk knows which text a person sees:
+    /// what no one sees only as a short label ([`spoken`]).
+    fn name_all(&mut self) {
+        let read = &self.read;
+        let said = |parts: &Vec<Part>| {
+            let seen = |p: &Part| p.seen || p.node.as_ref().is_some_and(|n| read.has(n));
+            clip(
+                &spoken(parts.iter().map(|p| (p.text.as_str(), seen(p)))),
+                NAME_LIMIT,
+            )
+        };
+        for (control, parts) in self.controls.iter_mut().zip(&self.names) {
+            control.name = said(parts);
+        }
+        for (form, parts) in self.forms.iter_mut().zip(&self.form_names) {
+            form.name = said(parts);
+        }
+    }
+
     /// Reads `start` and everything under it in document order, with a stack of its
     /// own: a page nested a hundred thousand deep cannot exhaust the wasm stack.
     fn run(&mut self, start: Node, place: Place) {
@@ -200,7 +231,10 @@ impl Walk<'_> {
                 Step::Node(node, place, depth) => match node.node_type() {
                     Node::TEXT_NODE if !place.hidden => {
                         let text = node.node_value().unwrap_or_default();
-                        if text.trim().is_empty() || self.readable(&node, &place) {
+                        if text.trim().is_empty() {
+                            self.text.push_str(&text);
+                        } else if self.readable(&node, &place) {
+                            self.read.add(&node);
                             self.text.push_str(&text);
                         }
                     }
@@ -375,11 +409,8 @@ impl Walk<'_> {
             return nodes;
         }
         if element.tag_name().eq_ignore_ascii_case("slot") {
-            let assigned = Reflect::get(element, &"assignedNodes".into())
-                .ok()
-                .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-                .and_then(|f| f.call0(element).ok())
-                .and_then(|a| a.dyn_into::<Array>().ok());
+            let assigned =
+                super::call(element, "assignedNodes").and_then(|a| a.dyn_into::<Array>().ok());
             if let Some(assigned) = assigned.filter(|a| a.length() > 0) {
                 return assigned
                     .iter()
@@ -435,7 +466,9 @@ impl Walk<'_> {
             return;
         }
         let id = self.adapter.number(element);
-        let name = clip(&crate::name::name(element, tag), NAME_LIMIT);
+        let parts = accname::name(self.window, element);
+        let name: String = parts.iter().map(|p| p.text.as_str()).collect();
+        self.names.push(parts);
         let typed = matches!(role, "textbox" | "searchbox" | "spinbutton" | "combobox")
             && (matches!(tag, "input" | "textarea") || editable);
         let secret = typed && {
@@ -459,7 +492,8 @@ impl Walk<'_> {
         self.controls.push(Control {
             id,
             role: role.into(),
-            name,
+            // Said once the walk is over (name_all).
+            name: String::new(),
             value,
             checked,
             disabled: disabled(element),
@@ -476,27 +510,13 @@ impl Walk<'_> {
 
     fn form(&mut self, element: &Element, visible: bool) {
         let attr = |name: &str| element.get_attribute(name).map(|v| squash(&v));
-        let caption = || {
-            let caption = element
-                .query_selector("legend, h1, h2, h3, h4, h5, h6")
-                .ok()??;
-            caption.text_content()
-        };
-        let name = [
-            attr("aria-label"),
-            attr("name"),
-            caption().map(|c| squash(&c)),
-            attr("id"),
-        ]
-        .into_iter()
-        .flatten()
-        .find(|n| !n.is_empty())
-        .unwrap_or_default();
         let id = self.adapter.number(element);
         self.found.insert(id, element.clone());
+        self.form_names
+            .push(accname::form_name(self.window, element));
         self.forms.push(Form {
             id,
-            name: clip(&name, NAME_LIMIT),
+            name: String::new(),
             // Attributes, not properties: a field named `action` shadows the property.
             action: attr("action")
                 .filter(|a| !a.is_empty())

@@ -1,6 +1,7 @@
 //! `shape`: rectangles on the page, and the part of a box that its `clip-path` or
-//! `clip` leaves to be drawn, read from their computed values. Only the bounds of a
-//! shape matter here: a shape whose bounds are a line or a point shows nothing.
+//! `clip` leaves to be drawn, read from their computed values (a `clip-path: url(#…)`
+//! from the boxes of its `<clipPath>`'s shapes). Only the bounds of a shape matter
+//! here: a shape whose bounds are a line or a point shows nothing.
 
 /// A rectangle by its edges, in CSS pixels; an edge may be infinite (a region a person
 /// can scroll through has no end to the right or below).
@@ -72,8 +73,9 @@ impl Rect {
 /// The part of a `width` × `height` box that a computed `clip-path` leaves, in the
 /// box's own coordinates (its top left corner at 0, 0): the bounds of an `inset()`,
 /// `circle()`, `ellipse()`, `polygon()` or `path()`. `None` when it clips nothing
-/// (`none`, a reference box alone) or when its shape cannot be read here (`url(…)`,
-/// lengths in `em` or `calc()`): such a box is judged as if it were not clipped.
+/// (`none`, a reference box alone) or when its shape cannot be read here (lengths in
+/// `em` or `calc()`): such a box is judged as if it were not clipped. A `url(…)` is
+/// the DOM's to resolve ([`clip_shapes`]).
 pub fn clip_path(value: &str, width: f64, height: f64) -> Option<Rect> {
     let value = value.trim();
     let (name, args) = value.split_once('(')?;
@@ -118,6 +120,38 @@ pub fn clip_path(value: &str, width: f64, height: f64) -> Option<Rect> {
             bounds(&points)
         }
         _ => None,
+    }
+}
+
+/// The part of a `width` × `height` box that a `<clipPath>` leaves, in the box's own
+/// coordinates: the bounds of the boxes its shapes draw (each `getBBox()`), given in
+/// fractions of the box (`clipPathUnits="objectBoundingBox"`) or in its pixels. A
+/// shape of no area draws nothing, and a clip path that draws nothing leaves nothing.
+pub fn clip_shapes(
+    shapes: impl IntoIterator<Item = Rect>,
+    fractions: bool,
+    width: f64,
+    height: f64,
+) -> Rect {
+    let drawn = shapes.into_iter().filter(|s| s.width() * s.height() > 0.0);
+    let r = drawn
+        .reduce(|a, b| Rect {
+            left: a.left.min(b.left),
+            top: a.top.min(b.top),
+            right: a.right.max(b.right),
+            bottom: a.bottom.max(b.bottom),
+        })
+        .unwrap_or(Rect::sized(0.0, 0.0, 0.0, 0.0));
+    let (x, y) = if fractions {
+        (width, height)
+    } else {
+        (1.0, 1.0)
+    };
+    Rect {
+        left: r.left * x,
+        top: r.top * y,
+        right: r.right * x,
+        bottom: r.bottom * y,
     }
 }
 
@@ -240,6 +274,30 @@ mod tests {
         assert_eq!(clip_path("none", 300.0, 40.0), None);
         assert_eq!(clip_path("url(\"#c\")", 300.0, 40.0), None);
         assert_eq!(clip_path("inset(calc(10% + 2px))", 300.0, 40.0), None);
+    }
+
+    #[test]
+    fn a_clip_path_element_leaves_the_bounds_of_its_shapes_and_nothing_when_it_has_none() {
+        let none = clip_shapes([], false, 300.0, 40.0);
+        assert_eq!((none.width(), none.height()), (0.0, 0.0));
+        let zero = clip_shapes([Rect::sized(0.0, 0.0, 0.0, 0.0)], false, 300.0, 40.0);
+        assert_eq!(zero.width(), 0.0, "a rect of no size draws nothing");
+        let whole = clip_shapes([Rect::sized(0.0, 0.0, 1.0, 1.0)], true, 300.0, 40.0);
+        assert_eq!(
+            whole,
+            Rect::sized(0.0, 0.0, 300.0, 40.0),
+            "fractions of the box"
+        );
+        let two = [
+            Rect::sized(0.0, 0.0, 10.0, 10.0),
+            Rect::sized(100.0, 20.0, 50.0, 20.0),
+        ];
+        assert_eq!(
+            clip_shapes(two, false, 300.0, 40.0),
+            Rect::sized(0.0, 0.0, 150.0, 40.0)
+        );
+        let dot = clip_shapes([Rect::sized(2.5, 2.5, 1.0, 1.0)], false, 300.0, 40.0);
+        assert_eq!(dot.width(), 1.0, "a circle of radius 0.5 is a dot");
     }
 
     #[test]
