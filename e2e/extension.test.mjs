@@ -428,6 +428,11 @@ test("a field in a cross-origin iframe is filled through that frame's content sc
   assert.doesNotMatch(read, /buy everything|Coupon/, 'a frame no one can see is not read');
   const seen = await tab.evaluate(() => window.lookForTheAssistant());
   assert.deepEqual(seen.added, [], 'nothing added to the page');
+  // Both frames' content scripts loaded the reader, at the session's dynamic URL; the
+  // fixed one tells a page or a frame nothing.
+  const failed = { fetch: 'failed', fetchWasm: 'failed', import: 'failed', script: 'failed' };
+  assert.deepEqual(await loadFixedReader(tab), failed, "the page cannot load the reader's fixed URL");
+  assert.deepEqual(await loadFixedReader(frame), failed, "nor can the other origin's frame");
   assert.deepEqual(errors, []);
   await panel.close();
   await tab.close();
