@@ -22,6 +22,7 @@ mod keyed_storage;
 mod keys;
 #[cfg(feature = "workflows")]
 mod loaded_characters;
+mod orders;
 mod origin;
 #[cfg(feature = "workflows")]
 mod play;
@@ -64,7 +65,6 @@ pub use storage::{
 };
 pub use update::{ApprovalKey, Decision, Notice, PendingApproval, Update};
 
-use crate::compose::agent::Agent;
 use crate::compose::delegate::Delegate;
 use crate::run::interaction::{Conversation, Interaction};
 use crate::run::orders::StandingOrders;
@@ -221,24 +221,6 @@ impl Session {
     /// is perceived beyond the trigger).
     pub fn set_environment(&self, environment: Option<Environment>) {
         *self.inner.environment.borrow_mut() = environment;
-    }
-
-    /// Gives `agent` these standing orders from its next run on (`None`: none, whatever
-    /// it was built with), as its owner set them where they are kept (the World view,
-    /// the database's `set_standing_orders`).
-    pub fn set_orders(&self, agent: &str, orders: Option<StandingOrders>) {
-        let mut given = self.inner.orders.borrow_mut();
-        given.retain(|(name, _)| name != agent);
-        given.push((agent.to_owned(), orders));
-    }
-
-    /// The standing orders `agent` runs under: its owner's latest, else its own.
-    pub(super) fn orders_of(&self, agent: &Agent) -> Option<StandingOrders> {
-        let given = self.inner.orders.borrow();
-        match given.iter().find(|(name, _)| *name == agent.name) {
-            Some((_, orders)) => orders.clone(),
-            None => agent.orders.clone(),
-        }
     }
 
     /// The host's tools: every agent of the session is offered them.
