@@ -44,6 +44,8 @@ pub struct Settings {
     pub max_iterations: u32,
     /// Review each answer once before it stands.
     pub reflection: bool,
+    /// Guess the goal behind each message before working on it.
+    pub goal_guess: bool,
     pub backend: Backend,
     /// Show images from other sites in answers (off: only their alt text).
     pub remote_images: bool,
@@ -58,6 +60,7 @@ impl Default for Settings {
             temperature: 0.2,
             max_iterations: crate::run::DEFAULT_MAX_ITERATIONS,
             reflection: false,
+            goal_guess: false,
             backend: Backend::Local,
             remote_images: false,
             character: None,
@@ -397,6 +400,10 @@ mod tests {
         assert_eq!(serde_json::from_str::<Settings>(&json).unwrap(), settings);
         let partial: Settings = serde_json::from_str(r#"{"reflection": true}"#).unwrap();
         assert!(partial.reflection);
+        assert!(
+            !partial.goal_guess,
+            "a save from before goal guessing guesses none"
+        );
         assert_eq!(partial.max_iterations, 10);
     }
 

@@ -419,6 +419,7 @@ pub fn session(settings: &Settings) -> (Config, Delegate, Option<Rc<dyn Store>>)
     let options = Options {
         max_iterations: settings.max_iterations,
         reflection: u32::from(settings.reflection),
+        guess_goal: settings.goal_guess,
         planning_on_events: true,
         ..Options::default()
     };

@@ -3,10 +3,12 @@
 //! It reads a request the way a real model would — the last user message, the tool
 //! results, the tools on offer — and answers by rules the app supplies as JSON:
 //! keywords pick tool calls, answer templates turn tool results into text, and a
-//! question whether the goal is complete gets YES or NO from the transcript. It
-//! streams the same deltas a real client does. Which rules a demo uses is the demo's
-//! business (`public/rules/`).
+//! question whether the goal is complete gets YES or NO from the transcript, and the
+//! run's optional phases (a review, a goal guess) get JSON of their shape
+//! ([`phases`]). It streams the same deltas a real client does. Which rules a demo
+//! uses is the demo's business (`public/rules/`).
 
+pub mod phases;
 mod template;
 
 use crate::base::json::Read;
@@ -58,6 +60,9 @@ impl RulesModel {
 
     /// Decides this turn's response, without streaming it.
     pub fn respond(&self, request: &ChatRequest) -> ChatResponse {
+        if let Some(answer) = phases::answer(request) {
+            return answer;
+        }
         let messages = &request.messages[..];
         match messages.last() {
             Some(last) if last.role == Role::Tool => self.answer_from_results(messages),

@@ -105,7 +105,7 @@ impl AgentRun {
     }
 
     pub(super) fn reflected(&mut self, draft: String, response: ChatResponse) {
-        let review = match self.contract_answer::<Review>(&response) {
+        let review = match self.contract_answer::<Review>(&response, "review") {
             Some(Ok(review)) => review,
             Some(Err(())) => return self.phase = Phase::Reflect { draft },
             None => return self.finish(Outcome::Answered { text: draft }),
@@ -122,7 +122,7 @@ impl AgentRun {
     }
 
     pub(super) fn goal_guessed(&mut self, response: ChatResponse) {
-        match self.contract_answer::<GoalGuess>(&response) {
+        match self.contract_answer::<GoalGuess>(&response, "goal guess") {
             Some(Ok(guess)) => {
                 self.events.push(Event::GoalGuessed {
                     goal: guess.goal.clone(),
@@ -135,12 +135,13 @@ impl AgentRun {
         self.phase = Phase::Reason;
     }
 
-    /// The typed answer of a review or goal guess: `Err` means "re-ask" (the problem is
-    /// in the scratch messages), `None` means it stayed invalid and is dropped, with an
-    /// error thought.
+    /// The typed answer of a review or goal guess (`what`): `Err` means "re-ask" (the
+    /// problem is in the scratch messages), `None` means it stayed invalid and is
+    /// dropped, with an error thought.
     pub(super) fn contract_answer<T: Contract>(
         &mut self,
         response: &ChatResponse,
+        what: &str,
     ) -> Option<Result<T, ()>> {
         match json::parse::<T>(&response.text) {
             Ok(value) => {
@@ -159,7 +160,7 @@ impl AgentRun {
             Err(error) => {
                 self.scratch.clear();
                 self.events.push(Event::Thought(Thought::Error {
-                    message: format!("the model's review was unusable and is skipped: {error}"),
+                    message: format!("the model's {what} was unusable and is skipped: {error}"),
                 }));
                 None
             }

@@ -1,12 +1,12 @@
-//! The settings panel: model source, temperature, step cap, reflection, backend. It
-//! edits a copy; Save validates and shows each problem next to its field (tied to it
-//! with `aria-invalid` and `aria-describedby`), and once a save was tried each problem
-//! goes away as soon as its field is fixed; a save that fails moves focus to the
-//! first field marked. Only the field at fault is marked: a proxy problem is told
-//! apart (address, model name, window, header) by the check that failed. Messages
-//! quote with “ ” rather than a programmer's backticks. Escape or Close closes the
-//! panel. A saved proxy token is not sent to a changed proxy address unless typed
-//! again.
+//! The settings panel: model source, temperature, step cap, reflection and goal
+//! guessing, backend. It edits a copy; Save validates and shows each problem next to
+//! its field (tied to it with `aria-invalid` and `aria-describedby`), and once a save
+//! was tried each problem goes away as soon as its field is fixed; a save that fails
+//! moves focus to the first field marked. Only the field at fault is marked: a proxy
+//! problem is told apart (address, model name, window, header) by the check that
+//! failed. Messages quote with “ ” rather than a programmer's backticks. Escape or
+//! Close closes the panel. A saved proxy token is not sent to a changed proxy address
+//! unless typed again.
 
 use leptos::prelude::*;
 
@@ -210,6 +210,7 @@ pub fn SettingsPanel(
     let temperature = RwSignal::new(temperature_text(initial.temperature));
     let cap = RwSignal::new(initial.max_iterations.to_string());
     let reflection = RwSignal::new(initial.reflection);
+    let goal_guess = RwSignal::new(initial.goal_guess);
     let use_supabase = RwSignal::new(matches!(initial.backend, Backend::Supabase { .. }));
     let supabase_url = RwSignal::new(supabase_url);
     let anon_key = RwSignal::new(anon_key);
@@ -284,6 +285,7 @@ pub fn SettingsPanel(
             temperature,
             max_iterations,
             reflection: reflection.get_untracked(),
+            goal_guess: goal_guess.get_untracked(),
             backend,
             remote_images: images.get_untracked(),
             character: current.with_untracked(|s| s.character.clone()),
@@ -521,6 +523,7 @@ pub fn SettingsPanel(
                 <p class="field-hint" id="hint-cap">"1 to 50 steps a run"</p>
                 {error("max_iterations")}
                 <label><input type="checkbox" class="reflection" bind:checked=reflection />" Review each answer once (reflection)"</label>
+                <label><input type="checkbox" class="goal-guess" bind:checked=goal_guess />" Guess the goal of each message first"</label>
                 <label><input type="checkbox" class="remote-images" bind:checked=images />" Show images from other sites"</label>
             </fieldset>
             <fieldset>

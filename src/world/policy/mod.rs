@@ -40,6 +40,11 @@ impl Llm for WorldPolicy {
 
 /// The policy's answer to one request.
 pub fn respond(request: &ChatRequest) -> ChatResponse {
+    // A review or a goal guess, when the session turns them on: answered as the rules
+    // model answers them.
+    if let Some(answer) = crate::llm::rules::phases::answer(request) {
+        return answer;
+    }
     let seen = Seen::read(request);
     if request.tool_choice == ToolChoice::None {
         let text = if seen.goal_question {
