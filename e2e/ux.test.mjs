@@ -144,25 +144,26 @@ for (const width of WIDTHS) {
     await page.keyboard.press('Enter');
     await page.locator('.turn[data-status="completed"]').first().waitFor({ timeout: 15_000 });
     await focusIs(page, '.world-agent[data-agent="Mira"] .market-check', 'A market check keeps focus');
-    await world.locator('.world-agent[data-agent="Mira"] dd.energy', { hasText: '26' }).waitFor();
+    await world.locator('.world-agent[data-agent="Mira"] dd.energy', { hasText: '75' }).waitFor();
 
     // The game panel: stats as numbers with bars, names not ids, tables, sentences.
     const mira = world.locator('.world-agent[data-agent="Mira"]');
     assert.equal(await mira.locator('.portrait').innerText(), 'M');
     assert.match(await mira.locator('.identity').innerText(), /Loyalty 20/);
-    assert.equal(Number(await mira.locator('dd.gold').innerText()), 47);
-    assert.equal(await mira.locator('dd.energy .stat-fill').getAttribute('width'), '26');
+    assert.equal(Number(await mira.locator('dd.gold').innerText()), 40);
+    assert.equal(await mira.locator('dd.energy .stat-fill').getAttribute('width'), '75');
     assert.match(await mira.locator('.relationships').innerText(), /Dotty: acquaintance \(20\)/);
     assert.match(await world.locator('.world-agent[data-agent="Dotty"] .relationships').innerText(), /You: friend \(40\)/);
     assert.match(await world.locator('table.battles tbody').innerText(), /Battle 1 \(active\): 120 – 95\s+Lantern Guild – Ashen Circle/);
     assert.match(await world.locator('table.market tbody').innerText(), /bread\s+3 gold\s+\+1 energy/);
+    assert.match(await world.locator('table.market tbody').innerText(), /food\s+10 gold\s+\+50 energy/);
     assert.match(await world.locator('.messages').innerText(), /You → Dotty: “Dotty, is the Lantern Guild winning the battle\?”/);
     const changes = await world.locator('.world-changes li .change-text').allInnerTexts();
     assert.deepEqual(changes, [
-      'At the market check, Mira used 1 bread.',
-      'At the market check, Mira bought 1 bread.',
+      'At the market check, Mira used 1 food.',
+      'At the market check, Mira bought 1 food.',
       'At the market check, Mira worked at mining.',
-      'At the market check, Mira tried to buy 1 bread but could not: Insufficient gold. Need 3, have 0.',
+      'At the market check, Mira tried to buy 1 food but could not: Insufficient gold. Need 10, have 0.',
     ]);
     const shown = await world.innerText();
     assert.doesNotMatch(shown, /[{}]|→ \d+:|market\.check/, 'no raw JSON, ids or event names in the World view');
@@ -175,7 +176,7 @@ for (const width of WIDTHS) {
     assert.match(await turn.locator('.message-event').innerText(), /Market check[\s\S]*Scheduled market check/i);
     assert.match(await turn.locator('.speaker').innerText(), /^Mira/);
     const said = await turn.locator('.message-assistant .markdown').innerText();
-    assert.match(said, /Worked at mining\. Bought 1 bread\. Used 1 bread\./);
+    assert.match(said, /Worked at mining\. Bought 1 food\. Used 1 food\./);
     assert.doesNotMatch(said, /do_work|buy_item|consume_item/, 'the answer is in words, not tool names');
     // The log's step is one click (or key) away: it opens her conversation.
     await tabTo(page, '.world-changes li:first-child .change-open');

@@ -124,9 +124,11 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
     assert.ok(at >= 0, `${tool} in order in the steps: ${market}`);
     at += tool.length;
   }
-  await waitFor(async () => (await stats(world, 'Mira')).energy === 26, "Mira's energy after eating");
-  // Mining: −20 energy, +50 gold; one loaf: −3 gold, +1 energy.
-  assert.deepEqual(await stats(world, 'Mira'), { energy: 26, gold: 47 });
+  await waitFor(async () => (await stats(world, 'Mira')).energy === 75, "Mira's energy after eating");
+  // Mining: −20 energy, +50 gold; the seed's food: −10 gold, +50 energy. She ends with
+  // more energy than she started with (the page's bread, +1, left her at 26).
+  assert.deepEqual(await stats(world, 'Mira'), { energy: 75, gold: 40 });
+  assert.ok((await stats(world, 'Mira')).energy > 45, 'work, buy and eat restored her energy');
   const changes = await world.locator('.world-changes li').evaluateAll((items) =>
     items.map((li) => li.dataset.tool).reverse());
   assert.deepEqual(changes, order, 'every change logged with its step');
@@ -156,15 +158,15 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
   assert.match(mira, /ignore_battle/, 'Mira, disloyal, stays out');
   assert.doesNotMatch(mira, /join_battle/);
   await waitFor(async () => (await stats(world, 'Dotty')).energy === 0, "Dotty's energy spent");
-  assert.equal((await stats(world, 'Mira')).energy, 26, 'Mira spent nothing');
+  assert.equal((await stats(world, 'Mira')).energy, 75, 'Mira spent nothing');
   const battle = world.locator('.battles');
   await waitFor(async () => /Battle 1 \(active\): 200 – 155/.test(await battle.innerText()), 'the damage dealt');
 
   await page.reload();
   await appReady(page);
   world = await openWorld(page);
-  await waitFor(async () => (await stats(world, 'Mira')).gold === 47, 'the world read back');
-  assert.deepEqual(await stats(world, 'Mira'), { energy: 26, gold: 47 });
+  await waitFor(async () => (await stats(world, 'Mira')).gold === 40, 'the world read back');
+  assert.deepEqual(await stats(world, 'Mira'), { energy: 75, gold: 40 });
   assert.equal((await stats(world, 'Dotty')).energy, 0);
   assert.match(await world.locator('.battles').innerText(), /Battle 1 \(active\): 200 – 155/);
   for (const [name, turns] of [['Dotty', 1], ['Brannoc', 1], ['Mira', 2]]) {
@@ -218,9 +220,9 @@ test("standing orders given on Mira's card: after reading players' words she act
   await card().locator('.market-check').click();
   await waitFor(async () => {
     assert.equal(await card().locator('.agent-asks').count(), 0, 'no card within her orders');
-    return (await stats(world, 'Mira')).energy === 26;
+    return (await stats(world, 'Mira')).energy === 75;
   }, 'Mira ate, unasked');
-  assert.deepEqual(await stats(world, 'Mira'), { energy: 26, gold: 47 });
+  assert.deepEqual(await stats(world, 'Mira'), { energy: 75, gold: 40 });
 
   // Kept with the world: read back after a reload, and in force.
   await page.reload();
@@ -295,10 +297,10 @@ test('in Supabase mode a new player plays their own Mira: the market check works
     assert.ok(at >= 0, `${tool} in order in the steps: ${market}`);
     at += tool.length;
   }
-  // Mining: −20 energy, +50 gold; one loaf: −3 gold, +1 energy; on the copy's row.
-  await waitFor(async () => (await stats(world, 'Mira')).energy === 26, "Mira's energy after eating");
-  assert.deepEqual(await stats(world, 'Mira'), { energy: 26, gold: 47 });
-  assert.deepEqual(await rest(page, `users?select=gold,energy&id=eq.${mira}`), [{ gold: 47, energy: 26 }]);
+  // Mining: −20 energy, +50 gold; the seed's food: −10 gold, +50 energy; on the copy's row.
+  await waitFor(async () => (await stats(world, 'Mira')).energy === 75, "Mira's energy after eating");
+  assert.deepEqual(await stats(world, 'Mira'), { energy: 75, gold: 40 });
+  assert.deepEqual(await rest(page, `users?select=gold,energy&id=eq.${mira}`), [{ gold: 40, energy: 75 }]);
   assert.deepEqual(await rest(page, 'users?select=gold,energy&id=eq.4'), [{ gold: 0, energy: 45 }], "the seed's Mira is untouched");
   // Her ledger is her own: the three applied actions under agent:<id>, none under the player.
   const ledger = await rest(page, `applied_actions?select=tool&user_id=eq.agent:${mira}&order=applied_at`);

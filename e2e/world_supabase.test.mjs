@@ -415,10 +415,10 @@ test("in Supabase mode the market check is each of the player's agents' schedule
     await waitFor(async () => (await checked(name)) === 1, `${name}'s scheduled market check`);
   }
   assert.equal(await page.locator('.turn').count(), 0, 'the open chat is not theirs');
-  // Mining: −20 energy, +50 gold; one loaf: −3 gold, +1 energy; on the copy's row.
-  await waitFor(async () => (await stats(world, 'Mira')).energy === 26, "Mira's energy after eating");
-  assert.deepEqual(await stats(world, 'Mira'), { energy: 26, gold: 47 });
-  assert.deepEqual(await rest(page, `users?select=gold,energy&id=eq.${mira}`), [{ gold: 47, energy: 26 }]);
+  // Mining: −20 energy, +50 gold; the seed's food: −10 gold, +50 energy; on the copy's row.
+  await waitFor(async () => (await stats(world, 'Mira')).energy === 75, "Mira's energy after eating");
+  assert.deepEqual(await stats(world, 'Mira'), { energy: 75, gold: 40 });
+  assert.deepEqual(await rest(page, `users?select=gold,energy&id=eq.${mira}`), [{ gold: 40, energy: 75 }]);
   assert.deepEqual(await ledger(page, mira), ['do_work', 'buy_item', 'consume_item']);
   for (const name of ['Dotty', 'Brannoc']) {
     const id = player.agents.find((a) => a.template_id === { Dotty: 1, Brannoc: 2 }[name]).agent_id;

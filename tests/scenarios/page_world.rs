@@ -74,10 +74,13 @@ fn in_the_pages_world_the_owner_s_agents_act_as_themselves_through_one_session()
     let mira = roster.iter().find(|a| a.name == "Mira").unwrap();
     let market = WorldEvent::MarketCheck.observe(mira);
     futures::executor::block_on(session.trigger(market)).unwrap();
-    let mira_now = user(4);
+    let (energy, gold) = (user(4)["energy"].clone(), user(4)["gold"].clone());
+    // Mining: 45 energy less 20, 50 gold; the seed's food: 10 gold, 50 energy. The
+    // chain restores energy (with the page's bread it left her at 26).
     assert_eq!(
-        (mira_now["energy"].clone(), mira_now["gold"].clone()),
-        (json!(26), json!(47))
+        (energy, gold),
+        (json!(75), json!(40)),
+        "more energy than her 45"
     );
     assert_eq!(user(3)["gold"], json!(25), "the owner's rows are untouched");
     for who in &roster {
@@ -98,7 +101,7 @@ fn in_the_pages_world_the_owner_s_agents_act_as_themselves_through_one_session()
         ]
     );
     assert_eq!(user(1)["energy"], json!(0), "Dotty fought with all she had");
-    assert_eq!(user(4)["energy"], json!(26), "Mira stayed out");
+    assert_eq!(user(4)["energy"], json!(75), "Mira stayed out");
     // Loyal to the Lantern Guild (85), Dotty votes for its proposal.
     let proposal = WorldEvent::Proposal {
         proposal_id: 1,

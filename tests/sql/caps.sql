@@ -11,7 +11,8 @@
 
 \ir preamble.sql
 
-insert into market_items (name, price, effects) values ('food', 10, '{"energy": 50}');
+-- The demo's market sells the seed's food (migrations/0022_seed_food.sql).
+select pg_temp.expect_value('select price || ''/'' || (effects ->> ''energy'') from market_items where name = ''food''', '10/50');
 
 create temp table accounts (sub text primary key, player bigint, dotty bigint, brannoc bigint, mira bigint);
 grant all on accounts to anon, authenticated;
