@@ -7,8 +7,10 @@
 //! `beforeinput`/`input` events frameworks' value trackers listen for (React, Vue,
 //! Svelte) or the browser's own `insertText` in a `contenteditable` editor, choosing an
 //! option of a `<select>` or of an ARIA listbox, checking, submitting a form,
-//! scrolling to it, outlining it. Whether the element may be acted on (and whether it
-//! is a field only the person types into) is decided before, in `familiar::tool::page`.
+//! scrolling to it, outlining it, the focus leaving it as a person moves on. A
+//! read-only field is not typed into: its widget's own controls are the way in.
+//! Whether the element may be acted on (and whether it is a field only the person
+//! types into) is decided before, in `familiar::tool::page`.
 //!
 //! The parts: [`event`] builds and dispatches the events, [`pointer`] moves and presses
 //! the pointer, [`focus`] moves the focus as a press or Tab does, [`field`] types,
@@ -29,6 +31,7 @@ use crate::realm::tagged;
 use choose::choose;
 use event::html;
 use field::fill;
+use focus::leave;
 use form::{form_of, submit};
 use keyboard::press;
 use pointer::{click, double_click, hover};
@@ -56,6 +59,7 @@ pub(super) fn perform(target: &Element, act: &Act) -> Result<(), String> {
         Act::Submit => submit(&form_of(target).ok_or("the element is not in a form")?)?,
         Act::ScrollTo => target.scroll_into_view(),
         Act::Highlight => highlight(target)?,
+        Act::Leave => leave(target),
     }
     Ok(())
 }

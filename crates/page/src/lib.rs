@@ -166,7 +166,15 @@ pub enum Act {
     DoubleClick,
     /// Moves the pointer over the element (a menu that opens on hover opens).
     Hover,
+    /// Moves the keyboard focus out of the element, as a person moving on does: its
+    /// `blur` handlers run (a widget that rewrites or refuses a typed value does so
+    /// then). No tool of its own: the page actions do it after a fill.
+    Leave,
 }
+
+/// How a refused fill of a read-only field begins (`readonly`, `aria-readonly`): the
+/// page actions add the controls beside it, where its widget is worked.
+pub const READ_ONLY: &str = "the field is read-only";
 
 /// Cuts `text` to at most `max` characters, on a character boundary, marking the cut.
 pub fn clip(text: &str, max: usize) -> String {

@@ -186,6 +186,7 @@ pub fn describe(act: &Act, control: &Control) -> String {
         Act::Submit => format!("Submit the form of {target}"),
         Act::DoubleClick => format!("Double-click {target}"),
         Act::Hover => format!("Move the pointer over {target}"),
+        Act::Leave => format!("Move the focus out of {target}"),
     }
 }
 

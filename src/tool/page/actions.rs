@@ -2,9 +2,10 @@
 //! number (click, fill, select_option, check, scroll_to, highlight, press, submit,
 //! double_click, hover), each asking a person first, each checked against the page
 //! before it runs (and against the page its approval was judged on: an element that
-//! changed since is not acted on) and reporting what changed after. Their arguments'
-//! schemas are text written at compile time (`SchemaText`; a test in `tools` holds
-//! them to what schemars derives).
+//! changed since is not acted on) and reporting what changed after; a field is held
+//! to what was asked of it once the page settled (`settled`), and one that does not
+//! show it is a failed action. Their arguments' schemas are text written at compile
+//! time (`SchemaText`; a test in `tools` holds them to what schemars derives).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -13,6 +14,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::consequence::always_asks;
+use super::settled::{judge, leaves, read_only};
 use super::{Act, PageDom, Snapshot, changes, clip, prepare};
 use crate::base::json::schema::parameters;
 use crate::base::json::{Read, SchemaText};
@@ -100,7 +102,7 @@ pub(super) fn register_actions(registry: &mut ToolRegistry, dom: &Rc<dyn PageDom
         dom,
         &opened,
         "fill",
-        "Types text into a field of the page by its number (an input, a textarea, a contenteditable editor), replacing what it holds, with the events a person's typing fires (frameworks' controlled inputs hear them). Never into a sensitive field (a password, a payment card's details, a one-time code): the person types those.",
+        "Types text into a field of the page by its number (an input, a textarea, a contenteditable editor), replacing what it holds, with the events a person's typing fires (frameworks' controlled inputs hear them). Never into a sensitive field (a password, a payment card's details, a one-time code): the person types those. Not into a read-only field (a date or time picker's): work its widget's own controls.",
         |a: FillArgs| {
             if a.text.chars().count() > FILL_LIMIT {
                 return Err(format!("the text is longer than {FILL_LIMIT} characters"));
@@ -192,7 +194,8 @@ fn act_tool<A>(
     let opened = Rc::clone(opened);
     let description = format!(
         "{description} A person approves every call first. It fails when the element \
-         is gone, hidden or disabled; it reports what changed on the page."
+         is gone, hidden or disabled, or when the field does not show what was asked \
+         once the page settled; it reports what changed on the page."
     );
     let parameters = parameters::<A>();
     registry.register_with(
@@ -221,14 +224,13 @@ fn act_tool<A>(
                 if let Some((id, _)) = reopened {
                     done = format!("{done} (its popup had closed while the person was asked: element [{id}] opened it again first)");
                 }
-                perform(&*page, &before, element, &act).await?;
+                perform(&*page, &before, element, &act)
+                    .await
+                    .map_err(|problem| read_only(problem, &before, element))?;
                 page.settle().await;
-                let after = page.snapshot().await?;
+                let (after, left) = settled(&*page, &before, element, &act).await?;
                 *opened.borrow_mut() = Opener::of(element, &act, &before, &after);
-                Ok::<_, String>(Done {
-                    done,
-                    changes: changes(&before, &after, element),
-                })
+                report(done, &act, element, (&before, &after), left)
             }
         },
     );
@@ -302,6 +304,54 @@ fn closed_since(
              element [{id}] opened it, and doing that again asks a person ({why}): call \
              it again first"
         )),
+    }
+}
+
+/// What the report says when the focus left a filled field.
+const LEFT: &str = "the focus then left the field, as a person moving on takes it";
+
+/// The page once it settled after `act` on `element`: read again after the focus
+/// left a filled field that opened nothing ([`leaves`]), so a widget that rewrites
+/// or refuses a value on blur has done so; and whether it left.
+async fn settled(
+    page: &dyn PageDom,
+    before: &Snapshot,
+    element: u32,
+    act: &Act,
+) -> Result<(Snapshot, bool), String> {
+    let after = page.snapshot().await?;
+    if !leaves(before, &after, element, act) {
+        return Ok((after, false));
+    }
+    // A field gone by now has nothing to leave; its report says it is gone.
+    let _ = page.perform(element, &Act::Leave).await;
+    page.settle().await;
+    Ok((page.snapshot().await?, true))
+}
+
+/// What `act` on `element` did and what changed from `pages` (before, after), the
+/// focus's leaving the field first when it `left`; a failure, saying what the field
+/// shows, when that is not what was asked ([`judge`]).
+fn report(
+    done: String,
+    act: &Act,
+    element: u32,
+    (before, after): (&Snapshot, &Snapshot),
+    left: bool,
+) -> Result<Done, String> {
+    let mut changes = changes(before, after, element);
+    if left {
+        changes.insert(0, LEFT.into());
+    }
+    match judge(act, after, element) {
+        Err(why) => Err(format!(
+            "{done}: {why}. On the page: {}",
+            changes.join("; ")
+        )),
+        Ok(note) => {
+            changes.splice(0..0, note);
+            Ok(Done { done, changes })
+        }
     }
 }
 

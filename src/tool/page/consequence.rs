@@ -204,7 +204,7 @@ pub fn always_asks(snapshot: &Snapshot, element: u32, act: &Act) -> Option<Strin
         ));
     }
     match act {
-        Act::Fill(_) | Act::ScrollTo | Act::Highlight | Act::Hover => None,
+        Act::Fill(_) | Act::ScrollTo | Act::Highlight | Act::Hover | Act::Leave => None,
         Act::Check(_) => match control {
             Some(control) => toggles(control),
             None => unknown(element),

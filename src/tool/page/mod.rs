@@ -3,12 +3,13 @@
 //!
 //! This module owns the decisions — which text is readable (hidden text is left out),
 //! which elements are interactive and how they are numbered, what an action must find
-//! before it runs and how its effect is reported, and the size limits the model is told
-//! about. The browser's part is behind [`PageDom`]: it reads the page into a plain
-//! [`Snapshot`] and performs an [`Act`] on a numbered element — the page's own window
-//! in the one-tag build (`familiar_page::PageDomAdapter`), the tab's frames over the
-//! extension's messaging from its side panel (`js_api::page`). The snapshot's types
-//! and the walk are the `familiar-page` crate's (`crates/page`).
+//! before it runs and how its effect is reported (a field judged by what it shows once
+//! the page settled), and the size limits the model is told about. The browser's part
+//! is behind [`PageDom`]: it reads the page into a plain [`Snapshot`] and performs an
+//! [`Act`] on a numbered element — the page's own window in the one-tag build
+//! (`familiar_page::PageDomAdapter`), the tab's frames over the extension's messaging
+//! from its side panel (`js_api::page`). The snapshot's types and the walk are the
+//! `familiar-page` crate's (`crates/page`).
 //!
 //! Page text is another party's words: every tool here is [`Author::Others`], so once a
 //! conversation has read the page, any action asks first; the page actions ask
@@ -24,6 +25,7 @@ mod forms;
 mod index;
 mod overview;
 mod read;
+mod settled;
 mod tools;
 
 use futures::future::LocalBoxFuture;
@@ -51,7 +53,8 @@ pub trait PageDom {
     /// Does `act` to the element numbered `element`; [`check`] has already found it
     /// there, visible and enabled.
     fn perform<'a>(&'a self, element: u32, act: &'a Act) -> LocalBoxFuture<'a, Result<(), String>>;
-    /// Waits for the page to react (handlers scheduled by the action, a navigation it
-    /// started) before the report of what changed is read.
+    /// Waits for the page to react (handlers scheduled by the action, a widget's own
+    /// events, a navigation it started) before the report of what changed is read and
+    /// a field is held to what was asked of it.
     fn settle(&self) -> LocalBoxFuture<'static, ()>;
 }

@@ -9,7 +9,7 @@ use web_sys::{Element, HtmlDocument, HtmlElement, HtmlInputElement, HtmlTextArea
 
 use super::event::{describe, dispatch, fire, html, init, set};
 use crate::realm::{self, tagged};
-use crate::squash;
+use crate::{READ_ONLY, squash};
 
 /// A text field: a single-line input, a textarea, or a `contenteditable` element.
 pub(super) enum Field<'a> {
@@ -142,8 +142,22 @@ fn type_into(editable: &HtmlElement, text: &str, added: &str) -> Result<(), Stri
     Ok(())
 }
 
+/// Whether a person could not type into `element`: `readonly`, or `aria-readonly`.
+pub(super) fn read_only(element: &Element) -> bool {
+    let property = Reflect::get(element, &"readOnly".into()).ok();
+    property.and_then(|p| p.as_bool()).unwrap_or(false)
+        || element.get_attribute("aria-readonly").as_deref() == Some("true")
+}
+
 pub(super) fn fill(element: &Element, text: &str) -> Result<(), String> {
     let field = field(element).ok_or("the element is not a text field")?;
+    if read_only(element) {
+        return Err(format!(
+            "{READ_ONLY}: a person cannot type into it, and its widget would not take \
+             what is typed; work it through the widget's own controls: click it to open \
+             its calendar or list and pick there, or press arrow keys on it"
+        ));
+    }
     let _ = html(element)?.focus();
     field.replace(text, "insertText", text)?;
     if !matches!(field, Field::Editable(_)) {

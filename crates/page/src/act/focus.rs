@@ -1,8 +1,8 @@
-//! `focus`: where the keyboard focus moves: to what a press lands on, or on to the
-//! next element Tab reaches.
+//! `focus`: where the keyboard focus moves: to what a press lands on, on to the
+//! next element Tab reaches, or out of a field a person moves on from.
 
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlElement};
+use web_sys::{Element, HtmlElement, Node, ShadowRoot};
 
 use crate::realm;
 
@@ -53,4 +53,31 @@ fn reachable(element: &HtmlElement) -> bool {
         && !element.matches(":disabled").unwrap_or(false)
         && rect.width() > 0.0
         && rect.height() > 0.0
+}
+
+/// A person moving on from `element`: the focus leaves it (or what inside its shadow
+/// root holds it) for the document, and its `blur` and `focusout` handlers run. An
+/// element that does not hold the focus is left as it is.
+pub(super) fn leave(element: &Element) {
+    let Some(mut active) = element.owner_document().and_then(|d| d.active_element()) else {
+        return;
+    };
+    while let Some(inner) = active.shadow_root().and_then(|r| r.active_element()) {
+        active = inner;
+    }
+    let mut at = Some(active.clone());
+    while let Some(node) = at {
+        if &node == element {
+            if let Some(active) = realm::html(&active) {
+                let _ = active.blur();
+            }
+            return;
+        }
+        // Up through the shadow root's host, as the focus crosses it.
+        at = node.parent_element().or_else(|| {
+            let root = node.get_root_node();
+            (root.node_type() == Node::DOCUMENT_FRAGMENT_NODE)
+                .then(|| root.unchecked_into::<ShadowRoot>().host())
+        });
+    }
 }

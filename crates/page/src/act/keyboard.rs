@@ -1,14 +1,14 @@
 //! `keyboard`: a key pressed on an element (keydown, keypress, keyup with `key`, `code`
 //! and `keyCode`) and what the browser does for it: Enter submits a field's form,
 //! Space and Enter click a button, Tab moves the focus, Escape closes a dialog,
-//! characters type.
+//! characters type (not into a read-only field).
 
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Element;
 
 use super::event::{describe, fire, html, init, new_event, set};
-use super::field::{Field, field};
+use super::field::{Field, field, read_only};
 use super::focus::focus_next;
 use super::form::implicit_submission;
 use super::pointer::click;
@@ -70,14 +70,16 @@ fn key_default(target: &Element, key: &Key) -> Result<(), String> {
                 implicit_submission(&form)?;
             }
         }
+        ("Enter", None) if clickable(target, "Enter") => click(target)?,
+        ("Escape", _) => close_dialog(target)?,
+        // A read-only field takes no typing (its widget hears the key all the same).
+        (_, Some(_)) if read_only(target) => {}
         ("Enter", Some(Field::Area(_))) => {
             let value = field.as_ref().map(Field::value).unwrap_or_default();
             field.as_ref().map_or(Ok(()), |f| {
                 f.replace(&format!("{value}\n"), "insertLineBreak", "")
             })?;
         }
-        ("Enter", None) if clickable(target, "Enter") => click(target)?,
-        ("Escape", _) => close_dialog(target)?,
         ("Backspace", Some(field)) => {
             let mut value = field.value();
             value.pop();
