@@ -62,7 +62,7 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         "get_relationship",
         "How you stand toward another user (affinity -100 to 100, and kind) or toward a \
          faction (a community, by its name as target_id or by community_id: sentiment \
-         -100 to 100, trust and loyalty 0-100; null when you have no standing with it).",
+         -100 to 100, trust and loyalty 0-100); all 0 when you have no standing.",
         relationship,
     );
     add(
@@ -71,7 +71,7 @@ pub fn register(registry: &mut ToolRegistry, world: &World) {
         data,
         "get_faction_relationship",
         "How you stand toward a faction (a community): sentiment (-100 to 100), trust \
-         and loyalty (0-100); null when you have no standing with it.",
+         and loyalty (0-100); all 0 when you have no standing with it.",
         faction_relationship,
     );
     add(
@@ -299,7 +299,9 @@ async fn community_members(w: World, args: CommunityArgs) -> Result<Value, Refus
 }
 
 /// How the agent stands toward a user or a faction: the seed's one look-up for both
-/// (example 4 asks it of the enemy faction, example 5 of its own community).
+/// (example 4 asks it of the enemy faction, example 5 of its own community). With no
+/// standing it answers as the seed's does, `{sentiment: 0, trust: 0, loyalty: 0}`
+/// (a user's also with affinity 0, a stranger), never null.
 async fn relationship(w: World, args: TargetArgs) -> Result<Value, Refusal> {
     match (args.community_id, args.target_id) {
         (Some(community_id), _) => faction_relationship(w, CommunityArgs { community_id }).await,
@@ -323,7 +325,10 @@ async fn user_relationship(w: &World, target: i64) -> Result<Value, Refusal> {
         .eq("target_id", target);
     let found = select(&*w.store, query.maybe_single()).await?;
     Ok(found.into_iter().next().map_or_else(
-        || json!({"target_id": target, "affinity": 0, "kind": "stranger"}),
+        || {
+            json!({"target_id": target, "affinity": 0, "kind": "stranger", "sentiment": 0,
+                   "trust": 0, "loyalty": 0})
+        },
         Value::Object,
     ))
 }
@@ -357,10 +362,7 @@ async fn faction_relationship(w: World, args: CommunityArgs) -> Result<Value, Re
         .eq("community_id", args.community_id);
     let found = select(&*w.store, query.maybe_single()).await?;
     Ok(found.into_iter().next().map_or_else(
-        || {
-            json!({"community_id": args.community_id, "sentiment": null, "trust": null,
-                  "loyalty": null})
-        },
+        || json!({"community_id": args.community_id, "sentiment": 0, "trust": 0, "loyalty": 0}),
         Value::Object,
     ))
 }

@@ -108,3 +108,37 @@ fn get_relationship_answers_for_a_user_a_faction_by_name_and_a_community_by_id()
     let nobody = call(json!({})).unwrap_err().to_string();
     assert!(nobody.contains("name the other party"), "{nobody}");
 }
+
+/// With no standing, `get_relationship` answers as the seed's does (`data || {
+/// sentiment: 0, trust: 0, loyalty: 0 }`), never null: Dotty has no row for Brannoc
+/// (a user's answer keeps its affinity and kind too), and the player none for the
+/// Ashen Circle.
+#[test]
+fn get_relationship_with_no_standing_answers_the_seeds_zeros() {
+    let store = world();
+    familiar::world::functions::play_as(&store, familiar::world::PLAYER_ID).unwrap();
+    let ask = |me: i64, tool: &str, args: Value| {
+        let mut tools = familiar::tool::ToolRegistry::new();
+        familiar::world::register_agent_tools(&mut tools, store.clone() as Rc<dyn Store>, me);
+        let call = familiar::llm::message::ToolCall {
+            id: "r".into(),
+            name: tool.into(),
+            arguments: args.to_string().into(),
+        };
+        block_on(tools.call(&call, familiar::tool::CallContext::default())).unwrap()
+    };
+    assert_eq!(
+        ask(1, "get_relationship", json!({"target_id": 2})),
+        json!({"target_id": 2, "affinity": 0, "kind": "stranger", "sentiment": 0, "trust": 0,
+               "loyalty": 0})
+    );
+    let none = json!({"community_id": 2, "sentiment": 0, "trust": 0, "loyalty": 0});
+    assert_eq!(
+        ask(3, "get_relationship", json!({"target_id": "Ashen Circle"})),
+        none
+    );
+    assert_eq!(
+        ask(3, "get_faction_relationship", json!({"community_id": 2})),
+        none
+    );
+}

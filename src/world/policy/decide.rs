@@ -78,6 +78,14 @@ fn temperament(seen: &Seen) -> String {
         .unwrap_or_default()
 }
 
+/// Whether a faction's answer holds a standing: seed 000's answer for none is all
+/// zeros, and then the membership's loyalty speaks instead.
+fn standing(relation: &Value) -> bool {
+    ["sentiment", "trust", "loyalty"]
+        .iter()
+        .any(|field| int(relation.get(*field)).is_some_and(|v| v != 0))
+}
+
 fn int(value: Option<&Value>) -> Option<i64> {
     value.and_then(Value::as_i64)
 }
@@ -398,7 +406,7 @@ fn battle(seen: &Seen) -> Turn {
             .iter()
             .filter(|c| c.name == "get_faction_relationship")
             .filter_map(|c| c.result.as_ref()?.as_ref().ok())
-            .find(|r| int(r.get("community_id")) == community)
+            .find(|r| int(r.get("community_id")) == community && standing(r))
             .and_then(|r| int(r.get(field)))
     };
     let row_loyalty = membership.and_then(|m| int(m.get("loyalty"))).unwrap_or(0);
@@ -551,6 +559,7 @@ fn proposal(seen: &Seen) -> Turn {
     let row = int(membership.get("loyalty")).unwrap_or(0);
     let faction = seen
         .latest("get_faction_relationship")
+        .filter(|f| standing(f))
         .and_then(|f| int(f.get("loyalty")))
         .unwrap_or(row);
     let loyalty = own_loyalty(seen).map_or(faction, |l| l.min(faction));
