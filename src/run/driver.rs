@@ -2,7 +2,9 @@
 //!
 //! It asks the model through the [`Llm`] seam, runs tools through the
 //! [`ToolRegistry`] (or the [`Host`]) under their timeouts, feeds every result back
-//! to the run, and emits each [`Event`]. A run stops when it is done, when it needs a
+//! to the run, and emits each [`Event`]. A look-up asked again before any action, with
+//! the same arguments, is answered as it was the first time when its tool allows
+//! ([`cache`]). A run stops when it is done, when it needs a
 //! person's approval (approve or deny on the run, then drive it again), when the
 //! cancel signal fires, or when the run's time budget is spent (the effect in flight
 //! is dropped and the run fails, saying so). Before each step (and when it pauses for
@@ -21,6 +23,9 @@ use crate::llm::{ChatResponse, Llm, LlmError};
 use crate::run::event::Event;
 use crate::run::{AgentRun, Invocation, ModelCall, NextStep, Outcome, ToolResult};
 use crate::tool::{CallContext, RunsOn, ToolError, ToolKind, ToolRegistry};
+
+mod cache;
+use cache::Answers;
 
 /// The page or game that runs host tools: it gets a call with a request id and
 /// answers it (a result, or an error message for the model).
@@ -64,6 +69,7 @@ pub async fn drive_until(
     cancel: impl Future<Output = ()>,
 ) -> Stop {
     let mut cancel = pin!(cancel);
+    let mut answers = Answers::default();
     loop {
         // Between steps the page may draw a frame: runs that never wait on the network
         // (the rules model, a synchronous host tool) would otherwise chain through
@@ -98,7 +104,7 @@ pub async fn drive_until(
             step => step,
         };
         run.drain_events(emit);
-        match bounded(run, step, seams, emit, cancel.as_mut()).await {
+        match bounded(run, step, seams, emit, cancel.as_mut(), &mut answers).await {
             Some(Fed::Model(Ok(response))) => run.model_responded(response),
             Some(Fed::Model(Err(error))) => run.model_failed(&error),
             Some(Fed::Tools(results)) => run.tools_returned(results),
@@ -116,6 +122,7 @@ async fn bounded(
     seams: &Seams<'_>,
     emit: &mut dyn FnMut(Event),
     cancel: Pin<&mut impl Future<Output = ()>>,
+    answers: &mut Answers,
 ) -> Option<Fed> {
     let budget = run.time_left_ms();
     if budget == 0 {
@@ -124,7 +131,11 @@ async fn bounded(
     }
     let started = seams.clock.now().epoch_ms;
     let action = action_of(&step);
-    let work = pin!(within(seams.clock, budget, perform(step, seams, emit)));
+    let work = pin!(within(
+        seams.clock,
+        budget,
+        perform(step, seams, emit, answers)
+    ));
     // The cancel signal is polled first: a stop pressed wins over anything.
     let fed = select(cancel, work).await;
     let spent = seams.clock.now().epoch_ms.saturating_sub(started);
@@ -161,7 +172,12 @@ enum Fed {
     Tools(Vec<ToolResult>),
 }
 
-async fn perform(step: NextStep, seams: &Seams<'_>, emit: &mut dyn FnMut(Event)) -> Fed {
+async fn perform(
+    step: NextStep,
+    seams: &Seams<'_>,
+    emit: &mut dyn FnMut(Event),
+    answers: &mut Answers,
+) -> Fed {
     match step {
         NextStep::CallModel(ModelCall { purpose, request }) => {
             emit(Event::StepStarted(purpose));
@@ -179,7 +195,18 @@ async fn perform(step: NextStep, seams: &Seams<'_>, emit: &mut dyn FnMut(Event))
                     kind: invocation.kind,
                 });
             }
-            Fed::Tools(join_all(calls.iter().map(|i| timed_call(i, seams))).await)
+            // A look-up asked before with the same arguments is answered as it was.
+            let at_ms = seams.clock.now().epoch_ms;
+            let kept: &Answers = answers;
+            let results = join_all(calls.iter().map(|i| async move {
+                match kept.answer(i, at_ms) {
+                    Some(kept) => kept,
+                    None => timed_call(i, seams).await,
+                }
+            }))
+            .await;
+            answers.keep(&calls, &results, seams.tools);
+            Fed::Tools(results)
         }
         NextStep::AwaitApproval(_) | NextStep::Done(_) => Fed::Tools(Vec::new()),
     }

@@ -64,6 +64,8 @@ pub struct ToolRegistry {
     tools: SmallMap<String, Entry>,
     describers: SmallMap<String, Describer>,
     judges: SmallMap<String, Judge>,
+    /// Look-ups a run may answer again from their first answer, until its next action.
+    cached: Vec<String>,
     #[cfg(feature = "store")]
     ledger: Option<Ledger>,
 }
@@ -269,6 +271,19 @@ impl ToolRegistry {
             entry.info.author = author;
         }
         self
+    }
+
+    /// Lets a run answer look-up `name`, asked again with the same arguments, with its
+    /// first answer until the run's next action (seed 000's tool caching): for a tool
+    /// that reads what actions change, such as the world's rows.
+    pub fn cache_results(&mut self, name: &str) -> &mut Self {
+        self.cached.push(name.to_owned());
+        self
+    }
+
+    /// Whether a run may keep `name`'s answers ([`ToolRegistry::cache_results`]).
+    pub fn caches(&self, name: &str) -> bool {
+        self.cached.iter().any(|n| n == name)
     }
 
     /// Sets how long calls to `name` may take; unknown names are ignored.

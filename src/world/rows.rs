@@ -23,7 +23,9 @@ pub struct World {
     pub agent: bool,
 }
 
-/// Registers `f(world, args)` as the tool `name`.
+/// Registers `f(world, args)` as the tool `name`. A look-up's answers a run may keep
+/// until its next action ([`ToolRegistry::cache_results`]): it reads rows, which change
+/// by actions.
 pub fn add<A, F, Fut>(
     registry: &mut ToolRegistry,
     world: &World,
@@ -40,6 +42,9 @@ pub fn add<A, F, Fut>(
     registry.register_fn(name, kind, description, move |args: A, _| {
         f(world.clone(), args)
     });
+    if kind == ToolKind::Data {
+        registry.cache_results(name);
+    }
 }
 
 /// A tool's failure, said plainly for the model ("Insufficient gold. Need 10, have 0").

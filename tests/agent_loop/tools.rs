@@ -278,3 +278,60 @@ fn a_huge_tool_result_reaches_the_model_cut_to_its_start() {
         familiar::run::MAX_RESULT_CHARS
     );
 }
+
+/// Seed 000's tool caching: a look-up whose tool keeps its answers, asked again in the
+/// same run with the same arguments, is answered as before without running; other
+/// arguments run it, and after an action it runs again (the action may have changed
+/// what it reads). A tool that keeps nothing runs every time.
+#[test]
+fn a_kept_look_up_runs_once_a_run_until_an_action() {
+    let mut bench = bench();
+    let runs = Rc::new(Cell::new(0));
+    for (name, keeps) in [("look", true), ("peek", false)] {
+        let (runs, counter) = (Rc::clone(&runs), Rc::clone(&bench.applied));
+        bench
+            .tools
+            .register_fn(name, ToolKind::Data, "Looks.", move |a: CountArgs, _| {
+                runs.set(runs.get() + 1);
+                let value = counter.get() + a.by;
+                async move { Ok::<_, String>(json!({ "seen": value })) }
+            });
+        if keeps {
+            bench.tools.cache_results(name);
+        }
+    }
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![
+            call("c1", "look", r#"{"by": 0}"#),
+            call("c2", "peek", r#"{"by": 0}"#),
+        ])
+        .push_tool_calls(vec![
+            call("c3", "look", r#"{ "by": 0 }"#),
+            call("c4", "peek", r#"{"by": 0}"#),
+        ])
+        .push_tool_calls(vec![call("c5", "look", r#"{"by": 1}"#)])
+        .push_tool_calls(vec![call("c6", "bump", r#"{"by": 5}"#)])
+        .push_tool_calls(vec![call("c7", "look", r#"{"by": 0}"#)])
+        .push_text("Looked.");
+    let mut run = bench.run("look around");
+    let (stop, _) = bench.drive(&mut run, &model);
+    assert!(matches!(stop, Stop::Done(Outcome::Answered { .. })));
+    let seen: Vec<Value> = tool_messages(&run)
+        .iter()
+        .map(|m| m["seen"].clone())
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            json!(0),
+            json!(0),
+            json!(0),
+            json!(0),
+            json!(1),
+            Value::Null,
+            json!(5)
+        ]
+    );
+    assert_eq!(runs.get(), 5, "c3 answered as c1 was; c4, c5 and c7 ran");
+}

@@ -142,3 +142,18 @@ fn get_relationship_with_no_standing_answers_the_seeds_zeros() {
         none
     );
 }
+
+/// The world's look-ups read rows that actions change: a run keeps their answers until
+/// its next action (seed 000's tool caching); its actions are never kept.
+#[test]
+fn the_worlds_look_ups_are_kept_within_a_run_and_its_actions_are_not() {
+    let store = world();
+    let mut tools = familiar::tool::ToolRegistry::new();
+    familiar::world::register_agent_tools(&mut tools, store as Rc<dyn Store>, 4);
+    for info in tools.catalogue() {
+        let name = info.spec.name.as_str();
+        let data = info.kind == familiar::tool::ToolKind::Data;
+        assert_eq!(tools.caches(name), data, "{name}");
+    }
+    assert!(tools.caches("get_my_stats") && !tools.caches("buy_item"));
+}

@@ -1,0 +1,141 @@
+//! Look-ups answered once a run (seed 000's tool caching): a look-up whose tool keeps
+//! its answers ([`ToolRegistry::cache_results`]), asked again in the same drive of a
+//! run with the same arguments, is answered with its first answer instead of running
+//! again. Any action drops every answer kept: what it did may change what a look-up
+//! reads. Failures are never kept, nor calls whose arguments are not JSON.
+
+use serde_json::Value;
+
+use crate::base::text::Text;
+use crate::run::{Invocation, ToolResult};
+use crate::tool::{RunsOn, ToolKind, ToolRegistry};
+
+/// The answers kept so far: (tool, arguments, answer).
+#[derive(Default)]
+pub struct Answers(Vec<(Text, Value, Value)>);
+
+impl Answers {
+    /// The answer kept for `invocation`, as a result that took no time.
+    pub fn answer(&self, invocation: &Invocation, at_ms: i64) -> Option<ToolResult> {
+        let call = &invocation.call;
+        let arguments = serde_json::from_str::<Value>(&call.arguments).ok()?;
+        let (.., answer) = self
+            .0
+            .iter()
+            .find(|(name, args, _)| *name == call.name && *args == arguments)?;
+        Some(ToolResult {
+            call_id: call.id.clone(),
+            result: Ok(answer.clone()),
+            duration_ms: 0,
+            at_ms,
+        })
+    }
+
+    /// Takes in what `calls` returned: after an action, nothing is kept; else each
+    /// look-up's answer whose tool `tools` lets keep it.
+    pub fn keep(&mut self, calls: &[Invocation], results: &[ToolResult], tools: &ToolRegistry) {
+        if calls.iter().any(|i| i.kind != Some(ToolKind::Data)) {
+            self.0.clear();
+            return;
+        }
+        for invocation in calls {
+            let call = &invocation.call;
+            let kept = invocation.runs_on == RunsOn::Page && tools.caches(&call.name);
+            let answer = results
+                .iter()
+                .find(|r| r.call_id == call.id)
+                .and_then(|r| r.result.as_ref().ok());
+            let arguments = serde_json::from_str::<Value>(&call.arguments).ok();
+            if let (true, Some(answer), Some(arguments)) = (kept, answer, arguments) {
+                self.0.push((call.name.clone(), arguments, answer.clone()));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::message::ToolCall;
+    use crate::tool::{Approval, NoArgs, ToolError};
+
+    fn invocation(id: &str, name: &str, arguments: &str, kind: ToolKind) -> Invocation {
+        Invocation {
+            call: ToolCall {
+                id: id.into(),
+                name: name.into(),
+                arguments: arguments.into(),
+            },
+            kind: Some(kind),
+            runs_on: RunsOn::Page,
+            approval: Approval::Auto,
+            timeout_ms: 1_000,
+            idempotency_key: None,
+            approved: None,
+        }
+    }
+
+    fn result(id: &str, result: Result<Value, ToolError>) -> ToolResult {
+        ToolResult {
+            call_id: id.into(),
+            result,
+            duration_ms: 5,
+            at_ms: 1,
+        }
+    }
+
+    fn tools() -> ToolRegistry {
+        let mut tools = ToolRegistry::new();
+        for name in ["stats", "fresh"] {
+            tools.register_fn(name, ToolKind::Data, "", |_: NoArgs, _| async {
+                Ok::<_, String>(1)
+            });
+        }
+        tools.cache_results("stats");
+        tools
+    }
+
+    #[test]
+    fn a_kept_answer_serves_the_same_arguments_until_an_action() {
+        let tools = tools();
+        let mut answers = Answers::default();
+        let first = invocation("c1", "stats", r#"{"who": 1}"#, ToolKind::Data);
+        let fresh = invocation("c2", "fresh", "{}", ToolKind::Data);
+        answers.keep(
+            &[first.clone(), fresh.clone()],
+            &[
+                result("c1", Ok(Value::from(45))),
+                result("c2", Ok(Value::from(7))),
+            ],
+            &tools,
+        );
+        let again = invocation("c3", "stats", r#"{ "who":1 }"#, ToolKind::Data);
+        let served = answers.answer(&again, 9).unwrap();
+        assert_eq!(
+            (served.call_id.as_str(), served.result),
+            ("c3", Ok(Value::from(45)))
+        );
+        assert!(
+            answers.answer(&fresh, 9).is_none(),
+            "a tool that keeps nothing"
+        );
+        let other = invocation("c4", "stats", r#"{"who": 2}"#, ToolKind::Data);
+        assert!(answers.answer(&other, 9).is_none(), "other arguments");
+        let act = invocation("c5", "work", "{}", ToolKind::Action);
+        answers.keep(&[act], &[result("c5", Ok(Value::Null))], &tools);
+        assert!(
+            answers.answer(&again, 9).is_none(),
+            "an action drops them all"
+        );
+    }
+
+    #[test]
+    fn failures_are_not_kept() {
+        let tools = tools();
+        let mut answers = Answers::default();
+        let call = invocation("c1", "stats", "{}", ToolKind::Data);
+        let failed = Err(ToolError::Unknown("stats".into()));
+        answers.keep(std::slice::from_ref(&call), &[result("c1", failed)], &tools);
+        assert!(answers.answer(&call, 9).is_none());
+    }
+}
