@@ -192,6 +192,28 @@ fn a_request_that_fits_goes_as_it_is_and_nothing_is_reported() {
     assert!(run.take_events().is_empty());
 }
 
+/// The reasoning call's answer is capped as seed 000's reason node caps it (2000
+/// tokens), or at what the agent says; and within what the model's window leaves after
+/// the prompt, so prompt and cap together never pass the window.
+#[test]
+fn the_reasoning_calls_answer_is_capped_at_the_seeds_2000_tokens_within_the_window() {
+    let run = run_after_a_long_look_up();
+    assert_eq!(next_call(&run).request.max_tokens, Some(2_000));
+    let run = run_after_a_long_look_up().with_reason_tokens(300);
+    assert_eq!(next_call(&run).request.max_tokens, Some(300));
+    let mut run = run_after_a_long_look_up().with_context_window(window(100_000));
+    let fitted = run.fit(next_call(&run), None).unwrap();
+    assert_eq!(fitted.request.max_tokens, Some(2_000), "room enough");
+    let full = estimate_request(&next_call(&run).request);
+    let tight = u32::try_from(full).unwrap() + 600;
+    let mut run = run_after_a_long_look_up().with_context_window(window(tight));
+    let fitted = run.fit(next_call(&run), None).unwrap();
+    let cap = fitted.request.max_tokens.unwrap();
+    let prompt = u32::try_from(estimate_request(&fitted.request)).unwrap();
+    assert!((100..2_000).contains(&cap), "{cap}");
+    assert!(prompt + cap <= tight, "{prompt} + {cap} within {tight}");
+}
+
 #[test]
 fn the_trims_come_in_order_and_stop_as_soon_as_the_request_fits() {
     let run = run_after_a_long_look_up();

@@ -8,7 +8,9 @@ use super::storage::Storage;
 use crate::base::clock::Clock;
 #[cfg(feature = "workflows")]
 use crate::llm::Llm;
-use crate::run::{DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_LOOKUPS, DEFAULT_TIME_BUDGET_MS};
+use crate::run::{
+    DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_LOOKUPS, DEFAULT_REASON_TOKENS, DEFAULT_TIME_BUDGET_MS,
+};
 #[cfg(feature = "workflows")]
 use crate::store::Store;
 #[cfg(feature = "workflows")]
@@ -38,6 +40,8 @@ pub struct Options {
     /// says for chat.
     pub planning_on_events: bool,
     pub time_budget_ms: u64,
+    /// The cap on each reasoning call's answer, in tokens (the seed's 2000).
+    pub reason_tokens: u32,
     /// How much of the conversation the model sees, in estimated tokens.
     pub context_budget: usize,
     /// How many turns a conversation keeps; its oldest go past that (storage is finite).
@@ -59,6 +63,7 @@ impl Default for Options {
             goal_check_on_events: true,
             planning_on_events: false,
             time_budget_ms: DEFAULT_TIME_BUDGET_MS,
+            reason_tokens: DEFAULT_REASON_TOKENS,
             context_budget: DEFAULT_CONTEXT_BUDGET,
             keep_turns: DEFAULT_KEEP_TURNS,
             supervisor: false,

@@ -387,7 +387,8 @@ impl Session {
             .with_id(id)
             .with_max_iterations(options.max_iterations)
             .with_max_lookups(options.max_lookups)
-            .with_time_budget_ms(options.time_budget_ms);
+            .with_time_budget_ms(options.time_budget_ms)
+            .with_reason_tokens(options.reason_tokens);
         if let Some(orders) = self.orders_of(agent) {
             run = run.with_orders(orders);
         }

@@ -48,6 +48,11 @@ export interface AgentConfig {
   /** A run's time budget in ms, 1000 to 3600000. Default 600000. */
   timeBudgetMs?: number;
   /**
+   * The most tokens each reasoning call's answer may take, 16 to 100000. Default 2000,
+   * seed 000's; the model's own `maxTokens` holds when lower.
+   */
+  reasonMaxTokens?: number;
+  /**
    * How many turns a conversation keeps, 10 to 100000; past that its oldest are let go
    * (storage is finite). Turns older than the newest 200 keep their trigger and answer,
    * not every step. Default 5000.

@@ -154,6 +154,7 @@ pub fn fit(fitting: Fitting<'_>) -> Result<(ChatRequest, Option<Fit>), DoesNotFi
     let cost = |r: &ChatRequest| window.scaled(estimate_request(r));
     let before = window.scaled(estimate);
     if before <= room && refused.is_none() {
+        answer_within(&mut request, window, before);
         return Ok((request, None));
     }
     let mut trims: Vec<Trim> = refused.into_iter().collect();
@@ -168,6 +169,7 @@ pub fn fit(fitting: Fitting<'_>) -> Result<(ChatRequest, Option<Fit>), DoesNotFi
     if after > room {
         return Err(does_not_fit(&request, turn_start, window, after));
     }
+    answer_within(&mut request, window, after);
     let fit = Fit {
         window: window.tokens,
         room,
@@ -176,6 +178,15 @@ pub fn fit(fitting: Fitting<'_>) -> Result<(ChatRequest, Option<Fit>), DoesNotFi
         trims,
     };
     Ok((request, Some(fit)))
+}
+
+/// Lowers the request's cap on its answer to what the window leaves after `prompt`
+/// tokens (never below the window's reserve, which the prompt was fit to leave): a
+/// server refuses a prompt and cap longer than its window.
+fn answer_within(request: &mut ChatRequest, window: &ContextWindow, prompt: usize) {
+    let prompt = u32::try_from(prompt).unwrap_or(u32::MAX);
+    let left = window.tokens.saturating_sub(prompt).max(window.reserve);
+    request.max_tokens = request.max_tokens.map(|cap| cap.min(left));
 }
 
 fn shorten_schemas(

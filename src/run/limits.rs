@@ -19,6 +19,10 @@ pub const MAX_CALLS_PER_REPLY: usize = 16;
 /// The most characters of one tool result the model is shown; past them it sees the
 /// start and how long the whole was.
 pub const MAX_RESULT_CHARS: usize = 16_000;
+/// The most tokens a reasoning call's answer may take: seed 000's reason node asks its
+/// model with `maxTokens: 2000`. An agent's `maxTokens` sets another; the model's own
+/// `max_tokens`, when lower, holds, and so does what its window leaves after the prompt.
+pub const DEFAULT_REASON_TOKENS: u32 = 2_000;
 /// The wall-clock time a run's effects (model calls and tools, not a person's
 /// approval) may take in all, so a server that trickles bytes cannot keep it alive.
 pub const DEFAULT_TIME_BUDGET_MS: u64 = 10 * 60 * 1000;
@@ -37,10 +41,17 @@ pub(super) struct Limits {
     pub(super) guess_goal: bool,
     #[serde(default = "default_time_budget")]
     pub(super) time_budget_ms: u64,
+    /// The cap on each reasoning call's answer, in tokens.
+    #[serde(default = "default_reason_tokens")]
+    pub(super) reason_tokens: u32,
 }
 
 fn default_time_budget() -> u64 {
     DEFAULT_TIME_BUDGET_MS
+}
+
+fn default_reason_tokens() -> u32 {
+    DEFAULT_REASON_TOKENS
 }
 
 impl AgentRun {
@@ -53,6 +64,13 @@ impl AgentRun {
     /// Caps the look-up-only model turns of one iteration.
     pub fn with_max_lookups(mut self, max_lookups: u32) -> Self {
         self.limits.max_lookups = max_lookups;
+        self
+    }
+
+    /// Caps each reasoning call's answer at `tokens` ([`DEFAULT_REASON_TOKENS`]
+    /// unless set).
+    pub fn with_reason_tokens(mut self, tokens: u32) -> Self {
+        self.limits.reason_tokens = tokens;
         self
     }
 

@@ -45,8 +45,8 @@ pub use context::{ContextMemory, FollowUp, PLAN_TOOL, PlanStep, PlanUpdate};
 pub use fit::{DoesNotFit, Fit, READ_RESULT_CHARS, Trim};
 use limits::Limits;
 pub use limits::{
-    DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_LOOKUPS, DEFAULT_TIME_BUDGET_MS, MAX_CALLS_PER_REPLY,
-    MAX_RESULT_CHARS,
+    DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_LOOKUPS, DEFAULT_REASON_TOKENS, DEFAULT_TIME_BUDGET_MS,
+    MAX_CALLS_PER_REPLY, MAX_RESULT_CHARS,
 };
 pub use observation::{Actor, Boundaries, Observation, Perception, Subject, Trigger};
 pub use review::{GoalGuess, Review, Verdict};
@@ -205,6 +205,7 @@ impl AgentRun {
                 reflections: 0,
                 guess_goal: false,
                 time_budget_ms: DEFAULT_TIME_BUDGET_MS,
+                reason_tokens: DEFAULT_REASON_TOKENS,
             },
             room: room::Room::starting_at(turn_start),
             phase: Phase::Reason,
@@ -369,13 +370,13 @@ impl AgentRun {
             ),
             Phase::Reason if self.at_cap() => NextStep::CallModel(ModelCall {
                 purpose: Purpose::FinalAnswer,
-                request: self.request(ToolChoice::None),
+                request: self.reason_request(ToolChoice::None),
             }),
             Phase::Reason => NextStep::CallModel(ModelCall {
                 purpose: Purpose::Reason {
                     iteration: self.iterations + 1,
                 },
-                request: self.request(ToolChoice::Auto),
+                request: self.reason_request(ToolChoice::Auto),
             }),
             Phase::Act(act) => act_step(act, self.untrusted, &|i| self.asks(i)),
             Phase::CheckGoal => self.goal_check_call(),
@@ -410,6 +411,13 @@ impl AgentRun {
             purpose: Purpose::CheckGoal,
             request,
         })
+    }
+
+    /// A reasoning call: its answer capped as the run's limits say (the seed's 2000).
+    fn reason_request(&self, tool_choice: ToolChoice) -> ChatRequest {
+        let mut request = self.request(tool_choice);
+        request.max_tokens = Some(self.limits.reason_tokens);
+        request
     }
 
     fn request(&self, tool_choice: ToolChoice) -> ChatRequest {

@@ -11,6 +11,7 @@ use crate::app::Options;
 use crate::app::host::is_name;
 use crate::app::settings::Backend;
 use crate::llm::rules::RulesModel;
+use crate::run::DEFAULT_REASON_TOKENS;
 
 /// The character to play: given whole, or where to fetch it.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,8 +56,9 @@ pub(super) const DEFAULT_INSTRUCTIONS: &str = "You are a helpful agent. Use your
 impl AgentSpec {
     /// Reads `createAgent`'s argument; every problem comes back at once.
     pub fn from_value(value: &Value) -> Result<Self, Vec<Problem>> {
-        const KNOWN: [&str; 18] = [
+        const KNOWN: [&str; 19] = [
             "agents",
+            "reasonMaxTokens",
             "commands",
             "goalGuess",
             "name",
@@ -107,6 +109,9 @@ impl AgentSpec {
         options.goal_check_on_events = f.boolean("goalCheck").unwrap_or(true);
         options.supervisor = f.boolean("supervisor").unwrap_or(false);
         options.guess_goal = f.boolean("goalGuess").unwrap_or(false);
+        if let Some(tokens) = f.number("reasonMaxTokens", 16..=100_000) {
+            options.reason_tokens = u32::try_from(tokens).unwrap_or(DEFAULT_REASON_TOKENS);
+        }
         if let Some(ms) = f.number("timeBudgetMs", 1_000..=3_600_000) {
             options.time_budget_ms = ms;
         }
@@ -258,7 +263,7 @@ mod tests {
             "maxSteps": 5, "planning": true, "reflection": true, "goalCheck": false,
             "character": "/characters/dotty.json", "namespace": "game.grunt",
             "persist": false, "builtins": ["clock", "memory", "page"], "timeBudgetMs": 60000,
-            "keepTurns": 500, "supervisor": true
+            "keepTurns": 500, "supervisor": true, "reasonMaxTokens": 800
         }))
         .unwrap();
         let ModelSpec::Proxy(model) = &spec.model else {
@@ -273,6 +278,7 @@ mod tests {
         assert!(spec.options.planning && !spec.options.goal_check_on_events);
         assert_eq!(spec.options.time_budget_ms, 60_000);
         assert_eq!(spec.options.keep_turns, 500);
+        assert_eq!(spec.options.reason_tokens, 800);
         assert!(spec.options.supervisor);
         assert_eq!(
             spec.character,

@@ -62,7 +62,13 @@ pub fn request_body(settings: &ModelSettings, request: &ChatRequest) -> Value {
     if let Some(t) = request.temperature.or(settings.temperature) {
         body.insert("temperature".into(), json!(t));
     }
-    if let Some(n) = request.max_tokens.or(settings.max_tokens) {
+    // The lower of the request's cap (a run's reasoning call, its goal question) and
+    // the model's own.
+    let cap = match (request.max_tokens, settings.max_tokens) {
+        (Some(asked), Some(own)) => Some(asked.min(own)),
+        (asked, own) => asked.or(own),
+    };
+    if let Some(n) = cap {
         body.insert("max_tokens".into(), json!(n));
     }
     Value::Object(body)
@@ -191,5 +197,23 @@ mod tests {
             json!({"type": "json_schema", "json_schema": {"name": "Verdict", "schema": {"type": "object"}}})
         );
         assert_eq!(body["max_tokens"], 64);
+    }
+
+    #[test]
+    fn the_lower_of_the_requests_and_the_models_answer_cap_is_sent() {
+        let mut settings = ModelSettings::new("http://x/v1", "m");
+        let capped = |tokens: Option<u32>, settings: &ModelSettings| {
+            let request = ChatRequest {
+                max_tokens: tokens,
+                ..ChatRequest::default()
+            };
+            request_body(settings, &request).get("max_tokens").cloned()
+        };
+        assert_eq!(capped(Some(2_000), &settings), Some(json!(2_000)));
+        assert_eq!(capped(None, &settings), None);
+        settings.max_tokens = Some(512);
+        assert_eq!(capped(Some(2_000), &settings), Some(json!(512)));
+        assert_eq!(capped(Some(100), &settings), Some(json!(100)));
+        assert_eq!(capped(None, &settings), Some(json!(512)));
     }
 }
