@@ -4,7 +4,7 @@
 
 /** The widget's look, for a shadow root or a plain page. */
 export const CSS = `
-:host { all: initial; }
+:host { all: initial; display: contents; }
 * { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }
 .launcher { position: fixed; right: 16px; bottom: 16px; z-index: 2147483647; border: 0;
   border-radius: 24px; padding: 10px 16px; background: #1d4ed8; color: #fff; cursor: pointer;
@@ -245,6 +245,7 @@ export function start(options = {}) {
   const title = option('title') ?? 'Page assistant';
   const base = option('base');
   const host = el('div', { 'data-familiar': true, id: 'familiar-page-assistant' });
+  const home = () => documentGet('body') ?? documentGet('documentElement');
   const root = host.attachShadow({ mode: 'closed' });
   applyStyles(root);
   const body = el('div', { class: 'chat' }, el('div', { class: 'log', role: 'log', 'aria-label': 'Conversation' }));
@@ -263,9 +264,18 @@ export function start(options = {}) {
     }
   };
   launcher.addEventListener('click', () => open(panel.hidden));
-  close.addEventListener('click', () => { open(false); launcher.focus(); });
-  panel.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape') { open(false); launcher.focus(); }
+  const shut = () => { open(false); launcher.focus(); };
+  close.addEventListener('click', shut);
+  const early = (kind, listener) => EventTarget.prototype.addEventListener.call(window, kind, listener, true);
+  // Escape in the open assistant closes it, and only it: taken at the window, before a
+  // modal's own capture listener hears it (a11y-dialog's, on the dialog the assistant may
+  // live in), and prevented, so a modal <dialog> stays open too.
+  early('keydown', (event) => {
+    if (event.key === 'Escape' && event.target === host && !panel.hidden) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      shut();
+    }
   });
 
   let loaded;
@@ -339,27 +349,94 @@ export function start(options = {}) {
   };
 
   root.append(launcher, panel);
-  // A person's presses in the assistant are not the page's: a menu or popup that closes
-  // on a press outside it (listening on the document) stays open while they decide.
-  for (const kind of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'touchstart', 'touchend']) {
+  // A person's presses, keys and focus in the assistant are not the page's: a menu or
+  // popup that closes on a press outside it (listening on the document) stays open while
+  // they decide; a page's shortcuts, and a focus trap's Tab or focusin listener in the
+  // bubble phase (Bootstrap's, micromodal's), never hear them.
+  for (const kind of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'touchstart', 'touchend',
+    'keydown', 'keyup', 'keypress', 'focusin', 'focusout']) {
     root.addEventListener(kind, (event) => event.stopPropagation());
   }
-  // A page's modal <dialog> makes everything outside it inert, the assistant and its
-  // approval cards included: while one is open the assistant lives inside it (still
-  // drawn fixed over the page), and goes back when it closes.
-  const home = () => documentGet('body') ?? documentGet('documentElement');
-  const place = () => {
-    let modal = null;
-    try {
-      modal = Document.prototype.querySelector.call(document, 'dialog:modal');
-    } catch { /* no :modal in this browser */ }
-    const parent = modal ?? home();
-    if (host.parentNode !== parent || !host.isConnected) parent.append(host);
+  // A page's modal puts the rest of the page out of reach: showModal() makes it inert; a
+  // focus trap pulls the focus back into its modal and refuses presses outside it
+  // (focus-trap's and a11y-dialog's listen in the capture phase, before the assistant can
+  // keep anything from them); some libraries mark all but the modal `inert` or
+  // `aria-hidden`, the assistant's host among them. While a modal is open the assistant
+  // lives inside it, as its first child (Tab out of the assistant goes on into the modal),
+  // still drawn fixed over the page and keeping the person's focus; it goes back when the
+  // modal closes. The modal is a modal <dialog>; else a shown `aria-modal="true"` element;
+  // else, when the host was silenced, the one branch left live; else where the focus was
+  // held when a press on the assistant was refused. The assistant takes `inert` and
+  // `aria-hidden` off its own host only, never off the page's elements.
+  const SILENCED = '[inert], [aria-hidden="true"]';
+  const visible = (e) => e.checkVisibility?.() ?? e.getClientRects().length > 0;
+  const shown = (e) => e?.isConnected && visible(e) && !e.closest(SILENCED);
+  let isolated;
+  let trapped;
+  // Down from the body, the branch left live: beside silenced siblings at the top, then
+  // while it is its parent's only live child.
+  const live = () => {
+    for (let at = home(), top = true; ; top = false) {
+      const children = [...at.children].filter((c) => c !== host && visible(c));
+      const unsilenced = children.filter((c) => !c.matches(SILENCED));
+      if (unsilenced.length !== 1 || (top && unsilenced.length === children.length)) return top ? null : at;
+      at = unsilenced[0];
+    }
   };
+  const place = () => {
+    if (host.matches(SILENCED)) {
+      isolated = true;
+      host.removeAttribute('inert');
+      host.removeAttribute('aria-hidden');
+    }
+    const all = (selector) => [...Document.prototype.querySelectorAll.call(document, selector)];
+    let modal;
+    try {
+      modal = all('dialog:modal').pop();
+    } catch { /* no :modal in this browser */ }
+    modal ??= all('[aria-modal="true"]').filter(shown).pop() ?? (isolated ? live() : null) ?? (shown(trapped) ? trapped : null);
+    isolated &&= !!modal;
+    const parent = modal ?? home();
+    if (host.parentNode === parent) return;
+    const focused = root.activeElement;
+    const before = modal?.firstChild ?? null;
+    // moveBefore keeps the focus and a press under way, which a removal would end.
+    try {
+      parent.moveBefore(host, before);
+    } catch {
+      parent.insertBefore(host, before);
+    }
+    focused?.focus({ preventScroll: true });
+  };
+  // A trap that names no modal (focus-trap on a plain element) prevents the mousedown on
+  // the assistant, then stops the click on the document. The click is taken at the window,
+  // before that: the assistant moves to the element holding the focus, the click goes
+  // through, and the pressed element gets the focus the press would have given. (A
+  // touchstart it prevents makes no click: the touch's end moves it, for the next tap.)
+  let held;
+  let pressed;
+  const press = (event) => {
+    const active = documentGet('activeElement');
+    held = event.defaultPrevented && active !== home() && active !== host && active;
+    pressed = event.composedPath()[0];
+  };
+  root.addEventListener('mousedown', press, true);
+  root.addEventListener('touchstart', press, true);
+  const release = (event) => {
+    if (!held || event.target !== host) return;
+    trapped = held.closest('div, section, form, aside, main, article, dialog');
+    held = null;
+    place();
+    pressed.focus({ preventScroll: true });
+  };
+  early('click', release);
+  early('touchend', release);
   place();
-  // An `open` attribute shows or hides a dialog; a removed node may take the dialog,
-  // and the assistant in it, away.
-  new MutationObserver(place).observe(documentGet('documentElement'),
-    { subtree: true, childList: true, attributes: true, attributeFilter: ['open'] });
+  // Modals open and close by these attributes (a class or style shows many); a removed
+  // node may take the modal, and the assistant in it, away.
+  new MutationObserver(place).observe(documentGet('documentElement'), {
+    subtree: true, childList: true, attributes: true,
+    attributeFilter: ['open', 'aria-modal', 'aria-hidden', 'inert', 'hidden', 'class', 'style'],
+  });
   return { open, agent };
 }
