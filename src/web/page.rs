@@ -30,7 +30,8 @@ impl PageDom for WindowPage {
     }
 
     fn settle(&self) -> LocalBoxFuture<'static, ()> {
-        // Long enough for handlers a click schedules (a timeout, a promise) to run.
-        Box::pin(gloo_timers::future::TimeoutFuture::new(50))
+        // Handlers an action schedules (a timeout, a promise), then the page's own
+        // changes until it is quiet, briefly bounded.
+        Box::pin(familiar_page::settle())
     }
 }

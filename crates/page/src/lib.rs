@@ -37,6 +37,8 @@ use serde::{Deserialize, Serialize};
 
 #[cfg(target_arch = "wasm32")]
 pub use dom::{PageDomAdapter, place_among_frames};
+#[cfg(target_arch = "wasm32")]
+pub use watch::settle;
 pub use key::{KEYS, Key, key};
 pub use name::{UNSEEN_LIMIT, spoken};
 pub use role::role_of;

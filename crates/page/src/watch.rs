@@ -3,10 +3,13 @@
 //! `MutationObserver` on the whole document, the events a person's input and the
 //! layout raise (`input`, `change`, `resize`, `load`, ends of transitions), and
 //! navigation within the page (`popstate`, `hashchange`, `history.pushState` and
-//! `replaceState`). Changes inside the agent's own widget are not the page's.
+//! `replaceState`). Changes inside the agent's own widget are not the page's. It also
+//! waits, after an action, for the page to stop changing ([`settle`]).
 
 use std::cell::Cell;
 use std::rc::Rc;
+
+use gloo_timers::future::TimeoutFuture;
 
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::closure::Closure;
@@ -78,6 +81,50 @@ impl Drop for PageWatch {
             observer.disconnect();
         }
     }
+}
+
+/// How often [`settle`] looks whether the page changed, in milliseconds: long enough
+/// for a timeout or a promise an action's handlers schedule, and a few frames.
+const SETTLE_STEP: u32 = 50;
+
+/// The longest [`settle`] waits, in milliseconds: a page that never stops changing
+/// (a clock, a carousel) is read as it is then.
+const SETTLE_MOST: u32 = 500;
+
+/// Waits for the page to react to an action before it is read again: one
+/// [`SETTLE_STEP`], then on while the page keeps changing (a framework's render, a
+/// widget's own events, a popup animating shut), until a step passes with no change
+/// or [`SETTLE_MOST`] has passed.
+pub async fn settle() {
+    let changes = Rc::new(Cell::new(0u32));
+    let counted = Rc::clone(&changes);
+    let callback = Closure::<dyn Fn(Array)>::new(move |records: Array| {
+        if records_are_the_pages(&records) {
+            counted.set(counted.get() + 1);
+        }
+    });
+    let observer = MutationObserver::new(callback.as_ref().unchecked_ref()).ok();
+    let root = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element());
+    if let (Some(observer), Some(root)) = (&observer, root) {
+        let _ = observer.observe_with_options(&root, &options());
+    }
+    let mut waited = 0;
+    loop {
+        TimeoutFuture::new(SETTLE_STEP).await;
+        waited += SETTLE_STEP;
+        let pending = observer.as_ref().map(MutationObserver::take_records);
+        let changed = changes.replace(0) > 0 || pending.is_some_and(|r| records_are_the_pages(&r));
+        if !changed || waited >= SETTLE_MOST {
+            break;
+        }
+    }
+    if let Some(observer) = observer {
+        observer.disconnect();
+    }
+    // The callback lives until the observer is disconnected.
+    drop(callback);
 }
 
 /// Whether any of `records` touched the page rather than the agent's own widget.

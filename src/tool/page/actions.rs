@@ -312,7 +312,7 @@ const LEFT: &str = "the focus then left the field, as a person moving on takes i
 
 /// The page once it settled after `act` on `element`: read again after the focus
 /// left a filled field that opened nothing ([`leaves`]), so a widget that rewrites
-/// or refuses a value on blur has done so; and whether it left.
+/// or refuses a value on blur has done so; and whether the focus left it.
 async fn settled(
     page: &dyn PageDom,
     before: &Snapshot,
@@ -326,7 +326,10 @@ async fn settled(
     // A field gone by now has nothing to leave; its report says it is gone.
     let _ = page.perform(element, &Act::Leave).await;
     page.settle().await;
-    Ok((page.snapshot().await?, true))
+    let left = page.snapshot().await?;
+    // The browser keeps the focus in a field tied to a popup.
+    let kept = left.controls.iter().any(|c| c.id == element && c.focused);
+    Ok((left, !kept))
 }
 
 /// What `act` on `element` did and what changed from `pages` (before, after), the

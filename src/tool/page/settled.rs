@@ -20,8 +20,9 @@ const BESIDE: usize = 3;
 /// widget runs on blur (a time or date field that rewrites or refuses what was
 /// typed) run before the field is read: after a fill of a field that still holds the
 /// focus and showed nothing new. What a typing opened (suggestions, a calendar, text
-/// under the field) is the next step's, and a blur would close it; a combobox's
-/// typing is for its list.
+/// under the field) is the next step's, and a blur would close it; a combobox's or
+/// a search box's typing is for the list it shows. (The browser keeps the focus, too,
+/// in a field its page ties to a popup.)
 pub fn leaves(before: &Snapshot, after: &Snapshot, element: u32, act: &Act) -> bool {
     let Some(field) = after.controls.iter().find(|c| c.id == element) else {
         return false;
@@ -35,7 +36,8 @@ pub fn leaves(before: &Snapshot, after: &Snapshot, element: u32, act: &Act) -> b
         .blocks
         .iter()
         .any(|a| !before.blocks.iter().any(|b| b.text == a.text));
-    matches!(act, Act::Fill(_)) && field.focused && field.role != "combobox" && !showed && !wrote
+    let for_a_list = matches!(field.role.as_str(), "combobox" | "searchbox");
+    matches!(act, Act::Fill(_)) && field.focused && !for_a_list && !showed && !wrote
 }
 
 /// What `act` left element `element` showing on `after`, the page read once it

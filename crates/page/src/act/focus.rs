@@ -57,8 +57,15 @@ fn reachable(element: &HtmlElement) -> bool {
 
 /// A person moving on from `element`: the focus leaves it (or what inside its shadow
 /// root holds it) for the document, and its `blur` and `focusout` handlers run. An
-/// element that does not hold the focus is left as it is.
+/// element that does not hold the focus is left as it is, and so is a field tied to
+/// a popup (suggestions, a list: `aria-autocomplete`, `aria-haspopup`, an open
+/// `aria-expanded`, a `list`): the next step picks from it, and a blur closes it.
 pub(super) fn leave(element: &Element) {
+    let popup = "[aria-autocomplete]:not([aria-autocomplete=none]), \
+                 [aria-haspopup]:not([aria-haspopup=false]), [aria-expanded=true], [list]";
+    if element.matches(popup).unwrap_or(false) {
+        return;
+    }
     let Some(mut active) = element.owner_document().and_then(|d| d.active_element()) else {
         return;
     };

@@ -134,9 +134,11 @@ fn the_focus_leaves_a_filled_field_only_when_its_typing_opened_nothing() {
         frame: None,
     });
     assert!(!leaves(&before, &written, 1, &fill));
-    // A combobox's typing is for its list.
-    let combobox = with(after, 1, |c| c.role = "combobox".into());
-    assert!(!leaves(&before, &combobox, 1, &fill));
+    // A combobox's or a search box's typing is for its list.
+    for role in ["combobox", "searchbox"] {
+        let listing = with(after.clone(), 1, |c| c.role = role.into());
+        assert!(!leaves(&before, &listing, 1, &fill), "{role}");
+    }
 }
 
 #[test]
