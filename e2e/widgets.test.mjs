@@ -29,10 +29,13 @@ const modules = resolve(here, '..', 'node_modules');
 const LIBRARIES = ['bootstrap', '@shoelace-style/shoelace', 'flatpickr', 'choices.js', 'tom-select', 'jquery',
   'jquery-ui', 'nouislider', 'a11y-dialog', 'micromodal', 'awesomplete', 'pikaday'];
 /**
- * Tasks done by the assistant at least (the figure reached at the last full run; raise
- * it as it grows).
+ * Tasks done by the assistant at least: the figure reached at the last full run, 25 of
+ * 26 (raise it as it grows). Still failing: jQuery's notes on keypress Enter (class 6:
+ * the keypress a press of Enter sends carries `which` 69, the code of the "E" of its
+ * name, where a browser sends 13). The day of flatpickr's calendar has been seen to
+ * fail on a loaded machine, its number gone by the click (classes 1 and 3).
  */
-const FLOOR = 0;
+const FLOOR = 25;
 
 // ---- Serving and driving -----------------------------------------------------------
 
@@ -205,6 +208,20 @@ const state = {
   },
 };
 
+/**
+ * The person's own step before a class-5 task: the button `name` opens the modal
+ * `selector`, and its library has moved the focus into it (its trap is on).
+ */
+async function openModal(tab, name, selector) {
+  await tab.getByRole('button', { name, exact: true }).click();
+  await tab.waitForFunction((s) => {
+    const modal = document.querySelector(s);
+    let focused = document.activeElement;
+    while (focused?.shadowRoot?.activeElement) focused = focused.shadowRoot.activeElement;
+    return modal.contains(document.activeElement) || modal.shadowRoot?.contains(focused);
+  }, selector);
+}
+
 const not = (ok, why) => (ok ? '' : why);
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -220,7 +237,7 @@ const checks = {
       const m = await state.bootstrap.members(tab);
       return not(m.includes('ada@example.com (Editor)') && !(await state.bootstrap.modalOpen(tab)), `members ${JSON.stringify(m)}${await state.bootstrap.modalOpen(tab) ? ', the modal open' : ''}`);
     }],
-    ['ask inside its focus trap (5)', tasks.bootstrap.trapped, (tab) => tab.getByRole('button', { name: 'Invite a member' }).click(), async (tab) => {
+    ['ask inside its focus trap (5)', tasks.bootstrap.trapped, (tab) => openModal(tab, 'Invite a member', '#invite'), async (tab) => {
       const m = await state.bootstrap.members(tab);
       return not(m.includes('grace@example.com (Owner)'), `members ${JSON.stringify(m)}`);
     }],
@@ -234,7 +251,7 @@ const checks = {
       async (tab) => { const s = await state.shoelace.status(tab); return not(s === 'Saved: digest on, language fr', `the page says ${s}`); }],
     ['dropdown menu item (1)', tasks.shoelace.duplicate, null,
       async (tab) => { const c = await state.shoelace.copies(tab); return not(c === 'Copies: 1', `the page says ${c}`); }],
-    ['ask inside its dialog (5)', tasks.shoelace.trapped, (tab) => tab.getByRole('button', { name: 'Delete draft' }).click(),
+    ['ask inside its dialog (5)', tasks.shoelace.trapped, (tab) => openModal(tab, 'Delete draft', '#confirm'),
       async (tab) => { const d = await state.shoelace.draft(tab); return not(d === 'Draft: deleted', `the page says ${d}`); }],
   ],
   flatpickr: [
@@ -277,13 +294,13 @@ const checks = {
   a11ydialog: [
     ['sign up in a dialog', tasks.a11ydialog.subscribe, null,
       async (tab) => { const s = await state.a11ydialog.status(tab); return not(s === 'Subscribed: ada@example.com', `the page says ${s}`); }],
-    ['ask inside its focus trap (5)', tasks.a11ydialog.trapped, (tab) => tab.getByRole('button', { name: 'Subscribe to the newsletter' }).click(),
+    ['ask inside its focus trap (5)', tasks.a11ydialog.trapped, (tab) => openModal(tab, 'Subscribe to the newsletter', '#newsletter'),
       async (tab) => { const s = await state.a11ydialog.status(tab); return not(s === 'Subscribed: grace@example.com, monthly digest', `the page says ${s}`); }],
   ],
   micromodal: [
     ['confirm in a modal', tasks.micromodal.remove, null,
       async (tab) => { const s = await state.micromodal.status(tab); return not(s === '1 report (Q3 deleted: duplicate)', `the page says ${s}`); }],
-    ['ask inside its focus trap (5)', tasks.micromodal.trapped, (tab) => tab.getByRole('button', { name: 'Delete the Q3 report' }).click(),
+    ['ask inside its focus trap (5)', tasks.micromodal.trapped, (tab) => openModal(tab, 'Delete the Q3 report', '#confirm'),
       async (tab) => { const s = await state.micromodal.status(tab); return not(s === '1 report (Q3 deleted: out of date)', `the page says ${s}`); }],
   ],
   awesomplete: [
@@ -467,8 +484,9 @@ for (const [name, tasksOf] of Object.entries(checks)) {
     const panel = await openPanel(tab);
     const row = (outcomes[name] = {});
     for (const [task, words, first, check] of tasksOf) {
-      if (first) await first(tab);
-      const { answer, stuck } = await ask(panel, words);
+      let before = '';
+      if (first) await first(tab).catch((error) => { before = `the person could not do their own step first: ${error.message.split('\n')[0]}`; });
+      const { answer, stuck } = before ? { stuck: before } : await ask(panel, words);
       const failed = answer?.match(/^FAILED: (.*)/s)?.[1];
       const why = stuck ?? failed ?? (await check(tab, answer));
       row[task] = { done: !why, why: why || '', answer };

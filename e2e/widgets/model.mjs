@@ -36,10 +36,17 @@ function reader(done) {
   const last = done.at(-1);
   const listings = () => done.filter((d) => Array.isArray(d.result?.elements)).reverse();
   const line = (pattern) => listings()[0]?.result.elements.find((l) => pattern.test(l));
+  const since = done.slice(done.findLastIndex((d) => !d.id.startsWith('again_')) + 1);
   return {
     last: last?.result,
+    /** The last tool's name. */
+    lastName: last?.name,
+    /** The tools this step has run so far (its listings again, a key to open a list). */
+    since,
     /** The last action's error (a refusal, a failure), or ''. */
     failed: last && ACTIONS.has(last.name) && typeof last.result?.done !== 'string' ? last.text : '',
+    /** The latest listing's lines. */
+    listing: () => listings()[0]?.result.elements ?? [],
     /** Whether the latest listing has a line matching `pattern`. */
     has: (pattern) => Boolean(line(pattern)),
     /** The latest listing's line matching `pattern`. */
@@ -94,18 +101,39 @@ export function scripted(body) {
   const listedAgain = done.length - done.findLastIndex((d) => !d.id.startsWith('again_')) - 1;
   if (kind === 'again' && listedAgain >= AGAIN_LIMIT) return say(`FAILED: not found after listing the page ${AGAIN_LIMIT} more times`);
   const id = `${kind === 'again' ? 'again' : 'call'}_${done.length + 1}`;
-  return {
+  const call = {
     role: 'assistant',
     content: null,
     tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
   };
+  // A model's answer takes a second or more, this one's none: the page's transitions
+  // (a modal fading in, a list scaling open) are still running when it lists the page.
+  // Asked to list again, it waits as long as a model would have.
+  return kind === 'again' ? new Promise((done) => setTimeout(() => done(call), MODEL_LATENCY)) : call;
 }
+
+/** How long a model takes to answer, in milliseconds, as `again` waits it. */
+const MODEL_LATENCY = 1_000;
 
 /** A step that also runs after a failed action (it reads `r.failed`). */
 const recover = (step) => Object.assign(step, { recovers: true });
 
 /** A step that clicks what `pattern` names, listing the page again until it shows. */
 const clickShown = (pattern) => (r) => (r.has(pattern) ? ['click', { element: r.element(pattern) }] : again());
+
+/**
+ * A step that clicks the suggestion `pattern` names under the field `fieldPattern`:
+ * when listing again does not show it (the typing's list was closed, or never came),
+ * ArrowDown on the field asks the autocomplete for its list, as a person would.
+ */
+const suggestion = (fieldPattern, pattern) => (r) => {
+  if (r.has(pattern)) return ['click', { element: r.element(pattern) }];
+  if (r.lastName === 'press') return again();
+  if (r.since.length >= 1 && !r.since.some((d) => d.name === 'press')) {
+    return ['press', { element: r.element(fieldPattern), key: 'ArrowDown' }, 'again'];
+  }
+  return again();
+};
 
 const FIELD = '(?:textbox|searchbox|combobox)';
 const field = (name) => new RegExp(`${FIELD} "${name}"`);
@@ -269,7 +297,17 @@ const plans = {
   // Choices: a custom select over a hidden <select>; a tag input adding on Enter.
   [tasks.choices.country]: [
     () => ['page_elements', {}],
-    (r) => ['select_option', { element: r.element(/\] (combobox|listbox) "[^"]*(Country|Choose a country)/), option: 'Portugal' }],
+    // Its combobox may go unnamed (the label names the hidden <select>): then it is
+    // the one whose list shows "Choose a country".
+    (r) => {
+      const named = /\] combobox "[^"]*(Country|Choose a country)/;
+      if (r.has(named)) return ['select_option', { element: r.element(named), option: 'Portugal' }];
+      const lines = r.listing();
+      const at = lines.findIndex((l) => /"Choose a country"/.test(l));
+      const box = lines.slice(0, Math.max(at, 0)).findLast((l) => /\] combobox /.test(l));
+      if (!box) throw new Error(`no combobox for the country among ${lines.join('; ').slice(0, 400)}`);
+      return ['select_option', { element: Number(/\[(\d+)\]/.exec(box)[1]), option: 'Portugal' }];
+    },
     () => 'The country is Portugal.',
   ],
   [tasks.choices.tags]: [
@@ -285,7 +323,7 @@ const plans = {
     () => ['page_elements', {}],
     (r) => ['fill', { element: r.element(field('City')), text: 'Lis' }],
     () => ['page_elements', {}],
-    clickShown(/\] option "Lisbon"|"Lisbon"/),
+    suggestion(field('City'), /\] option "Lisbon"|"Lisbon"/),
     () => 'Your city is Lisbon.',
   ],
   [tasks.tomselect.skills]: [
@@ -308,7 +346,7 @@ const plans = {
     () => ['page_elements', {}],
     (r) => ['fill', { element: r.element(field('Bird you hope to see')), text: 'Barn' }],
     () => ['page_elements', {}],
-    clickShown(/"Barn owl"/),
+    suggestion(field('Bird you hope to see'), /"Barn owl"/),
     () => 'Barn owl is the bird you hope to see.',
   ],
   [tasks.jqueryui.departure]: dateSteps(field('Departure'), '2027-03-14', /\] (link|button|gridcell|cell|generic|\S+) "14"/, 'The departure date is 14 March 2027.'),
@@ -367,7 +405,7 @@ const plans = {
     () => ['page_elements', {}],
     (r) => ['fill', { element: r.element(field('Language')), text: 'Po' }],
     () => ['page_elements', {}],
-    clickShown(/"Portuguese"/),
+    suggestion(field('Language'), /"Portuguese"/),
     () => 'The language is Portuguese.',
   ],
   // Pikaday: a read-only field, its days buttons chosen on mousedown (class 4).
