@@ -173,6 +173,11 @@ const state = {
       const two = (n) => String(n).padStart(2, '0');
       return { picker: d ? `${two(d.getHours())}:${two(d.getMinutes())}` : null, field: document.getElementById('pickup').value };
     }),
+    back: (tab) => tab.evaluate(() => {
+      const d = window.back.selectedDates[0];
+      const two = (n) => String(n).padStart(2, '0');
+      return { picker: d ? `${two(d.getHours())}:${two(d.getMinutes())}` : null, field: document.getElementById('return').value };
+    }),
   },
   choices: {
     country: (tab) => tab.evaluate(() => window.country.getValue(true)),
@@ -261,6 +266,11 @@ const checks = {
       await tab.locator('h1').click(); // the person moves on: the field loses the focus
       const t = await state.flatpickr.time(tab);
       return not(t.picker === '14:30' && t.field === '14:30', `the picker holds ${t.picker}, the field shows ${t.field}`);
+    }],
+    ['read-only time (4)', tasks.flatpickr.back, null, async (tab) => {
+      await tab.locator('h1').click();
+      const t = await state.flatpickr.back(tab);
+      return not(t.picker === '17:45' && t.field === '17:45', `the picker holds ${t.picker}, the field shows ${t.field}`);
     }],
   ],
   choices: [
@@ -356,6 +366,13 @@ const person = {
       await tab.getByLabel('Pick-up time').click();
       await tab.getByLabel('Pick-up time').fill('14:30');
       await tab.getByLabel('Pick-up time').press('Enter');
+    },
+    async (tab) => {
+      await tab.getByLabel('Return time').click();
+      const picker = tab.locator('.flatpickr-calendar.open');
+      await picker.getByLabel('Hour').fill('17');
+      await picker.getByLabel('Minute').fill('45');
+      await picker.getByLabel('Minute').press('Enter');
     },
   ],
   choices: [

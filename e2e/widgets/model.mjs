@@ -186,6 +186,7 @@ export const tasks = {
   flatpickr: {
     date: 'Set the pick-up date to 14 March 2027.',
     time: 'Set the pick-up time to 14:30.',
+    back: 'Make the return time 17:45.',
   },
   choices: {
     country: 'Choose Portugal as the country.',
@@ -293,6 +294,16 @@ const plans = {
     (r) => ['fill', { element: r.element(/"Minute"/), text: '30' }],
     (r) => ['press', { element: r.element(/"Minute"/), key: 'Enter' }],
     () => 'The pick-up time is 14:30.',
+  ],
+  [tasks.flatpickr.back]: [
+    () => ['page_elements', {}],
+    (r) => ['fill', { element: r.element(field('Return time')), text: '17:45' }],
+    recover((r) => (!r.failed && !readBackOther(r.last, '17:45') ? 'The return time is 17:45.' : ['click', { element: r.element(field('Return time')) }])),
+    () => ['page_elements', {}],
+    (r) => (r.has(/"Hour"/) ? ['fill', { element: r.element(/"Hour"/), text: '17' }] : again()),
+    (r) => ['fill', { element: r.element(/"Minute"/), text: '45' }],
+    (r) => ['press', { element: r.element(/"Minute"/), key: 'Enter' }],
+    () => 'The return time is 17:45.',
   ],
   // Choices: a custom select over a hidden <select>; a tag input adding on Enter.
   [tasks.choices.country]: [
