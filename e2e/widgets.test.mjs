@@ -322,6 +322,8 @@ const checks = {
   pikaday: [
     ['read-only date (4)', tasks.pikaday.due, null,
       async (tab) => { const d = await state.pikaday.due(tab); return not(d === '2027-03-14', `the picker's date is ${d}`); }],
+    ['next month (4)', tasks.pikaday.later, null,
+      async (tab) => { const d = await state.pikaday.due(tab); return not(d === '2027-04-02', `the picker's date is ${d}`); }],
   ],
 };
 
@@ -450,6 +452,11 @@ const person = {
     async (tab) => {
       await tab.getByLabel('Due date').click();
       await tab.getByRole('button', { name: '14', exact: true }).click();
+    },
+    async (tab) => {
+      await tab.locator('#due').click(); // Pikaday has named it "Use the arrow keys to pick a date"
+      await tab.getByRole('button', { name: 'Next Month' }).click();
+      await tab.getByRole('button', { name: '2', exact: true }).click();
     },
   ],
 };

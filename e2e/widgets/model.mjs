@@ -219,6 +219,7 @@ export const tasks = {
   },
   pikaday: {
     due: 'Make the task due on 14 March 2027.',
+    later: 'Move the due date to 2 April 2027.',
   },
 };
 
@@ -421,4 +422,19 @@ const plans = {
   ],
   // Pikaday: a read-only field, its days buttons chosen on mousedown (class 4).
   [tasks.pikaday.due]: dateSteps(field('Due date'), '2027-03-14', /\] (button|gridcell|cell|\S+) "14"/, 'The task is due on 14 March 2027.'),
+  // The calendar opens on March, the month of the date set: on to April first.
+  [tasks.pikaday.later]: [
+    () => ['page_elements', {}],
+    // The field Pikaday has named "Use the arrow keys to pick a date" once a date is set.
+    (r) => ['click', { element: r.element(/\] textbox "(Due date|Use the arrow keys[^"]*)"/) }],
+    () => ['page_elements', {}],
+    clickShown(/\] button "Next Month"/),
+    () => ['page_elements', {}],
+    (r) => {
+      const month = r.line(/combobox "[^"]*" value="(January|February|March|April|May)/);
+      if (month && !/April/.test(month)) throw new Error(`the calendar shows ${month}, not April`);
+      return r.has(/\] button "2"/) ? ['click', { element: r.element(/\] button "2"/) }] : again();
+    },
+    () => 'The task is now due on 2 April 2027.',
+  ],
 };
