@@ -88,9 +88,12 @@ function openRoots() {
   };
 }
 
-/** Opens the assistant's panel and waits for it to be ready. */
+/**
+ * Opens the assistant's panel and waits for it to be ready (the first tab of a run
+ * compiles the wasm, slow on a loaded 2-core machine).
+ */
 async function openPanel(tab) {
-  await tab.getByRole('button', { name: 'Page assistant' }).click();
+  await tab.getByRole('button', { name: 'Page assistant' }).click({ timeout: 60_000 });
   const panel = tab.getByRole('dialog', { name: 'Page assistant' });
   await panel.getByText(/actions on the page ask you first/).waitFor({ timeout: 30_000 });
   return panel;
@@ -461,6 +464,7 @@ const person = {
   ],
 };
 
+/** A person invites `email` as `role` through Bootstrap's modal. */
 async function invite(tab, email, role) {
   const modal = tab.getByRole('dialog', { name: 'Invite a member' });
   await tab.getByRole('button', { name: 'Invite a member' }).click();
@@ -470,6 +474,7 @@ async function invite(tab, email, role) {
   await modal.waitFor({ state: 'hidden' });
 }
 
+/** A person signs `email` up through a11y-dialog's dialog. */
 async function subscribe(tab, email, monthly) {
   const dialog = tab.getByRole('dialog', { name: 'Newsletter sign-up' });
   await tab.getByRole('button', { name: 'Subscribe to the newsletter' }).click();
@@ -478,6 +483,7 @@ async function subscribe(tab, email, monthly) {
   await dialog.getByRole('button', { name: 'Sign up' }).click();
 }
 
+/** A person deletes the Q3 report through Micromodal's modal, giving `reason`. */
 async function confirmDelete(tab, reason) {
   await tab.getByRole('button', { name: 'Delete the Q3 report' }).click();
   const dialog = tab.getByRole('dialog', { name: 'Delete the Q3 report?' });
