@@ -58,6 +58,10 @@ impl WorldAgent {
     }
 }
 
+/// Seed 000's example 2, a player's invitation: the agent weighs who sent it (their
+/// profile, community, the relationship, memories of them) before it answers.
+pub const INVITE: &str = "Join my community!";
+
 /// Something that happened to an agent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

@@ -130,3 +130,68 @@ fn in_the_pages_world_the_owner_s_agents_act_as_themselves_through_one_session()
         ]
     );
 }
+
+/// The World view's "Join my community" (seed 000's example 2): the player's
+/// invitation, sent and fired at each resident, is weighed by who sent it. Brannoc,
+/// the player's rival, refuses it as an enemy's; Mira, who has no standing with the
+/// player (the seed's zeros), declines politely.
+#[test]
+fn the_world_views_invitation_is_weighed_by_who_sent_it() {
+    use std::rc::Rc;
+
+    use familiar::app::{Config, Decision, Options, Session, Storage, VolatileStorage};
+    use familiar::base::clock::{FixedClock, Instant};
+    use familiar::compose::delegate::Delegate;
+    use familiar::store::{Filtered, Row, Rpc, Select, Store};
+    use familiar::world::residents::resident;
+    use familiar::world::triggers::{INVITE, agents};
+
+    let clock = Rc::new(FixedClock(Instant {
+        epoch_ms: 1_795_338_000_000,
+        utc_offset_minutes: 0,
+    }));
+    let store: Rc<dyn Store> = Rc::new(familiar::world::local(clock.clone(), None).unwrap());
+    let roster = agents();
+    let mut delegate = Delegate::new(Rc::new(resident(&roster[0], &store, None)));
+    for who in &roster[1..] {
+        delegate = delegate.with_agent(Rc::new(resident(who, &store, None)));
+    }
+    let config = Config {
+        namespace: "page".into(),
+        play: None,
+        options: Options::default(),
+        clock,
+        storage: Rc::new(VolatileStorage::new()) as Rc<dyn Storage>,
+        random: Rc::new(|| 0.5),
+    };
+    let session = Session::new(config, delegate);
+    session.set_approver(Some(Rc::new(|_: &familiar::app::PendingApproval| {
+        Box::pin(async { Decision::Approve })
+    })));
+    for (name, answer) in [
+        ("Brannoc", "Get lost, traitor. I don't join enemies."),
+        ("Mira", "Thank you, but I stay where I am."),
+    ] {
+        let who = roster.iter().find(|a| a.name == name).unwrap();
+        let mut args = Row::new();
+        args.insert("user_id".into(), json!(who.id));
+        args.insert("content".into(), json!(INVITE));
+        let send = Rpc {
+            function: "send_message".into(),
+            args,
+        };
+        let sent = futures::executor::block_on(store.rpc(&send)).unwrap();
+        let invite = WorldEvent::Message {
+            from: sent["sender_id"].as_i64().unwrap(),
+            message_id: sent["id"].as_i64().unwrap(),
+            text: INVITE.into(),
+        };
+        futures::executor::block_on(session.trigger(invite.observe(who))).unwrap();
+        let replies = Select::from("messages")
+            .eq("sender_id", who.id)
+            .eq("receiver_id", 3);
+        let replies = futures::executor::block_on(store.select(&replies)).unwrap();
+        let said: Vec<&Value> = replies.iter().map(|m| &m["content"]).collect();
+        assert_eq!(said, [&json!(answer)], "{name}");
+    }
+}

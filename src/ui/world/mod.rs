@@ -23,7 +23,7 @@ use crate::demo::roster;
 use crate::run::event::{Event, Thought};
 use crate::store::{Row, Rpc};
 use crate::world::policy::is_lookup;
-use crate::world::triggers::{WorldAgent, WorldEvent};
+use crate::world::triggers::{INVITE, WorldAgent, WorldEvent};
 use change::{Change, change_sentence};
 use snapshot::{
     Snapshot, capitalised, community_of, effects, embedded_name, int, int_of, inventory_of,
@@ -326,7 +326,7 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
             <ul class="world-agents" aria-label="Your agents">
                 {agents().into_iter().map(|who| {
                     let id = who.id;
-                    let (a, b, c, d) = (who.clone(), who.clone(), who.clone(), who.clone());
+                    let (a, b, c, d, e) = (who.clone(), who.clone(), who.clone(), who.clone(), who.clone());
                     let row = move || world.with(|w| w.users.iter().find(|u| int(u, "id") == id).cloned().unwrap_or_default());
                     let stat = move |column: &'static str| move || int(&row(), column);
                     let initial = who.name.chars().next().map(|c| c.to_uppercase().to_string()).unwrap_or_default();
@@ -395,6 +395,7 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
                                 <button type="button" class="market-check" on:click=move |_| fire(a.clone(), WorldEvent::MarketCheck)>"Market check"</button>
                                 <button type="button" class="say-hi" on:click=move |_| say(b.clone(), "Hi", false)>"Say hi"</button>
                                 <button type="button" class="leaders-call" on:click=move |_| say(c.clone(), "Everyone fight in battle 1!", true)>"Call to battle"</button>
+                                <button type="button" class="invite" on:click=move |_| say(e.clone(), INVITE, false)>"Join my community"</button>
                                 <button type="button" class="proposal" on:click=move |_| {
                                     let latest = world.with_untracked(|w| w.proposals.first().map(|p| (int(p, "id"), text(p, "title"))));
                                     if let Some((proposal_id, title)) = latest {
