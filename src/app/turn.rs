@@ -158,10 +158,22 @@ impl Session {
             return Perceived::default();
         };
         let observation = match asked {
-            Input::Chat(_) => Observation::chat(address.request.clone()),
+            Input::Chat(_) => self.chat_observation(&address.agent, address.request.clone()),
             Input::Observation(observation) => (**observation).clone(),
         };
         environment(&observation).await
+    }
+
+    /// A person's message to `agent`: to a world's resident, stamped now and with the
+    /// resident as its actor, as the world's triggers are (the environment then reads
+    /// its stats); to any other agent, the plain chat message.
+    fn chat_observation(&self, agent: &Agent, request: String) -> Observation {
+        let mut observation = Observation::chat(request);
+        if let Some(actor) = &agent.actor {
+            observation.actor = actor.clone();
+            observation.trigger.timestamp = Some(self.inner.config.clock.now().rfc3339());
+        }
+        observation
     }
 
     async fn chat(
@@ -187,7 +199,7 @@ impl Session {
                 .supervise(place, &agent, history, &request, signal)
                 .await;
         }
-        let mut observation = Observation::chat(request);
+        let mut observation = self.chat_observation(&agent, request);
         perceived.apply(&mut observation);
         let run = self.build_run(place, &agent, observation, history, false);
         self.drive(place, &agent, run, false, signal).await

@@ -14,7 +14,7 @@ use crate::llm::message::Message;
 use crate::run::driver::{Seams, Stop, drive};
 use crate::run::event::Event;
 use crate::run::orders::StandingOrders;
-use crate::run::{AgentRun, Boundaries, DEFAULT_MAX_ITERATIONS, Observation, Outcome};
+use crate::run::{Actor, AgentRun, Boundaries, DEFAULT_MAX_ITERATIONS, Observation, Outcome};
 use crate::tool::{Author, ToolKind, ToolRegistry};
 
 /// Everything a run needs besides the trigger.
@@ -36,6 +36,10 @@ pub struct Agent {
     /// No one is there to ask (an NPC the host runs alone): a call that would wait for
     /// a person is refused instead, saying why.
     pub unattended: bool,
+    /// Who it is in a world (a resident): a person's message to it is observed as the
+    /// world's triggers are, stamped and with this actor, whose stats the session's
+    /// environment reads as the message arrives.
+    pub actor: Option<Actor>,
 }
 
 impl Agent {
@@ -56,6 +60,7 @@ impl Agent {
             own_memory: false,
             orders: None,
             unattended: false,
+            actor: None,
         }
     }
 

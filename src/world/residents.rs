@@ -51,6 +51,7 @@ pub fn resident(who: &WorldAgent, store: &Rc<dyn Store>, llm: Option<Rc<dyn Llm>
     )
     .with_own_memory();
     agent.unattended = who.npc;
+    agent.actor = Some(who.actor());
     agent
 }
 

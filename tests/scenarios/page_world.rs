@@ -131,6 +131,77 @@ fn in_the_pages_world_the_owner_s_agents_act_as_themselves_through_one_session()
     );
 }
 
+/// A person's message to a resident is observed as the world's triggers are (seed
+/// 000's observe node): stamped, with the resident as its actor and its stats as they
+/// are when the message arrives, read by the session's environment. Here Mira, asked
+/// after her market check, carries the energy it left her.
+#[test]
+fn a_message_to_a_resident_is_stamped_and_carries_its_stats() {
+    use std::rc::Rc;
+
+    use familiar::app::{Config, Options, Perceived, Session, Storage, VolatileStorage};
+    use familiar::base::clock::{FixedClock, Instant};
+    use familiar::compose::delegate::Delegate;
+    use familiar::llm::scripted::ScriptedModel;
+    use familiar::store::{Filtered, Patch, Store};
+    use familiar::world::residents::resident;
+    use familiar::world::triggers::agents;
+
+    let clock = Rc::new(FixedClock(Instant {
+        epoch_ms: 1_795_338_000_000,
+        utc_offset_minutes: 0,
+    }));
+    let local = familiar::world::local(clock.clone(), None).unwrap();
+    let later = Patch {
+        table: "users".into(),
+        set: json!({"energy": 75, "gold": 40})
+            .as_object()
+            .unwrap()
+            .clone(),
+        filters: Vec::new(),
+        returning: false,
+    }
+    .eq("id", 4);
+    local.run_update(&later).unwrap();
+    let store: Rc<dyn Store> = Rc::new(local);
+    let model = Rc::new(ScriptedModel::new());
+    model.push_text("Fed and rested.");
+    let mira = agents().into_iter().find(|a| a.name == "Mira").unwrap();
+    let llm: Rc<dyn familiar::llm::Llm> = model.clone();
+    let delegate = Delegate::new(Rc::new(resident(&mira, &store, Some(llm))));
+    let config = Config {
+        namespace: "page".into(),
+        play: None,
+        options: Options::default(),
+        clock,
+        storage: Rc::new(VolatileStorage::new()) as Rc<dyn Storage>,
+        random: Rc::new(|| 0.5),
+    };
+    let session = Session::new(config, delegate);
+    let world = Rc::clone(&store);
+    session.set_environment(Some(Rc::new(move |observation| {
+        let (world, mut observation) = (Rc::clone(&world), observation.clone());
+        Box::pin(async move {
+            familiar::world::perceive(&*world, &mut observation)
+                .await
+                .unwrap();
+            Perceived {
+                actor: observation.actor.state,
+                ..Perceived::default()
+            }
+        })
+    })));
+    futures::executor::block_on(session.send("How are you?")).unwrap();
+    let system = model.requests()[0].system.to_string();
+    assert!(
+        system.contains("SITUATION: message.received (chat) at 2026-11-22T09:00:00"),
+        "{system}"
+    );
+    for stat in [r#""energy":75"#, r#""gold":40"#, r#""id":4"#] {
+        assert!(system.contains(stat), "{stat} in {system}");
+    }
+}
+
 /// The World view's "Join my community" (seed 000's example 2): the player's
 /// invitation, sent and fired at each resident, is weighed by who sent it. Brannoc,
 /// the player's rival, refuses it as an enemy's; Mira, who has no standing with the
