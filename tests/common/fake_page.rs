@@ -45,6 +45,8 @@ pub fn control(id: u32, role: &str, name: &str) -> Control {
         role: role.into(),
         name: name.into(),
         value: None,
+        min: None,
+        max: None,
         checked: None,
         disabled: false,
         visible: true,
@@ -53,6 +55,7 @@ pub fn control(id: u32, role: &str, name: &str) -> Control {
         form: None,
         sensitive: false,
         focused: false,
+        popup_of: None,
         frame: None,
     }
 }

@@ -24,7 +24,7 @@ use web_sys::{Element, Node, ShadowRoot, Window};
 use crate::watch::PageWatch;
 use crate::{Act, Control, Snapshot, squash};
 
-use state::{disabled, state};
+use state::{bounds, disabled, slider_value, state};
 
 /// The document of this window, read and acted on for the page tools. Numbers are
 /// kept in a `WeakMap` on the elements themselves, so an element keeps its number
@@ -153,7 +153,12 @@ impl PageDomAdapter {
             if let Some(element) = elements.get(&control.id) {
                 let kind = element.get_attribute("type");
                 let (value, checked, options) = state(element, kind.as_deref(), control.sensitive);
-                control.value = value;
+                control.value = if control.role == "slider" {
+                    slider_value(element, value)
+                } else {
+                    value
+                };
+                (control.min, control.max) = bounds(element, &control.role);
                 control.checked = checked;
                 control.options = options;
                 control.disabled = disabled(element);

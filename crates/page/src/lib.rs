@@ -4,7 +4,8 @@
 //! page (visible text by block, every interactive element with a stable number, the
 //! forms), the [`Act`]s the agent may do to a numbered element, and the pure decisions
 //! a walk needs (what [`hidden`] means and what a [`Sight`] sees of text, an element's
-//! [`role_of`]). On `wasm32` it also holds the walk itself ([`PageDomAdapter`]: the
+//! [`role_of`], or the role it is [`inferred_role`] when only its cues say a person
+//! operates it). On `wasm32` it also holds the walk itself ([`PageDomAdapter`]: the
 //! live DOM into a snapshot, and an act onto an element), so the same code serves the
 //! one-tag build, where the agent shares
 //! the page's window, and the extension, where the agent lives in the side panel and a
@@ -14,6 +15,7 @@
 
 mod key;
 mod name;
+mod operable;
 mod role;
 mod sensitive;
 mod visibility;
@@ -41,6 +43,7 @@ pub use dom::{PageDomAdapter, place_among_frames};
 pub use watch::settle;
 pub use key::{KEYS, Key, key};
 pub use name::{UNSEEN_LIMIT, spoken};
+pub use operable::{Cues, MAX_INFERRED, beside, inferred_role, passes_pointer_on, position};
 pub use role::role_of;
 pub use sensitive::{Sensitive, mask, sensitive};
 pub use visibility::{
@@ -82,8 +85,14 @@ pub struct Control {
     pub role: String,
     /// Its accessible name (label, `aria-label`, text, placeholder, …).
     pub name: String,
-    /// What a field holds, or a list's chosen option.
+    /// What a field holds, or a list's chosen option; a slider's value
+    /// (`aria-valuetext`, `aria-valuenow`, or where a role-less handle sits, `"40%"`).
     pub value: Option<String>,
+    /// A slider's or number field's least and greatest value, where the page says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<String>,
     /// For checkboxes, radios and switches.
     pub checked: Option<bool>,
     pub disabled: bool,
@@ -102,6 +111,10 @@ pub struct Control {
     /// Whether it has the keyboard focus.
     #[serde(default)]
     pub focused: bool,
+    /// The number of the field whose popup it is in (the list a combobox's
+    /// `aria-controls` names, the suggestions shown under the focused field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub popup_of: Option<u32>,
     /// The origin of the frame it is in (`https://ads.example`) when that is not the
     /// page's own: another site's element, which the page's grants never cover.
     /// `None` for the page's own elements (and the frames of its origin).

@@ -63,6 +63,8 @@ pub struct Appearance {
     /// Whether it paints a picture behind its content (a background image, an image,
     /// a video, a canvas): the colour behind its text is then not known.
     pub pictured: bool,
+    /// Computed `cursor: pointer`: drawn for the pointer, as a control is.
+    pub pointer: bool,
 }
 
 impl Default for Appearance {
@@ -88,6 +90,7 @@ impl Default for Appearance {
             outlined: false,
             background: Some(Rgba::CLEAR),
             pictured: false,
+            pointer: false,
         }
     }
 }

@@ -71,6 +71,11 @@ pub fn line(control: &Control, new: bool) -> String {
             clip(&shown(control, value), MAX_LABEL)
         ));
     }
+    for (end, bound) in [("min", &control.min), ("max", &control.max)] {
+        if let Some(bound) = bound {
+            out.push_str(&format!(" {end}={}", clip(bound, 20)));
+        }
+    }
     match control.checked {
         Some(true) => out.push_str(" checked"),
         Some(false) => out.push_str(" unchecked"),
@@ -94,6 +99,9 @@ pub fn line(control: &Control, new: bool) -> String {
     }
     if !control.visible {
         out.push_str(" hidden");
+    }
+    if let Some(field) = control.popup_of {
+        out.push_str(&format!(" popup of [{field}]"));
     }
     out
 }
@@ -120,6 +128,8 @@ pub(super) mod tests {
             role: role.into(),
             name: name.into(),
             value: None,
+            min: None,
+            max: None,
             checked: None,
             disabled: false,
             visible: true,
@@ -128,6 +138,7 @@ pub(super) mod tests {
             form: None,
             sensitive: false,
             focused: false,
+            popup_of: None,
             frame: None,
         }
     }
@@ -153,6 +164,24 @@ pub(super) mod tests {
         assert!(
             line(&list, false)
                 .ends_with("options=[1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10] (+2 more)")
+        );
+    }
+
+    #[test]
+    fn a_slider_says_its_bounds_and_a_popups_item_its_field() {
+        let mut slider = control(8, "slider", "Price");
+        slider.value = Some("40".into());
+        slider.min = Some("0".into());
+        slider.max = Some("100".into());
+        assert_eq!(
+            line(&slider, false),
+            "[8] slider \"Price\" value=\"40\" min=0 max=100"
+        );
+        let mut suggestion = control(9, "option", "Lisbon");
+        suggestion.popup_of = Some(3);
+        assert_eq!(
+            line(&suggestion, true),
+            "*[9] option \"Lisbon\" popup of [3]"
         );
     }
 

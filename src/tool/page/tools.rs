@@ -180,7 +180,13 @@ fn register_lookups(
              value, state, options, `disabled` or `hidden`; a leading * marks elements new \
              since the last call, and `page_changed` says the page changed since then. \
              The numbers stay the same while the element is on the page: the page \
-             actions take them. At most {MAX_ELEMENTS} lines."
+             actions take them. Elements with no role that a person still operates are \
+             `clickable` (drawn for the pointer) or `focusable` (they take the keyboard \
+             focus): click them, or press keys on them. `popup of [n]` marks the items \
+             of field n's popup (its suggestions, its list): click one to choose it. A \
+             `slider` shows its value (and min, max): move it with press on it, \
+             ArrowRight or ArrowLeft for a step, PageUp or PageDown for a larger one, \
+             Home or End for its ends, and read it again. At most {MAX_ELEMENTS} lines."
         ),
         parameters::<ElementsArgs>(),
         move |args: ElementsArgs, _| {

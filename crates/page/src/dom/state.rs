@@ -10,7 +10,7 @@ use web_sys::{
 use super::{by_id, call, list};
 use crate::realm::{self, tagged};
 use crate::visibility::{Position, Rect, Rgba, clip_path, clip_rect, clip_shapes, filter_opacity};
-use crate::{Appearance, clip, mask, squash};
+use crate::{Appearance, clip, mask, position, squash};
 
 /// Longest text of a `contenteditable` editor kept as its value.
 const EDITABLE_LIMIT: usize = 2_000;
@@ -113,6 +113,7 @@ pub(crate) fn appearance(window: &Window, element: &Element, origin: (f64, f64))
             || (picture && clipped_to_text),
         background: Rgba::parse(&prop("background-color")),
         pictured: picture || PICTURES.contains(&tag.as_str()),
+        pointer: prop("cursor") == "pointer",
     }
 }
 
@@ -178,7 +179,40 @@ pub(super) fn state(
         );
     }
     let checked = element.get_attribute("aria-checked").map(|v| v == "true");
-    (None, checked, Vec::new())
+    let value = element
+        .get_attribute("aria-valuetext")
+        .or_else(|| element.get_attribute("aria-valuenow"));
+    (value, checked, Vec::new())
+}
+
+/// A slider's or number field's least and greatest value: an `<input>`'s `min` and
+/// `max` (a range's are 0 and 100 unless set), an ARIA one's `aria-valuemin` and
+/// `aria-valuemax`.
+pub(super) fn bounds(element: &Element, role: &str) -> (Option<String>, Option<String>) {
+    if !matches!(role, "slider" | "spinbutton") {
+        return (None, None);
+    }
+    let attr = |name: &str| element.get_attribute(name).filter(|v| !v.trim().is_empty());
+    if element.local_name() == "input" {
+        let range = |end: &str| (role == "slider").then(|| end.to_owned());
+        return (
+            attr("min").or_else(|| range("0")),
+            attr("max").or_else(|| range("100")),
+        );
+    }
+    (attr("aria-valuemin"), attr("aria-valuemax"))
+}
+
+/// A slider's value, and where a handle that says none sits along its track (its
+/// parent): `"40%"`.
+pub(super) fn slider_value(element: &Element, said: Option<String>) -> Option<String> {
+    said.or_else(|| {
+        let rect = |e: &Element| {
+            let r = e.get_bounding_client_rect();
+            Rect::sized(r.left(), r.top(), r.width(), r.height())
+        };
+        position(rect(element), rect(&element.parent_element()?))
+    })
 }
 
 pub(crate) fn options(select: &HtmlSelectElement) -> Vec<(String, HtmlOptionElement)> {

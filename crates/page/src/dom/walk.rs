@@ -6,7 +6,10 @@
 //! widget (`#familiar`, anything marked `data-familiar`) is never read. It keeps its
 //! own stack, and stops at [`MAX_DEPTH`] levels and [`MAX_NODES`] elements, so a page
 //! built to exhaust it leaves the tools working on what was read. What each element
-//! holds is read by [`super::state`]; its name by `name`.
+//! holds is read by [`super::state`]; its name by `name`; what a person operates that
+//! has no role, and the popups fields own, by [`operable`].
+
+mod operable;
 
 use std::collections::BTreeMap;
 
@@ -14,15 +17,17 @@ use js_sys::{Array, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlInputElement, Node, Window};
 
-use super::state::{appearance, disabled, state, toggle};
+use super::state::{appearance, bounds, disabled, slider_value, state, toggle};
 use super::{PageDomAdapter, cover, list};
 use crate::name::accname::{self, Part};
 use crate::name::spoken;
 use crate::realm::{self, tagged};
 use crate::visibility::{Rect, Sight};
 use crate::{
-    Block, Control, Form, Hidden, Region, Snapshot, clip, hidden, role_of, sensitive, squash,
+    Block, Control, Form, Hidden, Region, Snapshot, clip, hidden, passes_pointer_on, role_of,
+    sensitive, squash,
 };
+use operable::{Listed, Near};
 
 /// Elements whose content is never page text.
 const SKIPPED: [&str; 12] = [
@@ -110,6 +115,10 @@ impl PageDomAdapter {
             read: js_sys::Set::new(&JsValue::UNDEFINED),
             names: Vec::new(),
             form_names: Vec::new(),
+            owned: operable::owned_popups(&document),
+            focused: operable::focused_field(window, &document, origin),
+            popups: Vec::new(),
+            inferred: 0,
         };
         let place = Place {
             region: Region::Other,
@@ -118,6 +127,9 @@ impl PageDomAdapter {
             sectioned: false,
             sight: Sight::page(0.0, 0.0),
             origin,
+            pointer: false,
+            inside: false,
+            popup: None,
         };
         walk.run(body.into(), place);
         walk.name_all();
@@ -162,6 +174,14 @@ struct Walk<'a> {
     /// knows which text a person sees.
     names: Vec<Vec<Part>>,
     form_names: Vec<Vec<Part>>,
+    /// The popups fields name (`aria-controls`, `aria-owns`), each with its field.
+    owned: Vec<(Element, Element)>,
+    /// The field with the keyboard focus, and its box: a popup beside it is its own.
+    focused: Option<(Element, Rect)>,
+    /// The popups met so far.
+    popups: Vec<operable::Popup>,
+    /// How many elements with no role were listed.
+    inferred: usize,
 }
 
 #[derive(Clone, Copy)]
@@ -174,6 +194,12 @@ struct Place {
     sectioned: bool,
     /// What the ancestors do to what is drawn here.
     sight: Sight,
+    /// Drawn for the pointer (computed `cursor: pointer`), not passed on to the items.
+    pointer: bool,
+    /// Inside a listed control or a label: nothing here is listed by its cues alone.
+    inside: bool,
+    /// The popup (of [`Walk::popups`]) this is in.
+    popup: Option<usize>,
     /// Where this document's viewport sits in page coordinates (the top page's
     /// scroll, or a frame's place on the page).
     origin: (f64, f64),
@@ -185,6 +211,9 @@ enum Step {
     Close(Place),
     /// The end of an element drawn apart from its neighbours (a label, a button).
     Space,
+    /// The end of an element listed by its cues alone, at this place among the
+    /// controls: it is dropped when it holds controls of its own.
+    End(usize),
 }
 
 impl Walk<'_> {
@@ -228,6 +257,7 @@ impl Walk<'_> {
             match step {
                 Step::Close(place) => self.flush(place),
                 Step::Space => self.text.push(' '),
+                Step::End(at) => self.end(at),
                 Step::Node(node, place, depth) => match node.node_type() {
                     Node::TEXT_NODE if !place.hidden => {
                         let text = node.node_value().unwrap_or_default();
@@ -275,20 +305,22 @@ impl Walk<'_> {
         // Inside a hidden subtree nothing is measured: all of it is hidden, and the
         // browser would compute each element's style anew (a hidden menu of
         // thousands, a chain built to make the walk slow).
-        let (seen, sight) = if outer.hidden {
-            (None, outer.sight)
-        } else {
-            match outer
-                .sight
-                .enter(&appearance(self.window, element, outer.origin))
-            {
+        let drawn = (!outer.hidden).then(|| appearance(self.window, element, outer.origin));
+        let (seen, sight) = match &drawn {
+            None => (None, outer.sight),
+            Some(drawn) => match outer.sight.enter(drawn) {
                 Ok(sight) => (None, sight),
                 Err(why) => (Some(why), outer.sight),
-            }
+            },
         };
         let hidden = outer.hidden || seen.is_some();
         let role = element.get_attribute("role");
-        let place = Place {
+        let pointer = drawn.as_ref().is_some_and(|d| d.pointer);
+        let popup = match &drawn {
+            Some(drawn) if !hidden && outer.popup.is_none() => self.popup_at(element, drawn),
+            _ => None,
+        };
+        let mut place = Place {
             region: region(&tag, role.as_deref(), outer),
             heading: heading(&tag).or(outer.heading),
             hidden,
@@ -299,6 +331,9 @@ impl Walk<'_> {
                 ),
             sight,
             origin: outer.origin,
+            pointer: pointer && !passes_pointer_on(&tag),
+            inside: outer.inside || tag == "label",
+            popup: popup.or(outer.popup),
         };
         if tag == "form" {
             self.form(element, !hidden);
@@ -310,7 +345,18 @@ impl Walk<'_> {
             || (!outer.hidden
                 && seen.is_some_and(drawn_elsewhere)
                 && (see_through || self.labelled_visibly(element, outer.origin)));
-        self.control(element, &tag, role.as_deref(), operable);
+        let near = Near {
+            pointer: pointer && !outer.pointer,
+            item: outer.popup.is_some_and(|p| self.item(p, element, &tag)),
+            outer,
+        };
+        let listed = self.control(element, &tag, role.as_deref(), operable, near);
+        if let Some(listed) = listed {
+            place.inside |= listed.encloses();
+            if let Listed::Inferred(at) = listed {
+                stack.push(Step::End(at));
+            }
+        }
         // A field's options and default text are its value, not page text.
         if matches!(tag.as_str(), "select" | "textarea") {
             return;
@@ -452,19 +498,26 @@ impl Walk<'_> {
             .any(|label| hidden(&appearance(self.window, &label, origin)).is_none())
     }
 
-    fn control(&mut self, element: &Element, tag: &str, role: Option<&str>, visible: bool) {
+    /// Lists `element` when it is interactive: by its role, or by its cues alone.
+    fn control(
+        &mut self,
+        element: &Element,
+        tag: &str,
+        role: Option<&str>,
+        visible: bool,
+        near: Near,
+    ) -> Option<Listed> {
         let kind = element.get_attribute("type");
         let editable = element
             .get_attribute("contenteditable")
             .is_some_and(|v| v != "false");
+        let anchor = tag == "a" && !element.has_attribute("href") && role.is_none();
         let role = match role_of(tag, kind.as_deref(), role) {
+            Some(_) if anchor => return self.infer(element, tag, role, visible, near),
             Some(role) => role,
             None if editable => "textbox",
-            None => return,
+            None => return self.infer(element, tag, role, visible, near),
         };
-        if tag == "a" && !element.has_attribute("href") && element.get_attribute("role").is_none() {
-            return;
-        }
         let id = self.adapter.number(element);
         let parts = accname::name(self.window, element);
         let name: String = parts.iter().map(|p| p.text.as_str()).collect();
@@ -480,7 +533,11 @@ impl Walk<'_> {
             );
             sensitive(kind.as_deref(), attr("autocomplete").as_deref(), &words).is_some()
         };
-        let (value, checked, options) = state(element, kind.as_deref(), secret);
+        let (mut value, checked, options) = state(element, kind.as_deref(), secret);
+        if role == "slider" {
+            value = slider_value(element, value);
+        }
+        let (min, max) = bounds(element, role);
         let href = (tag == "a")
             .then(|| Reflect::get(element, &"href".into()).ok()?.as_string())
             .flatten();
@@ -495,6 +552,8 @@ impl Walk<'_> {
             // Said once the walk is over (name_all).
             name: String::new(),
             value,
+            min,
+            max,
             checked,
             disabled: disabled(element),
             visible,
@@ -503,9 +562,11 @@ impl Walk<'_> {
             form,
             sensitive: secret,
             focused: false,
+            popup_of: self.owner(near.outer),
             // The extension's panel names the frame's origin when it merges frames.
             frame: None,
         });
+        Some(Listed::Role(role))
     }
 
     fn form(&mut self, element: &Element, visible: bool) {

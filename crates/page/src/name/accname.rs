@@ -79,6 +79,19 @@ pub(crate) fn name(window: &Window, element: &Element) -> Vec<Part> {
     names.parts
 }
 
+/// The name of an element listed by its cues alone, with no role to say where its name
+/// comes from (a focusable card, a suggestion as a plain list item): as [`name`] gives
+/// it (`aria-label`, `title`), else its content, as a button's.
+pub(crate) fn content_name(window: &Window, element: &Element) -> Vec<Part> {
+    let mut names = Names::new(window);
+    names.text(element, Cx::default(), 0);
+    if !names.said_since(0) {
+        names.parts.clear();
+        names.content(element, Cx::default(), 0);
+    }
+    names.parts
+}
+
 /// A form's name in parts: its `aria-label` or `name`, else its first legend or
 /// heading, else its `id`.
 pub(crate) fn form_name(window: &Window, form: &Element) -> Vec<Part> {
