@@ -72,6 +72,40 @@ test('a memory written in the local store survives a reload', async (t) => {
   assert.deepEqual(problems, []);
 });
 
+test('with review and goal-guessing turned on, the rules model answers five questions with a goal and a review each, and no error step', async (t) => {
+  const { page, problems } = await openDemo(env, t, small);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.locator('.reflection').check();
+  await page.locator('.goal-guess').check();
+  await page.locator('.settings-save').click();
+  await page.locator('.settings-saved', { hasText: 'Saved.' }).waitFor();
+  await page.locator('.settings-close').click();
+  // The page's title last: once the conversation has read the page, actions ask first.
+  const questions = [
+    ['Remember that the ale is cold', /^I'll remember: the ale is cold\.$/, 'remember'],
+    ['What do you remember?', /^I remember 1 thing: the ale is cold$/, 'recall'],
+    ['What time is it?', /^It's \d\d:\d\d on \w+day/, 'current_time'],
+    ['hello', /^I'm Familiar, running entirely in this tab/, null],
+    ['What is this page called?', /^This page is “/, 'page_title'],
+  ];
+  for (const [n, [question, expected, tool]] of questions.entries()) {
+    assert.match(await ask(page, question, n + 1), expected);
+    const turn = page.locator('.turn').nth(n);
+    await turn.locator('.steps-summary').click();
+    await turn.locator('.step-list').waitFor();
+    assert.equal(await turn.locator('.step-error').count(), 0, `${question}: no error step`);
+    const labels = await turn.locator('.step-reason .step-label').allInnerTexts();
+    assert.equal(labels[0], 'Goal', `${question}: the goal is guessed first (${labels})`);
+    assert.equal(labels.filter((l) => l === 'Goal').length, 1, `${question}: in one call (${labels})`);
+    assert.equal(labels.at(-1), 'Reflection #1', `${question}: then reviewed once (${labels})`);
+    assert.equal(await turn.locator('.step-reflection .step-verdict').innerText(), 'finished');
+    const feedback = await turn.locator('.step-reflection .step-text').innerText();
+    assert.equal(feedback, tool ? `The answer rests on the results of ${tool}.`
+      : "No tool was called: the answer is the rules' reply to the request's words.");
+  }
+  assert.deepEqual(problems, []);
+});
+
 test('while the app loads, its first screen shows, then gives way to the app', async (t) => {
   const { page, release } = await openHeld(env, t);
   assert.equal(await page.getByRole('status').innerText(), 'Loading the agent…');

