@@ -177,6 +177,18 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
   assert.deepEqual(problems, []);
 });
 
+test('"Join my community" on Brannoc\'s card: the rival weighs who sent it and refuses, his owner approving the reply', async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  const world = await openWorld(page);
+  await world.locator('.world-agent[data-agent="Brannoc"] .invite').click();
+  const refused = /Brannoc → you: “Get lost, traitor\. I don't join enemies\.”/;
+  const asked = await approveOnCardsUntil(world, async () => refused.test(await world.locator('.messages').innerText()),
+    "Brannoc's refusal in the messages");
+  assert.deepEqual(asked.map((card) => /send_message/.exec(card)?.[0]), ['send_message'], `${asked}`);
+  assert.match(await world.locator('.messages').innerText(), /You → Brannoc: “Join my community!”/);
+  assert.deepEqual(problems, []);
+});
+
 /** Gives `name` standing orders on its card: `actions` ticked, the rest as typed. */
 async function giveOrders(world, name, actions) {
   const card = world.locator(`.world-agent[data-agent="${name}"]`);
@@ -232,11 +244,15 @@ test("standing orders given on Mira's card: after reading players' words she act
   await waitFor(async () => card().locator('input[value="do_work"]').isChecked(), 'the orders read back');
   assert.equal(await card().locator('input[value="vote_on_proposal"]').isChecked(), false);
 
-  // Lifted: she has read others' words, so every action asks again.
+  // Lifted: she has read others' words, so every action asks again, and not on the
+  // orders' account. (Fed by the seed's food, she has nothing to buy at a market check
+  // now: the proposal shows it.)
   await card().locator('.lift-orders').click();
   await world.locator('.world-status', { hasText: "Mira's standing orders are lifted" }).waitFor();
-  await card().locator('.market-check').click();
-  await card().locator('.agent-asks').waitFor({ timeout: 15_000 });
+  await card().locator('.proposal').click();
+  const again = card().locator('.agent-asks');
+  await again.waitFor({ timeout: 15_000 });
+  assert.doesNotMatch(await again.innerText(), /standing orders/);
   assert.deepEqual(problems, []);
 });
 
