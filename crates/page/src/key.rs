@@ -14,6 +14,19 @@ pub struct Key {
     pub types: bool,
 }
 
+impl Key {
+    /// The `keyCode`, `which` and `charCode` of its `keypress`: the character it types
+    /// (`"a"` 97, where keydown says 65), or 13 for Enter; 0 for a key that types nothing.
+    pub fn char_code(&self) -> u32 {
+        let mut chars = self.key.chars();
+        match (chars.next(), chars.next()) {
+            _ if !self.types => 0,
+            (Some(c), None) => u32::from(c),
+            _ => self.key_code,
+        }
+    }
+}
+
 /// The named keys, with their `keyCode`s; any single character is a key too.
 pub const KEYS: [(&str, u32); 15] = [
     ("Enter", 13),
@@ -100,6 +113,10 @@ mod tests {
         assert_eq!((a.code.as_str(), a.key_code, a.types), ("KeyA", 65, true));
         assert_eq!(key("7").unwrap().code, "Digit7");
         assert_eq!(key("Hyper"), None);
+        assert_eq!(key("Enter").unwrap().char_code(), 13, "not the E of its name");
+        assert_eq!((a.char_code(), key("A").unwrap().char_code()), (97, 65));
+        assert_eq!(key(" ").unwrap().char_code(), 32);
+        assert_eq!(key("ArrowUp").unwrap().char_code(), 0);
         assert_eq!(key(""), None);
     }
 

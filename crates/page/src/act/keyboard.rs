@@ -22,11 +22,10 @@ fn keyboard(target: &Element, kind: &str, key: &Key) -> Result<bool, String> {
     set(&init, "code", key.code.as_str());
     set(&init, "view", js_sys::global());
     let event = new_event("KeyboardEvent", kind, &init)?;
-    let char_code = if kind == "keypress" { key.key_code } else { 0 };
-    let key_code = if kind == "keypress" && key.types {
-        key.key.chars().next().map_or(key.key_code, u32::from)
+    let (key_code, char_code) = if kind == "keypress" {
+        (key.char_code(), key.char_code())
     } else {
-        key.key_code
+        (key.key_code, 0)
     };
     for (name, value) in [
         ("keyCode", key_code),
