@@ -113,7 +113,11 @@ mod tests {
         assert_eq!((a.code.as_str(), a.key_code, a.types), ("KeyA", 65, true));
         assert_eq!(key("7").unwrap().code, "Digit7");
         assert_eq!(key("Hyper"), None);
-        assert_eq!(key("Enter").unwrap().char_code(), 13, "not the E of its name");
+        assert_eq!(
+            key("Enter").unwrap().char_code(),
+            13,
+            "not the E of its name"
+        );
         assert_eq!((a.char_code(), key("A").unwrap().char_code()), (97, 65));
         assert_eq!(key(" ").unwrap().char_code(), 32);
         assert_eq!(key("ArrowUp").unwrap().char_code(), 0);
