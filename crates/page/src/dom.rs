@@ -24,7 +24,7 @@ use web_sys::{Element, Node, ShadowRoot, Window};
 use crate::watch::PageWatch;
 use crate::{Act, Control, Snapshot, squash};
 
-use state::{bounds, disabled, slider_value, state};
+use state::{disabled, slider_value, state};
 
 /// The document of this window, read and acted on for the page tools. Numbers are
 /// kept in a `WeakMap` on the elements themselves, so an element keeps its number
@@ -158,7 +158,6 @@ impl PageDomAdapter {
                 } else {
                     value
                 };
-                (control.min, control.max) = bounds(element, &control.role);
                 control.checked = checked;
                 control.options = options;
                 control.disabled = disabled(element);

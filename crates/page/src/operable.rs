@@ -71,14 +71,17 @@ pub fn inferred_role(cues: &Cues) -> Option<&'static str> {
     let plain = cues
         .role
         .and_then(|r| r.split_whitespace().next())
-        .is_none_or(|r| PLAIN_ROLES.contains(&r.to_ascii_lowercase().as_str()));
+        .is_none_or(|r| PLAIN_ROLES.iter().any(|p| p.eq_ignore_ascii_case(r)));
     if !plain {
         return None;
     }
-    let focusable = cues
-        .tabindex
-        .and_then(|t| t.trim().parse::<i32>().ok())
-        .is_some_and(|t| t >= 0);
+    // HTML's rules for parsing integers: spaces, a sign, then digits (what follows
+    // them is ignored); a negative index only a script can focus.
+    let focusable = cues.tabindex.is_some_and(|t| {
+        let t = t.trim_start();
+        let t = t.strip_prefix('+').unwrap_or(t);
+        t.starts_with(|c: char| c.is_ascii_digit())
+    });
     if (focusable || cues.pointer) && handle(cues.class, cues.parent_class) {
         return Some("slider");
     }
@@ -103,17 +106,13 @@ pub fn passes_pointer_on(tag: &str) -> bool {
 /// Whether classes name a slider's handle: a handle, thumb or knob word in its own
 /// class, and a slider or range word in its own or its track's.
 fn handle(class: &str, track: &str) -> bool {
-    let words = |class: &str| {
+    let has = |class: &str, wanted: &[&str]| {
         class
             .split(|c: char| c.is_whitespace() || c == '-' || c == '_')
-            .map(str::to_ascii_lowercase)
-            .collect::<Vec<_>>()
+            .any(|w| wanted.iter().any(|x| x.eq_ignore_ascii_case(w)))
     };
-    let own = words(class);
-    let has =
-        |words: &[String], wanted: &[&str]| words.iter().any(|w| wanted.contains(&w.as_str()));
-    has(&own, &["handle", "thumb", "knob"])
-        && (has(&own, &["slider", "range"]) || has(&words(track), &["slider", "range"]))
+    let slider = ["slider", "range"];
+    has(class, &["handle", "thumb", "knob"]) && (has(class, &slider) || has(track, &slider))
 }
 
 /// Whether a box drawn at `popup` is the popup of a field at `field` (page
@@ -178,6 +177,15 @@ mod tests {
             ..cues("div")
         };
         assert_eq!(inferred_role(&nonsense), None);
+        let spaced = Cues {
+            tabindex: Some(" +2px"),
+            ..cues("div")
+        };
+        assert_eq!(
+            inferred_role(&spaced),
+            Some("focusable"),
+            "as HTML parses it"
+        );
     }
 
     #[test]

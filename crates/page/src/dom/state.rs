@@ -185,22 +185,19 @@ pub(super) fn state(
     (value, checked, Vec::new())
 }
 
-/// A slider's or number field's least and greatest value: an `<input>`'s `min` and
-/// `max` (a range's are 0 and 100 unless set), an ARIA one's `aria-valuemin` and
-/// `aria-valuemax`.
+/// A slider's or number field's least and greatest value, where the page sets them:
+/// an `<input>`'s `min` and `max`, an ARIA one's `aria-valuemin` and `aria-valuemax`.
 pub(super) fn bounds(element: &Element, role: &str) -> (Option<String>, Option<String>) {
     if !matches!(role, "slider" | "spinbutton") {
         return (None, None);
     }
-    let attr = |name: &str| element.get_attribute(name).filter(|v| !v.trim().is_empty());
-    if element.local_name() == "input" {
-        let range = |end: &str| (role == "slider").then(|| end.to_owned());
-        return (
-            attr("min").or_else(|| range("0")),
-            attr("max").or_else(|| range("100")),
-        );
-    }
-    (attr("aria-valuemin"), attr("aria-valuemax"))
+    let aria = if element.local_name() == "input" {
+        ""
+    } else {
+        "aria-value"
+    };
+    let attr = |end: &str| element.get_attribute(&format!("{aria}{end}"));
+    (attr("min"), attr("max"))
 }
 
 /// A slider's value, and where a handle that says none sits along its track (its

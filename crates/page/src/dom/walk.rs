@@ -116,7 +116,7 @@ impl PageDomAdapter {
             names: Vec::new(),
             form_names: Vec::new(),
             owned: operable::owned_popups(&document),
-            focused: operable::focused_field(window, &document, origin),
+            focused: operable::focused_field(&document, origin),
             popups: Vec::new(),
             inferred: 0,
         };

@@ -4,9 +4,9 @@
 //! and the one shown beside the focused field. The decisions are
 //! [`crate::operable`]'s; this reads the page for them.
 
-use web_sys::{Document, Element, Node, Window};
+use web_sys::{Document, Element, Node};
 
-use super::super::state::{appearance, bounds, disabled, slider_value, state};
+use super::super::state::{bounds, disabled, slider_value, state};
 use super::super::{by_id, list};
 use super::{Place, Walk, ours};
 use crate::name::accname;
@@ -74,11 +74,7 @@ pub(super) fn owned_popups(document: &Document) -> Vec<(Element, Element)> {
 
 /// The field with the keyboard focus (inside shadow roots too), with its box in page
 /// coordinates; `None` when the focus is elsewhere, or in the agent's own widget.
-pub(super) fn focused_field(
-    window: &Window,
-    document: &Document,
-    origin: (f64, f64),
-) -> Option<(Element, Rect)> {
+pub(super) fn focused_field(document: &Document, origin: (f64, f64)) -> Option<(Element, Rect)> {
     let mut active = document.active_element()?;
     loop {
         if ours(&active) {
@@ -92,8 +88,14 @@ pub(super) fn focused_field(
     if !typed(&active) {
         return None;
     }
-    let a = appearance(window, &active, origin);
-    Some((active, Rect::sized(a.left, a.top, a.width, a.height)))
+    let r = active.get_bounding_client_rect();
+    let rect = Rect::sized(
+        r.left() + origin.0,
+        r.top() + origin.1,
+        r.width(),
+        r.height(),
+    );
+    Some((active, rect))
 }
 
 /// A field a person types into, which may own a popup of suggestions.
@@ -220,15 +222,15 @@ impl Walk<'_> {
         Some(Listed::Inferred(at))
     }
 
-    /// The end of the element listed by its cues at `at`: dropped when it holds
-    /// controls (a card with its own buttons, a scrolling region with links), which a
-    /// person operates instead.
+    /// The end of the element listed by its cues at `at`: dropped from the listing
+    /// when it holds controls (a card with its own buttons, a scrolling region with
+    /// links), which a person operates instead. Its number still reaches it, as any
+    /// element's of this walk, though no listing names it.
     pub(super) fn end(&mut self, at: usize) {
         if self.controls.len() <= at + 1 || self.names.len() != self.controls.len() {
             return;
         }
-        let dropped = self.controls.remove(at);
+        self.controls.remove(at);
         self.names.remove(at);
-        self.found.remove(&dropped.id);
     }
 }
