@@ -150,6 +150,10 @@ fn a_time_in_the_widgets_own_form_takes_and_the_report_says_the_focus_left() {
     let done = fill(&tools(&page), 1, "2:30 PM").unwrap();
     assert_eq!(
         done["changes"][0],
+        "element now: [1] textbox \"Start time\" value=\"2:30 PM\""
+    );
+    assert_eq!(
+        done["changes"][1],
         "the focus then left the field, as a person moving on takes it"
     );
     assert_eq!(

@@ -344,7 +344,9 @@ fn report(
 ) -> Result<Done, String> {
     let mut changes = changes(before, after, element);
     if left {
-        changes.insert(0, LEFT.into());
+        // After the field's own new state, which comes first.
+        let own = changes.first().is_some_and(|l| l.starts_with("element "));
+        changes.insert(usize::from(own), LEFT.into());
     }
     match judge(act, after, element) {
         Err(why) => Err(format!(
