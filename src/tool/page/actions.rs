@@ -307,6 +307,9 @@ fn closed_since(
     }
 }
 
+/// How many more times the page settles before the focus leaves a filled field.
+const PAUSE: usize = 6;
+
 /// What the report says when the focus left a filled field.
 const LEFT: &str = "the focus then left the field, as a person moving on takes it";
 
@@ -319,10 +322,24 @@ async fn settled(
     element: u32,
     act: &Act,
 ) -> Result<(Snapshot, bool), String> {
-    let after = page.snapshot().await?;
-    if !leaves(before, &after, element, act) {
-        return Ok((after, false));
+    let mut after = page.snapshot().await?;
+    // A person pauses before moving on, and an autocomplete waits a moment before it
+    // searches (jQuery UI 300 ms), cancelling the search if the field is left: the
+    // page is read again over that pause, each settling 50 ms at least.
+    let mut paused = 0;
+    while leaves(before, &after, element, act) {
+        if paused == PAUSE {
+            return leave(page, element).await;
+        }
+        paused += 1;
+        page.settle().await;
+        after = page.snapshot().await?;
     }
+    Ok((after, false))
+}
+
+/// The page after the focus left filled field `element`, and whether it left.
+async fn leave(page: &dyn PageDom, element: u32) -> Result<(Snapshot, bool), String> {
     // A field gone by now has nothing to leave; its report says it is gone.
     let _ = page.perform(element, &Act::Leave).await;
     page.settle().await;
