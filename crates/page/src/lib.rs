@@ -39,8 +39,6 @@ use serde::{Deserialize, Serialize};
 
 #[cfg(target_arch = "wasm32")]
 pub use dom::{PageDomAdapter, place_among_frames};
-#[cfg(target_arch = "wasm32")]
-pub use watch::settle;
 pub use key::{KEYS, Key, key};
 pub use name::{UNSEEN_LIMIT, spoken};
 pub use operable::{Cues, MAX_INFERRED, beside, inferred_role, passes_pointer_on, position};
@@ -50,6 +48,8 @@ pub use visibility::{
     Appearance, Hidden, Inside, Position, Rect, Rgba, Sight, clip_path, clip_rect, clip_shapes,
     contrast, covers, filter_opacity, frame_hidden, hidden,
 };
+#[cfg(target_arch = "wasm32")]
+pub use watch::settle;
 
 /// Where a block of text sits: what decides whether it is the page's content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
