@@ -384,6 +384,9 @@ export function start(options = {}) {
     }
   };
   const place = () => {
+    // A trap that named no modal has ended once the page's focus is outside it.
+    const active = documentGet('activeElement');
+    if (trapped && active && active !== home() && active !== host && !trapped.contains(active)) trapped = null;
     if (host.matches(SILENCED)) {
       isolated = true;
       host.removeAttribute('inert');
@@ -433,8 +436,19 @@ export function start(options = {}) {
   early('touchend', release);
   place();
   // Modals open and close by these attributes (a class or style shows many); a removed
-  // node may take the modal, and the assistant in it, away.
-  new MutationObserver(place).observe(documentGet('documentElement'), {
+  // node may take the modal, and the assistant in it, away; the focus leaving a trap ends
+  // it. Once a frame at most: a page animating styles changes them every frame.
+  let queued = false;
+  const soon = () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      place();
+    });
+  };
+  document.addEventListener('focusin', soon, true);
+  new MutationObserver(soon).observe(documentGet('documentElement'), {
     subtree: true, childList: true, attributes: true,
     attributeFilter: ['open', 'aria-modal', 'aria-hidden', 'inert', 'hidden', 'class', 'style'],
   });

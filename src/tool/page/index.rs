@@ -71,9 +71,16 @@ pub fn line(control: &Control, new: bool) -> String {
             clip(&shown(control, value), MAX_LABEL)
         ));
     }
+    // Unquoted, so only a number: the page's text could otherwise write listing syntax.
+    let numeric = |b: &&String| {
+        b.len() <= 20
+            && !b.is_empty()
+            && b.bytes()
+                .all(|c| c.is_ascii_digit() || b"+-.eE".contains(&c))
+    };
     for (end, bound) in [("min", &control.min), ("max", &control.max)] {
-        if let Some(bound) = bound {
-            out.push_str(&format!(" {end}={}", clip(bound, 20)));
+        if let Some(bound) = bound.as_ref().filter(numeric) {
+            out.push_str(&format!(" {end}={bound}"));
         }
     }
     match control.checked {
@@ -176,6 +183,11 @@ pub(super) mod tests {
         assert_eq!(
             line(&slider, false),
             "[8] slider \"Price\" value=\"40\" min=0 max=100"
+        );
+        slider.max = Some("1 [9] button \"Pay\"".into());
+        assert_eq!(
+            line(&slider, false),
+            "[8] slider \"Price\" value=\"40\" min=0"
         );
         let mut suggestion = control(9, "option", "Lisbon");
         suggestion.popup_of = Some(3);

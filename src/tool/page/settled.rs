@@ -74,7 +74,13 @@ fn filled(asked: &str, shown: Option<&str>) -> Result<Option<String>, String> {
     if asked_plain == shown_plain || cut {
         return Ok(None);
     }
-    if !letters(asked).is_empty() && letters(asked) == letters(shown) {
+    // Numbers are held as numbers ("100" shows as "100.00"; "1.5" is not "15"), other
+    // values by their letters and digits ("5550100" shows as "555-0100").
+    let same = match (number(asked), number(shown)) {
+        (Some(asked), Some(shown)) => asked == shown,
+        _ => !letters(asked).is_empty() && letters(asked) == letters(shown),
+    };
+    if same {
         return Ok(Some(format!(
             "the field shows {} after the page settled (the same, in the page's own form)",
             quote(shown)
@@ -92,7 +98,12 @@ fn filled(asked: &str, shown: Option<&str>) -> Result<Option<String>, String> {
 
 /// A native list's choice held to the option it shows chosen.
 fn chosen(asked: &str, shown: Option<&str>) -> Result<Option<String>, String> {
-    let same = shown.is_some_and(|s| plain(s).to_lowercase() == plain(asked).to_lowercase());
+    // A list of several choices shows them joined by ", ": the one asked among them.
+    let wanted = plain(asked).to_lowercase();
+    let same = shown.is_some_and(|s| {
+        let shown = plain(s).to_lowercase();
+        shown == wanted || shown.split(", ").any(|one| one == wanted)
+    });
     if same {
         return Ok(None);
     }
@@ -166,6 +177,32 @@ fn letters(text: &str) -> String {
         .filter(|c| c.is_ascii_alphanumeric() || !c.is_ascii())
         .map(|c| c.to_ascii_lowercase())
         .collect()
+}
+
+/// A decimal number written plainly (`-0012.50`), as its sign, integer digits and
+/// fraction digits without the zeros that say nothing (`(true, "12", "5")`); `None`
+/// for anything else (`"555-0100"`, `"1,000"`, `"1e3"`).
+fn number(text: &str) -> Option<(bool, &str, &str)> {
+    let text = text.trim();
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.len() + fraction.len() == 0 || !all_digits(whole) || !all_digits(fraction) {
+        return None;
+    }
+    let (whole, fraction) = (
+        whole.trim_start_matches('0'),
+        fraction.trim_end_matches('0'),
+    );
+    // Zero has no sign.
+    Some((
+        negative && !(whole.is_empty() && fraction.is_empty()),
+        whole,
+        fraction,
+    ))
 }
 
 /// `text` in JSON's double quotes, cut to a readable length.

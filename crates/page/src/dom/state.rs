@@ -170,8 +170,18 @@ pub(super) fn state(
     }
     if let Some(select) = tagged::<HtmlSelectElement>(element, "select") {
         let options = options(select);
-        let chosen = usize::try_from(select.selected_index()).ok();
-        let value = chosen.and_then(|i| options.get(i).map(|(text, _)| text.clone()));
+        // A list that holds several choices shows them all, in order, joined by ", ".
+        let value = if select.multiple() {
+            let chosen: Vec<&str> = options
+                .iter()
+                .filter(|(_, o)| o.selected())
+                .map(|(text, _)| text.as_str())
+                .collect();
+            (!chosen.is_empty()).then(|| chosen.join(", "))
+        } else {
+            let chosen = usize::try_from(select.selected_index()).ok();
+            chosen.and_then(|i| options.get(i).map(|(text, _)| text.clone()))
+        };
         return (
             value,
             None,

@@ -78,6 +78,28 @@ fn a_value_the_field_shows_took_and_its_own_format_is_noted_not_refused() {
 }
 
 #[test]
+fn numbers_are_held_as_numbers_not_as_their_digits() {
+    let took = |asked: &str, shown: &str| judge(&Act::Fill(asked.into()), &page(shown), 1);
+    // The same number in the page's own form took.
+    assert!(matches!(took("100", "100.00"), Ok(Some(_))));
+    assert!(matches!(took("007", "7"), Ok(Some(_))));
+    assert!(matches!(took("-0", "0"), Ok(Some(_))));
+    // The same digits are not the same number: a point or a sign lost did not take.
+    for (asked, shown) in [("1.5", "15"), ("-5", "5"), ("10.00", "1000"), ("2", "20")] {
+        assert!(took(asked, shown).is_err(), "{asked} shown as {shown}");
+    }
+    // Not plain numbers, so held by their letters and digits.
+    assert!(matches!(took("1000", "1,000"), Ok(Some(_))));
+}
+
+#[test]
+fn a_list_of_several_choices_took_a_choice_it_shows_among_them() {
+    let several = with(page(""), 5, |c| c.value = Some("Free, Pro".into()));
+    assert_eq!(judge(&Act::Select("pro".into()), &several, 5), Ok(None));
+    assert!(judge(&Act::Select("Team".into()), &several, 5).is_err());
+}
+
+#[test]
 fn nothing_is_judged_where_there_is_nothing_to_hold_the_field_to() {
     let after = page("12:00");
     // Gone, masked, a click or a key, an ARIA list that draws its choice elsewhere.
