@@ -127,7 +127,16 @@ pub async fn session(
                 Builtin::Page => {
                     let page = match remote_page.clone() {
                         Some(page) => page,
-                        None => Rc::new(crate::web::WindowPage::default()),
+                        None => {
+                            // The page's own WebMCP tools, where it declares any.
+                            if let Some(declared) = crate::web::WindowTools::find() {
+                                crate::tool::page::declared::register(
+                                    &mut tools,
+                                    Rc::new(declared),
+                                );
+                            }
+                            Rc::new(crate::web::WindowPage::default())
+                        }
                     };
                     crate::tool::page::register(&mut tools, page)
                 }

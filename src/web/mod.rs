@@ -2,6 +2,8 @@
 
 pub mod character_file;
 mod clock;
+#[cfg(feature = "page")]
+mod declared_tools;
 mod fetch;
 mod frame;
 #[cfg(feature = "local")]
@@ -17,6 +19,8 @@ mod shell;
 mod storage;
 
 pub use clock::BrowserClock;
+#[cfg(feature = "page")]
+pub use declared_tools::WindowTools;
 pub use fetch::Fetch;
 #[cfg(feature = "guild")]
 pub use lock::TabsLock;

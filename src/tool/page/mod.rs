@@ -21,6 +21,7 @@
 mod act;
 mod actions;
 pub mod consequence;
+pub mod declared;
 mod forms;
 mod index;
 mod overview;
@@ -36,6 +37,7 @@ pub use familiar_page::{
 
 pub use act::{changes, check, describe, prepare};
 pub use actions::ACTIONS;
+pub use declared::DeclaredTools;
 pub use forms::{forms, links};
 pub use index::{ElementIndex, role_of};
 pub use overview::{COMMANDS, rules};
