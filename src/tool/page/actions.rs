@@ -307,7 +307,8 @@ fn closed_since(
     }
 }
 
-/// How many more times the page settles before the focus leaves a filled field.
+/// How many more times the page settles (50 ms at least each) before the focus leaves
+/// a filled field.
 const PAUSE: usize = 6;
 
 /// What the report says when the focus left a filled field.
@@ -322,20 +323,21 @@ async fn settled(
     element: u32,
     act: &Act,
 ) -> Result<(Snapshot, bool), String> {
-    let mut after = page.snapshot().await?;
-    // A person pauses before moving on, and an autocomplete waits a moment before it
-    // searches (jQuery UI 300 ms), cancelling the search if the field is left: the
-    // page is read again over that pause, each settling 50 ms at least.
-    let mut paused = 0;
-    while leaves(before, &after, element, act) {
-        if paused == PAUSE {
-            return leave(page, element).await;
-        }
-        paused += 1;
-        page.settle().await;
-        after = page.snapshot().await?;
+    let after = page.snapshot().await?;
+    if !leaves(before, &after, element, act) {
+        return Ok((after, false));
     }
-    Ok((after, false))
+    // A person pauses before moving on, and an autocomplete waits a moment before it
+    // searches (jQuery UI 300 ms), cancelling the search if the field is left: the page
+    // settles over that pause, then is read once more.
+    for _ in 0..PAUSE {
+        page.settle().await;
+    }
+    let paused = page.snapshot().await?;
+    if !leaves(before, &paused, element, act) {
+        return Ok((paused, false));
+    }
+    leave(page, element).await
 }
 
 /// The page after the focus left filled field `element`, and whether it left.

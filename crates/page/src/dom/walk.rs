@@ -331,7 +331,10 @@ impl Walk<'_> {
                 ),
             sight,
             origin: outer.origin,
-            pointer: pointer && !passes_pointer_on(&tag),
+            // A pointer drawn over the whole page (`body { cursor: pointer }`, an old
+            // trick for iOS's clicks) is no cue for what it holds.
+            pointer: pointer
+                && (!passes_pointer_on(&tag) || matches!(tag.as_str(), "html" | "body")),
             inside: outer.inside || tag == "label",
             popup: popup.or(outer.popup),
         };
