@@ -214,6 +214,41 @@ fn the_reasoning_calls_answer_is_capped_at_the_seeds_2000_tokens_within_the_wind
     assert!(prompt + cap <= tight, "{prompt} + {cap} within {tight}");
 }
 
+/// A model that reasons first may spend the whole cap before it answers: the run fails
+/// saying so and naming the setting to raise, never ending on an empty answer.
+#[test]
+fn an_answer_cut_at_the_cap_before_it_said_anything_fails_naming_the_setting() {
+    let mut run = run_after_a_long_look_up().with_reason_tokens(300);
+    next_call(&run);
+    run.model_responded(ChatResponse {
+        text: " ".into(),
+        reasoning: "Let me think about the key. ".repeat(40),
+        tool_calls: Vec::new(),
+        finish: familiar::llm::FinishReason::Length,
+        usage: None,
+    });
+    let Some(Outcome::Failed { error }) = run.outcome() else {
+        panic!("not failed: {:?}", run.outcome());
+    };
+    assert!(error.contains("cut at 300 tokens"), "{error}");
+    assert!(error.contains("reasonMaxTokens"), "{error}");
+    // An answer cut short that said something is still an answer.
+    let mut run = run_after_a_long_look_up();
+    next_call(&run);
+    run.model_responded(ChatResponse {
+        text: "The innkeeper has the key".into(),
+        reasoning: String::new(),
+        tool_calls: Vec::new(),
+        finish: familiar::llm::FinishReason::Length,
+        usage: None,
+    });
+    assert!(
+        !matches!(run.outcome(), Some(Outcome::Failed { .. })),
+        "{:?}",
+        run.outcome()
+    );
+}
+
 #[test]
 fn the_trims_come_in_order_and_stop_as_soon_as_the_request_fits() {
     let run = run_after_a_long_look_up();

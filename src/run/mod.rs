@@ -53,7 +53,9 @@ pub use review::{GoalGuess, Review, Verdict};
 pub use step::{Invocation, ModelCall, NextStep, Outcome, Purpose, ToolResult};
 
 use crate::llm::message::{Message, ToolCall};
-use crate::llm::{ChatRequest, ChatResponse, LlmError, ResponseFormat, ToolChoice, ToolSpec};
+use crate::llm::{
+    ChatRequest, ChatResponse, FinishReason, LlmError, ResponseFormat, ToolChoice, ToolSpec,
+};
 use crate::run::event::{Event, Thought};
 use crate::tool::{Approval, ToolInfo, ToolKind};
 
@@ -532,8 +534,19 @@ impl AgentRun {
             text,
             reasoning,
             tool_calls,
+            finish,
             ..
         } = response;
+        // A thinking model may spend the whole cap reasoning: an empty answer so cut is
+        // no answer, and the person learns which setting to raise.
+        if finish == FinishReason::Length && text.trim().is_empty() && tool_calls.is_empty() {
+            return self.finish(Outcome::Failed {
+                error: format!(
+                    "the model's answer was cut at {} tokens before it said anything (a                      model that reasons first can spend its cap on that): raise the                      agent's reasonMaxTokens",
+                    self.limits.reason_tokens
+                ),
+            });
+        }
         // Read once, here: the transcript, the approval and the tool get the same calls.
         let tool_calls = calls::normalized(tool_calls);
         self.reasoning = if reasoning.is_empty() {
