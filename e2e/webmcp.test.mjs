@@ -150,7 +150,7 @@ async function ask(panel, text, decide) {
 
 const items = (tab) => tab.evaluate(() => [...document.querySelectorAll('#items li')].map((li) => li.textContent));
 
-test('the probe: this Chromium with WebMCP declares the fixture tools, without it none', async (t) => {
+test("the probe: with WebMCP this Chromium lists the fixture's four tools, annotations only where given, each with the page's origin", async (t) => {
   const { tab } = await open(t);
   await tab.waitForFunction(() => window.declared.length === 4);
   const tools = await tab.evaluate(async () => (await document.modelContext.getTools())
@@ -205,7 +205,6 @@ test('without WebMCP the assistant offers no declared tools, as before', async (
   t.after(() => browser.close());
   const { tab } = await open(t, browser);
   assert.equal(await tab.evaluate(() => 'modelContext' in document), false);
-  const requests = [];
   const box = tab.getByRole('dialog', { name: 'Page assistant' }).getByRole('textbox', { name: 'Ask about this page' });
   const seen = new Promise((resolve) => tab.on('request', (r) => {
     if (r.url().includes('/script/v1/chat')) resolve(r.postDataJSON());
@@ -213,7 +212,6 @@ test('without WebMCP the assistant offers no declared tools, as before', async (
   await box.fill('Add Milk to my list.');
   await box.press('Enter');
   const body = await seen;
-  requests.push(body);
   const names = body.tools.map((tool) => tool.function.name);
   assert.ok(names.includes('read_page'));
   assert.ok(!names.includes('use_page_tool') && !names.includes('page_declared_tools'), names.join(', '));
