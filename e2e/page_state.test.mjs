@@ -5,7 +5,8 @@
 // field losing the focus. A card must take neither: the person clicks Allow on every
 // card, with the mouse, as a person does, and the task is done.
 import assert from 'node:assert/strict';
-import { test, settled, useDist, watch } from './harness.mjs';
+import { test, useDist } from './harness.mjs';
+import { allowEach, numbered, openPage } from './one_tag.mjs';
 
 const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Projects</title><link rel="icon" href="data:,">
@@ -66,13 +67,6 @@ const page = `<!doctype html>
   <script src="/pkg-page/assistant.js" data-model-url="/script/v1" data-model="scripted" data-stream="false" defer></script>
 </body></html>`;
 
-/** The element numbered for `name` in a `page_elements` listing. */
-function numbered(listing, name) {
-  const line = listing.find((l) => l.includes(`"${name}"`));
-  if (!line) throw new Error(`no "${name}" in ${listing.join(' | ')}`);
-  return Number(/\[(\d+)\]/.exec(line)[1]);
-}
-
 /**
  * The model: lists the elements, acts on one, lists them again, acts on the next; the
  * steps for "archive" are a click on Actions then on Archive project, for "Lisbon" a
@@ -102,48 +96,7 @@ function scripted(body) {
 
 const env = useDist({ pages: { '/projects.html': page }, scripted });
 
-function openRoots() {
-  const attach = Element.prototype.attachShadow;
-  Element.prototype.attachShadow = function attachOpen(init) {
-    return attach.call(this, { ...init, mode: 'open' });
-  };
-}
-
-async function open(t, query = '') {
-  const context = await env.browser.newContext();
-  t.after(() => context.close());
-  const tab = await context.newPage();
-  const problems = await watch(tab, env);
-  await tab.addInitScript(openRoots);
-  await tab.goto(`${env.server.url}projects.html${query}`);
-  await tab.getByRole('button', { name: 'Page assistant' }).click();
-  const panel = tab.getByRole('dialog', { name: 'Page assistant' });
-  await panel.getByText(/actions on the page ask you first/).waitFor({ timeout: 20_000 });
-  return { tab, problems, panel };
-}
-
-/** Sends `text`, then clicks Allow on each card, with the mouse, until `done` holds. */
-async function allowEach(tab, panel, text, done) {
-  const box = panel.getByRole('textbox', { name: 'Ask about this page' });
-  await box.fill(text);
-  await box.press('Enter');
-  const allowed = [];
-  const deadline = Date.now() + 30_000;
-  while (!(await done())) {
-    if (Date.now() >= deadline) {
-      const chat = await panel.locator('.log').innerText();
-      assert.fail(`done after allowing ${allowed.length}: ${allowed.join(' | ')}; the chat: ${chat}`);
-    }
-    const card = panel.getByRole('group', { name: 'Approval' }).first();
-    if (await card.isVisible()) {
-      allowed.push(await card.innerText());
-      await card.getByRole('button', { name: 'Allow', exact: true }).click();
-    }
-    await tab.waitForTimeout(100);
-  }
-  await settled(tab);
-  return allowed;
-}
+const open = (t, query = '') => openPage(env, t, `projects.html${query}`);
 
 test('a card leaves a menu the agent opened open: the person allows each step and the project is archived', async (t) => {
   const { tab, problems, panel } = await open(t);

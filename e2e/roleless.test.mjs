@@ -7,7 +7,8 @@
 // clicks Allow on every card, and each task is done through the assistant's tools.
 // FAMILIAR_ROLELESS_LOG=1 prints each listing the model reads.
 import assert from 'node:assert/strict';
-import { test, settled, useDist, watch } from './harness.mjs';
+import { test, useDist } from './harness.mjs';
+import { allowEach as allowEachCard, openPage } from './one_tag.mjs';
 
 const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Trip</title><link rel="icon" href="data:,">
@@ -141,50 +142,15 @@ function scripted(body) {
 
 const env = useDist({ pages: { '/trip.html': page }, scripted });
 
-/** Playwright's locators do not enter closed shadow roots: the widget's is opened. */
-function openRoots() {
-  const attach = Element.prototype.attachShadow;
-  Element.prototype.attachShadow = function attachOpen(init) {
-    return attach.call(this, { ...init, mode: 'open' });
-  };
-}
-
 async function open(t) {
-  const context = await env.browser.newContext();
-  t.after(() => context.close());
-  const tab = await context.newPage();
-  const problems = await watch(tab, env);
-  await tab.addInitScript(openRoots);
-  await tab.goto(`${env.server.url}trip.html`);
-  await tab.getByRole('button', { name: 'Page assistant' }).click();
-  const panel = tab.getByRole('dialog', { name: 'Page assistant' });
-  await panel.getByText(/actions on the page ask you first/).waitFor({ timeout: 20_000 });
+  const opened = await openPage(env, t, 'trip.html');
   listings.length = 0;
-  return { tab, problems, panel };
+  return opened;
 }
 
 /** Sends `text`, then clicks Allow on each card until `done` holds and the model is done. */
-async function allowEach(tab, panel, text, done) {
-  const box = panel.getByRole('textbox', { name: 'Ask about this page' });
-  await box.fill(text);
-  await box.press('Enter');
-  const allowed = [];
-  const deadline = Date.now() + 30_000;
-  while (!(await done()) || !(await panel.getByText('Done.').isVisible())) {
-    if (Date.now() >= deadline) {
-      const chat = await panel.locator('.log').innerText();
-      assert.fail(`done after allowing ${allowed.length}: ${allowed.join(' | ')}; the chat: ${chat}`);
-    }
-    const card = panel.getByRole('group', { name: 'Approval' }).first();
-    if (await card.isVisible()) {
-      allowed.push(await card.innerText());
-      await card.getByRole('button', { name: 'Allow', exact: true }).click();
-    }
-    await tab.waitForTimeout(100);
-  }
-  await settled(tab);
-  return allowed;
-}
+const allowEach = (tab, panel, text, done) => allowEachCard(tab, panel, text,
+  async () => (await done()) && panel.getByText('Done.').isVisible());
 
 test("a slider's handle, a focusable span with no role, is listed with where it sits and moved with ArrowRight", async (t) => {
   const { tab, problems, panel } = await open(t);

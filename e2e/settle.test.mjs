@@ -10,7 +10,8 @@
 // work its widget and naming its calendar's button; the name, the plan and the box
 // take and report success.
 import assert from 'node:assert/strict';
-import { test, settled, useDist, watch } from './harness.mjs';
+import { test, settled, useDist } from './harness.mjs';
+import { numbered, openPage } from './one_tag.mjs';
 
 const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Book a room</title><link rel="icon" href="data:,"></head>
@@ -45,13 +46,6 @@ const page = `<!doctype html>
   </script>
   <script src="/pkg-page/assistant.js" data-model-url="/script/v1" data-model="scripted" data-stream="false" defer></script>
 </body></html>`;
-
-/** The element numbered for `name` in a `page_elements` listing. */
-function numbered(listing, name) {
-  const line = listing.find((l) => l.includes(`"${name}"`));
-  if (!line) throw new Error(`no "${name}" in ${listing.join(' | ')}`);
-  return Number(/\[(\d+)\]/.exec(line)[1]);
-}
 
 /** Each task as a person words it, and its steps: a listing, then actions on it. */
 const tasks = {
@@ -100,26 +94,7 @@ function scripted(body) {
 
 const env = useDist({ pages: { '/booking.html': page }, scripted });
 
-function openRoots() {
-  const attach = Element.prototype.attachShadow;
-  Element.prototype.attachShadow = function attachOpen(init) {
-    return attach.call(this, { ...init, mode: 'open' });
-  };
-}
-
-async function open(t, { assistant = true } = {}) {
-  const context = await env.browser.newContext();
-  t.after(() => context.close());
-  const tab = await context.newPage();
-  const problems = await watch(tab, env);
-  await tab.addInitScript(openRoots);
-  await tab.goto(`${env.server.url}booking.html`);
-  if (!assistant) return { tab, problems };
-  await tab.getByRole('button', { name: 'Page assistant' }).click();
-  const panel = tab.getByRole('dialog', { name: 'Page assistant' });
-  await panel.getByText(/actions on the page ask you first/).waitFor({ timeout: 20_000 });
-  return { tab, problems, panel };
-}
+const open = (t, options) => openPage(env, t, 'booking.html', options);
 
 /** Sends task `key`, clicking Allow on each card with the mouse, until the turn ends. */
 async function allowEach(tab, panel, key) {
