@@ -195,17 +195,19 @@ async fn perform(
                     kind: invocation.kind,
                 });
             }
-            // A look-up asked before with the same arguments is answered as it was.
+            // A look-up asked before with the same arguments is answered as it was,
+            // unless the world was written since (read before these calls run).
             let at_ms = seams.clock.now().epoch_ms;
+            let writes = seams.tools.writes_seen();
             let kept: &Answers = answers;
             let results = join_all(calls.iter().map(|i| async move {
-                match kept.answer(i, at_ms) {
+                match kept.answer(i, at_ms, writes) {
                     Some(kept) => kept,
                     None => timed_call(i, seams).await,
                 }
             }))
             .await;
-            answers.keep(&calls, &results, seams.tools);
+            answers.keep(&calls, &results, seams.tools, writes);
             Fed::Tools(results)
         }
         NextStep::AwaitApproval(_) | NextStep::Done(_) => Fed::Tools(Vec::new()),

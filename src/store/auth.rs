@@ -548,4 +548,8 @@ impl Store for SignedInStore {
             self.store.rpc(query).await
         })
     }
+
+    fn writes(&self) -> u64 {
+        self.store.writes()
+    }
 }

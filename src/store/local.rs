@@ -44,6 +44,8 @@ pub struct LocalStore {
     restored: std::collections::BTreeSet<String>,
     /// Who is signed in (a JWT's `sub` online), for functions that act as them.
     signed_in: RefCell<Option<String>>,
+    /// Writes so far ([`Store::writes`]).
+    writes: std::cell::Cell<u64>,
 }
 
 impl LocalStore {
@@ -68,6 +70,7 @@ impl LocalStore {
             persist: None,
             restored: std::collections::BTreeSet::new(),
             signed_in: RefCell::new(None),
+            writes: std::cell::Cell::new(0),
         }
     }
 
@@ -242,7 +245,9 @@ impl LocalStore {
             .ok_or_else(|| StoreError::UnknownTable(table.to_owned()))
     }
 
+    /// Every write ends here: counted, then kept when the store persists.
     fn save(&self) {
+        self.writes.set(self.writes.get().wrapping_add(1));
         if let Some(persist) = &self.persist
             && let Some(snapshot) = self.snapshot()
         {
@@ -418,6 +423,10 @@ impl Store for LocalStore {
 
     fn rpc<'a>(&'a self, query: &'a Rpc) -> LocalBoxFuture<'a, Result<Value, StoreError>> {
         Box::pin(async move { self.run_rpc(query) })
+    }
+
+    fn writes(&self) -> u64 {
+        self.writes.get()
     }
 }
 

@@ -100,4 +100,11 @@ pub trait Store {
     fn delete<'a>(&'a self, query: &'a Delete) -> LocalBoxFuture<'a, Result<Vec<Row>, StoreError>>;
     /// The function's result.
     fn rpc<'a>(&'a self, query: &'a Rpc) -> LocalBoxFuture<'a, Result<Value, StoreError>>;
+    /// How many writes went through this store so far (every insert, update, delete
+    /// and function call, answered or refused), so a reader can tell that rows it read
+    /// may have changed since (a run's kept look-ups, `run::driver::cache`). Writes
+    /// other clients make are not seen; 0 from a store that does not count.
+    fn writes(&self) -> u64 {
+        0
+    }
 }

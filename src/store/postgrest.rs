@@ -31,6 +31,8 @@ pub struct PostgrestStore {
     random: Box<dyn Fn() -> f64>,
     retry: RetryPolicy,
     timeout_ms: u64,
+    /// Writes sent so far ([`Store::writes`]).
+    writes: std::cell::Cell<u64>,
 }
 
 /// A request as the store sends it, before headers.
@@ -64,6 +66,7 @@ impl PostgrestStore {
             random,
             retry: RetryPolicy::default(),
             timeout_ms: 30_000,
+            writes: std::cell::Cell::new(0),
         }
     }
 
@@ -145,8 +148,18 @@ impl PostgrestStore {
         headers
     }
 
-    /// Sends `call`, retrying what is safe to retry; the response body as JSON.
+    /// Sends `call`; a write is counted once answered or given up on.
     async fn send(&self, call: Call, table: &str) -> Result<Value, StoreError> {
+        let write = call.method != "GET";
+        let answer = self.exchange(call, table).await;
+        if write {
+            self.writes.set(self.writes.get().wrapping_add(1));
+        }
+        answer
+    }
+
+    /// Sends `call`, retrying what is safe to retry; the response body as JSON.
+    async fn exchange(&self, call: Call, table: &str) -> Result<Value, StoreError> {
         let query = query_string(&call.params);
         let url = if query.is_empty() {
             format!("{}/{}", self.base_url, call.path)
@@ -374,6 +387,10 @@ impl Store for PostgrestStore {
             };
             self.send(call, &query.function).await
         })
+    }
+
+    fn writes(&self) -> u64 {
+        self.writes.get()
     }
 }
 

@@ -66,6 +66,8 @@ pub struct ToolRegistry {
     judges: SmallMap<String, Judge>,
     /// Look-ups a run may answer again from their first answer, until its next action.
     cached: Vec<String>,
+    /// Counters of the writes made to what kept look-ups read ([`ToolRegistry::watch_writes`]).
+    watched: Vec<Rc<dyn Fn() -> u64>>,
     #[cfg(feature = "store")]
     ledger: Option<Ledger>,
 }
@@ -284,6 +286,21 @@ impl ToolRegistry {
     /// Whether a run may keep `name`'s answers ([`ToolRegistry::cache_results`]).
     pub fn caches(&self, name: &str) -> bool {
         self.cached.iter().any(|n| n == name)
+    }
+
+    /// Watches a count of the writes made to what the kept look-ups read (a store's
+    /// [`crate::store::Store::writes`]): when it moves, a run drops the answers it kept,
+    /// whoever wrote (another agent acting in the same world, the person).
+    pub fn watch_writes(&mut self, writes: Rc<dyn Fn() -> u64>) -> &mut Self {
+        self.watched.push(writes);
+        self
+    }
+
+    /// The watched writes so far, summed: a run's kept answers hold while it stays.
+    pub fn writes_seen(&self) -> u64 {
+        self.watched
+            .iter()
+            .fold(0, |sum, writes| sum.wrapping_add(writes()))
     }
 
     /// Sets how long calls to `name` may take; unknown names are ignored.

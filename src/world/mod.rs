@@ -64,6 +64,7 @@ pub const PLAYER_ID: i64 = 3;
 /// (`ask_if_untrusted`). An operator whose agent may act on its own — an NPC with no
 /// one to ask — says so per tool with [`ToolRegistry::set_approval`].
 pub fn register_tools(registry: &mut ToolRegistry, store: Rc<dyn Store>, me: i64) {
+    watch(registry, &store);
     let world = rows::World {
         store,
         me,
@@ -77,6 +78,7 @@ pub fn register_tools(registry: &mut ToolRegistry, store: Rc<dyn Store>, me: i64
 /// (or the player themselves): look-ups read as the agent, and actions change the
 /// agent's rows through `act_as`, which checks the ownership.
 pub fn register_agent_tools(registry: &mut ToolRegistry, store: Rc<dyn Store>, agent: i64) {
+    watch(registry, &store);
     let world = rows::World {
         store,
         me: agent,
@@ -84,6 +86,13 @@ pub fn register_agent_tools(registry: &mut ToolRegistry, store: Rc<dyn Store>, a
     };
     data::register(registry, &world);
     actions::register(registry, &world);
+}
+
+/// Lets a run keep the world's look-ups only while no one writes through `store`:
+/// other residents act in the same world while a run goes on (`run::driver::cache`).
+fn watch(registry: &mut ToolRegistry, store: &Rc<dyn Store>) {
+    let store = Rc::clone(store);
+    registry.watch_writes(Rc::new(move || store.writes()));
 }
 
 /// The world's tables in the page with their functions, seeded on first use and played

@@ -335,3 +335,53 @@ fn a_kept_look_up_runs_once_a_run_until_an_action() {
     );
     assert_eq!(runs.get(), 5, "c3 answered as c1 was; c4, c5 and c7 ran");
 }
+
+/// The world the look-ups read is written by others during a run (another resident
+/// acting in the same store): a kept answer holds only while the watched writes stay
+/// where they were, so the look-up runs again once someone else has written.
+#[test]
+fn a_kept_look_up_runs_again_after_a_write_the_run_did_not_make() {
+    let mut bench = bench();
+    let runs = Rc::new(Cell::new(0));
+    let writes = Rc::new(Cell::new(0_u64));
+    let (count, counter) = (Rc::clone(&runs), Rc::clone(&bench.applied));
+    bench
+        .tools
+        .register_fn("look", ToolKind::Data, "Looks.", move |_: NoArgs, _| {
+            count.set(count.get() + 1);
+            let value = counter.get();
+            async move { Ok::<_, String>(json!({ "seen": value })) }
+        });
+    bench.tools.cache_results("look");
+    // `other` is a look-up of the run during which another agent writes.
+    let (other, counter) = (Rc::clone(&writes), Rc::clone(&bench.applied));
+    bench
+        .tools
+        .register_fn("other", ToolKind::Data, "Waits.", move |_: NoArgs, _| {
+            counter.set(counter.get() + 7);
+            other.set(other.get() + 1);
+            async { Ok::<_, String>(json!("waited")) }
+        });
+    let seen = Rc::clone(&writes);
+    bench.tools.watch_writes(Rc::new(move || seen.get()));
+    let model = ScriptedModel::new();
+    model
+        .push_tool_calls(vec![call("c1", "look", "{}")])
+        .push_tool_calls(vec![call("c2", "look", "{}")])
+        .push_tool_calls(vec![call("c3", "other", "{}")])
+        .push_tool_calls(vec![call("c4", "look", "{}")])
+        .push_text("Looked.");
+    let mut run = bench.run("look around");
+    let (stop, _) = bench.drive(&mut run, &model);
+    assert!(matches!(stop, Stop::Done(Outcome::Answered { .. })));
+    let seen: Vec<Value> = tool_messages(&run)
+        .iter()
+        .map(|m| m.get("seen").cloned().unwrap_or(Value::Null))
+        .collect();
+    assert_eq!(seen, [json!(0), json!(0), Value::Null, json!(7)]);
+    assert_eq!(
+        runs.get(),
+        2,
+        "c2 answered as c1 was; c4 ran after the write"
+    );
+}

@@ -157,3 +157,38 @@ fn the_worlds_look_ups_are_kept_within_a_run_and_its_actions_are_not() {
     }
     assert!(tools.caches("get_my_stats") && !tools.caches("buy_item"));
 }
+
+/// Residents share the world's store: an action of one is a write every other's run
+/// sees (`ToolRegistry::writes_seen`), so their kept look-ups are read again; a look-up
+/// writes nothing and keeps them.
+#[test]
+fn another_residents_action_moves_the_writes_a_run_watches_and_a_look_up_does_not() {
+    use familiar::llm::message::ToolCall;
+    use familiar::tool::{CallContext, ToolRegistry};
+
+    let store = world();
+    familiar::world::functions::play_as(&store, 3).unwrap();
+    let shared = store as Rc<dyn Store>;
+    let mut mira = ToolRegistry::new();
+    familiar::world::register_agent_tools(&mut mira, Rc::clone(&shared), 4);
+    let mut dotty = ToolRegistry::new();
+    familiar::world::register_agent_tools(&mut dotty, Rc::clone(&shared), 1);
+    let call = |tools: &ToolRegistry, name: &str, args: Value| {
+        let call = ToolCall {
+            id: "c".into(),
+            name: name.into(),
+            arguments: args.to_string().into(),
+        };
+        block_on(tools.call(&call, CallContext::default()))
+    };
+    let before = mira.writes_seen();
+    call(&mira, "get_my_stats", json!({})).unwrap();
+    call(&dotty, "get_market_items", json!({})).unwrap();
+    assert_eq!(mira.writes_seen(), before, "look-ups write nothing");
+    let worked = call(&dotty, "do_work", json!({"job": "farming"})).unwrap();
+    assert_eq!(worked["earned"], 30, "{worked}");
+    assert!(
+        mira.writes_seen() > before,
+        "Dotty's work is a write Mira's run sees"
+    );
+}
