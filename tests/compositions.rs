@@ -9,6 +9,7 @@ use familiar::compose::agent::{Agent, register_as_tool};
 use familiar::compose::delegate::{Delegate, Routed};
 use familiar::compose::supervisor::{Level, Progress, Status, Supervisor};
 use familiar::llm::message::{Role, ToolCall};
+use familiar::llm::rules::RulesModel;
 use familiar::llm::scripted::ScriptedModel;
 use familiar::run::Outcome;
 use familiar::run::driver::Stop;
@@ -200,9 +201,13 @@ fn supervisor(
 }
 
 #[test]
-fn a_simple_request_goes_straight_to_the_executor() {
+fn a_simple_request_is_planned_as_one_task_executed_and_decided_as_the_seeds_trace_shows() {
     let (supervisor, brain, hands) = supervisor(
-        &[r#"{"level": "SIMPLE", "reason": "one greeting"}"#],
+        &[
+            r#"{"level": "SIMPLE", "reason": "one greeting"}"#,
+            r#"{"tasks": ["Have Elena greet the player"]}"#,
+            r#"{"done": true, "summary": "Elena greets the player"}"#,
+        ],
         &["Elena greets you."],
     );
     let mut notices = Vec::new();
@@ -214,16 +219,29 @@ fn a_simple_request_goes_straight_to_the_executor() {
     ))
     .unwrap();
     assert_eq!(report.complexity.level, Level::Simple);
-    assert!(report.plan.is_empty());
-    assert_eq!(report.judgement, None);
+    assert_eq!(report.plan, ["Have Elena greet the player"]);
+    assert_eq!(report.judgement.unwrap().summary, "Elena greets the player");
     assert_eq!(
         report.outcome,
         Outcome::Answered {
             text: "Elena greets you.".into()
         }
     );
-    assert_eq!(brain.requests().len(), 1, "no planner and no decider");
-    assert_eq!(first_input(&hands), "Have Elena greet the player");
+    let asked = brain.requests();
+    assert_eq!(asked.len(), 3, "analysed, planned and decided");
+    assert!(
+        asked[1].system.contains("judged SIMPLE"),
+        "{}",
+        asked[1].system
+    );
+    assert!(
+        asked[2].messages[0]
+            .content
+            .contains("Tool results:\n(no tool was called)"),
+        "{}",
+        asked[2].messages[0].content
+    );
+    assert!(first_input(&hands).starts_with("Have Elena greet the player\n\nThe whole plan:\n1. "));
     let statuses: Vec<_> = notices
         .iter()
         .filter_map(|n| match n {
@@ -239,12 +257,77 @@ fn a_simple_request_goes_straight_to_the_executor() {
                 level: Level::Simple,
                 reason: "one greeting".into()
             },
+            Status::Planning,
+            Status::Planned {
+                tasks: vec!["Have Elena greet the player".into()]
+            },
             Status::Executing {
                 round: 1,
                 max_rounds: 2,
-                tasks: 0
+                tasks: 1
+            },
+            Status::Deciding { round: 1 },
+            Status::Decided {
+                done: true,
+                summary: "Elena greets the player".into()
             }
         ]
+    );
+}
+
+#[test]
+fn the_rules_model_analyses_plans_and_decides_a_request_offline_from_its_tool_results() {
+    let rules = RulesModel::from_json(
+        r#"{"fallback": "I can tell the time and remember.",
+            "rules": [{"keywords": ["time"], "tool": "current_time", "answer": "It is {time}."},
+                      {"keywords": ["remember"], "tool": "remember", "answer": "Noted."}]}"#,
+    )
+    .unwrap();
+    let rules: Rc<dyn familiar::llm::Llm> = Rc::new(rules);
+    let mut tools = ToolRegistry::new();
+    tools.register_fn(
+        "current_time",
+        ToolKind::Data,
+        "The time.",
+        |_: NoArgs, _| async { Ok::<_, String>(serde_json::json!({"time": "09:05"})) },
+    );
+    tools.register_fn(
+        "remember",
+        ToolKind::Action,
+        "Remembers.",
+        |_: NoArgs, _| async { Err::<serde_json::Value, _>("the memory is full".to_owned()) },
+    );
+    tools.set_approval("remember", familiar::tool::Approval::Auto);
+    let executor = Rc::new(Agent::new(
+        "executor",
+        "Carries out the plan.",
+        "You carry out the plan.",
+        Rc::clone(&rules),
+        Rc::new(tools),
+    ));
+    let supervisor = Supervisor {
+        llm: rules,
+        executor,
+        max_rounds: 1,
+    };
+    let report = block_on(supervisor.handle(
+        "s",
+        "Tell me the time, then remember that the ale is cold",
+        &CLOCK,
+        &mut |_| {},
+    ))
+    .unwrap();
+    assert_eq!(report.complexity.level, Level::Complex);
+    assert_eq!(
+        report.plan,
+        ["Tell me the time", "Remember that the ale is cold"]
+    );
+    // The memory's failure is what the decider read, so the work is not done.
+    let judgement = report.judgement.unwrap();
+    assert!(!judgement.done);
+    assert_eq!(
+        judgement.summary,
+        "still to fix: remember failed (`remember` failed: the memory is full)"
     );
 }
 

@@ -16,9 +16,10 @@ use super::turn::{Place, StopSignal, stopped};
 use super::update::{Notice, Update};
 use super::{AppError, Session};
 use crate::compose::agent::Agent;
-use crate::compose::supervisor::{Next, Status, Supervision};
+use crate::compose::supervisor::{Next, Status, Supervision, result_line};
 use crate::llm::message::Message;
 use crate::run::event::Event;
+use crate::run::interaction::Step;
 use crate::run::{AgentRun, Observation, Outcome};
 
 /// Executor rounds a supervised request gets, at most.
@@ -45,16 +46,19 @@ pub(super) fn load_supervision(
 }
 
 impl Session {
-    /// Handles `request` under the supervisor, in the turn `place`.
+    /// Handles the request `observation` carries under the supervisor, in the turn
+    /// `place`: each executor round starts from it (what the host's environment
+    /// perceived as the turn began, the scene a copilot is in, reaches every round).
     pub(super) async fn supervise(
         &self,
         place: &Place,
         agent: &Agent,
         history: Vec<Message>,
-        request: &str,
+        observation: Observation,
         signal: StopSignal,
     ) -> Outcome {
-        let supervision = Supervision::new(request, MAX_ROUNDS);
+        let supervision =
+            Supervision::new(&observation.subject.content, MAX_ROUNDS).observing(observation);
         self.supervised(place, agent, history, supervision, None, signal)
             .await
     }
@@ -103,13 +107,8 @@ impl Session {
                     self.save_supervision(place, &agent.name, &supervision);
                     self.status(place, status);
                     let run = resumed.unwrap_or_else(|| {
-                        let run = self.build_run(
-                            place,
-                            agent,
-                            Observation::chat(brief),
-                            history.clone(),
-                            false,
-                        );
+                        let observation = supervision.observation_for(brief);
+                        let run = self.build_run(place, agent, observation, history.clone(), false);
                         let id = format!("{}-r{round}", run.id());
                         run.with_id(id)
                     });
@@ -117,7 +116,7 @@ impl Session {
                     if matches!(outcome, Outcome::Aborted { .. }) {
                         return self.supervised_end(place, outcome);
                     }
-                    supervision.executed(outcome);
+                    supervision.executed(outcome, self.tool_results(place));
                     // Saved before its run is let go: a reload now does not redo it.
                     self.save_supervision(place, &agent.name, &supervision);
                     self.forget_run(&place.conversation);
@@ -132,6 +131,27 @@ impl Session {
         self.forget_supervision(&place.conversation);
         self.event(place, Event::Done(outcome.clone()));
         outcome
+    }
+
+    /// Every tool result of the turn's executor rounds so far, as the decider reads
+    /// them.
+    fn tool_results(&self, place: &Place) -> Vec<String> {
+        let state = self.inner.state.borrow();
+        let Some(conversation) = state.conversations.get(&place.conversation) else {
+            return Vec::new();
+        };
+        let turn = conversation.interactions.iter().rev();
+        let steps = turn.filter(|i| i.id == place.turn).flat_map(|i| &i.steps);
+        steps
+            .filter_map(|step| match step {
+                Step::ToolCall {
+                    call,
+                    result: Some(result),
+                    ..
+                } => Some(result_line(&call.name, result)),
+                _ => None,
+            })
+            .collect()
     }
 
     fn status(&self, place: &Place, status: Status) {

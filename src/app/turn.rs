@@ -193,14 +193,14 @@ impl Session {
             self.event(place, Event::Done(outcome.clone()));
             return outcome;
         }
+        let mut observation = self.chat_observation(&agent, request);
+        perceived.apply(&mut observation);
         #[cfg(feature = "supervisor")]
         if self.inner.config.options.supervisor {
             return self
-                .supervise(place, &agent, history, &request, signal)
+                .supervise(place, &agent, history, observation, signal)
                 .await;
         }
-        let mut observation = self.chat_observation(&agent, request);
-        perceived.apply(&mut observation);
         let run = self.build_run(place, &agent, observation, history, false);
         self.drive(place, &agent, run, false, signal).await
     }

@@ -1,5 +1,7 @@
 //! The supervisor preset (seed 003): complexity analysis → planner → executor, given
-//! the whole plan → decider, with a typed status notice at each stage. The analysis,
+//! the whole plan → decider, with a typed status notice at each stage. Every request
+//! is planned and decided, as the seed's trace shows: a SIMPLE one gets a plan of one
+//! task (the planner is told so), a COMPLEX one several. The analysis,
 //! plan and judgement are typed JSON contracts asked through `llm::contract::ask`, so
 //! invalid model output is re-asked and then refused, never guessed at. The stages
 //! are a sans-IO state machine ([`Supervision`]) that a driver steps: [`Supervisor`]
@@ -17,9 +19,9 @@ use crate::compose::agent::Agent;
 use crate::llm::contract::{ContractError, DEFAULT_REASKS, ask};
 use crate::llm::message::Message;
 use crate::llm::{ChatRequest, Llm};
-use crate::run::Outcome;
 use crate::run::driver::Stop;
-use crate::run::event::Event;
+use crate::run::event::{Event, Thought};
+use crate::run::{Observation, Outcome};
 
 /// How hard a request is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -69,6 +71,28 @@ pub struct Judgement {
 impl Contract for Judgement {}
 
 const MAX_TASKS: usize = 12;
+/// The most tool results the decider reads (the latest), and the most characters of
+/// each.
+const MAX_RESULTS: usize = 40;
+const RESULT_CHARS: usize = 300;
+
+/// One tool result as the decider reads it: `- tool: succeeded: {json}`, `- tool:
+/// failed: why`, or `- tool: declined: why` (a person's decision, not a failure).
+pub fn result_line(tool: &str, result: &Result<serde_json::Value, String>) -> String {
+    let (how, what) = match result {
+        Ok(value) => match value.get("declined") {
+            Some(why) => (
+                "declined",
+                why.as_str().map_or_else(|| why.to_string(), str::to_owned),
+            ),
+            None => ("succeeded", value.to_string()),
+        },
+        Err(error) => ("failed", error.clone()),
+    };
+    let cut: String = what.chars().take(RESULT_CHARS).collect();
+    let ellipsis = if cut.len() < what.len() { "…" } else { "" };
+    format!("- {tool}: {how}: {cut}{ellipsis}")
+}
 
 /// A stage of the supervisor, as the person waiting sees it: typed, so a front end
 /// can draw the plan and where it is.
@@ -84,7 +108,7 @@ pub enum Status {
     /// The plan the executor is given whole.
     Planned { tasks: Vec<String> },
     /// Executor round `round` of at most `max_rounds` began (or went on after a
-    /// reload), on a plan of `tasks` tasks (0 for a simple request).
+    /// reload), on a plan of `tasks` tasks.
     Executing {
         round: u32,
         max_rounds: u32,
@@ -129,7 +153,7 @@ pub struct Report {
     pub plan: Vec<String>,
     /// The executor's last outcome.
     pub outcome: Outcome,
-    /// The decider's last word (none for simple requests).
+    /// The decider's last word (none when the executor never finished a round).
     pub judgement: Option<Judgement>,
     /// Executor runs.
     pub rounds: u32,
@@ -140,15 +164,17 @@ const ANALYST: &str = "Decide whether the request can be done in one step (SIMPL
     \"COMPLEX\", \"reason\": \"...\"}.";
 const PLANNER: &str = "Break the request into a short ordered list of tasks. Reply with \
     JSON: {\"tasks\": [\"...\"]}.";
-const DECIDER: &str = "Given the request, the plan and the executor's report, decide \
-    whether every task is done. Reply with JSON: {\"done\": true | false, \"summary\": \
+const PLANNER_SIMPLE: &str = "The request was judged SIMPLE: reply with a plan of exactly \
+    one task, the request as one sentence. Reply with JSON: {\"tasks\": [\"...\"]}.";
+const DECIDER: &str = "Given the request, the plan, the results of the executor's tool \
+    calls and its report, decide whether every task is done. Reply with JSON: {\"done\": true | false, \"summary\": \
     \"...\"}.";
 
 /// A question the supervisor puts to its model, with the user text it asks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Question {
     Complexity(String),
-    Plan(String),
+    Plan { level: Level, text: String },
     Decision { round: u32, text: String },
 }
 
@@ -165,7 +191,7 @@ impl Question {
     pub fn status(&self) -> Status {
         match self {
             Self::Complexity(_) => Status::Analysing,
-            Self::Plan(_) => Status::Planning,
+            Self::Plan { .. } => Status::Planning,
             Self::Decision { round, .. } => Status::Deciding { round: *round },
         }
     }
@@ -175,7 +201,11 @@ impl Question {
     pub async fn ask(&self, llm: &dyn Llm) -> Result<Answer, ContractError> {
         let (system, text) = match self {
             Self::Complexity(text) => (ANALYST, text),
-            Self::Plan(text) => (PLANNER, text),
+            Self::Plan {
+                level: Level::Simple,
+                text,
+            } => (PLANNER_SIMPLE, text),
+            Self::Plan { text, .. } => (PLANNER, text),
             Self::Decision { text, .. } => (DECIDER, text),
         };
         let request = ChatRequest {
@@ -189,7 +219,7 @@ impl Question {
             Self::Complexity(_) => {
                 Answer::Complexity(ask(llm, request, DEFAULT_REASKS, sink).await?)
             }
-            Self::Plan(_) => Answer::Plan(ask(llm, request, DEFAULT_REASKS, sink).await?),
+            Self::Plan { .. } => Answer::Plan(ask(llm, request, DEFAULT_REASKS, sink).await?),
             Self::Decision { .. } => {
                 Answer::Decision(ask(llm, request, DEFAULT_REASKS, sink).await?)
             }
@@ -213,7 +243,7 @@ pub enum Next {
 /// The supervisor's state for one request: sans-IO and serializable, so it is saved
 /// beside the executor's run and a reload goes on where it was. Rounds already
 /// judged are never run again.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
+#[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Supervision {
     pub input: String,
     pub max_rounds: u32,
@@ -227,6 +257,13 @@ pub struct Supervision {
     pub outcome: Option<Outcome>,
     /// The decider's word on the current round.
     pub judgement: Option<Judgement>,
+    /// The executor's tool results so far, one line each ([`result_line`]).
+    #[serde(default)]
+    pub results: Vec<String>,
+    /// The request as its turn perceived it (the host's environment, the actor's
+    /// state): each executor round starts from it, its words replaced by the brief.
+    #[serde(default)]
+    pub observation: Option<Observation>,
 }
 
 impl Supervision {
@@ -240,6 +277,27 @@ impl Supervision {
             brief: input.to_owned(),
             outcome: None,
             judgement: None,
+            results: Vec::new(),
+            observation: None,
+        }
+    }
+
+    /// Each executor round starts from `observation` (the request as its turn
+    /// perceived it) instead of a plain chat message.
+    pub fn observing(mut self, observation: Observation) -> Self {
+        self.observation = Some(observation);
+        self
+    }
+
+    /// What an executor round told `brief` starts from.
+    pub fn observation_for(&self, brief: String) -> Observation {
+        match &self.observation {
+            Some(observation) => {
+                let mut observation = observation.clone();
+                observation.subject.content = brief;
+                observation
+            }
+            None => Observation::chat(brief),
         }
     }
 
@@ -261,31 +319,46 @@ impl Supervision {
             round,
             brief: self.brief.clone(),
         };
-        if complexity.level == Level::Simple {
-            return match (&self.outcome, self.round) {
-                (_, 0) => execute(1),
-                (None, round) => execute(round),
-                (Some(_), _) => self.done(),
-            };
-        }
         if self.plan.is_none() {
-            return Next::Ask(Question::Plan(self.input.clone()));
+            return Next::Ask(Question::Plan {
+                level: complexity.level,
+                text: self.input.clone(),
+            });
         }
         match (&self.outcome, &self.judgement) {
             _ if self.round == 0 => execute(1),
             (None, _) => execute(self.round),
             (Some(outcome), None) => Next::Ask(Question::Decision {
                 round: self.round,
-                text: format!(
-                    "Request: {}\nPlan:\n{}\nExecutor's report: {}",
-                    self.input,
-                    self.numbered(),
-                    outcome.text()
-                ),
+                text: self.decision_text(outcome),
             }),
             (Some(_), Some(j)) if j.done || self.round >= self.max_rounds => self.done(),
             (Some(_), Some(_)) => execute(self.round + 1),
         }
+    }
+
+    /// What the decider reads: the request, the plan, each tool result of the
+    /// executor's rounds so far, how its last round ended and what it reported.
+    fn decision_text(&self, outcome: &Outcome) -> String {
+        let results = if self.results.is_empty() {
+            "(no tool was called)".to_owned()
+        } else {
+            self.results.join("\n")
+        };
+        let ended = match outcome {
+            Outcome::Answered { .. } => "answered",
+            Outcome::GoalComplete { .. } => "goal complete",
+            Outcome::CapReached { .. } => "stopped at its step cap",
+            Outcome::Aborted { .. } => "aborted",
+            Outcome::Failed { .. } => "failed",
+        };
+        format!(
+            "Request: {}\nPlan:\n{}\nTool results:\n{results}\nExecutor's outcome: \
+             {ended}\nExecutor's report: {}",
+            self.input,
+            self.numbered(),
+            outcome.text()
+        )
     }
 
     fn done(&self) -> Next {
@@ -357,8 +430,13 @@ impl Supervision {
         }
     }
 
-    /// The current round's executor ended with `outcome`.
-    pub fn executed(&mut self, outcome: Outcome) {
+    /// The current round's executor ended with `outcome`; `results`: every tool
+    /// result of the executor's rounds so far (lines of [`result_line`]), of which
+    /// the decider reads the latest.
+    pub fn executed(&mut self, outcome: Outcome, mut results: Vec<String>) {
+        let old = results.len().saturating_sub(MAX_RESULTS);
+        results.drain(..old);
+        self.results = results;
         self.outcome = Some(outcome);
     }
 }
@@ -385,6 +463,7 @@ impl Supervisor {
         notify: &mut dyn FnMut(Progress),
     ) -> Result<Report, ContractError> {
         let mut supervision = Supervision::new(input, self.max_rounds);
+        let mut results = Vec::new();
         loop {
             match supervision.next() {
                 Next::Ask(question) => {
@@ -395,8 +474,19 @@ impl Supervisor {
                 Next::Execute { round, brief } => {
                     notify(Progress::Status(supervision.begin(round)));
                     let run_id = format!("{run_id}-{round}");
-                    let outcome = self.execute(&run_id, &brief, clock, notify).await;
-                    supervision.executed(outcome);
+                    let mut told = |progress: Progress| {
+                        if let Progress::Executor(Event::Thought(Thought::ToolReturn {
+                            tool,
+                            result,
+                            ..
+                        })) = &progress
+                        {
+                            results.push(result_line(tool, result));
+                        }
+                        notify(progress);
+                    };
+                    let outcome = self.execute(&run_id, &brief, clock, &mut told).await;
+                    supervision.executed(outcome, results.clone());
                 }
                 Next::Done(report) => return Ok(report),
             }

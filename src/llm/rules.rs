@@ -5,10 +5,11 @@
 //! keywords pick tool calls, answer templates turn tool results into text, and a
 //! question whether the goal is complete gets YES or NO from the transcript, and the
 //! run's optional phases (a review, a goal guess) get JSON of their shape
-//! ([`phases`]). It streams the same deltas a real client does. Which rules a demo
+//! ([`phases`]), as do the supervisor's stages ([`supervision`]). It streams the same deltas a real client does. Which rules a demo
 //! uses is the demo's business (`public/rules/`).
 
 pub mod phases;
+pub mod supervision;
 mod template;
 
 use crate::base::json::Read;
@@ -60,7 +61,7 @@ impl RulesModel {
 
     /// Decides this turn's response, without streaming it.
     pub fn respond(&self, request: &ChatRequest) -> ChatResponse {
-        if let Some(answer) = phases::answer(request) {
+        if let Some(answer) = phases::answer(request).or_else(|| supervision::answer(request)) {
             return answer;
         }
         let messages = &request.messages[..];

@@ -11,7 +11,10 @@ async fn a_page_model_answers_through_respond_and_a_supervised_turn_reports_its_
         name: "copilot", persist: false, supervisor: true,
         model: { respond: async (request) => {
             window.asked.push(request);
-            if (request.responseFormat) return '{"level": "SIMPLE", "reason": "one monster"}';
+            const stage = request.responseFormat && request.responseFormat.name;
+            if (stage === "Complexity") return '{"level": "SIMPLE", "reason": "one monster"}';
+            if (stage === "TaskPlan") return '{"tasks": ["Spawn a goblin"]}';
+            if (stage === "Judgement") return '{"done": true, "summary": "a goblin stands"}';
             const last = request.messages[request.messages.length - 1];
             if (last.role === "tool") return { text: "Spawned a " + JSON.parse(last.content).spawned + "." };
             return { toolCalls: [{ name: "spawn", arguments: { kind: "goblin" } }] };
@@ -32,12 +35,32 @@ async fn a_page_model_answers_through_respond_and_a_supervised_turn_reports_its_
         .iter()
         .filter_map(|s| s.as_string())
         .collect();
-    assert_eq!(stages, ["analysing", "assessed", "executing"]);
+    assert_eq!(
+        stages,
+        [
+            "analysing",
+            "assessed",
+            "planning",
+            "planned",
+            "executing",
+            "deciding",
+            "decided"
+        ]
+    );
     let first = js("window.asked[0]");
     assert_eq!(text(&first, "responseFormat.name"), "Complexity");
-    let executor = js("window.asked[1]");
+    let executor = js("window.asked[2]");
     assert_eq!(text(&executor, "tools.0.name"), "spawn");
-    assert_eq!(text(&executor, "messages.0.content"), "a goblin, please");
+    assert!(
+        text(&executor, "messages.0.content")
+            .starts_with("a goblin, please\n\nThe whole plan:\n1. Spawn a goblin")
+    );
+    let decider = js("window.asked[4]");
+    assert_eq!(text(&decider, "responseFormat.name"), "Judgement");
+    assert!(
+        text(&decider, "messages.0.content")
+            .contains("- spawn: succeeded: {\"spawned\":\"goblin\"}")
+    );
 }
 
 #[wasm_bindgen_test]

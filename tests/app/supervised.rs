@@ -344,3 +344,57 @@ fn stopping_a_supervised_turn_at_its_approval_ends_it_aborted_with_nothing_appli
     );
     assert!(saved_keys(&storage).is_empty());
 }
+
+#[test]
+fn the_scene_the_environment_perceived_reaches_every_executor_round_of_a_simple_request() {
+    let storage = Rc::new(VolatileStorage::new());
+    let counter = Rc::new(RefCell::new(0));
+    let model = Rc::new(ScriptedModel::new());
+    model
+        .push_text(r#"{"level": "SIMPLE", "reason": "one dialog"}"#)
+        .push_text(r#"{"tasks": ["Create the dialog"]}"#)
+        .push_text("Tried.")
+        .push_text(r#"{"done": false, "summary": "the dialog is missing"}"#)
+        .push_text("Created dialog node for Elena.")
+        .push_text(DONE);
+    let (w, _slow) = supervised(&storage, Rc::clone(&model), &counter);
+    w.session.set_environment(Some(Rc::new(
+        |_: &Observation| -> LocalBoxFuture<'static, _> {
+            Box::pin(async {
+                familiar::app::Perceived {
+                    text: "current_scene_id: 5".into(),
+                    ..familiar::app::Perceived::default()
+                }
+            })
+        },
+    )));
+    let mut pool = LocalPool::new();
+    let sent = spawn_send(
+        &pool,
+        &w.session,
+        "Create a dialog where Elena greets the player",
+    );
+    pool.run_until_stalled();
+    assert_eq!(answer(&sent), "Created dialog node for Elena.");
+    let asked = model.requests();
+    let first_of = |i: usize| asked[i].messages[0].content.clone();
+    let scene = "ENVIRONMENT (what you perceive now): current_scene_id: 5";
+    // Both executor rounds start from the scene; the analyst, planner and decider
+    // read the request alone.
+    assert_eq!(first_of(2), scene);
+    assert_eq!(first_of(4), scene);
+    for stage in [0, 1, 3, 5] {
+        assert!(
+            !first_of(stage).contains("current_scene_id"),
+            "{}",
+            first_of(stage)
+        );
+    }
+    assert_eq!(
+        statuses(&w.updates.borrow()).last(),
+        Some(&Status::Decided {
+            done: true,
+            summary: "bumped and waited".into()
+        })
+    );
+}
