@@ -241,7 +241,7 @@ fn a_ten_tick_game_with_a_scripted_model() {
             model.push_text("The council is undecided.");
             let asked = model.requests().len();
             let before = block_on(game.board()).unwrap().proposals;
-            let refused = block_on(game.propose()).unwrap_err();
+            let refused = block_on(game.propose(None)).unwrap_err();
             let message = refused.to_string();
             assert!(
                 message.starts_with("The council's proposals were unusable, so none were stored"),
@@ -268,7 +268,7 @@ fn a_ten_tick_game_with_a_scripted_model() {
             );
         }
         model.push_text(batch(tick));
-        let made = block_on(game.propose()).unwrap();
+        let made = block_on(game.propose(None)).unwrap();
         assert_eq!(made.len(), 2);
         let (hunt, feast) = (made[0].id, made[1].id);
         model.push_text(r#"{"predicted_delta": {"food": 15, "gold": -5}, "risk_note": "Wolves."}"#);
@@ -321,7 +321,7 @@ fn an_unusable_forecast_changes_nothing() {
     let model = Rc::new(ScriptedModel::new());
     let game = game(&store, Council::with_model(model.clone()));
     model.push_text(batch(0));
-    let made = block_on(game.propose()).unwrap();
+    let made = block_on(game.propose(None)).unwrap();
     for _ in 0..3 {
         model.push_text(r#"{"predicted_delta": {"food": 5}}"#);
     }
@@ -339,7 +339,7 @@ fn an_unusable_forecast_changes_nothing() {
 fn two_ticks_at_once_apply_once() {
     let store = store();
     let game = game(&store, Council::offline());
-    let made = block_on(game.propose()).unwrap();
+    let made = block_on(game.propose(None)).unwrap();
     block_on(game.decide(made[0].id, true)).unwrap();
     let (one, two) = block_on(futures::future::join(game.tick(0), game.tick(0)));
     let (one, two) = (one.unwrap(), two.unwrap());
@@ -404,7 +404,7 @@ fn ticks_after_a_late_second_tab(locked: bool) -> (Option<bool>, Vec<i64>) {
     let (_, first) = tab(&storage, locked);
     block_on(first.board()).unwrap();
     let (_, second) = tab(&storage, locked);
-    let made = block_on(first.propose()).unwrap();
+    let made = block_on(first.propose(None)).unwrap();
     block_on(first.decide(made[0].id, true)).unwrap();
     block_on(first.tick(0)).unwrap();
     block_on(first.tick(1)).unwrap();
@@ -502,7 +502,7 @@ fn a_tab_whose_storage_lags_is_handed_the_guild_with_the_lock_and_ticks_once() {
 fn the_offline_council_drafts_for_the_greatest_needs_and_forecasts_conservatively() {
     let store = store();
     let game = game(&store, Council::offline());
-    let made = block_on(game.propose()).unwrap();
+    let made = block_on(game.propose(None)).unwrap();
     // The seed guild's greatest needs: influence (10 of a comfortable 40), then gold
     // (100 of 200).
     let titles: Vec<&str> = made.iter().map(|p| p.title.as_str()).collect();
@@ -518,8 +518,68 @@ fn the_offline_council_drafts_for_the_greatest_needs_and_forecasts_conservativel
         Some("It costs 5 morale; the gains may fall short.")
     );
     // The same guild gets the same drafts: deterministic.
-    let again = council::offline_drafts(&block_on(game.board()).unwrap().guild);
+    let again = council::offline_drafts(&block_on(game.board()).unwrap().guild, None);
     assert_eq!(again.0.len(), 2);
     assert_eq!(again.0[0].title, "Sponsor the festival");
     assert_eq!(LOCAL_OWNER, block_on(game.board()).unwrap().guild.owner);
+}
+
+/// Seed 001's `{ guild?: string }`: the name a player gives reaches the model's prompt
+/// (as a quoted name) and the offline council's drafts; a blank name is none, and one
+/// past 60 characters is refused before anyone is asked, with nothing stored.
+#[test]
+fn a_guild_named_when_proposing_is_drafted_for_by_that_name() {
+    let store = store();
+    let model = Rc::new(ScriptedModel::new());
+    let asked = game(&store, Council::with_model(model.clone()));
+    assert!(!asked.offline(), "a council with a model asks it");
+    model.push_text(batch(0));
+    block_on(asked.propose(Some("  Iron Wolves "))).unwrap();
+    model.push_text(batch(0));
+    block_on(asked.propose(Some("   "))).unwrap();
+    let prompts: Vec<String> = model
+        .requests()
+        .iter()
+        .map(|r| r.messages.last().unwrap().content.clone())
+        .collect();
+    assert!(
+        prompts[0].starts_with("The guild is called \"Iron Wolves\". The guild now: tick 0"),
+        "{}",
+        prompts[0]
+    );
+    assert!(
+        prompts[1].starts_with("The guild now: tick 0"),
+        "{}",
+        prompts[1]
+    );
+
+    let before = block_on(asked.board()).unwrap().proposals;
+    let long = "W".repeat(61);
+    let refused = block_on(asked.propose(Some(&long))).unwrap_err();
+    assert_eq!(refused, GameError::Name(61));
+    assert_eq!(
+        refused.to_string(),
+        "a guild's name is 1 to 60 characters; this one is 61"
+    );
+    assert_eq!(model.requests().len(), 2, "the model was not asked");
+    assert_eq!(
+        block_on(asked.board()).unwrap().proposals,
+        before,
+        "nothing stored"
+    );
+
+    let offline = game(&store, Council::offline());
+    assert!(
+        offline.offline(),
+        "no model: the council plays by its rules"
+    );
+    let made = block_on(offline.propose(Some("Iron Wolves"))).unwrap();
+    assert!(!made.is_empty());
+    for proposal in &made {
+        assert!(
+            proposal.description.starts_with("Iron Wolves: "),
+            "{}",
+            proposal.description
+        );
+    }
 }

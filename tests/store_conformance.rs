@@ -534,7 +534,7 @@ async fn two_ticks_at_once_over_postgrest_apply_once() {
         Rc::new(familiar::guild::Unlocked),
         familiar::guild::Council::offline(),
     );
-    let made = game.propose().await.unwrap();
+    let made = game.propose(None).await.unwrap();
     game.decide(made[0].id, true).await.unwrap();
     let (one, two) = futures::future::join(game.tick(0), game.tick(0)).await;
     let (one, two) = (one.unwrap(), two.unwrap());

@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::rules::{MAX_CHANGE, MAX_DRAFTS};
 use super::{Guild, Proposal, RESOURCES, Resource};
@@ -123,12 +124,20 @@ impl Council {
         Self::default()
     }
 
-    /// 1-3 drafts for the guild as it is.
-    pub async fn draft(&self, guild: &Guild) -> Result<Drafts, ContractError> {
+    /// Whether it plays by its rules: no model is configured.
+    pub fn is_offline(&self) -> bool {
+        self.model.is_none()
+    }
+
+    /// 1-3 drafts for the guild as it is, named `name` when the player gave one.
+    pub async fn draft(&self, guild: &Guild, name: Option<&str>) -> Result<Drafts, ContractError> {
         let Some(model) = &self.model else {
-            return Ok(offline_drafts(guild));
+            return Ok(offline_drafts(guild, name));
         };
-        let request = request(AGENT, format!("The guild now: {}.", describe(guild)));
+        let named = name.map_or_else(String::new, |name| {
+            format!("The guild is called {}. ", Value::from(name))
+        });
+        let request = request(AGENT, format!("{named}The guild now: {}.", describe(guild)));
         ask::<Drafts>(model.as_ref(), request, DEFAULT_REASKS, &mut |_| {}).await
     }
 
@@ -259,8 +268,9 @@ fn needs(guild: &Guild) -> Vec<Resource> {
     order
 }
 
-/// Two drafts for the guild's two greatest needs, varied by tick.
-pub fn offline_drafts(guild: &Guild) -> Drafts {
+/// Two drafts for the guild's two greatest needs, varied by tick; a named guild is
+/// named in each description.
+pub fn offline_drafts(guild: &Guild, name: Option<&str>) -> Drafts {
     let odd = guild.tick % 2 == 1;
     let drafts = needs(guild)
         .into_iter()
@@ -268,9 +278,13 @@ pub fn offline_drafts(guild: &Guild) -> Drafts {
         .map(|need| {
             let [even_idea, odd_idea] = ideas(need);
             let (title, description, changes) = if odd { odd_idea } else { even_idea };
+            let description = match name {
+                Some(name) => format!("{name}: {description}"),
+                None => description.to_owned(),
+            };
             Draft {
                 title: title.to_owned(),
-                description: description.to_owned(),
+                description,
                 predicted_delta: changes
                     .into_iter()
                     .map(|(r, n)| (r.name().to_owned(), n))

@@ -17,6 +17,9 @@ use super::{Guild, Proposal, Record};
 use crate::llm::contract::ContractError;
 use crate::store::{Filtered, Row, Rpc, Select, Store, StoreError};
 
+/// The longest name a guild's proposals may be drafted for, in characters.
+pub const MOST_NAME: usize = 60;
+
 /// How many proposals and ticks the board shows, newest kept.
 const SHOWN_PROPOSALS: u64 = 30;
 const SHOWN_TICKS: u64 = 200;
@@ -50,6 +53,8 @@ pub enum GameError {
     Forecast(ContractError),
     #[error("there is no proposal {0} on the council's table")]
     NoProposal(i64),
+    #[error("a guild's name is 1 to {MOST_NAME} characters; this one is {0}")]
+    Name(usize),
     #[error("the game's lock ended before its work ran")]
     Lock,
     #[error("the store answered in an unexpected shape: {0}")]
@@ -121,13 +126,22 @@ impl Game {
             .await
     }
 
+    /// Whether the council plays by its rules, with no model to ask (seed 001's
+    /// deterministic fallback), so a front end can say so.
+    pub fn offline(&self) -> bool {
+        self.council.is_offline()
+    }
+
     /// The council drafts 1-3 proposals for the guild as it is, and they join the
-    /// table as pending. Drafts that fail the contract are refused and none is stored.
-    pub async fn propose(&self) -> Result<Vec<Proposal>, GameError> {
+    /// table as pending; `guild` names the guild they are drafted for (seed 001's
+    /// `{ guild?: string }`; blank is none, past [`MOST_NAME`] characters refused).
+    /// Drafts that fail the contract are refused and none is stored.
+    pub async fn propose(&self, guild: Option<&str>) -> Result<Vec<Proposal>, GameError> {
+        let name = guild_name(guild)?;
         let board = self.board().await?;
         let Drafts(drafts) = self
             .council
-            .draft(&board.guild)
+            .draft(&board.guild, name)
             .await
             .map_err(GameError::Drafts)?;
         let store = Rc::clone(&self.store);
@@ -186,6 +200,15 @@ impl Game {
         let store = Rc::clone(&self.store);
         self.alone(async move { typed(store.rpc(&call(function, args)).await?) })
             .await
+    }
+}
+
+/// The guild's name as given, trimmed: none when blank, refused when too long.
+fn guild_name(guild: Option<&str>) -> Result<Option<&str>, GameError> {
+    let name = guild.map(str::trim).filter(|n| !n.is_empty());
+    match name.map(|n| n.chars().count()) {
+        Some(n) if n > MOST_NAME => Err(GameError::Name(n)),
+        _ => Ok(name),
     }
 }
 

@@ -1,8 +1,9 @@
 //! The guild council's view: the guild's resources, the council's proposals with
-//! Propose, Scry, Accept and Reject, the Tick, and the history as one SVG chart on a
-//! shared, labelled scale (each tick's values on hover and by the arrow keys) with a
-//! table of the same numbers. Focus stays on the control a move started from, or
-//! goes to its result when that control is gone.
+//! Propose (for the guild's name, when given), Scry, Accept and Reject, the Tick, and
+//! the history as one SVG chart on a shared, labelled scale (each tick's values on
+//! hover and by the arrow keys) with a table of the same numbers. Focus stays on the control a move started from, or
+//! goes to its result when that control is gone. With no model set up it says that the
+//! council plays by its own rules (seed 001's fallback).
 //! It renders the [`Board`] the game returns and calls the game's moves; the rules,
 //! the council and the store are below (`crate::guild`, `crate::demo::guild`).
 
@@ -31,12 +32,18 @@ enum Move {
     Tick(i64),
 }
 
-/// What a finished move says to the player.
-async fn play(game: &Game, action: Move) -> Result<String, GameError> {
+/// What a finished move says to the player; `name` is the guild's name the player
+/// gave, which Propose drafts for.
+async fn play(game: &Game, action: Move, name: &str) -> Result<String, GameError> {
     Ok(match action {
         Move::Propose => {
-            let made = game.propose().await?;
-            format!("The council drafted {} proposals.", made.len())
+            let made = game.propose(Some(name)).await?;
+            let by = if game.offline() {
+                " It played by its own rules: no model is set up."
+            } else {
+                ""
+            };
+            format!("The council drafted {} proposals.{by}", made.len())
         }
         Move::Scry(id) => {
             let scried = game.scry(id).await?;
@@ -207,8 +214,11 @@ pub fn GuildView(
             .into_any();
         }
     };
+    let offline = game.offline();
     let game = StoredValue::new_local(game);
     let board = RwSignal::new(None::<Board>);
+    // The guild's name Propose drafts for (seed 001's `{ guild?: string }`).
+    let name = RwSignal::new(String::new());
     let message = RwSignal::new(String::new());
     let busy = RwSignal::new(true);
     // The board is read again after every move, and the move's words shown with it.
@@ -232,7 +242,7 @@ pub fn GuildView(
         busy.set(true);
         message.set(String::new());
         spawn_local(async move {
-            let said = play(&game.get_value(), action).await;
+            let said = play(&game.get_value(), action, &name.get_untracked()).await;
             reload(said.unwrap_or_else(|error| error.to_string())).await;
             focus_after(focus_for(action));
         });
@@ -268,6 +278,9 @@ pub fn GuildView(
     view! {
         <section class="guild" aria-label="Guild council">
             <h2 tabindex="-1">"Guild council"</h2>
+            {offline.then(|| view! {
+                <p class="guild-offline">"No model is set up, so the council drafts and forecasts by its own rules. Choose a model in Settings to have it asked."</p>
+            })}
             <p class="guild-tick">{move || format!("Tick {}", tick_now())}</p>
             <dl class="guild-resources">
                 {RESOURCES.into_iter().map(|r| view! {
@@ -357,6 +370,11 @@ pub fn GuildView(
                 </details>
             </figure>
             <div class="guild-actions">
+                <label class="guild-name">"Guild name (optional) "
+                    <input type="text" maxlength=crate::guild::game::MOST_NAME.to_string() autocomplete="off"
+                        prop:value=move || name.get()
+                        on:input=move |ev| name.set(event_target_value(&ev)) />
+                </label>
                 <button type="button" class="guild-propose" aria-disabled=busy_text
                     on:click=move |_| act(Move::Propose)>"Propose"</button>
                 <button type="button" class="guild-next-tick" aria-disabled=move || (busy.get() || board.with(Option::is_none)).to_string()
