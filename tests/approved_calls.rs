@@ -163,7 +163,9 @@ fn arguments_that_need_repair_are_shown_repaired_and_run_as_shown() {
     let shown: Value = serde_json::from_str(&asked.arguments).expect("the card can read it");
     assert_eq!(shown, repaired());
     let announced = events.iter().find_map(|e| match e {
-        Event::ApprovalNeeded { call, description } => Some((call.clone(), description.clone())),
+        Event::ApprovalNeeded {
+            call, description, ..
+        } => Some((call.clone(), description.clone())),
         _ => None,
     });
     assert_eq!(

@@ -197,6 +197,7 @@ impl Shop {
                     call,
                     description,
                     decision,
+                    ..
                 } => Some((call.name.to_string(), decision.clone(), description.clone())),
                 _ => None,
             })

@@ -14,6 +14,7 @@
 
 mod address;
 mod config;
+mod environment;
 mod grants;
 mod host;
 #[cfg(feature = "world")]
@@ -146,7 +147,7 @@ struct Inner {
     state: RefCell<State>,
     listeners: RefCell<Vec<(ListenerId, Listener)>>,
     approver: RefCell<Option<Approver>>,
-    environment: RefCell<Option<Environment>>,
+    environments: RefCell<environment::Environments>,
     schedules: RefCell<schedule::Schedules>,
     /// Standing orders an owner gave at run time, by agent name, over the agent's own.
     orders: RefCell<Vec<(String, Option<StandingOrders>)>>,
@@ -171,7 +172,7 @@ impl Session {
                 state: RefCell::new(state),
                 listeners: RefCell::new(Vec::new()),
                 approver: RefCell::new(None),
-                environment: RefCell::new(None),
+                environments: RefCell::default(),
                 schedules: RefCell::new(schedule::Schedules::default()),
                 orders: RefCell::new(Vec::new()),
             }),
@@ -220,7 +221,7 @@ impl Session {
     /// Perceives with `environment` as each turn starts, from now on (`None`: nothing
     /// is perceived beyond the trigger).
     pub fn set_environment(&self, environment: Option<Environment>) {
-        *self.inner.environment.borrow_mut() = environment;
+        self.inner.environments.borrow_mut().session = environment;
     }
 
     /// The host's tools: every agent of the session is offered them.
@@ -483,6 +484,12 @@ impl Session {
     /// The `/command`s and `@agent`s a person can type, with what each reaches.
     pub fn routes(&self) -> Vec<(String, String)> {
         self.inner.state.borrow().delegate.routes()
+    }
+
+    /// The routes as seed 004 lists commands, `{value, label}`, the way back to the
+    /// main agent last ([`Delegate::commands`]).
+    pub fn commands(&self) -> Vec<crate::compose::delegate::Command> {
+        self.inner.state.borrow().delegate.commands()
     }
 
     /// Opens a saved conversation. Runs of other conversations go on and keep writing

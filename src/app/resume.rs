@@ -306,6 +306,7 @@ impl Session {
                 .with_max_lookups(options.max_lookups)
                 .with_time_budget_ms(options.time_budget_ms)
                 .with_reason_tokens(options.reason_tokens)
+                .with_owners(agent.owners.clone())
         });
         let run = match (run, self.orders_of(&agent)) {
             (Some(run), Some(orders)) => Some(run.with_orders(orders)),

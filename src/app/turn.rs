@@ -19,7 +19,7 @@ use crate::llm::message::{Message, ToolCall};
 use crate::run::driver::{Seams, Stop, drive_until};
 use crate::run::event::Event;
 use crate::run::interaction::Conversation;
-use crate::run::{AgentRun, ContextMemory, Observation, Outcome, Perception};
+use crate::run::{AgentRun, ContextMemory, Observation, Outcome};
 use crate::tool::{Reach, ToolInfo};
 
 /// Fires when the turn is stopped; never when its sender is merely dropped.
@@ -152,22 +152,10 @@ impl Session {
         self.chat(place, history, address, perceived, signal).await
     }
 
-    /// What the host's environment perceives as this turn starts (nothing without one).
-    async fn perceive(&self, asked: &Input, address: &Address) -> Perceived {
-        let Some(environment) = self.inner.environment.borrow().clone() else {
-            return Perceived::default();
-        };
-        let observation = match asked {
-            Input::Chat(_) => self.chat_observation(&address.agent, address.request.clone()),
-            Input::Observation(observation) => (**observation).clone(),
-        };
-        environment(&observation).await
-    }
-
     /// A person's message to `agent`: to a world's resident, stamped now and with the
     /// resident as its actor, as the world's triggers are (the environment then reads
     /// its stats); to any other agent, the plain chat message.
-    fn chat_observation(&self, agent: &Agent, request: String) -> Observation {
+    pub(super) fn chat_observation(&self, agent: &Agent, request: String) -> Observation {
         let mut observation = Observation::chat(request);
         if let Some(actor) = &agent.actor {
             observation.actor = actor.clone();
@@ -400,7 +388,8 @@ impl Session {
             .with_max_iterations(options.max_iterations)
             .with_max_lookups(options.max_lookups)
             .with_time_budget_ms(options.time_budget_ms)
-            .with_reason_tokens(options.reason_tokens);
+            .with_reason_tokens(options.reason_tokens)
+            .with_owners(agent.owners.clone());
         if let Some(orders) = self.orders_of(agent) {
             run = run.with_orders(orders);
         }
@@ -486,6 +475,7 @@ impl Session {
                 Event::ApprovalNeeded {
                     call: call.clone(),
                     description: description.clone(),
+                    agent: run.owner_of(&call.name).map(str::to_owned),
                 },
             );
         };
@@ -553,16 +543,5 @@ impl Session {
             .borrow_mut()
             .save(conversation, &self.disk());
         self.after_write(notices);
-    }
-}
-
-impl Perceived {
-    /// Puts what was perceived into `observation`: the text as its environment, the
-    /// actor's state over what the trigger gave.
-    fn apply(self, observation: &mut Observation) {
-        observation.actor.state.extend(self.actor);
-        if let Some(environment) = Perception::new(&self.text, self.others) {
-            observation.environment = Some(environment);
-        }
     }
 }

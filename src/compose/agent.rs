@@ -1,6 +1,7 @@
 //! An agent: a name, a purpose, instructions, a model and tools — everything a run
-//! needs besides its trigger. The compositions are made of agents: another agent's
-//! tool ([`register_as_tool`], the composite), a router (`delegate`), a supervisor
+//! needs besides its trigger. The compositions are made of agents: the seed's
+//! composite (`composite`: its sub-agents' tools in its own list), another agent's
+//! opaque tool ([`register_as_tool`]), a router (`delegate`), a supervisor
 //! (`supervisor`).
 
 use crate::base::json::{Read, SchemaText};
@@ -14,7 +15,9 @@ use crate::llm::message::Message;
 use crate::run::driver::{Seams, Stop, drive};
 use crate::run::event::Event;
 use crate::run::orders::StandingOrders;
-use crate::run::{Actor, AgentRun, Boundaries, DEFAULT_MAX_ITERATIONS, Observation, Outcome};
+use crate::run::{
+    Actor, AgentRun, Boundaries, DEFAULT_MAX_ITERATIONS, Observation, Outcome, Owners,
+};
 use crate::tool::{Author, ToolKind, ToolRegistry};
 
 /// Everything a run needs besides the trigger.
@@ -40,6 +43,9 @@ pub struct Agent {
     /// world's triggers are, stamped and with this actor, whose stats the session's
     /// environment reads as the message arrives.
     pub actor: Option<Actor>,
+    /// A composite's tools that its sub-agents own ([`super::composite::gather`]):
+    /// their calls and steps are tagged with the owner.
+    pub owners: Owners,
 }
 
 impl Agent {
@@ -61,6 +67,7 @@ impl Agent {
             orders: None,
             unattended: false,
             actor: None,
+            owners: Owners::default(),
         }
     }
 
@@ -79,6 +86,7 @@ impl Agent {
             self.tools.catalogue(),
         )
         .with_max_iterations(self.max_iterations)
+        .with_owners(self.owners.clone())
     }
 
     /// Runs the agent on a chat message to its end or its first pause.

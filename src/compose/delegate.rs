@@ -60,6 +60,14 @@ pub struct Routing {
     pub switch: Option<Option<String>>,
 }
 
+/// A route a person can type, as seed 004 lists commands: `value` is what to type
+/// (`/summary`, `@shop`), `label` what it does.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Command {
+    pub value: String,
+    pub label: String,
+}
+
 /// A router over agents, with a default for chit-chat.
 pub struct Delegate {
     default: Rc<Agent>,
@@ -102,6 +110,36 @@ impl Delegate {
             .iter()
             .map(|a| (format!("@{}", a.name), a.description.clone()));
         commands.chain(agents).collect()
+    }
+
+    /// Every route a person can type, as seed 004 lists its commands (`{value,
+    /// label}`): the `/command`s, the `@agent`s, and last `@` with the default agent's
+    /// name, the way back to it once another agent is current.
+    pub fn commands(&self) -> Vec<Command> {
+        let label = |description: &str, otherwise: String| match description.trim() {
+            "" => otherwise,
+            said => said.to_owned(),
+        };
+        let mut commands: Vec<Command> = self
+            .commands
+            .iter()
+            .filter_map(|(command, agent)| {
+                let agent = self.agent(agent)?;
+                Some(Command {
+                    value: format!("/{command}"),
+                    label: label(&agent.description, format!("Ask @{}", agent.name)),
+                })
+            })
+            .collect();
+        commands.extend(self.agents.iter().map(|a| Command {
+            value: format!("@{}", a.name),
+            label: label(&a.description, format!("Talk to @{}", a.name)),
+        }));
+        commands.push(Command {
+            value: format!("@{}", self.default.name),
+            label: format!("Back to @{}, the main agent", self.default.name),
+        });
+        commands
     }
 
     /// The agent plain chat and events go to when nothing else is chosen.
@@ -235,6 +273,55 @@ mod tests {
         assert!(!continues("/time now", "/time"));
         assert!(!continues("hello /", "/time"));
         assert!(!continues("", "/time"));
+    }
+
+    #[test]
+    fn the_commands_list_every_route_and_last_the_way_back_to_the_main_agent() {
+        let llm: Rc<dyn crate::llm::Llm> = Rc::new(
+            crate::llm::rules::RulesModel::from_json(r#"{"fallback": "", "rules": []}"#).unwrap(),
+        );
+        let tools = Rc::new(crate::tool::ToolRegistry::new());
+        let agent = |name: &str, description: &str| {
+            Rc::new(Agent::new(
+                name,
+                description,
+                "",
+                Rc::clone(&llm),
+                Rc::clone(&tools),
+            ))
+        };
+        let mut delegate = Delegate::new(agent("guide", ""))
+            .with_agent(agent("shop", "Runs the shop"))
+            .with_agent(agent("bank", ""))
+            .with_command("buy", "shop");
+        let listed: Vec<(String, String)> = delegate
+            .commands()
+            .into_iter()
+            .map(|c| (c.value, c.label))
+            .collect();
+        let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+            list.iter()
+                .map(|(v, l)| ((*v).to_owned(), (*l).to_owned()))
+                .collect()
+        };
+        assert_eq!(
+            listed,
+            pairs(&[
+                ("/buy", "Runs the shop"),
+                ("@shop", "Runs the shop"),
+                ("@bank", "Talk to @bank"),
+                ("@guide", "Back to @guide, the main agent"),
+            ])
+        );
+        // The way back does what it says: from the shop, `@guide` makes the main
+        // agent current again.
+        let (to_shop, ..) = delegate.resolve("@shop");
+        assert_eq!(to_shop.name, "shop");
+        let back = delegate.commands().pop().unwrap().value;
+        let (agent, ..) = delegate.resolve(&back);
+        assert_eq!(agent.name, "guide");
+        let (plain, ..) = delegate.resolve("hello");
+        assert_eq!(plain.name, "guide");
     }
 
     #[test]

@@ -71,7 +71,8 @@ export interface AgentConfig {
   goalGuess?: boolean;
   /**
    * The composition's other agents: `@name` switches to one (per conversation; `@` and this agent's own name switch back),
-   * `commands` route `/command` to one, and `tool` offers one to this agent as a tool (the composite agent).
+   * `commands` route `/command` to one, and `tool` offers one to this agent: `"tools"` puts its tools in this agent's list
+   * (the composite agent), `"data"` or `"action"` as one opaque tool. `agent.commands()` lists every route.
    */
   agents?: SubAgentConfig[];
   /** `/command` → the name of one of `agents`. */
@@ -99,8 +100,21 @@ export interface SubAgentConfig {
   model?: ModelConfig;
   /** `"own"`: a resident with a memory of its own (its triggers and `@name` messages share one conversation). Default `"shared"`. */
   memory?: "own" | "shared";
-  /** Offered to the main agent as a tool it calls with `{request}`: `"data"` may only look things up. */
-  tool?: "data" | "action";
+  /**
+   * How the main agent is offered it. `"tools"` (seed 004's composite): its tools join the main agent's list; a call
+   * to one goes through the same approvals, grants and host bridge as the main agent's own, and its steps carry
+   * `agent: "<name>"` and show nested under it. `"data"` | `"action"`: one opaque tool the main agent calls with
+   * `{request}`, which runs a run of its own (its steps are not kept, and it cannot ask a person; `"data"` may only
+   * look things up).
+   */
+  tool?: "tools" | "data" | "action";
+  /**
+   * With `tool: "tools"`: the tools it brings, by name — the host's (`registerTool`, now or later) or its built-ins.
+   * Default: each tool of its own that the main agent lacks. A tool has one owner.
+   */
+  tools?: string[];
+  /** Its own environment, as `AgentConfig.environment`, for its turns (`@name`) instead of the main agent's. */
+  environment?: AgentConfig["environment"];
   /**
    * Its owner's standing orders: within them it acts on its own whatever it has read
    * (a player's post, a message); a call outside them asks its owner, the card saying
@@ -117,6 +131,14 @@ export interface SubAgentConfig {
     battles?: number[];
     message?: (number | string)[];
   };
+}
+
+/** A route a person can type (`agent.commands()`), as seed 004 lists commands. */
+export interface Command {
+  /** What to type: `/summary`, `@shop`, or `@` and the main agent's name (the way back to it, listed last). */
+  value: string;
+  /** What it does: the agent's description, or `Talk to @name`, `Back to @name, the main agent`. */
+  label: string;
 }
 
 /** `agent.schedule(...)`: a trigger fired every `every` milliseconds. */

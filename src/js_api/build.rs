@@ -6,12 +6,14 @@
 use std::rc::Rc;
 
 use crate::app::settings::Backend;
-use crate::app::spec::{AgentSpec, Builtin, ModelSpec};
+use crate::app::spec::{AgentSpec, Builtin, ModelSpec, Offer};
 use crate::app::{Config, Session, Storage, VolatileStorage};
 use crate::compose::agent::{Agent, register_as_tool};
+use crate::compose::composite::gather;
 use crate::compose::delegate::Delegate;
 use crate::llm::Llm;
 use crate::llm::openai::OpenAiClient;
+use crate::run::Owners;
 use crate::tool::CurrentTime;
 use crate::tool::ToolRegistry;
 use crate::web::{BrowserClock, BrowserStorage, Fetch, PageTitle};
@@ -160,6 +162,7 @@ pub async fn session(
         tools
     };
     let mut tools = builtins();
+    let mut owners = Owners::new();
     let mut others = Vec::new();
     for sub in &spec.agents {
         let model = match &sub.model {
@@ -191,19 +194,27 @@ pub async fn session(
         agent.own_memory = sub.own_memory;
         agent.orders = sub.orders.clone();
         let agent = Rc::new(agent);
-        if let Some(kind) = sub.tool {
-            register_as_tool(&mut tools, Rc::clone(&agent), Rc::new(BrowserClock), kind);
+        match &sub.tool {
+            Some(Offer::Tools(names)) => {
+                gather(&mut tools, &mut owners, &agent, names)
+                    .map_err(|e| format!("config.agents: {}: {e}", sub.name))?;
+            }
+            Some(Offer::Opaque(kind)) => {
+                register_as_tool(&mut tools, Rc::clone(&agent), Rc::new(BrowserClock), *kind);
+            }
+            None => {}
         }
         others.push(agent);
     }
     let tools = Rc::new(tools);
-    let agent = Agent::new(
+    let mut agent = Agent::new(
         &spec.name,
         "",
         &spec.instructions,
         Rc::clone(&llm),
         Rc::clone(&tools),
     );
+    agent.owners = owners;
     let mut delegate = Delegate::new(Rc::new(agent));
     for agent in others {
         delegate = delegate.with_agent(agent);

@@ -1,5 +1,6 @@
 //! `createAgent({environment})` and `agent.schedule(...)`: what the host perceives as
-//! each turn starts, and triggers the agent fires on its own.
+//! each turn starts — for every agent, or for one of `agents` by its own
+//! `environment` — and triggers the agent fires on its own.
 
 use std::rc::Rc;
 
@@ -13,15 +14,31 @@ use crate::app::spec::{self, Problem};
 use crate::app::{Environment, Missed, Perceived};
 use crate::run::Observation;
 
-/// Takes `config.environment` (a function) out of the config, which must be JSON.
-pub fn take_environment(config: JsValue) -> (JsValue, Option<Environment>) {
+/// Takes `config.environment` (a function) out of the config, which must be JSON, and
+/// each of `config.agents[].environment` by its agent's name (JSON drops them).
+pub fn take_environment(
+    config: JsValue,
+) -> (JsValue, Option<Environment>, Vec<(String, Environment)>) {
+    let agents = js_sys::Array::from(&field(&config, "agents"));
+    let own = agents
+        .iter()
+        .filter_map(|agent| {
+            let function = field(&agent, "environment").dyn_into::<Function>().ok()?;
+            Some((field(&agent, "name").as_string()?, environment_of(function)))
+        })
+        .collect();
     let Ok(function) = field(&config, "environment").dyn_into::<Function>() else {
-        return (config, None);
+        return (config, None, own);
     };
     let rest = js_sys::Object::assign(&js_sys::Object::new(), &config.unchecked_into());
     let _ = js_sys::Reflect::delete_property(&rest, &"environment".into());
+    (rest.into(), Some(environment_of(function)), own)
+}
+
+/// The host's `environment` function as the session calls it.
+fn environment_of(function: Function) -> Environment {
     let function = Rc::new(function);
-    let environment: Environment = Rc::new(move |observation: &Observation| {
+    Rc::new(move |observation: &Observation| {
         let function = Rc::clone(&function);
         let asked = to_js(observation);
         Box::pin(async move {
@@ -34,8 +51,7 @@ pub fn take_environment(config: JsValue) -> (JsValue, Option<Environment>) {
                 }
             }
         })
-    });
-    (rest.into(), Some(environment))
+    })
 }
 
 /// Calls the host's `environment(observation)`: a string, or `{text, others?, actor?}`,

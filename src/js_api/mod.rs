@@ -50,7 +50,7 @@ pub async fn create_agent(
     #[wasm_bindgen(unchecked_param_type = "AgentConfig | void")] config: JsValue,
 ) -> Result<FamiliarAgent, JsValue> {
     let (config, model) = model::take_page_model(config);
-    let (config, environment) = environment::take_environment(config);
+    let (config, environment, own_environments) = environment::take_environment(config);
     #[cfg(feature = "page")]
     let (config, page) = remote_page::take_remote_page(config).map_err(|e| error(&e))?;
     #[cfg(not(feature = "page"))]
@@ -67,6 +67,9 @@ pub async fn create_agent(
         .await
         .map_err(|e| error(&e))?;
     session.set_environment(environment);
+    for (agent, environment) in own_environments {
+        session.set_agent_environment(&agent, Some(environment));
+    }
     let agent = FamiliarAgent::new(session);
     // A page load: a character's orders that timed out while the page was closed
     // expire now, not at the next message.
@@ -205,6 +208,14 @@ impl FamiliarAgent {
         self.session
             .schedule(spec.id.as_deref(), spec.every_ms, spec.trigger, spec.missed)
             .map_err(|e| error(&e.to_string()))
+    }
+
+    /// What a person can type to reach each agent, as seed 004 lists commands:
+    /// `[{value, label}]` — the `/command`s, the `@agent`s, and last `@` with this
+    /// agent's name, the way back to it.
+    #[wasm_bindgen(unchecked_return_type = "Command[]")]
+    pub fn commands(&self) -> JsValue {
+        to_js(&self.session.commands())
     }
 
     /// Stops the schedule `id`; whether there was one.

@@ -93,6 +93,7 @@ impl AgentRun {
                     timeout_ms: 0,
                     idempotency_key: None,
                     approved: None,
+                    owner: self.owner_of(&call.name).map(str::to_owned),
                     call,
                 };
                 let reason = format!("at most {MAX_CALLS_PER_REPLY} calls per reply");
@@ -112,6 +113,7 @@ impl AgentRun {
                 timeout_ms: info.map_or(crate::tool::DEFAULT_TOOL_TIMEOUT_MS, |t| t.timeout_ms),
                 idempotency_key: None,
                 approved: None,
+                owner: self.owner_of(&call.name).map(str::to_owned),
                 call,
             };
             let invalid = || calls::invalid_arguments(&invocation.call, info);

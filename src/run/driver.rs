@@ -90,9 +90,11 @@ pub async fn drive_until(
                     .describe(&call)
                     .or_else(|| seams.tools.description_of(&call.name).map(str::to_owned))
                     .filter(|d| !d.trim().is_empty());
+                let agent = run.owner_of(&call.name).map(str::to_owned);
                 emit(Event::ApprovalNeeded {
                     call: call.clone(),
                     description,
+                    agent,
                 });
                 return Stop::AwaitingApproval(call);
             }
@@ -193,6 +195,7 @@ async fn perform(
                 emit(Event::ToolStarted {
                     call: invocation.call.clone(),
                     kind: invocation.kind,
+                    agent: invocation.owner.clone(),
                 });
             }
             // A look-up asked before with the same arguments is answered as it was,

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::base::json::Read;
 use crate::llm::Delta;
 use crate::llm::message::ToolCall;
-use crate::run::{ContextMemory, Fit, Outcome, PlanStep, Purpose, Review, Trigger};
+use crate::run::{ContextMemory, Fit, Outcome, Perception, PlanStep, Purpose, Review, Trigger};
 use crate::tool::ToolKind;
 
 /// A typed thought: what the model decided, or what came back to it.
@@ -79,6 +79,9 @@ pub enum Event {
     Started {
         trigger: Trigger,
         input: String,
+        /// What the agent perceived as it started (its environment), when anything.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        environment: Option<Perception>,
     },
     /// The next request was trimmed to fit the model's context window.
     Fitted(Fit),
@@ -91,6 +94,9 @@ pub enum Event {
     ToolStarted {
         call: ToolCall,
         kind: Option<ToolKind>,
+        /// The sub-agent of a composite that owns the tool ([`crate::run::Owners`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
     },
     /// The model changed its plan or context memory.
     PlanUpdated {
@@ -104,6 +110,9 @@ pub enum Event {
         /// for the person deciding.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         description: Option<String>,
+        /// The sub-agent of a composite that owns the tool ([`crate::run::Owners`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
     },
     /// A call that would have asked ran without a card, under a grant the person gave
     /// before: shown and recorded all the same.

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::llm::Delta;
 use crate::llm::message::ToolCall;
 use crate::run::event::{Decided, Event, Thought};
-use crate::run::{ContextMemory, Fit, Outcome, PlanStep, Purpose, Review, Trigger};
+use crate::run::{ContextMemory, Fit, Outcome, Perception, PlanStep, Purpose, Review, Trigger};
 use crate::tool::ToolKind;
 
 pub use super::conversation::{Conversation, estimate_tokens};
@@ -43,6 +43,9 @@ pub enum Step {
     /// What started the run.
     Observe {
         trigger: Trigger,
+        /// What the agent perceived as it started (its environment), when anything.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        environment: Option<Perception>,
     },
     /// A model call: why, its visible reasoning, and what it decided.
     Reason {
@@ -67,6 +70,9 @@ pub enum Step {
         #[serde(with = "crate::run::event::tool_result::optional", default)]
         result: Option<Result<Value, String>>,
         duration_ms: Option<i64>,
+        /// The sub-agent of a composite that owns the tool: the step is its.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
     },
     /// The run asked a person about this call; `decision` is theirs, once made (or
     /// a grant of theirs allowed it without asking).
@@ -77,6 +83,9 @@ pub enum Step {
         description: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         decision: Option<Decided>,
+        /// The sub-agent of a composite that owns the tool: the step is its.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
     },
     Reflection {
         review: Review,
@@ -94,6 +103,16 @@ pub enum Step {
         text: String,
         outcome: Outcome,
     },
+}
+
+impl Step {
+    /// The sub-agent of a composite whose step it is; `None`: the run's own agent's.
+    pub fn agent(&self) -> Option<&str> {
+        match self {
+            Self::ToolCall { agent, .. } | Self::Approval { agent, .. } => agent.as_deref(),
+            _ => None,
+        }
+    }
 }
 
 /// One trigger and everything the agent did about it.
@@ -184,10 +203,15 @@ impl Interaction {
     /// Folds one driver event into the record.
     pub fn apply(&mut self, event: &Event) {
         match event {
-            Event::Started { trigger, .. } => {
+            Event::Started {
+                trigger,
+                environment,
+                ..
+            } => {
                 self.status = Status::Start;
                 self.steps.push(Step::Observe {
                     trigger: trigger.clone(),
+                    environment: environment.clone(),
                 });
             }
             Event::Fitted(fit) => self.steps.push(Step::Fitted { fit: fit.clone() }),
@@ -205,24 +229,30 @@ impl Interaction {
             }
             Event::Delta(delta) => self.apply_delta(delta),
             Event::Thought(thought) => self.apply_thought(thought),
-            Event::ToolStarted { call, kind } => {
+            Event::ToolStarted { call, kind, agent } => {
                 self.status = Status::Executing;
                 self.steps.push(Step::ToolCall {
                     call: call.clone(),
                     kind: *kind,
                     result: None,
                     duration_ms: None,
+                    agent: agent.clone(),
                 });
             }
             Event::PlanUpdated { plan, memory } => self.steps.push(Step::Plan {
                 steps: plan.clone(),
                 memory: memory.clone(),
             }),
-            Event::ApprovalNeeded { call, description } => {
+            Event::ApprovalNeeded {
+                call,
+                description,
+                agent,
+            } => {
                 self.steps.push(Step::Approval {
                     call: call.clone(),
                     description: description.clone(),
                     decision: None,
+                    agent: agent.clone(),
                 });
             }
             Event::Allowed {
@@ -233,6 +263,7 @@ impl Interaction {
                 call: call.clone(),
                 description: description.clone(),
                 decision: Some(Decided::Allowed { by: *by }),
+                agent: None,
             }),
             // The first decision stays: the run's own "approved" after a grant allowed
             // the call does not hide which grant it was.
@@ -355,6 +386,7 @@ impl Interaction {
                 kind: None,
                 result: Some(outcome.clone()),
                 duration_ms: Some(took),
+                agent: None,
             });
         }
     }
@@ -387,6 +419,7 @@ mod tests {
             Event::ToolStarted {
                 call: call(),
                 kind: Some(ToolKind::Data),
+                agent: None,
             },
             Event::Thought(Thought::ToolReturn {
                 call_id: "call_1".into(),
@@ -469,6 +502,7 @@ mod tests {
         interaction.apply(&Event::ApprovalNeeded {
             call: forget.clone(),
             description: None,
+            agent: None,
         });
         interaction.apply(&Event::Decided {
             call_id: "c1".into(),
@@ -490,6 +524,7 @@ mod tests {
                 decision: Some(Decided::Denied {
                     reason: "the user said no".into()
                 }),
+                agent: None,
             }]
         );
     }

@@ -21,6 +21,7 @@ mod kept;
 mod limits;
 mod observation;
 pub mod orders;
+mod owners;
 pub mod provenance;
 mod relevance;
 mod reload;
@@ -49,6 +50,7 @@ pub use limits::{
     MAX_CALLS_PER_REPLY, MAX_RESULT_CHARS,
 };
 pub use observation::{Actor, Boundaries, Observation, Perception, Subject, Trigger};
+pub use owners::Owners;
 pub use review::{GoalGuess, Review, Verdict};
 pub use step::{Invocation, ModelCall, NextStep, Outcome, Purpose, ToolResult};
 
@@ -140,6 +142,9 @@ pub struct AgentRun {
     /// resumed run takes them from the live agent, as it takes its tools.
     #[serde(skip)]
     orders: Option<orders::StandingOrders>,
+    /// The agents that own tools of a composite's list ([`Owners`]); never saved.
+    #[serde(skip)]
+    owners: Owners,
     /// Read back from storage ([`AgentRun::resumed`]): what its transcript says the
     /// person wrote is a saved record's word, not the person's. Set at each resume.
     #[serde(skip)]
@@ -176,6 +181,7 @@ impl AgentRun {
         let events = vec![Event::Started {
             trigger: observation.trigger.clone(),
             input: observation.subject.content.clone(),
+            environment: observation.environment.clone(),
         }];
         let mut run = Self {
             id: "run".into(),
@@ -197,6 +203,7 @@ impl AgentRun {
             spent_ms: 0,
             untrusted,
             orders: None,
+            owners: Owners::default(),
             saved: false,
             scratch: Vec::new(),
             limits: Limits {

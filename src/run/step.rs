@@ -66,6 +66,9 @@ pub struct Invocation {
     /// only with these (see [`Invocation::approval_broken`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved: Option<Box<Value>>,
+    /// The agent of a composite that owns its tool (see [`super::Owners`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
 }
 
 impl Invocation {

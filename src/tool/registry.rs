@@ -66,6 +66,8 @@ pub struct ToolRegistry {
     judges: SmallMap<String, Judge>,
     /// Look-ups a run may answer again from their first answer, until its next action.
     cached: Vec<String>,
+    /// Tools another registry runs ([`ToolRegistry::adopt`]), under its own ledger.
+    adopted: Vec<String>,
     /// Counters of the writes made to what kept look-ups read ([`ToolRegistry::watch_writes`]).
     watched: Vec<Rc<dyn Fn() -> u64>>,
     #[cfg(feature = "store")]
@@ -183,6 +185,42 @@ impl ToolRegistry {
         self.tools
             .insert(info.spec.name.clone(), Entry { info, call });
         self
+    }
+
+    /// Takes tool `name` of `owner` (a sub-agent's registry) into this one, as seed
+    /// 004's composite gathers its sub-agents' tools: with its whole policy (approval,
+    /// author, timeout, consequential arguments, describer, judge, caching), its calls
+    /// run by `owner`, under `owner`'s ledger when it keeps one (this registry's is not
+    /// asked again). Whether `owner` has such a tool.
+    pub fn adopt(&mut self, owner: &Rc<ToolRegistry>, name: &str) -> bool {
+        let Some(entry) = owner.tools.get(name) else {
+            return false;
+        };
+        let info = entry.info.clone();
+        let from = Rc::clone(owner);
+        let tool = name.to_owned();
+        let call: ErasedCall = Box::new(move |args, cx| {
+            let from = Rc::clone(&from);
+            let call = ToolCall {
+                id: cx.idempotency_key.clone().unwrap_or_default(),
+                name: tool.as_str().into(),
+                arguments: args.to_string().into(),
+            };
+            Box::pin(async move { from.call(&call, cx).await })
+        });
+        if let Some(describer) = owner.describers.get(name) {
+            self.describers
+                .insert(name.to_owned(), Rc::clone(describer));
+        }
+        if let Some(judge) = owner.judges.get(name) {
+            self.judges.insert(name.to_owned(), Rc::clone(judge));
+        }
+        if owner.caches(name) {
+            self.cached.push(name.to_owned());
+        }
+        self.adopted.push(name.to_owned());
+        self.tools.insert(name.to_owned(), Entry { info, call });
+        true
     }
 
     /// Records applied action calls in `ledger`, so a call repeated with the same
@@ -366,9 +404,12 @@ impl ToolRegistry {
             .ok_or_else(|| ToolError::Unknown(call.name.to_string()))?;
         let args = parse_arguments(&call.name, &call.arguments)?;
         #[cfg(feature = "store")]
-        if let (Some(ledger), ToolKind::Action, Some(key)) =
-            (&self.ledger, entry.info.kind, &cx.idempotency_key)
-        {
+        if let (Some(ledger), ToolKind::Action, Some(key), false) = (
+            &self.ledger,
+            entry.info.kind,
+            &cx.idempotency_key,
+            self.adopted.iter().any(|a| *a == call.name),
+        ) {
             let key = key.clone();
             return ledger::once(ledger, &key, call, (entry.call)(args, cx)).await;
         }

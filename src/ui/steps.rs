@@ -38,18 +38,28 @@ pub fn StepList(
                 <ol class="step-list" aria-label="Steps">
                     {move || {
                         let mut seen = std::collections::BTreeSet::new();
-                        steps
-                            .get()
+                        by_agent(steps.get())
                             .into_iter()
-                            .map(|step| {
-                                // A second model call in the same iteration follows look-ups.
-                                let again = match &step {
-                                    Step::Reason { purpose: Purpose::Reason { iteration }, .. } => {
-                                        !seen.insert(*iteration)
-                                    }
-                                    _ => false,
-                                };
-                                step_view(step, again)
+                            .map(|(agent, run)| {
+                                let views = run
+                                    .into_iter()
+                                    .map(|step| {
+                                        // A second model call in the same iteration
+                                        // follows look-ups.
+                                        let again = match &step {
+                                            Step::Reason {
+                                                purpose: Purpose::Reason { iteration },
+                                                ..
+                                            } => !seen.insert(*iteration),
+                                            _ => false,
+                                        };
+                                        step_view(step, again)
+                                    })
+                                    .collect_view();
+                                match agent {
+                                    None => views.into_any(),
+                                    Some(agent) => nested(agent, views.into_any()),
+                                }
                             })
                             .collect_view()
                     }}
@@ -57,6 +67,33 @@ pub fn StepList(
             </Show>
         </details>
     }
+}
+
+/// The steps in runs of one agent each: `None` for the run's own agent, else the
+/// sub-agent of a composite whose tools they used.
+fn by_agent(steps: Vec<Step>) -> Vec<(Option<String>, Vec<Step>)> {
+    let mut runs: Vec<(Option<String>, Vec<Step>)> = Vec::new();
+    for step in steps {
+        let agent = step.agent().map(str::to_owned);
+        match runs.last_mut() {
+            Some((last, run)) if *last == agent => run.push(step),
+            _ => runs.push((agent, vec![step])),
+        }
+    }
+    runs
+}
+
+/// A sub-agent's steps, nested under its name within the composite's.
+fn nested(agent: String, steps: AnyView) -> AnyView {
+    view! {
+        <li class="step step-agent" data-agent=agent.clone()>
+            <span class="step-label">{format!("@{agent}")}</span>
+            <ol class="step-list step-nested" aria-label=format!("Steps of @{agent}")>
+                {steps}
+            </ol>
+        </li>
+    }
+    .into_any()
 }
 
 fn is_failure(step: &Step) -> bool {
@@ -128,11 +165,17 @@ fn outcome_label(outcome: &Outcome) -> &'static str {
 
 fn step_view(step: Step, continued: bool) -> AnyView {
     match step {
-        Step::Observe { trigger } => line(
-            "step-observe",
-            "Observe",
-            format!("{} ({})", trigger.event, trigger.kind),
-        ),
+        Step::Observe {
+            trigger,
+            environment,
+        } => {
+            let mut text = format!("{} ({})", trigger.event, trigger.kind);
+            if let Some(environment) = environment {
+                text.push_str(" · perceived: ");
+                text.push_str(&environment.text);
+            }
+            line("step-observe", "Observe", text)
+        }
         Step::Reason {
             purpose,
             reasoning,
@@ -188,6 +231,7 @@ fn step_view(step: Step, continued: bool) -> AnyView {
             kind,
             result,
             duration_ms,
+            ..
         } => tool_card(
             call.name.into(),
             kind,
@@ -199,6 +243,7 @@ fn step_view(step: Step, continued: bool) -> AnyView {
             call,
             description,
             decision,
+            ..
         } => {
             let (label, text) = match decision {
                 None => ("Needs approval", call.name.into()),

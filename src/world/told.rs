@@ -12,7 +12,7 @@ use crate::run::interaction::{Interaction, Step};
 /// A turn's trigger, when it is not a person's chat message: its kind and event.
 pub fn trigger_of(interaction: &Interaction) -> Option<(String, String)> {
     interaction.steps.iter().find_map(|step| match step {
-        Step::Observe { trigger } => Some((trigger.kind.clone(), trigger.event.clone())),
+        Step::Observe { trigger, .. } => Some((trigger.kind.clone(), trigger.event.clone())),
         _ => None,
     })
 }

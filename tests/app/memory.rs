@@ -462,7 +462,7 @@ fn a_guessed_goal_is_recorded_with_the_turn() {
     );
     assert_eq!(turn.agent, "familiar");
     let observed = turn.steps.iter().any(|s| {
-        matches!(s, familiar::run::interaction::Step::Observe { trigger } if trigger.event == "message.received")
+        matches!(s, familiar::run::interaction::Step::Observe { trigger, .. } if trigger.event == "message.received")
     });
     assert!(observed, "the turn records the trigger it answered");
 }

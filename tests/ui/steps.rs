@@ -21,6 +21,7 @@ async fn a_failed_tool_call_stands_out_with_its_error() {
             "invalid arguments for `page_title`: not valid JSON".into()
         )),
         duration_ms: Some(0),
+        agent: None,
     };
     let root = mount(move || view! { <StepList steps=vec![step] /> });
     open_steps(&root).await;

@@ -514,11 +514,58 @@ mod tests {
         .unwrap();
         assert!(spec.options.guess_goal);
         assert_eq!(spec.agents.len(), 2);
-        assert_eq!(spec.agents[0].tool, Some(ToolKind::Data));
+        assert_eq!(
+            spec.agents[0].tool,
+            Some(super::super::Offer::Opaque(ToolKind::Data))
+        );
         assert!(!spec.agents[0].own_memory && spec.agents[0].model.is_none());
         assert!(spec.agents[1].own_memory);
         assert!(matches!(spec.agents[1].model, Some(ModelSpec::Rules(_))));
         assert_eq!(spec.commands, [("find".to_owned(), "scout".to_owned())]);
+    }
+
+    #[test]
+    fn a_composite_sub_agent_brings_the_tools_it_names_and_a_stray_list_is_refused() {
+        let spec = AgentSpec::from_value(&json!({
+            "agents": [
+                {"name": "shop", "tool": "tools", "tools": ["buy_item", "stock"]},
+                {"name": "bank", "tools": ["deposit"]},
+                {"name": "all", "tool": "tools"},
+            ],
+        }))
+        .unwrap();
+        let offers: Vec<_> = spec.agents.iter().map(|a| a.tool.clone()).collect();
+        let tools = |names: &[&str]| {
+            Some(super::super::Offer::Tools(
+                names.iter().map(|n| (*n).to_owned()).collect(),
+            ))
+        };
+        assert_eq!(
+            offers,
+            [
+                tools(&["buy_item", "stock"]),
+                tools(&["deposit"]),
+                tools(&[])
+            ]
+        );
+        let problems = AgentSpec::from_value(&json!({
+            "agents": [
+                {"name": "a", "tool": "data", "tools": ["x"]},
+                {"name": "b", "tools": ["x", "x", "no spaces"]},
+                {"name": "c", "tools": "x"},
+            ],
+        }))
+        .unwrap_err();
+        let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "config.agents[0].tools",
+                "config.agents[1].tools[1]",
+                "config.agents[1].tools[2]",
+                "config.agents[2].tools",
+            ]
+        );
     }
 
     #[test]

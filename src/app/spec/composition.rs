@@ -21,26 +21,40 @@ pub struct SubAgentSpec {
     pub model: Option<ModelSpec>,
     /// `memory: "own"`: a resident, with a conversation of its own.
     pub own_memory: bool,
-    /// `tool: "data" | "action"`: offered to the main agent as a tool (the composite).
-    pub tool: Option<ToolKind>,
+    /// `tool`: how the main agent is offered it, if at all.
+    pub tool: Option<Offer>,
     /// `allow: {actions, gold_per_day, energy_per_day, communities, battles,
     /// message}`: its owner's standing orders.
     pub orders: Option<StandingOrders>,
 }
 
-/// `agents: [{name, description?, instructions?, model?, memory?, tool?, allow?}]`.
+/// How a sub-agent is offered to the main agent (`tool`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Offer {
+    /// `"tools"`: seed 004's composite. Its tools join the main agent's list, each
+    /// call routed to it and shown under it: those `tools` names (a host tool's
+    /// included), or with none every tool of its own the main agent lacks.
+    Tools(Vec<String>),
+    /// `"data" | "action"`: one opaque tool the main agent calls with a request,
+    /// running a run of its own; `"data"` may only look things up.
+    Opaque(ToolKind),
+}
+
+/// `agents: [{name, description?, instructions?, model?, memory?, tool?, tools?,
+/// allow?}]`.
 pub(super) fn read_agents(
     value: Option<&Value>,
     main: &str,
     problems: &mut Vec<Problem>,
 ) -> Vec<SubAgentSpec> {
-    const KNOWN: [&str; 7] = [
+    const KNOWN: [&str; 8] = [
         "name",
         "description",
         "instructions",
         "model",
         "memory",
         "tool",
+        "tools",
         "allow",
     ];
     let Some(value) = value else {
@@ -83,14 +97,25 @@ pub(super) fn read_agents(
                 false
             }
         };
+        let tools = read_tool_names(f.get("tools"), &path, f.problems);
         let tool = match f.string("tool").as_deref() {
+            None | Some("tools") if tools.is_some() => tools.map(Offer::Tools),
             None => None,
-            Some("data") => Some(ToolKind::Data),
-            Some("action") => Some(ToolKind::Action),
+            Some("tools") => Some(Offer::Tools(Vec::new())),
+            Some(_) if tools.is_some() => {
+                f.problem(
+                    "tools",
+                    "names the tools it brings to the main agent's list, with `tool: \"tools\"`; \
+                     an opaque `data` or `action` tool runs with all of its own",
+                );
+                None
+            }
+            Some("data") => Some(Offer::Opaque(ToolKind::Data)),
+            Some("action") => Some(Offer::Opaque(ToolKind::Action)),
             Some(other) => {
                 f.problem(
                     "tool",
-                    format!("expected \"data\" or \"action\", got `{other}`"),
+                    format!("expected \"tools\", \"data\" or \"action\", got `{other}`"),
                 );
                 None
             }
@@ -136,6 +161,40 @@ pub(super) fn read_agents(
         });
     }
     agents
+}
+
+/// `tools: ["name", …]`: tool names, each as `registerTool` takes them.
+fn read_tool_names(
+    value: Option<&Value>,
+    path: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<Vec<String>> {
+    let list = match value? {
+        Value::Null => return None,
+        Value::Array(list) => list,
+        other => {
+            problems.push(Problem {
+                path: format!("{path}.tools"),
+                message: format!("expected a list of tool names, got {}", kind(other)),
+            });
+            return None;
+        }
+    };
+    let mut names = Vec::new();
+    for (index, name) in list.iter().enumerate() {
+        match name.as_str() {
+            Some(name) if is_name(name) && !names.iter().any(|n| n == name) => {
+                names.push(name.to_owned());
+            }
+            _ => problems.push(Problem {
+                path: format!("{path}.tools[{index}]"),
+                message: format!(
+                    "expected a tool's name (1 to 64 letters, digits, `_` or `-`, once), got {name}"
+                ),
+            }),
+        }
+    }
+    Some(names)
 }
 
 /// `commands: {"cmd": "agent"}`: each names one of the agents.

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::base::json::schema::describe as kind;
 
 pub use agent::{AgentSpec, Builtin, CharacterSpec};
-pub use composition::SubAgentSpec;
+pub use composition::{Offer, SubAgentSpec};
 pub use model::ModelSpec;
 pub use observation::observation_from_value;
 pub use tool::tool_from_value;

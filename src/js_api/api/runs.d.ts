@@ -137,16 +137,17 @@ export interface TurnTag {
 
 /** A run event as a listener gets it (without its `TurnTag`). */
 export type RunEvent =
-  | { event: "started"; trigger: Trigger; input: string }
+  /** `environment`: what the agent's environment perceived as the run began, when anything. */
+  | { event: "started"; trigger: Trigger; input: string; environment?: Perception }
   | ({ event: "fitted" } & Fit)
   | ({ event: "step_started" } & Purpose)
   | ({ event: "delta" } & Delta)
   | ({ event: "thought" } & Thought)
-  /** `kind` is null for a tool the agent does not know (the call fails). */
-  | { event: "tool_started"; call: ToolCall; kind: ToolKind | null }
+  /** `kind` is null for a tool the agent does not know (the call fails); `agent`: the composite's sub-agent that owns the tool. */
+  | { event: "tool_started"; call: ToolCall; kind: ToolKind | null; agent?: string }
   | { event: "plan_updated"; plan: string[]; memory: ContextMemory }
   /** `description`: what the tool says it does (its registered or host description), when it says. */
-  | { event: "approval_needed"; call: ToolCall; description?: string }
+  | { event: "approval_needed"; call: ToolCall; description?: string; agent?: string }
   /**
    * A call that would have asked ran without a card, under a grant given on an earlier
    * card (`by`): show it all the same ("Allowed for this task: Click the button "Next" [12]").

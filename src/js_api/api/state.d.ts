@@ -20,20 +20,27 @@ export type Trim =
 
 /** One step of an interaction's timeline. */
 export type Step =
-  | { type: "observe"; trigger: Trigger }
+  /** `environment`: what the agent perceived as it started (seed 004's environment), when anything. */
+  | { type: "observe"; trigger: Trigger; environment?: Perception }
   /** A model call: why, its visible reasoning, and the tools it chose. */
   | { type: "reason"; purpose: Purpose; reasoning: string; calls: string[] }
   | { type: "plan"; steps: string[]; memory: ContextMemory }
   /** The next request was trimmed to fit the model's context window. */
   | { type: "fitted"; fit: Fit }
-  /** `result` and `duration_ms` are null until the call finishes. */
-  | { type: "tool_call"; call: ToolCall; kind: ToolKind | null; result: ToolResult | null; duration_ms: number | null }
+  /** `result` and `duration_ms` are null until the call finishes; `agent`: the composite's sub-agent that owns the tool (the step is its). */
+  | { type: "tool_call"; call: ToolCall; kind: ToolKind | null; result: ToolResult | null; duration_ms: number | null; agent?: string }
   /** A call that asked (`decision` once decided), or ran under a grant (`decision.decision: "allowed"`); `description`: its card's words. */
-  | { type: "approval"; call: ToolCall; description?: string; decision?: { decision: "approved" } | { decision: "allowed"; by: Grant } | { decision: "denied"; reason: string } }
+  | { type: "approval"; call: ToolCall; description?: string; agent?: string; decision?: { decision: "approved" } | { decision: "allowed"; by: Grant } | { decision: "denied"; reason: string } }
   | { type: "reflection"; review: Review }
   | { type: "goal_check"; complete: boolean; answer: string }
   | { type: "error"; message: string }
   | { type: "answer"; text: string; outcome: Outcome };
+
+/** What an agent perceived as its turn started: `others` when other parties wrote it (quoted as data). */
+export interface Perception {
+  text: string;
+  others?: boolean;
+}
 
 /** One trigger and everything the agent did about it. */
 export interface Interaction {

@@ -99,6 +99,7 @@ mod tests {
             timeout_ms: 1_000,
             idempotency_key: None,
             approved: None,
+            owner: None,
         }
     }
 

@@ -165,10 +165,17 @@ impl Chat {
                     self.allowed.set(app.always_allowed());
                 }
             }
-            Event::ApprovalNeeded { call, description } => {
+            Event::ApprovalNeeded {
+                call,
+                description,
+                agent,
+            } => {
+                let who = agent
+                    .as_ref()
+                    .map_or_else(|| "the agent".to_owned(), |a| format!("@{a}"));
                 announce::announce(
                     self.announcement,
-                    format!("Approval needed: the agent wants to run {}.", call.name),
+                    format!("Approval needed: {who} wants to run {}.", call.name),
                 );
                 self.busy.set(false);
                 let key = app::ApprovalKey {
