@@ -1,6 +1,7 @@
 // The guild council of seed 001 in the demo, on the release build: three ticks played
 // offline (propose, scry, accept and reject, tick) with the resources and the chart
-// changing, the game where it was after a reload, a tab behind another and two tabs
+// changing, the game where it was after a reload, the offline council said and a
+// guild's name drafted for, a tab behind another and two tabs
 // asking at the same moment applying a tick once, and one tick in Supabase mode
 // against the real backend (scripts/backend.sh).
 import assert from 'node:assert/strict';
@@ -79,6 +80,20 @@ test('three ticks offline change the resources and the chart, and a reload keeps
   await appReady(page);
   await openGuild(page);
   assert.deepEqual(await shown(page), before, 'after a reload the game is where it was');
+  assert.deepEqual(problems, []);
+});
+
+test("offline the view says the council plays by its own rules, and Propose drafts for the guild's name", async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  await openGuild(page);
+  assert.match(await page.locator('.guild-offline').innerText(), /No model is set up, so the council drafts and forecasts by its own rules/);
+  await page.getByLabel('Guild name (optional)').fill('Iron Wolves');
+  await page.locator('.guild-propose').click();
+  assert.equal(await said(page, /The council drafted/),
+    'The council drafted 2 proposals. It played by its own rules: no model is set up.');
+  const drafts = await page.locator('.guild-proposal[data-status="pending"] p:not([class])').allInnerTexts();
+  assert.equal(drafts.length, 2, `two drafts: ${drafts}`);
+  for (const description of drafts) assert.match(description, /^Iron Wolves: /, description);
   assert.deepEqual(problems, []);
 });
 

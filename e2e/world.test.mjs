@@ -177,6 +177,34 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
   assert.deepEqual(problems, []);
 });
 
+// Issue 58's acceptance, on its own: seed 000's food (10 gold for +50 energy) on the
+// market, and a market check that finds Mira tired and penniless: she works, buys the
+// food and eats it, and has more energy than before, with gold to spare.
+test('a resident that works, buys food and eats ends with more energy than it started with', async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  const world = await openWorld(page);
+  const food = world.locator('table.market tr', { has: page.locator('th', { hasText: /^food$/ }) });
+  assert.deepEqual(await food.locator('td').allInnerTexts(), ['10 gold', '+50 energy'], 'the seed prices the food');
+  const start = await stats(world, 'Mira');
+  assert.ok(start.energy < 50 && start.gold < 10, `tired and penniless: ${JSON.stringify(start)}`);
+  await world.locator('.world-agent[data-agent="Mira"] .market-check').click();
+  const changed = async () => world.locator('.world-changes li[data-tool]').evaluateAll((items) =>
+    items.map((li) => [li.dataset.tool, li.querySelector('.change-text').textContent]).reverse());
+  await waitFor(async () => (await changed()).some(([tool]) => tool === 'consume_item'), 'Mira ate');
+  const done = await changed();
+  assert.deepEqual(done.map(([tool]) => tool), ['buy_item', 'do_work', 'buy_item', 'consume_item'],
+    `she could not pay, so she worked, then bought and ate: ${JSON.stringify(done)}`);
+  for (const [tool, text] of done.filter(([tool]) => tool !== 'do_work')) {
+    assert.match(text, /food/, `${tool} is of the seed's food: ${text}`);
+  }
+  await waitFor(async () => (await stats(world, 'Mira')).energy !== start.energy, "Mira's card read again");
+  const end = await stats(world, 'Mira');
+  assert.ok(end.energy > start.energy, `more energy than she started with: ${start.energy} → ${end.energy}`);
+  // Mining: −20 energy, +50 gold; the food: −10 gold, +50 energy.
+  assert.deepEqual(end, { energy: start.energy - 20 + 50, gold: start.gold + 50 - 10 });
+  assert.deepEqual(problems, []);
+});
+
 test('"Join my community" on Brannoc\'s card: the rival weighs who sent it and refuses, his owner approving the reply', async (t) => {
   const { page, problems } = await openDemo(env, t);
   const world = await openWorld(page);
