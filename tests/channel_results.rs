@@ -3,7 +3,9 @@
 //! is another party's by default, whatever its kind: once the conversation has read
 //! one of its results, the next action that asks when untrusted asks. A host vouches
 //! for a channel with `author: "own"`; a tool the host answers with its own function
-//! keeps the default of its kind (an action's report is the host's own).
+//! keeps the default of its kind (an action's report is the host's own). A port that
+//! asked for batches gets a step's calls as one message, and a host that disconnects
+//! fails the calls waiting on it at once.
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
 use std::cell::RefCell;
@@ -227,4 +229,120 @@ fn who_wrote_a_host_tools_results_follows_who_answers_it_unless_the_tool_says() 
         Some(Author::Others),
         "as the host says"
     );
+}
+
+/// Registers the look-ups `look` and `peek`, both answered over one port that takes
+/// its calls in batches; what the port is posted lands in the frame's inbox.
+fn batched_look_ups(session: &Session) -> Frame {
+    let channel = session.channel();
+    let target = channel.target();
+    channel.batch(target, true);
+    let inbox = Rc::new(RefCell::new(Vec::new()));
+    for name in ["look", "peek"] {
+        let tool = tool_from_value(&json!({"name": name, "kind": "data", "author": "own",
+                                           "description": "Reads the scene."}))
+        .unwrap();
+        let posted = Rc::clone(&inbox);
+        let handler = channel.handler(
+            name,
+            target,
+            Rc::new(move |message| posted.borrow_mut().push(message)),
+        );
+        session
+            .host_tools()
+            .register_answered(tool, handler)
+            .unwrap();
+    }
+    Frame {
+        channel,
+        target,
+        inbox,
+    }
+}
+
+fn send(session: &Session, pool: &mut LocalPool, text: &str) -> Slot {
+    let slot: Slot = Rc::default();
+    let (out, s, text) = (Rc::clone(&slot), session.clone(), text.to_owned());
+    pool.spawner()
+        .spawn_local(async move { *out.borrow_mut() = Some(s.send(&text).await) })
+        .unwrap();
+    pool.run_until_stalled();
+    slot
+}
+
+#[test]
+fn a_steps_look_ups_reach_a_batched_port_as_one_message_answered_in_one() {
+    let model = Rc::new(ScriptedModel::new());
+    model
+        .push_tool_calls(vec![call("l1", "look"), call("l2", "peek")])
+        .push_text("Seen.");
+    let session = session(&model);
+    let frame = batched_look_ups(&session);
+    let mut pool = LocalPool::new();
+    let turn = send(&session, &mut pool, "look around");
+    let inbox = frame.inbox.borrow().clone();
+    assert_eq!(inbox.len(), 1, "one message for the step: {inbox:?}");
+    assert_eq!(inbox[0]["type"], "function_calls");
+    let calls = inbox[0]["calls"].as_array().unwrap();
+    let functions: Vec<&str> = calls
+        .iter()
+        .map(|c| c["function"].as_str().unwrap())
+        .collect();
+    assert_eq!(functions, ["look", "peek"]);
+    let results: Vec<Value> = calls
+        .iter()
+        .map(|c| json!({"request_id": c["request_id"], "success": true, "result": c["function"]}))
+        .collect();
+    let answer = json!({"type": "function_results", "results": results});
+    assert_eq!(
+        frame.channel.deliver(Some(frame.target), &answer),
+        (2, vec![])
+    );
+    pool.run_until_stalled();
+    assert_eq!(turn.borrow().clone().unwrap().unwrap().text(), "Seen.");
+    assert_eq!(
+        model.requests()[1]
+            .messages
+            .iter()
+            .filter(|m| m.tool_call_id.is_some())
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn a_host_that_disconnects_fails_its_waiting_calls_at_once_not_at_their_timeout() {
+    let model = Rc::new(ScriptedModel::new());
+    model
+        .push_tool_calls(vec![call("l1", "look"), call("l2", "peek")])
+        .push_text("The scene is gone.");
+    let session = session(&model);
+    let frame = batched_look_ups(&session);
+    let mut pool = LocalPool::new();
+    // The clock never fires a timer: only the disconnect can end these calls.
+    let turn = send(&session, &mut pool, "look around");
+    assert!(turn.borrow().is_none(), "waiting on the host");
+    let said = json!({"type": "disconnect", "reason": "the socket closed"});
+    assert_eq!(
+        frame.channel.deliver(Some(frame.target), &said),
+        (2, vec![])
+    );
+    pool.run_until_stalled();
+    assert_eq!(
+        turn.borrow().clone().unwrap().unwrap().text(),
+        "The scene is gone."
+    );
+    let read: Vec<String> = model.requests()[1]
+        .messages
+        .iter()
+        .filter(|m| m.tool_call_id.is_some())
+        .map(|m| m.content.clone())
+        .collect();
+    assert_eq!(read.len(), 2);
+    for result in read {
+        assert!(
+            result.contains("the host disconnected before answering (the socket closed)"),
+            "{result}"
+        );
+    }
 }

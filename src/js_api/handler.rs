@@ -2,7 +2,8 @@
 //! (`async (args, { requestId }) => result`), or a message target (an iframe's
 //! window at an origin, a `MessagePort`, an extension port) answered over seed 003's
 //! `function_call` / `function_result` messages, each result taken only from the
-//! target its call was posted to.
+//! target its call was posted to (or its calls in batches, `function_calls` /
+//! `function_results`); a port that closes fails the calls waiting on it at once.
 
 use std::rc::Rc;
 
@@ -79,28 +80,50 @@ pub fn channel_handler(
     channel.handler(function, to, send)
 }
 
-/// A message listener, removed when dropped.
+/// A target's listeners (its messages, its closing), removed when dropped.
 pub struct Listening {
+    /// Held only to be dropped with the target.
+    _parts: Vec<Listener>,
+}
+
+/// One listener, removed when dropped.
+struct Listener {
     on: JsValue,
     how: How,
     callback: Closure<dyn Fn(JsValue)>,
 }
 
 enum How {
-    /// `addEventListener("message")`; the data is in `event.data`.
-    Events,
-    /// An extension port's `onMessage.addListener`; the data is the argument.
-    OnMessage,
+    /// `addEventListener(event)`.
+    Events(&'static str),
+    /// An extension port's `onMessage` or `onDisconnect`: `addListener`.
+    Listener,
 }
 
-impl Drop for Listening {
+impl Listener {
+    fn new(on: JsValue, how: How, callback: Closure<dyn Fn(JsValue)>) -> Self {
+        // A target that cannot be listened to is one whose answers never come: its
+        // calls time out, as any unanswered call does.
+        let _ = match how {
+            How::Events(event) => field(&on, "addEventListener")
+                .dyn_into::<Function>()
+                .and_then(|add| add.call2(&on, &event.into(), callback.as_ref())),
+            How::Listener => field(&on, "addListener")
+                .dyn_into::<Function>()
+                .and_then(|add| add.call1(&on, callback.as_ref())),
+        };
+        Self { on, how, callback }
+    }
+}
+
+impl Drop for Listener {
     fn drop(&mut self) {
         let callback = self.callback.as_ref();
         let _ = match self.how {
-            How::Events => Reflect::get(&self.on, &"removeEventListener".into())
+            How::Events(event) => Reflect::get(&self.on, &"removeEventListener".into())
                 .and_then(|f| f.dyn_into::<Function>())
-                .and_then(|f| f.call2(&self.on, &"message".into(), callback)),
-            How::OnMessage => Reflect::get(&self.on, &"removeListener".into())
+                .and_then(|f| f.call2(&self.on, &event.into(), callback)),
+            How::Listener => Reflect::get(&self.on, &"removeListener".into())
                 .and_then(|f| f.dyn_into::<Function>())
                 .and_then(|f| f.call1(&self.on, callback)),
         };
@@ -108,8 +131,10 @@ impl Drop for Listening {
 }
 
 /// Listens for results from `target` (as `from`, at `origin` for a window) and feeds
-/// them to `channel`; what it ignores is reported through `session`. Dropping the
-/// returned value stops listening.
+/// them to `channel`; what it ignores is reported through `session`. A port that
+/// closes (a `MessagePort`'s `close`, an extension port's `onDisconnect`) closes its
+/// target: the calls waiting on it fail at once. Dropping the returned value stops
+/// listening.
 pub fn listen(
     channel: &Rc<Channel>,
     session: &Session,
@@ -125,13 +150,18 @@ pub fn listen(
                 return;
             };
             // Other traffic on the same port is not ours to judge.
-            if message.get("type").and_then(Value::as_str) != Some("function_result") {
+            let ours = ["function_result", "function_results", "disconnect"];
+            if !ours.contains(&message.get("type").and_then(Value::as_str).unwrap_or("")) {
                 return;
             }
-            if let Err(ignored) = channel.receive(Some(from), &message) {
+            for ignored in channel.deliver(Some(from), &message).1 {
                 session.host_message_ignored(&ignored);
             }
         }
+    };
+    let closes = |why: &'static str| {
+        let channel = Rc::clone(channel);
+        Closure::<dyn Fn(JsValue)>::new(move |_: JsValue| channel.close(from, why))
     };
     if is_window(&target) {
         // An iframe answers through this window's `message` events: only those whose
@@ -148,44 +178,30 @@ pub fn listen(
             }
         });
         let window: JsValue = web_sys::window().map_or(JsValue::UNDEFINED, Into::into);
-        add(&window, "addEventListener", &callback, true);
-        return Listening {
-            on: window,
-            how: How::Events,
-            callback,
-        };
+        let parts = vec![Listener::new(window, How::Events("message"), callback)];
+        return Listening { _parts: parts };
     }
     let on_message = field(&target, "onMessage");
     if field(&on_message, "addListener").is_function() {
         let callback = Closure::<dyn Fn(JsValue)>::new(deliver);
-        add(&on_message, "addListener", &callback, false);
-        return Listening {
-            on: on_message,
-            how: How::OnMessage,
-            callback,
-        };
+        let mut parts = vec![Listener::new(on_message, How::Listener, callback)];
+        let on_disconnect = field(&target, "onDisconnect");
+        if field(&on_disconnect, "addListener").is_function() {
+            let closed = closes("the extension port disconnected");
+            parts.push(Listener::new(on_disconnect, How::Listener, closed));
+        }
+        return Listening { _parts: parts };
     }
     let callback =
         Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| deliver(field(&event, "data")));
-    add(&target, "addEventListener", &callback, true);
+    let messages = Listener::new(target.clone(), How::Events("message"), callback);
     // A MessagePort delivers nothing until started.
     if let Ok(start) = field(&target, "start").dyn_into::<Function>() {
         let _ = start.call0(&target);
     }
+    // Its other end closed (or its document went away): nothing will answer.
+    let closed = Listener::new(target, How::Events("close"), closes("the port was closed"));
     Listening {
-        on: target,
-        how: How::Events,
-        callback,
+        _parts: vec![messages, closed],
     }
-}
-
-fn add(on: &JsValue, method: &str, callback: &Closure<dyn Fn(JsValue)>, event: bool) {
-    let Ok(add) = field(on, method).dyn_into::<Function>() else {
-        return;
-    };
-    let _ = if event {
-        add.call2(on, &"message".into(), callback.as_ref())
-    } else {
-        add.call1(on, callback.as_ref())
-    };
 }

@@ -56,6 +56,21 @@ fn origin_of(tool: &JsValue, target: &JsValue) -> Result<Option<String>, JsValue
         .map_err(|e| problem("origin", &e.to_string()))
 }
 
+/// `registerTool`'s `batch`: whether a target takes its calls in batches.
+fn batch_of(tool: &JsValue) -> Result<bool, JsValue> {
+    let batch = field(tool, "batch");
+    if batch.is_undefined() || batch.is_null() {
+        return Ok(false);
+    }
+    batch
+        .as_bool()
+        .ok_or_else(|| problem("batch", "expected true or false"))
+}
+
+fn is_disconnect(message: &Value) -> bool {
+    message.get("type").and_then(Value::as_str) == Some("disconnect")
+}
+
 #[wasm_bindgen]
 impl FamiliarAgent {
     /// Gives the agent a tool the page runs: `{name, description, parameters, kind,
@@ -87,6 +102,13 @@ impl FamiliarAgent {
                     "only an iframe's window is posted to at an origin; a function is called",
                 ));
             }
+            if field(&tool, "batch").is_truthy() {
+                return Err(problem(
+                    "batch",
+                    "only a target posted to takes calls in batches; a function is called \
+                     once a call",
+                ));
+            }
             (handler::function_handler(function.clone()), None)
         } else if handler::is_target(&handler_value) {
             let origin = origin_of(&tool, &handler_value)?;
@@ -94,8 +116,23 @@ impl FamiliarAgent {
                 (js_sys::Object::is(&p.object, &handler_value) && p.origin == origin)
                     .then_some(p.target)
             });
+            let batch = batch_of(&tool)?;
             let (target, new) = match known {
-                Some(target) => (target, None),
+                Some(target) => {
+                    let others = self
+                        .posted
+                        .borrow()
+                        .iter()
+                        .any(|p| p.target == target && p.tools.iter().any(|t| *t != name));
+                    if others && self.channel.is_batched(target) != batch {
+                        return Err(problem(
+                            "batch",
+                            "every tool of one target takes its calls the same way: give \
+                             them all the same `batch`",
+                        ));
+                    }
+                    (target, None)
+                }
                 None => {
                     let target = self.channel.target();
                     let listening = handler::listen(
@@ -115,6 +152,7 @@ impl FamiliarAgent {
                     (target, Some(posted))
                 }
             };
+            self.channel.batch(target, batch);
             let handler =
                 handler::channel_handler(&self.channel, &name, target, handler_value, origin);
             (handler, Some((target, new)))
@@ -160,10 +198,12 @@ impl FamiliarAgent {
         self.session.host_tools().unregister(name)
     }
 
-    /// Takes a `function_result` message that arrived some other way (a socket).
+    /// Takes a `function_result` message that arrived some other way (a socket), a
+    /// `function_results` batch, or `disconnect` (the calls waiting fail at once).
     /// `from`: the tool's handler it answers for, whose calls alone it may answer;
-    /// without it, any waiting call whose (unguessable) request id it names.
-    /// Whether a call was waiting for it; if not, `host_message_ignored` says why.
+    /// without it, any waiting call whose (unguessable) request id it names (and, for
+    /// `disconnect`, every waiting call). Whether it was taken (a result by a call
+    /// waiting for it); what was not, `host_message_ignored` says why.
     pub fn receive(
         &self,
         #[wasm_bindgen(unchecked_param_type = "FunctionResultMessage")] message: JsValue,
@@ -188,12 +228,10 @@ impl FamiliarAgent {
             };
             Some(target)
         };
-        match self.channel.receive(from, &message) {
-            Ok(()) => true,
-            Err(ignored) => {
-                self.session.host_message_ignored(&ignored);
-                false
-            }
+        let (settled, ignored) = self.channel.deliver(from, &message);
+        for ignored in &ignored {
+            self.session.host_message_ignored(ignored);
         }
+        settled > 0 || (ignored.is_empty() && is_disconnect(&message))
     }
 }

@@ -1,7 +1,9 @@
 //! Host tools answered over messages (seed 003's `function_call` /
 //! `function_result`), for an iframe, an extension port or a socket: each result is
 //! taken only from the target its call went to, under a request id no other target
-//! can guess.
+//! can guess. A target that asked for batches gets the calls of one step as one
+//! `function_calls` message; a target that disconnects (its port closed, or its own
+//! `disconnect` message) fails the calls waiting on it at once, not at their timeout.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -11,12 +13,12 @@ use futures::channel::oneshot;
 use serde_json::{Value, json};
 
 use super::{Handler, REMEMBERED};
-use crate::base::small_map::SmallMap;
+use crate::base::small_map::{SmallMap, SmallSet};
 
 /// Why a message from the host was ignored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Ignored {
-    #[error("not a function_result message: {0}")]
+    #[error("not a function_result, function_results or disconnect message: {0}")]
     NotAResult(String),
     #[error("no call is waiting for request `{0}` from this sender")]
     Unknown(String),
@@ -43,11 +45,28 @@ type Reply = oneshot::Sender<Result<Value, String>>;
 /// keyed hash of it appended (`{key}~{16 hex}`): no recipient can work out the id of a
 /// call it was not sent, while the same call repeated (a resumed run) carries the
 /// same id as long as the secret is kept.
+///
+/// A target [`Channel::batch`]ed gets every call of one step in one message,
+/// `{type: "function_calls", calls: [{request_id, function, arguments}, …]}`, and may
+/// answer them in one, `{type: "function_results", results: [{request_id, success,
+/// result}, …]}`, or one by one. A step's calls are those its driver starts together
+/// (it starts them all before it awaits any): each call waits one turn of the
+/// executor before it is posted, by which time the others have joined it.
+///
+/// A target that says `{type: "disconnect", reason?}` fails every call waiting on it
+/// at once; one [`Channel::close`]d (its port closed) also fails every later call at
+/// once.
 pub struct Channel {
     secret: (u64, u64),
     targets: Cell<u64>,
     waiting: RefCell<SmallMap<(Target, String), Reply>>,
     answered: RefCell<VecDeque<(Target, String)>>,
+    /// Targets that take their calls in batches.
+    batched: RefCell<SmallSet<Target>>,
+    /// Calls of batched targets not posted yet: (target, wire id, the call).
+    outbox: RefCell<Vec<(Target, String, Value)>>,
+    /// Targets whose port closed, with why.
+    closed: RefCell<SmallMap<Target, String>>,
 }
 
 impl Channel {
@@ -59,7 +78,62 @@ impl Channel {
             targets: Cell::new(0),
             waiting: RefCell::new(SmallMap::new()),
             answered: RefCell::new(VecDeque::new()),
+            batched: RefCell::new(SmallSet::new()),
+            outbox: RefCell::new(Vec::new()),
+            closed: RefCell::new(SmallMap::new()),
         })
+    }
+
+    /// Whether `target` takes its calls in batches, from now on.
+    pub fn batch(&self, target: Target, batched: bool) {
+        let mut set = self.batched.borrow_mut();
+        if batched {
+            set.insert(target);
+        } else {
+            set.remove(&target);
+        }
+    }
+
+    /// Whether `target` takes its calls in batches.
+    pub fn is_batched(&self, target: Target) -> bool {
+        self.batched.borrow().contains(&target)
+    }
+
+    /// `target` is gone for good (its port closed, `why`): the calls waiting on it
+    /// fail now, and so does every later call to it.
+    pub fn close(&self, target: Target, why: &str) {
+        self.closed.borrow_mut().insert(target, why.to_owned());
+        self.disconnected(Some(target), why);
+    }
+
+    /// The host behind `from` (`None`: every target) disconnected, `why`: the calls
+    /// waiting on it fail now, saying their outcome is unknown; how many did.
+    pub fn disconnected(&self, from: Option<Target>, why: &str) -> usize {
+        let mine = |target: &Target| from.is_none_or(|f| f == *target);
+        self.outbox
+            .borrow_mut()
+            .retain(|(target, ..)| !mine(target));
+        let keys: Vec<(Target, String)> = self
+            .waiting
+            .borrow()
+            .keys()
+            .filter(|(target, _)| mine(target))
+            .cloned()
+            .collect();
+        let error = format!(
+            "the host disconnected before answering ({why}); whether the call took \
+             effect is unknown"
+        );
+        let mut failed = 0;
+        for key in keys {
+            let reply = self.waiting.borrow_mut().remove(&key);
+            if let Some(reply) = reply
+                && reply.send(Err(error.clone())).is_ok()
+            {
+                failed += 1;
+            }
+        }
+        failed
     }
 
     /// A new recipient for calls.
@@ -80,7 +154,8 @@ impl Channel {
         format!("{key}~{:016x}", hasher.finish())
     }
 
-    /// A handler for `function` that posts its calls to `target` with `send`.
+    /// A handler for `function` that posts its calls to `target` with `send`: one by
+    /// one, or in batches when the target asked for them.
     pub fn handler(
         self: &Rc<Self>,
         function: &str,
@@ -90,6 +165,10 @@ impl Channel {
         let channel = Rc::clone(self);
         let function = function.to_owned();
         Rc::new(move |request_id, arguments| {
+            if let Some(why) = channel.closed.borrow().get(&target) {
+                let error = format!("the host's port is closed ({why}): nothing can answer");
+                return Box::pin(async move { Err(error) });
+            }
             let (tx, rx) = oneshot::channel();
             let wire_id = channel.wire_id(request_id);
             let mut waiting = channel.waiting.borrow_mut();
@@ -99,17 +178,90 @@ impl Channel {
             }
             waiting.insert((target, wire_id.clone()), tx);
             drop(waiting);
-            send(json!({
-                "type": "function_call",
-                "request_id": wire_id,
-                "function": function,
-                "arguments": arguments,
-            }));
+            let batched = channel.is_batched(target);
+            if batched {
+                let call = json!({
+                    "request_id": wire_id,
+                    "function": function,
+                    "arguments": arguments,
+                });
+                channel.outbox.borrow_mut().push((target, wire_id, call));
+            } else {
+                send(json!({
+                    "type": "function_call",
+                    "request_id": wire_id,
+                    "function": function,
+                    "arguments": arguments,
+                }));
+            }
+            let channel = Rc::clone(&channel);
+            let send = Rc::clone(&send);
             Box::pin(async move {
+                if batched {
+                    // The step's other calls are made in this same turn: post them
+                    // all, once, after it.
+                    YieldOnce(false).await;
+                    channel.post_batch(target, &*send);
+                }
                 rx.await
                     .unwrap_or_else(|_| Err("the channel was closed".to_owned()))
             })
         })
+    }
+
+    /// Posts the calls waiting in the outbox for `target` as one message; calls that
+    /// gave up meanwhile are left out.
+    fn post_batch(&self, target: Target, send: &dyn Fn(Value)) {
+        let mut outbox = self.outbox.borrow_mut();
+        let (mine, others): (Vec<_>, Vec<_>) = outbox.drain(..).partition(|(t, ..)| *t == target);
+        *outbox = others;
+        drop(outbox);
+        let waiting = self.waiting.borrow();
+        let calls: Vec<Value> = mine
+            .into_iter()
+            .filter(|(t, id, _)| {
+                waiting
+                    .get(&(*t, id.clone()))
+                    .is_some_and(|tx| !tx.is_canceled())
+            })
+            .map(|(.., call)| call)
+            .collect();
+        drop(waiting);
+        if !calls.is_empty() {
+            send(json!({"type": "function_calls", "calls": calls}));
+        }
+    }
+
+    /// Takes any message the channel speaks `from` a target (`None`: the page
+    /// itself): a `function_result`, a `function_results` batch, or `disconnect`.
+    /// How many calls it settled, and what it ignored, each with why.
+    pub fn deliver(&self, from: Option<Target>, message: &Value) -> (usize, Vec<Ignored>) {
+        match message.get("type").and_then(Value::as_str) {
+            Some("function_results") => {
+                let Some(results) = message.get("results").and_then(Value::as_array) else {
+                    let why = "function_results without a list of results".to_owned();
+                    return (0, vec![Ignored::NotAResult(why)]);
+                };
+                let mut settled = 0;
+                let mut ignored = Vec::new();
+                for result in results {
+                    match self.settle(from, result) {
+                        Ok(()) => settled += 1,
+                        Err(why) => ignored.push(why),
+                    }
+                }
+                (settled, ignored)
+            }
+            Some("disconnect") => {
+                let why = message.get("reason").and_then(Value::as_str);
+                let why = why.unwrap_or("the host said it disconnected");
+                (self.disconnected(from, why), Vec::new())
+            }
+            _ => match self.receive(from, message) {
+                Ok(()) => (1, Vec::new()),
+                Err(why) => (0, vec![why]),
+            },
+        }
     }
 
     /// Takes a message `from` a target (`None`: the page itself, relaying a result
@@ -125,6 +277,12 @@ impl Channel {
             }
             return Err(Ignored::NotAResult(text));
         }
+        self.settle(from, message)
+    }
+
+    /// Delivers one result (`{request_id, success, result}`) `from` a target to the
+    /// call waiting for it.
+    fn settle(&self, from: Option<Target>, message: &Value) -> Result<(), Ignored> {
         let Some(request_id) = message.get("request_id").and_then(Value::as_str) else {
             return Err(Ignored::NotAResult("it has no request_id".into()));
         };
@@ -162,6 +320,26 @@ impl Channel {
         };
         tx.send(outcome)
             .map_err(|_| Ignored::Late(request_id.to_owned()))
+    }
+}
+
+/// Ready on its second poll, having woken its task on the first: lets the rest of a
+/// step's calls be made before the first is posted.
+struct YieldOnce(bool);
+
+impl std::future::Future for YieldOnce {
+    type Output = ();
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
     }
 }
 
@@ -277,5 +455,104 @@ mod tests {
         assert_eq!(channel.wire_id("ns-c1-1-1-0000beef/1/call_1"), ids[0]);
         let other = Channel::new((0x5eed, 0xc0ffef));
         assert_ne!(other.wire_id("ns-c1-1-1-0000beef/1/call_1"), ids[0]);
+    }
+
+    #[test]
+    fn a_batched_target_gets_a_steps_calls_in_one_message_and_may_answer_them_in_one() {
+        use futures::task::LocalSpawnExt;
+        let channel = Channel::new((1, 2));
+        let (target, handler, sent) = posting(&channel);
+        channel.batch(target, true);
+        // A step's calls, made together as the driver makes them.
+        let answers = Rc::new(RefCell::new(None));
+        let slot = Rc::clone(&answers);
+        let step = futures::future::join_all([
+            handler("r1", json!({"kind": "goblin"})),
+            handler("r2", json!({"kind": "troll"})),
+        ]);
+        let mut pool = futures::executor::LocalPool::new();
+        pool.spawner()
+            .spawn_local(async move { *slot.borrow_mut() = Some(step.await) })
+            .unwrap();
+        pool.run_until_stalled();
+        let (r1, r2) = (channel.wire_id("r1"), channel.wire_id("r2"));
+        assert_eq!(
+            *sent.borrow(),
+            [json!({"type": "function_calls", "calls": [
+                {"request_id": r1, "function": "spawn", "arguments": {"kind": "goblin"}},
+                {"request_id": r2, "function": "spawn", "arguments": {"kind": "troll"}},
+            ]})]
+        );
+        let (settled, ignored) = channel.deliver(
+            Some(target),
+            &json!({"type": "function_results", "results": [
+                {"request_id": r2, "success": false, "result": "no trolls here"},
+                {"request_id": r1, "success": true, "result": {"hp": 7}},
+                {"request_id": "r9", "success": true},
+            ]}),
+        );
+        assert_eq!(settled, 2);
+        assert_eq!(ignored, [Ignored::Unknown("r9".into())]);
+        pool.run_until_stalled();
+        assert_eq!(
+            answers.borrow_mut().take(),
+            Some(vec![Ok(json!({"hp": 7})), Err("no trolls here".into())])
+        );
+        // Another step is another message, answered one by one this time.
+        let third = handler("r3", json!({"kind": "imp"}));
+        let slot = Rc::clone(&answers);
+        pool.spawner()
+            .spawn_local(async move { *slot.borrow_mut() = Some(vec![third.await]) })
+            .unwrap();
+        pool.run_until_stalled();
+        assert_eq!(sent.borrow().len(), 2);
+        assert_eq!(
+            sent.borrow()[1]["calls"][0]["arguments"],
+            json!({"kind": "imp"})
+        );
+        let r3 = json!(channel.wire_id("r3"));
+        assert_eq!(
+            channel.deliver(Some(target), &result(&r3, json!(1))),
+            (1, vec![])
+        );
+        pool.run_until_stalled();
+        assert_eq!(answers.borrow_mut().take(), Some(vec![Ok(json!(1))]));
+    }
+
+    #[test]
+    fn a_host_that_disconnects_fails_its_waiting_calls_at_once_and_a_closed_port_every_later_one() {
+        let channel = Channel::new((1, 2));
+        let (target, handler, _) = posting(&channel);
+        let (other, other_handler, _) = posting(&channel);
+        let waiting = handler("r1", json!({"kind": "goblin"}));
+        let elsewhere = other_handler("r2", json!({"kind": "imp"}));
+        let (failed, ignored) = channel.deliver(
+            Some(target),
+            &json!({"type": "disconnect", "reason": "the socket dropped"}),
+        );
+        assert_eq!((failed, ignored), (1, vec![]));
+        assert_eq!(
+            block_on(waiting),
+            Err(
+                "the host disconnected before answering (the socket dropped); whether the \
+                 call took effect is unknown"
+                    .into()
+            )
+        );
+        // Only that target's calls: the other still waits, and is answered.
+        let r2 = json!(channel.wire_id("r2"));
+        channel
+            .receive(Some(other), &result(&r2, json!("here")))
+            .unwrap();
+        assert_eq!(block_on(elsewhere), Ok(json!("here")));
+        // Said by message, the target may come back; a closed port never does.
+        let again = handler("r3", json!({}));
+        channel.close(target, "its port closed");
+        assert!(block_on(again).unwrap_err().contains("(its port closed)"));
+        let later = block_on(handler("r4", json!({}))).unwrap_err();
+        assert_eq!(
+            later,
+            "the host's port is closed (its port closed): nothing can answer"
+        );
     }
 }

@@ -9,7 +9,7 @@ use crate::tool::{Approval, Author, Consequential, DEFAULT_TOOL_TIMEOUT_MS, Tool
 
 /// `registerTool`'s description of a tool (its handler is the caller's business).
 pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
-    const KNOWN: [&str; 10] = [
+    const KNOWN: [&str; 11] = [
         "name",
         "description",
         "parameters",
@@ -20,6 +20,7 @@ pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
         "origin",
         "author",
         "consequential",
+        "batch",
     ];
     let mut problems = Vec::new();
     let Some(mut f) = Fields::new(value, "tool", &mut problems, &KNOWN) else {
@@ -73,6 +74,14 @@ pub fn tool_from_value(value: &Value) -> Result<HostTool, Vec<Problem>> {
         f.problem(
             "origin",
             "expected the origin to post to, e.g. \"https://game.example\"",
+        );
+    }
+    if f.get("batch")
+        .is_some_and(|b| !b.is_boolean() && !b.is_null())
+    {
+        f.problem(
+            "batch",
+            "expected true (the target gets each step's calls as one message) or false",
         );
     }
     // Unsaid: the registration decides by who answers (`HostTools::register`).

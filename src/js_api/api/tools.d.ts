@@ -82,6 +82,14 @@ export interface ToolConfig<Args = any> {
    * by name. `"null"` (a sandboxed frame) is refused: use a `MessagePort`.
    */
   origin?: string;
+  /**
+   * For a target only: `true` sends it every call of one executor step as one
+   * `function_calls` message (a step's look-ups run together; an action is a step of
+   * its own), which it answers with one `function_results` message or a
+   * `function_result` for each. Every tool of one target says the same. Default
+   * `false`: a `function_call` message a call.
+   */
+  batch?: boolean;
 }
 
 /** Runs a call: a function, or a target to post `function_call` messages to. */
@@ -96,7 +104,7 @@ export type ToolFunction<Args = any> = (args: Args, context: { requestId: string
 
 /** Anything with `postMessage`: a window, a `MessagePort`, a worker, an extension port. */
 export interface MessageTarget {
-  postMessage(message: FunctionCallMessage, ...rest: any[]): void;
+  postMessage(message: FunctionCallMessage | FunctionCallsMessage, ...rest: any[]): void;
 }
 
 /** A JSON Schema subset: `type`, `properties`, `required`, `items`, `enum`, `const`, `additionalProperties: false`. */
@@ -134,10 +142,24 @@ export interface FunctionCallMessage {
   arguments: JsonValue;
 }
 
-/** The answer a message-target tool sends back (or the host hands to `receive`). A failure's `result` is its error message. */
-export interface FunctionResultMessage {
-  type: "function_result";
-  request_id: string;
-  success: boolean;
-  result?: unknown;
+/** What a target that asked for batches (`batch: true`) is sent: one step's calls. */
+export interface FunctionCallsMessage {
+  type: "function_calls";
+  calls: { request_id: string; function: string; arguments: JsonValue }[];
 }
+
+/**
+ * What a message-target tool sends back (or the host hands to `receive`): one
+ * result (a failure's `result` is its error message), a batch of them, or
+ * `disconnect` — the host behind the target is gone, so every call waiting on it
+ * fails at once (saying its outcome is unknown) instead of at its timeout. A
+ * `MessagePort` whose other end closes, or an extension port that disconnects, does
+ * the same by itself, and every later call to it fails at once.
+ */
+export type FunctionResultMessage =
+  | { type: "function_result"; request_id: string; success: boolean; result?: unknown }
+  | {
+      type: "function_results";
+      results: { request_id: string; success: boolean; result?: unknown }[];
+    }
+  | { type: "disconnect"; reason?: string };
