@@ -19,7 +19,12 @@ use crate::run::Observation;
 pub fn take_environment(
     config: JsValue,
 ) -> (JsValue, Option<Environment>, Vec<(String, Environment)>) {
-    let agents = js_sys::Array::from(&field(&config, "agents"));
+    // `Array.from` throws on what is not a list; the spec says what is wrong with it.
+    let agents = field(&config, "agents");
+    let agents = match agents.dyn_into::<js_sys::Array>() {
+        Ok(agents) => agents,
+        Err(_) => js_sys::Array::new(),
+    };
     let own = agents
         .iter()
         .filter_map(|agent| {
