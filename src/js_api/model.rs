@@ -37,6 +37,111 @@ pub fn take_page_model(config: JsValue) -> (JsValue, Option<Rc<dyn Llm>>) {
     }
 }
 
+/// `model: {builtin: true | {onStatus}, fallback}`: the browser's own model where
+/// `LanguageModel.availability()` says it is available, else `fallback` (any other
+/// model config; the rules model when none is given).
+pub struct BuiltinAsk {
+    /// The fallback's kind, as the status names it.
+    #[cfg(feature = "builtin")]
+    fallback: &'static str,
+    #[cfg(feature = "builtin")]
+    on_status: Option<Function>,
+}
+
+/// Takes `model.builtin` out of `createAgent`'s config: the rest of the config is
+/// read with `model.fallback` as its model, and the browser is asked
+/// ([`builtin_model`]) once the config is read.
+pub fn take_builtin(config: JsValue) -> Result<(JsValue, Option<BuiltinAsk>), String> {
+    let model = field(&config, "model");
+    let builtin = field(&model, "builtin");
+    if builtin.is_undefined() || builtin.is_null() || builtin.as_bool() == Some(false) {
+        return Ok((config, None));
+    }
+    #[cfg(not(feature = "builtin"))]
+    return Err("config.model.builtin needs the browser's model, which this build leaves out: use the full build (dist/, `trunk build --release`) or one with the `builtin` feature".into());
+    #[cfg(feature = "builtin")]
+    builtin_ask(config, &model, &builtin)
+}
+
+/// [`take_builtin`] of a config that asks for the browser's model.
+#[cfg(feature = "builtin")]
+fn builtin_ask(
+    config: JsValue,
+    model: &JsValue,
+    builtin: &JsValue,
+) -> Result<(JsValue, Option<BuiltinAsk>), String> {
+    if builtin.as_bool() != Some(true) && !builtin.is_object() {
+        return Err("config.model.builtin must be true or {onStatus}".into());
+    }
+    let known = ["builtin", "fallback"];
+    if let Some(other) = js_sys::Object::keys(model.unchecked_ref::<js_sys::Object>())
+        .iter()
+        .filter_map(|k| k.as_string())
+        .find(|k| !known.contains(&k.as_str()))
+    {
+        return Err(format!(
+            "config.model.{other}: a builtin model takes only `builtin` and `fallback` (the model that runs where the browser has none)"
+        ));
+    }
+    let on_status = match field(builtin, "onStatus") {
+        none if none.is_undefined() => None,
+        listener => Some(
+            listener
+                .dyn_into::<Function>()
+                .map_err(|_| "config.model.builtin.onStatus must be a function".to_owned())?,
+        ),
+    };
+    let fallback = field(model, "fallback");
+    let rest = js_sys::Object::assign(&js_sys::Object::new(), &config.unchecked_into());
+    if fallback.is_undefined() {
+        let _ = js_sys::Reflect::delete_property(&rest, &"model".into());
+    } else {
+        let _ = js_sys::Reflect::set(&rest, &"model".into(), &fallback);
+    }
+    let ask = BuiltinAsk {
+        fallback: fallback_kind(&fallback),
+        on_status,
+    };
+    Ok((rest.into(), Some(ask)))
+}
+
+/// The kind of model a config names, as the status says it.
+#[cfg(feature = "builtin")]
+fn fallback_kind(model: &JsValue) -> &'static str {
+    let has = |name: &str| !field(model, name).is_undefined();
+    if has("respond") {
+        "respond"
+    } else if has("local") {
+        "local"
+    } else if has("url") {
+        "proxy"
+    } else {
+        "rules"
+    }
+}
+
+/// The browser's own model when it is available now, `None` to run the fallback;
+/// `onStatus` is told which runs and why either way.
+#[cfg(feature = "builtin")]
+pub async fn builtin_model(ask: BuiltinAsk) -> Option<Rc<dyn Llm>> {
+    use crate::llm::builtin::{Availability, BuiltinModel, status};
+    use crate::web::builtin_model::{BrowserPromptApi, availability};
+    let availability = availability().await;
+    let told = status(availability, ask.fallback);
+    if let Some(listener) = ask.on_status
+        && let Err(e) = listener.call1(&JsValue::NULL, &to_js(&told))
+    {
+        super::js::console_error(&format!("onStatus threw: {}", message_of(&e)));
+    }
+    (availability == Availability::Available)
+        .then(|| Rc::new(BuiltinModel::new(BrowserPromptApi)) as Rc<dyn Llm>)
+}
+
+#[cfg(not(feature = "builtin"))]
+pub async fn builtin_model(_ask: BuiltinAsk) -> Option<Rc<dyn Llm>> {
+    None
+}
+
 /// The page's `respond` function as a model.
 pub struct PageModel {
     respond: Function,

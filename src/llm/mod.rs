@@ -4,6 +4,8 @@
 //! model — implements [`Llm`], so nothing above this seam can tell them apart. Wire
 //! formats and transport belong to the implementations.
 
+#[cfg(feature = "builtin")]
+pub mod builtin;
 pub mod contract;
 pub mod local;
 pub mod message;

@@ -1,5 +1,7 @@
 //! The browser behind the seams: the only module that touches `web_sys` and `js_sys`.
 
+#[cfg(feature = "builtin")]
+pub mod builtin_model;
 pub mod character_file;
 mod clock;
 #[cfg(feature = "page")]
