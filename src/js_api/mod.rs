@@ -49,6 +49,7 @@ const TYPES: &str = concat!(
 pub async fn create_agent(
     #[wasm_bindgen(unchecked_param_type = "AgentConfig | void")] config: JsValue,
 ) -> Result<FamiliarAgent, JsValue> {
+    let (config, builtin) = model::take_builtin(config).map_err(|e| error(&e))?;
     let (config, model) = model::take_page_model(config);
     let (config, environment, own_environments) = environment::take_environment(config);
     #[cfg(feature = "page")]
@@ -63,6 +64,11 @@ pub async fn create_agent(
             &problems,
         ))
     })?;
+    // The browser's own model, where it is available, runs instead of the fallback.
+    let model = match builtin {
+        Some(ask) => model::builtin_model(ask).await.or(model),
+        None => model,
+    };
     let session = build::session(spec, model, page, progress)
         .await
         .map_err(|e| error(&e))?;
