@@ -175,7 +175,27 @@ export interface ScheduleInfo {
 export type Builtin = "clock" | "page_title" | "memory" | "page";
 
 /** `"rules"` (the rules model with no rules), rules given inline, an OpenAI-compatible proxy, the page's own `respond` function, or a local model (full build). */
-export type ModelConfig = "rules" | RulesModelConfig | ProxyModelConfig | PageModelConfig | LocalModelConfig;
+export type ModelConfig = "rules" | RulesModelConfig | ProxyModelConfig | PageModelConfig | LocalModelConfig | BuiltinModelConfig;
+
+/**
+ * The browser's own model (the Prompt API's `LanguageModel`, the full build's): used
+ * where `LanguageModel.availability()` answers `available`, with no server, no key and
+ * no download of ours; tool calls constrained to the tools' schemas with
+ * `responseConstraint`, the prompt measured against the session's context window.
+ * Anywhere else `fallback` runs (the rules model when none is given), and `onStatus`
+ * says which and why. The lean and page-assistant builds refuse it.
+ */
+export interface BuiltinModelConfig {
+  builtin: true | {
+    /** Told once, at `createAgent`: what the browser answered (`available`,
+     * `unavailable`, `downloadable`, `downloading`, or `absent` without the API), the
+     * model that runs (`builtin`, or the fallback's `rules`, `local`, `proxy`,
+     * `respond`) and a sentence saying why. */
+    onStatus?: (status: { availability: 'available' | 'unavailable' | 'downloadable' | 'downloading' | 'absent'; runs: 'builtin' | 'rules' | 'local' | 'proxy' | 'respond'; reason: string }) => void;
+  };
+  /** The model that runs where the browser's does not. Default: the rules model. */
+  fallback?: Exclude<ModelConfig, BuiltinModelConfig>;
+}
 
 /**
  * A GGUF model of the llama family run in a Web Worker of this page (the full build's
