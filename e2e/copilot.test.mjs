@@ -160,3 +160,74 @@ test('a reload mid-plan offers Resume, and the resumed plan finishes without cre
   // The one console line allowed: the agent reports the interrupted run as it starts.
   assert.deepEqual(problems.filter((p) => !p.includes('familiar: Interrupted')), []);
 });
+
+const WORKED = 'Create a dialog where Elena greets the player';
+
+test("the seed's worked example offline, step by step: analysed SIMPLE, planned, carried out through the host's function_call and function_result in the current scene, decided, answered", async (t) => {
+  const { page, problems } = await openCopilot(t);
+  // The seed's client is in scene 5, and Elena (its character 3) exists.
+  await page.getByLabel('Current scene').selectOption('5');
+  await ask(page, 'Add a character Elena');
+  await ready(page);
+  assert.match(await page.locator('#answer').textContent(), /^Created Elena \(c1\)\.$/);
+
+  await ask(page, WORKED);
+  await ready(page);
+  // Every stage the seed's trace names, in its order, and nothing else.
+  assert.deepEqual(await texts(page, '#activity li'), [
+    `You: ${WORKED}`,
+    'Supervisor: Analysing the request…',
+    'Supervisor: The request is simple: one step',
+    'Supervisor: Planning…',
+    'Supervisor: Plan of 1 task',
+    'Supervisor: Executing round 1 of at most 2 (1 task)',
+    '→ create_dialog_node {"character_id":"c1","lines":["Hello, traveller! Welcome."],"scene_id":5}',
+    '✓ create_dialog_node: {"id":"n2","type":"dialog"}',
+    'Supervisor: Checking the result…',
+    'Supervisor: Done: every task is done',
+  ]);
+  assert.deepEqual(await texts(page, '#plan li'), [WORKED]);
+  assert.equal(await page.locator('#answer').textContent(), 'Created dialog node for Elena.');
+  // Through the host: one function_call out, one function_result back, by request id.
+  const wire = await page.evaluate(() => window.copilot.wire);
+  const [call, result] = wire.slice(-2);
+  assert.match(call.request_id, /~[0-9a-f]{16}$/);
+  assert.deepEqual(call, {
+    type: 'function_call', request_id: call.request_id, function: 'create_dialog_node',
+    arguments: { character_id: 'c1', lines: ['Hello, traveller! Welcome.'], scene_id: 5 },
+  });
+  assert.deepEqual(result, { type: 'function_result', request_id: call.request_id, success: true, result: { id: 'n2', type: 'dialog' } });
+  assert.equal(wire.length, 4, 'Elena, then the dialog node: a call and a result each');
+  await page.getByText('Messages with the host').click();
+  assert.equal((await texts(page, '#wire li')).length, 4);
+  // The node is Elena's, in scene 5, and drawn there.
+  const { nodes } = await page.evaluate(() => window.copilot.graph);
+  assert.deepEqual(nodes, [{ id: 'n2', type: 'dialog', scene: 5, character: 'c1', speaker: 'Elena', text: 'Hello, traveller! Welcome.' }]);
+  assert.equal(await page.locator('#graph .node[data-scene="5"]').count(), 1);
+  await page.screenshot({ path: `${artifacts}/copilot-worked-example.png` });
+  assert.deepEqual(problems, []);
+});
+
+test('the offline planner reads a request it was never given as an example: a new character, a quoted line, narration, connected in order in the scene chosen', async (t) => {
+  const { page, problems } = await openCopilot(t);
+  await page.getByLabel('Current scene').selectOption('2');
+  await ask(page, 'Add a character Marcus, then write a dialog where Marcus says "Who goes there?" and narrate: The gate creaks open.');
+  await ready(page);
+  assert.deepEqual(await texts(page, '#plan li'), [
+    'Add a character Marcus',
+    'Write a dialog where Marcus says "Who goes there?"',
+    'Narrate: The gate creaks open',
+    'Connect the new nodes in order',
+  ]);
+  const activity = await texts(page, '#activity li');
+  assert.ok(activity.includes('Supervisor: The request is complex: 4 tasks'), activity.join(' | '));
+  assert.equal(
+    await page.locator('#answer').textContent(),
+    'Created Marcus (c1). Created dialog node for Marcus. Created a narration node. Connected them in order (1 connection).',
+  );
+  const { nodes, connections } = await page.evaluate(() => window.copilot.graph);
+  assert.deepEqual(nodes.map((n) => [n.type, n.scene, n.text]), [['dialog', 2, 'Who goes there?'], ['content', 2, 'The gate creaks open']]);
+  assert.deepEqual(connections.map((c) => `${c.from}>${c.to}`), [`${nodes[0].id}>${nodes[1].id}`]);
+  assert.deepEqual(await texts(page, '#characters li'), ['Marcus (c1)']);
+  assert.deepEqual(problems, []);
+});

@@ -3,18 +3,27 @@
 // a MessagePort (`function_call` in, `function_result` out, as the seed's client does
 // over its socket); the agent runs under the supervisor (`supervisor: true`): it
 // analyses the request, plans it, runs the executor on the whole plan, and decides.
-// Offline, the page's own deterministic planner answers as the model (`model.respond`);
-// with `?model=URL&name=MODEL` a proxy model plans instead. Plain JavaScript.
+// Offline, the page's own deterministic planner answers as the model (`model.respond`,
+// copilot-planner.js); with `?model=URL&name=MODEL` a proxy model plans instead. The
+// scene the designer is in reaches each run as what the agent perceives
+// (`environment`: `current_scene_id: N`), and the node tools put their node there.
+// Plain JavaScript.
 import init, { createAgent } from '../../familiar-demo.js';
+import { planner } from './copilot-planner.js';
 
 const GRAPH = 'arrow.copilot.graph';
 const VIEW = 'arrow.copilot.view';
 
 // --- The story graph, saved after every change -------------------------------------
 
-const fresh = () => ({ nodes: [], connections: [], variables: [], characters: [], next: 1, answered: {} });
+const fresh = () => ({ nodes: [], connections: [], variables: [], characters: [], next: 1, answered: {}, scene: 1 });
 let graph = read(GRAPH) ?? fresh();
 let view = read(VIEW) ?? { stage: '', tasks: [], activity: [], answer: '' };
+/** The messages the host exchanged with the agent over the port, in order (this page load). */
+const wire = [];
+/** The scenes a designer can be in; nodes are made in the current one. */
+const SCENES = ['The gate', 'The market', 'The tower', 'The woods', 'The tavern'];
+const currentScene = () => graph.scene ?? 1;
 
 function read(key) {
   try {
@@ -33,8 +42,12 @@ const id = (prefix) => `${prefix}${graph.next++}`;
 const node = (nodeId) => graph.nodes.find((n) => n.id === nodeId);
 const isName = (name) => typeof name === 'string' && /^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(name);
 
-function addNode(type, fields) {
-  const created = { id: id('n'), type, ...fields };
+/** A node of `type` in scene `scene` (the current one unless the call names one). */
+function addNode(type, scene, fields) {
+  if (scene !== undefined && !(Number.isInteger(scene) && scene >= 1 && scene <= SCENES.length)) {
+    throw new Error(`no scene ${JSON.stringify(scene)}: scenes are 1 to ${SCENES.length}`);
+  }
+  const created = { id: id('n'), type, scene: scene ?? currentScene(), ...fields };
   graph.nodes.push(created);
   return { id: created.id, type };
 }
@@ -73,6 +86,11 @@ function problems() {
 // --- The tools the copilot is given: the page answers each ---------------------------
 
 const object = (properties, required) => ({ type: 'object', properties, required, additionalProperties: false });
+/** A node tool's parameters: its own, and the scene to put it in. */
+const inScene = (properties, required) => object({
+  ...properties,
+  scene_id: { type: 'integer', description: 'The scene to add the node to: the current_scene_id you perceive. Default: the current scene.' },
+}, required);
 const TOOLS = [
   {
     name: 'create_character', kind: 'action', description: 'Create a character who can speak in dialog nodes. Returns its id.',
@@ -101,33 +119,33 @@ const TOOLS = [
   },
   {
     name: 'create_dialog_node', kind: 'action', description: 'A node where a character speaks some lines. Returns the node id.',
-    parameters: object({ character_id: { type: 'string' }, lines: { type: 'array', items: { type: 'string' } } }, ['character_id', 'lines']),
-    run: ({ character_id: speaker, lines }) => {
+    parameters: inScene({ character_id: { type: 'string' }, lines: { type: 'array', items: { type: 'string' } } }, ['character_id', 'lines']),
+    run: ({ character_id: speaker, lines, scene_id: scene }) => {
       const who = character(speaker);
       if (!lines.length) throw new Error('a dialog node needs at least one line');
-      return addNode('dialog', { character: who.id, speaker: who.name, text: lines.join(' ') });
+      return addNode('dialog', scene, { character: who.id, speaker: who.name, text: lines.join(' ') });
     },
   },
   {
     name: 'create_content_node', kind: 'action', description: 'A node of narration. Returns the node id.',
-    parameters: object({ text: { type: 'string' } }, ['text']),
-    run: ({ text }) => addNode('content', { text }),
+    parameters: inScene({ text: { type: 'string' } }, ['text']),
+    run: ({ text, scene_id: scene }) => addNode('content', scene, { text }),
   },
   {
     name: 'create_hub_node', kind: 'action', description: 'A node offering the player choices: connect it to each choice with a label. Returns the node id.',
-    parameters: object({ title: { type: 'string' } }, ['title']),
-    run: ({ title }) => addNode('hub', { text: title }),
+    parameters: inScene({ title: { type: 'string' } }, ['title']),
+    run: ({ title, scene_id: scene }) => addNode('hub', scene, { text: title }),
   },
   {
     name: 'create_condition_node', kind: 'action',
     description: 'A node that branches on a variable: connect its "true" and "false" branches. Returns the node id.',
-    parameters: object({ variable: { type: 'string' }, equals: {} }, ['variable', 'equals']),
-    run: ({ variable: name, equals }) => addNode('condition', { variable: variable(name).name, equals, text: `${name} = ${JSON.stringify(equals)}?` }),
+    parameters: inScene({ variable: { type: 'string' }, equals: {} }, ['variable', 'equals']),
+    run: ({ variable: name, equals, scene_id: scene }) => addNode('condition', scene, { variable: variable(name).name, equals, text: `${name} = ${JSON.stringify(equals)}?` }),
   },
   {
     name: 'create_variable_update_node', kind: 'action', description: 'A node that sets a variable when the story passes it. Returns the node id.',
-    parameters: object({ variable: { type: 'string' }, value: {} }, ['variable', 'value']),
-    run: ({ variable: name, value }) => addNode('update', { variable: variable(name).name, value, text: `${name} ← ${JSON.stringify(value)}` }),
+    parameters: inScene({ variable: { type: 'string' }, value: {} }, ['variable', 'value']),
+    run: ({ variable: name, value, scene_id: scene }) => addNode('update', scene, { variable: variable(name).name, value, text: `${name} ← ${JSON.stringify(value)}` }),
   },
   {
     name: 'create_connection', kind: 'action',
@@ -159,6 +177,7 @@ const TOOLS = [
 function answerCalls(port) {
   port.onmessage = ({ data }) => {
     if (data?.type !== 'function_call') return;
+    wire.push(data);
     const { request_id: requestId, function: name, arguments: args } = data;
     let answer = graph.answered[requestId];
     if (!answer) {
@@ -170,172 +189,12 @@ function answerCalls(port) {
       }
       graph.answered[requestId] = answer;
       save();
-      render();
     }
-    port.postMessage({ type: 'function_result', request_id: requestId, ...answer });
+    const reply = { type: 'function_result', request_id: requestId, ...answer };
+    wire.push(reply);
+    port.postMessage(reply);
+    render();
   };
-}
-
-// --- The offline planner: the page's own deterministic model --------------------------
-
-const STOP = new Set(['Build', 'Create', 'Add', 'Make', 'Write', 'If', 'Then', 'The', 'She', 'He', 'They', 'Otherwise', 'Request', 'Plan', 'Carry', 'Still', 'A', 'An', 'Do', 'Greetings', 'Ah']);
-
-/** What a request asks for, as tasks and the tool calls that carry them out. */
-function recipe(request) {
-  const who = [...request.matchAll(/\b([A-Z][a-z]+)\b/g)].map((m) => m[1]).find((w) => !STOP.has(w));
-  const flag = request.match(/\b([a-z]+_[a-z0-9_]+)\b/)?.[1] ?? request.match(/variable (?:called |named )?([A-Za-z_]\w*)/i)?.[1];
-  const branch = request.match(/if \w+ is true,? (?:she|he|they) ([^,.]+?),? (?:otherwise|else),? (?:she|he|they) ([^.]+)/i);
-  if (branch && who && flag) return branching(who, flag, branch[1], branch[2]);
-  if (/variable/i.test(request) && flag) {
-    return { tasks: [`Create the variable ${flag}`], steps: [variableStep(flag)], summary: () => `Created the variable ${flag}.` };
-  }
-  if (/character/i.test(request) && who) {
-    return { tasks: [`Create the character ${who}`], steps: [characterStep(who)], summary: (c) => `Created ${who} (${c.character}).` };
-  }
-  return null;
-}
-
-const characterStep = (name) => ({
-  what: `create ${name}`,
-  call: () => ({ name: 'create_character', arguments: { name } }),
-  took: (result, c) => { c.character = result.id; },
-  // Seen in the error: the character exists, and its id is there to use.
-  recover: (error, c) => {
-    const existing = error.match(/already exists \(id (\w+)\)/)?.[1];
-    if (existing) c.character = existing;
-    if (existing) c.notes.push(`${name} already existed (${existing}); I used that one`);
-    return Boolean(existing);
-  },
-});
-
-const variableStep = (name) => ({
-  what: `create the variable ${name}`,
-  call: () => ({ name: 'create_variable', arguments: { name, type: 'boolean', initial: false } }),
-  took: () => {},
-  recover: (error, c) => {
-    const exists = /already exists/.test(error);
-    if (exists) c.notes.push(`${name} already existed; I used it`);
-    return exists;
-  },
-});
-
-function branching(who, flag, yes, no) {
-  const said = (text) => `${who} ${text.trim()}.`;
-  const connect = (from, to, label) => ({
-    what: `connect ${from} to ${to}`,
-    call: (c) => ({ name: 'create_connection', arguments: { from: c[from], to: c[to], ...(label ? { label } : {}) } }),
-    took: () => {},
-  });
-  const dialog = (key, text) => ({
-    what: `write the ${key} line`,
-    call: (c) => ({ name: 'create_dialog_node', arguments: { character_id: c.character, lines: [text] } }),
-    took: (result, c) => { c[key] = result.id; },
-  });
-  return {
-    tasks: [
-      `Create the character ${who}`,
-      `Create the boolean variable ${flag}`,
-      `Write ${who}'s greeting`,
-      `Branch on ${flag}`,
-      'Write what happens on each branch',
-      'Connect the nodes',
-      'Validate the graph',
-    ],
-    steps: [
-      characterStep(who),
-      variableStep(flag),
-      dialog('greeting', `Greetings, traveller. Do you carry the key?`),
-      {
-        what: `branch on ${flag}`,
-        call: () => ({ name: 'create_condition_node', arguments: { variable: flag, equals: true } }),
-        took: (result, c) => { c.condition = result.id; },
-      },
-      dialog('yes', said(yes)),
-      dialog('no', said(no)),
-      connect('greeting', 'condition'),
-      connect('condition', 'yes', 'true'),
-      connect('condition', 'no', 'false'),
-      {
-        what: 'validate the graph',
-        call: () => ({ name: 'validate_graph', arguments: {} }),
-        took: (result, c) => { c.valid = result.ok; c.problems = result.problems ?? []; },
-      },
-    ],
-    summary: (c) => [
-      `Built ${who}'s branching dialog: a greeting, a condition on ${flag}, and a line for each branch.`,
-      ...c.notes.map((n) => `(${n}.)`),
-      c.valid ? 'The graph checks out.' : `Still wrong: ${c.problems.join('; ')}.`,
-    ].join(' '),
-  };
-}
-
-const parse = (text) => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return { error: text };
-  }
-};
-
-/** The executor's next move: replays the run's own results, then makes the next call. */
-function execute(messages) {
-  // The brief is the last user message that is not the loop's note after a result.
-  let start = messages.length - 1;
-  while (start > 0 && !(messages[start].role === 'user' && messages[start - 1].role !== 'tool')) start -= 1;
-  const brief = messages[start]?.content ?? '';
-  const plan = recipe(brief.split('\n\nThe whole plan:')[0]);
-  if (!plan) {
-    return 'Offline I can build a branching dialog ("Build a branching dialog: Elena greets the player, and if has_key is true she opens the gate, otherwise she sends them away."), create a variable, or add a character. Configure a model for anything else.';
-  }
-  const results = messages.slice(start).filter((m) => m.role === 'tool').map((m) => parse(m.content));
-  const c = { notes: [], done: [] };
-  for (const [index, result] of results.entries()) {
-    const step = plan.steps[index];
-    if (!step) break;
-    // The designer's "no" (`{"declined": …}`) is a decision, not a failure: nothing is
-    // retried, and the answer says what was not done and what was, before it.
-    if (result && typeof result === 'object' && 'declined' in result) return declinedAnswer(step, result.declined, c);
-    if (result && typeof result === 'object' && 'error' in result) {
-      if (!step.recover?.(String(result.error), c)) return `I could not ${step.what}: ${result.error}`;
-    } else {
-      step.took(result, c);
-      c.done.push(step.what);
-    }
-  }
-  const next = plan.steps[results.length];
-  if (next) return { toolCalls: [next.call(c)] };
-  return plan.summary(c);
-}
-
-/** What the executor says when the designer declined `step`: not done, and why. */
-function declinedAnswer(step, why, c) {
-  const reason = String(why ?? '').trim();
-  const before = c.done.length ? ` Done before that: ${c.done.join(', ')}.` : ' Nothing was changed.';
-  return `Not done: I did not ${step.what}, because you declined it${reason ? ` (${reason})` : ''}; I stopped there.${before}`;
-}
-
-/** The offline model: the supervisor's three JSON stages, and the executor's tool calls. */
-function respond(request) {
-  const users = request.messages.filter((m) => m.role === 'user');
-  const asked = users[0]?.content ?? '';
-  switch (request.responseFormat?.name) {
-    case 'Complexity': {
-      const plan = recipe(asked);
-      const complex = (plan?.steps.length ?? 1) > 1;
-      return JSON.stringify({ level: complex ? 'COMPLEX' : 'SIMPLE', reason: complex ? 'several nodes, a variable and their connections' : 'one step' });
-    }
-    case 'TaskPlan':
-      return JSON.stringify({ tasks: recipe(asked)?.tasks ?? ['Answer the request'] });
-    case 'Judgement': {
-      const report = asked.split("Executor's report:")[1] ?? '';
-      // Declined by the designer: finished as they decided, not a failure to retry.
-      if (/because you declined/i.test(report)) return JSON.stringify({ done: true, summary: report.trim() });
-      const failed = /could not|still wrong/i.test(report);
-      return JSON.stringify({ done: !failed, summary: failed ? report.trim() : 'every task is done' });
-    }
-    default:
-      return execute(request.messages);
-  }
 }
 
 // --- The graph view ------------------------------------------------------------------
@@ -407,12 +266,12 @@ function render() {
   }
   for (const n of graph.nodes) {
     const p = place[n.id];
-    const g = el('g', { class: `node ${n.type}`, 'data-id': n.id, 'data-type': n.type, transform: `translate(${p.x},${p.y})` });
+    const g = el('g', { class: `node ${n.type}`, 'data-id': n.id, 'data-type': n.type, 'data-scene': n.scene ?? 1, transform: `translate(${p.x},${p.y})` });
     g.append(el('rect', { width: 150, height: 70, rx: 8 }));
     g.append(el('text', { x: 8, y: 16, class: 'kind' }, `${n.id} · ${n.type}${n.speaker ? ` · ${n.speaker}` : ''}`));
     const words = String(n.text ?? '');
     wrap(words, 24, 2).forEach((line, i) => g.append(el('text', { x: 8, y: 36 + i * 17, class: 'body' }, line)));
-    g.append(el('title', {}, words));
+    g.append(el('title', {}, `Scene ${n.scene ?? 1}: ${words}`));
     parts.push(g);
   }
   svg.replaceChildren(...parts);
@@ -426,18 +285,21 @@ function render() {
   list('plan', view.tasks);
   list('activity', view.activity);
   document.getElementById('answer').textContent = view.answer;
+  document.getElementById('scene').value = String(currentScene());
+  list('wire', wire.map((m) => JSON.stringify(m)));
 }
 
 // --- The copilot ----------------------------------------------------------------------
 
 const status = (text) => { document.getElementById('status').textContent = text; };
 
+const tasks = (n) => `${n} task${n === 1 ? '' : 's'}`;
 const STAGES = {
   analysing: () => 'Analysing the request…',
   assessed: (s) => `The request is ${s.level.toLowerCase()}: ${s.reason}`,
   planning: () => 'Planning…',
-  planned: (s) => `Plan of ${s.tasks.length} tasks`,
-  executing: (s) => `Executing round ${s.round} of at most ${s.max_rounds}${s.tasks ? ` (${s.tasks} tasks)` : ''}`,
+  planned: (s) => `Plan of ${tasks(s.tasks.length)}`,
+  executing: (s) => `Executing round ${s.round} of at most ${s.max_rounds}${s.tasks ? ` (${tasks(s.tasks)})` : ''}`,
   deciding: () => 'Checking the result…',
   decided: (s) => (s.done ? `Done: ${s.summary}` : `Not done: ${s.summary}`),
 };
@@ -448,6 +310,8 @@ function note(text) {
   save();
   render();
 }
+
+const respond = planner(() => graph);
 
 function modelConfig() {
   const query = new URLSearchParams(location.search);
@@ -463,6 +327,9 @@ const agent = await createAgent({
   model: modelConfig(),
   supervisor: true,
   maxSteps: 24,
+  // What the copilot perceives as each request starts: the scene the designer is in
+  // (seed 003's `current_scene_id`, which its client sends with every message).
+  environment: () => `current_scene_id: ${currentScene()}`,
 });
 const { port1, port2 } = new MessageChannel();
 answerCalls(port2);
@@ -557,6 +424,12 @@ document.getElementById('prompt').addEventListener('keydown', (e) => {
 document.getElementById('approve').addEventListener('click', () => decide(true));
 document.getElementById('deny').addEventListener('click', () => decide(false));
 document.getElementById('stop').addEventListener('click', () => agent.abort());
+const scenePicker = document.getElementById('scene');
+scenePicker.replaceChildren(...SCENES.map((name, i) => Object.assign(document.createElement('option'), { value: String(i + 1), textContent: `${i + 1}: ${name}` })));
+scenePicker.addEventListener('change', () => {
+  graph.scene = Number(scenePicker.value);
+  save();
+});
 document.getElementById('clear').addEventListener('click', () => {
   graph = fresh();
   view = { stage: '', tasks: [], activity: [], answer: '' };
@@ -582,5 +455,5 @@ if (cut) {
 
 render();
 // For tests and the console: the page's own handles, nothing of the runtime's insides.
-window.copilot = { get graph() { return graph; }, agent, respond };
+window.copilot = { get graph() { return graph; }, get wire() { return [...wire]; }, agent, respond };
 status('Ready: ask the copilot.');
