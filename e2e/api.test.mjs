@@ -61,7 +61,7 @@ const game = `<!doctype html>
 </body>
 </html>`;
 
-const env = useDist({ pages: { '/keep.html': game } });
+const env = useDist({ pages: { '/keep.html': game, '/shop.html': shopPage() } });
 
 test('a plain page creates an agent, gives it a tool, sends a game event and shows the change', async (t) => {
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -91,5 +91,102 @@ test('a plain page creates an agent, gives it a tool, sends a game event and sho
   await page.screenshot({ path: `${artifacts}/api-keep.png` });
   await page.evaluate(() => window.guard.unmount());
   assert.equal(await page.locator('#chat .familiar-app').count(), 0);
+  assert.deepEqual(problems, []);
+});
+
+// Seed 004's composite: the shop's tools join the guide's list; its action asks on
+// the same card as the guide's own would, runs in the page once approved, and its
+// steps show nested under @shop. Each agent perceives through its own environment,
+// recorded in the turn's observe step; the routes are listed with the way back.
+function shopPage() {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Shop</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/main.css"></head>
+<body>
+  <p>Bought: <output id="bought">nothing</output></p>
+  <aside id="chat" style="width: 420px"></aside>
+  <script type="module">
+    import init, { createAgent } from '/familiar-demo.js';
+    await init({ module_or_path: '/familiar-demo_bg.wasm' });
+    const guide = await createAgent({
+      name: 'guide',
+      persist: false,
+      model: { fallback: 'I am the guide.', rules: [
+        { keywords: ['buy'], tool: 'buy_item', arguments: { item: 'sword' }, answer: 'Bought: {bought}.' },
+      ] },
+      environment: () => 'the town square at noon',
+      agents: [{
+        name: 'shop', description: 'Runs the shop', tool: 'tools', tools: ['buy_item'],
+        environment: () => 'the shop: two swords on the wall',
+      }],
+    });
+    guide.registerTool({
+      name: 'buy_item',
+      description: 'Buys an item.',
+      kind: 'action',
+      approval: 'ask',
+      parameters: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] },
+      handler: async ({ item }) => {
+        document.getElementById('bought').textContent = item;
+        return { bought: 'a ' + item };
+      },
+    });
+    window.approvals = [];
+    guide.on('approval_needed', (e) => window.approvals.push({ tool: e.call.name, agent: e.agent }));
+    guide.mount(document.getElementById('chat'));
+    window.guide = guide;
+  </script>
+</body>
+</html>`;
+}
+
+test("a composite agent's sub-agent action asks for approval, runs once approved, and its steps show nested under it", async (t) => {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = await watch(page, env);
+  await page.goto(`${env.server.url}shop.html`);
+  await page.waitForFunction(() => window.guide !== undefined);
+  assert.deepEqual(await page.evaluate(() => window.guide.commands()), [
+    { value: '@shop', label: 'Runs the shop' },
+    { value: '@guide', label: 'Back to @guide, the main agent' },
+  ]);
+
+  const chat = page.locator('#chat');
+  const composer = chat.getByRole('combobox', { name: 'Message' });
+  await composer.fill('buy me a sword');
+  await composer.press('Enter');
+  await chat.locator('.approval .approve').waitFor();
+  assert.equal(await page.locator('#bought').textContent(), 'nothing', 'nothing bought before the person says so');
+  assert.deepEqual(await page.evaluate(() => window.approvals), [{ tool: 'buy_item', agent: 'shop' }]);
+  await chat.locator('.approval .approve').click();
+  await chat.locator('.message-assistant', { hasText: 'Bought: a sword.' }).waitFor();
+  assert.equal(await page.locator('#bought').textContent(), 'sword');
+
+  await chat.locator('.turn').first().locator('.steps-summary').click();
+  const nested = chat.locator('.step-agent[data-agent="shop"]');
+  await nested.first().waitFor();
+  assert.equal(await nested.count(), 1, 'one run of the shop’s steps');
+  assert.equal(await nested.locator('> .step-label').textContent(), '@shop');
+  assert.deepEqual(await nested.locator('.step-nested > li').evaluateAll((lis) => lis.map((li) => li.className)), [
+    'step step-approval',
+    'step step-tool',
+  ]);
+  assert.equal(await nested.locator('.step-tool .tool-name').textContent(), 'buy_item');
+  assert.equal(await chat.locator('.step-list:not(.step-nested) > .step-tool').count(), 0, 'no shop step outside its nest');
+  assert.match(await chat.locator('.step-observe').textContent(), /perceived: the town square at noon/);
+
+  // The sub-agent's own environment, and the saved record of both turns.
+  await composer.fill('@shop what do you see?');
+  await composer.press('Enter');
+  await chat.locator('.turn').nth(1).locator('.message-assistant').waitFor();
+  const turns = await page.evaluate(() => window.guide.conversation().interactions);
+  assert.deepEqual(turns.map((turn) => [turn.agent, turn.steps[0].environment?.text]), [
+    ['guide', 'the town square at noon'],
+    ['shop', 'the shop: two swords on the wall'],
+  ]);
+  const tagged = turns[0].steps.filter((s) => s.agent).map((s) => `${s.type}:${s.agent}`);
+  assert.deepEqual(tagged, ['approval:shop', 'tool_call:shop']);
+  await page.screenshot({ path: `${artifacts}/api-composite.png` });
   assert.deepEqual(problems, []);
 });
