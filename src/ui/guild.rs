@@ -217,8 +217,9 @@ pub fn GuildView(
     let offline = game.offline();
     let game = StoredValue::new_local(game);
     let board = RwSignal::new(None::<Board>);
-    // The guild's name Propose drafts for (seed 001's `{ guild?: string }`).
-    let name = RwSignal::new(String::new());
+    // The guild's name Propose drafts for (seed 001's `{ guild?: string }`), read
+    // from its field when a move starts.
+    let name = NodeRef::<leptos::html::Input>::new();
     let message = RwSignal::new(String::new());
     let busy = RwSignal::new(true);
     // The board is read again after every move, and the move's words shown with it.
@@ -241,8 +242,9 @@ pub fn GuildView(
         }
         busy.set(true);
         message.set(String::new());
+        let named = name.get_untracked().map(|field| field.value());
         spawn_local(async move {
-            let said = play(&game.get_value(), action, &name.get_untracked()).await;
+            let said = play(&game.get_value(), action, named.as_deref().unwrap_or("")).await;
             reload(said.unwrap_or_else(|error| error.to_string())).await;
             focus_after(focus_for(action));
         });
@@ -278,9 +280,7 @@ pub fn GuildView(
     view! {
         <section class="guild" aria-label="Guild council">
             <h2 tabindex="-1">"Guild council"</h2>
-            {offline.then(|| view! {
-                <p class="guild-offline">"No model is set up, so the council drafts and forecasts by its own rules. Choose a model in Settings to have it asked."</p>
-            })}
+            <p class="guild-offline" hidden=!offline>"No model is set up, so the council drafts and forecasts by its own rules. Choose a model in Settings to have it asked."</p>
             <p class="guild-tick">{move || format!("Tick {}", tick_now())}</p>
             <dl class="guild-resources">
                 {RESOURCES.into_iter().map(|r| view! {
@@ -371,9 +371,7 @@ pub fn GuildView(
             </figure>
             <div class="guild-actions">
                 <label class="guild-name">"Guild name (optional) "
-                    <input type="text" maxlength=crate::guild::game::MOST_NAME.to_string() autocomplete="off"
-                        prop:value=move || name.get()
-                        on:input=move |ev| name.set(event_target_value(&ev)) />
+                    <input type="text" maxlength=crate::guild::game::MOST_NAME.to_string() autocomplete="off" node_ref=name />
                 </label>
                 <button type="button" class="guild-propose" aria-disabled=busy_text
                     on:click=move |_| act(Move::Propose)>"Propose"</button>
