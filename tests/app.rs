@@ -216,8 +216,8 @@ fn messages_are_routed_by_command_mention_and_fallback() {
     pool.run_until_stalled();
     assert_eq!(answer(&plain), "I am here.");
     assert_eq!(w.session.conversation().interactions.len(), 3);
-    let routes: Vec<String> = w.session.routes().into_iter().map(|(r, _)| r).collect();
-    assert_eq!(routes, ["/time", "@keeper"]);
+    let routes: Vec<String> = w.session.commands().into_iter().map(|c| c.value).collect();
+    assert_eq!(routes, ["/time", "@keeper", "@familiar"]);
 }
 
 #[test]

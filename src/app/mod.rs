@@ -481,11 +481,6 @@ impl Session {
         self.inner.state.borrow().index.clone()
     }
 
-    /// The `/command`s and `@agent`s a person can type, with what each reaches.
-    pub fn routes(&self) -> Vec<(String, String)> {
-        self.inner.state.borrow().delegate.routes()
-    }
-
     /// The routes as seed 004 lists commands, `{value, label}`, the way back to the
     /// main agent last ([`Delegate::commands`]).
     pub fn commands(&self) -> Vec<crate::compose::delegate::Command> {

@@ -98,20 +98,6 @@ impl Delegate {
         self
     }
 
-    /// Every route a person can type, with what it reaches: `/command`s, then
-    /// `@agent`s.
-    pub fn routes(&self) -> Vec<(String, String)> {
-        let commands = self.commands.iter().filter_map(|(command, agent)| {
-            let agent = self.agent(agent)?;
-            Some((format!("/{command}"), agent.description.clone()))
-        });
-        let agents = self
-            .agents
-            .iter()
-            .map(|a| (format!("@{}", a.name), a.description.clone()));
-        commands.chain(agents).collect()
-    }
-
     /// Every route a person can type, as seed 004 lists its commands (`{value,
     /// label}`): the `/command`s, the `@agent`s, and last `@` with the default agent's
     /// name, the way back to it once another agent is current.

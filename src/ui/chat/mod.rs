@@ -379,15 +379,16 @@ impl Chat {
         });
     }
 
-    /// The `/command`s and `@agent`s the composer offers.
+    /// The `/command`s and `@agent`s the composer offers, with `@` and the main
+    /// agent's name, the way back to it, last.
     pub fn completions(&self) -> Vec<super::Completion> {
         self.app()
-            .map(|app| app.routes())
+            .map(|app| app.commands())
             .unwrap_or_default()
             .into_iter()
-            .map(|(insert, description)| super::Completion {
-                insert,
-                description,
+            .map(|command| super::Completion {
+                insert: command.value,
+                description: command.label,
             })
             .collect()
     }
