@@ -47,6 +47,9 @@ mod schedules;
 mod storage;
 #[path = "app/supervised.rs"]
 mod supervised;
+#[cfg(feature = "webmcp")]
+#[path = "app/visitor.rs"]
+mod visitor;
 
 const RULES: &str = r#"{
     "fallback": "I am here.",

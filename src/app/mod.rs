@@ -41,6 +41,8 @@ mod supervise;
 mod supervise;
 mod turn;
 mod update;
+#[cfg(feature = "webmcp")]
+mod visitor;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -65,6 +67,8 @@ pub use storage::{
     load_index, load_kept,
 };
 pub use update::{ApprovalKey, Decision, Notice, PendingApproval, Update};
+#[cfg(feature = "webmcp")]
+pub use visitor::{VISITOR, Visited};
 
 use crate::compose::delegate::Delegate;
 use crate::run::interaction::{Conversation, Interaction};

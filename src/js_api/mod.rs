@@ -12,6 +12,7 @@ mod model;
 #[cfg(feature = "page")]
 mod remote_page;
 mod tools;
+mod webmcp;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -51,6 +52,7 @@ pub async fn create_agent(
 ) -> Result<FamiliarAgent, JsValue> {
     let (config, builtin) = model::take_builtin(config).map_err(|e| error(&e))?;
     let (config, model) = model::take_page_model(config);
+    let (config, publish) = webmcp::take_webmcp(config).map_err(|e| error(&e))?;
     let (config, environment, own_environments) = environment::take_environment(config);
     #[cfg(feature = "page")]
     let (config, page) = remote_page::take_remote_page(config).map_err(|e| error(&e))?;
@@ -77,6 +79,12 @@ pub async fn create_agent(
         session.set_agent_environment(&agent, Some(environment));
     }
     let agent = FamiliarAgent::new(session);
+    #[cfg(feature = "webmcp")]
+    if publish {
+        *agent.webmcp.borrow_mut() = webmcp::Publisher::new(agent.session.clone());
+    }
+    #[cfg(not(feature = "webmcp"))]
+    let _ = publish;
     // A page load: a character's orders that timed out while the page was closed
     // expire now, not at the next message.
     #[cfg(feature = "workflows")]
@@ -104,6 +112,8 @@ pub struct FamiliarAgent {
     posted: RefCell<Vec<Posted>>,
     #[cfg(feature = "ui")]
     widget: RefCell<Option<crate::ui::Mounted>>,
+    /// The host's tools offered to the browser's agents (`webmcp: true`).
+    webmcp: RefCell<Option<webmcp::Publisher>>,
 }
 
 /// The names `on` accepts besides run events.
@@ -159,6 +169,7 @@ impl FamiliarAgent {
             posted: RefCell::new(Vec::new()),
             #[cfg(feature = "ui")]
             widget: RefCell::new(None),
+            webmcp: RefCell::new(None),
         }
     }
 }
@@ -468,6 +479,7 @@ impl FamiliarAgent {
     /// Stops everything and lets go of listeners, tools and the widget.
     pub fn destroy(&self) {
         self.unmount();
+        self.webmcp.borrow_mut().take();
         self.session.destroy();
         self.listeners.borrow_mut().clear();
         self.posted.borrow_mut().clear();

@@ -172,6 +172,7 @@ impl FamiliarAgent {
             host_tools.register(host_tool, handler)
         };
         registered.map_err(|e| error(&e.to_string()))?;
+        self.published(&name);
         let mut posted_now = self.posted.borrow_mut();
         for posted in posted_now.iter_mut() {
             posted.tools.retain(|tool| *tool != name);
@@ -195,6 +196,7 @@ impl FamiliarAgent {
         }
         posted.retain(|p| !p.tools.is_empty());
         drop(posted);
+        self.unpublished(name);
         self.session.host_tools().unregister(name)
     }
 

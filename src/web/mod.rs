@@ -17,6 +17,8 @@ pub mod model_cache;
 #[cfg(feature = "page")]
 mod page;
 mod page_title;
+#[cfg(feature = "webmcp")]
+pub mod published_tools;
 mod shell;
 mod storage;
 

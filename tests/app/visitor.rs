@@ -1,0 +1,135 @@
+//! A call from outside the session (a browser's agent through WebMCP, issue 59): a
+//! turn of its own, judged by the run's own rules as text another party wrote. An
+//! action the person's own message runs unasked waits for a person when a browser
+//! agent asks for it; a denial applies nothing and says so; a look-up runs; a tool
+//! the session does not have is refused.
+
+use familiar::app::{AppError, VISITOR, Visited};
+
+use super::*;
+
+const GATE_RULES: &str = r#"{
+    "fallback": "Quiet.",
+    "rules": [{"keywords": ["gate"], "tool": "open_gate", "answer": "Gate {gate}."}]
+}"#;
+
+/// A session whose agent has `open_gate` (an action with the default approval: it
+/// asks only once the conversation read others' words) and `clock` (a look-up);
+/// the gate's openings are counted.
+fn gatehouse() -> (Session, Rc<RefCell<i64>>) {
+    let opened = Rc::new(RefCell::new(0));
+    let mut tools = ToolRegistry::new();
+    tools.register_fn("clock", ToolKind::Data, "The time.", |_: NoArgs, _| async {
+        Ok::<_, String>(json!({"time": "noon"}))
+    });
+    let count = Rc::clone(&opened);
+    tools.register_fn(
+        "open_gate",
+        ToolKind::Action,
+        "Opens the gate.",
+        move |_: NoArgs, _| {
+            *count.borrow_mut() += 1;
+            async move { Ok::<_, String>(json!({"gate": "open"})) }
+        },
+    );
+    let llm = Rc::new(RulesModel::from_json(GATE_RULES).unwrap());
+    let agent = Agent::new("familiar", "Helps", "You help.", llm, Rc::new(tools));
+    let storage = Rc::new(VolatileStorage::new());
+    let session = Session::new(config("visit", &storage), Delegate::new(Rc::new(agent)));
+    (session, opened)
+}
+
+type Visit = Rc<RefCell<Option<Result<Visited, AppError>>>>;
+
+fn spawn_visit(pool: &LocalPool, session: &Session, tool: &str, arguments: Value) -> Visit {
+    let slot = Rc::new(RefCell::new(None));
+    let out = Rc::clone(&slot);
+    let session = session.clone();
+    let tool = tool.to_owned();
+    pool.spawner()
+        .spawn_local(
+            async move { *out.borrow_mut() = Some(session.visit(&tool, &arguments).await) },
+        )
+        .unwrap();
+    slot
+}
+
+#[test]
+fn a_browser_agents_call_to_an_action_waits_for_a_person_where_the_persons_own_would_not() {
+    let (session, opened) = gatehouse();
+    let mut pool = LocalPool::new();
+    let own = spawn_send(&pool, &session, "open the gate");
+    pool.run_until_stalled();
+    assert_eq!(answer(&own), "Gate open.");
+    assert_eq!(
+        *opened.borrow(),
+        1,
+        "the person's own words open it unasked"
+    );
+    let visit = spawn_visit(&pool, &session, "open_gate", json!({}));
+    pool.run_until_stalled();
+    assert!(visit.borrow().is_none(), "it waits");
+    let pending = session.pending();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    assert_eq!(pending[0].call.name, "open_gate");
+    assert_eq!(*opened.borrow(), 1, "nothing ran before the person said so");
+    // The turn says who asked, as another party's words.
+    let conversation = session.conversation();
+    let last = conversation.interactions.last().unwrap();
+    assert!(last.input.contains("open_gate"), "{}", last.input);
+    session
+        .decide(&pending[0].key(), Decision::Approve)
+        .unwrap();
+    pool.run_until_stalled();
+    assert_eq!(
+        visit.borrow_mut().take().unwrap().unwrap(),
+        Visited::Ran(r#"{"gate":"open"}"#.into())
+    );
+    assert_eq!(*opened.borrow(), 2);
+    assert!(VISITOR.contains("WebMCP"));
+}
+
+#[test]
+fn a_browser_agents_call_denied_applies_nothing_and_says_so() {
+    let (session, opened) = gatehouse();
+    let mut pool = LocalPool::new();
+    let visit = spawn_visit(&pool, &session, "open_gate", json!({}));
+    pool.run_until_stalled();
+    let pending = session.pending();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    let reason = "not for strangers".to_owned();
+    session
+        .decide(&pending[0].key(), Decision::Deny { reason })
+        .unwrap();
+    pool.run_until_stalled();
+    let visited = visit.borrow_mut().take().unwrap().unwrap();
+    let Visited::Refused(why) = visited else {
+        panic!("{visited:?}");
+    };
+    assert!(why.contains("not for strangers"), "{why}");
+    assert_eq!(*opened.borrow(), 0);
+}
+
+#[test]
+fn a_browser_agents_look_up_runs_unasked_and_returns_its_result() {
+    let (session, _) = gatehouse();
+    let mut pool = LocalPool::new();
+    let visit = spawn_visit(&pool, &session, "clock", json!({}));
+    pool.run_until_stalled();
+    assert!(session.pending().is_empty());
+    assert_eq!(
+        visit.borrow_mut().take().unwrap().unwrap(),
+        Visited::Ran(r#"{"time":"noon"}"#.into())
+    );
+}
+
+#[test]
+fn a_browser_agents_call_to_a_tool_the_session_lacks_is_refused() {
+    let (session, opened) = gatehouse();
+    let mut pool = LocalPool::new();
+    let visit = spawn_visit(&pool, &session, "burn_keep", json!({}));
+    pool.run_until_stalled();
+    let visited = visit.borrow_mut().take().unwrap().unwrap();
+    assert!(matches!(visited, Visited::Refused(_)), "{visited:?}");
+    assert_eq!(*opened.borrow(), 0);
+}
