@@ -43,6 +43,16 @@ export interface AgentConfig {
   namespace?: string;
   /** Keep conversations in `localStorage`; `false` keeps them in memory only. Default `true`. */
   persist?: boolean;
+  /**
+   * Offer the host's registered tools to the browser's own agents through WebMCP
+   * (`document.modelContext`, where the browser has it on a secure page; the full
+   * build's): each is registered as the host registers it and taken back by
+   * `unregisterTool` and `destroy`. A browser agent's call is a turn of this agent's
+   * conversation, judged as another party's words: an action waits for a person's
+   * approval, a look-up answers; a refusal rejects `executeTool` with the reason.
+   * Default `false`.
+   */
+  webmcp?: boolean;
   /** Built-in tools to give the agent. Default none. */
   builtins?: Builtin[];
   /** A run's time budget in ms, 1000 to 3600000. Default 600000. */
