@@ -69,6 +69,7 @@ pub struct ToolRegistry {
     /// Tools another registry runs ([`ToolRegistry::adopt`]), under its own ledger.
     adopted: Vec<String>,
     /// Counters of the writes made to what kept look-ups read ([`ToolRegistry::watch_writes`]).
+    #[cfg(feature = "store")]
     watched: Vec<Rc<dyn Fn() -> u64>>,
     #[cfg(feature = "store")]
     ledger: Option<Ledger>,
@@ -217,6 +218,12 @@ impl ToolRegistry {
         }
         if owner.caches(name) {
             self.cached.push(name.to_owned());
+            #[cfg(feature = "store")]
+            for writes in &owner.watched {
+                if !self.watched.iter().any(|w| Rc::ptr_eq(w, writes)) {
+                    self.watched.push(Rc::clone(writes));
+                }
+            }
         }
         self.adopted.push(name.to_owned());
         self.tools.insert(name.to_owned(), Entry { info, call });
@@ -329,16 +336,24 @@ impl ToolRegistry {
     /// Watches a count of the writes made to what the kept look-ups read (a store's
     /// [`crate::store::Store::writes`]): when it moves, a run drops the answers it kept,
     /// whoever wrote (another agent acting in the same world, the person).
+    #[cfg(feature = "store")]
     pub fn watch_writes(&mut self, writes: Rc<dyn Fn() -> u64>) -> &mut Self {
         self.watched.push(writes);
         self
     }
 
     /// The watched writes so far, summed: a run's kept answers hold while it stays.
+    #[cfg(feature = "store")]
     pub fn writes_seen(&self) -> u64 {
         self.watched
             .iter()
             .fold(0, |sum, writes| sum.wrapping_add(writes()))
+    }
+
+    /// Without a store there is nothing to watch: kept answers hold until an action.
+    #[cfg(not(feature = "store"))]
+    pub fn writes_seen(&self) -> u64 {
+        0
     }
 
     /// Sets how long calls to `name` may take; unknown names are ignored.

@@ -385,3 +385,30 @@ fn a_kept_look_up_runs_again_after_a_write_the_run_did_not_make() {
         "c2 answered as c1 was; c4 ran after the write"
     );
 }
+
+/// A composite takes a sub-agent's kept look-up with the writes that sub-agent's
+/// registry watches, so the composite's runs drop its answers when that world is
+/// written (once, however many of its tools are taken).
+#[test]
+fn an_adopted_look_up_brings_the_writes_its_owner_watches() {
+    let writes = Rc::new(Cell::new(0_u64));
+    let mut owner = ToolRegistry::new();
+    for name in ["look", "peek"] {
+        owner.register_fn(name, ToolKind::Data, "Looks.", |_: NoArgs, _| async {
+            Ok::<_, String>(json!(1))
+        });
+        owner.cache_results(name);
+    }
+    let seen = Rc::clone(&writes);
+    owner.watch_writes(Rc::new(move || seen.get()));
+    let owner = Rc::new(owner);
+    let mut composite = ToolRegistry::new();
+    assert!(composite.adopt(&owner, "look") && composite.adopt(&owner, "peek"));
+    assert!(composite.caches("look"));
+    writes.set(5);
+    assert_eq!(
+        composite.writes_seen(),
+        5,
+        "watched once, as its owner does"
+    );
+}
