@@ -224,6 +224,37 @@ fn a_sub_agents_action_asks_through_the_same_gate_and_runs_in_the_host_once_appr
 }
 
 #[test]
+fn a_grant_given_on_a_sub_agents_card_covers_its_next_call_and_is_shown_under_it() {
+    let shop = shop(Rc::new(VolatileStorage::new()));
+    let mut pool = LocalPool::new();
+    send(&mut pool, &shop.session, "buy me a sword");
+    let key = shop.session.pending()[0].key();
+    shop.session.decide(&key, Decision::ApproveAlways).unwrap();
+    pool.run_until_stalled();
+    let again = send(&mut pool, &shop.session, "buy another");
+    assert_eq!(
+        again.borrow().as_deref(),
+        Some("Bought: a sword."),
+        "no card"
+    );
+    assert_eq!(shop.bought.borrow().len(), 2);
+    let turn = last_turn(&shop.session);
+    let allowed = turn.steps.iter().find_map(|step| match step {
+        Step::Approval { decision, .. } => Some((decision.clone(), step.agent())),
+        _ => None,
+    });
+    assert_eq!(
+        allowed,
+        Some((
+            Some(familiar::run::event::Decided::Allowed {
+                by: familiar::run::event::Grant::Always
+            }),
+            Some("shop")
+        ))
+    );
+}
+
+#[test]
 fn a_declined_sub_agent_action_never_reaches_the_host() {
     let shop = shop(Rc::new(VolatileStorage::new()));
     let mut pool = LocalPool::new();

@@ -115,6 +115,7 @@ fn shop() -> Shop {
                     call,
                     description,
                     by,
+                    ..
                 },
             ..
         } = update

@@ -452,6 +452,7 @@ impl Session {
                     call: call.clone(),
                     description,
                     by,
+                    agent: run.owner_of(&call.name).map(str::to_owned),
                 },
             );
             return Some(Decision::Approve);

@@ -122,6 +122,9 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         description: Option<String>,
         by: Grant,
+        /// The sub-agent of a composite that owns the tool ([`crate::run::Owners`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
     },
     /// A person decided about the call the run was paused for.
     Decided {

@@ -259,11 +259,12 @@ impl Interaction {
                 call,
                 description,
                 by,
+                agent,
             } => self.steps.push(Step::Approval {
                 call: call.clone(),
                 description: description.clone(),
                 decision: Some(Decided::Allowed { by: *by }),
-                agent: None,
+                agent: agent.clone(),
             }),
             // The first decision stays: the run's own "approved" after a grant allowed
             // the call does not hide which grant it was.

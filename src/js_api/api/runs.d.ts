@@ -153,7 +153,7 @@ export type RunEvent =
    * card (`by`): show it all the same ("Allowed for this task: Click the button "Next" [12]").
    * The turn's steps record it as an approval step with `decision: "allowed"`.
    */
-  | { event: "allowed"; call: ToolCall; description?: string; by: Grant }
+  | { event: "allowed"; call: ToolCall; description?: string; by: Grant; agent?: string }
   /** A person (or an `onApproval` handler) decided about the call: a decision, not a failure. */
   | ({ event: "decided"; call_id: string } & ({ decision: "approved" } | { decision: "allowed"; by: Grant } | { decision: "denied"; reason: string }))
   | ({ event: "reflection" } & Review)
