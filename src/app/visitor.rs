@@ -68,7 +68,7 @@ impl Session {
         let outcome = turn.await;
         Ok(match visitor.result.borrow_mut().take() {
             Some(result) if visitor.ran.get() => Visited::Ran(result),
-            Some(result) => Visited::Refused(result),
+            Some(result) => Visited::Refused(refusal(&result)),
             None => Visited::Refused(outcome.text().to_owned()),
         })
     }
@@ -164,6 +164,18 @@ fn ran(content: &str) -> bool {
         .and_then(Value::as_object)
         .filter(|o| o.len() == 1);
     !only.is_some_and(|o| o.contains_key("error") || o.contains_key("declined"))
+}
+
+/// The words of a refusal the run fed back (`{"declined": "…"}`), or the whole text.
+fn refusal(content: &str) -> String {
+    let fed = serde_json::from_str::<Value>(content).ok();
+    let words = fed
+        .as_ref()
+        .and_then(Value::as_object)
+        .and_then(|o| o.values().next());
+    words
+        .and_then(Value::as_str)
+        .map_or_else(|| content.to_owned(), str::to_owned)
 }
 
 impl Llm for Visitor {

@@ -107,6 +107,10 @@ fn a_browser_agents_call_denied_applies_nothing_and_says_so() {
         panic!("{visited:?}");
     };
     assert!(why.contains("not for strangers"), "{why}");
+    assert!(
+        why.starts_with("`open_gate` was not run"),
+        "said in words, not JSON: {why}"
+    );
     assert_eq!(*opened.borrow(), 0);
 }
 
