@@ -292,3 +292,114 @@ async fn a_sandboxed_frame_answers_through_a_message_port() {
     );
     sandboxed.remove();
 }
+
+/// A `spawn` tool answered by `port`, waiting up to 20 s for each answer.
+fn spawn_on(port: &JsValue) -> JsValue {
+    with_handler(&tool("null", ", timeoutMs: 20000"), port)
+}
+
+#[wasm_bindgen_test]
+async fn a_port_that_says_it_disconnected_fails_the_waiting_call_at_once() {
+    let channel = js("new MessageChannel()");
+    let host = get(&channel, "port2");
+    Reflect::set(
+        &host,
+        &"onmessage".into(),
+        &js("function () { this.postMessage({ type: 'disconnect', reason: 'the socket dropped' }) }"),
+    )
+    .unwrap();
+    let agent = agent("").await;
+    agent
+        .register_tool(spawn_on(&get(&channel, "port1")))
+        .unwrap();
+    let started = js_sys::Date::now();
+    settle(agent.send("goblin".into())).await.unwrap();
+    assert!(
+        js_sys::Date::now() - started < 5_000.0,
+        "not at the 20 s timeout"
+    );
+    let error = tool_error(&agent);
+    assert!(
+        error.contains("the host disconnected before answering (the socket dropped)"),
+        "{error}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn an_extension_port_that_says_it_disconnected_fails_the_waiting_call_at_once() {
+    // The extension's other end goes away with the call unanswered, saying so.
+    let port = js(r#"(() => {
+        const listeners = [];
+        return {
+            onMessage: { addListener: f => listeners.push(f), removeListener: f => {} },
+            postMessage() {
+                const gone = { type: "disconnect", reason: "the extension reloaded" };
+                setTimeout(() => listeners.forEach(f => f(gone)), 0);
+            },
+        };
+    })()"#);
+    let agent = agent("").await;
+    agent.register_tool(spawn_on(&port)).unwrap();
+    let started = js_sys::Date::now();
+    settle(agent.send("goblin".into())).await.unwrap();
+    assert!(
+        js_sys::Date::now() - started < 5_000.0,
+        "not at the 20 s timeout"
+    );
+    let error = tool_error(&agent);
+    assert!(
+        error.contains("the host disconnected before answering (the extension reloaded)"),
+        "{error}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_port_that_asks_for_batches_gets_a_steps_look_ups_in_one_message() {
+    let config = js(r#"{
+        name: "npc", persist: false, maxSteps: 3, goalCheck: false,
+        model: { fallback: "Nothing to do.", rules: [
+            { keywords: ["look"], tool: "look", answer: "I see {sight}." },
+            { keywords: ["peek"], tool: "peek", answer: "I glimpse {sight}." }
+        ] }
+    }"#);
+    let agent = create_agent(config)
+        .await
+        .map_err(|e| format!("{e:?}"))
+        .unwrap();
+    // An extension-style port that answers a batch in one message.
+    let port = js(r#"(() => {
+        const listeners = [];
+        const port = {
+            sent: [],
+            onMessage: { addListener: f => listeners.push(f), removeListener: f => {} },
+            postMessage(message) {
+                port.sent.push(message);
+                const results = message.calls.map(c => ({ request_id: c.request_id, success: true,
+                                                          result: { sight: "a " + c.function } }));
+                setTimeout(() => listeners.forEach(f => f({ type: "function_results", results })), 0);
+            },
+        };
+        return port;
+    })()"#);
+    for name in ["look", "peek"] {
+        let look = js(&format!(
+            r#"{{ name: "{name}", description: "Reads the scene.", kind: "data", author: "own",
+                  batch: true }}"#
+        ));
+        agent.register_tool(with_handler(&look, &port)).unwrap();
+    }
+    let outcome = settle(agent.send("look and peek".into())).await.unwrap();
+    assert_eq!(text(&outcome, "text"), "I see a look. I glimpse a peek.");
+    let sent: Array = get(&port, "sent").unchecked_into();
+    assert_eq!(sent.length(), 1, "one message for the step");
+    assert_eq!(text(&sent.get(0), "type"), "function_calls");
+    assert_eq!(text(&sent.get(0), "calls.0.function"), "look");
+    assert_eq!(text(&sent.get(0), "calls.1.function"), "peek");
+    // Every tool of one target takes its calls the same way.
+    let single = js(r#"{ name: "stare", description: "Reads the scene.", kind: "data" }"#);
+    let refused = agent
+        .register_tool(with_handler(&single, &port))
+        .unwrap_err();
+    let refused = get(&refused, "message").as_string().unwrap_or_default();
+    assert!(refused.contains("tool.batch"), "{refused}");
+}

@@ -2,8 +2,8 @@
 //! `function_result`), for an iframe, an extension port or a socket: each result is
 //! taken only from the target its call went to, under a request id no other target
 //! can guess. A target that asked for batches gets the calls of one step as one
-//! `function_calls` message; a target that disconnects (its port closed, or its own
-//! `disconnect` message) fails the calls waiting on it at once, not at their timeout.
+//! `function_calls` message; a target that disconnects (its own `disconnect` message,
+//! or [`Channel::close`]) fails the calls waiting on it at once, not at their timeout.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -54,7 +54,7 @@ type Reply = oneshot::Sender<Result<Value, String>>;
 /// executor before it is posted, by which time the others have joined it.
 ///
 /// A target that says `{type: "disconnect", reason?}` fails every call waiting on it
-/// at once; one [`Channel::close`]d (its port closed) also fails every later call at
+/// at once; one [`Channel::close`]d (gone for good) also fails every later call at
 /// once.
 pub struct Channel {
     secret: (u64, u64),
@@ -65,7 +65,7 @@ pub struct Channel {
     batched: RefCell<SmallSet<Target>>,
     /// Calls of batched targets not posted yet: (target, wire id, the call).
     outbox: RefCell<Vec<(Target, String, Value)>>,
-    /// Targets whose port closed, with why.
+    /// Targets gone for good, with why.
     closed: RefCell<SmallMap<Target, String>>,
 }
 
@@ -99,7 +99,7 @@ impl Channel {
         self.batched.borrow().contains(&target)
     }
 
-    /// `target` is gone for good (its port closed, `why`): the calls waiting on it
+    /// `target` is gone for good (`why`: its port closed, say): the calls waiting on it
     /// fail now, and so does every later call to it.
     pub fn close(&self, target: Target, why: &str) {
         self.closed.borrow_mut().insert(target, why.to_owned());
@@ -166,7 +166,7 @@ impl Channel {
         let function = function.to_owned();
         Rc::new(move |request_id, arguments| {
             if let Some(why) = channel.closed.borrow().get(&target) {
-                let error = format!("the host's port is closed ({why}): nothing can answer");
+                let error = format!("the host is gone ({why}): nothing can answer");
                 return Box::pin(async move { Err(error) });
             }
             let (tx, rx) = oneshot::channel();
@@ -552,7 +552,7 @@ mod tests {
         let later = block_on(handler("r4", json!({}))).unwrap_err();
         assert_eq!(
             later,
-            "the host's port is closed (its port closed): nothing can answer"
+            "the host is gone (its port closed): nothing can answer"
         );
     }
 }

@@ -152,9 +152,8 @@ export interface FunctionCallsMessage {
  * What a message-target tool sends back (or the host hands to `receive`): one
  * result (a failure's `result` is its error message), a batch of them, or
  * `disconnect` — the host behind the target is gone, so every call waiting on it
- * fails at once (saying its outcome is unknown) instead of at its timeout. A
- * `MessagePort` whose other end closes, or an extension port that disconnects, does
- * the same by itself, and every later call to it fails at once.
+ * fails at once (saying its outcome is unknown) instead of at its timeout. A port's
+ * own closing is not watched: say `disconnect` before it goes.
  */
 export type FunctionResultMessage =
   | { type: "function_result"; request_id: string; success: boolean; result?: unknown }
