@@ -23,6 +23,11 @@ the parser reads, and turns it back to hex when it answers.
     otlp_receiver.py check FILE
         Decodes FILE (an ExportTraceServiceRequest in OTLP JSON) strictly; prints its
         spans as JSON and exits 0, or prints the parser's message and exits 1.
+    otlp_receiver.py selftest FILE
+        Starts the receiver on a free loopback port and exports FILE to it over HTTP as
+        a client would: accepted and every span kept, a broken body refused with 400,
+        a 503 while down and nothing kept, accepted again once up. Exits 1 on any
+        difference.
 """
 
 import argparse
@@ -228,6 +233,53 @@ def check(path):
     return 0
 
 
+def selftest(path):
+    import urllib.error
+    import urllib.request
+
+    with open(path, "rb") as f:
+        body = f.read()
+    expected = len(spans_of(decode_json(body)))
+    state = State(down=False)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(state))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+
+    def call(method, route, data=None, kind="application/json"):
+        request = urllib.request.Request(base + route, data=data, method=method,
+                                         headers={"Content-Type": kind})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    failures = []
+
+    def expect(what, got, want):
+        if got != want:
+            failures.append(f"{what}: got {got!r}, want {want!r}")
+
+    expect("export", call("POST", "/v1/traces", body)[0], 200)
+    expect("spans kept", len(call("GET", "/spans")[1]), expected)
+    broken = body.replace(b'"traceId"', b'"traceID"', 1)
+    status, answer = call("POST", "/v1/traces", broken)
+    expect("a misspelt field", status, 400)
+    expect("the parser says why", "traceID" in answer.get("error", ""), True)
+    call("POST", "/down")
+    expect("while down", call("POST", "/v1/traces", body)[0], 503)
+    expect("nothing kept while down", len(call("GET", "/spans")[1]), expected)
+    call("POST", "/up")
+    expect("up again", call("POST", "/v1/traces", body)[0], 200)
+    expect("kept after", len(call("GET", "/spans")[1]), 2 * expected)
+    server.shutdown()
+    for failure in failures:
+        print(f"{path}: {failure}", file=sys.stderr)
+    if not failures:
+        print(f"{path}: {expected} spans exported, decoded and kept; refusals and 503 as asked")
+    return 1 if failures else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -236,10 +288,18 @@ def main():
     s.add_argument("--down", action="store_true", help="start answering 503")
     c = commands.add_parser("check")
     c.add_argument("file")
+    t = commands.add_parser("selftest")
+    t.add_argument("file")
     args = parser.parse_args()
     if args.command == "serve":
         serve(args.port, args.down)
         return 0
+    if args.command == "selftest":
+        try:
+            return selftest(args.file)
+        except Invalid as e:
+            print(f"{args.file}: {e}", file=sys.stderr)
+            return 1
     return check(args.file)
 
 

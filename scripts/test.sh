@@ -144,7 +144,11 @@ if [ -n "${PROPTEST_RNG_SEED:-}" ]; then
 else
   echo "property tests: new cases drawn at random"
 fi
+rm -f target/otlp/scripted-run.json
 cargo test 2>&1 | tee "$log/native"
+
+step "the native tests' OTLP export (src/trace), sent to a real OTLP/HTTP receiver on loopback that decodes with the OpenTelemetry project's own definitions"
+"$OTLP_VENV/bin/python" scripts/otlp_receiver.py selftest target/otlp/scripted-run.json
 
 step "the page reader's and the JSON reader's native tests (crates/page, crates/json)"
 cargo test -p familiar-page -p familiar-json 2>&1 | tee -a "$log/native"

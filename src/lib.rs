@@ -18,6 +18,7 @@ pub mod run;
 #[cfg(feature = "store")]
 pub mod store;
 pub mod tool;
+pub mod trace;
 #[cfg(feature = "workflows")]
 pub mod workflow;
 #[cfg(feature = "world")]

@@ -1,0 +1,17 @@
+//! Tracing a run for OpenTelemetry, from inside the tab: the run's events become spans
+//! named as the GenAI semantic conventions name them (`tracer`), made of plain,
+//! serializable data (`span`), and written as the OTLP/HTTP JSON a collector reads
+//! (`otlp`). Pure: no clock, no network. The times come with the events, the ids from a
+//! seed the host draws, and sending (batching, retries, keeping spans while the
+//! collector is away) is the web exporter's, behind the `telemetry` feature.
+
+mod otlp;
+mod span;
+mod tracer;
+
+pub use otlp::{Resource, SCOPE, export_request};
+pub use span::{Attribute, Ids, Kind, Span, SpanEvent, Status, Value};
+pub use tracer::{Agent, Capture, MASKED, MAX_CAPTURED_CHARS, ModelUsage, Parent, Tracer};
+
+#[cfg(test)]
+mod tests;
