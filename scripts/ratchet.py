@@ -3,6 +3,7 @@
 
     ratchet.py check FILE...    fails when an entry of a ratchet file moved the loose
                                 way without a new reason line for it
+    ratchet.py base             prints the base the check starts after (below)
     ratchet.py --self-test      the check's own tests (scripts/test_ratchet.py)
 
 The ratchet files and their loose way:
@@ -24,11 +25,17 @@ go. `counts.py write` keeps them.
 
 What "the change" is, in git:
 - the working tree's file against HEAD's, when they differ (a change not yet committed);
-- and always the last commit that touched the file against that commit's parent, so a
-  clean clone in CI, where HEAD is the commit under test, checks the commit that made
-  the file what it is;
-- with FAMILIAR_RATCHET_BASE=<commit> (say, what a push started from), every commit
-  after it that touched the file, each against its parent.
+- and every commit after the base that touched the file, each against its parent, so a
+  floor lowered in one commit and the file touched again in the next still fails.
+
+The base is FAMILIAR_RATCHET_BASE when set, else the commit recorded in `.ci/ratchet-base`
+at the checkout's top (.ci/run gives it), else the start of the history. It is read from
+the clone's own history, so a clean clone in CI needs no network and no state kept
+between runs (a green run cannot record its own commit without making another); checking
+every commit since the recorded base costs about a second. The recorded base never moves:
+it is the last commit before which the history loosens without a reason (66c500f dropped
+`e2e traps` with none), and moving it would hide such commits, so a change of it fails.
+A shallow clone that lacks the base or a parent says so.
 """
 
 import os
@@ -133,6 +140,39 @@ def at(commit, relative, cwd):
     return out if code == 0 else None
 
 
+BASE_FILE = ".ci/ratchet-base"
+
+
+def base_in(text):
+    """The commit a base file's text names (its first line that is not a comment)."""
+    for line in (text or "").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            return line
+    return None
+
+
+def recorded_base(cwd):
+    """(base commit or None, problem): FAMILIAR_RATCHET_BASE, else the commit in
+    .ci/ratchet-base, which fails if any commit changed it (the base never moves)."""
+    base = os.environ.get("FAMILIAR_RATCHET_BASE", "").strip()
+    if base:
+        return base, None
+    path = Path(cwd) / BASE_FILE
+    if not path.exists():
+        return None, None
+    base = base_in(path.read_text(encoding="utf-8"))
+    if not base:
+        return None, f"{BASE_FILE}: names no commit"
+    _, out, _ = git("rev-list", "HEAD", "--", BASE_FILE, cwd=cwd)
+    versions = {base_in(at(commit, BASE_FILE, cwd)) for commit in out.split()}
+    moved = sorted(v or "(none)" for v in versions - {base})
+    if moved:
+        return None, (f"{BASE_FILE}: the base moved (it was {', '.join(moved)}, now {base}); "
+                      f"it never moves, or the commits it skips go unchecked")
+    return base, None
+
+
 def changes(path):
     """(label, old text, new text) for each change of the file to check, or a problem."""
     path = Path(path).resolve()
@@ -147,8 +187,15 @@ def changes(path):
     current = path.read_text(encoding="utf-8")
     if head is not None and head != current:
         found.append((f"{relative} (uncommitted)", head, current))
-    base = os.environ.get("FAMILIAR_RATCHET_BASE")
-    span = [f"{base}..HEAD"] if base else ["-n", "1", "HEAD"]
+    base, problem = recorded_base(cwd)
+    if problem:
+        return None, problem
+    if base:
+        code, _, _ = git("cat-file", "-e", f"{base}^{{commit}}", cwd=cwd)
+        if code != 0:
+            return None, (f"{relative}: the base {base[:12]} is not in this clone (a shallow "
+                          f"clone: fetch with more depth, or all history)")
+    span = [f"{base}..HEAD"] if base else ["HEAD"]
     code, out, err = git("rev-list", *span, "--", relative, cwd=cwd)
     if code != 0:
         return None, f"{relative}: git rev-list failed: {err}"
@@ -188,6 +235,15 @@ def check(paths):
 
 
 def main(argv):
+    if argv == ["base"]:
+        code, top, err = git("rev-parse", "--show-toplevel", cwd=Path.cwd())
+        if code != 0:
+            sys.exit(f"ratchet.py: not in a git checkout ({err})")
+        base, problem = recorded_base(top.strip())
+        if problem:
+            sys.exit(f"ratchet.py: {problem}")
+        print(base or "")
+        return 0
     if argv == ["--self-test"]:
         here = Path(__file__).resolve().parent
         return subprocess.run([sys.executable, str(here / "test_ratchet.py")]).returncode

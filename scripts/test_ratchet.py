@@ -168,15 +168,77 @@ class RatchetTests(unittest.TestCase):
                         + "raised native tests/app.rs to 40: the wrong word\n")
         self.assert_fails(self.repo.check(), "start with `lowered`")
 
-    def test_every_commit_after_the_base_is_checked(self):
-        base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=self.repo.root,
+    def head(self):
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=self.repo.root,
                               capture_output=True, text=True, check=True).stdout.strip()
+
+    def lower_then_touch_again(self):
+        """The hole the last-commit check had: a floor lowered with no reason in one
+        commit, the file touched again (cleanly) in the next."""
         self.repo.write(COUNTS.replace("app.rs 41", "app.rs 40"))
         self.repo.commit("lowered, no reason")
         self.repo.write(COUNTS.replace("app.rs 41", "app.rs 40").replace("chat 10", "chat 11"))
         self.repo.commit("raised another: the last commit is clean")
-        self.assert_passes(self.repo.check())
+
+    def record_base(self, commit):
+        (self.repo.root / ".ci").mkdir(exist_ok=True)
+        (self.repo.root / ".ci/ratchet-base").write_text(f"# the base\n{commit}\n")
+        git(self.repo.root, "add", ".ci/ratchet-base")
+        git(self.repo.root, "commit", "-q", "-m", "the ratchet's base")
+
+    def test_a_floor_lowered_then_the_file_touched_again_fails_on_a_clean_clone(self):
+        self.lower_then_touch_again()
+        self.assert_fails(self.repo.check(), "floor 41 -> 40")
+        with tempfile.TemporaryDirectory() as other:
+            clone = Path(other) / "clone"
+            git(other, "clone", "-q", str(self.repo.root), str(clone))
+            self.assert_fails(self.repo.check(clone), "floor 41 -> 40")
+
+    def test_every_commit_after_the_base_is_checked(self):
+        base = self.head()
+        self.lower_then_touch_again()
         self.assert_fails(self.repo.check(base=base), "floor 41 -> 40")
+        self.assert_passes(self.repo.check(base=self.head()))
+
+    def test_the_recorded_base_starts_the_check_in_a_clean_clone(self):
+        self.lower_then_touch_again()
+        recorded = self.head()
+        self.record_base(recorded)  # what came before the base is history, not checked
+        self.assert_passes(self.repo.check())
+        self.repo.write(COUNTS.replace("app.rs 41", "app.rs 39").replace("chat 10", "chat 11"))
+        self.repo.commit("lowered again, no reason")
+        self.repo.write(COUNTS.replace("app.rs 41", "app.rs 39").replace("chat 10", "chat 12"))
+        self.repo.commit("the file touched again")
+        with tempfile.TemporaryDirectory() as other:
+            clone = Path(other) / "clone"
+            git(other, "clone", "-q", str(self.repo.root), str(clone))
+            self.assert_fails(self.repo.check(clone), "floor 40 -> 39")
+            base = subprocess.run([sys.executable, str(RATCHET), "base"], cwd=clone,
+                                  capture_output=True, text=True)
+            self.assertEqual((base.returncode, base.stdout.strip()), (0, recorded), base.stderr)
+
+    def test_a_recorded_base_that_moves_fails(self):
+        first = self.head()
+        self.record_base(first)
+        self.lower_then_touch_again()
+        self.assert_fails(self.repo.check(), "floor 41 -> 40")
+        self.record_base(self.head())  # moved past the bad commit: that hides it
+        self.assert_fails(self.repo.check(), "the base moved")
+        run = subprocess.run([sys.executable, str(RATCHET), "base"], cwd=self.repo.root,
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("the base moved", run.stderr)
+
+    def test_a_shallow_clone_without_the_base_says_so(self):
+        self.record_base(self.head())
+        self.repo.write(COUNTS.replace("e2e chat 10", "e2e chat 11"))
+        self.repo.commit("a chat test more")
+        self.repo.write(COUNTS.replace("e2e chat 10", "e2e chat 12"))
+        self.repo.commit("another")
+        with tempfile.TemporaryDirectory() as other:
+            clone = Path(other) / "clone"
+            git(other, "clone", "-q", "--depth", "1", f"file://{self.repo.root}", str(clone))
+            self.assert_fails(self.repo.check(clone), "not in this clone")
 
     def test_the_readers_skip_reason_lines(self):
         text = COUNTS + "lowered e2e gone to 0: it went\n"
