@@ -9,6 +9,7 @@
 //! uses is the demo's business (`public/rules/`).
 
 pub mod phases;
+#[cfg(feature = "supervisor")]
 pub mod supervision;
 mod template;
 
@@ -61,7 +62,12 @@ impl RulesModel {
 
     /// Decides this turn's response, without streaming it.
     pub fn respond(&self, request: &ChatRequest) -> ChatResponse {
-        if let Some(answer) = phases::answer(request).or_else(|| supervision::answer(request)) {
+        if let Some(answer) = phases::answer(request) {
+            return answer;
+        }
+        // Only a build with the supervisor asks its stages.
+        #[cfg(feature = "supervisor")]
+        if let Some(answer) = supervision::answer(request) {
             return answer;
         }
         let messages = &request.messages[..];
