@@ -56,7 +56,6 @@ fn resident(gold: i64, energy: i64) -> Rc<LocalStore> {
     store
 }
 
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
