@@ -17,8 +17,10 @@
 #   - a day-old account's player and two agents work, strike and vote at once with
 #     the hour's cap one call away (20 works, 500 damage, 20 votes an hour per
 #     account, migrations/0017_account_caps.sql).
-# Each race asserts what the database kept, that the holder's write went through, and
-# that every contender that failed was refused by the limit's sentence (no deadlock).
+# Each race asserts what the database kept, that the holder's write went through, that
+# every contender waited on a lock the holder held (else the requests ran one after
+# another: tests/sql/races.sh), and that every contender that failed was refused by the
+# limit's sentence; the cluster's log holds no deadlock.
 #
 #   FAMILIAR_PG_PORT=PORT tests/sql/abuse_concurrent.sh [MIGRATIONS_DIR]
 #
@@ -28,6 +30,7 @@
 # it, since the races commit and the other tests share the backend's database.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
+source "$(dirname "$0")/races.sh"
 cd "$ROOT"
 port=${FAMILIAR_PG_PORT:?the port of the PostgreSQL that scripts/backend.sh started}
 migrations=${1:-migrations}
@@ -127,6 +130,7 @@ race() {
     act "$sub" "$who" "$action" "$args" | session "race-$name-$i" "$sub" 2>"$work/$name.$i" &
     pids+=($!)
   done
+  contenders_waited "$name" "$holder_pid" "race-$name-" "$#"
   local refused=0 pid held="the holder wrote"
   wait "$holder_pid" ||
     { cat "$work/$name.holder"; fail "$name: the holder's write failed"; held="the holder failed"; }
@@ -150,6 +154,8 @@ expect() {
   got=$(pg -At -d "$db" -c "$2")
   if [ "$got" = "$3" ]; then echo "ok: $1 ($got)"; else fail "$1: expected $3, got $got"; fi
 }
+
+marker=$(log_marker)
 
 # Before the races, as the players' own earlier requests, one after another: two
 # newcomers' votes on proposal 2, 320 newcomer damage to the Lantern Guild's side of
@@ -242,6 +248,8 @@ race account-votes 'you and your agents may vote at most 20 times an hour' \
 expect "20 votes for race-13's account this hour, one of them in the votes" \
   "select count(*) filter (where a.action = 'vote')::text || '/' || (select count(*) from votes v where v.user_id in (select account_users(race_agent('race-13', 'player'))))
    from account_actions a where a.account_id = race_agent('race-13', 'player')" 20/1
+
+no_deadlock_since "$marker"
 
 [ "$failures" = 0 ] || die "$failures check(s) failed: a limit let racing requests through"
 echo "one person, many accounts, at the same moment: all checks passed"

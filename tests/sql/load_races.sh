@@ -17,13 +17,16 @@
 #   - each-other: two players message each other while each holds their own row (two
 #     requests in one transaction, so the window is certain) -> both go through; under
 #     0006-0014's FOR UPDATE this deadlocked (40P01).
-# Then the cluster's log is read for "deadlock detected" since the script began.
+# Each race also checks that every contender waited on a lock the holder held (else it
+# was a sequence, not a race: tests/sql/races.sh). Then the cluster's log is read for
+# "deadlock detected" after a marker this script wrote; a log that cannot be read fails.
 #
 #   FAMILIAR_PG_PORT=PORT tests/sql/load_races.sh [MIGRATIONS_DIR]
 #
 # Like tests/sql/abuse_concurrent.sh: its own database, dropped at the end.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
+source "$(dirname "$0")/races.sh"
 cd "$ROOT"
 port=${FAMILIAR_PG_PORT:?the port of the PostgreSQL that scripts/backend.sh started}
 migrations=${1:-migrations}
@@ -80,7 +83,7 @@ insert into battles (id, community1_id, community2_id, status) overriding system
 update users set gold = 3 where id = race_agent('race-1', 'player');
 update users set energy = 60 where id = race_agent('race-2', 'dotty');
 SQL
-started=$(pg -At -d "$db" -c "select now()")
+marker=$(log_marker)
 
 # Runs SQL (stdin) in a new session signed in as `sub`, named `name`; its rows (one
 # value a line) go to $work/NAME.out, its errors to $work/NAME.err.
@@ -120,6 +123,7 @@ race() {
     echo "$sql" | session "$name-$i" "$who" &
     pids+=($!)
   done
+  contenders_waited "$name" "$holder_pid" "$name-" "$#"
   wait "$holder_pid" || { cat "$work/$name-holder.err"; fail "$name: the holder failed"; }
   i=0
   for pid in "${pids[@]}"; do
@@ -200,11 +204,7 @@ wait $first || { cat "$work/each-other-race-3.err"; fail "each-other: race-3's m
 wait $second || { cat "$work/each-other-race-4.err"; fail "each-other: race-4's message failed"; }
 expect "both messages kept" "select count(*) from messages where content like 'Hello from race-%'" 2
 
-log=$(pg -At -d "$db" -c "select current_setting('data_directory')")/../postgres.log
-if [ -r "$log" ]; then
-  deadlocks=$(awk -v since="${started:0:19}" 'substr($0, 1, 19) >= since && /deadlock detected/' "$log" | wc -l)
-  [ "$deadlocks" = 0 ] && echo "ok: no deadlock in the cluster's log" || fail "$deadlocks deadlock(s) in $log"
-fi
+no_deadlock_since "$marker"
 
 [ "$failures" = 0 ] || die "$failures check(s) failed: racing requests were applied twice or waited on each other"
 echo "the world's own races: all checks passed"
