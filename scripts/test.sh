@@ -79,6 +79,10 @@ step "floors rise and budgets fall, or the change says why (scripts/ratchet.py: 
 python3 scripts/ratchet.py --self-test
 python3 scripts/ratchet.py check tests/counts.txt bench/budgets.txt
 
+step "the README and docs/ say what the code and benches say: links resolve, named scripts and paths exist, quoted budgets and test counts are bench/budgets.txt's and tests/counts.txt's (scripts/check_docs.py, and its own self-test)"
+python3 scripts/check_docs.py --self-test
+python3 scripts/check_docs.py
+
 step "PostgreSQL + postrust + the Supabase Auth stand-in on loopback, migrations applied"
 "$ROOT/scripts/backend.sh" start "$backend" tests/sql/conformance.sql
 source "$backend/env"

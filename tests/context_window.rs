@@ -583,13 +583,13 @@ fn the_demo_agents_first_request_fits_a_2048_token_window() {
     );
 }
 
-/// README counts the demo agent's tools where it tells what the local model reads
+/// docs/local-model.md counts the demo agent's tools where it tells what the local model reads
 /// ("the demo's N tools", "lists its N tools"): the native registry plus the page's
 /// title, which only the browser has.
 #[test]
-fn the_readme_counts_the_demo_agents_tools_as_the_demo_registers_them() {
+fn the_local_model_guide_counts_the_demo_agents_tools_as_the_demo_registers_them() {
     let count = demo_tools().catalogue().len() + 1;
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../docs/local-model.md");
     let said: Vec<usize> = ["the demo's ", "lists its "]
         .iter()
         .flat_map(|before| {
@@ -603,9 +603,12 @@ fn the_readme_counts_the_demo_agents_tools_as_the_demo_registers_them() {
             after.starts_with("tools").then(|| n.parse().ok()).flatten()
         })
         .collect();
-    assert!(!said.is_empty(), "README no longer counts the demo's tools");
+    assert!(
+        !said.is_empty(),
+        "docs/local-model.md no longer counts the demo's tools"
+    );
     assert!(
         said.iter().all(|&n| n == count),
-        "README says {said:?}; the demo has {count}"
+        "docs/local-model.md says {said:?}; the demo has {count}"
     );
 }
