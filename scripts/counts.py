@@ -9,8 +9,14 @@
 
 A LOG is `KIND=PATH`: KIND `native` or `browser` for a `cargo test` log (suites are its
 test binaries: `tests/app.rs`, a crate's unit tests as `familiar_page src/lib.rs`,
-doc-tests), or `e2e` for a directory of `node --test` spec logs, one per test file
-(suites are the files).
+doc-tests), `e2e` for a directory of `node --test` spec logs, one per test file
+(suites are the files), or `sql` for psql's output, where each SQL test file ends with
+`tests/sql/FILE.sql: N checks passed` (its raising checks that ran, tests/sql/preamble.sql).
+
+A `figure NAME N` line is a floor a test reads from this file itself and holds its own
+figure to (the CommonMark examples counted, the JSON corpus's cases, the framework tasks
+the assistant does): not a suite in the logs, but a floor the ratchet guards all the
+same, and `write` keeps it.
 
 A floor lowered, or a suite's line removed, needs a reason line in the same change
 (`lowered SUITE to N: why`, scripts/ratchet.py checks it); `write` keeps those lines.
@@ -31,6 +37,19 @@ RESULT = re.compile(
     r"test result: (\w+)\. (\d+) passed; (\d+) failed; (\d+) ignored"
 )
 NODE = re.compile(r"^[ℹ#] (pass|fail|cancelled|skipped|todo) (\d+)\s*$")
+SQL = re.compile(r"^\s*(tests/sql/\S+\.sql): (\d+) checks passed\s*$")
+FIGURE = "figure "
+
+
+def sql_suites(path):
+    """(suite, passed, 0, 0) for each SQL test file whose closing line the log holds."""
+    suites = []
+    with open(path, encoding="utf-8", errors="replace") as log:
+        for line in log:
+            found = SQL.match(line)
+            if found:
+                suites.append((f"sql {found.group(1)}", int(found.group(2)), 0, 0))
+    return suites
 
 
 def cargo_suites(kind, path):
@@ -80,6 +99,8 @@ def read_logs(specs):
             suites += cargo_suites(kind, path)
         elif kind == "e2e":
             suites += e2e_suites(path)
+        elif kind == "sql":
+            suites += sql_suites(path)
         else:
             sys.exit(f"counts.py: unknown log kind in {spec!r}")
     merged = {}
@@ -120,6 +141,7 @@ def write(path, ran):
         with open(path, encoding="utf-8") as file:
             reasons = [line for line in file if ratchet.is_reason(line.split("#", 1)[0])]
     new = {suite: figures[0] for suite, figures in ran.items() if figures[0]}
+    new.update({name: floor for name, floor in old.items() if name.startswith(FIGURE)})
     with open(path, "w", encoding="utf-8") as file:
         file.write(HEADER)
         for suite in sorted(new):
@@ -136,6 +158,8 @@ def check(path, ran):
     counts = read_counts(path)
     problems = []
     for suite, expected in sorted(counts.items()):
+        if suite.startswith(FIGURE):  # the test holding it reads it (see above)
+            continue
         passed, failed, ignored = ran.get(suite, (0, 0, 0))
         if suite not in ran:
             problems.append(f"{suite}: did not run (expected {expected} tests)")
@@ -151,7 +175,7 @@ def check(path, ran):
     width = max((len(s) for s in ran), default=10)
     for suite in sorted(set(ran) | set(counts)):
         passed = ran.get(suite, (0, 0, 0))[0]
-        if not passed and suite not in counts:
+        if suite.startswith(FIGURE) or (not passed and suite not in counts):
             continue
         print(f"  {suite:<{width}}  {passed:>4}  (recorded {counts.get(suite, '-')})")
     for problem in problems:

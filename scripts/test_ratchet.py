@@ -271,6 +271,28 @@ class RatchetTests(unittest.TestCase):
                          {"native tests/app.rs": 40, "native familiar src/lib.rs": 240})
         self.assert_fails(self.repo.check(), "floor 41 -> 40", "e2e chat: its line went")
 
+    def test_figures_and_sql_checks_are_floors_too(self):
+        path = self.repo.root / "tests/counts.txt"
+        text = ("sql tests/sql/rls.sql 145\nfigure e2e/frameworks tasks done 30\n"
+                "figure tests/markdown.rs commonmark examples counted 571\n")
+        self.repo.write(text)
+        self.repo.commit("the gates outside the suites")
+        log = self.repo.root / "sql.log"
+        log.write_text(" tests/sql/rls.sql: 144 checks passed\n")
+        check = [sys.executable, str(HERE / "counts.py"), "check", str(path), f"sql={log}"]
+        run = subprocess.run(check, capture_output=True, text=True)
+        self.assertEqual(run.returncode, 1, run.stderr)
+        self.assertIn("sql tests/sql/rls.sql: 144 tests passed, 145 recorded", run.stderr)
+        self.assertNotIn("figure", run.stderr)  # read by the tests that hold them
+        log.write_text(" tests/sql/rls.sql: 145 checks passed\n")
+        self.assertEqual(subprocess.run(check, capture_output=True, text=True).returncode, 0)
+        run = subprocess.run([sys.executable, str(HERE / "counts.py"), "write", str(path),
+                              f"sql={log}"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("figure e2e/frameworks tasks done 30\n", path.read_text())
+        self.repo.write(text.replace("done 30", "done 29"))
+        self.assert_fails(self.repo.check(), "figure e2e/frameworks tasks done: floor 30 -> 29")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)

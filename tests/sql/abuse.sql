@@ -236,4 +236,5 @@ select pg_temp.expect_value('select guild_tick(0) ->> ''food''', '90');
 reset role;
 
 select 'one person, many accounts: all checks passed' as result;
+select pg_temp.checks_passed('tests/sql/abuse.sql') as result;
 rollback;

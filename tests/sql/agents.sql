@@ -145,4 +145,5 @@ select pg_temp.expect_count('select * from applied_actions where btrim(key) = ''
 reset role;
 
 select 'agents a player owns: all checks passed' as result;
+select pg_temp.checks_passed('tests/sql/agents.sql') as result;
 rollback;

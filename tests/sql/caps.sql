@@ -72,6 +72,7 @@ begin
   if got is null or got not like pattern then
     raise exception 'expected "%", got "%"', pattern, got;
   end if;
+  perform pg_temp.checked();
 end $$;
 
 set role authenticated;
@@ -259,4 +260,5 @@ reset role;
 select pg_temp.expect_value('select per_day::text from account_caps where action = ''work''', '100');
 
 select 'caps per account, a day old and more: all checks passed' as result;
+select pg_temp.checks_passed('tests/sql/caps.sql') as result;
 rollback;

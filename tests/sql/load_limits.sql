@@ -94,4 +94,5 @@ select pg_temp.expect_count('select * from applied_actions where key = ''work-1'
 reset role;
 
 select 'a day''s writes and the memory quota: all checks passed' as result;
+select pg_temp.checks_passed('tests/sql/load_limits.sql') as result;
 rollback;

@@ -3,6 +3,9 @@
 -- grants a new Supabase project gives — every table, sequence and function to anon and
 -- authenticated, so what refuses in the checks is the policies and the functions' rules,
 -- never a missing grant — two signed-in players, and the checks, each raising on failure.
+-- Each check that passes counts itself (pg_temp.checked), and each file ends by printing
+-- `tests/sql/FILE.sql: N checks passed`, which scripts/counts.py holds to tests/counts.txt,
+-- so a check that goes is a floor lowered.
 
 begin;
 
@@ -14,25 +17,44 @@ grant execute on all functions in schema public to anon, authenticated;
 update users set auth_id = 'auth-player' where id = 3;
 update users set auth_id = 'auth-dotty' where id = 1;
 
+-- One more check passed (a setting of the session: an exception block that catches rolls
+-- back what it set, so each check counts after its block).
+create function pg_temp.checked() returns void language sql as $$
+  select set_config('familiar.checks',
+    (coalesce(nullif(current_setting('familiar.checks', true), ''), '0')::int + 1)::text, false)
+$$;
+
+-- What each file prints last: how many checks passed in it.
+create function pg_temp.checks_passed(file text) returns text language sql as $$
+  select format('%s: %s checks passed', file,
+    coalesce(nullif(current_setting('familiar.checks', true), ''), '0'))
+$$;
+
 create function pg_temp.expect_denied(statement text) returns void language plpgsql as $$
 begin
-  execute statement;
-  raise exception 'expected this to be refused: %', statement;
-exception
-  when insufficient_privilege then null;
+  begin
+    execute statement;
+    raise exception 'expected this to be refused: %', statement;
+  exception
+    when insufficient_privilege then null;
+  end;
+  perform pg_temp.checked();
 end $$;
 
 -- `statement` fails with a message like `pattern`.
 create function pg_temp.expect_refused(statement text, pattern text) returns void
   language plpgsql as $$
 begin
-  execute statement;
-  raise exception 'expected this to be refused (%): %', pattern, statement;
-exception
-  when others then
-    if sqlerrm like 'expected this to be refused%' or sqlerrm not like pattern then
-      raise exception 'expected "%", got "%": %', pattern, sqlerrm, statement;
-    end if;
+  begin
+    execute statement;
+    raise exception 'expected this to be refused (%): %', pattern, statement;
+  exception
+    when others then
+      if sqlerrm like 'expected this to be refused%' or sqlerrm not like pattern then
+        raise exception 'expected "%", got "%": %', pattern, sqlerrm, statement;
+      end if;
+  end;
+  perform pg_temp.checked();
 end $$;
 
 create function pg_temp.expect_count(statement text, expected bigint) returns void language plpgsql as $$
@@ -42,6 +64,7 @@ begin
   if n <> expected then
     raise exception 'expected % rows, got %: %', expected, n, statement;
   end if;
+  perform pg_temp.checked();
 end $$;
 
 -- `statement` (a write) changes no row: under RLS an update or delete of rows no
@@ -54,6 +77,7 @@ begin
   if n <> 0 then
     raise exception 'expected no row to change, % did: %', n, statement;
   end if;
+  perform pg_temp.checked();
 end $$;
 
 create function pg_temp.expect_value(statement text, expected text) returns void language plpgsql as $$
@@ -63,6 +87,7 @@ begin
   if got is distinct from expected then
     raise exception 'expected %, got %: %', expected, got, statement;
   end if;
+  perform pg_temp.checked();
 end $$;
 
 create function pg_temp.sign_in(sub text) returns void language sql as $$

@@ -257,4 +257,5 @@ update jobs set pay = 31 where name = 'farming';
 select pg_temp.expect_value('select price || ''/'' || (select pay from jobs where name = ''farming'') from market_items where name = ''bread''', '2/31');
 
 select 'row-level security and the game''s rules: all checks passed' as result;
+select pg_temp.checks_passed('tests/sql/rls.sql') as result;
 rollback;

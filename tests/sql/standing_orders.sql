@@ -91,4 +91,5 @@ select pg_temp.expect_no_change('delete from agent_spending');
 reset role;
 
 select 'standing orders: all checks passed' as result;
+select pg_temp.checks_passed('tests/sql/standing_orders.sql') as result;
 rollback;
