@@ -53,6 +53,12 @@ export interface AgentConfig {
    * Default `false`.
    */
   webmcp?: boolean;
+  /**
+   * Trace every run as OpenTelemetry spans (the GenAI semantic conventions: `invoke_agent`, `chat`,
+   * `execute_tool`; a conversation is one trace) and export them as OTLP/HTTP JSON to a collector,
+   * hand them to `onSpan`, or both (the full build's; docs/telemetry.md). Default: not traced.
+   */
+  telemetry?: TelemetryConfig;
   /** Built-in tools to give the agent. Default none. */
   builtins?: Builtin[];
   /** A run's time budget in ms, 1000 to 3600000. Default 600000. */
@@ -141,6 +147,39 @@ export interface SubAgentConfig {
     battles?: number[];
     message?: (number | string)[];
   };
+}
+
+/** Where a run's spans go (`AgentConfig.telemetry`): a collector, your own pipeline, or both. */
+export interface TelemetryConfig {
+  /**
+   * The collector's OTLP/HTTP address: its traces URL or its base (`/v1/traces` is added), `https://`
+   * (`http://` only to this machine). Spans are sent in batches, retried with backoff while it is down or
+   * the page is offline, and kept (up to 1,000, in `localStorage` with `persist`) across a reload.
+   */
+  endpoint?: string;
+  /** Headers each export carries (an API key, a tenant). Needs `endpoint`. */
+  headers?: Record<string, string>;
+  /** Prompts, answers, tool arguments and results on the spans too. Card numbers never leave. Default `false`. */
+  content?: boolean;
+  /** Called with each span as it ends, in OTLP JSON's shape (`traceId`, `spanId`, `name`, `attributes`, …). */
+  onSpan?: (span: OtlpSpan) => void;
+  /** The resource's `service.name`. Default `"familiar"`. */
+  serviceName?: string;
+}
+
+/** One span as OTLP JSON writes it. */
+export interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  /** 1 internal (a run, a tool call), 3 client (a model call). */
+  kind: number;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  attributes: { key: string; value: Record<string, unknown> }[];
+  events: { timeUnixNano: string; name: string; attributes: { key: string; value: Record<string, unknown> }[] }[];
+  status: { code?: number; message?: string };
 }
 
 /** A route a person can type (`agent.commands()`), as seed 004 lists commands. */
