@@ -16,7 +16,31 @@ stop_servers() {
   "$ROOT/scripts/backend.sh" stop "$backend"
   [ -n "${FAMILIAR_TEST_LOGS:-}" ] || rm -rf "$log"
 }
-trap stop_servers EXIT
+trap 'stage_times; stop_servers' EXIT
+
+# Each stage's time: `step` (scripts/lib.sh's, redefined here) closes the stage before it
+# with its time, and the run ends with the table of them, green or not.
+stages=()
+stage= stage_began=$SECONDS run_began=$SECONDS
+stage_done() {
+  [ -n "$stage" ] || return 0
+  local took=$((SECONDS - stage_began))
+  printf '    (%dm%02ds)\n' $((took / 60)) $((took % 60))
+  stages+=("$(printf '%4dm%02ds  %s' $((took / 60)) $((took % 60)) "${stage:0:110}")")
+  stage=
+}
+step() {
+  stage_done
+  stage=$* stage_began=$SECONDS
+  printf '\n==> %s\n' "$*"
+}
+stage_times() {
+  stage_done
+  local took=$((SECONDS - run_began))
+  printf '\n==> the time of each stage\n'
+  printf '%s\n' "${stages[@]}"
+  printf '%4dm%02ds  in all\n' $((took / 60)) $((took % 60))
+}
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -83,25 +107,29 @@ step "the README and docs/ say what the code and benches say: links resolve, nam
 python3 scripts/check_docs.py --self-test
 python3 scripts/check_docs.py
 
+step "every test scripts/claims.md names exists and the test command runs it (scripts/claims.py, and its own tests)"
+python3 scripts/claims.py --self-test
+python3 scripts/claims.py
+
 step "PostgreSQL + postrust + the Supabase Auth stand-in on loopback, migrations applied"
 "$ROOT/scripts/backend.sh" start "$backend" tests/sql/conformance.sql
 source "$backend/env"
 step "row-level security and the game's rules under Supabase's default grants (SQL against the real database)"
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/rls.sql
+psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/rls.sql | tee -a "$log/sql"
 step "what anon and authenticated may call under Supabase's own default grants: the API and policy helpers only, no database action forged into a ledger (SQL, a database of its own)"
 tests/sql/grants.sh
 step "agents a player owns: one player cannot act as another's agent (SQL, default grants)"
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/agents.sql
+psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/agents.sql | tee -a "$log/sql"
 step "standing orders: only the owner sets an agent's; act_as outside its actions, communities, battles, recipients, daily gold and energy is refused, inside goes through (SQL, default grants)"
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/standing_orders.sql
+psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/standing_orders.sql | tee -a "$log/sql"
 step "one person, many accounts: votes, damage, writes and joins limited per account and for newcomers (SQL, default grants)"
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/abuse.sql
+psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/abuse.sql | tee -a "$log/sql"
 step "the same limits when requests race: concurrent sessions get no more than one vote, 3 newcomer votes, 500 newcomer damage, 30 posts, 60 blows; a day-old account 20 works, 500 damage, 20 votes an hour (SQL, parallel psql)"
 tests/sql/abuse_concurrent.sh
 step "a day's posts, messages and proposals per account, 1000 memories per user, a retried key answers the first result (SQL, default grants)"
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/load_limits.sql
+psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/load_limits.sql | tee -a "$log/sql"
 step "caps per account whatever its age: a day-old account's work, buy, eat, fight (blows and damage) and votes held an hour and a day (SQL, default grants)"
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/caps.sql
+psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/caps.sql | tee -a "$log/sql"
 step "the world's own races: the last gold and the same energy spent once, one battle counting each blow once, a retried key answering the first result, two players messaging each other without deadlock (SQL, parallel psql)"
 tests/sql/load_races.sh
 step "the shared world under load: 20 players and their agents for 20 s over postrust; every ledger key once, gold, bread and blows conserved, one vote per account, no deadlock (bench/world_load)"
@@ -217,7 +245,7 @@ done
 
 step "every suite ran at least the tests recorded in tests/counts.txt, none ignored or skipped"
 python3 scripts/counts.py check tests/counts.txt \
-  native="$log/native" browser="$log/browser" e2e="$log/e2e" ||
+  native="$log/native" browser="$log/browser" e2e="$log/e2e" sql="$log/sql" ||
   die "a suite shrank or skipped tests (scripts/counts.py write tests/counts.txt … records new ones)"
 
 native=$(passed "$log/native")
