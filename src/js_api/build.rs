@@ -91,7 +91,10 @@ pub async fn session(
         (_, Some(page_model)) => page_model,
         #[cfg(feature = "page")]
         (ModelSpec::Rules(rules), None) if spec.builtins.contains(&Builtin::Page) => {
-            Rc::new(page::offline(rules))
+            // Offline, the page's own WebMCP tools first where it declares any.
+            Rc::new(crate::tool::page::prefer::PreferDeclared(page::offline(
+                rules,
+            )))
         }
         (ModelSpec::Rules(rules), None) => Rc::new(rules.clone()),
         (ModelSpec::Proxy(settings), None) => Rc::new(

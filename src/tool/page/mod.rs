@@ -25,6 +25,7 @@ pub mod declared;
 mod forms;
 mod index;
 mod overview;
+pub mod prefer;
 mod read;
 mod settled;
 mod tools;
