@@ -25,7 +25,8 @@ if (!weights) {
   console.error('no GGUF in dist/models: run scripts/setup.sh test, then trunk build --release --offline');
   process.exit(1);
 }
-const GENERATE = 64;
+// GENERATE: fewer tokens for a short run (bench/short.sh); the figures cited are 64's.
+const GENERATE = Number(process.env.GENERATE ?? 64);
 const CORES = availableParallelism();
 // About 300 tokens of system prompt, then a question: a short agent's first turn.
 const system = `You are a helpful assistant in a small fantasy town. ${'The market opens at dawn and the baker sells bread, the smith mends tools, and the innkeeper keeps the ale cold. '.repeat(9)}`;

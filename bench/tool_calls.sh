@@ -13,9 +13,13 @@ cd "$ROOT"
 MODEL=${1:-$(smollm2_file)}
 PYTHON=${FAMILIAR_LLAMA_PYTHON:-$LLAMA_VENV/bin/python}
 [ -f "$MODEL" ] || { echo "no model file (pass one or set FAMILIAR_SMOLLM2)" >&2; exit 1; }
-TASKS=bench/tool_calls/tasks.json
-PEER=target/tool_calls/peer.json
-mkdir -p target/tool_calls
+# TOOL_CALLS_TASKS: another tasks file (bench/short.sh gives a few tasks of this one).
+TASKS=${TOOL_CALLS_TASKS:-bench/tool_calls/tasks.json}
+# Another tasks file keeps its answers apart, so a later TOOL_CALLS_PEER=keep reuses the
+# full file's.
+OUT=target/tool_calls${TOOL_CALLS_TASKS:+/$(basename "$TASKS" .json)}
+PEER=$OUT/peer.json
+mkdir -p "$OUT"
 
 if [ "${TOOL_CALLS_PEER:-}" != keep ] || [ ! -f "$PEER" ]; then
     "$PYTHON" bench/tool_calls/peer.py "$TASKS" "$MODEL" "$PEER"
@@ -23,4 +27,4 @@ fi
 flock /tmp/familiar-build.lock cargo build -q -p familiar-local --release --example tool_calls
 # shellcheck disable=SC2086
 ./target/release/examples/tool_calls "$TASKS" "$MODEL" "$PEER" \
-    --save=target/tool_calls/ours.json ${TOOL_CALLS_ARGS:-}
+    --save="$OUT/ours.json" ${TOOL_CALLS_ARGS:-}

@@ -26,7 +26,9 @@ const RUNS = Number(process.env.RUNS ?? 15);
 const baseline = readFileSync(new URL('../dist/index.html', import.meta.url), 'utf8')
   .replace(/<script[\s\S]*?<\/script>/g, '')
   .replace(/ disabled(?=>)/g, '')
-  .replace(/<link rel="(modulepreload|preload)"[^>]*>/g, '');
+  .replace(/<link rel="(modulepreload|preload)"[^>]*>/g, '')
+  // Trunk leaves its own directive (`<link data-trunk rel="rust" data-bin=…>`) in place.
+  .replace(/<link data-trunk[^>]*>/g, '');
 if (baseline.includes('familiar-demo')) throw new Error('the baseline page still loads the app');
 
 const server = await serveDist({ pages: { '/baseline.html': baseline } });

@@ -229,6 +229,9 @@ step "page assistant (pkg-page/: the lean runtime plus the page tools, its widge
 step "byte budgets (bench/budgets.txt: gzip -9 of what each build's page loads)"
 python3 scripts/budgets.py bench/budgets.txt
 
+step "every bench the docs cite, in a short mode so none rots unseen (bench/short.sh; bench/world_load runs above)"
+bench/short.sh
+
 step "no provider key or service-role JWT in the repository or the built bundles"
 python3 scripts/scan-secrets.py --self-test
 python3 scripts/scan-secrets.py dist pkg pkg-page pkg-extension
