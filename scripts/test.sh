@@ -182,6 +182,9 @@ cargo test 2>&1 | tee "$log/native"
 step "the native tests' OTLP export (src/trace), sent to a real OTLP/HTTP receiver on loopback that decodes with the OpenTelemetry project's own definitions"
 "$OTLP_VENV/bin/python" scripts/otlp_receiver.py selftest target/otlp/scripted-run.json
 
+step "WebMCP on and off: the offline page assistant's tasks with the page's declared tools and without, done, model steps and prompt tokens each (bench/webmcp.rs, short)"
+cargo run --quiet --example webmcp -- --short
+
 step "the page reader's and the JSON reader's native tests (crates/page, crates/json)"
 cargo test -p familiar-page -p familiar-json 2>&1 | tee -a "$log/native"
 
