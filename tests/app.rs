@@ -47,6 +47,9 @@ mod schedules;
 mod storage;
 #[path = "app/supervised.rs"]
 mod supervised;
+#[cfg(feature = "telemetry")]
+#[path = "app/telemetry.rs"]
+mod telemetry;
 #[cfg(feature = "webmcp")]
 #[path = "app/visitor.rs"]
 mod visitor;

@@ -39,6 +39,8 @@ mod supervise;
 #[cfg(not(feature = "supervisor"))]
 #[path = "unsupervised.rs"]
 mod supervise;
+#[cfg(feature = "telemetry")]
+mod telemetry;
 mod turn;
 mod update;
 #[cfg(feature = "webmcp")]
@@ -66,6 +68,8 @@ pub use storage::{
     ConversationEntry, Keys, Loaded, SessionState, Storage, VolatileStorage, load_conversation,
     load_index, load_kept,
 };
+#[cfg(feature = "telemetry")]
+pub use telemetry::{ConversationTrace, KEEP_SPANS, Telemetry};
 pub use update::{ApprovalKey, Decision, Notice, PendingApproval, Update};
 #[cfg(feature = "webmcp")]
 pub use visitor::{VISITOR, Visited};
@@ -155,6 +159,9 @@ struct Inner {
     schedules: RefCell<schedule::Schedules>,
     /// Standing orders an owner gave at run time, by agent name, over the agent's own.
     orders: RefCell<Vec<(String, Option<StandingOrders>)>>,
+    /// Its runs' tracing, when the host asked for it.
+    #[cfg(feature = "telemetry")]
+    tracing: RefCell<Option<telemetry::Tracing>>,
 }
 
 /// A session; cheap to clone (clones share it).
@@ -179,6 +186,8 @@ impl Session {
                 environments: RefCell::default(),
                 schedules: RefCell::new(schedule::Schedules::default()),
                 orders: RefCell::new(Vec::new()),
+                #[cfg(feature = "telemetry")]
+                tracing: RefCell::new(None),
             }),
         }
     }

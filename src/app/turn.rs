@@ -221,6 +221,8 @@ impl Session {
             });
         self.forget_run(&place.conversation);
         self.forget_supervision(&place.conversation);
+        #[cfg(feature = "telemetry")]
+        self.end_tracing(place);
         self.save(&place.conversation);
     }
 
@@ -278,6 +280,11 @@ impl Session {
                     Event::Done(_) => within,
                     _ => false,
                 };
+                // A supervisor's round ends in its trace, if not in the turn's updates.
+                #[cfg(feature = "telemetry")]
+                if within && matches!(event, Event::Done(_)) {
+                    self.trace(place, &event);
+                }
                 if !told_later {
                     self.event(place, event);
                 }
@@ -514,6 +521,8 @@ impl Session {
 
     /// Applies a run event to its own conversation, then tells the listeners.
     pub(super) fn event(&self, place: &Place, event: Event) {
+        #[cfg(feature = "telemetry")]
+        self.trace(place, &event);
         self.inner
             .state
             .borrow_mut()
