@@ -20,7 +20,7 @@ pub(super) enum Input {
 }
 
 /// Where a turn's updates go: its conversation and its number there.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub(super) struct Place {
     pub(super) conversation: String,
     pub(super) turn: u64,

@@ -45,6 +45,16 @@ impl Keys {
         format!("{}.queued.{conversation}", self.namespace)
     }
 
+    /// A conversation's trace: its id and its last spans (feature `telemetry`).
+    pub fn trace(&self, conversation: &str) -> String {
+        format!("{}.trace.{conversation}", self.namespace)
+    }
+
+    /// The tracer of a conversation's run in flight, saved beside the run.
+    pub fn run_tracer(&self, conversation: &str) -> String {
+        format!("{}.tracer.{conversation}", self.namespace)
+    }
+
     /// The supervisor's state of a conversation's supervised turn in flight, saved at
     /// every stage.
     pub fn supervision(&self, conversation: &str) -> String {

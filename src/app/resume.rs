@@ -88,6 +88,8 @@ impl Session {
         if let Err(error) = written {
             self.tell(&Update::Notice(Notice::SaveFailed { key, error }));
         }
+        #[cfg(feature = "telemetry")]
+        self.save_tracing(place);
     }
 
     /// Removes the saved run of a conversation.

@@ -11,6 +11,7 @@ mod js;
 mod model;
 #[cfg(feature = "page")]
 mod remote_page;
+mod telemetry;
 mod tools;
 mod webmcp;
 
@@ -54,6 +55,7 @@ pub async fn create_agent(
     let (config, model) = model::take_page_model(config);
     let (config, publish) = webmcp::take_webmcp(config).map_err(|e| error(&e))?;
     let (config, environment, own_environments) = environment::take_environment(config);
+    let (config, traced) = telemetry::take_telemetry(config).map_err(|e| error(&e))?;
     #[cfg(feature = "page")]
     let (config, page) = remote_page::take_remote_page(config).map_err(|e| error(&e))?;
     #[cfg(not(feature = "page"))]
@@ -71,9 +73,24 @@ pub async fn create_agent(
         Some(ask) => model::builtin_model(ask).await.or(model),
         None => model,
     };
+    #[cfg(feature = "telemetry")]
+    let traced = traced.map(|given| {
+        (
+            given,
+            spec.namespace.clone(),
+            spec.persist,
+            spec.model.clone(),
+        )
+    });
+    #[cfg(not(feature = "telemetry"))]
+    let _ = traced;
     let session = build::session(spec, model, page, progress)
         .await
         .map_err(|e| error(&e))?;
+    #[cfg(feature = "telemetry")]
+    if let Some((given, namespace, persist, model)) = traced {
+        telemetry::install(&session, given, &namespace, persist, &model);
+    }
     session.set_environment(environment);
     for (agent, environment) in own_environments {
         session.set_agent_environment(&agent, Some(environment));

@@ -5,11 +5,14 @@
 //! seed the host draws, and sending (batching, retries, keeping spans while the
 //! collector is away) is the web exporter's, behind the `telemetry` feature.
 
+mod export;
+mod mask;
 mod otlp;
 mod span;
 mod tracer;
 
-pub use otlp::{Resource, SCOPE, export_request};
+pub use export::{BATCH, Collector, MAX_KEPT, Outbox, Sent};
+pub use otlp::{Resource, SCOPE, export_request, otlp_span};
 pub use span::{Attribute, Ids, Kind, Span, SpanEvent, Status, Value};
 pub use tracer::{Agent, Capture, MASKED, MAX_CAPTURED_CHARS, ModelUsage, Parent, Tracer};
 

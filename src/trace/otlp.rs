@@ -45,7 +45,7 @@ pub fn export_request(spans: &[Span], resource: &Resource) -> Json {
             "resource": {"attributes": key_values(&attributes)},
             "scopeSpans": [{
                 "scope": {"name": SCOPE, "version": env!("CARGO_PKG_VERSION")},
-                "spans": spans.iter().map(span).collect::<Vec<_>>(),
+                "spans": spans.iter().map(otlp_span).collect::<Vec<_>>(),
             }],
         }],
     })
@@ -58,7 +58,8 @@ fn nanos(ms: i64) -> String {
     ms.saturating_mul(1_000_000).to_string()
 }
 
-fn span(span: &Span) -> Json {
+/// One span as OTLP JSON writes it (a host's `onSpan` gets this).
+pub fn otlp_span(span: &Span) -> Json {
     let mut out = json!({
         "traceId": span.trace_id,
         "spanId": span.span_id,

@@ -496,6 +496,54 @@ fn the_scripted_and_real_runs_export_is_written_for_the_receiver_to_decode() {
             .as_array()
             .unwrap()
             .len(),
-        10
+        11,
+        "the scripted run's 8 spans (the shop's sub-agent among them) and the real run's 3"
     );
+}
+
+#[test]
+fn a_composite_sub_agents_calls_hang_under_its_own_agent_span_in_the_runs_trace() {
+    let mut tracer = Tracer::new(5, agent(), Capture::default());
+    traced(&mut tracer, &scripted_run(), 0);
+    let spans = tracer.take_finished();
+    let run = named(&spans, "invoke_agent shopkeeper")[0];
+    let shop = named(&spans, "invoke_agent shop")[0];
+    assert_eq!(shop.parent_span_id.as_deref(), Some(run.span_id.as_str()));
+    assert_eq!(shop.trace_id, run.trace_id);
+    let buy = named(&spans, "execute_tool buy")[0];
+    assert_eq!(buy.parent_span_id.as_deref(), Some(shop.span_id.as_str()));
+    let look = named(&spans, "execute_tool look_up")[0];
+    assert_eq!(look.parent_span_id.as_deref(), Some(run.span_id.as_str()));
+}
+
+#[test]
+fn every_run_of_a_conversation_goes_in_the_conversations_one_trace() {
+    let mut first = Tracer::new(8, agent(), Capture::default());
+    let trace = first.new_trace_id();
+    let mut first = first.in_trace(trace.clone());
+    traced(&mut first, &driven_run("What time is it?"), 0);
+    let mut second = Tracer::new(9, agent(), Capture::default()).in_trace(trace.clone());
+    traced(&mut second, &driven_run("And now?"), 1_000);
+    let spans: Vec<Span> = first
+        .take_finished()
+        .into_iter()
+        .chain(second.take_finished())
+        .collect();
+    assert_eq!(named(&spans, "invoke_agent shopkeeper").len(), 2);
+    assert!(spans.iter().all(|s| s.trace_id == trace));
+}
+
+#[test]
+fn a_card_number_in_a_prompt_never_leaves_even_when_content_is_captured() {
+    let capture = Capture {
+        content: true,
+        secrets: Vec::new(),
+    };
+    let mut tracer = Tracer::new(3, agent(), capture);
+    let card = "4242 4242 4242 4242";
+    traced(&mut tracer, &driven_run(&format!("pay with {card}")), 0);
+    let exported = export_request(&tracer.take_finished(), &Resource::default()).to_string();
+    assert!(exported.contains("pay with"), "content is captured");
+    assert!(!exported.contains(card) && !exported.contains("4242424242424242"));
+    assert!(exported.contains(MASKED));
 }

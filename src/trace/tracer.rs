@@ -86,8 +86,15 @@ pub struct Tracer {
     capture: Capture,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     parent: Option<Parent>,
+    /// The trace its runs' spans go in when they have no parent (a conversation's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    trace: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     run: Option<Span>,
+    /// A composite's sub-agents at work in the open run: an `invoke_agent {sub}` span
+    /// each, their tool calls under it.
+    #[serde(default)]
+    subs: Vec<Span>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     chat: Option<Span>,
     #[serde(default)]
@@ -105,7 +112,9 @@ impl Tracer {
             agent,
             capture,
             parent: None,
+            trace: None,
             run: None,
+            subs: Vec::new(),
             chat: None,
             tools: Vec::new(),
             finished: Vec::new(),
@@ -116,6 +125,18 @@ impl Tracer {
     pub fn under(mut self, parent: Parent) -> Self {
         self.parent = Some(parent);
         self
+    }
+
+    /// Its runs' spans go in the trace `trace_id` (32 lowercase hex digits), so every
+    /// run of a conversation shares one trace.
+    pub fn in_trace(mut self, trace_id: String) -> Self {
+        self.trace = Some(trace_id);
+        self
+    }
+
+    /// A new trace id from its id source (a conversation's, the first time it is traced).
+    pub fn new_trace_id(&mut self) -> String {
+        self.ids.trace_id()
     }
 
     /// The secrets to mask, again after a reload (they are never saved).
@@ -242,21 +263,26 @@ impl Tracer {
         })
     }
 
-    /// `text` with every secret replaced by [`MASKED`].
+    /// `text` with every secret, and every payment card number, replaced by [`MASKED`].
     fn masked(&self, text: &str) -> String {
-        self.capture
+        let text = self
+            .capture
             .secrets
             .iter()
             .filter(|s| !s.is_empty())
             .fold(text.to_owned(), |text, secret| {
                 text.replace(secret.as_str(), MASKED)
-            })
+            });
+        super::mask::card_numbers(&text)
     }
 
     fn span(&mut self, name: String, kind: Kind, at_ms: i64, parent: Option<Parent>) -> Span {
         let (trace_id, parent_span_id) = match parent {
             Some(parent) => (parent.trace_id, Some(parent.span_id)),
-            None => (self.ids.trace_id(), None),
+            None => match &self.trace {
+                Some(trace) => (trace.clone(), None),
+                None => (self.ids.trace_id(), None),
+            },
         };
         Span {
             trace_id,
@@ -358,7 +384,10 @@ impl Tracer {
         agent: Option<&str>,
         at_ms: i64,
     ) {
-        let parent = self.run_parent(at_ms);
+        let parent = match agent {
+            Some(agent) => self.sub_parent(agent, at_ms),
+            None => self.run_parent(at_ms),
+        };
         let mut span = self.span(
             Self::named("execute_tool", tool),
             Kind::Internal,
@@ -379,6 +408,34 @@ impl Tracer {
             span.set(Attribute::text("familiar.agent", agent));
         }
         self.tools.push(span);
+    }
+
+    /// The span of the composite's sub-agent `agent` in the open run, opened at its
+    /// first call: an `invoke_agent {agent}` child of the run's span.
+    fn sub_parent(&mut self, agent: &str, at_ms: i64) -> Option<Parent> {
+        let named = |s: &Span| {
+            s.attribute("gen_ai.agent.name") == Some(&super::span::Value::Text(agent.into()))
+        };
+        if !self.subs.iter().any(named) {
+            let parent = self.run_parent(at_ms);
+            let mut sub = self.span(
+                Self::named("invoke_agent", agent),
+                Kind::Internal,
+                at_ms,
+                parent,
+            );
+            sub.set(Attribute::text("gen_ai.operation.name", "invoke_agent"));
+            sub.set(Attribute::text("gen_ai.agent.name", agent));
+            if let Some(conversation) = &self.agent.conversation {
+                sub.set(Attribute::text("gen_ai.conversation.id", conversation));
+            }
+            sub.set(Attribute::text("familiar.composite", &self.agent.name));
+            self.subs.push(sub);
+        }
+        self.subs.iter().find(|s| named(s)).map(|s| Parent {
+            trace_id: s.trace_id.clone(),
+            span_id: s.span_id.clone(),
+        })
     }
 
     fn thought(&mut self, thought: &Thought, at_ms: i64) {
@@ -525,6 +582,10 @@ impl Tracer {
             tool.status = Status::Error("the run ended before the tool answered".into());
             tool.end_ms = Some(at_ms.max(tool.start_ms));
             self.finished.push(tool);
+        }
+        for mut sub in std::mem::take(&mut self.subs) {
+            sub.end_ms = Some(at_ms.max(sub.start_ms));
+            self.finished.push(sub);
         }
         if let Some(mut run) = self.run.take() {
             if let Some((kind, message)) = error {

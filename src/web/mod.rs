@@ -14,6 +14,8 @@ pub mod local_model;
 mod lock;
 #[cfg(feature = "local")]
 pub mod model_cache;
+#[cfg(feature = "telemetry")]
+pub mod otlp;
 #[cfg(feature = "page")]
 mod page;
 mod page_title;

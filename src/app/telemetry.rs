@@ -1,0 +1,261 @@
+//! Every run of a session traced (feature `telemetry`): a chat turn, a resident's
+//! trigger, a schedule, a composite's sub-agent and a supervisor's executor rounds all
+//! record their events into a [`Tracer`] as they happen, and the spans each event ends
+//! go to the host's sink (the web exporter's outbox, a host's own pipeline). Every run
+//! of a conversation is in the conversation's one trace: its id is drawn the first
+//! time and kept with the conversation's spans. A run's tracer is saved with the run
+//! before every step, so a run resumed after a reload continues its open spans in the
+//! same trace. The conversation's last [`KEEP_SPANS`] spans are kept (under
+//! [`Keys::trace`]) for the inspector's download.
+//!
+//! What leaves is the tracer's to decide: names, ids and times; content only when
+//! asked; secrets and card numbers never.
+
+use std::rc::Rc;
+
+use crate::base::json::Read;
+use serde::Serialize;
+
+use super::Session;
+use super::keys::{Keys, Loaded, load_kept};
+use super::turn::Place;
+use super::update::{Notice, Update};
+use crate::run::event::Event;
+use crate::trace::{Agent, Capture, Span, Tracer};
+
+/// The most spans a conversation keeps for its download.
+pub const KEEP_SPANS: usize = 300;
+
+/// Gets the spans each event ended, oldest first.
+pub type SpanSink = Rc<dyn Fn(&[Span])>;
+
+/// What tracing a session needs from its host.
+#[derive(Clone)]
+pub struct Telemetry {
+    /// What leaves besides names, ids and times.
+    pub capture: Capture,
+    /// `gen_ai.provider.name` and `gen_ai.request.model` of its runs.
+    pub provider: String,
+    pub model: String,
+    pub sink: SpanSink,
+}
+
+/// A conversation's trace as kept: its id and its last spans.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
+pub struct ConversationTrace {
+    pub trace_id: String,
+    pub spans: Vec<Span>,
+}
+
+/// A run's tracer as saved beside the run.
+#[derive(Serialize, Read)]
+struct SavedTracer {
+    turn: u64,
+    tracer: Tracer,
+}
+
+/// The session's tracing: its host's telemetry, the tracers of the runs in flight, and
+/// the conversations' traces read so far.
+pub(super) struct Tracing {
+    telemetry: Telemetry,
+    tracers: Vec<(Place, Tracer)>,
+    traces: Vec<(String, ConversationTrace, bool)>,
+}
+
+impl Tracing {
+    pub(super) fn new(telemetry: Telemetry) -> Self {
+        Self {
+            telemetry,
+            tracers: Vec::new(),
+            traces: Vec::new(),
+        }
+    }
+}
+
+impl Session {
+    /// Traces every run from now on with `telemetry` (`None`: no longer).
+    pub fn set_telemetry(&self, telemetry: Option<Telemetry>) {
+        *self.inner.tracing.borrow_mut() = telemetry.map(Tracing::new);
+    }
+
+    /// Whether its runs are traced.
+    pub fn traced(&self) -> bool {
+        self.inner.tracing.borrow().is_some()
+    }
+
+    /// The spans kept of conversation `id`'s trace, oldest first (empty when it has
+    /// none, or tracing is off).
+    pub fn trace_of(&self, id: &str) -> Vec<Span> {
+        let mut tracing = self.inner.tracing.borrow_mut();
+        let Some(tracing) = tracing.as_mut() else {
+            return Vec::new();
+        };
+        self.conversation_trace(tracing, id)
+            .map(|trace| trace.spans.clone())
+            .unwrap_or_default()
+    }
+
+    /// Records `event` of the run at `place` into its tracer, and hands the spans it
+    /// ended to the sink.
+    pub(super) fn trace(&self, place: &Place, event: &Event) {
+        let now = self.inner.config.clock.now().epoch_ms;
+        let (spans, sink) = {
+            let mut tracing = self.inner.tracing.borrow_mut();
+            let Some(tracing) = tracing.as_mut() else {
+                return;
+            };
+            let index = match tracing.tracers.iter().position(|(p, _)| p == place) {
+                Some(index) => index,
+                None => {
+                    let tracer = self.tracer_for(tracing, place);
+                    tracing.tracers.push((place.clone(), tracer));
+                    tracing.tracers.len() - 1
+                }
+            };
+            let Some((_, tracer)) = tracing.tracers.get_mut(index) else {
+                return;
+            };
+            tracer.record(event, now);
+            let spans = tracer.take_finished();
+            if spans.is_empty() {
+                return;
+            }
+            if let Some(trace) = self.conversation_trace(tracing, &place.conversation) {
+                trace.spans.extend(spans.iter().cloned());
+                let over = trace.spans.len().saturating_sub(KEEP_SPANS);
+                trace.spans.drain(..over);
+            }
+            if let Some(entry) = tracing
+                .traces
+                .iter_mut()
+                .find(|(id, ..)| *id == place.conversation)
+            {
+                entry.2 = true;
+            }
+            (spans, Rc::clone(&tracing.telemetry.sink))
+        };
+        sink(&spans);
+    }
+
+    /// The tracer of the run at `place`: the one saved with it (a run resumed after a
+    /// reload), else a new one in the conversation's trace.
+    fn tracer_for(&self, tracing: &mut Tracing, place: &Place) -> Tracer {
+        let disk = self.disk();
+        let key = disk.keys.run_tracer(&place.conversation);
+        if let Loaded::Found(saved) = load_kept::<SavedTracer>(disk.storage, &key)
+            && saved.turn == place.turn
+        {
+            let mut tracer = saved.tracer;
+            tracer.set_secrets(tracing.telemetry.capture.secrets.clone());
+            return tracer;
+        }
+        let agent = Agent {
+            name: self.agent_of(place),
+            id: None,
+            provider: tracing.telemetry.provider.clone(),
+            model: tracing.telemetry.model.clone(),
+            conversation: Some(place.conversation.clone()),
+        };
+        let word = || ((self.inner.config.random)().clamp(0.0, 1.0) * f64::from(u32::MAX)) as u64;
+        let seed = (word() << 32) | word();
+        let mut tracer = Tracer::new(seed, agent, tracing.telemetry.capture.clone());
+        let drawn = tracer.new_trace_id();
+        let trace_id = match self.conversation_trace(tracing, &place.conversation) {
+            Some(trace) if trace.trace_id.is_empty() => {
+                trace.trace_id = drawn.clone();
+                drawn
+            }
+            Some(trace) => trace.trace_id.clone(),
+            None => drawn,
+        };
+        tracer.in_trace(trace_id)
+    }
+
+    /// The agent the turn at `place` went to.
+    fn agent_of(&self, place: &Place) -> String {
+        let state = self.inner.state.borrow();
+        let conversation = state.conversations.get(&place.conversation);
+        let turn = conversation.and_then(|c| c.interactions.iter().find(|i| i.id == place.turn));
+        turn.map(|i| i.agent.clone()).unwrap_or_default()
+    }
+
+    /// Conversation `id`'s trace, read from storage the first time.
+    fn conversation_trace<'t>(
+        &self,
+        tracing: &'t mut Tracing,
+        id: &str,
+    ) -> Option<&'t mut ConversationTrace> {
+        let position = match tracing.traces.iter().position(|(c, ..)| c == id) {
+            Some(position) => position,
+            None => {
+                let disk = self.disk();
+                let trace = match load_kept(disk.storage, &disk.keys.trace(id)) {
+                    Loaded::Found(trace) => trace,
+                    _ => ConversationTrace::default(),
+                };
+                tracing.traces.push((id.to_owned(), trace, false));
+                tracing.traces.len() - 1
+            }
+        };
+        tracing.traces.get_mut(position).map(|(_, trace, _)| trace)
+    }
+
+    /// Saves the tracer of the run at `place` beside its run, and the conversation's
+    /// trace when it has new spans (before every step, and as a turn ends).
+    pub(super) fn save_tracing(&self, place: &Place) {
+        let mut written = Vec::new();
+        {
+            let mut tracing = self.inner.tracing.borrow_mut();
+            let Some(tracing) = tracing.as_mut() else {
+                return;
+            };
+            let keys = Keys::new(&self.inner.config.namespace);
+            if let Some((_, tracer)) = tracing.tracers.iter().find(|(p, _)| p == place) {
+                let saved = SavedTracer {
+                    turn: place.turn,
+                    tracer: tracer.clone(),
+                };
+                written.push((
+                    keys.run_tracer(&place.conversation),
+                    serde_json::to_string(&saved),
+                ));
+            }
+            if let Some((_, trace, dirty)) = tracing
+                .traces
+                .iter_mut()
+                .find(|(id, ..)| *id == place.conversation)
+                && *dirty
+            {
+                *dirty = false;
+                written.push((
+                    keys.trace(&place.conversation),
+                    serde_json::to_string(trace),
+                ));
+            }
+        }
+        let storage = &self.inner.config.storage;
+        for (key, text) in written {
+            let saved = text
+                .map_err(|e| e.to_string())
+                .and_then(|text| storage.save(&key, &text));
+            if let Err(error) = saved {
+                self.tell(&Update::Notice(Notice::SaveFailed { key, error }));
+            }
+        }
+    }
+
+    /// The run at `place` is over: its tracer goes, with its saved copy, once its
+    /// conversation's trace is saved.
+    pub(super) fn end_tracing(&self, place: &Place) {
+        self.save_tracing(place);
+        let mut tracing = self.inner.tracing.borrow_mut();
+        if let Some(tracing) = tracing.as_mut() {
+            tracing.tracers.retain(|(p, _)| p != place);
+            let keys = Keys::new(&self.inner.config.namespace);
+            self.inner
+                .config
+                .storage
+                .remove(&keys.run_tracer(&place.conversation));
+        }
+    }
+}
