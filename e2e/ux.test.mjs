@@ -66,6 +66,15 @@ async function focusLands(page, selector, what) {
   await focusIs(page, selector, what);
 }
 
+/** Waits (up to 2 s) for `holds()` (async, true or false); fails with `what` if it never does. */
+async function until(page, holds, what) {
+  for (let i = 0; i < 40; i += 1) {
+    if (await holds()) return;
+    await page.waitForTimeout(50);
+  }
+  assert.ok(await holds(), what);
+}
+
 /** Presses Tab (Shift+Tab when `back`) until focus is on `selector`; fails after 80. */
 async function tabTo(page, selector, { back = false } = {}) {
   for (let i = 0; i < 80; i += 1) {
@@ -119,9 +128,8 @@ for (const width of WIDTHS) {
     await openByKeyboard(page, '.show-world');
     const world = page.locator('section.world');
     await world.waitFor();
-    await page.waitForTimeout(200);
-    await focusIs(page, '#world-heading', 'World opens');
-    assert.ok(await atTop(page, '#world-heading'), 'the World opens at its top, below the top bar');
+    await focusLands(page, '#world-heading', 'World opens');
+    await until(page, () => atTop(page, '#world-heading'), 'the World opens at its top, below the top bar');
     await world.locator('.world-agent[data-agent="Mira"] dd.energy', { hasText: '45' }).waitFor();
     await check(page, found, 'World open');
 
@@ -198,9 +206,8 @@ for (const width of WIDTHS) {
     await openByKeyboard(page, '.show-guild');
     const guild = page.locator('section.guild');
     await guild.locator('.guild-resource[data-resource="gold"] dd', { hasText: /\d/ }).waitFor();
-    await page.waitForTimeout(200);
-    await focusIs(page, 'section.guild h2', 'Guild opens');
-    assert.ok(await atTop(page, 'section.guild h2'), 'the Guild opens at its top, below the top bar');
+    await focusLands(page, 'section.guild h2', 'Guild opens');
+    await until(page, () => atTop(page, 'section.guild h2'), 'the Guild opens at its top, below the top bar');
     await check(page, found, 'Guild open');
 
     const message = (pattern) => guild.locator('.guild-message', { hasText: pattern }).waitFor();
@@ -269,9 +276,8 @@ for (const width of WIDTHS) {
     await check(page, found, 'idle after an answer');
 
     await openByKeyboard(page, '.show-settings');
-    await page.waitForTimeout(200);
-    await focusIs(page, '#settings-heading', 'Settings opens');
-    assert.ok(await atTop(page, '#settings-heading'), 'Settings opens at its top');
+    await focusLands(page, '#settings-heading', 'Settings opens');
+    await until(page, () => atTop(page, '#settings-heading'), 'Settings opens at its top');
     await page.keyboard.press('Tab');
     await focusIs(page, 'input[name="model"]', 'Tab from the heading');
     await page.keyboard.press('ArrowDown');
@@ -286,9 +292,8 @@ for (const width of WIDTHS) {
     await focusIs(page, '.show-settings', 'Escape closes Settings');
 
     await openByKeyboard(page, '.show-conversations');
-    await page.waitForTimeout(200);
-    await focusIs(page, 'section.conversations', 'History opens');
-    assert.ok(await atTop(page, 'section.conversations'), 'History opens at its top');
+    await focusLands(page, 'section.conversations', 'History opens');
+    await until(page, () => atTop(page, 'section.conversations'), 'History opens at its top');
     await page.keyboard.press('Tab');
     await focusIs(page, '.open-conversation', 'Tab to the first conversation');
     await page.keyboard.press('Tab');
@@ -306,8 +311,7 @@ for (const width of WIDTHS) {
       await send(page, `What time is it? (${n})`);
       await answer(page, n);
     }
-    await page.waitForTimeout(200);
-    assert.ok(await page.evaluate(() => window.scrollY) > 0, 'the conversation outgrew the window');
+    await until(page, async () => await page.evaluate(() => window.scrollY) > 0, 'the conversation outgrew the window');
     for (const name of ['New', 'History', 'Guild', 'World', 'Settings']) {
       const button = page.getByRole('button', { name, exact: true });
       const inView = await button.evaluate((b) => {
@@ -320,8 +324,7 @@ for (const width of WIDTHS) {
     }
     await page.getByRole('button', { name: 'World', exact: true }).click();
     await page.locator('section.world').waitFor();
-    await page.waitForTimeout(200);
-    assert.ok(await atTop(page, '#world-heading'), 'from the end of a long conversation, the World opens at its top');
+    await until(page, () => atTop(page, '#world-heading'), 'from the end of a long conversation, the World opens at its top');
     assert.deepEqual(problems, []);
   });
 }
@@ -369,7 +372,8 @@ for (const width of WIDTHS) {
     assert.deepEqual(await smallTargets(page, '#controls'), [], 'every control is at least 44×44 px');
     // Moving keeps the pieces on their cells at any size.
     await page.keyboard.press('ArrowLeft');
-    await page.waitForTimeout(200);
+    // The piece slides (a CSS transition): wait for its animations to finish.
+    await page.locator('.piece[data-name="player"]').evaluate((el) => Promise.all(el.getAnimations().map((a) => a.finished)));
     const player = await page.locator('.piece[data-name="player"]').boundingBox();
     assert.ok(player.x >= board.x && player.x + player.width <= board.x + board.width + 1, 'the player is on the board');
     await check(page, found, 'market after a move');
