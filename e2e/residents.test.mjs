@@ -2,7 +2,9 @@
 // headless runtime (pkg/, scripts/headless.sh) in real Chromium: residents (agents
 // with `memory: "own"`) keep their own histories across a reload, and schedules fire
 // on their own, survive a reload, stop on `unschedule`, never overlap their own run,
-// and do with the periods a held-back tab missed what `missed` says.
+// and do with the periods a held-back tab missed what `missed` says. The schedules run
+// on Playwright's clock, held still: time moves only as a test moves it, so each firing
+// is where its period puts it, to the millisecond, however loaded the machine.
 import assert from 'node:assert/strict';
 import { test, useDist, watch } from './harness.mjs';
 
@@ -31,10 +33,14 @@ async function eventually(holds, ms) {
   }
 }
 
-/** A fresh context's page of the host, with its problems watched. */
-async function openHost(t) {
+/**
+ * A fresh context's page of the host, with its problems watched; with `clock`, the page
+ * runs on Playwright's clock (installed before it loads: its Date and timers).
+ */
+async function openHost(t, { clock = false } = {}) {
   const context = await env.browser.newContext();
   t.after(() => context.close());
+  if (clock) await context.clock.install();
   const page = await context.newPage();
   const problems = await watch(page, env);
   await page.goto(`${env.server.url}residents.html`);
@@ -146,8 +152,16 @@ test('two residents triggered alternately keep separate histories across a reloa
   assert.deepEqual(problems, []);
 });
 
-/** Waits until `fn(arg)` holds in the page, polled every 50 ms, up to `ms`. */
-const until = (page, fn, arg, ms) => page.waitForFunction(fn, arg, { timeout: ms, polling: 50 });
+/**
+ * Holds the page's clock still (openHost's `clock`): from here the page's time moves
+ * only by `page.clock.runFor` and `fastForward`. Returns the page's time.
+ */
+async function holdClock(page) {
+  const at = (await page.evaluate(() => Date.now())) + 1_000;
+  await page.clock.pauseAt(at);
+  return at;
+}
+
 
 // An agent whose turns the page logs: `{at, conversation, turn, input}` when a turn
 // begins and `{at, conversation, turn, end: true}` when it is done. `respond` waits
@@ -187,8 +201,9 @@ const began = (page, input) =>
   page.evaluate((input) => window.log.filter((e) => !e.end && e.input === input), input);
 
 test('a 2 s schedule fires from the JS API, survives a reload and stops on unschedule', { timeout: 60_000 }, async (t) => {
-  const { page, problems } = await openHost(t);
+  const { page, problems } = await openHost(t, { clock: true });
   await createTicker(page, { persist: true });
+  await holdClock(page);
   const made = await page.evaluate(() => {
     const at = Date.now();
     const id = window.ticker.schedule({
@@ -201,11 +216,12 @@ test('a 2 s schedule fires from the JS API, survives a reload and stops on unsch
   assert.equal(made.schedules.length, 1);
   assert.equal(made.schedules[0].every_ms, 2000);
   assert.equal(made.schedules[0].missed, 'skip');
-  await until(page, () => window.log.filter((e) => !e.end && e.input === 'check the market').length >= 2, null, 10_000);
+  // Two periods on the page's clock: it fires at 2 s and at 4 s, and not before.
+  await page.clock.runFor(1_999);
+  assert.equal((await began(page, 'check the market')).length, 0, 'nothing fired before its period');
+  await page.clock.runFor(2_001);
   const fired = await began(page, 'check the market');
-  assert.ok(fired[0].at - made.at >= 1900, `the first firing is one period on: ${fired[0].at - made.at} ms`);
-  const gap = fired[1].at - fired[0].at;
-  assert.ok(gap >= 1900 && gap < 3000, `fired every 2 s: ${gap} ms apart`);
+  assert.deepEqual(fired.map((f) => f.at - made.at), [2_000, 4_000], 'fired every 2 s from the schedule');
   // Each firing is a turn of its own that the model answered.
   const turns = await page.evaluate(() => window.ticker.conversation().interactions);
   assert.ok(turns.length >= 2);
@@ -217,7 +233,8 @@ test('a 2 s schedule fires from the JS API, survives a reload and stops on unsch
   await createTicker(page, { persist: true });
   const kept = await page.evaluate(() => window.ticker.schedules());
   assert.deepEqual(kept.map((s) => [s.id, s.every_ms]), [['market', 2000]]);
-  await until(page, () => window.log.some((e) => !e.end && e.input === 'check the market'), null, 6_000);
+  await page.clock.runFor(2_000);
+  assert.ok((await began(page, 'check the market')).length >= 1, 'the kept schedule fired within a period of the reload');
 
   const stopped = await page.evaluate(() => ({
     removed: window.ticker.unschedule('market'),
@@ -227,7 +244,7 @@ test('a 2 s schedule fires from the JS API, survives a reload and stops on unsch
   assert.deepEqual(stopped, { removed: true, again: false, schedules: [] });
   // A run it started may still end; none begins after it, over two and a half periods.
   const count = (await began(page, 'check the market')).length;
-  await page.waitForTimeout(5_000);
+  await page.clock.runFor(5_000);
   assert.equal((await began(page, 'check the market')).length, count, 'nothing fired after unschedule');
   // And not after another reload either.
   await page.reload();
@@ -238,15 +255,16 @@ test('a 2 s schedule fires from the JS API, survives a reload and stops on unsch
 });
 
 test('a schedule never overlaps its own slow run', { timeout: 60_000 }, async (t) => {
-  const { page, problems } = await openHost(t);
+  const { page, problems } = await openHost(t, { clock: true });
   // Each run takes 3.5 s, longer than the 2 s period.
   await createTicker(page, { slowMs: 3_500 });
+  await holdClock(page);
   await page.evaluate(() => window.ticker.schedule({
     id: 'slow', every: 2000,
     trigger: { kind: 'schedule', event: 'market.check', actor: 'Skipper', subject: 'a slow check' },
   }));
-  // Three runs have ended (about 2 + 3 × 4 s).
-  await until(page, () => window.log.filter((e) => e.end).length >= 3, null, 25_000);
+  // 14 s on the page's clock: runs begin at 2, 6 and 10 s and end 3.5 s later.
+  await page.clock.runFor(14_000);
   await page.evaluate(() => window.ticker.unschedule('slow'));
   const log = await page.evaluate(() => window.log);
   // Every run began after the one before it was done: began, done, began, done…
@@ -264,28 +282,32 @@ test('a schedule never overlaps its own slow run', { timeout: 60_000 }, async (t
   // then begin the moment the last one ended): the next run began on the period after.
   const starts = log.filter((e) => !e.end).map((e) => e.at);
   const ends = log.filter((e) => e.end).map((e) => e.at);
-  for (let i = 1; i < Math.min(starts.length, 3); i += 1) {
-    assert.ok(starts[i] - starts[i - 1] >= 3_900, `runs ${starts[i] - starts[i - 1]} ms apart (two periods)`);
-    assert.ok(starts[i] - ends[i - 1] >= 200, `run ${i} began ${starts[i] - ends[i - 1]} ms after run ${i - 1} ended`);
+  // (A run takes its model's 3.5 s and the runtime's few ms: it ends just after 5.5 s.)
+  assert.equal(ends.length, 3, JSON.stringify(log));
+  for (let i = 1; i < 3; i += 1) {
+    assert.equal(starts[i] - starts[i - 1], 4_000, `runs two periods apart, on the boundary: ${JSON.stringify(log)}`);
+    assert.ok(starts[i] - ends[i - 1] > 400, `run ${i} began on the period after run ${i - 1} ended, not as it ended: ${JSON.stringify(log)}`);
   }
   assert.deepEqual(problems, []);
 });
 
 test('a schedule lets a period go while its agent answers another trigger', { timeout: 60_000 }, async (t) => {
-  const { page, problems } = await openHost(t);
+  const { page, problems } = await openHost(t, { clock: true });
   await createTicker(page, { slowMs: 3_500 });
+  await holdClock(page);
   // Catcher is busy with a game event of the page's own when its schedule falls due.
-  const manual = page.evaluate(() => {
+  await page.evaluate(() => {
     window.ticker.schedule({
       id: 'market', every: 2000,
       trigger: { kind: 'schedule', event: 'market.check', actor: 'Catcher', subject: 'the market check' },
     });
-    return window.ticker.trigger({ kind: 'world', event: 'customer.arrived', actor: 'Catcher', subject: 'a customer' });
+    window.manual = window.ticker.trigger({ kind: 'world', event: 'customer.arrived', actor: 'Catcher', subject: 'a customer' });
   });
-  assert.equal((await manual).type, 'answered');
-  await until(page, () => window.log.some((e) => !e.end && e.input === 'the market check'), null, 10_000);
+  // The customer's run ends at 3.5 s; the check due at 2 s is let go and begins at 4 s.
+  await page.clock.runFor(5_000);
+  assert.equal((await page.evaluate(() => window.manual)).type, 'answered');
   await page.evaluate(() => window.ticker.unschedule('market'));
-  await until(page, () => window.log.filter((e) => e.end).length >= 2, null, 10_000);
+  await page.clock.runFor(3_000);
   const log = await page.evaluate(() => window.log);
   const seen = JSON.stringify(log);
   assert.deepEqual(log.map((e) => [e.conversation, e.end ? 'done' : e.input]), [
@@ -296,20 +318,19 @@ test('a schedule lets a period go while its agent answers another trigger', { ti
   ], seen);
   // Due 2 s in, mid-run: let go rather than queued behind the run (it would then
   // begin as the run ended); it fired on the next period, 4 s in.
-  assert.ok(log[2].at - log[1].at >= 200, `began ${log[2].at - log[1].at} ms after the run ended: ${seen}`);
-  assert.ok(log[2].at - log[0].at >= 3_900, `began ${log[2].at - log[0].at} ms after the run began: ${seen}`);
+  assert.equal(log[2].at - log[0].at, 4_000, `began two periods in, on the boundary: ${seen}`);
+  assert.ok(log[2].at - log[1].at > 400, `began on the next period, not as the run ended: ${seen}`);
   assert.equal(await page.evaluate(() => window.mostInFlight), 1);
   assert.deepEqual(problems, []);
 });
 
-// A hidden tab's timers are held back (Chrome throttles, then freezes them). This
-// headless Chromium ignores CDP's Page.setWebLifecycleState "frozen" for a page it
-// shows (its timers ran on), so the test holds them as surely another way: it pauses
-// the page's JavaScript in the debugger, and the schedules' timer fires late, as in a
-// tab brought back.
+// A hidden tab's timers are held back (Chrome throttles, then freezes them), and fire
+// late, at most once, when it is brought back: what Playwright's clock.fastForward does
+// to the page's timers (the closed laptop lid of its documentation).
 test('after its timers were held past two periods, "skip" fires none of them and "catchUp" fires once', { timeout: 60_000 }, async (t) => {
-  const { page, problems } = await openHost(t);
+  const { page, problems } = await openHost(t, { clock: true });
   await createTicker(page);
+  const made = await holdClock(page);
   await page.evaluate(() => {
     for (const [who, missed] of [['Skipper', 'skip'], ['Catcher', 'catchUp']]) {
       window.ticker.schedule({
@@ -318,46 +339,27 @@ test('after its timers were held past two periods, "skip" fires none of them and
       });
     }
   });
-  // Both fire on time while the page runs.
-  await until(page, () => ['Skipper', 'Catcher'].every((who) =>
-    window.log.filter((e) => e.end && e.conversation === `agent:${who}`).length >= 1), null, 10_000);
-  const cdp = await page.context().newCDPSession(page);
-  let paused = 0;
-  cdp.on('Debugger.paused', () => { paused += 1; });
-  await cdp.send('Debugger.enable');
-  const heldAt = await page.evaluate(() => Date.now());
-  await cdp.send('Debugger.pause');
-  // Held for three and a half periods (7 s); it pauses as the next timer fires.
-  await new Promise((ok) => setTimeout(ok, 7_000));
-  assert.equal(paused, 1, 'the page was paused');
-  await cdp.send('Debugger.resume');
-  await cdp.send('Debugger.disable');
-  const releasedAt = heldAt + 7_000;
-  const after = (who) => page.evaluate(
-    ([who, since]) => window.log
-      .filter((e) => !e.end && e.conversation === `agent:${who}` && e.at > since)
-      .map((e) => e.at),
-    [who, heldAt + 100],
+  const firings = (who) => page.evaluate(
+    (who) => window.log.filter((e) => !e.end && e.conversation === `agent:${who}`).map((e) => e.at),
+    who,
   );
-  // Skipper's next firing is the next period boundary; then Catcher's on-time one.
-  await until(page, (since) => window.log.some((e) =>
-    !e.end && e.conversation === 'agent:Skipper' && e.at > since), heldAt + 100, 10_000);
-  const [boundary] = await after('Skipper');
-  await until(page, (since) => window.log.some((e) =>
-    !e.end && e.conversation === 'agent:Catcher' && e.at >= since), boundary - 300, 10_000);
-  const skipper = await after('Skipper');
-  const catcher = await after('Catcher');
-  const seen = JSON.stringify({ heldAt, releasedAt, skipper, catcher });
-  // Nothing ran while held.
-  for (const at of [...skipper, ...catcher]) assert.ok(at >= releasedAt, `fired while held: ${seen}`);
-  // Skipper let the held periods go: its first firing after the release is on a
-  // boundary, not at the release.
-  assert.ok(boundary - releasedAt >= 300, `Skipper fired at the release: ${seen}`);
+  // Both fire on time while the page runs: at 2 s (their runs done by 2.1 s).
+  await page.clock.runFor(2_100);
+  assert.deepEqual([(await firings('Skipper')).map((at) => at - made), (await firings('Catcher')).map((at) => at - made)],
+    [[2_000], [2_000]]);
+  assert.equal(await page.evaluate(() => window.log.filter((e) => e.end).length), 2, 'both runs done');
+  // Held past three periods: the tab comes back at 9 s, its timers late.
+  await page.clock.fastForward(6_900);
+  const releasedAt = made + 9_000;
+  // Then on to the next period boundary, 10 s.
+  await page.clock.runFor(1_000);
+  const skipper = (await firings('Skipper')).map((at) => at - made);
+  const catcher = (await firings('Catcher')).map((at) => at - made);
+  const seen = JSON.stringify({ made, releasedAt, skipper, catcher });
+  // Skipper let the held periods go: nothing at the release, then the boundary.
+  assert.deepEqual(skipper, [2_000, 10_000], `Skipper: ${seen}`);
   // Catcher fired once for all of them at the release, then on the boundary with Skipper.
-  const caughtUp = catcher.filter((at) => at < boundary - 300);
-  assert.equal(caughtUp.length, 1, `Catcher caught up once: ${seen}`);
-  assert.ok(caughtUp[0] - releasedAt < 1_000, `at the release: ${seen}`);
-  assert.equal(catcher.filter((at) => at >= boundary - 300).length, 1, `then on time: ${seen}`);
+  assert.deepEqual(catcher, [2_000, 9_000, 10_000], `Catcher: ${seen}`);
   const schedules = await page.evaluate(() => window.ticker.schedules());
   assert.equal(schedules.length, 2);
   await page.evaluate(() => ['Skipper', 'Catcher'].forEach((id) => window.ticker.unschedule(id)));
