@@ -176,6 +176,10 @@ if [ -n "${PROPTEST_RNG_SEED:-}" ]; then
 else
   echo "property tests: new cases drawn at random"
 fi
+# A stuck native test fails the run rather than hanging it: cargo runs each native test
+# binary under timeout, 20 minutes each (the local model's release tests run real models;
+# stable libtest has no limit per test, so the limit is per binary).
+export CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="timeout -k 10 1200"
 rm -f target/otlp/scripted-run.json
 cargo test 2>&1 | tee "$log/native"
 
