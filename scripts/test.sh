@@ -249,6 +249,9 @@ node e2e/fixtures/frameworks/build.mjs # React, Vue, Svelte and Lit apps for e2e
 # Each test has its own limit (e2e/harness.mjs's `test`: 2 minutes unless it names
 # more), so a stuck test fails; --test-timeout (node 20: the whole file) backs up the
 # hooks.
+# e2e/telemetry starts the real OTLP/HTTP receiver (scripts/otlp_receiver.py) from
+# this venv, on a free loopback port, and asserts what it decoded.
+export OTLP_VENV
 for file in e2e/*.test.mjs; do
   node --test --test-timeout=1800000 --test-reporter=spec "$file" 2>&1 | tee "$log/e2e/$(basename "$file" .test.mjs).log"
 done
