@@ -1,0 +1,259 @@
+// OpenTelemetry from inside the tab (issue 60, Export), on the full build (dist/): a
+// host page creates an agent with `telemetry: {endpoint, headers, content: true,
+// onSpan}` pointed at a real OTLP/HTTP receiver on loopback that this file starts
+// (scripts/otlp_receiver.py: it decodes every export strictly with the OpenTelemetry
+// project's own definitions, PyPI opentelemetry-proto, from the venv `scripts/setup.sh
+// test` installs, $OTLP_VENV). What the receiver decoded is asserted: a chat turn with a
+// tool and an approval (the tool a composite's sub-agent's, under its own span), a
+// resident's trigger, a run resumed after a reload (one trace), and spans kept while
+// the collector answered 503 and across a reload, then delivered. A password and a
+// card number in the page's form, and a card number typed into the chat, appear in
+// nothing exported (the receiver's spans, onSpan's, `agent.trace()`'s download).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { after, before } from 'node:test';
+import { test, useDist } from './harness.mjs';
+
+const PASSWORD = 'hunter2-correct-horse';
+const CARD = '4111 1111 1111 1111';
+const TYPED_CARD = '5555-5555-5555-4444';
+
+/** The venv the test command installs the receiver's definitions into. */
+function otlpPython() {
+  if (process.env.OTLP_VENV) return `${process.env.OTLP_VENV}/bin/python`;
+  const lib = readFileSync(resolve(import.meta.dirname, '..', 'scripts', 'lib.sh'), 'utf8');
+  const version = /OTLP_PROTO_VERSION=["']?([\w.]+)/.exec(lib)?.[1];
+  const cache = process.env.XDG_CACHE_HOME ?? `${homedir()}/.cache`;
+  return `${cache}/familiar/otlp-proto-${version}/bin/python`;
+}
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Tavern</title><link rel="icon" href="data:,"></head>
+<body>
+  <form id="pay" aria-label="Pay">
+    <label>Name <input name="name" value="Ada"></label>
+    <label>Password <input type="password" name="password" autocomplete="current-password"></label>
+    <label>Card number <input name="cardnumber" autocomplete="cc-number"></label>
+    <button>Pay</button>
+  </form>
+  <script type="module">
+    import init, { createAgent } from '/familiar-demo.js';
+    await init({ module_or_path: '/familiar-demo_bg.wasm' });
+    // The person typed these; the page's walk masks them.
+    document.querySelector('[name=password]').value = ${JSON.stringify(PASSWORD)};
+    document.querySelector('[name=cardnumber]').value = ${JSON.stringify(CARD)};
+    window.spans = [];
+    window.make = async (endpoint) => {
+      window.guide = await createAgent({
+        name: 'guide', namespace: 'telemetry-test', goalCheck: false,
+        model: { fallback: 'Hm.', rules: [
+          { keywords: ['buy'], tool: 'buy_item', arguments: { item: 'sword' }, answer: 'Bought {bought}.' },
+          { keywords: ['wait'], tool: 'slow', answer: 'Waited: {done}.' },
+        ] },
+        builtins: ['page'],
+        agents: [
+          { name: 'shop', description: 'Runs the shop', tool: 'tools', tools: ['buy_item'] },
+          { name: 'Dotty', description: 'The baker', instructions: 'You are Dotty.', memory: 'own' },
+        ],
+        telemetry: {
+          endpoint, headers: { 'x-tenant': 'tavern' }, content: true, serviceName: 'tavern',
+          onSpan: (span) => window.spans.push(span),
+        },
+      });
+      window.guide.registerTool({
+        name: 'buy_item', description: 'Buys an item.', kind: 'action', approval: 'ask',
+        parameters: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] },
+        handler: async ({ item }) => ({ bought: 'a ' + item }),
+      });
+      // Answers only once the test says so (a run cut off by a reload waits here).
+      window.answerSlow = null;
+      window.guide.registerTool({
+        name: 'slow', description: 'Takes its time.', kind: 'data',
+        parameters: { type: 'object', properties: {} },
+        handler: () => new Promise((resolve) => { window.answerSlow = resolve; }),
+      });
+    };
+    window.ready = true;
+  </script>
+</body>
+</html>`;
+
+const env = useDist({ pages: { '/tavern.html': PAGE } });
+const receiver = {};
+
+before(async () => {
+  const child = spawn(otlpPython(), ['scripts/otlp_receiver.py', 'serve', '--port', '0'], {
+    cwd: resolve(import.meta.dirname, '..'),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  receiver.child = child;
+  const port = await new Promise((resolvePort, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the receiver exited (${code})`)));
+    child.stdout.on('data', (chunk) => {
+      const listening = /listening on (\d+)/.exec(String(chunk));
+      if (listening) resolvePort(Number(listening[1]));
+    });
+  });
+  receiver.url = `http://127.0.0.1:${port}`;
+});
+
+after(() => receiver.child?.kill());
+
+const call = async (method, path) => (await fetch(receiver.url + path, { method })).json();
+const received = () => call('GET', '/spans');
+
+/** A span's attribute value (string, int or bool). */
+const attr = (span, key) => {
+  const value = span.attributes?.find((a) => a.key === key)?.value;
+  return value?.stringValue ?? value?.intValue ?? value?.boolValue;
+};
+
+/** Waits until `check(spans)` is truthy on what the receiver has; its value. */
+async function until(check, what, timeout = 30_000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const found = check(await received());
+    if (found) return found;
+    if (Date.now() > end) throw new Error(`the receiver never got ${what}: ${JSON.stringify(await received())}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const runOf = (spans, agent, input) =>
+  spans.find((s) => s.name === `invoke_agent ${agent}` && (input === undefined || attr(s, 'gen_ai.input.messages')?.includes(input)));
+
+async function open(t) {
+  const context = await env.browser.newContext();
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    // A 503 while the collector is down is the browser's own log line, expected.
+    if (m.type() === 'error' && !/503|Service Unavailable/.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
+  await page.goto(`${env.server.url}tavern.html`);
+  await page.waitForFunction(() => window.ready === true);
+  await page.evaluate((url) => window.make(url), receiver.url);
+  return { page, problems };
+}
+
+async function reload(page) {
+  await page.reload();
+  await page.waitForFunction(() => window.ready === true);
+  await page.evaluate((url) => window.make(url), receiver.url);
+}
+
+test('a chat turn with a sub-agent tool and an approval, and a resident trigger, reach the collector as GenAI spans', async (t) => {
+  await call('POST', '/reset');
+  const { page, problems } = await open(t);
+  const sent = page.evaluate(() => window.guide.send('buy a sword'));
+  await page.waitForFunction(() => window.guide.pending().length === 1);
+  await page.evaluate(() => window.guide.approve(window.guide.pending()[0]));
+  assert.equal((await sent).text, 'Bought a sword.');
+
+  const spans = await until((s) => runOf(s, 'guide', 'buy a sword') && s, 'the turn');
+  const run = runOf(spans, 'guide', 'buy a sword');
+  const trace = spans.filter((s) => s.traceId === run.traceId);
+  const shop = trace.find((s) => s.name === 'invoke_agent shop');
+  const buy = trace.find((s) => s.name === 'execute_tool buy_item');
+  const chats = trace.filter((s) => s.name === 'chat rules');
+  assert.ok(shop && buy && chats.length >= 2, JSON.stringify(trace.map((s) => s.name)));
+  assert.equal(shop.parentSpanId, run.spanId, "the sub-agent's span is the run's child");
+  assert.equal(buy.parentSpanId, shop.spanId, "the shop's tool call is under the shop");
+  assert.ok(chats.every((c) => c.parentSpanId === run.spanId && c.kind === 'SPAN_KIND_CLIENT'));
+  assert.equal(attr(run, 'gen_ai.operation.name'), 'invoke_agent');
+  assert.equal(attr(run, 'gen_ai.provider.name'), 'familiar.rules');
+  assert.equal(attr(run, 'familiar.trigger.kind'), 'chat');
+  assert.equal(attr(run, 'familiar.outcome'), 'answered');
+  assert.match(attr(buy, 'gen_ai.tool.call.id'), /\w/);
+  assert.match(attr(buy, 'gen_ai.tool.call.result'), /a sword/, 'content was asked for');
+  assert.deepEqual(run.events.map((e) => e.name), ['familiar.approval_needed', 'familiar.decided']);
+  assert.equal(run.resource.attributes.find((a) => a.key === 'service.name').value.stringValue, 'tavern');
+  assert.equal(run.scope.name, 'familiar');
+
+  // A resident's trigger: its own agent's run, in its own conversation's trace.
+  const fired = await page.evaluate(() =>
+    window.guide.trigger({ kind: 'world', event: 'world.happened', actor: 'Dotty', subject: 'the oven is cold' }));
+  assert.equal(fired.type, 'answered');
+  const dotty = await until((s) => runOf(s, 'Dotty'), "Dotty's run");
+  assert.equal(attr(dotty, 'familiar.trigger.event'), 'world.happened');
+  assert.equal(attr(dotty, 'gen_ai.conversation.id'), 'agent:Dotty');
+  assert.notEqual(dotty.traceId, run.traceId, "a resident's conversation is a trace of its own");
+
+  // onSpan got the same spans, as OTLP JSON.
+  const given = await page.evaluate(() => window.spans.map((s) => s.spanId));
+  const got = new Set((await received()).map((s) => s.spanId));
+  assert.ok(given.length >= 6 && given.every((id) => got.has(id)), `${given.length} spans given`);
+  assert.deepEqual(problems, []);
+});
+
+test('a run resumed after a reload continues its span in the same trace', async (t) => {
+  await call('POST', '/reset');
+  const { page, problems } = await open(t);
+  page.evaluate(() => window.guide.send('wait for it')).catch(() => {});
+  await page.waitForFunction(() => window.answerSlow !== null);
+  // The model call that asked for `slow` has ended: it is exported before the reload.
+  const before = await until((s) => s.find((x) => x.name === 'chat rules') && s, 'the first model call');
+  const chat = before.find((x) => x.name === 'chat rules');
+  const conversation = await page.evaluate(() => window.guide.conversation().id);
+
+  await reload(page);
+  const resumed = page.evaluate((id) => window.guide.resume(id), conversation);
+  await page.waitForFunction(() => window.answerSlow !== null);
+  await page.evaluate(() => window.answerSlow({ done: 'yes' }));
+  assert.equal((await resumed).text, 'Waited: yes.');
+
+  const spans = await until((s) => runOf(s, 'guide', 'wait for it') && s, 'the resumed run');
+  const run = runOf(spans, 'guide', 'wait for it');
+  assert.equal(chat.parentSpanId, run.spanId, 'the run span opened before the reload ended after it');
+  const turn = spans.filter((s) => s.traceId === chat.traceId);
+  assert.ok(turn.length >= 4 && turn.length === spans.length, 'one trace id across the reload');
+  // The agent says, as it starts, that a reload cut the run off.
+  const said = `console: familiar: Interrupted { conversation: "${conversation}", turn: 1, agent: "guide", refused: None }`;
+  assert.deepEqual(problems, [said]);
+});
+
+test('spans are kept while the collector is down and across a reload, then delivered; masked fields never leave', async (t) => {
+  await call('POST', '/reset');
+  await call('POST', '/down');
+  const { page, problems } = await open(t);
+  const forms = await page.evaluate(() => window.guide.send('what forms are on this page'));
+  assert.match(forms.text, /Forms on the page: 1/);
+  await page.evaluate((card) => window.guide.send(`pay with ${card}`), TYPED_CARD);
+  const refused = async () => (await call('GET', '/requests')).unavailable;
+  for (let i = 0; (await refused()) < 1; i += 1) {
+    assert.ok(i < 100, 'the exporter tried while the collector was down');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.deepEqual(await received(), [], 'nothing was accepted while down');
+
+  // Still down across a reload: the outbox is kept in localStorage.
+  await reload(page);
+  const before = await refused();
+  for (let i = 0; (await refused()) <= before; i += 1) {
+    assert.ok(i < 100, 'the reloaded page tried again');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await call('POST', '/up');
+  const spans = await until((s) => runOf(s, 'guide', 'forms') && runOf(s, 'guide', 'pay with') && s, 'the kept spans');
+  const tool = spans.find((s) => s.name === 'execute_tool page_forms');
+  assert.match(attr(tool, 'gen_ai.tool.call.result'), /Password/, "the form's fields were exported, content on");
+
+  const exported = JSON.stringify(spans);
+  const given = JSON.stringify(await page.evaluate(() => window.spans));
+  const download = JSON.stringify(await page.evaluate(() => window.guide.trace()));
+  assert.match(download, /execute_tool page_forms/);
+  for (const [what, text] of [['the receiver', exported], ['onSpan', given], ['the download', download]]) {
+    for (const secret of [PASSWORD, CARD, CARD.replaceAll(' ', ''), TYPED_CARD, TYPED_CARD.replaceAll('-', '')]) {
+      assert.ok(!text.includes(secret), `${what} carries ${secret}`);
+    }
+  }
+  assert.match(exported, /pay with \[masked\]/);
+  assert.deepEqual(problems, []);
+});
