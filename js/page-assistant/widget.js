@@ -9,6 +9,8 @@ export const CSS = `
 .launcher { position: fixed; right: 16px; bottom: 16px; z-index: 2147483647; border: 0;
   border-radius: 24px; padding: 10px 16px; background: #1d4ed8; color: #fff; cursor: pointer;
   box-shadow: 0 2px 8px rgb(0 0 0 / 30%); }
+.launcher.left { right: auto; left: 16px; }
+.launcher.top { bottom: auto; top: 16px; }
 .launcher:focus-visible, button:focus-visible, textarea:focus-visible { outline: 3px solid #f5a623; outline-offset: 2px; }
 .panel { position: fixed; right: 16px; bottom: 68px; z-index: 2147483647; width: min(380px, calc(100vw - 32px));
   max-height: min(560px, calc(100vh - 96px)); display: flex; flex-direction: column; background: #fff;
@@ -19,7 +21,7 @@ header { display: flex; justify-content: space-between; align-items: center; pad
 header button { border: 0; background: none; cursor: pointer; font-size: 18px; }
 .chat { flex: 1; min-height: 0; display: flex; flex-direction: column; background: #fff; color: #111; }
 body > .chat { height: 100vh; }
-.log { flex: 1; overflow-y: auto; padding: 8px 12px; display: flex; flex-direction: column; gap: 8px; }
+.log { flex: 1; overflow-y: auto; outline-offset: -3px; padding: 8px 12px; display: flex; flex-direction: column; gap: 8px; }
 .msg { white-space: pre-wrap; overflow-wrap: anywhere; padding: 6px 10px; border-radius: 8px; }
 .user { align-self: flex-end; background: #dbeafe; }
 .assistant { align-self: flex-start; background: #f3f4f6; }
@@ -130,7 +132,8 @@ function answerOf(turn) {
 export function mountChat(container, agent, options = {}) {
   const option = (key) => own(options, key);
   const target = container instanceof Document ? container.body : container;
-  const log = el('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
+  // Focusable, so a keyboard scrolls it (axe: scrollable-region-focusable).
+  const log = el('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', tabindex: '0' });
   const label = option('label') ?? 'Ask about this page';
   const box = el('textarea', { rows: 2, 'aria-label': label, placeholder: option('placeholder') ?? 'Ask about this page, or /summary' });
   const sendButton = el('button', { type: 'submit' }, 'Send');
@@ -248,7 +251,7 @@ export function start(options = {}) {
   const home = () => documentGet('body') ?? documentGet('documentElement');
   const root = host.attachShadow({ mode: 'closed' });
   applyStyles(root);
-  const body = el('div', { class: 'chat' }, el('div', { class: 'log', role: 'log', 'aria-label': 'Conversation' }));
+  const body = el('div', { class: 'chat' }, el('div', { class: 'log', role: 'log', 'aria-label': 'Conversation', tabindex: '0' }));
   const close = el('button', { type: 'button', 'aria-label': 'Close' }, '×');
   const panel = el('section', { class: 'panel', role: 'dialog', 'aria-label': title, hidden: true },
     el('header', {}, el('span', {}, title), close), body);
@@ -285,6 +288,21 @@ export function start(options = {}) {
     return api;
   })());
   const preload = () => load().catch(() => { /* said when the panel opens */ });
+  // The page's focused element is never under the launcher (WCAG 2.4.11): it moves to
+  // the first corner that leaves the element clear, once the focus has scrolled it.
+  const uncover = () => {
+    const focused = documentGet('activeElement');
+    if (!focused || focused === host || focused === documentGet('body')) return;
+    const at = focused.getBoundingClientRect();
+    const clear = (corner) => {
+      launcher.className = `launcher ${corner}`.trim();
+      const r = launcher.getBoundingClientRect();
+      return r.right <= at.left || r.left >= at.right || r.bottom <= at.top || r.top >= at.bottom;
+    };
+    if (!['', 'left', 'top', 'top left'].some(clear)) clear('');
+  };
+  early('focusin', () => requestAnimationFrame(uncover));
+  early('scroll', () => requestAnimationFrame(uncover));
   launcher.addEventListener('pointerenter', preload);
   launcher.addEventListener('focus', preload);
 
