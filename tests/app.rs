@@ -50,6 +50,8 @@ mod supervised;
 #[cfg(feature = "telemetry")]
 #[path = "app/telemetry.rs"]
 mod telemetry;
+#[path = "app/usage.rs"]
+mod usage;
 #[cfg(feature = "webmcp")]
 #[path = "app/visitor.rs"]
 mod visitor;

@@ -13,6 +13,7 @@
 //! Front ends spawn the futures it returns; it spawns nothing itself.
 
 mod address;
+mod budget;
 mod config;
 mod environment;
 mod grants;
@@ -51,6 +52,7 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 
+pub use budget::{Budgets, Spending, day_of};
 pub use config::{Config, DEFAULT_CONTEXT_BUDGET, DEFAULT_KEEP_TURNS, Options};
 #[cfg(feature = "workflows")]
 pub use config::{Play, character_prompt};
@@ -151,6 +153,8 @@ type Listener = Rc<dyn Fn(&Update)>;
 
 struct Inner {
     config: Config,
+    /// Prices, budgets and what was spent (`budget`).
+    metering: RefCell<budget::Metering>,
     host: HostTools,
     state: RefCell<State>,
     listeners: RefCell<Vec<(ListenerId, Listener)>>,
@@ -179,6 +183,7 @@ impl Session {
         Self {
             inner: Rc::new(Inner {
                 config,
+                metering: RefCell::default(),
                 host: HostTools::new(),
                 state: RefCell::new(state),
                 listeners: RefCell::new(Vec::new()),

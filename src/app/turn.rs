@@ -264,8 +264,14 @@ impl Session {
         within: bool,
     ) -> Outcome {
         let config = &self.inner.config;
-        let checkpoint = |run: &AgentRun| self.checkpoint(place, &agent.name, character, run);
+        // Each model call's usage is counted as the run goes on (before it is saved).
+        let seen = std::cell::Cell::new(run.usage());
+        let checkpoint = |run: &AgentRun| {
+            self.count_usage(place, &agent.name, run, &seen);
+            self.checkpoint(place, &agent.name, character, run);
+        };
         loop {
+            self.meter_run(&place.conversation, agent, &mut run);
             let seams = Seams {
                 llm: &*agent.llm,
                 tools: &agent.tools,
@@ -290,6 +296,7 @@ impl Session {
                 }
             };
             let stop = drive_until(&mut run, &seams, &mut emit, stopped(signal.clone())).await;
+            self.count_usage(place, &agent.name, &run, &seen);
             self.note_untrusted(place, &run);
             let call = match stop {
                 Stop::Done(outcome) => {

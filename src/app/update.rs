@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::compose::supervisor::Status;
 use crate::llm::message::ToolCall;
+use crate::llm::usage::Tally;
 use crate::run::event::{Event, Grant};
 use crate::run::provenance::Traced;
 #[cfg(feature = "workflows")]
@@ -66,6 +67,15 @@ pub enum Update {
         #[serde(flatten)]
         status: Status,
     },
+    /// A model call of this turn ended: what it used, as its provider counted it,
+    /// priced (`call`), and the turn's total so far; its agent's (`app::budget`).
+    Usage {
+        conversation: String,
+        turn: u64,
+        agent: String,
+        call: Tally,
+        total: Tally,
+    },
     Notice(Notice),
 }
 
@@ -80,6 +90,7 @@ impl Update {
             Self::Event { event, .. } => event.name(),
             Self::CharacterPrepared { .. } => "character_prepared",
             Self::Supervisor { .. } => "supervisor",
+            Self::Usage { .. } => "usage",
             #[cfg(feature = "workflows")]
             Self::TransactionRecorded { .. } => "transaction_recorded",
             #[cfg(feature = "workflows")]
@@ -102,6 +113,9 @@ impl Update {
                 conversation, turn, ..
             }
             | Self::Supervisor {
+                conversation, turn, ..
+            }
+            | Self::Usage {
                 conversation, turn, ..
             } => Some((conversation, *turn)),
             #[cfg(feature = "workflows")]

@@ -530,6 +530,10 @@ impl<A: PromptApi> BuiltinModel<A> {
 }
 
 impl<A: PromptApi> Llm for BuiltinModel<A> {
+    fn model(&self) -> Option<&str> {
+        Some("builtin")
+    }
+
     fn chat<'a>(
         &'a self,
         request: &'a ChatRequest,

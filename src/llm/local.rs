@@ -216,6 +216,10 @@ impl<W: ModelWorker> LocalModel<W> {
 }
 
 impl<W: ModelWorker> Llm for LocalModel<W> {
+    fn model(&self) -> Option<&str> {
+        Some("local")
+    }
+
     fn chat<'a>(
         &'a self,
         request: &'a ChatRequest,

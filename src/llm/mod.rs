@@ -12,6 +12,7 @@ pub mod message;
 pub mod openai;
 pub mod rules;
 pub mod scripted;
+pub mod usage;
 pub mod weights;
 pub mod window;
 
@@ -205,6 +206,12 @@ pub trait Llm {
     /// fit (the rules model, scripts).
     fn context_window(&self) -> LocalBoxFuture<'_, Option<window::ContextWindow>> {
         Box::pin(async { None })
+    }
+
+    /// The model's name as its price is looked up (`usage::Prices`): the proxy's
+    /// model, or `rules`, `local`, `builtin` for those that run in the page.
+    fn model(&self) -> Option<&str> {
+        None
     }
 }
 

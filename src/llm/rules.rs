@@ -169,12 +169,18 @@ impl RulesModel {
 }
 
 impl Llm for RulesModel {
+    fn model(&self) -> Option<&str> {
+        Some("rules")
+    }
+
     fn chat<'a>(
         &'a self,
         request: &'a ChatRequest,
         sink: &'a mut DeltaSink<'_>,
     ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
-        let response = self.respond(request);
+        let mut response = self.respond(request);
+        // It asks no provider: its calls use no tokens and cost nothing, said as such.
+        response.usage = Some(crate::llm::Usage::default());
         replay_as_deltas(&response, sink);
         Box::pin(async move { Ok(response) })
     }

@@ -7,9 +7,10 @@
 //! ([`cache`]). A run stops when it is done, when it needs a
 //! person's approval (approve or deny on the run, then drive it again), when the
 //! cancel signal fires, or when the run's time budget is spent (the effect in flight
-//! is dropped and the run fails, saying so). Before each step (and when it pauses for
-//! an approval) it hands the run to the optional checkpoint, so the caller can save
-//! it and resume it after a reload.
+//! is dropped and the run fails, saying so), or when a budget it runs within is spent
+//! (it stops in words before the next model call, `run::meter`). Before each step
+//! (and when it pauses for an approval) it hands the run to the optional checkpoint,
+//! so the caller can save it and resume it after a reload.
 
 use std::future::Future;
 use std::pin::{Pin, pin};
@@ -97,6 +98,13 @@ pub async fn drive_until(
                     agent,
                 });
                 return Stop::AwaitingApproval(call);
+            }
+            // A spent budget stops the run in words before the model is asked again.
+            NextStep::CallModel(_) if run.budget_reached().is_some() => {
+                if let Some(words) = run.budget_reached() {
+                    run.abort(words);
+                }
+                continue;
             }
             // Trimmed to the model's window first; what was trimmed is reported.
             NextStep::CallModel(call) => match run.fit(call, seams.llm.context_window().await) {

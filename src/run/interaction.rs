@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::llm::Delta;
 use crate::llm::message::ToolCall;
+use crate::llm::usage::Tally;
 use crate::run::event::{Decided, Event, Thought};
 use crate::run::{ContextMemory, Fit, Outcome, Perception, PlanStep, Purpose, Review, Trigger};
 use crate::tool::ToolKind;
@@ -137,6 +138,9 @@ pub struct Interaction {
     /// The goal the model guessed behind the input, when the run guessed one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal: Option<String>,
+    /// What its model calls used, as their provider counted them, priced (`app::budget`).
+    #[serde(default, skip_serializing_if = "Tally::is_empty")]
+    pub usage: Tally,
     /// The estimated tokens of its input and its answer as history, with the answer as
     /// its own agent's and as another's (quoted): a finished turn does not change, so
     /// later runs do not estimate it again.
@@ -158,6 +162,7 @@ impl Interaction {
             draft: String::new(),
             started_ms: 0,
             folded: 0,
+            usage: Tally::default(),
             agent: String::new(),
             goal: None,
             history_tokens: Default::default(),

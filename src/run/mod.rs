@@ -19,6 +19,7 @@ mod fit;
 pub mod interaction;
 mod kept;
 mod limits;
+mod meter;
 mod observation;
 pub mod orders;
 mod owners;
@@ -49,6 +50,7 @@ pub use limits::{
     DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_LOOKUPS, DEFAULT_REASON_TOKENS, DEFAULT_TIME_BUDGET_MS,
     MAX_CALLS_PER_REPLY, MAX_RESULT_CHARS,
 };
+pub use meter::{Allowance, Limit};
 pub use observation::{Actor, Boundaries, Observation, Perception, Subject, Trigger};
 pub use owners::Owners;
 pub use review::{GoalGuess, Review, Verdict};
@@ -155,6 +157,9 @@ pub struct AgentRun {
     /// The model's context window and what the run learned of it.
     #[serde(default)]
     room: room::Room,
+    /// Its model's usage, priced, and the budgets it runs within.
+    #[serde(default)]
+    meter: meter::Meter,
     phase: Phase,
     #[serde(skip)]
     events: Vec<Event>,
@@ -217,6 +222,7 @@ impl AgentRun {
                 reason_tokens: DEFAULT_REASON_TOKENS,
             },
             room: room::Room::starting_at(turn_start),
+            meter: meter::Meter::default(),
             phase: Phase::Reason,
             events,
         };
@@ -498,6 +504,7 @@ impl AgentRun {
     /// Feeds back the model's response to the last [`NextStep::CallModel`].
     pub fn model_responded(&mut self, response: ChatResponse) {
         self.answered_within_window();
+        self.record_usage(response.usage);
         match std::mem::replace(&mut self.phase, Phase::Reason) {
             Phase::GuessGoal => self.goal_guessed(response),
             Phase::Reason => self.reasoned(response),

@@ -348,6 +348,10 @@ fn with_length_code(error: &serde_json::Value) -> String {
 }
 
 impl Llm for OpenAiClient {
+    fn model(&self) -> Option<&str> {
+        Some(&self.settings.model)
+    }
+
     fn chat<'a>(
         &'a self,
         request: &'a ChatRequest,

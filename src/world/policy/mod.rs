@@ -27,12 +27,18 @@ use decide::{Turn, decide};
 pub struct WorldPolicy;
 
 impl Llm for WorldPolicy {
+    fn model(&self) -> Option<&str> {
+        Some("rules")
+    }
+
     fn chat<'a>(
         &'a self,
         request: &'a ChatRequest,
         sink: &'a mut DeltaSink<'_>,
     ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
-        let response = respond(request);
+        let mut response = respond(request);
+        // Rules, no provider: no tokens, no cost, said as such.
+        response.usage = Some(crate::llm::Usage::default());
         replay_as_deltas(&response, sink);
         Box::pin(async move { Ok(response) })
     }

@@ -1,0 +1,331 @@
+//! Usage and cost (issue 60): each model call's usage as its provider counted it,
+//! priced per model, counted to its turn, conversation, agent and day, told as
+//! `usage` updates and kept; budgets per conversation, per agent and per day stop a
+//! run in words before the model is asked again, for a message and a resident's
+//! trigger alike (a schedule fires through the same trigger), and what was spent
+//! outlives the session.
+
+use super::*;
+use familiar::app::{Budgets, day_of};
+use familiar::llm::scripted::ScriptedModel;
+use familiar::llm::usage::{Price, Prices};
+use familiar::llm::{ChatRequest, ChatResponse, DeltaSink, FinishReason, LlmError, Usage};
+use familiar::run::Limit;
+use familiar::run::interaction::Status;
+
+/// A scripted model that says which model it is, so a price applies to it.
+struct Named(ScriptedModel);
+
+impl Llm for Named {
+    fn chat<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+        sink: &'a mut DeltaSink<'_>,
+    ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
+        self.0.chat(request, sink)
+    }
+
+    fn model(&self) -> Option<&str> {
+        Some("paid-model")
+    }
+}
+
+fn counted(
+    text: &str,
+    calls: Vec<familiar::llm::message::ToolCall>,
+    tokens: (u32, u32),
+) -> ChatResponse {
+    ChatResponse {
+        text: text.into(),
+        reasoning: String::new(),
+        finish: if calls.is_empty() {
+            FinishReason::Stop
+        } else {
+            FinishReason::ToolCalls
+        },
+        tool_calls: calls,
+        usage: Some(Usage {
+            prompt_tokens: tokens.0,
+            completion_tokens: tokens.1,
+        }),
+    }
+}
+
+/// A session whose `familiar` answers from `replies` as `paid-model` at $2 / $8 per
+/// million tokens, and whose resident `Dotty` answers by the rules model.
+fn paid(
+    storage: &Rc<VolatileStorage>,
+    replies: Vec<ChatResponse>,
+) -> (Session, Rc<RefCell<Vec<Update>>>, Rc<Named>) {
+    let model = Rc::new(Named(ScriptedModel::new()));
+    for reply in replies {
+        model.0.push(Ok(reply));
+    }
+    let mut tools = ToolRegistry::new();
+    tools.register_fn("clock", ToolKind::Data, "The time.", |_: NoArgs, _| async {
+        Ok::<_, String>(json!({"time": "noon"}))
+    });
+    let familiar = Agent::new(
+        "familiar",
+        "Helps",
+        "You help.",
+        Rc::clone(&model) as Rc<dyn Llm>,
+        Rc::new(tools),
+    );
+    let dotty = Agent::new(
+        "Dotty",
+        "",
+        "You are Dotty.",
+        rules(),
+        Rc::new(ToolRegistry::new()),
+    )
+    .with_own_memory();
+    let session = Session::new(
+        config("usage", storage),
+        Delegate::new(Rc::new(familiar)).with_agent(Rc::new(dotty)),
+    );
+    session.restore();
+    session.set_prices(Prices(vec![(
+        "paid-model".into(),
+        Price {
+            input: 2.0,
+            output: 8.0,
+        },
+    )]));
+    let updates = Rc::new(RefCell::new(Vec::new()));
+    let log = Rc::clone(&updates);
+    session.on(move |u| log.borrow_mut().push(u.clone()));
+    (session, updates, model)
+}
+
+fn tokens(limit: u64) -> Limit {
+    Limit {
+        tokens: Some(limit),
+        cost: None,
+    }
+}
+
+fn send(session: &Session, text: &str) -> Outcome {
+    LocalPool::new().run_until(session.send(text)).unwrap()
+}
+
+#[test]
+fn each_model_call_is_counted_to_its_turn_conversation_agent_and_day_priced() {
+    let storage = Rc::new(VolatileStorage::new());
+    let clock_call = familiar::llm::message::ToolCall {
+        id: "c1".into(),
+        name: "clock".into(),
+        arguments: "{}".into(),
+    };
+    let (session, updates, _) = paid(
+        &storage,
+        vec![
+            counted("", vec![clock_call], (1_000, 100)),
+            counted("It is noon.", Vec::new(), (1_200, 50)),
+            counted("Hello.", Vec::new(), (300, 10)),
+        ],
+    );
+    assert_eq!(send(&session, "what time?").text(), "It is noon.");
+    assert_eq!(send(&session, "hi").text(), "Hello.");
+    let turns = session.conversation().interactions;
+    let first = turns[0].usage;
+    assert_eq!(
+        (first.calls, first.prompt_tokens, first.completion_tokens),
+        (2, 2_200, 150)
+    );
+    assert!((first.cost - (2_200.0 * 2.0 + 150.0 * 8.0) / 1e6).abs() < 1e-12);
+    assert_eq!(first.words(), "2,350 tokens · $0.0056");
+    assert_eq!(turns[1].usage.tokens(), 310);
+    let told: Vec<(u64, u64, u64)> = updates
+        .borrow()
+        .iter()
+        .filter_map(|u| match u {
+            Update::Usage {
+                turn,
+                call,
+                total,
+                agent,
+                ..
+            } => {
+                assert_eq!(agent, "familiar");
+                Some((*turn, call.tokens(), total.tokens()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        told,
+        [
+            (turns[0].id, 1_100, 1_100),
+            (turns[0].id, 1_250, 2_350),
+            (turns[1].id, 310, 310)
+        ]
+    );
+    let spending = session.spending();
+    assert_eq!(
+        spending.conversation(&session.conversation_id()).tokens(),
+        2_660
+    );
+    assert_eq!(spending.agent("familiar").calls, 3);
+    assert_eq!(spending.day(day_of(1_000)).tokens(), 2_660);
+    let saved = storage.load("usage.usage").unwrap_or_default();
+    assert!(saved.contains("\"familiar\""), "kept: {saved}");
+}
+
+#[test]
+fn the_rules_model_is_counted_as_using_nothing_and_costing_nothing() {
+    let storage = Rc::new(VolatileStorage::new());
+    let (session, _, _) = paid(&storage, Vec::new());
+    send(&session, "@Dotty hello");
+    let usage = session.conversation().interactions[0].usage;
+    assert_eq!(
+        (usage.calls >= 1, usage.tokens(), usage.unpriced),
+        (true, 0, 0)
+    );
+    assert_eq!(usage.words(), "0 tokens · free");
+}
+
+#[test]
+fn a_conversation_budget_stops_the_next_turn_in_words_keeping_the_message() {
+    let storage = Rc::new(VolatileStorage::new());
+    let (session, _, model) = paid(
+        &storage,
+        vec![
+            counted("One.", Vec::new(), (100, 20)),
+            counted("Two.", Vec::new(), (100, 20)),
+            counted("Three.", Vec::new(), (100, 20)),
+        ],
+    );
+    session.set_budgets(Budgets {
+        conversation: tokens(200),
+        ..Budgets::default()
+    });
+    assert_eq!(send(&session, "one").text(), "One.");
+    assert_eq!(
+        send(&session, "two").text(),
+        "Two.",
+        "120 of 200 left room to ask"
+    );
+    let stopped = send(&session, "three");
+    let words = "Stopped: this conversation's budget of 200 tokens is reached (240 tokens used). Nothing more was asked of the model.";
+    assert_eq!(
+        stopped,
+        Outcome::Aborted {
+            reason: words.into()
+        }
+    );
+    assert_eq!(
+        model.0.remaining(),
+        1,
+        "the model was not asked a third time"
+    );
+    let last = session.conversation().interactions.last().cloned().unwrap();
+    assert_eq!(
+        (last.input.as_str(), last.status),
+        ("three", Status::Aborted)
+    );
+    assert!(
+        !last
+            .steps
+            .iter()
+            .any(|s| matches!(s, familiar::run::interaction::Step::Error { .. })),
+        "no error step: {:?}",
+        last.steps
+    );
+    // Another conversation is not held to this one's budget.
+    session.new_conversation();
+    assert_eq!(send(&session, "four").text(), "Three.");
+}
+
+#[test]
+fn a_budget_reached_mid_run_stops_before_the_next_model_call_and_survives_a_reload() {
+    let storage = Rc::new(VolatileStorage::new());
+    let clock_call = familiar::llm::message::ToolCall {
+        id: "c1".into(),
+        name: "clock".into(),
+        arguments: "{}".into(),
+    };
+    let (session, _, model) = paid(
+        &storage,
+        vec![
+            counted("", vec![clock_call], (900, 100)),
+            counted("It is noon.", Vec::new(), (10, 10)),
+        ],
+    );
+    let day = Budgets {
+        day: Limit {
+            tokens: None,
+            cost: Some(0.002),
+        },
+        ..Budgets::default()
+    };
+    session.set_budgets(day);
+    let stopped = send(&session, "what time?");
+    assert_eq!(
+        stopped.text(),
+        "Stopped: today's budget of $0.0020 is reached ($0.0026 used). Nothing more was asked of the model."
+    );
+    assert_eq!(
+        model.0.remaining(),
+        1,
+        "the look-up ran, the answer was never asked"
+    );
+    let turn = session.conversation().interactions[0].clone();
+    assert!(
+        turn.steps
+            .iter()
+            .any(|s| matches!(s, familiar::run::interaction::Step::ToolCall { .. }))
+    );
+    // A new session on the same storage reads what was spent today.
+    let (again, _, again_model) = paid(&storage, vec![counted("Hi.", Vec::new(), (1, 1))]);
+    again.set_budgets(day);
+    assert!(
+        send(&again, "hello")
+            .text()
+            .starts_with("Stopped: today's budget")
+    );
+    assert_eq!(again_model.0.remaining(), 1);
+}
+
+#[test]
+fn a_residents_trigger_is_held_to_its_agents_budget() {
+    let storage = Rc::new(VolatileStorage::new());
+    let (session, _, _) = paid(&storage, vec![counted("Hello.", Vec::new(), (60, 0))]);
+    session.set_budgets(Budgets {
+        agent: tokens(50),
+        ..Budgets::default()
+    });
+    assert_eq!(send(&session, "hello").text(), "Hello.");
+    // Dotty's own budget is untouched: her rules model uses no tokens.
+    let event = Observation {
+        trigger: Trigger {
+            kind: "game_event".into(),
+            event: "customer.arrived".into(),
+            timestamp: None,
+        },
+        actor: Actor {
+            name: "Dotty".into(),
+            ..Actor::default()
+        },
+        subject: Subject {
+            content: "A customer arrives.".into(),
+            ..Subject::default()
+        },
+        boundaries: Boundaries::default(),
+        environment: None,
+    };
+    let outcome = LocalPool::new()
+        .run_until(session.trigger(event.clone()))
+        .unwrap();
+    assert!(!outcome.text().starts_with("Stopped"), "{outcome:?}");
+    // familiar's own trigger is stopped by its spent budget, in words.
+    let mut to_familiar = event;
+    to_familiar.actor.name = "familiar".into();
+    let outcome = LocalPool::new()
+        .run_until(session.trigger(to_familiar))
+        .unwrap();
+    assert_eq!(
+        outcome.text(),
+        "Stopped: @familiar's budget of 50 tokens is reached (60 tokens used). Nothing more was asked of the model."
+    );
+}
