@@ -11,14 +11,22 @@
 // same tasks' steps and prompt tokens with WebMCP on and off (the test command runs it).
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { after, before } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { launchChromium, serveDist, test, watch } from './harness.mjs';
 
 const env = {};
 before(async () => {
   const board = await readFile(new URL('./fixtures/webmcp/board.html', import.meta.url), 'utf8');
-  env.server = await serveDist({ pages: { '/board.html': board } });
+  // The extension's tab gets the board without the one-tag assistant.
+  const plain = board.replace(/<script src="\/pkg-page\/assistant\.js"[^>]*><\/script>/, '');
+  assert.notEqual(plain, board);
+  env.server = await serveDist({ pages: { '/board.html': board, '/plain.html': plain } });
   env.origin = env.server.url.slice(0, -1);
   env.browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -46,7 +54,8 @@ async function open(t, browser = env.browser) {
   await tab.goto(`${env.server.url}board.html`);
   await tab.getByRole('button', { name: 'Page assistant' }).click();
   const panel = tab.getByRole('dialog', { name: 'Page assistant' });
-  await panel.getByText(/actions on the page ask you first/).waitFor({ timeout: 30_000 });
+  // The first open compiles the wasm: on a loaded 2-core machine that has taken 30 s.
+  await panel.getByText(/actions on the page ask you first/).waitFor({ timeout: 60_000 });
   return { tab, panel, problems };
 }
 
@@ -71,7 +80,7 @@ async function ask(panel, text, decide = () => 'Allow') {
     if (await panel.getByRole('button', { name: 'Send' }).isEnabled()) {
       return { answer: (await panel.locator('.log .msg').last().innerText()).trim(), cards };
     }
-    await panel.page().waitForTimeout(100);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`the turn did not end within 30 s; cards: ${cards.join(' | ')}`);
 }
@@ -147,4 +156,56 @@ test('without WebMCP the same board meets the offline assistant as before: no de
   assert.match(answer, /^Offline I can summarize this page/);
   assert.deepEqual(await tasks(tab), ['Bread', 'Eggs']);
   assert.deepEqual(problems, []);
+});
+
+// The extension (pkg-extension/, scripts/extension.sh): the side panel's agent reads the
+// tab through the content script in each frame, which lists and runs the page's declared
+// tools too (content.js 'tools' and 'execute'; document.modelContext is the page's in the
+// content script's isolated world as well).
+const extension = resolve(fileURLToPath(new URL('..', import.meta.url)), 'pkg-extension');
+/** Chromium's id for an unpacked extension: its absolute path's SHA-256, a–p for 0–f. */
+const extensionId = [...createHash('sha256').update(extension).digest('hex').slice(0, 32)]
+  .map((c) => String.fromCharCode(97 + parseInt(c, 16))).join('');
+
+test("the extension's side panel runs the tab's declared add_task offline, its card naming the origin and the tool", async (t) => {
+  const profile = await mkdtemp(join(tmpdir(), 'familiar-webmcp-extension-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    ignoreDefaultArgs: ['--disable-extensions'],
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--enable-features=WebMCP',
+      `--disable-extensions-except=${extension}`, `--load-extension=${extension}`],
+  });
+  t.after(async () => {
+    await context.close();
+    await rm(profile, { recursive: true, force: true });
+  });
+  const tab = await context.newPage();
+  const errors = [];
+  tab.on('pageerror', (e) => errors.push(e.message));
+  await tab.goto(`${env.server.url}plain.html`);
+  await declared(tab, 4);
+  const panel = await context.newPage();
+  panel.on('pageerror', (e) => errors.push(`panel: ${e.message}`));
+  panel.on('console', (m) => m.type() === 'error' && errors.push(`panel: ${m.text()}`));
+  await panel.goto(`chrome-extension://${extensionId}/options.html`);
+  const tabId = await panel.evaluate(async (url) => {
+    for (const each of await chrome.tabs.query({})) {
+      const top = await chrome.webNavigation.getFrame({ tabId: each.id, frameId: 0 }).catch(() => null);
+      if (top?.url === url) return each.id;
+    }
+    return null;
+  }, `${env.server.url}plain.html`);
+  assert.ok(tabId, 'the tab is found');
+  await panel.goto(`chrome-extension://${extensionId}/panel.html?tab=${tabId}`);
+  await panel.getByRole('status').filter({ hasText: 'Acting on:' }).waitFor({ timeout: 20_000 });
+  const { answer, cards } = await ask(panel, 'Add Milk to the board.');
+  assert.equal(cards.length, 1, cards.join(' | '));
+  assert.match(cards[0], new RegExp(`Run ${escaped(env.origin)}'s own tool \`add_task\` with \\{"text":"Milk"\\}`));
+  assert.match(cards[0], /This always asks/);
+  assert.equal(answer, `${env.origin}'s tool \`add_task\` answered: “Added Milk.”`);
+  assert.deepEqual(await tasks(tab), ['Bread', 'Eggs', 'Milk']);
+  assert.deepEqual(await ran(tab), ['add_task']);
+  assert.deepEqual(errors, []);
 });

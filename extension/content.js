@@ -46,7 +46,23 @@
   const answer = async (message) => {
     switch (message.op) {
       case 'ping':
-        return { ok: true, title: document.title };
+        return { ok: true, title: document.title, webmcp: typeof document.modelContext?.getTools === 'function' };
+      // The tools this frame's page declares with WebMCP: document.modelContext is the
+      // page's in this isolated world too, and executeTool runs the page's own execute.
+      case 'tools': {
+        const tools = (await document.modelContext?.getTools?.()) ?? [];
+        return { ok: true, tools: JSON.stringify(tools.map((tool) => ({
+          name: tool.name, description: tool.description, inputSchema: tool.inputSchema,
+          annotations: tool.annotations, origin: tool.origin,
+        }))) };
+      }
+      case 'execute': {
+        const tools = (await document.modelContext?.getTools?.()) ?? [];
+        const tool = tools.find((t) => t.name === message.name);
+        if (!tool) return { error: `the page declares no tool \`${message.name}\` now` };
+        const answer = await document.modelContext.executeTool(tool, JSON.parse(message.input));
+        return { ok: true, answer: typeof answer === 'string' ? answer : JSON.stringify(answer ?? '') };
+      }
       case 'snapshot': {
         const reader = await frame();
         const snapshot = reader.snapshot();

@@ -146,6 +146,37 @@ class TabPage {
     }
   }
 
+  /**
+   * The tools the tab's frames declare with WebMCP (the top frame's first; a name
+   * another frame declared already is left out), each remembered with its frame.
+   */
+  async declared() {
+    const tabId = this.target.tabId;
+    const frames = ((await chrome.webNavigation.getAllFrames({ tabId }).catch(() => null)) ?? [])
+      .sort((a, b) => a.frameId - b.frameId);
+    const lists = await Promise.all(frames.map((frame) => ask(tabId, whereIs(frame), { op: 'tools' })
+      .then((answer) => ({ frame, tools: JSON.parse(answer.tools) }), () => ({ frame, tools: [] }))));
+    this.toolFrames = new Map();
+    const tools = [];
+    for (const { frame, tools: declared } of lists) {
+      for (const tool of declared) {
+        if (this.toolFrames.has(tool.name)) continue;
+        this.toolFrames.set(tool.name, { tabId, where: whereIs(frame) });
+        tools.push(tool);
+      }
+    }
+    return tools;
+  }
+
+  /** Runs the declared tool `name` in the frame that listed it; its answer as text. */
+  async execute(name, input) {
+    if (!this.toolFrames?.has(name)) await this.declared();
+    const at = this.toolFrames.get(name);
+    if (!at) throw new Error(`the page declares no tool \`${name}\` now`);
+    const answer = await ask(at.tabId, at.where, { op: 'execute', name, input: JSON.stringify(input) });
+    return answer.answer;
+  }
+
   /** Waits for what an action started: handlers, and a navigation to its new page. */
   async settle() {
     await sleep(60);
@@ -181,7 +212,7 @@ async function described(tab) {
     if (url.protocol === 'http:' || url.protocol === 'https:') site = url.origin;
   } catch { /* no page yet */ }
   const answer = site ? await ask(tab.id, { frameId: 0 }, { op: 'ping' }).catch(() => null) : null;
-  return { tabId: tab.id, site, title: answer?.title ?? '' };
+  return { tabId: tab.id, site, title: answer?.title ?? '', webmcp: answer?.webmcp === true };
 }
 
 const settings = await chrome.storage.local.get(['model', 'token']);
@@ -231,6 +262,9 @@ async function open(site) {
       snapshot: () => page.snapshot(),
       perform: (element, act) => page.perform(element, act),
       settle: () => page.settle(),
+      // The page's own WebMCP tools, where its top frame has WebMCP (none otherwise:
+      // the assistant is as it was).
+      ...(target.webmcp ? { declared: () => page.declared(), execute: (name, input) => page.execute(name, input) } : {}),
     },
     instructions: INSTRUCTIONS,
     ...modelConfig(),
@@ -259,7 +293,7 @@ async function open(site) {
     },
   });
   if (problem) chat.say(problem, 'problem');
-  current = { site, agent, chat };
+  current = { site, agent, chat, webmcp: target.webmcp };
 }
 
 /** Follows the person to the tab they are on, and to its site's conversation. */
@@ -276,7 +310,9 @@ async function follow() {
     return;
   }
   say(`Acting on: ${named(target)}`);
-  if (current?.site !== target.site) await open(target.site);
+  // A page of the site with WebMCP or without it: the agent is made again (its
+  // conversation comes back from storage) with the page's declared tools or without.
+  if (current?.site !== target.site || current?.webmcp !== target.webmcp) await open(target.site);
 }
 
 let following = Promise.resolve();

@@ -34,7 +34,7 @@ use {
 
 /// The page tools' page when it is another context's (`config.page`).
 #[cfg(feature = "page")]
-pub type PageBridge = Rc<dyn crate::tool::page::PageDom>;
+pub type PageBridge = super::remote_page::Bridge;
 #[cfg(not(feature = "page"))]
 pub type PageBridge = ();
 
@@ -131,7 +131,13 @@ pub async fn session(
                 #[cfg(feature = "page")]
                 Builtin::Page => {
                     let page = match remote_page.clone() {
-                        Some(page) => page,
+                        Some(bridge) => {
+                            // The tab's own WebMCP tools, where the host passes them.
+                            if let Some(declared) = bridge.declared {
+                                crate::tool::page::declared::register(&mut tools, declared);
+                            }
+                            bridge.dom
+                        }
                         None => {
                             // The page's own WebMCP tools, where it declares any.
                             if let Some(declared) = crate::web::WindowTools::find() {

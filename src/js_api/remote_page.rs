@@ -5,7 +5,12 @@
 //! over the panel's own window. `snapshot()` resolves to the page as the
 //! `familiar-page` walker writes it (JSON text or the parsed object),
 //! `perform(element, act)` takes an element's number and `{act, value}`, and
-//! `settle()` waits for the page to react (a navigation included).
+//! `settle()` waits for the page to react (a navigation included). Where the tab's
+//! page declares tools with WebMCP, `declared()` lists them (`getTools()`'s entries
+//! without their window, each frame's as its content script reads them) and
+//! `execute(name, input)` runs one through `executeTool`, resolving to its answer as
+//! text: the page's declared tools are offered as on the page's own window
+//! (`tool::page::declared`). Without them none are.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -17,12 +22,20 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::js::{field, message_of, to_js, to_json};
 use crate::base::json::from_value;
-use crate::tool::page::{Act, PageDom, Snapshot};
+use crate::tool::page::{Act, DeclaredTools, PageDom, Snapshot};
+
+/// The page the agent reads over a host's functions, and its declared tools when the
+/// host passes `declared` and `execute`.
+#[derive(Clone)]
+pub struct Bridge {
+    pub dom: Rc<dyn PageDom>,
+    pub declared: Option<Rc<dyn DeclaredTools>>,
+}
 
 /// Takes `page: {snapshot, perform, settle?}` out of `createAgent`'s config (functions
 /// are not JSON): the rest is read as usual. A `page` that is not such an object is a
 /// clear error.
-pub fn take_remote_page(config: JsValue) -> Result<(JsValue, Option<Rc<dyn PageDom>>), String> {
+pub fn take_remote_page(config: JsValue) -> Result<(JsValue, Option<Bridge>), String> {
     let page = field(&config, "page");
     if page.is_undefined() || page.is_null() {
         return Ok((config, None));
@@ -37,13 +50,55 @@ pub fn take_remote_page(config: JsValue) -> Result<(JsValue, Option<Rc<dyn PageD
     };
     let rest = js_sys::Object::assign(&js_sys::Object::new(), &config.unchecked_into());
     let _ = js_sys::Reflect::delete_property(&rest, &"page".into());
-    let page: Rc<dyn PageDom> = Rc::new(RemotePage {
+    let declared = match (function("declared"), function("execute")) {
+        (Some(list), Some(execute)) => {
+            Some(Rc::new(RemoteTools { list, execute }) as Rc<dyn DeclaredTools>)
+        }
+        _ => None,
+    };
+    let dom: Rc<dyn PageDom> = Rc::new(RemotePage {
         snapshot,
         perform,
         settle: function("settle"),
         last: RefCell::new(None),
     });
-    Ok((rest.into(), Some(page)))
+    Ok((rest.into(), Some(Bridge { dom, declared })))
+}
+
+/// The host's `declared()` and `execute(name, input)`: the tab's declared tools.
+struct RemoteTools {
+    list: Function,
+    execute: Function,
+}
+
+impl DeclaredTools for RemoteTools {
+    fn list(&self) -> LocalBoxFuture<'_, Result<Vec<serde_json::Value>, String>> {
+        Box::pin(async move {
+            let listed = settled("declared tools", self.list.call0(&JsValue::NULL)).await?;
+            match to_json(&listed)? {
+                serde_json::Value::Array(entries) => Ok(entries),
+                _ => Err("the page's declared() gave no list".to_owned()),
+            }
+        })
+    }
+
+    fn execute<'a>(
+        &'a self,
+        name: &'a str,
+        input: &'a serde_json::Value,
+    ) -> LocalBoxFuture<'a, Result<String, String>> {
+        Box::pin(async move {
+            let returned = self
+                .execute
+                .call2(&JsValue::NULL, &JsValue::from(name), &to_js(input));
+            let answer = settled("declared tool", returned).await?;
+            Ok(match answer.as_string() {
+                Some(text) => text,
+                None if answer.is_undefined() => String::new(),
+                None => to_json(&answer)?.to_string(),
+            })
+        })
+    }
 }
 
 /// The host's functions as the page tools' browser side.
