@@ -105,7 +105,7 @@ test('a host tool that errors is seen by the model, which recovers with what the
   await ready(page);
   const activity = await texts(page, '#activity li');
   assert.ok(
-    activity.includes("✗ create_character: `create_character` failed: a character named Elena already exists (id c1)"),
+    activity.includes("✗ create character: `create_character` failed: a character named Elena already exists (id c1)"),
     `the page's error reached the run: ${activity.join(' | ')}`,
   );
   assert.match(await page.locator('#answer').textContent(), /\(Elena already existed \(c1\); I used that one\.\) The graph checks out\./);
@@ -156,7 +156,7 @@ test('a reload mid-plan offers Resume, and the resumed plan finishes without cre
   const activity = await texts(page, '#activity li');
   const after = activity.slice(activity.indexOf('Resuming the plan a reload cut off'));
   assert.ok(after.length > 1 && !after.some((l) => l.includes('Plan of')), `the plan is not made again: ${after.join(' | ')}`);
-  assert.equal(after.filter((l) => l.startsWith('→ create_character')).length, 0, 'Elena is not asked for again');
+  assert.equal(after.filter((l) => l.startsWith('→ create character')).length, 0, 'Elena is not asked for again');
   // The one console line allowed: the agent reports the interrupted run as it starts.
   assert.deepEqual(problems.filter((p) => !p.includes('familiar: Interrupted')), []);
 });
@@ -181,8 +181,8 @@ test("the seed's worked example offline, step by step: analysed SIMPLE, planned,
     'Supervisor: Planning…',
     'Supervisor: Plan of 1 task',
     'Supervisor: Executing round 1 of at most 2 (1 task)',
-    '→ create_dialog_node {"character_id":"c1","lines":["Hello, traveller! Welcome."],"scene_id":5}',
-    '✓ create_dialog_node: {"id":"n2","type":"dialog"}',
+    '→ create dialog node: Elena, lines “Hello, traveller! Welcome.”, scene 5',
+    '✓ create dialog node: id n2, type dialog',
     'Supervisor: Checking the result…',
     'Supervisor: Done: every task is done',
   ]);

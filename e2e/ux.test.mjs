@@ -232,7 +232,7 @@ for (const width of WIDTHS) {
     await focusLands(page, `.guild-proposal[data-id="${second}"] .guild-status`, 'Reject hands focus to its result');
     await tabTo(page, '.guild-next-tick', { back: true });
     await page.keyboard.press('Enter');
-    await message(/^Tick 1: 1 proposals applied\./);
+    await message(/^Tick 1: 1 proposal applied\./);
     await focusLands(page, '.guild-next-tick', 'Tick keeps focus');
 
     // One chart on a shared scale with labelled axes, read by the arrow keys.

@@ -132,7 +132,7 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
   const changes = await world.locator('.world-changes li').evaluateAll((items) =>
     items.map((li) => li.dataset.tool).reverse());
   assert.deepEqual(changes, order, 'every change logged with its step');
-  assert.match(await world.locator('.world-changes li').first().innerText(), /Mira · turn 1 · step 4 · consume_item/);
+  assert.match(await world.locator('.world-changes li').first().innerText(), /See it in Mira's conversation \(turn 1, step 4\)/);
   await waitFor(async () => (await memory(world, 'Mira')).length === 1, "Mira's memory");
   assert.deepEqual(await memory(world, 'Dotty'), [], "Dotty's memory holds nothing of Mira's");
 
@@ -144,8 +144,10 @@ test('the market check works, buys and eats; a battle is joined by the loyal and
   const asked = await approveOnCardsUntil(world, async () =>
     (await answered('Dotty', 1)) && (await answered('Brannoc', 1)) && (await answered('Mira', 2)),
   'each agent answered the battle');
-  assert.deepEqual(asked.map((card) => /join_battle|ignore_battle/.exec(card)?.[0]).sort(),
-    ['ignore_battle', 'join_battle', 'join_battle'], `the owner was asked for each action: ${asked}`);
+  // Each card says the deed in words, by name (issue 61): not the tool's id.
+  assert.deepEqual(asked.map((card) => /asks to (fight in Battle 1|stay out of Battle 1)/.exec(card)?.[1]).sort(),
+    ['fight in Battle 1', 'fight in Battle 1', 'stay out of Battle 1'], `the owner was asked for each action: ${asked}`);
+  assert.ok(asked.every((card) => !/_/.test(card)), `no tool ids on the cards: ${asked}`);
   await openConversation(page, world, 'Dotty');
   assert.equal(await page.locator('.turn').count(), 1, "Dotty's conversation is her own");
   const dottys = await steps(page, 1);
@@ -212,7 +214,7 @@ test('"Join my community" on Brannoc\'s card: the rival weighs who sent it and r
   const refused = /Brannoc → you: “Get lost, traitor\. I don't join enemies\.”/;
   const asked = await approveOnCardsUntil(world, async () => refused.test(await world.locator('.messages').innerText()),
     "Brannoc's refusal in the messages");
-  assert.deepEqual(asked.map((card) => /send_message/.exec(card)?.[0]), ['send_message'], `${asked}`);
+  assert.deepEqual(asked.map((card) => /asks to send a message to \w+: “/.exec(card) !== null), [true], `${asked}`);
   assert.match(await world.locator('.messages').innerText(), /You → Brannoc: “Join my community!”/);
   assert.deepEqual(problems, []);
 });

@@ -188,7 +188,7 @@ test('in Supabase mode a message received: each resident answers the player in i
 
   await openConversation(page, world, 'Dotty');
   const dottyAsked = await fire(world, 'Dotty', 'say-hi');
-  assert.deepEqual(dottyAsked.map((a) => /send_message/.test(a)), [true], `Dotty asked to send: ${dottyAsked}`);
+  assert.deepEqual(dottyAsked.map((a) => /asks to send a message to /.test(a)), [true], `Dotty asked to send: ${dottyAsked}`);
   assert.equal(await page.locator('.turn').count(), 1, "Dotty's conversation holds her turn alone");
   inOrder(await steps(page, 1), ['send_message']);
   const brannocAsked = await fire(world, 'Brannoc', 'say-hi');
@@ -235,7 +235,7 @@ test('in Supabase mode a leader\'s call to battle: loyal Brannoc fights with his
 
   await openConversation(page, world, 'Brannoc');
   const asked = await fire(world, 'Brannoc', 'leaders-call');
-  assert.deepEqual(asked.map((a) => /join_battle|reply_to_message/.exec(a)?.[0]), ['join_battle', 'reply_to_message'],
+  assert.deepEqual(asked.map((a) => /fight in Battle|reply:/.exec(a)?.[0]), ['fight in Battle', 'reply:'],
     `Brannoc asked for each action: ${asked}`);
   // What he did, as the change log tells it (a refusal would say which rule refused).
   assert.deepEqual(await changes(world), [
@@ -265,7 +265,7 @@ test('in Supabase mode a leader\'s call to battle: loyal Brannoc fights with his
   // Mira, loyal to no one, answers the call with a refusal and spends nothing.
   await openConversation(page, world, 'Mira');
   const miraAsked = await fire(world, 'Mira', 'leaders-call');
-  assert.deepEqual(miraAsked.map((a) => /join_battle|reply_to_message/.exec(a)?.[0]), ['reply_to_message']);
+  assert.deepEqual(miraAsked.map((a) => /fight in Battle|reply:/.exec(a)?.[0]), ['reply:']);
   const miras = await steps(page, 1);
   assert.doesNotMatch(miras, /join_battle/);
   const toMira = await messages(page, me, ids.Mira);
@@ -303,8 +303,8 @@ test('in Supabase mode a battle starts: the loyal join with their energy on thei
   await world.locator('.battle-starts').click();
   const asked = await approveOnCardsUntil(world, async () => (await answered(world, 'Dotty', 1))
     && (await answered(world, 'Brannoc', 1)) && (await answered(world, 'Mira', 1)), 'each agent answered the battle');
-  assert.deepEqual(asked.map((card) => /join_battle|ignore_battle/.exec(card)?.[0]).sort(),
-    ['ignore_battle', 'join_battle', 'join_battle'], `the owner was asked for each action: ${asked}`);
+  assert.deepEqual(asked.map((card) => /fight in Battle 1|stay out of Battle 1/.exec(card)?.[0]).sort(),
+    ['fight in Battle 1', 'fight in Battle 1', 'stay out of Battle 1'], `the owner was asked for each action: ${asked}`);
   // What each did, as the change log tells it (a refusal would say which rule refused).
   assert.deepEqual((await changes(world)).sort(), [
     `When a battle started, Brannoc fought in Battle ${battle.id}, spending ${before.Brannoc.energy} energy.`,
@@ -354,7 +354,7 @@ test('in Supabase mode a proposal: the loyal member votes for it in its own conv
 
   await openConversation(page, world, voter);
   const asked = await fire(world, voter, 'proposal');
-  assert.deepEqual(asked.map((a) => /vote_on_proposal|abstain_from_vote/.exec(a)?.[0]), ['vote_on_proposal'],
+  assert.deepEqual(asked.map((a) => /asks to (vote|abstain)/.exec(a)?.[1]), ['vote'],
     `${voter} asked to vote: ${asked}`);
   // What it did, as the change log tells it (a refusal would say which rule refused).
   assert.deepEqual(await changes(world), [`On a proposal, ${voter} voted for proposal ${proposal.id}.`]);
@@ -368,7 +368,7 @@ test('in Supabase mode a proposal: the loyal member votes for it in its own conv
   // player's agents share the player's one vote, so the project refuses it.
   await openConversation(page, world, 'Mira');
   const miraAsked = await fire(world, 'Mira', 'proposal');
-  assert.deepEqual(miraAsked.map((a) => /vote_on_proposal|abstain_from_vote/.exec(a)?.[0]), ['vote_on_proposal']);
+  assert.deepEqual(miraAsked.map((a) => /asks to (vote|abstain)/.exec(a)?.[1]), ['vote']);
   assert.match(await steps(page, 1), /vote_on_proposal/);
   assert.deepEqual(await rest(page, `votes?select=proposal_id&user_id=eq.${ids.Mira}`), []);
   assert.deepEqual(await ledger(page, ids.Mira), []);

@@ -343,16 +343,26 @@ agent.on('supervisor', (s) => {
   if (s.stage === 'analysing') view.tasks = [];
   note(`Supervisor: ${view.stage}`);
 });
-agent.on('tool_started', (e) => note(`→ ${e.call.name} ${e.call.arguments}`));
+// The activity list speaks in words and names, not tool ids and JSON (issue 61).
+const words = (name) => name.replaceAll('_', ' ');
+agent.on('tool_started', (e) => note(`→ ${words(e.call.name)}: ${argumentsInWords(e.call.arguments)}`));
 agent.on('thought', (e) => {
   if (e.type !== 'tool_return') return;
-  note(e.result.error ? `✗ ${e.tool}: ${e.result.error}` : `✓ ${e.tool}: ${JSON.stringify(e.result.ok)}`);
+  note(e.result.error ? `✗ ${words(e.tool)}: ${e.result.error}` : `✓ ${words(e.tool)}: ${argumentsInWords(JSON.stringify(e.result.ok))}`);
 });
-/** A call's arguments in words: `{"name":"has_key","initial":false}` is "name has_key, initial false". */
+/** A call's arguments in words: `{"name":"has_key","initial":false}` is "name has_key, initial false";
+ * a character by its name, a scene by its number, lines quoted. */
 function argumentsInWords(text) {
   try {
     const args = JSON.parse(text);
-    return Object.entries(args).map(([k, v]) => `${k.replaceAll('_', ' ')} ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
+    if (args === null || typeof args !== 'object') return String(args);
+    return Object.entries(args).map(([k, v]) => {
+      if (k === 'character_id') return graph.characters.find((c) => c.id === v)?.name ?? `character ${v}`;
+      if (k === 'scene_id') return `scene ${v}`;
+      const shown = Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? `“${x}”` : JSON.stringify(x))).join(' ')
+        : typeof v === 'string' ? v : JSON.stringify(v);
+      return `${words(k)} ${shown}`;
+    }).join(', ');
   } catch {
     return text;
   }

@@ -227,8 +227,8 @@ function tools(name) {
         state.wanted = false;
         pieces[target]?.classList.add('hit');
         setTimeout(() => pieces[target]?.classList.remove('hit'), 300);
-        log(`${label(name)} strikes you (−3 health) and takes back ${stolen} apple(s).`);
-        return { result: `hit for 3, ${stolen} apple(s) returned`, hp: state.player.hp };
+        log(`${label(name)} strikes you (−3 health) and takes back ${stolen} ${stolen === 1 ? 'apple' : 'apples'}.`);
+        return { result: `hit for 3, ${stolen} ${stolen === 1 ? 'apple' : 'apples'} returned`, hp: state.player.hp };
       },
     },
   ];

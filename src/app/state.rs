@@ -415,6 +415,16 @@ impl State {
         save_json(disk.storage, &disk.keys.current(), &self.open)
     }
 
+    /// Leaving the open conversation for another stops its runs, unless it is a
+    /// resident's own: those are the world's and go on, their approvals waiting on the
+    /// resident's card.
+    fn leave(&mut self) {
+        let open = self.open.clone();
+        if !self.is_residents(&open) {
+            self.stop_conversation(&open);
+        }
+    }
+
     /// Whether `id` is the own conversation of one of the delegate's residents.
     fn is_residents(&self, id: &str) -> bool {
         id.strip_prefix("agent:")
@@ -593,5 +603,13 @@ fn save_json<T: Serialize>(storage: &dyn Storage, key: &str, value: &T) -> Vec<N
             key: key.to_owned(),
             error,
         }],
+    }
+}
+
+impl super::Session {
+    /// Leaves the open conversation (for a new one, or one from History): its runs
+    /// stop, unless it is a resident's own, whose runs go on in the world.
+    pub fn leave(&self) {
+        self.inner.state.borrow_mut().leave();
     }
 }

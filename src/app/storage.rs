@@ -212,7 +212,7 @@ fn closing(mut conversation: Conversation) -> (Conversation, SmallSet<u64>) {
     for interaction in &mut conversation.interactions {
         if !interaction.status.is_finished() {
             interaction.apply(&Event::Done(Outcome::Aborted {
-                reason: "Stopped: the page was closed before the answer.".into(),
+                reason: "the page was closed before the answer".into(),
             }));
             ids.insert(interaction.id);
         }
@@ -363,7 +363,7 @@ mod tests {
     }
 
     #[test]
-    fn a_turn_left_unfinished_is_read_back_closed() {
+    fn a_turn_left_unfinished_is_read_back_closed_saying_why_once() {
         let storage = VolatileStorage::new();
         let mut conversation = Conversation::default();
         conversation.begin("cut off by a reload");
@@ -372,6 +372,12 @@ mod tests {
             panic!("not read");
         };
         assert!(read.interactions[0].status.is_finished());
+        // The view says "Stopped: {reason}."; the reason does not say it again.
+        let told = format!("{:?}", read.interactions[0].steps);
+        assert!(
+            told.contains("\"the page was closed before the answer\"") && !told.contains("Stopped"),
+            "{told}"
+        );
     }
 
     #[test]

@@ -10,6 +10,8 @@ mod eval;
 pub mod local;
 #[cfg(feature = "supabase")]
 pub mod postgrest;
+#[cfg(feature = "supabase")]
+pub mod project;
 pub mod query;
 pub mod table;
 

@@ -43,7 +43,7 @@ async fn play(game: &Game, action: Move, name: &str) -> Result<String, GameError
             } else {
                 ""
             };
-            format!("The council drafted {} proposals.{by}", made.len())
+            format!("The council drafted {}.{by}", proposals(made.len()))
         }
         Move::Scry(id) => {
             let scried = game.scry(id).await?;
@@ -62,13 +62,22 @@ async fn play(game: &Game, action: Move, name: &str) -> Result<String, GameError
                     record.tick
                 ),
                 _ => format!(
-                    "Tick {}: {} proposals applied.",
+                    "Tick {}: {} applied.",
                     record.tick,
-                    record.applied.len()
+                    proposals(record.applied.len())
                 ),
             }
         }
     })
+}
+
+/// "1 proposal", "2 proposals".
+fn proposals(n: usize) -> String {
+    if n == 1 {
+        "1 proposal".to_owned()
+    } else {
+        format!("{n} proposals")
+    }
 }
 
 /// A delta said briefly: `food +20, gold −5`.

@@ -89,10 +89,19 @@ pub fn App() -> impl IntoView {
                 <div>
                     <h1>"Familiar"</h1>
                     <p class="familiar-tagline">
-                        {move || chat.settings.with(|s| match s.model {
-                            crate::app::settings::ModelSource::Rules => "An agent that lives in this tab · rules model · no server",
-                            crate::app::settings::ModelSource::Proxy(_) => "An agent that lives in this tab · model proxy",
-                            crate::app::settings::ModelSource::Local(_) => "An agent that lives in this tab · local model · no server",
+                        // "No server" only while nothing is: a Supabase world is one.
+                        {move || chat.settings.with(|s| {
+                            let world = match s.backend {
+                                crate::app::settings::Backend::Supabase { .. } => Some(" · Supabase world"),
+                                crate::app::settings::Backend::Local => None,
+                            };
+                            let model = match s.model {
+                                crate::app::settings::ModelSource::Rules => "rules model",
+                                crate::app::settings::ModelSource::Proxy(_) => "model proxy",
+                                crate::app::settings::ModelSource::Local(_) => "local model",
+                            };
+                            let served = matches!(s.model, crate::app::settings::ModelSource::Proxy(_)) || world.is_some();
+                            format!("An agent that lives in this tab · {model}{}{}", world.unwrap_or_default(), if served { "" } else { " · no server" })
                         })}
                     </p>
                 </div>

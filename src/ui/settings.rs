@@ -341,6 +341,15 @@ pub fn SettingsPanel(
             problems.set(Vec::new());
             header_typed.set(false);
             saved.set(true);
+            // "Saved." in view: the person sees the save was taken.
+            request_animation_frame(move || {
+                let shown = form
+                    .get_untracked()
+                    .and_then(|f| f.query_selector(".settings-saved").ok().flatten());
+                if let Some(shown) = shown {
+                    shown.scroll_into_view_with_bool(false);
+                }
+            });
         }
         Ok(found) | Err(found) => {
             problems.set(found);
@@ -352,6 +361,9 @@ pub fn SettingsPanel(
                     .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok());
                 if let Some(first) = first {
                     let _ = first.focus();
+                    // In view even when it had focus already (Enter in it saved),
+                    // where focusing scrolls nothing.
+                    first.scroll_into_view_with_bool(false);
                 }
             });
         }
@@ -375,21 +387,44 @@ pub fn SettingsPanel(
             }
             _ => None,
         };
-        let Some(url) = unchecked else {
-            return finish(Ok(on_save(settings)));
+        // A Supabase project new to these settings is asked once whether it answers.
+        let project = match &settings.backend {
+            Backend::Supabase { url, anon_key }
+                if current.with_untracked(|c| c.backend != settings.backend) =>
+            {
+                Some((url.clone(), anon_key.clone()))
+            }
+            _ => None,
         };
-        local_status.set(Some(format!("Checking the weights at {url}…")));
+        if unchecked.is_none() && project.is_none() {
+            return finish(Ok(on_save(settings)));
+        }
+        if let Some(url) = &unchecked {
+            local_status.set(Some(format!("Checking the weights at {url}…")));
+        }
         let on_save = std::rc::Rc::clone(&on_save);
         leptos::task::spawn_local(async move {
-            let checked = crate::llm::weights::check(&crate::web::Fetch, &url).await;
-            let _ = local_status.try_set(None);
-            match checked {
-                Ok(_) => finish(Ok(on_save(settings))),
-                Err(message) => finish(Err(vec![FieldProblem {
-                    field: "model.local",
-                    message,
-                }])),
+            if let Some((url, key)) = project
+                && let Err(problem) =
+                    crate::store::project::check(&crate::web::Fetch, &url, &key).await
+            {
+                let (field, message) = match problem {
+                    crate::store::project::Problem::Url(m) => ("backend.url", m),
+                    crate::store::project::Problem::Key(m) => ("backend.anon_key", m),
+                };
+                return finish(Err(vec![FieldProblem { field, message }]));
             }
+            if let Some(url) = unchecked {
+                let checked = crate::llm::weights::check(&crate::web::Fetch, &url).await;
+                let _ = local_status.try_set(None);
+                if let Err(message) = checked {
+                    return finish(Err(vec![FieldProblem {
+                        field: "model.local",
+                        message,
+                    }]));
+                }
+            }
+            finish(Ok(on_save(settings)));
         });
     };
     let error = move |field: &'static str| {

@@ -198,6 +198,37 @@ fn resident_of(interaction: &Interaction, open: &str) -> Option<String> {
     (interaction.agent.is_empty() || interaction.agent == name).then(|| name.to_owned())
 }
 
+/// The card's first line: who asks and for what. A resident asks in her own name, and
+/// a world action reads as its deed with the names it concerns ("Dotty asks before
+/// acting: send a message to Mira: “Hi”"); anything else as [`in_words`].
+fn asks_first(chat: Chat, p: &super::chat::Pending) -> String {
+    let resident = p
+        .key
+        .conversation
+        .strip_prefix(&crate::app::Session::own_conversation(""))
+        .map(str::to_owned);
+    let what = if crate::world::ACTIONS.contains(&p.call.name.as_str()) {
+        let people = chat.people.get_untracked();
+        let name = |id: i64| {
+            people
+                .iter()
+                .find(|(i, _)| *i == id)
+                .map(|(_, n)| n.clone())
+        };
+        format!(
+            "{}.",
+            crate::world::told::request(&p.call.name, &p.call.arguments, name)
+        )
+        .replace("”.", "”")
+    } else {
+        in_words(&p.call.name, &p.call.arguments)
+    };
+    match resident {
+        Some(name) => format!("{name} asks before acting: {what}"),
+        None => format!("{} asks before it acts: {what}", speaker(chat)),
+    }
+}
+
 /// What a call will do, in words: `forget` with `{"about": "the ale"}` reads
 /// "forget (about: “the ale”)." — the tool's name as words, then each argument.
 fn in_words(name: &str, arguments: &str) -> String {
@@ -400,7 +431,7 @@ fn ApprovalCard(
             view! {
                 <div node_ref=card tabindex="-1" class="approval" role="group" aria-label="Approval needed">
                     <p class="approval-text">
-                        {format!("{} asks before it acts: {}", speaker(chat), in_words(&p.call.name, &p.call.arguments))}
+                        {asks_first(chat, &p)}
                     </p>
                     // The tool's own words for what it does, beside the call's.
                     {p.description.clone().map(|about| view! { <p class="approval-about">{about}</p> })}

@@ -119,6 +119,24 @@ pub fn deed(tool: &str, arguments: &str, result: Option<&Result<Value, String>>)
     }
 }
 
+/// What a resident asks to do, in words, as its approval card says it: `send_message`
+/// with `{"user_id": 3, "content": "Hi"}` is "send a message to Mira: “Hi”" (`name`
+/// gives a user's name for an id; "user 3" when it does not know), `ignore_battle`
+/// "stay out of Battle 1". Any other tool reads as its name in words.
+pub fn request(tool: &str, arguments: &str, name: impl Fn(i64) -> Option<String>) -> String {
+    let done = deed(tool, arguments, None);
+    let asked = infinitive(tool, &done);
+    if tool != "send_message" {
+        return asked;
+    }
+    let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+    let to = match arg(&args, "user_id").and_then(Value::as_i64) {
+        Some(id) => name(id).unwrap_or_else(|| format!("user {id}")),
+        None => return asked,
+    };
+    format!("send a message to {to}: “{}”", words(&args, "content"))
+}
+
 /// The deed as what was tried: "buy 1 bread" for "bought 1 bread".
 fn infinitive(tool: &str, done: &str) -> String {
     let plain = [
@@ -137,7 +155,12 @@ fn infinitive(tool: &str, done: &str) -> String {
         ("proposed", "propose"),
     ];
     match done.split_once(' ') {
-        Some((verb, rest)) => match plain.iter().find(|(past, _)| *past == verb) {
+        // "replied: “…”" is "reply: “…”".
+        Some((verb, rest)) => match plain
+            .iter()
+            .find(|(past, _)| *past == verb.trim_end_matches(':'))
+        {
+            Some((_, now)) if verb.ends_with(':') => format!("{now}: {rest}"),
             Some((_, now)) => format!("{now} {rest}"),
             None => tool.replace(['_', '-'], " "),
         },
@@ -227,6 +250,30 @@ mod tests {
             "tried to buy 1 bread but could not: Insufficient gold. Need 3, have 0"
         );
         assert_eq!(deed("open_gate", "{}", None), "open gate");
+    }
+
+    #[test]
+    fn a_residents_request_names_whom_and_what_in_words() {
+        let names = |id: i64| (id == 3).then(|| "Mira".to_owned());
+        let message = r#"{"user_id":3,"content":"Hi there"}"#;
+        assert_eq!(
+            request("send_message", message, names),
+            "send a message to Mira: “Hi there”"
+        );
+        let stranger = r#"{"user_id":9,"content":"Hi"}"#;
+        assert_eq!(
+            request("send_message", stranger, names),
+            "send a message to user 9: “Hi”"
+        );
+        let battle = r#"{"battle_id":1}"#;
+        assert_eq!(
+            request("ignore_battle", battle, names),
+            "stay out of Battle 1"
+        );
+        let bread = r#"{"item_name":"bread","quantity":1}"#;
+        assert_eq!(request("consume_item", bread, names), "use 1 bread");
+        let reply = r#"{"message_id":4,"content":"No."}"#;
+        assert_eq!(request("reply_to_message", reply, names), "reply: “No.”");
     }
 
     #[test]

@@ -171,7 +171,7 @@ pub fn rules() -> Vec<Rule> {
         rule(
             &["forms", "form"],
             "page_forms",
-            "The page has {total} form(s).",
+            "Forms on the page: {total}.",
         ),
         rule(
             &["selection", "selected"],

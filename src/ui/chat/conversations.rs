@@ -11,8 +11,12 @@ impl Chat {
         let Some(app) = self.app() else {
             return;
         };
-        app.abort();
+        if !self.may_leave() {
+            return;
+        }
+        app.leave();
         let id = app.new_conversation();
+        self.busy.set(app.running_in(&id));
         self.conversation_id.set(id);
         self.inspector.set(Inspector::default());
         self.show(app.conversation());
@@ -24,12 +28,41 @@ impl Chat {
         let Some(app) = self.app() else {
             return;
         };
-        app.abort();
+        if app.conversation_id() != id && !self.may_leave() {
+            return;
+        }
+        app.leave();
         if app.open(id).is_ok() {
+            self.busy.set(app.running_in(id));
             self.conversation_id.set(id.to_owned());
             self.show(app.conversation());
             self.send_waiting(id);
         }
+    }
+
+    /// Whether the person lets the shown conversation go: leaving cancels a request
+    /// waiting for their approval there, so they are asked first. A resident's request
+    /// is not cancelled (it waits on her World card), so leaving hers asks nothing.
+    fn may_leave(&self) -> bool {
+        let waiting = self.pending.with_untracked(|p| {
+            p.as_ref()
+                .filter(|p| {
+                    !p.key
+                        .conversation
+                        .starts_with(&crate::app::Session::own_conversation(""))
+                })
+                .map(|p| p.call.name.clone())
+        });
+        let Some(tool) = waiting else {
+            return true;
+        };
+        let question = format!(
+            "A request waits for your approval here ({}). Leave this conversation and cancel it?",
+            tool.replace('_', " ")
+        );
+        web_sys::window()
+            .and_then(|w| w.confirm_with_message(&question).ok())
+            .unwrap_or(false)
     }
 
     /// Shows the conversation `id` (a resident's own, from the World view, or one the

@@ -125,6 +125,9 @@ pub struct Chat {
     pub editing: RwSignal<Option<u64>>,
     /// The edit's Send was pressed once: the next one drops the later turns.
     pub confirming: RwSignal<bool>,
+    /// The world's people by id, as the World view last read them: a resident's
+    /// approval card names whom a message goes to (`world::told::request`).
+    pub people: RwSignal<Vec<(i64, String)>>,
 }
 
 impl Chat {
@@ -153,6 +156,7 @@ impl Chat {
             hidden: RwSignal::new(0),
             editing: RwSignal::new(None),
             confirming: RwSignal::new(false),
+            people: RwSignal::new(Vec::new()),
         }
     }
 

@@ -116,7 +116,17 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
     let asks = RwSignal::new(chat.session().map(|app| app.pending()).unwrap_or_default());
     let refresh = move || {
         if let Some(store) = chat.world_store() {
-            spawn_local(async move { world.set(snapshot(store).await) });
+            spawn_local(async move {
+                let read = snapshot(store).await;
+                // The chat's approval cards name the people a resident's action concerns.
+                chat.people.set(
+                    read.users
+                        .iter()
+                        .map(|u| (int(u, "id"), text(u, "username")))
+                        .collect(),
+                );
+                world.set(read);
+            });
         }
     };
     refresh();
@@ -371,7 +381,10 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
                                 asks.get().into_iter().filter(|p| p.conversation == own).map(|p| {
                                     let key = p.key();
                                     let (yes, no) = (key.clone(), key);
-                                    let what = p.description.clone().unwrap_or_else(|| format!("{} {}", p.call.name, p.call.arguments));
+                                    // In names and words: "send a message to Mira: “Hi”".
+                                    let what = crate::world::told::request(&p.call.name, &p.call.arguments, |id| {
+                                        world.with_untracked(|w| w.users.iter().find(|u| int(u, "id") == id).map(|u| text(u, "username")))
+                                    });
                                     let decide = move |key: crate::app::ApprovalKey, decision: Decision| {
                                         if let Some(app) = chat.session()
                                             && let Err(error) = app.decide(&key, decision)
@@ -381,7 +394,7 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
                                     };
                                     view! {
                                         <div class="agent-asks" role="group" aria-label=format!("{name} asks first")>
-                                            <p>{format!("{name} asks to {}: {what}", p.call.name)}</p>
+                                            <p>{format!("{name} asks to {what}.").replace("”.", "”")}</p>
                                             {p.always_asks.clone().map(|why| view! { <p class="agent-asks-why">{format!("It asks because {why}.")}</p> })}
                                             <div class="agent-asks-actions">
                                                 <button type="button" class="approve" on:click=move |_| decide(yes.clone(), Decision::Approve)>"Approve"</button>
@@ -486,7 +499,7 @@ fn WorldPanel(chat: Chat) -> impl IntoView {
                             <li data-tool=c.tool.clone()>
                                 <p class="change-text">{c.sentence.clone()}</p>
                                 <button type="button" class="change-open" on:click=move |_| chat.view(&own)>
-                                    {format!("{} · turn {} · step {} · {}", c.agent, c.turn, c.step, c.tool)}
+                                    {format!("See it in {}'s conversation (turn {}, step {})", c.agent, c.turn, c.step)}
                                 </button>
                             </li>
                         }
