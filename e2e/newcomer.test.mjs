@@ -65,6 +65,27 @@ test("New from a resident's conversation while her request waits: the box sends 
   assert.deepEqual(problems, []);
 });
 
+test("a conversation from History, opened from a resident's while her request waits: the box sends, her request still waits", async (t) => {
+  const { page, problems } = await openDemo(env, t);
+  const asked = dialogs(page);
+  assert.match(await ask(page, 'hello'), /^I'm Familiar/);
+  const world = await openWorld(page);
+  const dotty = world.locator('.world-agent[data-agent="Dotty"]');
+  await dotty.locator('.say-hi').click();
+  await dotty.locator('.agent-asks').waitFor({ timeout: 20_000 });
+  await dotty.locator('.open-memory').click();
+  await page.locator('.approval').waitFor();
+  await page.getByRole('button', { name: 'History' }).click();
+  const hello = page.locator('.open-conversation', { hasText: 'hello' });
+  await hello.first().click();
+  await page.locator('.turn').first().waitFor();
+  assert.equal(await page.locator('.turn').count(), 1, 'the first conversation, with its one turn');
+  assert.match(await ask(page, 'What time is it?', 2), /^It's \d\d:\d\d/, 'the message box sends');
+  assert.equal(await dotty.locator('.agent-asks').count(), 1, 'her request still waits on her card');
+  assert.deepEqual(asked, []);
+  assert.deepEqual(problems, []);
+});
+
 test('New while your own request waits asks first: Cancel keeps it waiting, OK leaves it and the box sends', async (t) => {
   const { page, problems } = await openDemo(env, t);
   assert.match(await ask(page, 'What is this page called?'), /^This page is/);
