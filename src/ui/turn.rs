@@ -56,7 +56,11 @@ pub fn Turn(
             Some(Step::Answer {
                 outcome: Outcome::Aborted { reason },
                 ..
-            }) => Some(format!("Stopped: {reason}.")),
+            }) => {
+                // A turn saved before the reason stopped saying "Stopped: " itself.
+                let reason = reason.trim_start_matches("Stopped: ").trim_end_matches('.');
+                Some(format!("Stopped: {reason}."))
+            }
             _ => None,
         })
     };
@@ -175,6 +179,10 @@ pub fn Turn(
                     <Waiting approval=Signal::derive(awaiting) />
                 </Show>
                 {move || stopped().map(|note| view! { <p class="answer-stopped">{note}</p> })}
+                // What this turn's model calls used and cost, quietly.
+                {move || interaction.with(|i| (!i.usage.is_empty()).then(|| i.usage.words())).map(|words| view! {
+                    <p class="turn-usage"><span class="sr-only">"This turn used "</span>{words}</p>
+                })}
                 {actions}
             </div>
             {chat.map(|chat| view! { <ApprovalCard chat=chat turn=id /> })}
