@@ -8,14 +8,17 @@
 // resident's trigger, a run resumed after a reload (one trace), and spans kept while
 // the collector answered 503 and across a reload, then delivered. A password and a
 // card number in the page's form, and a card number typed into the chat, appear in
-// nothing exported (the receiver's spans, onSpan's, `agent.trace()`'s download).
+// nothing exported (the receiver's spans, onSpan's, `agent.trace()`'s download). The
+// demo: Settings name the collector, and the inspector's Download trace saves the open
+// conversation's trace as an OTLP JSON file.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { after, before } from 'node:test';
-import { test, useDist } from './harness.mjs';
+import { appReady, ask, test, useDist } from './harness.mjs';
 
 const PASSWORD = 'hunter2-correct-horse';
 const CARD = '4111 1111 1111 1111';
@@ -255,5 +258,45 @@ test('spans are kept while the collector is down and across a reload, then deliv
     }
   }
   assert.match(exported, /pay with \[masked\]/);
+  assert.deepEqual(problems, []);
+});
+
+test("the demo's Settings name a collector, and the inspector downloads the conversation's trace", async (t) => {
+  await call('POST', '/reset');
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+  await page.goto(env.server.url);
+  await appReady(page);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.locator('.collector').fill(receiver.url);
+  await page.locator('.collector-headers').fill('x-tenant: demo');
+  await page.locator('.settings-save').click();
+  await page.locator('.settings-saved', { hasText: 'Saved.' }).waitFor();
+  await page.locator('.settings-close').click();
+
+  assert.match(await ask(page, 'What time is it?'), /\d/);
+  const spans = await until((s) => s.find((x) => x.name.startsWith('invoke_agent')) && s, "the demo's turn");
+  const run = spans.find((x) => x.name.startsWith('invoke_agent'));
+  assert.equal(run.resource.attributes.find((a) => a.key === 'service.name').value.stringValue, 'familiar-demo');
+  assert.ok(spans.some((s) => s.name.startsWith('execute_tool current_time')), JSON.stringify(spans.map((s) => s.name)));
+  assert.equal(attr(run, 'gen_ai.input.messages'), undefined, 'no prompt leaves by default');
+  assert.ok(!JSON.stringify(spans).includes('What time is it'), 'nor anywhere else');
+
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download trace' }).click(),
+  ]);
+  assert.match(download.suggestedFilename(), /^trace-.+\.json$/);
+  const file = JSON.parse(await readFile(await download.path(), 'utf8'));
+  const downloaded = file.resourceSpans[0].scopeSpans[0].spans;
+  assert.deepEqual(
+    downloaded.map((s) => s.spanId).sort(),
+    spans.map((s) => s.spanId).sort(),
+    'the file holds the spans the collector got',
+  );
   assert.deepEqual(problems, []);
 });

@@ -51,6 +51,11 @@ pub struct Settings {
     pub remote_images: bool,
     /// Talk to this character (its file name, e.g. `dotty`) instead of the assistant.
     pub character: Option<String>,
+    /// An OpenTelemetry collector's OTLP/HTTP address the runs' spans go to (empty:
+    /// none; the inspector still downloads a conversation's trace).
+    pub collector: String,
+    /// The headers each export carries, one `Name: value` a line.
+    pub collector_headers: String,
 }
 
 impl Default for Settings {
@@ -64,6 +69,8 @@ impl Default for Settings {
             backend: Backend::Local,
             remote_images: false,
             character: None,
+            collector: String::new(),
+            collector_headers: String::new(),
         }
     }
 }
@@ -178,7 +185,32 @@ impl Settings {
                 problem("backend.anon_key", message);
             }
         }
+        if let Err(message) = self.collector() {
+            problem("collector", message);
+        }
         found
+    }
+
+    /// The collector the runs' spans go to, if one is named; or why it cannot be used.
+    pub fn collector(&self) -> Result<Option<crate::trace::Collector>, String> {
+        if self.collector.trim().is_empty() {
+            return match self.collector_headers.trim() {
+                "" => Ok(None),
+                _ => Err("headers need a collector address".into()),
+            };
+        }
+        let mut headers = Vec::new();
+        for line in self
+            .collector_headers
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+        {
+            let Some((name, value)) = line.split_once(':') else {
+                return Err(format!("`{}` is not `Name: value`", line.trim()));
+            };
+            headers.push((name.trim().to_owned(), value.trim().to_owned()));
+        }
+        crate::trace::Collector::new(&self.collector, headers).map(Some)
     }
 }
 
@@ -433,5 +465,35 @@ mod tests {
             "{notice:?}"
         );
         assert_eq!(storage.load("s.corrupt").as_deref(), Some(text.as_str()));
+    }
+
+    #[test]
+    fn a_collector_is_named_by_its_address_and_header_lines_and_checked() {
+        let with = |url: &str, headers: &str| Settings {
+            collector: url.into(),
+            collector_headers: headers.into(),
+            ..Settings::default()
+        };
+        assert_eq!(Settings::default().collector(), Ok(None));
+        let named = with("https://otel.example", "x-api-key: k1\n\nx-tenant:tavern");
+        let collector = named.collector().unwrap().unwrap();
+        assert_eq!(collector.url, "https://otel.example/v1/traces");
+        assert_eq!(
+            collector.headers,
+            [
+                ("x-api-key".into(), "k1".into()),
+                ("x-tenant".into(), "tavern".into())
+            ]
+        );
+        assert!(named.problems().is_empty());
+        for (url, headers) in [
+            ("http://otel.example", ""),
+            ("https://otel.example", "no colon"),
+            ("", "x-api-key: k1"),
+        ] {
+            let problems = with(url, headers).problems();
+            assert_eq!(problems.len(), 1, "{url} {headers}");
+            assert_eq!(problems[0].field, "collector");
+        }
     }
 }

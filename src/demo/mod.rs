@@ -4,6 +4,11 @@
 
 pub mod characters;
 pub mod guild;
+#[cfg(feature = "telemetry")]
+mod telemetry;
+
+#[cfg(feature = "telemetry")]
+pub use telemetry::telemetry;
 
 use crate::base::json::Read;
 use std::rc::Rc;

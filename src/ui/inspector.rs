@@ -4,7 +4,8 @@
 //! Beside the conversation when the pane is wide; at 900 px and less it is a panel
 //! the person opens ([`InspectorButton`]) over the page, never content under the
 //! composer (the conversation's end stays the page's end). Opened, it takes focus;
-//! Escape or Close shuts it and gives focus back to its button.
+//! Escape or Close shuts it and gives focus back to its button. **Download trace**
+//! saves the open conversation's trace as an OTLP JSON file (`app::telemetry`).
 
 use leptos::prelude::*;
 
@@ -120,6 +121,7 @@ pub fn Inspector(
 ) -> impl IntoView {
     let field = move |f: fn(&State) -> String| move || state.with(f);
     let panel = panel.unwrap_or_default();
+    let chat = use_context::<super::Chat>();
     let aside = NodeRef::<leptos::html::Aside>::new();
     // Opened as a panel, it takes focus (its heading's Close button is a Tab away).
     Effect::new(move |_| {
@@ -193,6 +195,29 @@ pub fn Inspector(
             <Show when=move || state.with(|s| s.world.is_empty())>
                 <p class="inspector-none">"None yet."</p>
             </Show>
+            <h3>"Trace"</h3>
+            <p>
+                <button type="button" class="download-trace" on:click=move |_| download_trace(chat)>
+                    "Download trace"
+                </button>
+            </p>
         </aside>
+    }
+}
+
+/// Saves the open conversation's trace (its spans as the GenAI conventions name them)
+/// as an OTLP JSON export request, `trace-<conversation>.json`.
+fn download_trace(chat: Option<super::Chat>) {
+    let Some(session) = chat.and_then(|chat| chat.session()) else {
+        return;
+    };
+    let id = session.conversation_id();
+    let resource = crate::trace::Resource {
+        service_name: "familiar-demo".into(),
+        attributes: Vec::new(),
+    };
+    let request = crate::trace::export_request(&session.trace_of(&id), &resource);
+    if let Err(error) = crate::web::download(&format!("trace-{id}.json"), &request.to_string()) {
+        web_sys::console::warn_1(&format!("familiar: the trace was not saved: {error}").into());
     }
 }

@@ -215,6 +215,8 @@ pub fn SettingsPanel(
     let supabase_url = RwSignal::new(supabase_url);
     let anon_key = RwSignal::new(anon_key);
     let images = RwSignal::new(initial.remote_images);
+    let collector = RwSignal::new(initial.collector.clone());
+    let collector_headers = RwSignal::new(initial.collector_headers.clone());
     let problems = RwSignal::new(Vec::<FieldProblem>::new());
     let form = NodeRef::<leptos::html::Form>::new();
     let saved = RwSignal::new(false);
@@ -289,6 +291,8 @@ pub fn SettingsPanel(
             backend,
             remote_images: images.get_untracked(),
             character: current.with_untracked(|s| s.character.clone()),
+            collector: collector.get_untracked(),
+            collector_headers: collector_headers.get_untracked(),
         };
         let proxy_field = proxy_field(&settings.model);
         found.extend(settings.problems().into_iter().map(|mut problem| {
@@ -574,6 +578,13 @@ pub fn SettingsPanel(
                     {error("backend.anon_key")}
                     <AccountPanel />
                 </div>
+            </fieldset>
+            <fieldset>
+                <legend>"Telemetry"</legend>
+                <label>"Collector"<input class="collector" type="url" bind:value=collector placeholder="https://otel.example.com:4318" aria-invalid=invalid("collector") aria-describedby=described("collector", "hint-collector") /></label>
+                <p class="field-hint" id="hint-collector">"An OpenTelemetry collector's OTLP/HTTP address: each run's spans go there (names, ids and times; no prompts). Empty: none."</p>
+                <label>"Headers"<textarea class="collector-headers" rows="2" bind:value=collector_headers placeholder="x-api-key: …" aria-invalid=invalid("collector") /></label>
+                {error("collector")}
             </fieldset>
             <div class="settings-actions">
                 <button type="submit" class="settings-save primary">"Save"</button>

@@ -6,6 +6,8 @@ pub mod character_file;
 mod clock;
 #[cfg(feature = "page")]
 mod declared_tools;
+#[cfg(feature = "telemetry")]
+mod download;
 mod fetch;
 mod frame;
 #[cfg(feature = "local")]
@@ -27,6 +29,8 @@ mod storage;
 pub use clock::BrowserClock;
 #[cfg(feature = "page")]
 pub use declared_tools::WindowTools;
+#[cfg(feature = "telemetry")]
+pub use download::download;
 pub use fetch::Fetch;
 #[cfg(feature = "guild")]
 pub use lock::TabsLock;

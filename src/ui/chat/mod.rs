@@ -216,6 +216,8 @@ impl Chat {
         let settings = self.settings.try_get_untracked()?;
         let (config, delegate, world) = demo::session(&settings);
         let app = app::Session::new(config, delegate);
+        // Every run traced: the inspector downloads it, Settings' collector gets it.
+        app.set_telemetry(Some(demo::telemetry(&settings)));
         if let Some(world) = &world {
             app.set_environment(Some(demo::world_environment(Rc::clone(world))));
         }
