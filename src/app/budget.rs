@@ -18,8 +18,9 @@ use super::Session;
 use super::turn::Place;
 use super::update::{Notice, Update};
 use crate::compose::agent::Agent;
-use crate::llm::usage::{Prices, Tally};
+use crate::llm::usage::{Price, Prices, Tally};
 use crate::run::{AgentRun, Allowance, Limit};
+use serde_json::Value;
 
 /// How many days of spending are kept (the day's budget needs one).
 const KEEP_DAYS: i64 = 31;
@@ -98,6 +99,59 @@ impl Spending {
             .filter(|(limit, ..)| !limit.is_none())
             .map(|(limit, whose, used)| Allowance { whose, limit, used })
             .collect()
+    }
+}
+
+/// `prices` as a host writes it: `{"model": {"input": 0.15, "output": 0.6}}`, dollars
+/// per million tokens.
+pub fn prices_from(value: &Value) -> Result<Prices, String> {
+    let Some(models) = value.as_object() else {
+        return Err(
+            "prices: an object of model names, each {input, output} in dollars per million tokens"
+                .into(),
+        );
+    };
+    let mut prices = Vec::with_capacity(models.len());
+    for (model, price) in models {
+        known(price, &["input", "output"], &format!("prices.{model}"))?;
+        let read: Price = crate::base::json::from_value(price.clone())
+            .map_err(|e| format!("prices.{model}: {e}"))?;
+        if !read.is_valid() {
+            return Err(format!(
+                "prices.{model}: input and output are dollars per million tokens, from 0 to 1,000,000"
+            ));
+        }
+        prices.push((model.clone(), read));
+    }
+    Ok(Prices(prices))
+}
+
+/// `budgets` as a host writes it: `{conversation, agent, day}`, each `{tokens, cost}`.
+pub fn budgets_from(value: &Value) -> Result<Budgets, String> {
+    known(value, &["conversation", "agent", "day"], "budgets")?;
+    for whose in ["conversation", "agent", "day"] {
+        if let Some(limit) = value.get(whose) {
+            known(limit, &["tokens", "cost"], &format!("budgets.{whose}"))?;
+            let cost = limit.get("cost").and_then(Value::as_f64);
+            if cost.is_some_and(|c| !c.is_finite() || c < 0.0) {
+                return Err(format!("budgets.{whose}.cost: dollars, 0 or more"));
+            }
+        }
+    }
+    crate::base::json::from_value(value.clone()).map_err(|e| format!("budgets: {e}"))
+}
+
+/// Refuses a field not in `fields` (a misspelt limit would hold nothing).
+fn known(value: &Value, fields: &[&str], path: &str) -> Result<(), String> {
+    let Some(object) = value.as_object() else {
+        return Err(format!("{path}: an object of {}", fields.join(", ")));
+    };
+    match object.keys().find(|k| !fields.contains(&k.as_str())) {
+        Some(unknown) => Err(format!(
+            "{path}.{unknown}: unknown (known: {})",
+            fields.join(", ")
+        )),
+        None => Ok(()),
     }
 }
 
@@ -285,6 +339,48 @@ mod tests {
             Some("@scribe's")
         );
         assert_eq!(allowances.first().map(|a| a.used.tokens()), Some(40));
+    }
+
+    #[test]
+    fn prices_and_budgets_are_read_as_a_host_writes_them_and_mistakes_are_named() {
+        let prices =
+            prices_from(&serde_json::json!({"gpt-4o-mini": {"input": 0.15, "output": 0.6}}));
+        assert_eq!(
+            prices.map(|p| p.of("gpt-4o-mini").map(|p| p.input)),
+            Ok(Some(0.15))
+        );
+        assert_eq!(
+            prices_from(&serde_json::json!({"m": {"input": -1, "output": 0}})).err(),
+            Some(
+                "prices.m: input and output are dollars per million tokens, from 0 to 1,000,000"
+                    .into()
+            )
+        );
+        assert!(prices_from(&serde_json::json!({"m": {"inptu": 1}})).is_err());
+        let budgets = budgets_from(
+            &serde_json::json!({"conversation": {"tokens": 2000}, "day": {"cost": 0.5}}),
+        );
+        assert_eq!(
+            budgets,
+            Ok(Budgets {
+                conversation: Limit {
+                    tokens: Some(2_000),
+                    cost: None
+                },
+                agent: Limit::default(),
+                day: Limit {
+                    tokens: None,
+                    cost: Some(0.5)
+                },
+            })
+        );
+        assert_eq!(
+            budgets_from(&serde_json::json!({"conversation": {"toekns": 5}})).err(),
+            Some("budgets.conversation.toekns: unknown (known: tokens, cost)".into())
+        );
+        assert!(budgets_from(&serde_json::json!({"week": {}})).is_err());
+        assert!(budgets_from(&serde_json::json!({"day": {"cost": -1}})).is_err());
+        assert!(budgets_from(&serde_json::json!({"day": {"tokens": -1}})).is_err());
     }
 
     #[test]

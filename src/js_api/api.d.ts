@@ -59,6 +59,19 @@ export interface AgentConfig {
    * hand them to `onSpan`, or both (the full build's; docs/telemetry.md). Default: not traced.
    */
   telemetry?: TelemetryConfig;
+  /**
+   * Dollars per million tokens, by model name (the proxy's `model`; `local`, `rules`, `builtin` cost
+   * nothing unless priced here): what turns each call's usage, as the provider counted it, into cost
+   * (docs/usage-and-cost.md). A model with no price is counted in tokens, its cost said to be unknown.
+   */
+  prices?: Record<string, Price>;
+  /**
+   * Budgets that stop a run, in words, before its next model call once reached: each conversation's,
+   * each agent's (over all its conversations) and the day's (UTC), in tokens, dollars or both. The
+   * run ends `{type: "aborted", reason: "Stopped: this conversation's budget of … is reached …"}`;
+   * what was spent is kept with the agent's conversations. Default: none.
+   */
+  budgets?: Budgets;
   /** Built-in tools to give the agent. Default none. */
   builtins?: Builtin[];
   /** A run's time budget in ms, 1000 to 3600000. Default 600000. */
@@ -344,4 +357,45 @@ export type StoreConfig = "local" | { supabaseUrl: string; anonKey: string };
 /** A character file (`identity`, `workflows`, …), checked as a whole when the agent is created. */
 export interface CharacterFile {
   [field: string]: unknown;
+}
+
+/** A model's price in dollars per million tokens. */
+export interface Price {
+  input: number;
+  output: number;
+}
+
+/** A budget: at most so many tokens, so many dollars, or both (the first reached stops). */
+export interface Limit {
+  tokens?: number;
+  cost?: number;
+}
+
+/** `createAgent({budgets})`, `setBudgets`. */
+export interface Budgets {
+  conversation?: Limit;
+  agent?: Limit;
+  day?: Limit;
+}
+
+/** Model calls added up: tokens as the provider counted them, cost at the configured prices. */
+export interface Tally {
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** Dollars; a lower bound when `unpriced` calls had no price. */
+  cost: number;
+  /** Calls whose model had no price. */
+  unpriced: number;
+}
+
+/** `agent.usage(conversation?)`. */
+export interface UsageReport {
+  /** The open conversation's (or the one named). */
+  conversation: Tally;
+  /** Each agent's, over all its conversations. */
+  agents: Record<string, Tally>;
+  /** Today's (UTC), every agent's. */
+  today: Tally;
+  budgets: Budgets;
 }

@@ -13,6 +13,7 @@ mod model;
 mod remote_page;
 mod telemetry;
 mod tools;
+mod usage;
 mod webmcp;
 
 use std::cell::{Cell, RefCell};
@@ -61,7 +62,8 @@ pub async fn create_agent(
     #[cfg(not(feature = "page"))]
     let page = None;
     let progress = model::local_progress(&config);
-    let value = to_json(&config).map_err(|e| error(&format!("createAgent's config: {e}")))?;
+    let mut value = to_json(&config).map_err(|e| error(&format!("createAgent's config: {e}")))?;
+    let metering = usage::take_metering(&mut value).map_err(|e| error(&e))?;
     let spec = AgentSpec::from_value(&value).map_err(|problems| {
         error(&spec::describe(
             "createAgent's config has problems",
@@ -91,6 +93,7 @@ pub async fn create_agent(
     if let Some((given, namespace, persist, model)) = traced {
         telemetry::install(&session, given, &namespace, persist, &model);
     }
+    metering.install(&session);
     session.set_environment(environment);
     for (agent, environment) in own_environments {
         session.set_agent_environment(&agent, Some(environment));
@@ -134,8 +137,9 @@ pub struct FamiliarAgent {
 }
 
 /// The names `on` accepts besides run events.
-const UPDATE_NAMES: [&str; 13] = [
+const UPDATE_NAMES: [&str; 14] = [
     "turn_began",
+    "usage",
     "supervisor",
     "turn_resumed",
     "opened",

@@ -332,6 +332,19 @@ fn Chat(
                 </li>
             }).collect_view()}
         </ol>
+        // The conversation's tokens and cost, as its turns' model calls were counted.
+        {move || {
+            let total = chat.turns.with(|turns| {
+                let mut total = crate::llm::usage::Tally::default();
+                for turn in turns {
+                    turn.interaction.with(|i| total.add(&i.usage));
+                }
+                total
+            });
+            (!total.is_empty()).then(|| view! {
+                <p class="conversation-usage">"This conversation: " {total.words()}</p>
+            })
+        }}
         <p class="sr-only" role="status" aria-live="polite">{move || chat.announcement.get()}</p>
         <Show when=move || chat.allowed.with(|a| !a.is_empty())>
             <ul class="always-allowed" aria-label="Allowed without asking in this conversation">

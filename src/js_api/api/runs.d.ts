@@ -191,7 +191,9 @@ export type Update =
   /** A run was cut off by a reload (reported when the agent starts, and by `interrupted()`). */
   | ({ event: "interrupted" } & Interrupted)
   /** A supervised turn's stage (`supervisor: true`). */
-  | ({ event: "supervisor" } & SupervisorStatus & TurnTag);
+  | ({ event: "supervisor" } & SupervisorStatus & TurnTag)
+  /** A model call of the turn ended: what it used and cost (`call`), and the turn's total so far. */
+  | ({ event: "usage"; agent: string; call: Tally; total: Tally } & TurnTag);
 
 /** Where a supervised turn is: its stages in order, the executor's round once per round. */
 export type SupervisorStatus =

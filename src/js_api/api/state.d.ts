@@ -57,6 +57,8 @@ export interface Interaction {
   folded?: number;
   /** The agent that answered it. */
   agent?: string;
+  /** What its model calls used and cost; absent when it made none. */
+  usage?: Tally;
   /** The goal the run guessed behind the input (`goalGuess`). */
   goal?: string;
 }

@@ -52,6 +52,20 @@ impl Chat {
                 self.inspector.update(|i| i.transaction = text);
             }
             app::Update::Notice(notice) => self.notice(notice),
+            // The session counted a model call: the turn shows its total so far.
+            app::Update::Usage {
+                conversation,
+                turn,
+                total,
+                ..
+            } if *conversation == shown => {
+                if let Some(handle) = self
+                    .turns
+                    .with_untracked(|t| t.iter().find(|t| t.id == *turn).copied())
+                {
+                    handle.interaction.update(|i| i.usage = *total);
+                }
+            }
             // A message to a resident opened its own conversation: show it.
             app::Update::Opened { conversation } if *conversation != shown => {
                 self.view(conversation);
