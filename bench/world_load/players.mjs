@@ -83,25 +83,20 @@ async function setup(n, out) {
 const pick = (list) => list[Math.floor(Math.random() * list.length)];
 const words = ["battle", "bread", "lantern", "gold", "hill", "promise", "market"];
 
-// The page's look-ups (src/world/data.rs), as PostgREST paths.
-const reads = {
-  get_my_stats: (p, me) => `users?select=health,energy,gold,morale&id=eq.${me}`,
-  get_my_inventory: (p, me) =>
-    `inventory?select=item_name,quantity&user_id=eq.${me}&quantity=gt.0&order=item_name.asc`,
-  get_market_items: () => "market_items?select=name,price,effects&available=eq.true&order=name.asc",
-  get_active_battles: () =>
-    `battles?or=(community1_id.eq.${pick([1, 2])},community2_id.eq.${pick([1, 2])})&status=eq.active&order=id.desc`,
-  get_community_members: () =>
-    `user_communities?select=loyalty,is_primary,users(id,username,morale)&community_id=eq.${pick([1, 2])}&order=user_id.asc`,
-  get_recent_posts: () =>
-    `posts?select=id,author_id,community_id,content&community_id=eq.${pick([1, 2])}&order=id.desc&limit=5`,
-  get_conversation_history: (p, me, others) => {
-    const other = pick(others).me;
-    return `messages?select=id,sender_id,receiver_id,reply_to,content&or=(and(sender_id.eq.${me},receiver_id.eq.${other}),and(sender_id.eq.${other},receiver_id.eq.${me}))&order=id.desc&limit=10`;
-  },
-  search_memories: (p, me) =>
-    `memories?select=content,importance&user_id=eq.${me}&or=(content.ilike.*${pick(words)}*)&order=importance.desc,id.desc&limit=5`,
-};
+// The page's requests (bench/world_load/requests.json): the look-ups of src/world/data.rs
+// as the runtime's store client sends them, and its actions' rpc calls;
+// tests/world_load_requests.rs holds the file to the client, so none is copied by hand.
+const requests = JSON.parse(readFileSync(new URL("./requests.json", import.meta.url), "utf8"));
+const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
+const reads = Object.fromEntries(Object.entries(requests.reads).map(([name, read]) => [
+  name,
+  (p, me, others) => fill(read.path, {
+    me,
+    other: pick(others).me,
+    community: pick([1, 2]),
+    word: pick(words),
+  }),
+]));
 
 // The actions: [name, args for this actor] (the key is added by the caller).
 function action(player, actor, others) {
@@ -155,7 +150,9 @@ async function play(player, others, until, counter) {
     const key = `load-${player.me}-${counter.n++}`;
     if ("content" in args) args.content = `${name} ${key}`;
     const owner = actor === player.me ? player.sub : `agent:${actor}`;
-    const path = actor === player.me ? `rpc/${name}` : "rpc/act_as";
+    const path = actor === player.me
+      ? fill(requests.actions.player.path, { action: name })
+      : requests.actions.agent.path;
     const body = actor === player.me ? { ...args, key } : { agent: actor, action: name, args, key };
     const kind = actor === player.me ? name : `act_as ${name}`;
     const twice = Math.random() < 0.05;

@@ -44,6 +44,7 @@ node "$here/players.mjs" run "$work/players.json" "$seconds" "$work" | tee "$wor
 pg -c "\\copy bench_applied from '$work/applied.csv' csv"
 echo
 pg -o /dev/null -f "$here/invariants.sql" 2>&1 | sed 's/^psql:[^ ]* NOTICE:  /  /'
+[ -r "$backend/postgres.log" ] || die "the cluster's log $backend/postgres.log cannot be read: the deadlock check cannot run"
 deadlocks=$(grep -c "deadlock detected" "$backend/postgres.log" || true)
 echo "  deadlocks in the cluster's log: $deadlocks"
 
