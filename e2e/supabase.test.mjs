@@ -230,3 +230,53 @@ test('a player signs up with an email and password, signs out, signs in again in
   assert.equal(second.problems.filter(refused).length, 1, second.problems.join('\n'));
   assert.deepEqual(second.problems.filter((p) => !refused(p)), []);
 });
+
+test('on a project that confirms emails first, as a hosted one does by default, sign-up says to confirm, sign-in waits for the link, and signing up again tells no one the address is taken', async (t) => {
+  assert.ok(project && anonKey, 'FAMILIAR_SUPABASE_URL and FAMILIAR_ANON_KEY come from scripts/backend.sh');
+  // The stand-in's switch for Supabase's "Confirm email" setting, and its mailbox
+  // (routes no Supabase project has: tests/servers/auth_server.py).
+  const standIn = (path, body) => fetch(`${project}/__stand-in/${path}`, {
+    method: body ? 'POST' : 'GET',
+    headers: { apikey: anonKey, 'content-type': 'application/json' },
+    body: body && JSON.stringify(body),
+  }).then((r) => r.json());
+  assert.deepEqual(await standIn('settings', { mailer_autoconfirm: false }), { mailer_autoconfirm: false });
+  t.after(() => standIn('settings', { mailer_autoconfirm: true }));
+  const email = `cora${Date.now()}@example.com`;
+  const password = 'correct horse battery staple';
+  const { page, problems } = await person(t);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.locator('.use-supabase').check();
+  await page.locator('.supabase-url').fill(project);
+  await page.locator('.anon-key').fill(anonKey);
+  await page.locator('.settings-save').click();
+  await page.locator('.settings-saved', { hasText: 'Saved.' }).waitFor();
+  await page.locator('.account-email summary').click();
+  await page.locator('.auth-email').fill(email);
+  await page.locator('.auth-password').fill(password);
+  // A press clears the words before the answer comes (ui/account.rs), so the words
+  // that follow are this press's.
+  const says = async (button, words) => {
+    await page.locator(button).click();
+    await page.locator('.account-error').filter({ hasText: /\S/ }).waitFor();
+    assert.equal(await page.locator('.account-error').innerText(), words);
+  };
+
+  // Signed up, not signed in: the person is told to confirm.
+  await says('.auth-sign-up', `check your email to confirm ${email}, then sign in`);
+  assert.match(await page.locator('.account-status').innerText(), /Not signed in/);
+  // Signing in before the link is followed is refused in Supabase's words.
+  await says('.auth-sign-in', 'sign-in refused: Email not confirmed');
+  // Signing up again with the same address says the same, as for a new one.
+  await says('.auth-sign-up', `check your email to confirm ${email}, then sign in`);
+  // The link in the mail confirms the address; then the sign-in goes through.
+  const { link } = await standIn(`mail?email=${encodeURIComponent(email)}`);
+  assert.equal((await fetch(`${project}${link}`)).status, 200);
+  await page.locator('.auth-sign-in').click();
+  await page.locator('.account-status', { hasText: `Signed in as ${email}.` }).waitFor();
+  assert.equal(await page.locator('.account-error').innerText(), '');
+  // The refused sign-in is the one 400 the page saw.
+  const refused = (p) => /status of 400 \(Bad Request\)/.test(p);
+  assert.equal(problems.filter(refused).length, 1, problems.join('\n'));
+  assert.deepEqual(problems.filter((p) => !refused(p)), []);
+});

@@ -8,6 +8,16 @@ shapes:
   POST /auth/v1/token?grant_type=refresh_token  {"refresh_token"} (rotated: each works once)
   GET  /auth/v1/user                            the bearer's user
   POST /auth/v1/logout                          ends the bearer's sessions (204)
+  GET  /auth/v1/settings                        {"mailer_autoconfirm", "external", …}
+  GET  /auth/v1/verify?token=…&type=signup      the confirmation link a sign-up mails
+The project confirms emails or not, as Supabase's "Confirm email" setting says: off by
+default here; on, as a hosted project has it by default, a sign-up with an email answers
+the user and no session, mails a confirmation link, and signing in before the link is
+followed is refused ("Email not confirmed"); signing up with an address already taken
+answers an obfuscated user, as for a new one, so no one learns the address is taken.
+Tests switch it, and read the mail, through routes no Supabase project has:
+  POST /__stand-in/settings {"mailer_autoconfirm": bool}
+  GET  /__stand-in/mail?email=…                 {"link": the last confirmation link}
 Each success is a session: access_token (an HS256 JWT with role `authenticated`, `sub`,
 `exp`, signed with the secret postrust verifies), token_type, expires_in, expires_at,
 refresh_token and user. Errors are Supabase's: {"code", "error_code", "msg"}. Every
@@ -41,6 +51,9 @@ LOCK = threading.Lock()
 USERS = {}  # id -> user record
 BY_EMAIL = {}  # email -> id
 REFRESH = {}  # refresh token -> user id (removed when used or signed out)
+SETTINGS = {"mailer_autoconfirm": True}  # False: emails confirmed before the first sign-in
+MAIL = {}  # email -> the confirmation link last sent to it
+CONFIRM = {}  # confirmation token -> user id
 
 
 def b64(data):
@@ -111,6 +124,15 @@ def session(user):
     }
 
 
+def now():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def unconfirmed(user, identities):
+    """A sign-up's answer when emails are confirmed first: the user, no session."""
+    return {**public(user), "confirmation_sent_at": now(), "identities": identities}
+
+
 def hashed(password, salt):
     return hashlib.pbkdf2_hmac("sha256", password.encode(), salt, 10_000).hex()
 
@@ -123,7 +145,8 @@ def new_user(email=None, password=None, data=None):
         "salt": salt,
         "password": hashed(password, salt) if password else None,
         "data": data or {},
-        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "created_at": now(),
+        "confirmed_at": now() if SETTINGS["mailer_autoconfirm"] or not email else None,
     }
     USERS[user["id"]] = user
     if email:
@@ -216,14 +239,38 @@ class Handler(BaseHTTPRequestHandler):
         if REST and url.path.startswith("/rest/v1/"):
             self.forward(method, self.path[len("/rest/v1"):])
             return
+        route = (method, url.path)
+        query = parse_qs(url.query)
+        if route == ("GET", "/auth/v1/verify"):  # a link in a mail: no apikey
+            with LOCK:
+                user_id = CONFIRM.pop(query.get("token", [""])[0], None)
+                if user_id in USERS:
+                    USERS[user_id]["confirmed_at"] = now()
+            if user_id is None:
+                self.reply(403, {"code": 403, "error_code": "otp_expired",
+                                 "msg": "Email link is invalid or has expired"})
+            else:
+                self.reply(200, {"msg": "Email confirmed"})
+            return
         if not self.headers.get("apikey"):
             self.reply(401, {"message": "No API key found in request"})
             return
-        route = (method, url.path)
-        grant = parse_qs(url.query).get("grant_type", [""])[0]
+        grant = query.get("grant_type", [""])[0]
         try:
             with LOCK:
-                if route == ("POST", "/auth/v1/signup"):
+                if route == ("GET", "/auth/v1/settings"):
+                    self.reply(200, {"mailer_autoconfirm": SETTINGS["mailer_autoconfirm"],
+                                     "external": {"email": True, "anonymous_users": True},
+                                     "disable_signup": False})
+                elif route == ("POST", "/__stand-in/settings"):
+                    SETTINGS["mailer_autoconfirm"] = bool(self.body().get("mailer_autoconfirm"))
+                    self.reply(200, dict(SETTINGS))
+                elif route == ("GET", "/__stand-in/mail"):
+                    link = MAIL.get(query.get("email", [""])[0])
+                    if link is None:
+                        raise Refusal(404, "not_found", "no mail to that address")
+                    self.reply(200, {"link": link})
+                elif route == ("POST", "/auth/v1/signup"):
                     self.reply(200, self.signup(self.body()))
                 elif route == ("POST", "/auth/v1/token") and grant == "password":
                     self.reply(200, self.password(self.body()))
@@ -252,14 +299,26 @@ class Handler(BaseHTTPRequestHandler):
         if not password or len(password) < 6:
             raise Refusal(422, "weak_password", "Password should be at least 6 characters.")
         if email in BY_EMAIL:
-            raise Refusal(422, "user_already_exists", "User already registered")
-        return session(new_user(email, password, body.get("data")))
+            if SETTINGS["mailer_autoconfirm"]:
+                raise Refusal(422, "user_already_exists", "User already registered")
+            # A stranger with the same address, as Supabase answers: no identities.
+            fake = {"id": str(uuid.uuid4()), "email": email, "data": {}, "created_at": now()}
+            return unconfirmed(fake, [])
+        user = new_user(email, password, body.get("data"))
+        if user["confirmed_at"]:
+            return session(user)
+        token = secrets.token_urlsafe(24)
+        CONFIRM[token] = user["id"]
+        MAIL[email] = f"/auth/v1/verify?token={token}&type=signup"
+        return unconfirmed(user, [{"provider": "email", "identity_id": str(uuid.uuid4())}])
 
     def password(self, body):
         user = USERS.get(BY_EMAIL.get(body.get("email") or "", ""))
         given = body.get("password") or ""
         if user is None or not hmac.compare_digest(user["password"], hashed(given, user["salt"])):
             raise Refusal(400, "invalid_credentials", "Invalid login credentials")
+        if not user["confirmed_at"]:
+            raise Refusal(400, "email_not_confirmed", "Email not confirmed")
         return session(user)
 
     def refresh(self, body):
