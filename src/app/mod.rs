@@ -526,6 +526,8 @@ impl Session {
     /// be read: there is nothing to give back).
     pub fn delete(&self, id: &str) -> Option<Deleted> {
         let (deleted, notices) = self.inner.state.borrow_mut().delete(id, &self.disk());
+        #[cfg(feature = "telemetry")]
+        self.forget_trace(id);
         self.after_write(notices);
         deleted
     }

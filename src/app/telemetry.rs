@@ -24,7 +24,7 @@ use crate::run::event::Event;
 use crate::trace::{Agent, Capture, Span, Tracer};
 
 /// The most spans a conversation keeps for its download.
-pub const KEEP_SPANS: usize = 300;
+pub const KEEP_SPANS: usize = 100;
 
 /// Gets the spans each event ended, oldest first.
 pub type SpanSink = Rc<dyn Fn(&[Span])>;
@@ -242,6 +242,15 @@ impl Session {
                 self.tell(&Update::Notice(Notice::SaveFailed { key, error }));
             }
         }
+    }
+
+    /// Forgets conversation `id`'s trace (the conversation was deleted).
+    pub(super) fn forget_trace(&self, id: &str) {
+        if let Some(tracing) = self.inner.tracing.borrow_mut().as_mut() {
+            tracing.traces.retain(|(c, ..)| c != id);
+        }
+        let keys = Keys::new(&self.inner.config.namespace);
+        self.inner.config.storage.remove(&keys.trace(id));
     }
 
     /// The run at `place` is over: its tracer goes, with its saved copy, once its

@@ -218,3 +218,19 @@ fn content_stays_out_unless_asked_and_a_secret_never_leaves() {
     let kept = serde_json::to_string(&w.session.trace_of(&w.session.conversation_id())).unwrap();
     assert!(!kept.contains(secret), "nor is it kept");
 }
+
+#[test]
+fn a_deleted_conversations_trace_goes_with_it() {
+    let storage = Rc::new(VolatileStorage::new());
+    let w = world("t", Rc::clone(&storage));
+    traced(&w.session, Capture::default());
+    let mut pool = LocalPool::new();
+    spawn_send(&pool, &w.session, "what time is it");
+    pool.run_until_stalled();
+    let id = w.session.conversation_id();
+    assert!(storage.keys().contains(&format!("t.trace.{id}")));
+    assert!(!w.session.trace_of(&id).is_empty());
+    w.session.delete(&id);
+    assert!(w.session.trace_of(&id).is_empty());
+    assert!(storage.keys().iter().all(|k| !k.starts_with("t.trace.")));
+}
