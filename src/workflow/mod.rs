@@ -31,6 +31,7 @@ mod character;
 mod detect;
 mod file;
 pub mod limits;
+mod outcomes;
 mod transaction;
 
 use crate::base::json::Read;
@@ -45,6 +46,7 @@ pub use file::{
     ActionsDef, CancellationDef, CharacterFile, CreateDef, Identity, LoadError, Note, StateDef,
     TimeoutDef, TriggersDef, UpdateDef, WorkflowDef,
 };
+pub use outcomes::{MAX_COUNTED, Outcomes};
 pub use transaction::{Transaction, TransactionStatus, Transactions, parse_rfc3339};
 
 use crate::base::clock::Clock;

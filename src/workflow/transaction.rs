@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use crate::base::clock::Instant;
 use crate::store::{Filtered, Insert, Patch, Row, Select, Store, StoreError, row};
 
-const TABLE: &str = "transactions";
+pub(super) const TABLE: &str = "transactions";
 /// The most pending transactions read at once (a character has a few workflows).
 const MAX_PENDING: u64 = 100;
 
@@ -39,7 +39,7 @@ pub struct Transaction {
 }
 
 impl Transaction {
-    fn from_row(row: Row) -> Result<Self, StoreError> {
+    pub(super) fn from_row(row: Row) -> Result<Self, StoreError> {
         crate::base::json::from_value(Value::Object(row))
             .map_err(|e| StoreError::Invalid(format!("a transaction row cannot be read ({e})")))
     }

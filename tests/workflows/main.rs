@@ -2,7 +2,8 @@
 //! tests and more), Brannoc's three-stage quest and timeouts here; workflows side by
 //! side (`workflows`), keyword semantics with and without a model (`keywords`), the
 //! seed's own files played verbatim (`seed`), the loader's problems and notes
-//! (`loader`), its fuzzing (`fuzz`) and the bounds of a file as a whole (`limits`).
+//! (`loader`), its fuzzing (`fuzz`), the bounds of a file as a whole (`limits`) and the
+//! tally of how transactions ended (`outcomes`).
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
 mod bar;
@@ -12,6 +13,7 @@ mod fuzz;
 mod keywords;
 mod limits;
 mod loader;
+mod outcomes;
 mod seed;
 mod side_by_side;
 
