@@ -56,6 +56,10 @@ pub struct Settings {
     pub collector: String,
     /// The headers each export carries, one `Name: value` a line.
     pub collector_headers: String,
+    /// The proxy model's price, dollars per million tokens (none: its cost is unknown).
+    pub price: Option<crate::llm::usage::Price>,
+    /// The budgets every run is held to (`app::budget`).
+    pub budgets: crate::app::Budgets,
 }
 
 impl Default for Settings {
@@ -71,11 +75,23 @@ impl Default for Settings {
             character: None,
             collector: String::new(),
             collector_headers: String::new(),
+            price: None,
+            budgets: crate::app::Budgets::default(),
         }
     }
 }
 
 impl Settings {
+    /// The prices runs are counted at: the proxy model's, when one is set.
+    pub fn prices(&self) -> crate::llm::usage::Prices {
+        match (&self.model, self.price) {
+            (ModelSource::Proxy(model), Some(price)) => {
+                crate::llm::usage::Prices(vec![(model.model.clone(), price)])
+            }
+            _ => crate::llm::usage::Prices::default(),
+        }
+    }
+
     /// What may be kept in the page's storage: everything, except that a widget
     /// embedded in someone else's page keeps no proxy token there (any script of that
     /// page could read it); the token then lasts as long as the page.
@@ -295,6 +311,34 @@ mod tests {
             settings.to_store(false),
             settings,
             "the demo's own page keeps it"
+        );
+    }
+
+    #[test]
+    fn the_proxy_models_price_is_the_one_runs_are_counted_at_and_older_saves_have_none() {
+        let price = crate::llm::usage::Price {
+            input: 0.15,
+            output: 0.6,
+        };
+        let proxy = Settings {
+            model: ModelSource::Proxy(crate::llm::openai::ModelSettings::new(
+                "https://llm.example.com/v1",
+                "gpt-4o-mini",
+            )),
+            price: Some(price),
+            ..Settings::default()
+        };
+        assert_eq!(proxy.prices().of("gpt-4o-mini"), Some(price));
+        let rules = Settings {
+            price: Some(price),
+            ..Settings::default()
+        };
+        assert_eq!(rules.prices(), crate::llm::usage::Prices::default());
+        let older: Settings =
+            crate::base::json::from_text(r#"{"temperature": 0.5}"#).unwrap_or_default();
+        assert_eq!(
+            (older.price, older.budgets),
+            (None, crate::app::Budgets::default())
         );
     }
 

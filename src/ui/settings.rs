@@ -12,9 +12,11 @@ use leptos::prelude::*;
 
 use super::account::AccountPanel;
 use super::kept_models::KeptModels;
+use crate::app::Budgets;
 use crate::app::settings::{Backend, FieldProblem, ModelSource, Settings};
 use crate::llm::local::{LocalBackend, LocalSettings, SMOLLM2_BYTES, SMOLLM2_NAME};
 use crate::llm::openai::{ModelSettings, SettingsError, temperature_text};
+use crate::llm::usage::Price;
 
 /// Where the full build serves the test model when `scripts/demo.sh` found it.
 const DEFAULT_LOCAL_URL: &str = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
@@ -217,6 +219,15 @@ pub fn SettingsPanel(
     let images = RwSignal::new(initial.remote_images);
     let collector = RwSignal::new(initial.collector.clone());
     let collector_headers = RwSignal::new(initial.collector_headers.clone());
+    let amount = |n: Option<f64>| n.map(|n| n.to_string()).unwrap_or_default();
+    let price_in = RwSignal::new(amount(initial.price.map(|p| p.input)));
+    let price_out = RwSignal::new(amount(initial.price.map(|p| p.output)));
+    let conversation_tokens = RwSignal::new(
+        (initial.budgets.conversation.tokens)
+            .map(|n| n.to_string())
+            .unwrap_or_default(),
+    );
+    let day_cost = RwSignal::new(amount(initial.budgets.day.cost));
     let problems = RwSignal::new(Vec::<FieldProblem>::new());
     let form = NodeRef::<leptos::html::Form>::new();
     let saved = RwSignal::new(false);
@@ -282,6 +293,10 @@ pub fn SettingsPanel(
         } else {
             Backend::Local
         };
+        let (price, budgets) = metering(
+            [price_in, price_out, conversation_tokens, day_cost].map(|f| f.get_untracked()),
+            &mut found,
+        );
         let settings = Settings {
             model,
             temperature,
@@ -293,6 +308,8 @@ pub fn SettingsPanel(
             character: current.with_untracked(|s| s.character.clone()),
             collector: collector.get_untracked(),
             collector_headers: collector_headers.get_untracked(),
+            price,
+            budgets,
         };
         let proxy_field = proxy_field(&settings.model);
         found.extend(settings.problems().into_iter().map(|mut problem| {
@@ -586,6 +603,17 @@ pub fn SettingsPanel(
                 <label>"Headers"<textarea class="collector-headers" rows="2" bind:value=collector_headers placeholder="x-api-key: …" aria-invalid=invalid("collector") /></label>
                 {error("collector")}
             </fieldset>
+            <fieldset>
+                <legend>"Usage and cost"</legend>
+                <label>"Input price"<input class="price-input" inputmode="decimal" bind:value=price_in placeholder="0.15" aria-invalid=invalid("price") aria-describedby=described("price", "hint-price") /></label>
+                <label>"Output price"<input class="price-output" inputmode="decimal" bind:value=price_out placeholder="0.60" aria-invalid=invalid("price") aria-describedby=described("price", "hint-price") /></label>
+                <p class="field-hint" id="hint-price">"Dollars per million tokens for the proxy's model; each answer shows its tokens and cost. The rules and local models cost nothing."</p>
+                {error("price")}
+                <label>"Conversation budget (tokens)"<input class="budget-conversation" inputmode="numeric" bind:value=conversation_tokens aria-invalid=invalid("budgets") /></label>
+                <label>"Daily budget ($)"<input class="budget-day" inputmode="decimal" bind:value=day_cost aria-invalid=invalid("budgets") aria-describedby=described("budgets", "hint-budgets") /></label>
+                <p class="field-hint" id="hint-budgets">"Reached, a run stops before asking the model again, saying so. Empty: no budget."</p>
+                {error("budgets")}
+            </fieldset>
             <div class="settings-actions">
                 <button type="submit" class="settings-save primary">"Save"</button>
                 <button type="button" class="settings-close" on:click=move |_| close()>"Close"</button>
@@ -629,6 +657,44 @@ fn error_id(field: &str) -> String {
 }
 
 /// `text` parsed as a `T`, or `None` with `message` noted as `field`'s problem.
+/// The price and budgets from their fields (input price, output price, conversation
+/// tokens, daily dollars): an empty field sets nothing.
+fn metering(
+    [input, output, tokens, day]: [String; 4],
+    found: &mut Vec<FieldProblem>,
+) -> (Option<Price>, Budgets) {
+    let amount = "a price or budget is a number of dollars, 0 or more";
+    let mut price = None;
+    if !(input.trim().is_empty() && output.trim().is_empty()) {
+        let input = parse::<f64>(&input, "price", amount, found).unwrap_or(0.0);
+        let output = parse::<f64>(&output, "price", amount, found).unwrap_or(0.0);
+        let read = Price { input, output };
+        if !read.is_valid() {
+            found.push(FieldProblem {
+                field: "price",
+                message: amount.into(),
+            });
+        }
+        price = Some(read);
+    }
+    let mut budgets = Budgets::default();
+    if !tokens.trim().is_empty() {
+        let message = "the conversation budget is a whole number of tokens";
+        budgets.conversation.tokens = parse(&tokens, "budgets", message, found);
+    }
+    if !day.trim().is_empty() {
+        let cost = parse::<f64>(&day, "budgets", amount, found);
+        if cost.is_some_and(|c| !c.is_finite() || c < 0.0) {
+            found.push(FieldProblem {
+                field: "budgets",
+                message: amount.into(),
+            });
+        }
+        budgets.day.cost = cost;
+    }
+    (price, budgets)
+}
+
 fn parse<T: std::str::FromStr>(
     text: &str,
     field: &'static str,

@@ -218,6 +218,9 @@ impl Chat {
         let app = app::Session::new(config, delegate);
         // Every run traced: the inspector downloads it, Settings' collector gets it.
         app.set_telemetry(Some(demo::telemetry(&settings)));
+        // Settings' price for the proxy's model and the budgets (docs/usage-and-cost.md).
+        app.set_prices(settings.prices());
+        app.set_budgets(settings.budgets);
         if let Some(world) = &world {
             app.set_environment(Some(demo::world_environment(Rc::clone(world))));
         }
