@@ -13,6 +13,8 @@ use super::address::Address;
 use super::grants::offers;
 use super::state::{Running, Waiting};
 use super::update::{Decision, PendingApproval, Update};
+#[cfg(feature = "webmcp")]
+use super::visitor::{is_visit, visit_asks};
 use super::{AppError, Perceived, Session};
 use crate::compose::agent::Agent;
 use crate::llm::message::{Message, ToolCall};
@@ -453,6 +455,10 @@ impl Session {
                 reason: format!("no one is here to ask, and {why}"),
             });
         }
+        // A browser agent's call is its own each time: no grant the person gave
+        // covers it, and its card offers none that would cover the next one.
+        #[cfg(feature = "webmcp")]
+        let why = why.or_else(|| is_visit(run.observation()).then(visit_asks));
         if let Some(why) = why {
             // A call that always asks says why by what it does; its values, shown
             // with their sources, say the rest.

@@ -31,6 +31,19 @@ use crate::run::{Boundaries, Observation, Subject, Trigger};
 /// Who made a visitor's call, as the conversation and the card say it.
 pub const VISITOR: &str = "a browser agent (WebMCP)";
 
+/// The trigger kind of a visitor's turn.
+const VISIT: &str = "webmcp";
+
+/// Whether `observation` is a visitor's call (see [`visit_of`]).
+pub(super) fn is_visit(observation: &Observation) -> bool {
+    observation.trigger.kind == VISIT
+}
+
+/// Why a visitor's call asks whatever the person granted before.
+pub(super) fn visit_asks() -> String {
+    format!("{VISITOR} asked for it, and no grant covers another party's calls")
+}
+
 /// What a visitor's call came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Visited {
@@ -82,7 +95,7 @@ pub fn visit_of(call: &ToolCall) -> Observation {
         call.name, call.arguments
     ));
     observation.trigger = Trigger {
-        kind: "webmcp".into(),
+        kind: VISIT.into(),
         event: "tool.called".into(),
         timestamp: None,
     };

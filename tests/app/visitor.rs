@@ -137,3 +137,56 @@ fn a_browser_agents_call_to_a_tool_the_session_lacks_is_refused() {
     assert!(matches!(visited, Visited::Refused(_)), "{visited:?}");
     assert_eq!(*opened.borrow(), 0);
 }
+#[test]
+fn a_persons_allow_always_does_not_cover_a_browser_agents_call() {
+    let (session, opened) = gatehouse();
+    let mut pool = LocalPool::new();
+    // A first visit, approved once: the conversation has now read another party's words.
+    let visit = spawn_visit(&pool, &session, "open_gate", json!({}));
+    pool.run_until_stalled();
+    let pending = session.pending();
+    session
+        .decide(&pending[0].key(), Decision::Approve)
+        .unwrap();
+    pool.run_until_stalled();
+    assert!(visit.borrow().is_some());
+    // The person's own request now asks (untrusted conversation); they allow it always.
+    let own = spawn_send(&pool, &session, "open the gate");
+    pool.run_until_stalled();
+    let pending = session.pending();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    session
+        .decide(&pending[0].key(), Decision::ApproveAlways)
+        .unwrap();
+    pool.run_until_stalled();
+    assert_eq!(answer(&own), "Gate open.");
+    let before = *opened.borrow();
+    // A browser agent's next call.
+    let visit = spawn_visit(&pool, &session, "open_gate", json!({}));
+    pool.run_until_stalled();
+    assert!(
+        visit.borrow().is_none(),
+        "a browser agent's call waits for a person"
+    );
+    let pending = session.pending();
+    assert_eq!(pending.len(), 1);
+    assert!(
+        pending[0].grants.is_empty(),
+        "its card offers Allow once and Deny only: {:?}",
+        pending[0].grants
+    );
+    assert_eq!(*opened.borrow(), before, "nothing ran unasked");
+    // "Allow always" sent anyway grants nothing: the next call asks again.
+    session
+        .decide(&pending[0].key(), Decision::ApproveAlways)
+        .unwrap();
+    pool.run_until_stalled();
+    assert!(visit.borrow().is_some());
+    let _next = spawn_visit(&pool, &session, "open_gate", json!({}));
+    pool.run_until_stalled();
+    assert_eq!(
+        session.pending().len(),
+        1,
+        "the next browser agent's call asks"
+    );
+}
