@@ -24,6 +24,17 @@ use crate::run::interaction::Conversation;
 use crate::run::{AgentRun, ContextMemory, Observation, Outcome};
 use crate::tool::{Reach, ToolInfo};
 
+/// Who wrote `asked`, when another party did: the turn keeps it, so later turns read
+/// its input quoted as theirs.
+fn author_of(asked: &Input) -> Option<serde_json::Value> {
+    let Input::Observation(observation) = asked else {
+        return None;
+    };
+    let subject = &observation.subject;
+    let another = || subject.is_untrusted().then(|| "another party".into());
+    subject.author.clone().or_else(another)
+}
+
 /// Fires when the turn is stopped; never when its sender is merely dropped.
 pub(super) type StopSignal = Shared<oneshot::Receiver<()>>;
 
@@ -97,6 +108,7 @@ impl Session {
             if let Some(interaction) = c.interactions.last_mut() {
                 interaction.started_ms = disk.now_ms;
                 interaction.agent = address.agent.name.clone();
+                interaction.author = author_of(&asked);
             }
             state.age_turns(conversation, self.inner.config.options.keep_turns);
             (turn, history)

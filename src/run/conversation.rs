@@ -10,7 +10,7 @@ use super::interaction::Interaction;
 use crate::llm::message::Message;
 use crate::llm::window::estimate_message;
 use crate::run::event::Event;
-use crate::run::{ContextMemory, Outcome};
+use crate::run::{ContextMemory, Outcome, Subject};
 
 /// Roughly how many tokens a text costs: four characters a token, as tokenizers of
 /// English average. Good enough to budget a context; not a tokenizer.
@@ -179,6 +179,17 @@ fn cost(message: &Message) -> usize {
     estimate_tokens(&message.content) + MESSAGE_OVERHEAD
 }
 
+/// What started an interaction, as the model reads it: the person's words as they
+/// are, another party's quoted as theirs ([`Subject::as_prompt`]).
+fn asked_by(interaction: &Interaction) -> String {
+    let subject = Subject {
+        content: interaction.input.clone(),
+        author: interaction.author.clone(),
+        ..Subject::default()
+    };
+    subject.as_prompt()
+}
+
 /// An interaction as a user message and the answer, when it has an answer: the
 /// speaker's own, or (answered by another agent) quoted as that agent's.
 fn exchange(interaction: &Interaction, speaker: &str) -> Option<[Message; 2]> {
@@ -196,7 +207,7 @@ fn exchange(interaction: &Interaction, speaker: &str) -> Option<[Message; 2]> {
     } else {
         Message::assistant(answer, Vec::new())
     };
-    let exchange = [Message::user(&interaction.input), said];
+    let exchange = [Message::user(asked_by(interaction)), said];
     // Estimated once per turn (and form), then carried by each new copy.
     let [as_own, as_quoted] = &interaction.history_tokens;
     let memo = if foreign { as_quoted } else { as_own };

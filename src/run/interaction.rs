@@ -135,6 +135,10 @@ pub struct Interaction {
     /// The agent that answered it (empty in saves from before agents were named).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub agent: String,
+    /// Who wrote the input, when another party did (an event's author, a browser
+    /// agent): later turns read it quoted as theirs, never as the person's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<Value>,
     /// The goal the model guessed behind the input, when the run guessed one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal: Option<String>,
@@ -164,6 +168,7 @@ impl Interaction {
             folded: 0,
             usage: Tally::default(),
             agent: String::new(),
+            author: None,
             goal: None,
             history_tokens: Default::default(),
         }

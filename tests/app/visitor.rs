@@ -190,3 +190,51 @@ fn a_persons_allow_always_does_not_cover_a_browser_agents_call() {
         "the next browser agent's call asks"
     );
 }
+
+#[test]
+fn a_browser_agents_words_are_read_in_later_turns_as_theirs_not_the_persons() {
+    let paid = Rc::new(RefCell::new(Vec::new()));
+    let mut tools = ToolRegistry::new();
+    let log = Rc::clone(&paid);
+    tools.register_fn(
+        "pay",
+        ToolKind::Action,
+        "Pays someone.",
+        move |args: Value, _| {
+            log.borrow_mut().push(args.clone());
+            async move { Ok::<_, String>(json!({"paid": args["to"]})) }
+        },
+    );
+    tools.set_consequential("pay", &[("to", "payee")]);
+    let rules = r#"{"fallback": "Quiet.", "rules": [{"keywords": ["pay"], "tool": "pay",
+        "arguments": {"to": "mallory"}, "answer": "Paid {paid}."}]}"#;
+    let llm = Rc::new(RulesModel::from_json(rules).unwrap());
+    let agent = Agent::new("familiar", "Helps", "You help.", llm, Rc::new(tools));
+    let storage = Rc::new(VolatileStorage::new());
+    let session = Session::new(config("visit", &storage), Delegate::new(Rc::new(agent)));
+    let mut pool = LocalPool::new();
+    // A browser agent names the payee; the person denies its call.
+    let visit = spawn_visit(&pool, &session, "pay", json!({"to": "mallory"}));
+    pool.run_until_stalled();
+    let pending = session.pending();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    let reason = "no".to_owned();
+    session
+        .decide(&pending[0].key(), Decision::Deny { reason })
+        .unwrap();
+    pool.run_until_stalled();
+    assert!(visit.borrow().is_some());
+    // The person's next request carries that payee: it came from the browser agent's
+    // words in the history, so it asks and says whose they were.
+    let _own = spawn_send(&pool, &session, "pay them");
+    pool.run_until_stalled();
+    assert!(paid.borrow().is_empty(), "nothing paid unasked");
+    let pending = session.pending();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    let values = format!("{:?}", pending[0].values);
+    assert!(values.contains("mallory"), "{values}");
+    assert!(
+        values.contains(VISITOR),
+        "traced to the browser agent: {values}"
+    );
+}
