@@ -9,7 +9,6 @@
 //! the next model call in words (`run::meter`).
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
 
 use crate::base::json::Read;
 use serde::Serialize;
@@ -41,40 +40,71 @@ pub struct Budgets {
 }
 
 /// What was spent, by conversation, by agent and by day (days since the epoch, UTC,
-/// as JSON keys are strings).
+/// as text). Lists searched in order, not maps: tens of entries, and a map's code
+/// for each type would cost the page kilobytes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
 pub struct Spending {
     #[serde(default)]
-    pub conversations: BTreeMap<String, Tally>,
+    pub conversations: Vec<Spent>,
     #[serde(default)]
-    pub agents: BTreeMap<String, Tally>,
+    pub agents: Vec<Spent>,
     #[serde(default)]
-    pub days: BTreeMap<String, Tally>,
+    pub days: Vec<Spent>,
+}
+
+/// One conversation's, agent's or day's tally.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
+pub struct Spent {
+    pub name: String,
+    pub tally: Tally,
+}
+
+/// `name`'s tally in `list`, added when missing.
+fn entry<'a>(list: &'a mut Vec<Spent>, name: &str) -> Option<&'a mut Tally> {
+    if !list.iter().any(|s| s.name == name) {
+        list.push(Spent {
+            name: name.to_owned(),
+            tally: Tally::default(),
+        });
+    }
+    list.iter_mut()
+        .find(|s| s.name == name)
+        .map(|s| &mut s.tally)
+}
+
+fn of(list: &[Spent], name: &str) -> Tally {
+    list.iter()
+        .find(|s| s.name == name)
+        .map(|s| s.tally)
+        .unwrap_or_default()
 }
 
 impl Spending {
     /// Counts `call` to its conversation, agent and day; days older than a month go.
     pub fn add(&mut self, conversation: &str, agent: &str, day: i64, call: &Tally) {
-        self.conversations
-            .entry(conversation.to_owned())
-            .or_default()
-            .add(call);
-        self.agents.entry(agent.to_owned()).or_default().add(call);
-        self.days.entry(day.to_string()).or_default().add(call);
+        for (list, name) in [
+            (&mut self.conversations, conversation.to_owned()),
+            (&mut self.agents, agent.to_owned()),
+            (&mut self.days, day.to_string()),
+        ] {
+            if let Some(tally) = entry(list, &name) {
+                tally.add(call);
+            }
+        }
         self.days
-            .retain(|d, _| d.parse::<i64>().is_ok_and(|d| d > day - KEEP_DAYS));
+            .retain(|d| d.name.parse::<i64>().is_ok_and(|d| d > day - KEEP_DAYS));
     }
 
     pub fn conversation(&self, id: &str) -> Tally {
-        self.conversations.get(id).copied().unwrap_or_default()
+        of(&self.conversations, id)
     }
 
     pub fn agent(&self, name: &str) -> Tally {
-        self.agents.get(name).copied().unwrap_or_default()
+        of(&self.agents, name)
     }
 
     pub fn day(&self, day: i64) -> Tally {
-        self.days.get(&day.to_string()).copied().unwrap_or_default()
+        of(&self.days, &day.to_string())
     }
 
     /// The budgets a run of `agent` in `conversation` on `day` counts against, with

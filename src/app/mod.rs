@@ -52,7 +52,7 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 
-pub use budget::{Budgets, Spending, budgets_from, day_of, prices_from};
+pub use budget::{Budgets, Spending, Spent, budgets_from, day_of, prices_from};
 pub use config::{Config, DEFAULT_CONTEXT_BUDGET, DEFAULT_KEEP_TURNS, Options};
 #[cfg(feature = "workflows")]
 pub use config::{Play, character_prompt};

@@ -18,7 +18,8 @@ use crate::llm::usage::{Prices, Tally};
 #[derive(Serialize)]
 struct Report {
     conversation: Tally,
-    agents: std::collections::BTreeMap<String, Tally>,
+    /// By agent name.
+    agents: serde_json::Map<String, Value>,
     today: Tally,
     budgets: Budgets,
 }
@@ -71,7 +72,14 @@ impl FamiliarAgent {
         to_js(&Report {
             conversation: spending.conversation(&id),
             today: spending.day(self.session.today()),
-            agents: spending.agents,
+            agents: (spending.agents.iter())
+                .map(|s| {
+                    (
+                        s.name.clone(),
+                        crate::base::json::to_value(&s.tally).unwrap_or_default(),
+                    )
+                })
+                .collect(),
             budgets: self.session.budgets(),
         })
     }

@@ -147,13 +147,23 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// A cost in dollars: cents when it is a cent or more, else four significant places.
+/// A cost in dollars: cents when it is a cent or more, else four places. Written with
+/// integers: Rust's float formatting would add kilobytes to the page.
 pub fn dollars(cost: f64) -> String {
-    if cost >= 0.01 {
-        format!("${cost:.2}")
+    let (places, scale) = if cost >= 0.01 {
+        (2, 100.0)
     } else {
-        format!("${cost:.4}")
-    }
+        (4, 10_000.0)
+    };
+    // Rounded to whole hundredths (or ten-thousandths); saturating, never negative.
+    let units = (cost.max(0.0) * scale).round().min(u64::MAX as f64) as u64;
+    let whole = units / scale as u64;
+    let part = (units % scale as u64).to_string();
+    format!(
+        "${}.{}{part}",
+        thousands(whole),
+        "0".repeat(places - part.len().min(places))
+    )
 }
 
 #[cfg(test)]
@@ -256,5 +266,10 @@ mod tests {
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(thousands(999), "999");
         assert_eq!(dollars(12.5), "$12.50");
+        assert_eq!(dollars(1234.005), "$1,234.01");
+        assert_eq!(dollars(0.000066), "$0.0001");
+        assert_eq!(dollars(0.0048), "$0.0048");
+        assert_eq!(dollars(0.0), "$0.0000");
+        assert_eq!(dollars(0.05), "$0.05");
     }
 }
