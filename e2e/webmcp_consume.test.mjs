@@ -207,5 +207,17 @@ test("the extension's side panel runs the tab's declared add_task offline, its c
   assert.equal(answer, `${env.origin}'s tool \`add_task\` answered: “Added Milk.”`);
   assert.deepEqual(await tasks(tab), ['Bread', 'Eggs', 'Milk']);
   assert.deepEqual(await ran(tab), ['add_task']);
+  // content.js runs only the tool the panel listed, where it listed it: asked with
+  // another document origin (the frame navigated since) or another tool origin than
+  // the card named, it refuses and runs nothing.
+  const refused = await panel.evaluate(({ tabId, origin }) => Promise.all([
+    { document: 'https://elsewhere.example', origin: null },
+    { document: origin, origin: 'https://elsewhere.example' },
+  ].map((at) => chrome.tabs.sendMessage(tabId, {
+    to: 'familiar-frame', op: 'execute', name: 'add_task', input: '{"text":"Ink"}', ...at,
+  }, { frameId: 0 }))), { tabId, origin: env.origin });
+  assert.match(refused[0].error, /the frame holds another page now .*`add_task` was not run/);
+  assert.match(refused[1].error, /the page declares no tool `add_task` of https:\/\/elsewhere\.example now/);
+  assert.deepEqual(await tasks(tab), ['Bread', 'Eggs', 'Milk']);
   assert.deepEqual(errors, []);
 });

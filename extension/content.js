@@ -51,15 +51,20 @@
       // page's in this isolated world too, and executeTool runs the page's own execute.
       case 'tools': {
         const tools = (await document.modelContext?.getTools?.()) ?? [];
-        return { ok: true, tools: JSON.stringify(tools.map((tool) => ({
+        return { ok: true, document: self.origin, tools: JSON.stringify(tools.map((tool) => ({
           name: tool.name, description: tool.description, inputSchema: tool.inputSchema,
           annotations: tool.annotations, origin: tool.origin,
         }))) };
       }
+      // Only the tool the panel listed and the card named: the same document origin
+      // and the same tool origin, else refused (the frame may hold another page now).
       case 'execute': {
+        if (self.origin !== message.document) {
+          return { error: `the frame holds another page now (${self.origin}, not ${message.document}); \`${message.name}\` was not run` };
+        }
         const tools = (await document.modelContext?.getTools?.()) ?? [];
-        const tool = tools.find((t) => t.name === message.name);
-        if (!tool) return { error: `the page declares no tool \`${message.name}\` now` };
+        const tool = tools.find((t) => t.name === message.name && (t.origin ?? null) === (message.origin ?? null));
+        if (!tool) return { error: `the page declares no tool \`${message.name}\` of ${message.origin ?? message.document} now` };
         const answer = await document.modelContext.executeTool(tool, JSON.parse(message.input));
         return { ok: true, answer: typeof answer === 'string' ? answer : JSON.stringify(answer ?? '') };
       }

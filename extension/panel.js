@@ -155,13 +155,16 @@ class TabPage {
     const frames = ((await chrome.webNavigation.getAllFrames({ tabId }).catch(() => null)) ?? [])
       .sort((a, b) => a.frameId - b.frameId);
     const lists = await Promise.all(frames.map((frame) => ask(tabId, whereIs(frame), { op: 'tools' })
-      .then((answer) => ({ frame, tools: JSON.parse(answer.tools) }), () => ({ frame, tools: [] }))));
+      .then((answer) => ({ frame, document: answer.document, tools: JSON.parse(answer.tools) }),
+        () => ({ frame, tools: [] }))));
     this.toolFrames = new Map();
     const tools = [];
-    for (const { frame, tools: declared } of lists) {
+    for (const { frame, document, tools: declared } of lists) {
       for (const tool of declared) {
         if (this.toolFrames.has(tool.name)) continue;
-        this.toolFrames.set(tool.name, { tabId, where: whereIs(frame) });
+        // Where it was listed: the frame, its document's origin and the tool's own
+        // (the card names it); execute runs it only there (content.js rechecks).
+        this.toolFrames.set(tool.name, { tabId, where: whereIs(frame), document, origin: tool.origin ?? null });
         tools.push(tool);
       }
     }
@@ -173,7 +176,9 @@ class TabPage {
     if (!this.toolFrames?.has(name)) await this.declared();
     const at = this.toolFrames.get(name);
     if (!at) throw new Error(`the page declares no tool \`${name}\` now`);
-    const answer = await ask(at.tabId, at.where, { op: 'execute', name, input: JSON.stringify(input) });
+    const answer = await ask(at.tabId, at.where, {
+      op: 'execute', name, input: JSON.stringify(input), document: at.document, origin: at.origin,
+    });
     return answer.answer;
   }
 
