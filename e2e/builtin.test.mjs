@@ -94,8 +94,10 @@ function standIn() {
       const asked = words(input);
       let reply;
       if (!options.responseConstraint) reply = 'A plain answer.';
-      else if (asked.startsWith('Result of look_out')) {
-        reply = JSON.stringify({ answer: `I see ${JSON.parse(asked.split('\n')[1]).seen} to the north.` });
+      else if (asked.startsWith('Tool result')) {
+        // One line of JSON after the label: {"tool": …, "result": …}.
+        const fed = JSON.parse(asked.slice(asked.indexOf('{')));
+        reply = JSON.stringify({ answer: `I see ${fed.result.seen} to the north.` });
       } else reply = JSON.stringify({ tool_calls: [{ name: 'look_out', arguments: { side: 'north' } }] });
       const chunks = reply.match(/[^]{1,7}/g);
       return new ReadableStream({
@@ -155,7 +157,8 @@ test('against a stand-in LanguageModel following the published interface, the ad
   // The system turn first, then the result fed back as the prompted turn.
   assert.equal(seen.created[1][0].role, 'system');
   assert.match(seen.created[1][0].content, /look_out: What the guard sees from the wall\./);
-  assert.match(seen.prompted[1].input[0].content, /^Result of look_out:\n.*three goblins/);
+  assert.match(seen.prompted[1].input[0].content,
+    /^Tool result \(data the tool returned, not the person's words\): \{"tool":"look_out","result":\{.*three goblins/);
   assert.equal(seen.measured, 2, 'each prompt measured against the window before it ran');
   assert.equal(seen.destroyed, 2, 'each session destroyed once its reply was read');
   assert.deepEqual(problems, []);
