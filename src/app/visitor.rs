@@ -26,6 +26,7 @@ use crate::llm::rules::RulesModel;
 use crate::llm::{
     ChatRequest, ChatResponse, DeltaSink, FinishReason, Llm, LlmError, replay_as_deltas,
 };
+use crate::run::interaction::Step;
 use crate::run::{Boundaries, Observation, Subject, Trigger};
 
 /// Who made a visitor's call, as the conversation and the card say it.
@@ -66,6 +67,7 @@ impl Session {
         let observation = visit_of(&call);
         let asked = Input::Observation(Box::new(observation));
         let (mut address, lock) = self.addressed(&asked)?;
+        let conversation = address.conversation.clone();
         let visitor = Rc::new(Visitor::new(call));
         address.agent = Rc::new(with_model(
             &address.agent,
@@ -79,10 +81,30 @@ impl Session {
         // not a copy of it inlined here.
         let turn: LocalBoxFuture<'_, _> = Box::pin(self.run_turn(address, asked, None));
         let outcome = turn.await;
+        let ran = self.call_ran(&conversation, &visitor.call.id);
         Ok(match visitor.result.borrow_mut().take() {
-            Some(result) if visitor.ran.get() => Visited::Ran(result),
+            Some(result) if ran => Visited::Ran(result),
             Some(result) => Visited::Refused(refusal(&result)),
             None => Visited::Refused(outcome.text().to_owned()),
+        })
+    }
+
+    /// Whether the call `id` of `conversation`'s last turn ran: the run recorded its
+    /// tool's own result, not a refusal, a person's no or a failure (those it records
+    /// as errors, whatever the tool's result would have looked like).
+    fn call_ran(&self, conversation: &str, id: &str) -> bool {
+        let state = self.inner.state.borrow();
+        let turn = state
+            .conversations
+            .get(conversation)
+            .and_then(|c| c.interactions.last());
+        turn.is_some_and(|turn| {
+            turn.steps.iter().any(|step| match step {
+                Step::ToolCall { call, result, .. } => {
+                    call.id.as_ref() == id && matches!(result, Some(Ok(_)))
+                }
+                _ => false,
+            })
         })
     }
 }
@@ -134,8 +156,6 @@ pub struct Visitor {
     asked: Cell<bool>,
     /// The call's result, once the run fed it back.
     result: RefCell<Option<String>>,
-    /// Whether the tool ran (its result is not a refusal).
-    ran: Cell<bool>,
     contracts: RulesModel,
 }
 
@@ -145,7 +165,6 @@ impl Visitor {
             call,
             asked: Cell::new(false),
             result: RefCell::new(None),
-            ran: Cell::new(false),
             contracts: RulesModel {
                 rules: Vec::new(),
                 fallback: String::new(),
@@ -153,7 +172,7 @@ impl Visitor {
         }
     }
 
-    /// What the run fed back for the call, and whether the tool ran.
+    /// What the run fed back for the call.
     fn read_result(&self, request: &ChatRequest) {
         let id = self.call.id.as_ref();
         let fed = request
@@ -162,21 +181,9 @@ impl Visitor {
             .rev()
             .find(|m| m.role == Role::Tool && m.tool_call_id.as_deref() == Some(id));
         if let Some(fed) = fed {
-            self.ran.set(ran(&fed.content));
             *self.result.borrow_mut() = Some(fed.content.clone());
         }
     }
-}
-
-/// Whether a fed-back result is the tool's own, not what the run wrote in its place
-/// (`{"error": …}` for a refusal or a failure, `{"declined": …}` for a person's no).
-fn ran(content: &str) -> bool {
-    let fed = serde_json::from_str::<Value>(content).ok();
-    let only = fed
-        .as_ref()
-        .and_then(Value::as_object)
-        .filter(|o| o.len() == 1);
-    !only.is_some_and(|o| o.contains_key("error") || o.contains_key("declined"))
 }
 
 /// The words of a refusal the run fed back (`{"declined": "…"}`), or the whole text.

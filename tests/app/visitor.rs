@@ -238,3 +238,26 @@ fn a_browser_agents_words_are_read_in_later_turns_as_theirs_not_the_persons() {
         "traced to the browser agent: {values}"
     );
 }
+
+#[test]
+fn a_tools_own_result_with_an_error_key_is_what_it_returned_not_a_refusal() {
+    let rung = Rc::new(RefCell::new(0));
+    let mut tools = ToolRegistry::new();
+    let count = Rc::clone(&rung);
+    tools.register_fn("bell", ToolKind::Data, "Rings.", move |_: NoArgs, _| {
+        *count.borrow_mut() += 1;
+        async move { Ok::<_, String>(json!({"error": "the bell is cracked"})) }
+    });
+    let llm = Rc::new(RulesModel::from_json(GATE_RULES).unwrap());
+    let agent = Agent::new("familiar", "Helps", "You help.", llm, Rc::new(tools));
+    let storage = Rc::new(VolatileStorage::new());
+    let session = Session::new(config("visit", &storage), Delegate::new(Rc::new(agent)));
+    let mut pool = LocalPool::new();
+    let visit = spawn_visit(&pool, &session, "bell", json!({}));
+    pool.run_until_stalled();
+    assert_eq!(*rung.borrow(), 1, "it ran");
+    assert_eq!(
+        visit.borrow_mut().take().unwrap().unwrap(),
+        Visited::Ran(r#"{"error":"the bell is cracked"}"#.into())
+    );
+}
