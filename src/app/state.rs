@@ -75,6 +75,8 @@ pub(super) struct State {
     /// One lock per conversation: its runs go one at a time, in order.
     locks: SmallMap<String, Rc<Mutex<()>>>,
     pub(super) destroyed: bool,
+    /// A browser agent's call is in flight (`Session::visit`): the next is refused.
+    pub(super) visiting: bool,
     runs_started: u64,
     /// What the open conversation reads as while it is not in memory.
     empty: Conversation,
@@ -115,6 +117,7 @@ impl State {
             stored_open: None,
             locks: SmallMap::new(),
             destroyed: false,
+            visiting: false,
             runs_started: 0,
             empty: Conversation::default(),
         }

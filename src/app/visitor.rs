@@ -64,9 +64,24 @@ impl Session {
             name: tool.into(),
             arguments: arguments.to_string().into(),
         };
+        // One call at a time: a flood of them is refused in words, and leaves no turns.
+        let Some(_visiting) = Visiting::begin(self) else {
+            return Ok(Visited::Refused(format!(
+                "`{tool}` was not run: another browser agent's call is in progress; try again once it is done"
+            )));
+        };
         let observation = visit_of(&call);
         let asked = Input::Observation(Box::new(observation));
         let (mut address, lock) = self.addressed(&asked)?;
+        if !self
+            .catalogue(&address.agent)
+            .iter()
+            .any(|t| t.spec.name == tool)
+        {
+            return Ok(Visited::Refused(format!(
+                "`{tool}` was not run: no tool of that name is offered here"
+            )));
+        }
         let conversation = address.conversation.clone();
         let visitor = Rc::new(Visitor::new(call));
         address.agent = Rc::new(with_model(
@@ -106,6 +121,30 @@ impl Session {
                 _ => false,
             })
         })
+    }
+}
+
+/// A browser agent's call in flight, until dropped (the call ended, or its future
+/// was dropped).
+struct Visiting(Session);
+
+impl Visiting {
+    /// The call's turn to be in flight; `None` while another is.
+    fn begin(session: &Session) -> Option<Self> {
+        let mut state = session.inner.state.borrow_mut();
+        if state.visiting {
+            return None;
+        }
+        state.visiting = true;
+        Some(Self(session.clone()))
+    }
+}
+
+impl Drop for Visiting {
+    fn drop(&mut self) {
+        if let Ok(mut state) = self.0.inner.state.try_borrow_mut() {
+            state.visiting = false;
+        }
     }
 }
 

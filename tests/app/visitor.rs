@@ -136,6 +136,48 @@ fn a_browser_agents_call_to_a_tool_the_session_lacks_is_refused() {
     let visited = visit.borrow_mut().take().unwrap().unwrap();
     assert!(matches!(visited, Visited::Refused(_)), "{visited:?}");
     assert_eq!(*opened.borrow(), 0);
+    let turns = session.conversation().interactions.len();
+    assert_eq!(turns, 0, "a call refused before it began leaves no turn");
+}
+
+#[test]
+fn a_flood_of_browser_agent_calls_has_one_in_flight_and_the_rest_refused_in_words_unsaved() {
+    let (session, opened) = gatehouse();
+    let mut pool = LocalPool::new();
+    let first = spawn_visit(&pool, &session, "open_gate", json!({}));
+    pool.run_until_stalled();
+    let flood: Vec<Visit> = (0..20)
+        .map(|_| spawn_visit(&pool, &session, "open_gate", json!({})))
+        .collect();
+    pool.run_until_stalled();
+    for visit in &flood {
+        let visited = visit.borrow_mut().take().unwrap().unwrap();
+        let Visited::Refused(why) = visited else {
+            panic!("{visited:?}");
+        };
+        assert!(
+            why.contains("another browser agent's call is in progress"),
+            "{why}"
+        );
+    }
+    assert_eq!(session.pending().len(), 1, "one card, the first call's");
+    assert_eq!(
+        session.conversation().interactions.len(),
+        1,
+        "one turn kept"
+    );
+    let pending = session.pending();
+    session
+        .decide(&pending[0].key(), Decision::Approve)
+        .unwrap();
+    pool.run_until_stalled();
+    assert!(matches!(first.borrow().as_ref(), Some(Ok(Visited::Ran(_)))));
+    // Once it is done, the next call is taken.
+    let next = spawn_visit(&pool, &session, "open_gate", json!({}));
+    pool.run_until_stalled();
+    assert!(next.borrow().is_none(), "it waits for its own card");
+    assert_eq!(session.pending().len(), 1);
+    assert_eq!(*opened.borrow(), 1);
 }
 #[test]
 fn a_persons_allow_always_does_not_cover_a_browser_agents_call() {
