@@ -115,6 +115,8 @@ step "PostgreSQL + postrust + the Supabase Auth stand-in on loopback, migrations
 "$ROOT/scripts/backend.sh" start "$backend" tests/sql/conformance.sql
 source "$backend/env"
 step "row-level security and the game's rules under Supabase's default grants (SQL against the real database)"
+# Each run counts its own SQL checks: a log kept from an earlier run would add to them.
+: > "$log/sql"
 psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/rls.sql | tee -a "$log/sql"
 step "what anon and authenticated may call under Supabase's own default grants: the API and policy helpers only, no database action forged into a ledger (SQL, a database of its own)"
 tests/sql/grants.sh
