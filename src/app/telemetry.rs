@@ -146,7 +146,7 @@ impl Session {
             && saved.turn == place.turn
         {
             let mut tracer = saved.tracer;
-            tracer.set_secrets(tracing.telemetry.capture.secrets.clone());
+            tracer.set_capture(tracing.telemetry.capture.clone());
             return tracer;
         }
         let agent = Agent {

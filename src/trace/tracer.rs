@@ -139,9 +139,10 @@ impl Tracer {
         self.ids.trace_id()
     }
 
-    /// The secrets to mask, again after a reload (they are never saved).
-    pub fn set_secrets(&mut self, secrets: Vec<String>) {
-        self.capture.secrets = secrets;
+    /// What to capture, again after a reload: the host's setting now, not the one the
+    /// run was saved with (content turned off since stays off; secrets are never saved).
+    pub fn set_capture(&mut self, capture: Capture) {
+        self.capture = capture;
     }
 
     /// The open run's span, as a parent for a sub-agent's tracer.

@@ -194,6 +194,56 @@ fn a_run_resumed_after_a_reload_continues_its_open_span_in_the_same_trace() {
 }
 
 #[test]
+fn a_run_resumed_after_content_was_turned_off_exports_no_content() {
+    let storage = Rc::new(VolatileStorage::new());
+    let counter = Rc::new(RefCell::new(0));
+    let conversation = {
+        let model = ScriptedModel::new();
+        model.push_tool_calls(vec![call("c1", "slow")]);
+        let w = world_with(
+            "t",
+            Rc::clone(&storage),
+            Rc::new(model),
+            Rc::clone(&counter),
+        );
+        let on = Capture {
+            content: true,
+            secrets: Vec::new(),
+        };
+        let _spans = traced(&w.session, on);
+        let _slow = host_slow(&w.session);
+        let mut pool = LocalPool::new();
+        spawn_send(&pool, &w.session, "wait for it");
+        pool.run_until_stalled();
+        w.session.conversation_id()
+    };
+
+    let model = ScriptedModel::new();
+    model.push_text("Waited-answer.");
+    let w = world_with("t", Rc::clone(&storage), Rc::new(model), counter);
+    let spans = traced(&w.session, Capture::default());
+    let slow = host_slow(&w.session);
+    w.session.restore();
+    let mut pool = LocalPool::new();
+    let resumed = spawn_resume(&pool, &w.session, &conversation);
+    pool.run_until_stalled();
+    slow.borrow_mut()
+        .pop()
+        .unwrap()
+        .send(json!({"done": "slow-result"}))
+        .unwrap();
+    pool.run_until_stalled();
+    assert_eq!(answer(&resumed), "Waited-answer.");
+    let after = spans.borrow();
+    assert!(!named(&after, "invoke_agent familiar").is_empty(), "ended");
+    let exported = serde_json::to_string(&*after).unwrap();
+    assert!(
+        !exported.contains("Waited-answer") && !exported.contains("slow-result"),
+        "the host's setting now, not the saved one: {exported}"
+    );
+}
+
+#[test]
 fn content_stays_out_unless_asked_and_a_secret_never_leaves() {
     let secret = "hunter2-horse";
     let w = solo("t");
