@@ -241,10 +241,9 @@ fn a_tool_that_fails_has_an_error_status_and_the_run_goes_on() {
     assert_eq!(run.status, Status::Unset);
 }
 
-#[test]
-fn a_failed_run_marks_the_model_call_in_flight_and_the_run_as_errors() {
-    let mut tracer = Tracer::new(4, agent(), Capture::default());
-    let events = [
+/// A run that meets an error, then fails with the proxy's body as its text.
+fn failing_run() -> Vec<Event> {
+    vec![
         Event::Started {
             trigger: Trigger {
                 kind: "schedule".into(),
@@ -254,12 +253,24 @@ fn a_failed_run_marks_the_model_call_in_flight_and_the_run_as_errors() {
             input: String::new(),
             environment: None,
         },
+        Event::Thought(Thought::Error {
+            message: "the model wrote: the password is swordfish".into(),
+        }),
         Event::StepStarted(Purpose::Reason { iteration: 1 }),
         Event::Done(Outcome::Failed {
             error: "the proxy answered 502".into(),
         }),
-    ];
-    traced(&mut tracer, &events, 0);
+    ]
+}
+
+#[test]
+fn a_failed_run_marks_the_model_call_in_flight_and_the_run_as_errors() {
+    let capture = Capture {
+        content: true,
+        secrets: Vec::new(),
+    };
+    let mut tracer = Tracer::new(4, agent(), capture);
+    traced(&mut tracer, &failing_run(), 0);
     let spans = tracer.take_finished();
     let chat = named(&spans, "chat gpt-test")[0];
     let run = named(&spans, "invoke_agent shopkeeper")[0];
@@ -267,6 +278,26 @@ fn a_failed_run_marks_the_model_call_in_flight_and_the_run_as_errors() {
     assert_eq!(run.status, Status::Error("the proxy answered 502".into()));
     assert_eq!(text(run, "error.type"), Some("run_failed"));
     assert_eq!(text(run, "familiar.trigger.kind"), Some("schedule"));
+}
+
+#[test]
+fn with_content_off_errors_leave_as_their_type_and_a_set_phrase_only() {
+    let mut tracer = Tracer::new(4, agent(), Capture::default());
+    traced(&mut tracer, &failing_run(), 0);
+    let spans = tracer.take_finished();
+    let chat = named(&spans, "chat gpt-test")[0];
+    let run = named(&spans, "invoke_agent shopkeeper")[0];
+    assert_eq!(chat.status, Status::Error("the model call failed".into()));
+    assert_eq!(text(chat, "error.type"), Some("model_error"));
+    assert_eq!(run.status, Status::Error("the run failed".into()));
+    assert_eq!(text(run, "error.type"), Some("run_failed"));
+    let thought = run.events.iter().find(|e| e.name == "exception");
+    assert!(thought.is_some(), "the error is still an event");
+    let written = export_request(&spans, &Resource::default()).to_string();
+    assert!(
+        !written.contains("502") && !written.contains("swordfish"),
+        "{written}"
+    );
 }
 
 #[test]

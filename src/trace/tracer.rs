@@ -264,6 +264,12 @@ impl Tracer {
         })
     }
 
+    /// An error's own text when content is captured (it can quote the model's output or a
+    /// provider's body); else `fixed`, so only the error's type and a set phrase leave.
+    fn error_text(&self, text: &str, fixed: &str) -> String {
+        self.content(text).unwrap_or_else(|| fixed.to_owned())
+    }
+
     /// `text` with every secret, and every payment card number, replaced by [`MASKED`].
     fn masked(&self, text: &str) -> String {
         let text = self
@@ -370,7 +376,7 @@ impl Tracer {
         if let Some(mut chat) = self.chat.take() {
             if let Some(error) = error {
                 chat.set(Attribute::text("error.type", "model_error"));
-                chat.status = Status::Error(self.masked(error));
+                chat.status = Status::Error(self.error_text(error, "the model call failed"));
             }
             chat.end_ms = Some(at_ms.max(chat.start_ms));
             self.finished.push(chat);
@@ -470,7 +476,7 @@ impl Tracer {
                 duration_ms,
             } => self.tool_returned(call_id, tool, result, *duration_ms, at_ms),
             Thought::Error { message } => {
-                let message = self.masked(message);
+                let message = self.error_text(message, "the run met an error");
                 let attributes = vec![Attribute::text("exception.message", message)];
                 self.run_event("exception", attributes, at_ms);
             }
@@ -591,7 +597,7 @@ impl Tracer {
         if let Some(mut run) = self.run.take() {
             if let Some((kind, message)) = error {
                 run.set(Attribute::text("error.type", kind));
-                run.status = Status::Error(self.masked(message));
+                run.status = Status::Error(self.error_text(message, "the run failed"));
             }
             run.end_ms = Some(at_ms.max(run.start_ms));
             self.finished.push(run);
