@@ -93,12 +93,16 @@ impl Settings {
     }
 
     /// What may be kept in the page's storage: everything, except that a widget
-    /// embedded in someone else's page keeps no proxy token there (any script of that
-    /// page could read it); the token then lasts as long as the page.
+    /// embedded in someone else's page keeps no proxy token and no collector headers
+    /// (often an API key) there (any script of that page could read them); they then
+    /// last as long as the page.
     pub fn to_store(&self, embedded: bool) -> Settings {
         let mut kept = self.clone();
-        if embedded && let ModelSource::Proxy(model) = &mut kept.model {
-            model.extra_header = None;
+        if embedded {
+            if let ModelSource::Proxy(model) = &mut kept.model {
+                model.extra_header = None;
+            }
+            kept.collector_headers.clear();
         }
         kept
     }
@@ -124,6 +128,26 @@ impl Settings {
                 ),
             },
         )
+    }
+}
+
+impl Settings {
+    /// The collector headers these settings would send to another collector than the
+    /// one they were saved for, as [`Settings::moved_token`] for the proxy: headers
+    /// (often an API key) are given for one collector, so they do not follow a changed
+    /// address unless the person types them again. `None` when they stay, or are none.
+    pub fn moved_collector_headers(&self, before: &Settings) -> Option<FieldProblem> {
+        let (from, to) = (origin(&before.collector), origin(&self.collector));
+        let kept = !before.collector_headers.trim().is_empty()
+            && self.collector_headers == before.collector_headers;
+        let both = !before.collector.trim().is_empty() && !self.collector.trim().is_empty();
+        (kept && both && from != to).then(|| FieldProblem {
+            field: "collector",
+            message: format!(
+                "the headers were given for {from}: type them again to send them to {to}, \
+                 or clear them"
+            ),
+        })
     }
 }
 
@@ -312,6 +336,49 @@ mod tests {
             settings,
             "the demo's own page keeps it"
         );
+    }
+
+    #[test]
+    fn an_embedded_widget_keeps_no_collector_headers_in_storage() {
+        let settings = Settings {
+            collector: "https://otel.example:4318".into(),
+            collector_headers: "x-api-key: k-123".into(),
+            ..Settings::default()
+        };
+        let kept = settings.to_store(true);
+        assert_eq!(kept.collector_headers, "");
+        assert_eq!(kept.collector, "https://otel.example:4318");
+        assert_eq!(
+            settings.to_store(false),
+            settings,
+            "the demo's own page keeps them"
+        );
+    }
+
+    #[test]
+    fn collector_headers_do_not_follow_a_changed_address_unasked() {
+        let collector = |url: &str, headers: &str| Settings {
+            collector: url.into(),
+            collector_headers: headers.into(),
+            ..Settings::default()
+        };
+        let saved = collector("https://otel.example:4318", "x-api-key: k-123");
+        let moved = collector("https://elsewhere.example", "x-api-key: k-123");
+        let problem = moved.moved_collector_headers(&saved).unwrap();
+        assert_eq!(problem.field, "collector");
+        assert_eq!(
+            problem.message,
+            "the headers were given for https://otel.example:4318: type them again to send \
+             them to https://elsewhere.example, or clear them"
+        );
+        for fine in [
+            collector("https://OTEL.example:4318/v1/traces", "x-api-key: k-123"),
+            collector("https://elsewhere.example", "x-api-key: k-124"),
+            collector("https://elsewhere.example", ""),
+        ] {
+            assert_eq!(fine.moved_collector_headers(&saved), None, "{fine:?}");
+        }
+        assert_eq!(moved.moved_collector_headers(&Settings::default()), None);
     }
 
     #[test]

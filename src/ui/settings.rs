@@ -219,6 +219,9 @@ pub fn SettingsPanel(
     let images = RwSignal::new(initial.remote_images);
     let collector = RwSignal::new(initial.collector.clone());
     let collector_headers = RwSignal::new(initial.collector_headers.clone());
+    // Whether the person typed the collector's headers since the last save: only then
+    // may saved headers go to a changed collector address.
+    let headers_typed = RwSignal::new(false);
     let amount = |n: Option<f64>| n.map(|n| n.to_string()).unwrap_or_default();
     let price_in = RwSignal::new(amount(initial.price.map(|p| p.input)));
     let price_out = RwSignal::new(amount(initial.price.map(|p| p.output)));
@@ -328,6 +331,9 @@ pub fn SettingsPanel(
                     }),
             );
         }
+        if !headers_typed.get_untracked() {
+            found.extend(current.with_untracked(|before| settings.moved_collector_headers(before)));
+        }
         if found.is_empty() {
             Ok(settings)
         } else {
@@ -361,6 +367,7 @@ pub fn SettingsPanel(
             }
             problems.set(Vec::new());
             header_typed.set(false);
+            headers_typed.set(false);
             saved.set(true);
             // "Saved." in view: the person sees the save was taken.
             request_animation_frame(move || {
@@ -600,7 +607,7 @@ pub fn SettingsPanel(
                 <legend>"Telemetry"</legend>
                 <label>"Collector"<input class="collector" type="url" bind:value=collector placeholder="https://otel.example.com:4318" aria-invalid=invalid("collector") aria-describedby=described("collector", "hint-collector") /></label>
                 <p class="field-hint" id="hint-collector">"An OpenTelemetry collector's OTLP/HTTP address: each run's spans go there (names, ids and times; no prompts). Empty: none."</p>
-                <label>"Headers"<textarea class="collector-headers" rows="2" bind:value=collector_headers placeholder="x-api-key: …" aria-invalid=invalid("collector") /></label>
+                <label>"Headers"<textarea class="collector-headers" rows="2" bind:value=collector_headers on:input=move |_| headers_typed.set(true) placeholder="x-api-key: …" aria-invalid=invalid("collector") /></label>
                 {error("collector")}
             </fieldset>
             <fieldset>
