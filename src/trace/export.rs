@@ -54,16 +54,24 @@ pub struct Outbox {
     /// Spans dropped: the oldest past [`MAX_KEPT`], and batches refused for good.
     #[serde(default)]
     dropped: u64,
+    /// How many of the first spans are the batch being sent now: never dropped to make
+    /// room, so the answer acknowledges the very spans it carried. Not kept: after a
+    /// reload nothing is in flight.
+    #[serde(skip)]
+    in_flight: usize,
 }
 
 impl Outbox {
-    /// Keeps `spans` to send; the oldest go past [`MAX_KEPT`].
+    /// Keeps `spans` to send; past [`MAX_KEPT`] the oldest go, but never one of the
+    /// batch in flight (its answer is about those spans).
     pub fn push(&mut self, spans: Vec<Span>) {
         self.spans.extend(spans);
         let over = self.spans.len().saturating_sub(MAX_KEPT);
         if over > 0 {
-            self.spans.drain(..over);
-            self.dropped = self.dropped.saturating_add(over as u64);
+            let from = self.in_flight.min(self.spans.len());
+            let to = from.saturating_add(over).min(self.spans.len());
+            self.spans.drain(from..to);
+            self.dropped = self.dropped.saturating_add((to - from) as u64);
         }
     }
 
@@ -82,12 +90,13 @@ impl Outbox {
     }
 
     /// The next batch to send at `now_ms`, oldest first, if any waits and the
-    /// backoff allows.
-    pub fn batch(&self, now_ms: i64) -> Option<&[Span]> {
+    /// backoff allows; it is in flight until [`Outbox::sent`].
+    pub fn batch(&mut self, now_ms: i64) -> Option<&[Span]> {
         if self.spans.is_empty() || now_ms < self.not_before_ms {
             return None;
         }
-        self.spans.get(..self.spans.len().min(BATCH))
+        self.in_flight = self.spans.len().min(BATCH);
+        self.spans.get(..self.in_flight)
     }
 
     /// When the next attempt may be made (ms since the epoch).
@@ -99,6 +108,7 @@ impl Outbox {
     /// ended at `now_ms`; `random` in [0, 1) draws the jitter.
     pub fn sent(&mut self, count: usize, outcome: Sent, now_ms: i64, random: f64) {
         let count = count.min(self.spans.len());
+        self.in_flight = 0;
         match outcome {
             Sent::Accepted => {
                 self.spans.drain(..count);
@@ -326,5 +336,33 @@ mod tests {
         let saved = serde_json::to_string(&outbox).unwrap();
         let reloaded: Outbox = crate::base::json::from_text(&saved).unwrap();
         assert_eq!(reloaded, outbox);
+    }
+
+    #[test]
+    fn a_batch_in_flight_is_never_pushed_out_so_its_answer_is_about_the_spans_it_carried() {
+        let mut outbox = Outbox::default();
+        outbox.push(spans(MAX_KEPT, 0));
+        let in_flight = names(outbox.batch(0));
+        assert_eq!(in_flight.len(), BATCH);
+        // A busy page: spans end while the collector has not answered yet.
+        outbox.push(spans(10, MAX_KEPT));
+        assert_eq!(outbox.len(), MAX_KEPT);
+        assert_eq!(outbox.dropped(), 10, "the oldest past the batch went");
+        let busy = Sent::Failed {
+            status: Some(503),
+            wait_ms: None,
+        };
+        outbox.sent(BATCH, busy, 0, 0.0);
+        assert_eq!(
+            names(outbox.batch(i64::MAX)),
+            in_flight,
+            "the batch tried again is the one the collector could not take"
+        );
+        outbox.sent(BATCH, Sent::Accepted, 0, 0.5);
+        assert_eq!(
+            names(outbox.batch(0)).first().map(String::as_str),
+            Some(&*format!("span {}", BATCH + 10)),
+            "then the oldest kept"
+        );
     }
 }

@@ -124,7 +124,7 @@ impl Inner {
     async fn send_all(&self) {
         loop {
             let now = self.clock.now().epoch_ms;
-            let batch = self.outbox.borrow().batch(now).map(<[Span]>::to_vec);
+            let batch = self.outbox.borrow_mut().batch(now).map(<[Span]>::to_vec);
             let Some(batch) = batch else {
                 let wait = self.outbox.borrow().not_before_ms().saturating_sub(now);
                 if self.outbox.borrow().is_empty() {
