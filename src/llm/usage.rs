@@ -68,14 +68,13 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// One call's usage at `price`.
+    /// One call's usage at `price`. A call that used no tokens (the rules model's)
+    /// counts as nothing: no call to show under a turn, nothing to keep with it.
     pub fn of(usage: &Usage, price: Option<Price>) -> Self {
-        let free = usage.prompt_tokens == 0 && usage.completion_tokens == 0;
-        let cost = match price {
-            _ if free => Some(0.0),
-            Some(price) => Some(price.of(usage)),
-            None => None,
-        };
+        if usage.prompt_tokens == 0 && usage.completion_tokens == 0 {
+            return Self::default();
+        }
+        let cost = price.map(|price| price.of(usage));
         Self {
             calls: 1,
             prompt_tokens: u64::from(usage.prompt_tokens),
@@ -222,9 +221,10 @@ mod tests {
     }
 
     #[test]
-    fn a_call_that_used_no_tokens_is_free_priced_or_not() {
+    fn a_call_that_used_no_tokens_counts_as_nothing_priced_or_not() {
         let rules = Tally::of(&usage(0, 0), None);
-        assert_eq!((rules.calls, rules.unpriced, rules.cost), (1, 0, 0.0));
+        assert_eq!((rules.calls, rules.unpriced, rules.cost), (0, 0, 0.0));
+        assert!(rules.is_empty(), "nothing counted: {rules:?}");
         assert_eq!(rules.words(), "0 tokens · free");
     }
 
