@@ -3,7 +3,8 @@
 //! edge for a number a person typed into the chat or a tool handed back. A run of 13
 //! to 19 digits, single spaces or dashes between them, that passes the Luhn check.
 
-use super::tracer::MASKED;
+/// What replaces a secret value, or a card number, wherever it would be exported.
+pub const MASKED: &str = "[masked]";
 
 /// The fewest and most digits a card number has.
 const DIGITS: std::ops::RangeInclusive<usize> = 13..=19;

@@ -12,9 +12,10 @@ mod span;
 mod tracer;
 
 pub use export::{BATCH, Collector, MAX_KEPT, Outbox, Sent};
+pub use mask::MASKED;
 pub use otlp::{Resource, SCOPE, export_request, otlp_span};
 pub use span::{Attribute, Ids, Kind, Span, SpanEvent, Status, Value};
-pub use tracer::{Agent, Capture, MASKED, MAX_CAPTURED_CHARS, ModelUsage, Parent, Tracer};
+pub use tracer::{Agent, Capture, MAX_CAPTURED_CHARS, ModelUsage, Parent, Tracer};
 
 #[cfg(test)]
 mod tests;

@@ -14,6 +14,7 @@
 use crate::base::json::Read;
 use serde::Serialize;
 
+use super::mask::MASKED;
 use super::span::{Attribute, Ids, Kind, Span, SpanEvent, Status};
 use crate::run::event::{Decided, Event, Thought};
 use crate::run::{Outcome, Purpose};
@@ -21,9 +22,6 @@ use crate::tool::ToolKind;
 
 /// The longest captured text (a prompt, arguments, a result), in characters.
 pub const MAX_CAPTURED_CHARS: usize = 8192;
-
-/// What replaces a secret value wherever it would be exported.
-pub const MASKED: &str = "[masked]";
 
 /// Who runs, as the spans name it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
