@@ -556,14 +556,17 @@ impl Session {
         Ok(())
     }
 
-    /// Stops every run and forgets every listener and the approver; later calls are
-    /// refused.
+    /// Stops every run and forgets every listener, the approver and its tracing (so an
+    /// exporter's sending task ends); later calls are refused.
     pub fn destroy(&self) {
         self.abort();
         self.inner.state.borrow_mut().destroyed = true;
         self.inner.schedules.borrow_mut().wake();
         self.inner.listeners.borrow_mut().clear();
         *self.inner.approver.borrow_mut() = None;
+        // Its exporter's sending task ends with the sink that owns it.
+        #[cfg(feature = "telemetry")]
+        self.inner.tracing.borrow_mut().take();
     }
 
     /// Where and when the session writes, now.

@@ -3,9 +3,14 @@
 //! collector over [`Http`] as JSON export requests, a batch at a time, waiting as the
 //! outbox says after a failure. Nothing here is awaited by a run: pushing spans is a
 //! copy into memory, and saving and sending happen in tasks of their own.
+//!
+//! The task lives as long as its owner: when the last [`Exporter`] handle goes (the
+//! agent destroyed, the demo's session rebuilt) it stops at its next step, and a new
+//! exporter on the same storage key takes the old one's outbox and stops it, so one
+//! key has one sender.
 
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use crate::app::Storage;
 use crate::base::clock::Clock;
@@ -17,6 +22,27 @@ use crate::trace::{Collector, Outbox, Resource, Sent, Span, export_request};
 #[derive(Clone)]
 pub struct Exporter {
     inner: Rc<Inner>,
+    /// Dropped with the last handle: the sending task then stops.
+    _owner: Rc<Owner>,
+}
+
+/// Stops its exporter's tasks when dropped.
+struct Owner(Weak<Inner>);
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        // What waits is kept for the next page (unless a newer exporter took it).
+        if let Some(inner) = self.0.upgrade()
+            && inner.live.replace(false)
+        {
+            inner.save();
+        }
+    }
+}
+
+thread_local! {
+    /// The live exporter of each storage key.
+    static LIVE: RefCell<Vec<(String, Weak<Inner>)>> = const { RefCell::new(Vec::new()) };
 }
 
 struct Inner {
@@ -31,11 +57,14 @@ struct Inner {
     random: Rc<dyn Fn() -> f64>,
     sending: Cell<bool>,
     saving: Cell<bool>,
+    /// Cleared when its owner lets go, or a newer exporter takes its key.
+    live: Cell<bool>,
 }
 
 impl Exporter {
     /// An exporter to `collector`, its outbox kept under `key` (what a reload left
-    /// there is sent first).
+    /// there is sent first; what an older exporter on `key` still held is taken over,
+    /// and that one stopped).
     pub fn new(
         collector: Collector,
         resource: Resource,
@@ -53,19 +82,34 @@ impl Exporter {
                 outbox
             })
             .unwrap_or_default();
+        let outbox = match take_key(&key) {
+            Some(mut held) => {
+                held.wake();
+                held
+            }
+            None => outbox,
+        };
+        let inner = Rc::new(Inner {
+            collector,
+            resource,
+            outbox: RefCell::new(outbox),
+            key,
+            storage,
+            http,
+            clock,
+            random,
+            sending: Cell::new(false),
+            saving: Cell::new(false),
+            live: Cell::new(true),
+        });
+        LIVE.with(|live| {
+            let mut live = live.borrow_mut();
+            live.retain(|(_, held)| held.strong_count() > 0);
+            live.push((inner.key.clone(), Rc::downgrade(&inner)));
+        });
         let exporter = Self {
-            inner: Rc::new(Inner {
-                collector,
-                resource,
-                outbox: RefCell::new(outbox),
-                key,
-                storage,
-                http,
-                clock,
-                random,
-                sending: Cell::new(false),
-                saving: Cell::new(false),
-            }),
+            _owner: Rc::new(Owner(Rc::downgrade(&inner))),
+            inner,
         };
         exporter.kick();
         exporter
@@ -73,6 +117,9 @@ impl Exporter {
 
     /// Queues `spans`; they are saved and sent in tasks of their own.
     pub fn push(&self, spans: &[Span]) {
+        if !self.inner.live.get() {
+            return;
+        }
         self.inner.outbox.borrow_mut().push(spans.to_vec());
         self.save_soon();
         self.kick();
@@ -91,13 +138,15 @@ impl Exporter {
         let inner = Rc::clone(&self.inner);
         wasm_bindgen_futures::spawn_local(async move {
             inner.saving.set(false);
-            inner.save();
+            if inner.live.get() {
+                inner.save();
+            }
         });
     }
 
     /// Starts the sending task unless it runs already.
     fn kick(&self) {
-        if self.inner.sending.replace(true) {
+        if !self.inner.live.get() || self.inner.sending.replace(true) {
             return;
         }
         let inner = Rc::clone(&self.inner);
@@ -106,6 +155,18 @@ impl Exporter {
             inner.sending.set(false);
         });
     }
+}
+
+/// Stops the live exporter on `key`, if any, and takes the spans it held.
+fn take_key(key: &str) -> Option<Outbox> {
+    let held = LIVE.with(|live| {
+        let mut live = live.borrow_mut();
+        let at = live.iter().position(|(k, _)| k == key)?;
+        let (_, held) = live.swap_remove(at);
+        held.upgrade()
+    })?;
+    held.live.set(false);
+    Some(std::mem::take(&mut *held.outbox.borrow_mut()))
 }
 
 impl Inner {
@@ -120,9 +181,10 @@ impl Inner {
         }
     }
 
-    /// Sends batch after batch until the outbox is empty, waiting between failures.
+    /// Sends batch after batch until the outbox is empty or its owner let go, waiting
+    /// between failures.
     async fn send_all(&self) {
-        loop {
+        while self.live.get() {
             let now = self.clock.now().epoch_ms;
             let batch = self.outbox.borrow_mut().batch(now).map(<[Span]>::to_vec);
             let Some(batch) = batch else {
@@ -136,6 +198,10 @@ impl Inner {
                 continue;
             };
             let sent = self.send(&batch).await;
+            if !self.live.get() {
+                // Taken over: the batch is the newer exporter's to send (again).
+                return;
+            }
             let now = self.clock.now().epoch_ms;
             self.outbox
                 .borrow_mut()

@@ -244,6 +244,28 @@ fn a_run_resumed_after_content_was_turned_off_exports_no_content() {
 }
 
 #[test]
+fn a_destroyed_session_lets_go_of_its_sink_so_an_exporter_stops() {
+    let w = solo("t");
+    let owner = Rc::new(());
+    let held = Rc::downgrade(&owner);
+    w.session.set_telemetry(Some(Telemetry {
+        capture: Capture::default(),
+        provider: "familiar.rules".into(),
+        model: "rules".into(),
+        sink: Rc::new(move |_: &[Span]| {
+            let _ = &owner;
+        }),
+    }));
+    assert!(held.upgrade().is_some(), "the session holds the sink");
+    w.session.destroy();
+    assert!(
+        held.upgrade().is_none(),
+        "dropped with the session's tracing"
+    );
+    assert!(!w.session.traced());
+}
+
+#[test]
 fn content_stays_out_unless_asked_and_a_secret_never_leaves() {
     let secret = "hunter2-horse";
     let w = solo("t");
