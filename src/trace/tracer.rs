@@ -6,9 +6,11 @@
 //! status where something failed.
 //!
 //! What it leaves out: prompts, answers, arguments and results, unless [`Capture`] asks
-//! for them; and the host's secret values (passwords, card numbers a person typed), which
-//! are replaced wherever they would appear, asked for or not, and are never saved with
-//! the tracer. Usage is not in the events: whoever reads the provider's response hands it
+//! for them (an error's own text too); payment card numbers, replaced wherever they
+//! would appear, asked for or not; and any value in [`Capture::secrets`], masked the
+//! same way and never saved with the tracer. No host or Settings field fills
+//! `secrets` yet (only tests and embedding Rust code do): passwords and a card's fields
+//! stay out because the page walk never reads them, not because of this list. Usage is not in the events: whoever reads the provider's response hands it
 //! to [`Tracer::model_usage`]. Sending spans is the exporter's; encoding them, `otlp`'s.
 
 use crate::base::json::Read;
@@ -51,7 +53,8 @@ pub struct Capture {
     #[serde(default)]
     pub content: bool,
     /// Values that never leave, asked for or not: replaced by [`MASKED`] in everything
-    /// exported. Not saved with the tracer: the host gives them again after a reload.
+    /// exported. Not saved with the tracer: given again after a reload. Filled by Rust
+    /// callers only; createAgent and the demo have no field for it yet.
     #[serde(skip)]
     pub secrets: Vec<String>,
 }
