@@ -76,6 +76,7 @@ pub(super) struct State {
     locks: SmallMap<String, Rc<Mutex<()>>>,
     pub(super) destroyed: bool,
     /// A browser agent's call is in flight (`Session::visit`): the next is refused.
+    #[cfg(feature = "webmcp")]
     pub(super) visiting: bool,
     runs_started: u64,
     /// What the open conversation reads as while it is not in memory.
@@ -117,6 +118,7 @@ impl State {
             stored_open: None,
             locks: SmallMap::new(),
             destroyed: false,
+            #[cfg(feature = "webmcp")]
             visiting: false,
             runs_started: 0,
             empty: Conversation::default(),
