@@ -145,7 +145,13 @@ async fn saving_another_backend_signs_out_and_no_token_reaches_it() {
 
     fill(&root, ".supabase-url", &other_url);
     click(&root, ".settings-save");
-    leptos::task::tick().await;
+    // Save asks the new project first (store::project::check): "Saved." once it answers.
+    for _ in 0..100 {
+        if text_of(&root, ".settings-saved") == "Saved." {
+            break;
+        }
+        TimeoutFuture::new(50).await;
+    }
     assert_eq!(text_of(&root, ".settings-saved"), "Saved.");
     let kept = everything_kept();
     assert!(
