@@ -17,6 +17,8 @@ use web_sys::{HtmlElement, HtmlTextAreaElement, KeyboardEvent, KeyboardEventInit
 
 #[path = "ui/approvals.rs"]
 mod approvals;
+#[path = "common/capture.rs"]
+mod capture;
 #[path = "ui/completions.rs"]
 mod completions;
 #[path = "ui/markdown.rs"]

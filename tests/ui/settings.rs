@@ -98,7 +98,9 @@ async fn settings_refuse_a_service_key_and_a_bad_step_cap_with_clear_messages() 
     });
     leptos::task::tick().await;
     click(&root, ".use-supabase");
-    fill(&root, ".supabase-url", "https://abc.supabase.co");
+    // A project that answers (the capture server's REST stand-in): Save asks it first.
+    let project = format!("{}{}", capture::origins().0, capture::tag("settings"));
+    fill(&root, ".supabase-url", &project);
     // A legacy service-role JWT: {"role":"service_role"}.
     fill(
         &root,
@@ -138,7 +140,13 @@ async fn settings_refuse_a_service_key_and_a_bad_step_cap_with_clear_messages() 
     );
     fill(&root, ".step-cap", "8");
     click(&root, ".settings-save");
-    leptos::task::tick().await;
+    // Save asks the project first (store::project::check): "Saved." once it answers.
+    for _ in 0..100 {
+        if text_of(&root, ".settings-saved") == "Saved." {
+            break;
+        }
+        TimeoutFuture::new(50).await;
+    }
     assert_eq!(count(&root, ".field-error"), 0);
     assert_eq!(applied.get_untracked(), 1);
     assert_eq!(text_of(&root, ".settings-saved"), "Saved.");
