@@ -180,6 +180,8 @@ test("a composite agent's sub-agent action asks for approval, runs once approved
   await composer.fill('@shop what do you see?');
   await composer.press('Enter');
   await chat.locator('.turn').nth(1).locator('.message-assistant').waitFor();
+  // The answer's box shows as the turn starts; its record is read once the turn is done.
+  await page.waitForFunction(() => window.guide.conversation().interactions[1]?.status === 'Completed');
   const turns = await page.evaluate(() => window.guide.conversation().interactions);
   assert.deepEqual(turns.map((turn) => [turn.agent, turn.steps[0].environment?.text]), [
     ['guide', 'the town square at noon'],
