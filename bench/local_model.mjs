@@ -29,7 +29,10 @@ if (!weights) {
 const GENERATE = Number(process.env.GENERATE ?? 64);
 const CORES = availableParallelism();
 // About 300 tokens of system prompt, then a question: a short agent's first turn.
-const system = `You are a helpful assistant in a small fantasy town. ${'The market opens at dawn and the baker sells bread, the smith mends tools, and the innkeeper keeps the ale cold. '.repeat(9)}`;
+// PARAGRAPHS: fewer of the prompt's nine paragraphs for a short run (bench/short.sh: 1,
+// about 60 tokens; reading the prompt is most of a row's time); the figures cited are 9's.
+const PARAGRAPHS = Number(process.env.PARAGRAPHS ?? 9);
+const system = `You are a helpful assistant in a small fantasy town. ${'The market opens at dawn and the baker sells bread, the smith mends tools, and the innkeeper keeps the ale cold. '.repeat(PARAGRAPHS)}`;
 const first = { system, messages: [{ role: 'user', content: 'Tell me a story about the market.' }], tools: [], tool_choice: 'auto', temperature: 0, max_tokens: GENERATE };
 const warmUp = { ...first, system: 'Hi.', max_tokens: 1 };
 /** The follow-up turn: the same transcript plus the answer and a new question. */
