@@ -5,7 +5,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use familiar::base::clock::ManualClock;
+use familiar::base::clock::{FrozenClock, ManualClock};
 use familiar::llm::message::{Role, ToolCall};
 use familiar::llm::scripted::ScriptedModel;
 use familiar::run::driver::{Seams, Stop, drive};
@@ -142,22 +142,6 @@ fn tool_messages(run: &AgentRun) -> Vec<Value> {
         .filter(|m| m.role == Role::Tool)
         .map(|m| serde_json::from_str(&m.content).unwrap())
         .collect()
-}
-
-/// A clock whose timers never fire: timeouts stay out of the way.
-struct Frozen;
-
-impl familiar::base::clock::Clock for Frozen {
-    fn now(&self) -> familiar::base::clock::Instant {
-        familiar::base::clock::Instant {
-            epoch_ms: 0,
-            utc_offset_minutes: 0,
-        }
-    }
-
-    fn sleep(&self, _: u64) -> futures::future::LocalBoxFuture<'static, ()> {
-        Box::pin(futures::future::pending())
-    }
 }
 
 #[test]

@@ -11,6 +11,7 @@ use std::rc::Rc;
 use familiar::app::{
     Config, Decision, HostTool, Notice, Options, Play, Session, Storage, Update, VolatileStorage,
 };
+use familiar::base::clock::FrozenClock;
 use familiar::base::clock::{Clock, Instant};
 use familiar::compose::agent::Agent;
 use familiar::compose::delegate::Delegate;
@@ -66,23 +67,6 @@ const RULES: &str = r#"{
         {"keywords": ["wait"], "tool": "slow", "answer": "Waited: {done}."}
     ]
 }"#;
-
-/// A clock whose time stands still and whose timers never fire: what a host answers
-/// in a test is never raced by a timeout.
-struct Frozen;
-
-impl Clock for Frozen {
-    fn now(&self) -> Instant {
-        Instant {
-            epoch_ms: 1_000,
-            utc_offset_minutes: 0,
-        }
-    }
-
-    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
-        Box::pin(futures::future::pending())
-    }
-}
 
 fn rules() -> Rc<RulesModel> {
     Rc::new(RulesModel::from_json(RULES).unwrap())
@@ -148,7 +132,7 @@ fn config(namespace: &str, storage: &Rc<VolatileStorage>) -> Config {
         namespace: namespace.into(),
         play: None,
         options: Options::default(),
-        clock: Rc::new(Frozen),
+        clock: Rc::new(FrozenClock::at(1_000)),
         storage: Rc::clone(storage) as Rc<dyn Storage>,
         random: Rc::new(|| 0.5),
     }

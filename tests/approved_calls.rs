@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use familiar::app::{Config, Options, Session, Storage, VolatileStorage};
-use familiar::base::clock::{Clock, Instant};
+use familiar::base::clock::FrozenClock;
 use familiar::compose::agent::Agent;
 use familiar::compose::delegate::Delegate;
 use familiar::llm::message::{Message, Role, ToolCall};
@@ -20,27 +20,10 @@ use familiar::run::event::Event;
 use familiar::run::{AgentRun, Observation, Outcome};
 use familiar::tool::{Approval, ToolKind, ToolRegistry};
 use futures::executor::{LocalPool, block_on};
-use futures::future::LocalBoxFuture;
 use futures::task::LocalSpawnExt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-
-/// A clock whose time stands still and whose timers never fire.
-struct Frozen;
-
-impl Clock for Frozen {
-    fn now(&self) -> Instant {
-        Instant {
-            epoch_ms: 1_000,
-            utc_offset_minutes: 0,
-        }
-    }
-
-    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
-        Box::pin(futures::future::pending())
-    }
-}
 
 #[derive(Deserialize, JsonSchema)]
 struct NoteArgs {
@@ -114,7 +97,7 @@ fn drive_run(
     let seams = Seams {
         llm: model,
         tools,
-        clock: &Frozen,
+        clock: &FrozenClock::at(1_000),
         host: None,
         checkpoint: None,
     };
@@ -335,7 +318,7 @@ fn session(model: &Rc<ScriptedModel>, tools: ToolRegistry) -> Session {
         namespace: "a".into(),
         play: None,
         options: Options::default(),
-        clock: Rc::new(Frozen),
+        clock: Rc::new(FrozenClock::at(1_000)),
         storage: Rc::new(VolatileStorage::new()) as Rc<dyn Storage>,
         random: Rc::new(|| 0.5),
     };

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use familiar::app::spec::tool_from_value;
 use familiar::app::{Channel, Config, Options, Session, Storage, Target, VolatileStorage};
-use familiar::base::clock::{Clock, Instant};
+use familiar::base::clock::FrozenClock;
 use familiar::compose::agent::Agent;
 use familiar::compose::delegate::Delegate;
 use familiar::llm::message::ToolCall;
@@ -24,23 +24,6 @@ use futures::executor::LocalPool;
 use futures::future::LocalBoxFuture;
 use futures::task::LocalSpawnExt;
 use serde_json::{Value, json};
-
-/// A clock whose time stands still and whose timers never fire: a frame's answer is
-/// never raced by a timeout.
-struct Frozen;
-
-impl Clock for Frozen {
-    fn now(&self) -> Instant {
-        Instant {
-            epoch_ms: 1_000,
-            utc_offset_minutes: 0,
-        }
-    }
-
-    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
-        Box::pin(futures::future::pending())
-    }
-}
 
 fn call(id: &str, name: &str) -> ToolCall {
     ToolCall {
@@ -70,7 +53,7 @@ fn session(model: &Rc<ScriptedModel>) -> Session {
             goal_check_on_events: false,
             ..Options::default()
         },
-        clock: Rc::new(Frozen),
+        clock: Rc::new(FrozenClock::at(1_000)),
         storage: Rc::new(VolatileStorage::new()) as Rc<dyn Storage>,
         random: Rc::new(|| 0.25),
     };

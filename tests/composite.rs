@@ -13,7 +13,7 @@ use std::rc::Rc;
 use familiar::app::{
     Config, Decision, Environment, HostTool, Options, Perceived, Session, Storage, VolatileStorage,
 };
-use familiar::base::clock::{Clock, Instant};
+use familiar::base::clock::FrozenClock;
 use familiar::compose::agent::Agent;
 use familiar::compose::composite::composite;
 use familiar::compose::delegate::Delegate;
@@ -35,21 +35,6 @@ const RULES: &str = r#"{
          "answer": "Bought: {bought}."}
     ]
 }"#;
-
-struct Frozen;
-
-impl Clock for Frozen {
-    fn now(&self) -> Instant {
-        Instant {
-            epoch_ms: 1_000,
-            utc_offset_minutes: 0,
-        }
-    }
-
-    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
-        Box::pin(futures::future::pending())
-    }
-}
 
 struct Shop {
     session: Session,
@@ -101,7 +86,7 @@ fn shop(storage: Rc<VolatileStorage>) -> Shop {
         namespace: "c".into(),
         play: None,
         options: Options::default(),
-        clock: Rc::new(Frozen),
+        clock: Rc::new(FrozenClock::at(1_000)),
         storage: Rc::clone(&storage) as Rc<dyn Storage>,
         random: Rc::new(|| 0.5),
     };

@@ -15,14 +15,14 @@ use std::task::Poll;
 
 use common::{Reply, ScriptedHttp as Peer, respond};
 
-use familiar::base::clock::{Clock, Instant, ManualClock};
+use familiar::base::clock::{FrozenClock, ManualClock};
 use familiar::base::http::HttpError;
 use familiar::base::retry::RetryPolicy;
 use familiar::llm::message::Message;
 use familiar::llm::openai::{ModelSettings, OpenAiClient, SettingsError};
 use familiar::llm::{ChatRequest, Delta, FinishReason, Llm, LlmError};
 use futures::executor::block_on;
-use futures::future::{Either, LocalBoxFuture, poll_fn, select};
+use futures::future::{Either, poll_fn, select};
 
 const TEXT: &str = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"}}]}\n\n\
                     data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
@@ -230,22 +230,6 @@ fn an_empty_200_before_any_output_is_retried() {
     assert_eq!(s.peer.requests.borrow().len(), 2);
 }
 
-/// Time stands still: timers never fire, so only an abort can end a stalled stream.
-struct FrozenClock;
-
-impl Clock for FrozenClock {
-    fn now(&self) -> Instant {
-        Instant {
-            epoch_ms: 0,
-            utc_offset_minutes: 0,
-        }
-    }
-
-    fn sleep(&self, _ms: u64) -> LocalBoxFuture<'static, ()> {
-        Box::pin(futures::future::pending())
-    }
-}
-
 #[test]
 fn aborting_mid_stream_drops_the_request() {
     let peer = Rc::new(Peer::default());
@@ -261,7 +245,7 @@ fn aborting_mid_stream_drops_the_request() {
     let client = OpenAiClient::new(
         settings,
         peer.clone(),
-        Rc::new(FrozenClock),
+        Rc::new(FrozenClock::at(0)),
         Box::new(|| 0.0),
     )
     .unwrap();

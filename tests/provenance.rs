@@ -16,7 +16,7 @@ use familiar::app::{
     AppError, Config, Decision, HostTool, Options, PendingApproval, Session, Storage,
     VolatileStorage,
 };
-use familiar::base::clock::{Clock, Instant};
+use familiar::base::clock::FrozenClock;
 use familiar::compose::agent::Agent;
 use familiar::compose::delegate::Delegate;
 use familiar::llm::ToolSpec;
@@ -35,20 +35,6 @@ use futures::task::LocalSpawnExt;
 mod fake_page;
 use fake_page::{FakePage, control};
 use serde_json::{Value, json};
-
-struct Frozen;
-
-impl Clock for Frozen {
-    fn now(&self) -> Instant {
-        Instant {
-            epoch_ms: 1_000,
-            utc_offset_minutes: 0,
-        }
-    }
-    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
-        Box::pin(futures::future::pending())
-    }
-}
 
 /// A page on `location` saying `text`, with `controls` (element 1 is always a
 /// harmless "Next" the first, granted, action clicks).
@@ -75,7 +61,7 @@ fn config() -> Config {
         namespace: "p".into(),
         play: None,
         options: Options::default(),
-        clock: Rc::new(Frozen),
+        clock: Rc::new(FrozenClock::at(1_000)),
         storage: Rc::new(VolatileStorage::default()) as Rc<dyn Storage>,
         random: Rc::new(|| 0.5),
     }

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use familiar::app::{
     AppError, Config, Decision, Options, PendingApproval, Session, Storage, Update, VolatileStorage,
 };
-use familiar::base::clock::{Clock, Instant};
+use familiar::base::clock::FrozenClock;
 use familiar::compose::agent::Agent;
 use familiar::compose::delegate::Delegate;
 use familiar::llm::message::ToolCall;
@@ -23,28 +23,11 @@ use familiar::run::interaction::Step;
 use familiar::tool::ToolRegistry;
 use familiar::tool::page::{self, Control, Form, PageDom, Snapshot};
 use futures::executor::LocalPool;
-use futures::future::LocalBoxFuture;
 use futures::task::LocalSpawnExt;
 
 #[path = "common/fake_page.rs"]
 mod fake_page;
 use fake_page::{FakePage, control};
-
-/// A clock whose time stands still and whose timers never fire.
-struct Frozen;
-
-impl Clock for Frozen {
-    fn now(&self) -> Instant {
-        Instant {
-            epoch_ms: 1_000,
-            utc_offset_minutes: 0,
-        }
-    }
-
-    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
-        Box::pin(futures::future::pending())
-    }
-}
 
 fn button(id: u32, name: &str) -> Control {
     control(id, "button", name)
@@ -101,7 +84,7 @@ fn shop() -> Shop {
         namespace: "t".into(),
         play: None,
         options: Options::default(),
-        clock: Rc::new(Frozen),
+        clock: Rc::new(FrozenClock::at(1_000)),
         storage: Rc::new(VolatileStorage::default()) as Rc<dyn Storage>,
         random: Rc::new(|| 0.5),
     };

@@ -11,7 +11,8 @@ use std::rc::Rc;
 use familiar::app::Session;
 use familiar::app::spec::tool_from_value;
 use familiar::app::{Config, Options, Storage, VolatileStorage};
-use familiar::base::clock::{Clock, Instant};
+use familiar::base::clock::FrozenClock;
+use familiar::base::clock::Instant;
 use familiar::compose::agent::Agent;
 use familiar::compose::delegate::Delegate;
 use familiar::llm::message::{Role, ToolCall};
@@ -30,22 +31,6 @@ mod look_ups;
 #[path = "untrusted/saved.rs"]
 mod saved;
 
-/// A clock whose time stands still and whose timers never fire.
-struct Frozen;
-
-impl Clock for Frozen {
-    fn now(&self) -> Instant {
-        Instant {
-            epoch_ms: 1_000,
-            utc_offset_minutes: 0,
-        }
-    }
-
-    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
-        Box::pin(futures::future::pending())
-    }
-}
-
 fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
     ToolCall {
         id: id.into(),
@@ -62,7 +47,7 @@ fn config(storage: &Rc<VolatileStorage>) -> Config {
             goal_check_on_events: false,
             ..Options::default()
         },
-        clock: Rc::new(Frozen),
+        clock: Rc::new(FrozenClock::at(1_000)),
         storage: Rc::clone(storage) as Rc<dyn Storage>,
         random: Rc::new(|| 0.5),
     }

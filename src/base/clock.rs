@@ -77,6 +77,31 @@ impl Clock for FixedClock {
     }
 }
 
+/// A clock whose time stands still and whose timers never fire: in a test, what a
+/// host, a page or a stream answers is never raced by a timeout.
+#[derive(Debug, Clone, Copy)]
+pub struct FrozenClock(pub Instant);
+
+impl FrozenClock {
+    /// Stands still at `epoch_ms` (UTC).
+    pub const fn at(epoch_ms: i64) -> Self {
+        Self(Instant {
+            epoch_ms,
+            utc_offset_minutes: 0,
+        })
+    }
+}
+
+impl Clock for FrozenClock {
+    fn now(&self) -> Instant {
+        self.0
+    }
+
+    fn sleep(&self, _ms: u64) -> LocalBoxFuture<'static, ()> {
+        Box::pin(futures::future::pending())
+    }
+}
+
 /// A virtual clock for tests: a sleep ends as soon as it is awaited, moving time
 /// forward, and is recorded then (a timer raced and never polled leaves no trace).
 #[derive(Debug, Default, Clone)]

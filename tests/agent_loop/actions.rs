@@ -226,7 +226,7 @@ fn an_action_stopped_mid_way_is_marked_unknown_and_said_so() {
     let seams = Seams {
         llm: &model,
         tools: &bench.tools,
-        clock: &Frozen,
+        clock: &FrozenClock::at(0),
         host: None,
         checkpoint: None,
     };

@@ -118,7 +118,7 @@ fn data_tools_of_one_step_run_concurrently() {
     let seams = Seams {
         llm: &model,
         tools: &tools,
-        clock: &Frozen,
+        clock: &FrozenClock::at(0),
         host: None,
         checkpoint: None,
     };

@@ -89,7 +89,7 @@ fn look_then_act(tools: &ToolRegistry, first: ToolCall, then: ToolCall) -> Stop 
     let seams = Seams {
         llm: &model,
         tools,
-        clock: &Frozen,
+        clock: &FrozenClock::at(1_000),
         host: None,
         checkpoint: None,
     };
