@@ -337,8 +337,14 @@ export interface ProxyModelConfig {
   url: string;
   /** The model name it serves. */
   model: string;
-  /** One extra request header, e.g. a proxy token; provider API keys are refused. */
+  /** One extra request header, e.g. a proxy token; provider API keys are refused (a
+   * web page's scripts can all read its config). */
   header?: { name: string; value: string };
+  /** Sends the model's requests (chat, model list) in the page's `fetch`'s place,
+   * called as `fetch(url, init)` is: the host adds what the engine must not hold (an
+   * extension's stored key, for that provider's origin only) or routes the request
+   * through its own server. The top-level model's only. Default: the page's `fetch`. */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
   /** 0 to 2. */
   temperature?: number;
   /** 1 to 1000000. */

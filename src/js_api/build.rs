@@ -8,6 +8,7 @@ use std::rc::Rc;
 use crate::app::settings::Backend;
 use crate::app::spec::{AgentSpec, Builtin, ModelSpec, Offer};
 use crate::app::{Config, Session, Storage, VolatileStorage};
+use crate::base::http::Http;
 use crate::compose::agent::{Agent, register_as_tool};
 use crate::compose::composite::gather;
 use crate::compose::delegate::Delegate;
@@ -16,7 +17,7 @@ use crate::llm::openai::OpenAiClient;
 use crate::run::Owners;
 use crate::tool::CurrentTime;
 use crate::tool::ToolRegistry;
-use crate::web::{BrowserClock, BrowserStorage, Fetch, PageTitle};
+use crate::web::{BrowserClock, BrowserStorage, Fetch, HostFetch, PageTitle};
 #[cfg(feature = "workflows")]
 use {
     crate::app::spec::CharacterSpec,
@@ -56,12 +57,14 @@ const FULL_BUILD: &str = "the full build (dist/, `trunk build --release`)";
 
 /// Builds the session; every failure is one message saying what to fix. `page_model`:
 /// the page's own `respond` function, which replaces `spec.model`; `remote_page`: the
-/// page the page tools read when it is not this window's (the extension's tab).
+/// page the page tools read when it is not this window's (the extension's tab);
+/// `fetch`: the host's own, which sends the proxy model's requests (`model.fetch`).
 pub async fn session(
     spec: AgentSpec,
     page_model: Option<Rc<dyn Llm>>,
     remote_page: Option<PageBridge>,
     local_progress: Option<LocalProgress>,
+    fetch: Option<js_sys::Function>,
 ) -> Result<Session, String> {
     lacking(&spec)?;
     #[cfg(not(feature = "page"))]
@@ -100,7 +103,10 @@ pub async fn session(
         (ModelSpec::Proxy(settings), None) => Rc::new(
             OpenAiClient::new(
                 settings.clone(),
-                Rc::new(Fetch),
+                match fetch {
+                    Some(fetch) => Rc::new(HostFetch(fetch)) as Rc<dyn Http>,
+                    None => Rc::new(Fetch),
+                },
                 Rc::new(BrowserClock),
                 Box::new(js_sys::Math::random),
             )

@@ -62,6 +62,7 @@ pub async fn create_agent(
     #[cfg(not(feature = "page"))]
     let page = None;
     let progress = model::local_progress(&config);
+    let fetch = model::host_fetch(&config);
     let mut value = to_json(&config).map_err(|e| error(&format!("createAgent's config: {e}")))?;
     let metering = usage::take_metering(&mut value).map_err(|e| error(&e))?;
     let spec = AgentSpec::from_value(&value).map_err(|problems| {
@@ -86,7 +87,7 @@ pub async fn create_agent(
     });
     #[cfg(not(feature = "telemetry"))]
     let _ = traced;
-    let session = build::session(spec, model, page, progress)
+    let session = build::session(spec, model, page, progress, fetch)
         .await
         .map_err(|e| error(&e))?;
     #[cfg(feature = "telemetry")]

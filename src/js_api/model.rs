@@ -37,6 +37,15 @@ pub fn take_page_model(config: JsValue) -> (JsValue, Option<Rc<dyn Llm>>) {
     }
 }
 
+/// `model.fetch`: the host's own `fetch`, which sends the model's requests instead of
+/// the page's (it adds a key the engine never holds). JSON leaves functions out, so
+/// the config reader sees it only when it is not one, and says so.
+pub fn host_fetch(config: &JsValue) -> Option<Function> {
+    field(&field(config, "model"), "fetch")
+        .dyn_into::<Function>()
+        .ok()
+}
+
 /// `model: {builtin: true | {onStatus}, fallback}`: the browser's own model where
 /// `LanguageModel.availability()` says it is available, else `fallback` (any other
 /// model config; the rules model when none is given).

@@ -152,6 +152,13 @@ pub enum LlmError {
     Incomplete(String),
     #[error("the model call was aborted")]
     Aborted,
+    /// The model, or every route the server has to it, takes no tools: no retry or
+    /// wait helps, another model does.
+    #[error(
+        "the model cannot call tools, which this assistant needs to act ({0}): choose a model \
+         that can call tools, or a server that serves this one with them"
+    )]
+    NoTools(String),
 }
 
 impl LlmError {
@@ -165,6 +172,7 @@ impl LlmError {
             Self::Malformed(_) => "malformed",
             Self::Incomplete(_) => "incomplete",
             Self::Aborted => "aborted",
+            Self::NoTools(_) => "no_tools",
         }
     }
 }
@@ -172,13 +180,21 @@ impl LlmError {
 /// An HTTP error status, said with what to do about it.
 fn status_words(status: u16, message: &str) -> String {
     let what = match status {
-        400 | 422 => "the model proxy rejected the request",
-        401 | 403 => {
-            "the model proxy refused access (check the proxy's credentials or the extra header in settings)"
+        400 | 422 => "the model's server rejected the request",
+        401 => "the model's server refused access: check the key or token in the settings",
+        403 => {
+            "the model's server refused access: the key or token may not open this model, \
+             or the server refuses this origin"
         }
-        404 => "the model proxy has no such endpoint or model (check the URL and the model name)",
+        404 => {
+            "the model proxy has no such endpoint or model (check the address and the model name)"
+        }
         408 => "the model proxy timed out",
-        429 => "the model proxy is rate-limiting requests (wait a moment and retry)",
+        429 if openai::out_of_quota(message) => {
+            "the account behind the key has no quota or credit left (add some at the provider, \
+             or use another key)"
+        }
+        429 => "the model's server is rate-limiting requests (wait a moment and retry)",
         500..=599 => "the model proxy or its provider failed",
         _ => "the model proxy answered with an unexpected status",
     };

@@ -7,6 +7,11 @@
 //! custom headers and body included, to wherever the server points, so it fails as a
 //! network error instead (`redirect: "error"`). Only a bare GET (a character file)
 //! may be redirected.
+//!
+//! [`HostFetch`] sends through a function the host gives instead (`model.fetch`):
+//! the same request, as `(url, init)`, so that a key the engine never sees (an
+//! extension's stored key, a game server's) is added by the host, for the origin it
+//! chooses.
 
 use futures::future::LocalBoxFuture;
 use futures::stream::{self, StreamExt};
@@ -22,6 +27,10 @@ use crate::base::http::{Http, HttpError, HttpRequest, HttpResponse};
 /// The page's `fetch`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Fetch;
+
+/// The host's own `fetch`: `(url, init) => Promise<Response>`.
+#[derive(Debug, Clone)]
+pub struct HostFetch(pub js_sys::Function);
 
 /// Aborts the fetch when dropped; harmless once the response has been read.
 struct AbortOnDrop(AbortController);
@@ -61,11 +70,41 @@ impl Http for Fetch {
         &self,
         request: HttpRequest,
     ) -> LocalBoxFuture<'static, Result<HttpResponse, HttpError>> {
-        Box::pin(send(request))
+        Box::pin(send(request, None))
     }
 }
 
-async fn send(request: HttpRequest) -> Result<HttpResponse, HttpError> {
+impl Http for HostFetch {
+    fn send(
+        &self,
+        request: HttpRequest,
+    ) -> LocalBoxFuture<'static, Result<HttpResponse, HttpError>> {
+        Box::pin(send(request, Some(self.0.clone())))
+    }
+}
+
+/// The host's function called with `(url, init)`: its `Response`, or why not.
+async fn host_fetch(
+    fetch: &js_sys::Function,
+    url: &str,
+    init: &RequestInit,
+) -> Result<gloo_net::http::Response, HttpError> {
+    let returned = fetch
+        .call2(&JsValue::NULL, &JsValue::from_str(url), init)
+        .map_err(|e| HttpError::Network(format!("model.fetch threw: {}", describe(&e))))?;
+    let settled = JsFuture::from(js_sys::Promise::resolve(&returned))
+        .await
+        .map_err(|e| HttpError::Network(unanswered(url, &describe(&e))))?;
+    let response: web_sys::Response = settled.dyn_into().map_err(|_| {
+        HttpError::Invalid("model.fetch resolved to something that is not a Response".into())
+    })?;
+    Ok(response.into())
+}
+
+async fn send(
+    request: HttpRequest,
+    fetch: Option<js_sys::Function>,
+) -> Result<HttpResponse, HttpError> {
     let invalid = |e: JsValue| HttpError::Invalid(describe(&e));
     let abort = AbortOnDrop(AbortController::new().map_err(invalid)?);
     let headers = Headers::new().map_err(invalid)?;
@@ -84,11 +123,17 @@ async fn send(request: HttpRequest) -> Result<HttpResponse, HttpError> {
     }
     // Built here, not by gloo-net's builder: that one rewrites a URL that has a query
     // (it appends `&`), and PostgREST's URLs all have one.
-    let built = web_sys::Request::new_with_str_and_init(&request.url, &init).map_err(invalid)?;
-    let response = gloo_net::http::Request::from(built)
-        .send()
-        .await
-        .map_err(|e| HttpError::Network(unanswered(&request.url, &e.to_string())))?;
+    let response = match fetch {
+        Some(fetch) => host_fetch(&fetch, &request.url, &init).await?,
+        None => {
+            let built =
+                web_sys::Request::new_with_str_and_init(&request.url, &init).map_err(invalid)?;
+            gloo_net::http::Request::from(built)
+                .send()
+                .await
+                .map_err(|e| HttpError::Network(unanswered(&request.url, &e.to_string())))?
+        }
+    };
     let header_list = response
         .headers()
         .entries()

@@ -31,7 +31,7 @@ pub use clock::BrowserClock;
 pub use declared_tools::WindowTools;
 #[cfg(feature = "telemetry")]
 pub use download::download;
-pub use fetch::Fetch;
+pub use fetch::{Fetch, HostFetch};
 #[cfg(feature = "guild")]
 pub use lock::TabsLock;
 #[cfg(feature = "page")]

@@ -54,8 +54,9 @@ pub(super) fn read_model_at(
     if let Some(local) = value.get("local") {
         return read_local(local, problems);
     }
-    const KNOWN: [&str; 8] = [
+    const KNOWN: [&str; 9] = [
         "url",
+        "fetch",
         "model",
         "header",
         "temperature",
@@ -65,6 +66,14 @@ pub(super) fn read_model_at(
         "stream",
     ];
     let mut f = Fields::new(value, path, problems, &KNOWN)?;
+    // A function never reaches here (JSON leaves functions out): anything else is wrong.
+    if f.get("fetch").is_some() {
+        f.problem(
+            "fetch",
+            "must be a function `(url, init) => Promise<Response>`, which sends the model's \
+             requests in the page's fetch's place",
+        );
+    }
     let url = f.string("url").unwrap_or_default();
     let model = f.string("model").unwrap_or_default();
     let mut settings = ModelSettings::new(url, model);

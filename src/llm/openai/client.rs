@@ -19,7 +19,8 @@ use futures::future::LocalBoxFuture;
 use super::completion::parse_completion;
 use super::models::{info_urls, window_in};
 use super::proxy::{ModelSettings, SettingsError};
-use super::stream::{ChatStream, MAX_ANSWER_BYTES, error_message, too_large};
+use super::refusal::{out_of_quota, read_refusal};
+use super::stream::{ChatStream, MAX_ANSWER_BYTES, too_large};
 use super::wire::request_body;
 use crate::base::clock::{Clock, within};
 use crate::base::http::{Http, HttpError, HttpRequest, HttpResponse};
@@ -227,12 +228,14 @@ impl OpenAiClient {
             self.clock.now().epoch_ms,
         );
         let text = self.read_text(response).await;
-        let message = serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .map(|json| with_length_code(json.get("error").unwrap_or(&json)))
-            .unwrap_or_else(|| text.trim().chars().take(300).collect());
-        let error = LlmError::Status { status, message };
-        if is_retryable_status(status) {
+        let error = read_refusal(status, &text);
+        // Neither a model without tools nor an empty account answers otherwise later.
+        let hopeless = match &error {
+            LlmError::NoTools(_) => true,
+            LlmError::Status { message, .. } => status == 429 && out_of_quota(message),
+            _ => false,
+        };
+        if is_retryable_status(status) && !hopeless {
             Failure::retryable(error, wait)
         } else {
             Failure::fatal(error)
@@ -330,20 +333,6 @@ impl OpenAiClient {
     /// `work`'s output, or `None` if the timeout passes first (dropping `work`).
     async fn within_timeout<T>(&self, work: impl Future<Output = T>) -> Option<T> {
         within(&*self.clock, self.settings.timeout_ms, work).await
-    }
-}
-
-/// An error object's message, with its `code` or `type` when that is what says the
-/// request was too long (`context_length_exceeded`, `exceed_context_size_error`).
-fn with_length_code(error: &serde_json::Value) -> String {
-    let message = error_message(error);
-    let code = ["code", "type"]
-        .iter()
-        .filter_map(|key| error.get(key).and_then(serde_json::Value::as_str))
-        .find(|code| code.contains("context") && !message.contains(code));
-    match code {
-        Some(code) => format!("{message} [{code}]"),
-        None => message,
     }
 }
 

@@ -64,7 +64,10 @@ pub enum SettingsError {
     #[error("`{0}` cannot be used as a header name")]
     HeaderName(String),
     #[error(
-        "the extra header's value looks like a provider API key; keep keys in the proxy, never in the page"
+        "the extra header's value looks like a provider API key, which a web page must never \
+         hold: every script on the page (its ads, its analytics, an injected one) can read it \
+         and spend on it. Keep the key in a proxy, or pass `fetch`, a function that adds it \
+         outside the page's reach (an extension's trusted storage, your own server)"
     )]
     ProviderKey,
 }
