@@ -350,3 +350,39 @@ export async function ask(page, text, n = 1) {
   await send(page, text);
   return answer(page, n);
 }
+
+/** Presses Tab (Shift+Tab when `back`) until `locator` has focus; fails after 80. */
+async function tabToLocator(page, locator, back) {
+  for (let i = 0; i < 80; i += 1) {
+    if (await locator.evaluate((el) => el === document.activeElement)) return;
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+  }
+  throw new Error(`Tab never reached ${locator}`);
+}
+
+/**
+ * Presses the top bar's `name` button (History, Guild, World, Settings, Inspector) as
+ * a person would at the page's width: wide, it is in the bar; narrow (900 px and
+ * less, src/ui/top_bar.rs) it is in the menu that the bar's Menu button opens. By
+ * pointer, or with `{ keyboard: true }` by keys: Shift+Tab back to the bar's button
+ * (or to Menu, Enter, then Tab to the item), then Enter.
+ */
+export async function topBar(page, name, { keyboard = false } = {}) {
+  const item = page.locator('.familiar-actions').getByRole('button', { name, exact: true });
+  const menu = page.locator('.familiar-actions').getByRole('button', { name: 'Menu', exact: true });
+  const inMenu = !(await item.isVisible()) && await menu.isVisible();
+  if (!keyboard) {
+    if (inMenu) await menu.click();
+    await item.click();
+    return;
+  }
+  if (inMenu) {
+    await tabToLocator(page, menu, true);
+    await page.keyboard.press('Enter');
+    await item.waitFor();
+    await tabToLocator(page, item, false);
+  } else {
+    await tabToLocator(page, item, true);
+  }
+  await page.keyboard.press('Enter');
+}

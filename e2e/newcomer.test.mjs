@@ -5,7 +5,7 @@
 // Settings error and "Saved." are scrolled into view; a Supabase URL that 404s is said
 // at its field, not "Saved.".
 import assert from 'node:assert/strict';
-import { test, ask, openDemo, send, useDist } from './harness.mjs';
+import { test, ask, openDemo, send, topBar, useDist } from './harness.mjs';
 
 const env = useDist();
 
@@ -162,7 +162,7 @@ test('at 360 px Settings → Local model fits the screen, and choosing a charact
   assert.ok(await start.evaluate(wide) <= 0, 'and not past its right edge');
   await page.locator('.keep-talking').click();
 
-  await page.getByRole('button', { name: 'Settings' }).click();
+  await topBar(page, 'Settings');
   await page.locator('.use-local').check();
   await page.locator('.local-backend').waitFor();
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -173,7 +173,7 @@ test('at 360 px Settings → Local model fits the screen, and choosing a charact
 
 test("Settings → World → Supabase: the email sign-in's summary is a touch target of 44 px", async (t) => {
   const { page, problems } = await openDemo(env, t, { viewport: { width: 360, height: 740 } });
-  await page.getByRole('button', { name: 'Settings' }).click();
+  await topBar(page, 'Settings');
   await page.locator('.use-supabase').check();
   const summary = page.locator('.account-email summary');
   await summary.waitFor();

@@ -5,7 +5,7 @@
 // card's buttons are on screen; and "Jump to latest" never shows on an empty
 // conversation nor over a message.
 import assert from 'node:assert/strict';
-import { test, answer, openDemo, send, settled, useDist } from './harness.mjs';
+import { test, answer, openDemo, send, settled, topBar, useDist } from './harness.mjs';
 
 const env = useDist();
 const phone = { width: 360, height: 740 };
@@ -68,8 +68,7 @@ test('at 360×740 each answer ends in view, and the inspector opens as a panel a
     document.scrollingElement.scrollHeight - document.querySelector('.composer-dock').getBoundingClientRect().bottom - window.scrollY);
   assert.ok(below <= 40, `${below}px of page below the composer`);
 
-  const button = page.getByRole('button', { name: 'Inspector' });
-  await button.click();
+  await topBar(page, 'Inspector');
   const panel = page.getByRole('complementary', { name: 'Inspector' });
   await panel.waitFor();
   assert.ok(await fullyInView(page, '.inspector h2'), 'the panel is on screen');
@@ -77,7 +76,7 @@ test('at 360×740 each answer ends in view, and the inspector opens as a panel a
   assert.match(await panel.locator('.inspector-iterations').innerText(), /^1 \/ 10$/);
   await page.keyboard.press('Escape');
   assert.equal(await panel.isVisible(), false, 'Escape closes it');
-  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Inspector', 'focus is back on its button');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'familiar-menu-button', 'focus is back on the menu that holds its button');
   assert.deepEqual(problems, []);
 });
 
@@ -129,5 +128,101 @@ test('scrolled up on a phone, "Jump to latest" sits in the dock, over no message
   assert.deepEqual(overlaps, { inside: true, opaque: true });
   await jump.click();
   assert.ok(await endInView(page, '.turn .message-assistant'));
+  assert.deepEqual(problems, []);
+});
+
+/** Each top-bar destination: its button's name and what it opens. */
+const DESTINATIONS = [
+  ['History', 'section.conversations'],
+  ['Guild', 'section.guild'],
+  ['World', 'section.world'],
+  ['Settings', 'form.settings'],
+  ['Inspector', '.inspector.open'],
+];
+
+/** Where `locator` is, if a person sees it without scrolling sideways: wholly inside
+ * the window, no scroller moved, and the topmost thing at its centre. */
+function seen(locator) {
+  return locator.evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    const x = box.left + box.width / 2;
+    const y = box.top + box.height / 2;
+    let scrolled = window.scrollX !== 0;
+    for (let up = el.parentElement; up; up = up.parentElement) scrolled ||= up.scrollLeft !== 0;
+    const inside = box.width > 0 && box.left >= 0 && box.right <= window.innerWidth && box.top >= 0 && box.bottom <= window.innerHeight;
+    const top = document.elementFromPoint(x, y);
+    return inside && !scrolled && (top === el || el.contains(top)) ? { x, y } : null;
+  });
+}
+
+/** How far the page is wider than its window. */
+const overflow = (page) => page.evaluate(() => document.scrollingElement.scrollWidth - window.innerWidth);
+
+/** Waits for focus inside `selector` (a panel takes it once its module has come). */
+async function focusInside(page, selector) {
+  await page.waitForFunction((s) => document.activeElement?.closest(s) !== null, selector, { timeout: 10_000 });
+}
+
+test('at 360 px every top-bar destination is on screen and opens by pointer and by keyboard, with nothing wider than the screen', async (t) => {
+  const { page, problems } = await openDemo(env, t, { viewport: phone });
+  await send(page, 'What time is it?');
+  await answer(page, 1);
+  const bar = page.locator('.familiar-actions');
+  const menu = bar.getByRole('button', { name: 'Menu', exact: true });
+  assert.ok(await overflow(page) <= 0, `the page is ${await overflow(page)} px wider than the screen`);
+  assert.equal(await bar.evaluate((b) => b.scrollWidth - b.clientWidth), 0, 'the top bar does not scroll sideways');
+  for (const [name, opened] of DESTINATIONS) {
+    // By pointer: each button where a person sees it, pressed where it is.
+    const button = bar.getByRole('button', { name, exact: true });
+    if (!(await button.isVisible())) {
+      assert.ok(await seen(menu), `${name} is in the menu, whose button is on screen`);
+      await menu.click();
+      assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+    }
+    const at = await seen(button);
+    assert.ok(at, `${name} is on screen`);
+    await page.mouse.click(at.x, at.y);
+    await page.locator(opened).waitFor();
+    assert.equal(await menu.getAttribute('aria-expanded'), 'false', `choosing ${name} closes the menu`);
+    await focusInside(page, opened);
+    const box = await page.locator(opened).boundingBox();
+    assert.ok(box.x >= 0 && box.x + box.width <= phone.width, `${name} spans ${box.x}–${box.x + box.width}`);
+    assert.ok(await overflow(page) <= 0, `with ${name} open the page is ${await overflow(page)} px wider than the screen`);
+    await page.keyboard.press('Escape');
+    await page.locator(opened).waitFor({ state: 'detached' });
+    assert.ok(await page.evaluate(() => document.activeElement.id === 'familiar-menu-button'),
+      `Escape closes ${name} and gives focus back to the menu holding its button`);
+
+    // By keyboard: from the message box, back to the menu, down its items.
+    await page.getByRole('combobox', { name: 'Message' }).focus();
+    for (let i = 0; i < 20 && !(await menu.evaluate((m) => m === document.activeElement)); i += 1) {
+      await page.keyboard.press('Shift+Tab');
+    }
+    await page.keyboard.press('Enter');
+    assert.equal(await menu.getAttribute('aria-expanded'), 'true', 'Enter opens the menu');
+    await page.keyboard.press('ArrowDown');
+    for (let i = 0; i < 5 && !(await button.evaluate((b) => b === document.activeElement)); i += 1) {
+      await page.keyboard.press('ArrowDown');
+    }
+    assert.ok(await button.evaluate((b) => b === document.activeElement), `the arrow keys reach ${name}`);
+    assert.ok(await seen(button), `${name}, focused, is on screen`);
+    await page.keyboard.press('Enter');
+    await page.locator(opened).waitFor();
+    await focusInside(page, opened);
+    await page.keyboard.press('Escape');
+    await page.locator(opened).waitFor({ state: 'detached' });
+  }
+  // Escape in the menu closes it, back on its button; Tab past its last item closes it.
+  await menu.focus();
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('End');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Inspector', 'End goes to the last item');
+  await page.keyboard.press('Escape');
+  assert.equal(await menu.getAttribute('aria-expanded'), 'false', 'Escape closes the menu');
+  assert.ok(await menu.evaluate((m) => m === document.activeElement), 'and focus is back on its button');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('End');
+  await page.keyboard.press('Tab');
+  assert.equal(await menu.getAttribute('aria-expanded'), 'false', 'Tab out of the menu closes it');
   assert.deepEqual(problems, []);
 });

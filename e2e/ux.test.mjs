@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { test, answer, artifacts, openDemo, send, useDist, watch } from './harness.mjs';
+import { test, answer, artifacts, openDemo, send, topBar, useDist, watch } from './harness.mjs';
 
 const env = useDist();
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -114,18 +114,20 @@ async function shoot(page, locator, name) {
   await page.screenshot({ path: `${artifacts}/${name}`, fullPage: true, clip: box });
 }
 
-/** Opens a panel from the top bar by keyboard: Tab to its button, Enter. */
-async function openByKeyboard(page, button) {
-  await tabTo(page, button, { back: true });
-  await page.keyboard.press('Enter');
-}
+/** Opens a panel from the top bar by keyboard: Tab to its button (through the menu,
+ * narrow), Enter. */
+const openByKeyboard = (page, name) => topBar(page, name, { keyboard: true });
+
+/** Where a panel closed by Escape gives focus back at `width`: its button, or
+ * (900 px and less) the menu holding it. */
+const opener = (width, button) => (width > 900 ? button : '#familiar-menu-button');
 
 for (const width of WIDTHS) {
   test(`World at ${width} px: opens at its heading, reads as a game panel, is walked by keyboard, credits its runs, and closes with Escape`, async (t) => {
     const { page, problems } = await openDemo(env, t, { viewport: viewport(width) });
     const found = {};
     await check(page, found, 'first load');
-    await openByKeyboard(page, '.show-world');
+    await openByKeyboard(page, 'World');
     const world = page.locator('section.world');
     await world.waitFor();
     await focusLands(page, '#world-heading', 'World opens');
@@ -195,7 +197,7 @@ for (const width of WIDTHS) {
 
     await page.keyboard.press('Escape');
     await world.waitFor({ state: 'detached' });
-    await focusIs(page, '.show-world', 'Escape closes the World');
+    await focusIs(page, opener(width, '.show-world'), 'Escape closes the World');
     assert.deepEqual(found, {});
     assert.deepEqual(problems, []);
   });
@@ -203,7 +205,7 @@ for (const width of WIDTHS) {
   test(`Guild at ${width} px: opens at its heading, keeps focus through every move, one chart with axes read by keys, a table, and Escape`, async (t) => {
     const { page, problems } = await openDemo(env, t, { viewport: viewport(width) });
     const found = {};
-    await openByKeyboard(page, '.show-guild');
+    await openByKeyboard(page, 'Guild');
     const guild = page.locator('section.guild');
     await guild.locator('.guild-resource[data-resource="gold"] dd', { hasText: /\d/ }).waitFor();
     await focusLands(page, 'section.guild h2', 'Guild opens');
@@ -263,7 +265,7 @@ for (const width of WIDTHS) {
 
     await page.keyboard.press('Escape');
     await guild.waitFor({ state: 'detached' });
-    await focusIs(page, '.show-guild', 'Escape closes the Guild');
+    await focusIs(page, opener(width, '.show-guild'), 'Escape closes the Guild');
     assert.deepEqual(found, {});
     assert.deepEqual(problems, []);
   });
@@ -275,7 +277,7 @@ for (const width of WIDTHS) {
     await answer(page, 1);
     await check(page, found, 'idle after an answer');
 
-    await openByKeyboard(page, '.show-settings');
+    await openByKeyboard(page, 'Settings');
     await focusLands(page, '#settings-heading', 'Settings opens');
     await until(page, () => atTop(page, '#settings-heading'), 'Settings opens at its top');
     await page.keyboard.press('Tab');
@@ -289,9 +291,9 @@ for (const width of WIDTHS) {
     assert.match(await page.locator('.proxy-model').getAttribute('aria-describedby'), /hint-model/);
     await check(page, found, 'Settings open');
     await page.keyboard.press('Escape');
-    await focusIs(page, '.show-settings', 'Escape closes Settings');
+    await focusIs(page, opener(width, '.show-settings'), 'Escape closes Settings');
 
-    await openByKeyboard(page, '.show-conversations');
+    await openByKeyboard(page, 'History');
     await focusLands(page, 'section.conversations', 'History opens');
     await until(page, () => atTop(page, 'section.conversations'), 'History opens at its top');
     await page.keyboard.press('Tab');
@@ -300,7 +302,7 @@ for (const width of WIDTHS) {
     await focusIs(page, '.delete-conversation', 'Tab to its Delete');
     await check(page, found, 'History open');
     await page.keyboard.press('Escape');
-    await focusIs(page, '.show-conversations', 'Escape closes History');
+    await focusIs(page, opener(width, '.show-conversations'), 'Escape closes History');
     assert.deepEqual(found, {});
     assert.deepEqual(problems, []);
   });
@@ -312,17 +314,17 @@ for (const width of WIDTHS) {
       await answer(page, n);
     }
     await until(page, async () => await page.evaluate(() => window.scrollY) > 0, 'the conversation outgrew the window');
+    // Narrow, the rest of the bar is in its menu, opened here.
+    if (width <= 900) await page.getByRole('button', { name: 'Menu', exact: true }).click();
     for (const name of ['New', 'History', 'Guild', 'World', 'Settings']) {
       const button = page.getByRole('button', { name, exact: true });
       const inView = await button.evaluate((b) => {
         const r = b.getBoundingClientRect();
-        return r.top >= 0 && r.bottom <= window.innerHeight;
+        return r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth;
       });
-      // A narrow bar scrolls sideways: what is off its edge is a swipe (or Tab) away.
-      if (width > 900) assert.ok(inView, `${name} is on screen`);
-      else assert.ok(await button.evaluate((b) => b.getBoundingClientRect().top >= 0 && b.getBoundingClientRect().bottom <= window.innerHeight), `${name}'s row is on screen`);
+      assert.ok(inView, `${name} is on screen`);
     }
-    await page.getByRole('button', { name: 'World', exact: true }).click();
+    await topBar(page, 'World');
     await page.locator('section.world').waitFor();
     await until(page, () => atTop(page, '#world-heading'), 'from the end of a long conversation, the World opens at its top');
     assert.deepEqual(problems, []);
@@ -333,7 +335,7 @@ test('at 360 px the phone Inspector keeps focus inside while open, and Escape gi
   const { page, problems } = await openDemo(env, t, { viewport: viewport(360) });
   await send(page, 'What time is it?');
   await answer(page, 1);
-  await openByKeyboard(page, '.show-inspector');
+  await openByKeyboard(page, 'Inspector');
   const panel = page.locator('.inspector.open');
   await panel.waitFor();
   for (let i = 0; i < 6; i += 1) {
@@ -345,7 +347,7 @@ test('at 360 px the phone Inspector keeps focus inside while open, and Escape gi
   await check(page, found, 'inspector open');
   assert.deepEqual(found, {});
   await page.keyboard.press('Escape');
-  await focusIs(page, '.show-inspector', 'Escape closes it');
+  await focusIs(page, '#familiar-menu-button', 'Escape closes it, back to the menu holding its button');
   assert.deepEqual(problems, []);
 });
 

@@ -4,7 +4,8 @@
 //! Beside the conversation when the pane is wide; at 900 px and less it is a panel
 //! the person opens ([`InspectorButton`]) over the page, never content under the
 //! composer (the conversation's end stays the page's end). Opened, it takes focus;
-//! Escape or Close shuts it and gives focus back to its button. **Download trace**
+//! Escape or Close shuts it and gives focus back to its button (or the top bar's menu
+//! holding it, `top_bar`). **Download trace**
 //! saves the open conversation's trace as an OTLP JSON file (`app::telemetry`).
 
 use leptos::prelude::*;
@@ -80,9 +81,7 @@ impl InspectorPanel {
 
     fn close(self) {
         self.open.set(false);
-        if let Some(button) = self.button.get_untracked() {
-            let _ = button.focus();
-        }
+        super::focus_back(self.button.get_untracked().as_deref());
     }
 }
 

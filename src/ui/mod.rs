@@ -20,6 +20,7 @@ mod shortcuts;
 mod start;
 mod steps;
 mod talk_to;
+mod top_bar;
 mod turn;
 mod world;
 
@@ -40,6 +41,7 @@ use crate::demo::sample_prompts;
 use panel::{close_on_escape, restore_scroll, reveal};
 use part::{Part, preload};
 use talk_to::TalkTo;
+use top_bar::{TopMenu, focus_back};
 
 /// Copies text to the clipboard (best effort: the page may not be allowed to).
 fn copy_text(text: &str) {
@@ -111,18 +113,20 @@ pub fn App() -> impl IntoView {
                         chat.new_conversation();
                         focus.give();
                     }>"New"</button>
-                    <button node_ref=history_button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
-                    <button node_ref=guild_button type="button" class="show-guild" aria-expanded=move || (panel.get() == Panel::Guild).to_string() on:click=toggle(Panel::Guild) on:pointerenter=|_| preload(guild::preload) on:focus=|_| preload(guild::preload)>"Guild"</button>
-                    <button node_ref=world_button type="button" class="show-world" aria-expanded=move || show_world.get().to_string() on:pointerenter=|_| preload(world::preload) on:focus=|_| preload(world::preload) on:click=move |_| {
-                        show_world.update(|w| *w = !*w);
-                        if show_world.get_untracked() {
-                            reveal("section.world h2");
-                        } else {
-                            restore_scroll();
-                        }
-                    }>"World"</button>
-                    <button node_ref=settings_button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings) on:pointerenter=|_| preload(settings::preload) on:focus=|_| preload(settings::preload)>"Settings"</button>
-                    <InspectorButton panel=inspector_panel />
+                    <TopMenu>
+                        <button node_ref=history_button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
+                        <button node_ref=guild_button type="button" class="show-guild" aria-expanded=move || (panel.get() == Panel::Guild).to_string() on:click=toggle(Panel::Guild) on:pointerenter=|_| preload(guild::preload) on:focus=|_| preload(guild::preload)>"Guild"</button>
+                        <button node_ref=world_button type="button" class="show-world" aria-expanded=move || show_world.get().to_string() on:pointerenter=|_| preload(world::preload) on:focus=|_| preload(world::preload) on:click=move |_| {
+                            show_world.update(|w| *w = !*w);
+                            if show_world.get_untracked() {
+                                reveal("section.world h2");
+                            } else {
+                                restore_scroll();
+                            }
+                        }>"World"</button>
+                        <button node_ref=settings_button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings) on:pointerenter=|_| preload(settings::preload) on:focus=|_| preload(settings::preload)>"Settings"</button>
+                        <InspectorButton panel=inspector_panel />
+                    </TopMenu>
                 </nav>
             </header>
             <Show when=move || panel.get() == Panel::Conversations>
@@ -132,18 +136,14 @@ pub fn App() -> impl IntoView {
                 }) on_close=Callback::new(move |()| {
                     panel.set(Panel::None);
                     restore_scroll();
-                    if let Some(button) = history_button.get_untracked() {
-                        let _ = button.focus();
-                    }
+                    focus_back(history_button.get_untracked().as_deref());
                 }) />
             </Show>
             <Show when=move || panel.get() == Panel::Settings>
                 <Part name="settings" open=move || settings::open(chat, Callback::new(move |()| {
                     panel.set(Panel::None);
                     restore_scroll();
-                    if let Some(button) = settings_button.get_untracked() {
-                        let _ = button.focus();
-                    }
+                    focus_back(settings_button.get_untracked().as_deref());
                 })) />
             </Show>
             <Show when=move || panel.get() == Panel::Guild>

@@ -87,7 +87,8 @@ pub(super) fn restore_scroll() {
     });
 }
 
-/// Escape inside a panel: `close` it and give focus back to the button that opened it.
+/// Escape inside a panel: `close` it and give focus back to the button that opened it
+/// (or to the menu holding that button, on a narrow pane).
 pub(super) fn close_on_escape(
     close: impl Fn() + 'static,
     button: NodeRef<leptos::html::Button>,
@@ -97,9 +98,7 @@ pub(super) fn close_on_escape(
             ev.prevent_default();
             close();
             restore_scroll();
-            if let Some(button) = button.get_untracked() {
-                let _ = button.focus();
-            }
+            super::focus_back(button.get_untracked().as_deref());
         }
     }
 }
