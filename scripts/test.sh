@@ -13,6 +13,7 @@ backend=$(mktemp -d -t familiar-backend.XXXXXX)
 stop_servers() {
   local pid
   for pid in "${servers[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
+  [ -z "${sql_job:-}" ] || kill "$sql_job" 2>/dev/null || true
   "$ROOT/scripts/backend.sh" stop "$backend"
   [ -n "${FAMILIAR_TEST_LOGS:-}" ] || rm -rf "$log"
 }
@@ -114,28 +115,38 @@ python3 scripts/claims.py
 step "PostgreSQL + postrust + the Supabase Auth stand-in on loopback, migrations applied"
 "$ROOT/scripts/backend.sh" start "$backend" tests/sql/conformance.sql
 source "$backend/env"
-step "row-level security and the game's rules under Supabase's default grants (SQL against the real database)"
-# Each run counts its own SQL checks: a log kept from an earlier run would add to them.
-: > "$log/sql"
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/rls.sql | tee -a "$log/sql"
-step "what anon and authenticated may call under Supabase's own default grants: the API and policy helpers only, no database action forged into a ledger (SQL, a database of its own)"
-tests/sql/grants.sh
-step "agents a player owns: one player cannot act as another's agent (SQL, default grants)"
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/agents.sql | tee -a "$log/sql"
-step "standing orders: only the owner sets an agent's; act_as outside its actions, communities, battles, recipients, daily gold and energy is refused, inside goes through (SQL, default grants)"
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/standing_orders.sql | tee -a "$log/sql"
-step "one person, many accounts: votes, damage, writes and joins limited per account and for newcomers (SQL, default grants)"
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/abuse.sql | tee -a "$log/sql"
-step "the same limits when requests race: concurrent sessions get no more than one vote, 3 newcomer votes, 500 newcomer damage, 30 posts, 60 blows; a day-old account 20 works, 500 damage, 20 votes an hour (SQL, parallel psql)"
-tests/sql/abuse_concurrent.sh
-step "a day's posts, messages and proposals per account, 1000 memories per user, a retried key answers the first result (SQL, default grants)"
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/load_limits.sql | tee -a "$log/sql"
-step "caps per account whatever its age: a day-old account's work, buy, eat, fight (blows and damage) and votes held an hour and a day (SQL, default grants)"
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/caps.sql | tee -a "$log/sql"
-step "the world's own races: the last gold and the same energy spent once, one battle counting each blow once, a retried key answering the first result, two players messaging each other without deadlock (SQL, parallel psql)"
-tests/sql/load_races.sh
-step "the shared world under load: 20 players and their agents for 20 s over postrust; every ledger key once, gold, bread and blows conserved, one vote per account, no deadlock (bench/world_load)"
-bench/world_load/run.sh 20 20
+# The SQL checks and the world load bench wait on PostgreSQL, sleeps and races more than
+# they compute (68 s here, ~20 s of it CPU), so they run beside the CPU-bound fmt and
+# clippy stages below, their output kept in a log printed when they are waited for.
+sql_checks() {
+  stage=
+  local before=${#stages[@]}
+  step "row-level security and the game's rules under Supabase's default grants (SQL against the real database)"
+  # Each run counts its own SQL checks: a log kept from an earlier run would add to them.
+  : > "$log/sql"
+  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/rls.sql | tee -a "$log/sql"
+  step "what anon and authenticated may call under Supabase's own default grants: the API and policy helpers only, no database action forged into a ledger (SQL, a database of its own)"
+  tests/sql/grants.sh
+  step "agents a player owns: one player cannot act as another's agent (SQL, default grants)"
+  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/agents.sql | tee -a "$log/sql"
+  step "standing orders: only the owner sets an agent's; act_as outside its actions, communities, battles, recipients, daily gold and energy is refused, inside goes through (SQL, default grants)"
+  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/standing_orders.sql | tee -a "$log/sql"
+  step "one person, many accounts: votes, damage, writes and joins limited per account and for newcomers (SQL, default grants)"
+  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/abuse.sql | tee -a "$log/sql"
+  step "the same limits when requests race: concurrent sessions get no more than one vote, 3 newcomer votes, 500 newcomer damage, 30 posts, 60 blows; a day-old account 20 works, 500 damage, 20 votes an hour (SQL, parallel psql)"
+  tests/sql/abuse_concurrent.sh
+  step "a day's posts, messages and proposals per account, 1000 memories per user, a retried key answers the first result (SQL, default grants)"
+  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/load_limits.sql | tee -a "$log/sql"
+  step "caps per account whatever its age: a day-old account's work, buy, eat, fight (blows and damage) and votes held an hour and a day (SQL, default grants)"
+  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/caps.sql | tee -a "$log/sql"
+  step "the world's own races: the last gold and the same energy spent once, one battle counting each blow once, a retried key answering the first result, two players messaging each other without deadlock (SQL, parallel psql)"
+  tests/sql/load_races.sh
+  step "the shared world under load: 20 players and their agents for 20 s over postrust; every ledger key once, gold, bread and blows conserved, one vote per account, no deadlock (bench/world_load)"
+  bench/world_load/run.sh 20 20
+  stage_done
+  printf '%s\n' "${stages[@]:$before}" >"$log/sql-stages"
+}
+( set -e; sql_checks ) >"$log/sql-run" 2>&1 & sql_job=$!
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -166,6 +177,15 @@ step "each feature alone builds (wasm32): a build per use takes any subset"
 for feature in markdown store world workflows supabase guild page supervisor local; do
   cargo check --quiet --lib --target wasm32-unknown-unknown --no-default-features --features "$feature"
 done
+
+step "the SQL checks and the world load bench (run beside the stages above since the backend started; this stage's time is the wait for them)"
+sql_status=0
+wait "$sql_job" || sql_status=$?
+sql_job=
+cat "$log/sql-run"
+[ "$sql_status" = 0 ] || die "the SQL checks or the world load bench failed (their output above)"
+# Their own times join the table, marked as run beside the others.
+while IFS= read -r line; do stages+=("$line (beside)"); done <"$log/sql-stages"
 
 step "native tests"
 # Under CI the property tests draw the same cases every run, so a run's colour depends
