@@ -1,23 +1,60 @@
-// The extension's options: which model the assistant asks ({ model: { url, model,
-// stream } } in chrome.storage.local; none: offline) and the proxy's token ({ token }).
-// Saving asks the browser for access to that one origin (host permission), so the side
-// panel's requests reach it from the extension's own origin; the panel reads both
-// when it opens. Model addresses over plain http are refused unless on this machine.
-const form = document.getElementById('model');
-const url = document.getElementById('url');
-const name = document.getElementById('name');
-const token = document.getElementById('token');
-const stream = document.getElementById('stream');
-const status = document.getElementById('status');
-document.getElementById('origin').textContent = new URL(chrome.runtime.getURL('/')).origin;
+// The extension's options: which model the assistant asks ({ model: { provider, url,
+// model, stream } } in chrome.storage.local; none: offline) and its key ({ key }),
+// from a provider's preset (providers.js) or any OpenAI-compatible address. Saving,
+// listing the models and trying one ask the browser for access to that one origin
+// (host permission), so requests reach it from the extension's own origin; the panel
+// reads the choice when it opens. The key is never shown back in full. Model
+// addresses over plain http are refused unless on this machine.
+import { PROVIDERS, allowOrigin, callsToolsWell, keyedFetch, masked, refusal, stored } from './providers.js';
 
-chrome.storage.local.get(['model', 'token']).then((stored) => {
-  if (stored.model) {
-    url.value = stored.model.url ?? '';
-    name.value = stored.model.model ?? '';
-    stream.checked = stored.model.stream !== false;
+const $ = (id) => document.getElementById(id);
+const form = $('model');
+const provider = $('provider');
+const url = $('url');
+const name = $('name');
+const token = $('token');
+const stream = $('stream');
+const status = $('status');
+const check = $('check');
+const ownOrigin = new URL(chrome.runtime.getURL('/')).origin;
+$('origin').textContent = ownOrigin;
+
+for (const [value, { label }] of Object.entries(PROVIDERS)) {
+  provider.append(new Option(label, value));
+}
+
+/** The key kept now ('' when none). */
+let keptKey = '';
+
+function showKey() {
+  $('key-kept').hidden = !keptKey;
+  $('key-masked').textContent = masked(keptKey);
+  token.placeholder = keptKey ? 'Leave empty to keep the stored key' : '';
+}
+
+function showProvider() {
+  const preset = PROVIDERS[provider.value];
+  $('local-note').hidden = !preset.local;
+  $('key-label').hidden = preset.headers === null;
+  if (preset.model && !name.value) name.placeholder = preset.model;
+}
+
+provider.addEventListener('change', () => {
+  const preset = PROVIDERS[provider.value];
+  if (preset.url) url.value = preset.url;
+  showProvider();
+});
+
+const ready = stored().then((choice) => {
+  if (choice) {
+    provider.value = choice.provider;
+    url.value = choice.url;
+    name.value = choice.model;
+    stream.checked = choice.stream;
+    keptKey = choice.key;
   }
-  token.value = stored.token ?? '';
+  showProvider();
+  showKey();
 });
 
 /** The address's origin, or a sentence saying why it cannot be used. */
@@ -38,39 +75,237 @@ function originOf(address) {
   return { origin: parsed.origin };
 }
 
-/** Asks for access to `origin` alone (the person's click allows the prompt). */
-function access(origin) {
+/** Asks for access to `origins` alone (the person's click allows the prompt). */
+function access(...origins) {
   try {
-    return chrome.permissions.request({ origins: [`${origin}/*`] }).catch(() => false);
+    return chrome.permissions.request({ origins: origins.map((o) => `${o}/*`) }).catch(() => false);
   } catch {
     return Promise.resolve(false);
   }
 }
 
+/** The form's choice: the address's origin, and a fetch that adds the key there only. */
+function choice() {
+  const address = url.value.trim().replace(/\/+$/, '');
+  const { origin, problem } = originOf(address);
+  const key = token.value.trim() || keptKey;
+  return { address, origin, problem, key, send: origin && keyedFetch(provider.value, key, origin) };
+}
+
+/** A request's answer: { ok, status, body } or { thrown }. */
+async function request(send, address, init) {
+  try {
+    const response = await send(address, init);
+    return { ok: response.ok, status: response.status, body: await response.text() };
+  } catch (error) {
+    return { thrown: error };
+  }
+}
+
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
-  const address = url.value.trim();
+  check.textContent = '';
+  const { address, origin, problem, send } = choice();
   const secret = token.value.trim();
   if (!address) {
-    await chrome.storage.local.remove(['model', 'token']);
+    await chrome.storage.local.remove(['model', 'token', 'key']);
+    keptKey = '';
+    showKey();
     status.textContent = 'Saved: the assistant runs offline.';
     return;
   }
-  const { origin, problem } = originOf(address);
   if (problem) {
     status.textContent = problem;
     return;
   }
   // Asked before any await, while the click still counts as the person's gesture.
   const granted = access(origin);
-  const model = { url: address, stream: stream.checked };
+  const model = { provider: provider.value, url: url.value.trim(), stream: stream.checked };
   if (name.value.trim()) model.model = name.value.trim();
-  await chrome.storage.local.set(secret ? { model, token: secret } : { model });
-  if (!secret) await chrome.storage.local.remove('token');
+  await chrome.storage.local.set(secret ? { model, key: secret } : { model });
+  await chrome.storage.local.remove('token');
+  if (secret) keptKey = secret;
+  if (PROVIDERS[provider.value].headers === null) {
+    await chrome.storage.local.remove('key');
+    keptKey = '';
+  }
+  token.value = '';
+  showKey();
   const saved = 'Saved: the panel uses this model from its next start.';
   status.textContent = saved;
+  // The address is checked as it is saved: one that answers 404 is said at once.
+  request(send, `${address}/models`, {}).then((listed) => {
+    if (listed.status === 404 || listed.thrown) {
+      check.textContent = `Saved, but ${address}/models ${listed.thrown ? 'did not answer' : 'answered 404'}: ` +
+        `${refusal(provider.value, origin, listed)} “Try it” checks the whole way.`;
+    }
+  });
   // Said once the browser has answered (a person may take a while on its prompt).
-  status.textContent = `${saved} ${await granted
+  const allowed = await granted;
+  status.textContent = `${saved} ${allowed
     ? `The extension may reach ${origin}.`
-    : `Access to ${origin} was not granted: the proxy must allow this extension's origin (CORS).`}`;
+    : `Access to ${origin} was not granted: ${allowOrigin(provider.value, ownOrigin)}`}`;
 });
+
+$('forget').addEventListener('click', async () => {
+  await chrome.storage.local.remove(['key', 'token']);
+  keptKey = '';
+  token.value = '';
+  showKey();
+  status.textContent = 'The key is removed from this browser.';
+});
+
+/** Lists the provider's models, the ones known to call tools well marked ★ and first. */
+$('list').addEventListener('click', async () => {
+  const { address, origin, problem, send } = choice();
+  if (problem) {
+    check.textContent = problem;
+    return;
+  }
+  // Not awaited: the browser's prompt may stay open; a refusal for want of access
+  // is said below.
+  access(origin);
+  check.textContent = `Asking ${origin} for its models…`;
+  const answer = await request(send, `${address}/models`, {});
+  const list = $('model-list');
+  list.replaceChildren();
+  $('models').replaceChildren();
+  if (!answer.ok) {
+    check.textContent = refusal(provider.value, origin, answer);
+    return;
+  }
+  let ids = [];
+  try {
+    const json = JSON.parse(answer.body);
+    ids = (json.data ?? json.models ?? []).map((m) => m.id ?? m.name).filter(Boolean);
+  } catch { /* said below */ }
+  ids.sort((a, b) => Number(callsToolsWell(b)) - Number(callsToolsWell(a)) || a.localeCompare(b));
+  for (const id of ids) {
+    const item = document.createElement('li');
+    const pick = document.createElement('button');
+    pick.type = 'button';
+    pick.textContent = callsToolsWell(id) ? `★ ${id} (calls tools well)` : id;
+    pick.addEventListener('click', () => { name.value = id; });
+    item.append(pick);
+    list.append(item);
+    $('models').append(new Option(id));
+  }
+  check.textContent = ids.length
+    ? `${ids.length} models; ★ marks those known to call tools well. Pick one, then Try it.`
+    : `${origin} listed no models.`;
+});
+
+/** The tool "Try it" asks the model to call. */
+const TOOL = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'The weather now in a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
+
+/**
+ * The first tool call of an answer, whole (JSON) or streamed (server-sent events, the
+ * call's name and arguments in fragments): { call } or { error } from the stream.
+ */
+function firstCall(body) {
+  const text = body.trimStart();
+  if (text.startsWith('{')) {
+    const json = JSON.parse(text);
+    return { call: json.choices?.[0]?.message?.tool_calls?.[0] ?? null, error: json.error };
+  }
+  let name = '';
+  let args = '';
+  let seen = false;
+  for (const line of text.split('\n')) {
+    const data = line.startsWith('data:') ? line.slice(5).trim() : '';
+    if (!data || data === '[DONE]') continue;
+    const chunk = JSON.parse(data);
+    if (chunk.error) return { call: null, error: chunk.error };
+    for (const call of chunk.choices?.[0]?.delta?.tool_calls ?? []) {
+      if ((call.index ?? 0) !== 0) continue;
+      seen = true;
+      name += call.function?.name ?? '';
+      args += call.function?.arguments ?? '';
+    }
+  }
+  return { call: seen ? { function: { name, arguments: args } } : null };
+}
+
+/** Runs one tool call end to end, as the panel asks: the model must call get_weather. */
+$('try').addEventListener('click', async () => {
+  const { address, origin, problem, send } = choice();
+  const model = name.value.trim() || PROVIDERS[provider.value].model || '';
+  if (problem || !model) {
+    check.textContent = problem ?? 'Name a model first (List the models shows them).';
+    return;
+  }
+  // Not awaited: the browser's prompt may stay open; a refusal for want of access
+  // is said below.
+  access(origin);
+  check.textContent = `Trying ${model}: one tool call…`;
+  const answer = await request(send, `${address}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({
+      model,
+      stream: stream.checked,
+      max_tokens: 200,
+      messages: [{ role: 'user', content: 'What is the weather in Paris? Use the tool.' }],
+      tools: [TOOL],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+    }),
+  });
+  if (!answer.ok) {
+    check.textContent = `Try it failed: ${refusal(provider.value, origin, answer)}`;
+    return;
+  }
+  let read = { call: null };
+  try {
+    read = firstCall(answer.body);
+  } catch {
+    check.textContent = `Try it failed: the answer could not be read: ${answer.body.slice(0, 200)}`;
+    return;
+  }
+  const { call, error } = read;
+  if (error) {
+    check.textContent = `Try it failed: ${refusal(provider.value, origin, { status: 200, body: JSON.stringify({ error }) })}`;
+    return;
+  }
+  if (!call) {
+    check.textContent = `Try it failed: ${model} answered without calling the tool: it may not call tools ` +
+      '(choose one marked ★ in the list).';
+    return;
+  }
+  let args = null;
+  try {
+    args = JSON.parse(call.function?.arguments || '{}');
+  } catch { /* said below */ }
+  check.textContent = call.function?.name === 'get_weather' && args
+    ? `It works: ${model} called get_weather(${JSON.stringify(args)}).`
+    : `Try it failed: ${model} called the tool wrongly (${call.function?.name}: ${call.function?.arguments}).`;
+});
+
+/** Probes Ollama (11434) and LM Studio (1234) on this machine. */
+$('find').addEventListener('click', async () => {
+  const found = $('found');
+  access('http://127.0.0.1', 'http://localhost');
+  found.textContent = 'Looking on this machine…';
+  const said = [];
+  for (const key of ['ollama', 'lmstudio']) {
+    const preset = PROVIDERS[key];
+    const answer = await request(fetch, `${preset.url}/models`, { signal: AbortSignal.timeout(2_000) });
+    if (answer.ok) {
+      said.push(`${preset.label} answers at ${preset.url}.`);
+      if (PROVIDERS[provider.value].local && !url.value) url.value = preset.url;
+    } else if (answer.status === 403) {
+      said.push(`${preset.label} runs but refuses this extension: ${allowOrigin(key, ownOrigin)}`);
+    } else {
+      said.push(`${preset.label}: nothing at ${preset.url}.`);
+    }
+  }
+  found.textContent = said.join(' ');
+});
+
+await ready;

@@ -27,7 +27,7 @@ mkdir -p pkg-extension/frame
 wasm-bindgen --target web --no-typescript --out-dir pkg-extension/frame --out-name familiar_page "$FRAME_WASM"
 node_modules/.bin/wasm-opt -Oz pkg-extension/frame/familiar_page_bg.wasm --output pkg-extension/frame/familiar_page_bg.opt.wasm
 mv pkg-extension/frame/familiar_page_bg.opt.wasm pkg-extension/frame/familiar_page_bg.wasm
-for file in manifest.json background.js content.js panel.html panel.css panel.js options.html options.css options.js; do
+for file in manifest.json background.js content.js panel.html panel.css panel.js providers.js options.html options.css options.js; do
   cp "extension/$file" pkg-extension/
 done
 cp pkg-page/widget.js pkg-page/familiar.js pkg-page/familiar_bg.wasm pkg-extension/
