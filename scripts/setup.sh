@@ -11,6 +11,20 @@ case "$purpose" in demo|test) ;; *) die "usage: setup.sh demo|test" ;; esac
 
 sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
+# The tools are compiled with a lighter profile than their own (`light_install OPT-LEVEL
+# ARGS…`): trunk's asks for fat LTO in one codegen unit (a long single-threaded link at
+# the end), and none of them does work here where opt-level 3 shows (trunk runs cargo and
+# hooks; wasm-bindgen takes a second a module at opt-level 1, wasm-split 0.6 s at 0).
+# Measured on this 2-core machine at nice 19 beside other builds: trunk 13m21s and 10.8
+# CPU-minutes, against 17m57s and 11.5 with its own profile; wasm-split 1.1 CPU-minutes,
+# against 2.2 (docs/setup-and-tests.md has them all).
+light_install() {
+  local opt=$1; shift
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    CARGO_PROFILE_RELEASE_OPT_LEVEL="$opt" CARGO_PROFILE_RELEASE_DEBUG=0 \
+    cargo install --quiet "$@"
+}
+
 rust_target() {
   rustup target list --installed | grep -qx wasm32-unknown-unknown && return
   step "rustup target add wasm32-unknown-unknown"
@@ -27,23 +41,24 @@ wasm_bindgen_cli() {
   local want; want=$(wasm_bindgen_version)
   [ -n "$want" ] || die "no wasm-bindgen in Cargo.lock"
   [ "$(wasm-bindgen --version 2>/dev/null)" = "wasm-bindgen $want" ] && return
-  step "cargo install wasm-bindgen-cli $want (takes ~10 min on 2 cores)"
+  step "cargo install wasm-bindgen-cli $want (~4.5 CPU-minutes)"
   # Not --locked: its lock file pins a webpki-roots the registry no longer serves.
-  cargo install --quiet wasm-bindgen-cli --version "$want"
+  light_install 1 wasm-bindgen-cli --version "$want"
 }
 
 trunk_cli() {
   [ "$(trunk --version 2>/dev/null)" = "trunk $TRUNK_VERSION" ] && return
-  step "cargo install trunk $TRUNK_VERSION (takes ~20 min on 2 cores)"
-  cargo install --quiet --locked trunk --version "$TRUNK_VERSION"
+  step "cargo install trunk $TRUNK_VERSION (~11 CPU-minutes: the longest)"
+  # Without its update check (TRUNK_SKIP_VERSION_CHECK is set anyway): rustls alone.
+  light_install 1 --locked trunk --version "$TRUNK_VERSION" --no-default-features --features rustls
 }
 
 # The tool that cuts the demo's wasm into the chat's module and its parts'
 # (scripts/demo-wasm.sh); its binary is a feature of the crate.
 wasm_split_cli() {
   cargo install --list | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:" && return
-  step "cargo install wasm_split_cli_support $WASM_SPLIT_VERSION (wasm-split-cli, takes ~5 min on 2 cores)"
-  cargo install --quiet --locked wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary
+  step "cargo install wasm_split_cli_support $WASM_SPLIT_VERSION (wasm-split-cli, ~1 CPU-minute)"
+  light_install 0 --locked wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary
 }
 
 node_packages() {
@@ -139,8 +154,26 @@ postgresql() {
   sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql
 }
 
+# Whether a tool the build needs is still to compile (a bare machine's first run).
+tools_missing() {
+  [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $(wasm_bindgen_version)" ] ||
+    [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ] ||
+    ! cargo install --list | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:"
+}
+
+# The project's own first compile overlaps the tools', at the lowest priority so that it
+# takes only the cores they leave idle (their downloads, their link steps): the demo's
+# library for wasm32 in release, which scripts/demo-wasm.sh's cargo then finds built.
+# A failure here is not setup's: the build that needs it says why.
+project_prebuild() {
+  nice -n 19 cargo build --quiet --release --target wasm32-unknown-unknown --lib --features split \
+    >/dev/null 2>&1 || true
+}
+
 rust_target
 lock_dependencies
+pre=
+if tools_missing; then project_prebuild & pre=$!; fi
 node_packages
 if [ "$purpose" = test ]; then chromium; postgresql; litellm_proxy; otlp_receiver; fi
 # The slow compiles overlap: each is mostly single-threaded at its tail.
@@ -158,4 +191,5 @@ if [ "$purpose" = test ]; then
   wait "$pgr" || die "installing postrust-server failed"
   wait "$lcp" || die "installing llama-cpp-python failed"
 fi
+if [ -n "$pre" ]; then wait "$pre"; fi
 echo "setup ($purpose): everything is in place"
