@@ -244,14 +244,36 @@ impl Session {
         let budgets = self.budgets();
         let allowances =
             self.with_spending(|s| s.allowances(&budgets, conversation, &agent.name, today));
-        let price = {
-            let metering = self.inner.metering.borrow();
-            agent
-                .llm
-                .model()
-                .and_then(|model| metering.prices.of(model))
-        };
-        run.meter_with(price, allowances);
+        run.meter_with(self.price_of(agent), allowances);
+    }
+
+    /// The price of `agent`'s model for a model call made outside a run's steps (a
+    /// supervisor's stage); or the sentence that stops it: a budget it counts against
+    /// is reached, or counts cost when the model has no price.
+    #[cfg(feature = "supervisor")]
+    pub(super) fn stage_price(
+        &self,
+        conversation: &str,
+        agent: &Agent,
+    ) -> Result<Option<Price>, String> {
+        let today = self.today();
+        let budgets = self.budgets();
+        let allowances =
+            self.with_spending(|s| s.allowances(&budgets, conversation, &agent.name, today));
+        let price = self.price_of(agent);
+        match crate::run::stop_words(&allowances, &Tally::default(), price.is_some()) {
+            Some(words) => Err(words),
+            None => Ok(price),
+        }
+    }
+
+    /// The price of `agent`'s model, if it has one.
+    fn price_of(&self, agent: &Agent) -> Option<Price> {
+        let metering = self.inner.metering.borrow();
+        agent
+            .llm
+            .model()
+            .and_then(|model| metering.prices.of(model))
     }
 
     /// Counts what `run` used since `seen` (the run's usage when last counted) to the
@@ -266,6 +288,15 @@ impl Session {
         let now = run.usage();
         let call = now.since(&seen.get());
         seen.set(now);
+        #[cfg(feature = "telemetry")]
+        self.settle_trace(place, &call);
+        self.count_call(place, agent, &call);
+    }
+
+    /// Counts `call` to the turn at `place` and its agent, conversation and day, and
+    /// tells the listeners.
+    pub(super) fn count_call(&self, place: &Place, agent: &str, call: &Tally) {
+        let call = *call;
         if call.is_empty() {
             return;
         }

@@ -16,8 +16,9 @@ use super::turn::{Place, StopSignal, stopped};
 use super::update::{Notice, Update};
 use super::{AppError, Session};
 use crate::compose::agent::Agent;
-use crate::compose::supervisor::{Next, Status, Supervision, result_line};
+use crate::compose::supervisor::{Next, Question, Status, Supervision, result_line};
 use crate::llm::message::Message;
+use crate::llm::usage::Counting;
 use crate::run::event::Event;
 use crate::run::interaction::Step;
 use crate::run::{AgentRun, Observation, Outcome};
@@ -78,18 +79,38 @@ impl Session {
             self.save_supervision(place, &agent.name, &supervision);
             match supervision.next() {
                 Next::Ask(question) => {
-                    self.status(place, question.status());
-                    let asked = std::pin::pin!(question.ask(&*agent.llm));
-                    let answer = match select(std::pin::pin!(stopped(signal.clone())), asked).await
-                    {
-                        Either::Left(_) => {
-                            return self.supervised_end(place, stopped_outcome());
+                    // A stage is a model call like any: held to the budgets, counted.
+                    let price = match self.stage_price(&place.conversation, agent) {
+                        Ok(price) => price,
+                        Err(words) => {
+                            let stopped = Outcome::Aborted { reason: words };
+                            return self.supervised_end(place, stopped);
                         }
-                        Either::Right((answer, _)) => answer,
                     };
+                    self.status(place, question.status());
+                    let started = self.inner.config.clock.now().epoch_ms;
+                    let counting = Counting::new(&*agent.llm, price);
+                    let asked = std::pin::pin!(question.ask(&counting));
+                    let stop = std::pin::pin!(stopped(signal.clone()));
+                    let answer = match select(stop, asked).await {
+                        Either::Left(_) => None,
+                        Either::Right((answer, _)) => Some(answer),
+                    };
+                    let used = counting.used();
+                    self.count_call(place, &agent.name, &used);
+                    #[cfg(feature = "telemetry")]
+                    {
+                        let error = match &answer {
+                            Some(Err(error)) => Some(error.to_string()),
+                            _ => None,
+                        };
+                        let stage = stage_name(&question);
+                        self.trace_stage(place, stage, started, &used, error.as_deref());
+                    }
                     match answer {
-                        Ok(answer) => self.status(place, supervision.answered(answer)),
-                        Err(error) => {
+                        None => return self.supervised_end(place, stopped_outcome()),
+                        Some(Ok(answer)) => self.status(place, supervision.answered(answer)),
+                        Some(Err(error)) => {
                             let error = format!("the supervisor could not go on: {error}");
                             return self.supervised_end(place, Outcome::Failed { error });
                         }
@@ -221,6 +242,16 @@ impl Session {
                 "the interrupted supervisor's state is unreadable ({error}); discard it"
             ))),
         }
+    }
+}
+
+/// A stage's name on its span (`familiar.step`).
+#[cfg(feature = "telemetry")]
+fn stage_name(question: &Question) -> &'static str {
+    match question {
+        Question::Complexity(_) => "complexity",
+        Question::Plan { .. } => "plan",
+        Question::Decision { .. } => "decision",
     }
 }
 

@@ -20,8 +20,9 @@ use super::Session;
 use super::keys::{Keys, Loaded, load_kept};
 use super::turn::Place;
 use super::update::{Notice, Update};
+use crate::llm::usage::Tally;
 use crate::run::event::Event;
-use crate::trace::{Agent, Capture, Span, Tracer};
+use crate::trace::{Agent, Capture, ModelUsage, Span, Tracer};
 
 /// The most spans a conversation keeps for its download.
 pub const KEEP_SPANS: usize = 100;
@@ -96,9 +97,56 @@ impl Session {
     }
 
     /// Records `event` of the run at `place` into its tracer, and hands the spans it
-    /// ended to the sink.
+    /// ended to the sink (a model call that answered waits for its usage:
+    /// [`Session::settle_trace`]).
     pub(super) fn trace(&self, place: &Place, event: &Event) {
         let now = self.inner.config.clock.now().epoch_ms;
+        self.with_tracer(place, |tracer| {
+            tracer.record(event, now);
+            tracer.take_settled()
+        });
+    }
+
+    /// The usage the run at `place` reported since it was last counted, `call`, is the
+    /// model call's that answered last: on its span, which goes out with it.
+    pub(super) fn settle_trace(&self, place: &Place, call: &Tally) {
+        let usage = (!call.is_empty()).then(|| ModelUsage {
+            input_tokens: Some(call.prompt_tokens),
+            output_tokens: Some(call.completion_tokens),
+            ..ModelUsage::default()
+        });
+        self.with_tracer(place, |tracer| {
+            tracer.settle(usage.as_ref());
+            tracer.take_settled()
+        });
+    }
+
+    /// A supervisor's stage `step` (a model call outside the run's steps) from
+    /// `start_ms` to now, with what it used, as a span of its own in the turn's trace.
+    #[cfg(feature = "supervisor")]
+    pub(super) fn trace_stage(
+        &self,
+        place: &Place,
+        step: &str,
+        start_ms: i64,
+        used: &Tally,
+        error: Option<&str>,
+    ) {
+        let now = self.inner.config.clock.now().epoch_ms;
+        let usage = ModelUsage {
+            input_tokens: Some(used.prompt_tokens),
+            output_tokens: Some(used.completion_tokens),
+            ..ModelUsage::default()
+        };
+        self.with_tracer(place, |tracer| {
+            tracer.stage(step, (start_ms, now), &usage, error);
+            tracer.take_settled()
+        });
+    }
+
+    /// Runs `f` on the tracer of the run at `place` (made when missing), keeps the
+    /// spans it returns with the conversation's trace and hands them to the sink.
+    fn with_tracer(&self, place: &Place, f: impl FnOnce(&mut Tracer) -> Vec<Span>) {
         let (spans, sink) = {
             let mut tracing = self.inner.tracing.borrow_mut();
             let Some(tracing) = tracing.as_mut() else {
@@ -115,8 +163,7 @@ impl Session {
             let Some((_, tracer)) = tracing.tracers.get_mut(index) else {
                 return;
             };
-            tracer.record(event, now);
-            let spans = tracer.take_finished();
+            let spans = f(tracer);
             if spans.is_empty() {
                 return;
             }
@@ -256,6 +303,19 @@ impl Session {
     /// The run at `place` is over: its tracer goes, with its saved copy, once its
     /// conversation's trace is saved.
     pub(super) fn end_tracing(&self, place: &Place) {
+        // Whatever still waits (a call whose usage was never counted) goes as it is.
+        let open = self
+            .inner
+            .tracing
+            .borrow()
+            .as_ref()
+            .is_some_and(|tracing| tracing.tracers.iter().any(|(p, _)| p == place));
+        if open {
+            self.with_tracer(place, |tracer| {
+                tracer.settle(None);
+                tracer.take_finished()
+            });
+        }
         self.save_tracing(place);
         let mut tracing = self.inner.tracing.borrow_mut();
         if let Some(tracing) = tracing.as_mut() {

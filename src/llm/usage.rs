@@ -5,10 +5,13 @@
 //! Pure numbers. Which budgets stop a run is the run's and the app's
 //! (`run::meter`, `app::budget`); how a total is shown is the front end's.
 
+use std::cell::Cell;
+
 use crate::base::json::Read;
+use futures::future::LocalBoxFuture;
 use serde::Serialize;
 
-use super::Usage;
+use super::{ChatRequest, ChatResponse, DeltaSink, Llm, LlmError, Usage};
 
 /// What a model costs per million tokens, in the host's currency (the docs and the
 /// chat say dollars): prompt (input) and completion (output) apart.
@@ -133,6 +136,55 @@ impl Tally {
     }
 }
 
+/// A model that counts what its calls used, priced: for model calls made outside a
+/// run's steps (a supervisor's stages), whose usage no run's meter sees.
+pub struct Counting<'l> {
+    llm: &'l dyn Llm,
+    price: Option<Price>,
+    used: Cell<Tally>,
+}
+
+impl<'l> Counting<'l> {
+    pub fn new(llm: &'l dyn Llm, price: Option<Price>) -> Self {
+        Self {
+            llm,
+            price,
+            used: Cell::new(Tally::default()),
+        }
+    }
+
+    /// What its calls used so far.
+    pub fn used(&self) -> Tally {
+        self.used.get()
+    }
+}
+
+impl Llm for Counting<'_> {
+    fn chat<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+        sink: &'a mut DeltaSink<'_>,
+    ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            let response = self.llm.chat(request, sink).await;
+            if let Some(usage) = response.as_ref().ok().and_then(|r| r.usage) {
+                let mut used = self.used.get();
+                used.add(&Tally::of(&usage, self.price));
+                self.used.set(used);
+            }
+            response
+        })
+    }
+
+    fn context_window(&self) -> LocalBoxFuture<'_, Option<super::window::ContextWindow>> {
+        self.llm.context_window()
+    }
+
+    fn model(&self) -> Option<&str> {
+        self.llm.model()
+    }
+}
+
 /// `n` with thousands separated by commas.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -245,6 +297,36 @@ mod tests {
         assert_eq!((since.calls, since.tokens()), (1, 1_500));
         assert!((since.cost - 0.0048).abs() < 1e-12);
         assert_eq!(since.words(), "1,500 tokens · $0.0048");
+    }
+
+    #[test]
+    fn a_counting_model_adds_up_what_its_calls_used_at_its_price() {
+        let scripted = crate::llm::scripted::ScriptedModel::new();
+        for (prompt, completion) in [(100, 10), (50, 5)] {
+            scripted.push(Ok(ChatResponse {
+                text: "ok".into(),
+                reasoning: String::new(),
+                tool_calls: Vec::new(),
+                finish: crate::llm::FinishReason::Stop,
+                usage: Some(usage(prompt, completion)),
+            }));
+        }
+        let price = Price {
+            input: 1_000.0,
+            output: 10_000.0,
+        };
+        let counting = Counting::new(&scripted, Some(price));
+        let request = ChatRequest::default();
+        for _ in 0..2 {
+            let answer = futures::executor::block_on(counting.chat(&request, &mut |_| {}));
+            assert!(answer.is_ok(), "{answer:?}");
+        }
+        let used = counting.used();
+        assert_eq!(
+            (used.calls, used.prompt_tokens, used.completion_tokens),
+            (2, 150, 15)
+        );
+        assert!((used.cost - 0.3).abs() < 1e-9, "{}", used.cost);
     }
 
     #[test]

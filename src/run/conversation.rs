@@ -191,12 +191,15 @@ fn asked_by(interaction: &Interaction) -> String {
 }
 
 /// An interaction as a user message and the answer, when it has an answer: the
-/// speaker's own, or (answered by another agent) quoted as that agent's.
+/// speaker's own, or (answered by another agent) quoted as that agent's. A turn a
+/// budget stopped keeps its message, answered by the stop's sentence (what the person
+/// saw): a message is never dropped for want of money.
 fn exchange(interaction: &Interaction, speaker: &str) -> Option<[Message; 2]> {
     let answer = match interaction.outcome()? {
         Outcome::Answered { text }
         | Outcome::GoalComplete { text }
         | Outcome::CapReached { text } => text,
+        Outcome::Aborted { reason } if crate::run::is_budget_stop(reason) => reason,
         Outcome::Failed { .. } | Outcome::Aborted { .. } => return None,
     };
     let other = &interaction.agent;

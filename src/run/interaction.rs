@@ -193,6 +193,13 @@ impl Interaction {
         })
     }
 
+    /// Whether a budget stopped the turn before its model was asked again
+    /// ([`crate::run::is_budget_stop`]): marked stopped, not failed, and its message
+    /// stays in what the model reads next.
+    pub fn stopped_by_budget(&self) -> bool {
+        matches!(self.outcome(), Some(Outcome::Aborted { reason }) if crate::run::is_budget_stop(reason))
+    }
+
     /// Reopens a turn that was closed as aborted (a reload cut its run off) so that
     /// its resumed run can go on: the closing answer is taken back. Whether it was.
     pub fn reopen(&mut self) -> bool {

@@ -75,19 +75,47 @@ impl Meter {
         self.since.add(&call);
     }
 
-    /// The sentence that stops the run, once one of its budgets is reached.
+    /// The sentence that stops the run, once one of its budgets is reached (or one
+    /// counts cost and the run's model has no price: [`stop_words`]).
     pub fn reached(&self) -> Option<String> {
-        self.allowances.iter().find_map(|allowance| {
-            let mut used = allowance.used;
-            used.add(&self.since);
-            allowance.limit.reached_by(&used).map(|(limit, used)| {
-                format!(
-                    "Stopped: {} budget of {limit} is reached ({used} used). Nothing more was asked of the model.",
-                    allowance.whose
-                )
-            })
-        })
+        stop_words(&self.allowances, &self.since, self.price.is_some())
     }
+}
+
+/// How a budget's stop begins and ends ([`stop_words`], [`is_budget_stop`]).
+const STOPPED: &str = "Stopped: ";
+const UNASKED: &str = " Nothing more was asked of the model.";
+
+/// Whether an aborted run's `reason` is a budget's stop: the turn was not answered
+/// because a budget held it, not because a person stopped it (its message stays in
+/// what the model reads next).
+pub fn is_budget_stop(reason: &str) -> bool {
+    reason.starts_with(STOPPED) && reason.ends_with(UNASKED)
+}
+
+/// The sentence that stops a model call held to `allowances`, once `spent` (since they
+/// were handed over) has reached one of them; or, when `priced` is false, once one
+/// counts cost: what the model costs is unknown, so that budget could never be
+/// reached and would hold nothing. It fails closed: a cost budget is for a person who
+/// must not be charged past it.
+pub fn stop_words(allowances: &[Allowance], spent: &Tally, priced: bool) -> Option<String> {
+    allowances.iter().find_map(|allowance| {
+        if let (Some(cost), false) = (allowance.limit.cost, priced) {
+            return Some(format!(
+                "{STOPPED}{} budget of {} counts cost, and the model has no price, so its cost is unknown. Set its price, or hold it to tokens.{UNASKED}",
+                allowance.whose,
+                dollars(cost)
+            ));
+        }
+        let mut used = allowance.used;
+        used.add(spent);
+        allowance.limit.reached_by(&used).map(|(limit, used)| {
+            format!(
+                "{STOPPED}{} budget of {limit} is reached ({used} used).{UNASKED}",
+                allowance.whose
+            )
+        })
+    })
 }
 
 impl AgentRun {
@@ -191,13 +219,40 @@ mod tests {
                 cost: Some(0.0001),
             },
             Tally::default(),
-            None,
+            Some(Price::default()),
         );
         for _ in 0..10 {
             meter.record(&usage(0, 0));
         }
         assert_eq!(meter.reached(), None);
         assert_eq!((meter.total.calls, meter.total.tokens()), (0, 0));
+    }
+
+    #[test]
+    fn a_cost_budget_stops_a_model_with_no_price_before_it_is_asked_and_a_token_budget_does_not() {
+        let cost = Limit {
+            tokens: None,
+            cost: Some(0.5),
+        };
+        let unpriced = meter(cost, Tally::default(), None);
+        let words = unpriced.reached().unwrap_or_default();
+        assert!(
+            words.starts_with("Stopped: this conversation's budget of $0.50 counts cost, and the model has no price, so its cost is unknown."),
+            "{words}"
+        );
+        let priced = meter(cost, Tally::default(), Some(Price::default()));
+        assert!(is_budget_stop(&words));
+        assert!(!is_budget_stop("stopped before it finished"));
+        assert_eq!(priced.reached(), None, "an in-page model costs nothing");
+        let tokens = meter(
+            Limit {
+                tokens: Some(100),
+                cost: None,
+            },
+            Tally::default(),
+            None,
+        );
+        assert_eq!(tokens.reached(), None, "tokens are counted, priced or not");
     }
 
     #[test]

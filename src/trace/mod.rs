@@ -5,10 +5,12 @@
 //! seed the host draws, and sending (batching, retries, keeping spans while the
 //! collector is away) is the web exporter's, behind the `telemetry` feature.
 
+mod about;
 mod export;
 mod mask;
 mod otlp;
 mod span;
+mod tools;
 mod tracer;
 
 pub use export::{BATCH, Collector, MAX_KEPT, Outbox, Sent};
@@ -19,3 +21,5 @@ pub use tracer::{Agent, Capture, MAX_CAPTURED_CHARS, ModelUsage, Parent, Tracer}
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod usage_tests;

@@ -10,98 +10,53 @@
 //! would appear, asked for or not; and any value in [`Capture::secrets`], masked the
 //! same way and never saved with the tracer. No host or Settings field fills
 //! `secrets` yet (only tests and embedding Rust code do): passwords and a card's fields
-//! stay out because the page walk never reads them, not because of this list. Usage is not in the events: whoever reads the provider's response hands it
-//! to [`Tracer::model_usage`]. Sending spans is the exporter's; encoding them, `otlp`'s.
+//! stay out because the page walk never reads them, not because of this list.
+//!
+//! Usage is not in the events: the run takes a model's answer before the session counts
+//! its usage, so a model call that answered waits among the finished spans
+//! ([`Tracer::take_settled`] leaves it) until [`Tracer::settle`] hands it its tokens.
+//! A supervisor's stages, model calls outside a run's steps, are [`Tracer::stage`]s.
+//! What a tracer is told is `about`'s; its tool spans, `tools`'; sending spans is the
+//! exporter's; encoding them, `otlp`'s.
 
 use crate::base::json::Read;
 use serde::Serialize;
 
+pub use super::about::{Agent, Capture, MAX_CAPTURED_CHARS, ModelUsage, Parent};
 use super::mask::MASKED;
 use super::span::{Attribute, Ids, Kind, Span, SpanEvent, Status};
-use crate::run::event::{Decided, Event, Thought};
+use super::tools::{call_attributes, grant_name};
+use crate::run::event::{Event, Thought};
 use crate::run::{Outcome, Purpose};
-use crate::tool::ToolKind;
-
-/// The longest captured text (a prompt, arguments, a result), in characters.
-pub const MAX_CAPTURED_CHARS: usize = 8192;
-
-/// Who runs, as the spans name it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
-pub struct Agent {
-    /// `gen_ai.agent.name`, and the `invoke_agent` span's name.
-    #[serde(default)]
-    pub name: String,
-    /// `gen_ai.agent.id`, when the host gives one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// `gen_ai.provider.name`: `openai` for the proxy, `familiar.rules`, …
-    #[serde(default)]
-    pub provider: String,
-    /// `gen_ai.request.model`, and the `chat` spans' name.
-    #[serde(default)]
-    pub model: String,
-    /// `gen_ai.conversation.id`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub conversation: Option<String>,
-}
-
-/// What leaves besides names, ids and times.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Read)]
-pub struct Capture {
-    /// Prompts, answers, tool arguments and results (the conventions' opt-in content
-    /// attributes). Off unless the host or the person asks.
-    #[serde(default)]
-    pub content: bool,
-    /// Values that never leave, asked for or not: replaced by [`MASKED`] in everything
-    /// exported. Not saved with the tracer: given again after a reload. Filled by Rust
-    /// callers only; createAgent and the demo have no field for it yet.
-    #[serde(skip)]
-    pub secrets: Vec<String>,
-}
-
-/// The span a run's spans hang under when it is part of a larger one (a sub-agent, a
-/// supervisor stage, a resident's trigger): its trace goes on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Read)]
-pub struct Parent {
-    pub trace_id: String,
-    pub span_id: String,
-}
-
-/// A model call's usage as its provider counted it, for [`Tracer::model_usage`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ModelUsage {
-    pub input_tokens: Option<u64>,
-    pub output_tokens: Option<u64>,
-    pub response_id: Option<String>,
-    pub response_model: Option<String>,
-    pub finish_reasons: Vec<String>,
-}
 
 /// Spans from a run's events. Serializes with its open spans and its id source, so a
 /// run saved mid-way and resumed continues the same trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct Tracer {
-    ids: Ids,
-    agent: Agent,
+    pub(super) ids: Ids,
+    pub(super) agent: Agent,
     #[serde(default)]
-    capture: Capture,
+    pub(super) capture: Capture,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    parent: Option<Parent>,
+    pub(super) parent: Option<Parent>,
     /// The trace its runs' spans go in when they have no parent (a conversation's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    trace: Option<String>,
+    pub(super) trace: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    run: Option<Span>,
+    pub(super) run: Option<Span>,
     /// A composite's sub-agents at work in the open run: an `invoke_agent {sub}` span
     /// each, their tool calls under it.
     #[serde(default)]
-    subs: Vec<Span>,
+    pub(super) subs: Vec<Span>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    chat: Option<Span>,
+    pub(super) chat: Option<Span>,
     #[serde(default)]
-    tools: Vec<Span>,
+    pub(super) tools: Vec<Span>,
     #[serde(default)]
-    finished: Vec<Span>,
+    pub(super) finished: Vec<Span>,
+    /// The model call that answered last, among `finished`, until its usage is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) awaiting: Option<String>,
 }
 
 impl Tracer {
@@ -119,6 +74,7 @@ impl Tracer {
             chat: None,
             tools: Vec::new(),
             finished: Vec::new(),
+            awaiting: None,
         }
     }
 
@@ -221,41 +177,78 @@ impl Tracer {
     }
 
     /// The usage of the model call in flight (or, once its answer is recorded, of the
-    /// last one ended and not yet taken): tokens, the response's id and model, and its
-    /// finish reasons, as the provider reported them.
+    /// one awaiting its usage, else the last one ended and not yet taken): tokens, the
+    /// response's id and model, and its finish reasons, as the provider reported them.
     pub fn model_usage(&mut self, usage: &ModelUsage) {
+        let awaiting = self.awaiting.take();
         let chat = match self.chat.as_mut() {
             Some(chat) => Some(chat),
-            None => self
-                .finished
-                .iter_mut()
-                .rev()
-                .find(|s| s.kind == Kind::Client),
+            None => self.finished.iter_mut().rev().find(|s| match &awaiting {
+                Some(id) => s.span_id == *id,
+                None => s.kind == Kind::Client,
+            }),
         };
-        let Some(chat) = chat else { return };
-        let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-        if let Some(n) = usage.input_tokens {
-            chat.set(Attribute::int("gen_ai.usage.input_tokens", count(n)));
-        }
-        if let Some(n) = usage.output_tokens {
-            chat.set(Attribute::int("gen_ai.usage.output_tokens", count(n)));
-        }
-        if let Some(id) = &usage.response_id {
-            chat.set(Attribute::text("gen_ai.response.id", id));
-        }
-        if let Some(model) = &usage.response_model {
-            chat.set(Attribute::text("gen_ai.response.model", model));
-        }
-        if !usage.finish_reasons.is_empty() {
-            chat.set(Attribute::texts(
-                "gen_ai.response.finish_reasons",
-                usage.finish_reasons.clone(),
-            ));
+        if let Some(chat) = chat {
+            with_usage(chat, usage);
         }
     }
 
+    /// The model call that last answered has its usage now, if it reported any (the
+    /// session counts it once the run has taken the answer): its span goes out with it.
+    pub fn settle(&mut self, usage: Option<&ModelUsage>) {
+        let Some(id) = self.awaiting.take() else {
+            return;
+        };
+        let chat = self.finished.iter_mut().find(|s| s.span_id == id);
+        if let (Some(chat), Some(usage)) = (chat, usage) {
+            with_usage(chat, usage);
+        }
+    }
+
+    /// [`Tracer::take_finished`], but a model call that answered and awaits its usage
+    /// ([`Tracer::settle`]) stays until it has it.
+    pub fn take_settled(&mut self) -> Vec<Span> {
+        let Some(id) = self.awaiting.clone() else {
+            return self.take_finished();
+        };
+        let (held, settled) = std::mem::take(&mut self.finished)
+            .into_iter()
+            .partition(|s| s.span_id == id);
+        self.finished = held;
+        settled
+    }
+
+    /// A model call made outside a run's steps, from `start_ms` to `end_ms` (a
+    /// supervisor's stage: `complexity`, `plan`, `decision`): a `chat {model}` span of
+    /// its own in the trace, under the open run if there is one; `error` marks it failed.
+    pub fn stage(
+        &mut self,
+        step: &str,
+        (start_ms, end_ms): (i64, i64),
+        usage: &ModelUsage,
+        error: Option<&str>,
+    ) {
+        let parent = self.current();
+        let mut chat = self.span(
+            Self::named("chat", &self.agent.model),
+            Kind::Client,
+            start_ms,
+            parent,
+        );
+        chat.set(Attribute::text("gen_ai.operation.name", "chat"));
+        self.describe_agent(&mut chat);
+        chat.set(Attribute::text("familiar.step", step));
+        with_usage(&mut chat, usage);
+        if let Some(error) = error {
+            chat.set(Attribute::text("error.type", "model_error"));
+            chat.status = Status::Error(self.error_text(error, "the model call failed"));
+        }
+        chat.end_ms = Some(end_ms.max(start_ms));
+        self.finished.push(chat);
+    }
+
     /// `text` with every secret masked, when content is captured; else nothing.
-    fn content(&self, text: &str) -> Option<String> {
+    pub(super) fn content(&self, text: &str) -> Option<String> {
         self.capture.content.then(|| {
             let masked = self.masked(text);
             match masked.char_indices().nth(MAX_CAPTURED_CHARS) {
@@ -267,7 +260,7 @@ impl Tracer {
 
     /// An error's own text when content is captured (it can quote the model's output or a
     /// provider's body); else `fixed`, so only the error's type and a set phrase leave.
-    fn error_text(&self, text: &str, fixed: &str) -> String {
+    pub(super) fn error_text(&self, text: &str, fixed: &str) -> String {
         self.content(text).unwrap_or_else(|| fixed.to_owned())
     }
 
@@ -284,7 +277,13 @@ impl Tracer {
         super::mask::card_numbers(&text)
     }
 
-    fn span(&mut self, name: String, kind: Kind, at_ms: i64, parent: Option<Parent>) -> Span {
+    pub(super) fn span(
+        &mut self,
+        name: String,
+        kind: Kind,
+        at_ms: i64,
+        parent: Option<Parent>,
+    ) -> Span {
         let (trace_id, parent_span_id) = match parent {
             Some(parent) => (parent.trace_id, Some(parent.span_id)),
             None => match &self.trace {
@@ -306,7 +305,7 @@ impl Tracer {
         }
     }
 
-    fn named(operation: &str, what: &str) -> String {
+    pub(super) fn named(operation: &str, what: &str) -> String {
         match what {
             "" => operation.to_owned(),
             what => format!("{operation} {what}"),
@@ -345,7 +344,7 @@ impl Tracer {
 
     /// The run's span, opened when events arrive without a `Started` (a run resumed
     /// from a save made before it was traced).
-    fn run_parent(&mut self, at_ms: i64) -> Option<Parent> {
+    pub(super) fn run_parent(&mut self, at_ms: i64) -> Option<Parent> {
         if self.run.is_none() {
             self.open_run(at_ms);
         }
@@ -375,75 +374,16 @@ impl Tracer {
 
     fn close_chat(&mut self, at_ms: i64, error: Option<&str>) {
         if let Some(mut chat) = self.chat.take() {
-            if let Some(error) = error {
-                chat.set(Attribute::text("error.type", "model_error"));
-                chat.status = Status::Error(self.error_text(error, "the model call failed"));
+            match error {
+                Some(error) => {
+                    chat.set(Attribute::text("error.type", "model_error"));
+                    chat.status = Status::Error(self.error_text(error, "the model call failed"));
+                }
+                None => self.awaiting = Some(chat.span_id.clone()),
             }
             chat.end_ms = Some(at_ms.max(chat.start_ms));
             self.finished.push(chat);
         }
-    }
-
-    fn open_tool(
-        &mut self,
-        call_id: &str,
-        tool: &str,
-        kind: Option<ToolKind>,
-        agent: Option<&str>,
-        at_ms: i64,
-    ) {
-        let parent = match agent {
-            Some(agent) => self.sub_parent(agent, at_ms),
-            None => self.run_parent(at_ms),
-        };
-        let mut span = self.span(
-            Self::named("execute_tool", tool),
-            Kind::Internal,
-            at_ms,
-            parent,
-        );
-        span.set(Attribute::text("gen_ai.operation.name", "execute_tool"));
-        span.attributes.extend(call_attributes(call_id, tool));
-        span.set(Attribute::text("gen_ai.tool.type", "function"));
-        if let Some(kind) = kind {
-            let kind = match kind {
-                ToolKind::Data => "data",
-                ToolKind::Action => "action",
-            };
-            span.set(Attribute::text("familiar.tool.kind", kind));
-        }
-        if let Some(agent) = agent {
-            span.set(Attribute::text("familiar.agent", agent));
-        }
-        self.tools.push(span);
-    }
-
-    /// The span of the composite's sub-agent `agent` in the open run, opened at its
-    /// first call: an `invoke_agent {agent}` child of the run's span.
-    fn sub_parent(&mut self, agent: &str, at_ms: i64) -> Option<Parent> {
-        let named = |s: &Span| {
-            s.attribute("gen_ai.agent.name") == Some(&super::span::Value::Text(agent.into()))
-        };
-        if !self.subs.iter().any(named) {
-            let parent = self.run_parent(at_ms);
-            let mut sub = self.span(
-                Self::named("invoke_agent", agent),
-                Kind::Internal,
-                at_ms,
-                parent,
-            );
-            sub.set(Attribute::text("gen_ai.operation.name", "invoke_agent"));
-            sub.set(Attribute::text("gen_ai.agent.name", agent));
-            if let Some(conversation) = &self.agent.conversation {
-                sub.set(Attribute::text("gen_ai.conversation.id", conversation));
-            }
-            sub.set(Attribute::text("familiar.composite", &self.agent.name));
-            self.subs.push(sub);
-        }
-        self.subs.iter().find(|s| named(s)).map(|s| Parent {
-            trace_id: s.trace_id.clone(),
-            span_id: s.span_id.clone(),
-        })
     }
 
     fn thought(&mut self, thought: &Thought, at_ms: i64) {
@@ -484,60 +424,7 @@ impl Tracer {
         }
     }
 
-    fn tool_returned(
-        &mut self,
-        call_id: &str,
-        tool: &str,
-        result: &Result<serde_json::Value, String>,
-        duration_ms: i64,
-        at_ms: i64,
-    ) {
-        let index = match self.tools.iter().position(|t| {
-            t.attribute("gen_ai.tool.call.id") == Some(&super::span::Value::Text(call_id.into()))
-        }) {
-            Some(index) => index,
-            // A result with no start (a denied call answered for the model).
-            None => {
-                self.open_tool(call_id, tool, None, None, at_ms - duration_ms.max(0));
-                self.tools.len().saturating_sub(1)
-            }
-        };
-        let written = match result {
-            Ok(value) => value.to_string(),
-            Err(error) => error.clone(),
-        };
-        let content = self.content(&written);
-        if index >= self.tools.len() {
-            return;
-        }
-        let mut span = self.tools.remove(index);
-        if let Some(content) = content {
-            span.set(Attribute::text("gen_ai.tool.call.result", content));
-        }
-        if result.is_err() {
-            span.set(Attribute::text("error.type", "tool_error"));
-            span.status = Status::Error("the tool returned an error".into());
-        }
-        span.end_ms = Some(at_ms.max(span.start_ms));
-        self.finished.push(span);
-    }
-
-    fn decided(&mut self, call_id: &str, decision: &Decided, at_ms: i64) {
-        let mut attributes = vec![Attribute::text("gen_ai.tool.call.id", call_id)];
-        let (word, reason) = match decision {
-            Decided::Approved => ("approved", None),
-            Decided::Allowed { by } => {
-                attributes.push(Attribute::text("familiar.grant", grant_name(*by)));
-                ("allowed", None)
-            }
-            Decided::Denied { reason } => ("denied", self.content(reason)),
-        };
-        attributes.push(Attribute::text("familiar.decision", word));
-        attributes.extend(reason.map(|r| Attribute::text("familiar.decision.reason", r)));
-        self.run_event("familiar.decided", attributes, at_ms);
-    }
-
-    fn run_event(&mut self, name: &str, attributes: Vec<Attribute>, at_ms: i64) {
+    pub(super) fn run_event(&mut self, name: &str, attributes: Vec<Attribute>, at_ms: i64) {
         self.run_parent(at_ms);
         if let Some(run) = self.run.as_mut() {
             run.events.push(SpanEvent {
@@ -606,20 +493,26 @@ impl Tracer {
     }
 }
 
-/// A call's id and tool name, as the conventions key them.
-fn call_attributes(call_id: &str, tool: &str) -> Vec<Attribute> {
-    vec![
-        Attribute::text("gen_ai.tool.call.id", call_id),
-        Attribute::text("gen_ai.tool.name", tool),
-    ]
-}
-
-fn grant_name(grant: crate::run::event::Grant) -> &'static str {
-    use crate::run::event::Grant;
-    match grant {
-        Grant::Task => "task",
-        Grant::Site => "site",
-        Grant::Always => "always",
+/// `usage`'s tokens, response and finish reasons on the model call `chat`.
+fn with_usage(chat: &mut Span, usage: &ModelUsage) {
+    let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    if let Some(n) = usage.input_tokens {
+        chat.set(Attribute::int("gen_ai.usage.input_tokens", count(n)));
+    }
+    if let Some(n) = usage.output_tokens {
+        chat.set(Attribute::int("gen_ai.usage.output_tokens", count(n)));
+    }
+    if let Some(id) = &usage.response_id {
+        chat.set(Attribute::text("gen_ai.response.id", id));
+    }
+    if let Some(model) = &usage.response_model {
+        chat.set(Attribute::text("gen_ai.response.model", model));
+    }
+    if !usage.finish_reasons.is_empty() {
+        chat.set(Attribute::texts(
+            "gen_ai.response.finish_reasons",
+            usage.finish_reasons.clone(),
+        ));
     }
 }
 

@@ -57,6 +57,15 @@ fn paid(
     storage: &Rc<VolatileStorage>,
     replies: Vec<ChatResponse>,
 ) -> (Session, Rc<RefCell<Vec<Update>>>, Rc<Named>) {
+    paid_with(storage, replies, Options::default())
+}
+
+/// [`paid`] with `options` (the supervisor on, say).
+fn paid_with(
+    storage: &Rc<VolatileStorage>,
+    replies: Vec<ChatResponse>,
+    options: Options,
+) -> (Session, Rc<RefCell<Vec<Update>>>, Rc<Named>) {
     let model = Rc::new(Named(ScriptedModel::new()));
     for reply in replies {
         model.0.push(Ok(reply));
@@ -80,8 +89,10 @@ fn paid(
         Rc::new(ToolRegistry::new()),
     )
     .with_own_memory();
+    let mut config = config("usage", storage);
+    config.options = options;
     let session = Session::new(
-        config("usage", storage),
+        config,
         Delegate::new(Rc::new(familiar)).with_agent(Rc::new(dotty)),
     );
     session.restore();
@@ -232,9 +243,53 @@ fn a_conversation_budget_stops_the_next_turn_in_words_keeping_the_message() {
         "no error step: {:?}",
         last.steps
     );
+    assert!(last.stopped_by_budget(), "marked: {:?}", last.steps);
     // Another conversation is not held to this one's budget.
     session.new_conversation();
     assert_eq!(send(&session, "four").text(), "Three.");
+}
+
+#[test]
+fn a_message_a_budget_stopped_stays_in_what_the_model_reads_next() {
+    let storage = Rc::new(VolatileStorage::new());
+    let (session, _, model) = paid(
+        &storage,
+        vec![
+            counted("One.", Vec::new(), (100, 20)),
+            counted("Two.", Vec::new(), (100, 20)),
+        ],
+    );
+    session.set_budgets(Budgets {
+        conversation: tokens(100),
+        ..Budgets::default()
+    });
+    assert_eq!(send(&session, "one").text(), "One.");
+    let stopped = send(&session, "the second question");
+    assert!(stopped.text().starts_with("Stopped: "), "{stopped:?}");
+    session.set_budgets(Budgets::default());
+    assert_eq!(send(&session, "three").text(), "Two.");
+    let requests = model.0.requests();
+    let last = requests.last().unwrap();
+    let said: Vec<(String, &str)> = last
+        .messages
+        .iter()
+        .map(|m| (format!("{:?}", m.role), m.content.as_str()))
+        .collect();
+    let asked = said
+        .iter()
+        .position(|(_, text)| *text == "the second question");
+    assert!(asked.is_some(), "the stopped message is kept: {said:?}");
+    let answered = asked.and_then(|i| said.get(i + 1)).map(|(_, text)| *text);
+    assert_eq!(
+        answered,
+        Some(stopped.text()),
+        "answered by its stop, as shown"
+    );
+    assert_eq!(
+        session.conversation().interactions.len(),
+        3,
+        "no turn disappears"
+    );
 }
 
 #[test]
@@ -327,5 +382,185 @@ fn a_residents_trigger_is_held_to_its_agents_budget() {
     assert_eq!(
         outcome.text(),
         "Stopped: @familiar's budget of 50 tokens is reached (60 tokens used). Nothing more was asked of the model."
+    );
+}
+
+/// The spans of `session`'s runs, as they end.
+#[cfg(feature = "telemetry")]
+fn traced(session: &Session) -> Rc<RefCell<Vec<familiar::trace::Span>>> {
+    use familiar::trace::Span;
+    let spans: Rc<RefCell<Vec<Span>>> = Rc::new(RefCell::new(Vec::new()));
+    let sink = Rc::clone(&spans);
+    session.set_telemetry(Some(familiar::app::Telemetry {
+        capture: familiar::trace::Capture::default(),
+        provider: "openai".into(),
+        model: "paid-model".into(),
+        sink: Rc::new(move |ended: &[Span]| sink.borrow_mut().extend(ended.iter().cloned())),
+    }));
+    spans
+}
+
+/// What each `usage` update counted, as (turn, the call's tokens).
+fn told(updates: &RefCell<Vec<Update>>) -> Vec<(u64, u64)> {
+    let updates = updates.borrow();
+    let calls = updates.iter().filter_map(|u| match u {
+        Update::Usage { turn, call, .. } => Some((*turn, call.tokens())),
+        _ => None,
+    });
+    calls.collect()
+}
+
+#[test]
+fn a_supervisors_stages_are_counted_to_the_turn_traced_and_held_to_its_budgets() {
+    let storage = Rc::new(VolatileStorage::new());
+    let supervised = Options {
+        supervisor: true,
+        ..Options::default()
+    };
+    let (session, updates, model) = paid_with(
+        &storage,
+        vec![
+            counted(
+                r#"{"level": "SIMPLE", "reason": "one"}"#,
+                Vec::new(),
+                (50, 5),
+            ),
+            counted(r#"{"tasks": ["Greet"]}"#, Vec::new(), (60, 6)),
+            counted("Hello.", Vec::new(), (70, 7)),
+            counted(
+                r#"{"done": true, "summary": "greeted"}"#,
+                Vec::new(),
+                (80, 8),
+            ),
+            counted(
+                r#"{"level": "SIMPLE", "reason": "one"}"#,
+                Vec::new(),
+                (1, 1),
+            ),
+        ],
+        supervised,
+    );
+    #[cfg(feature = "telemetry")]
+    let spans = traced(&session);
+    assert_eq!(send(&session, "greet me").text(), "Hello.");
+    #[cfg(feature = "telemetry")]
+    {
+        use familiar::trace::Value as Attr;
+        let spans = spans.borrow();
+        let stages: Vec<(&str, Option<&Attr>)> = spans
+            .iter()
+            .filter_map(|s| match s.attribute("familiar.step") {
+                Some(Attr::Text(step)) => {
+                    Some((step.as_str(), s.attribute("gen_ai.usage.input_tokens")))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            stages,
+            [
+                ("complexity", Some(&Attr::Int(50))),
+                ("plan", Some(&Attr::Int(60))),
+                ("reason", Some(&Attr::Int(70))),
+                ("decision", Some(&Attr::Int(80)))
+            ],
+            "each stage a chat span with its tokens, in the turn's one trace"
+        );
+        assert!(spans.iter().all(|s| s.trace_id == spans[0].trace_id));
+    }
+    let turn = session.conversation().interactions[0].clone();
+    assert_eq!(
+        told(&updates).iter().map(|t| t.1).collect::<Vec<_>>(),
+        [55, 66, 77, 88],
+        "complexity, plan, the executor's call, the decision"
+    );
+    assert_eq!((turn.usage.calls, turn.usage.tokens()), (4, 286));
+    assert!((turn.usage.cost - (260.0 * 2.0 + 26.0 * 8.0) / 1e6).abs() < 1e-12);
+    assert_eq!(session.spending().agent("familiar").tokens(), 286);
+    // The conversation's budget is spent: the next turn's first stage is not asked.
+    session.set_budgets(Budgets {
+        conversation: tokens(286),
+        ..Budgets::default()
+    });
+    let stopped = send(&session, "again");
+    assert!(
+        stopped
+            .text()
+            .starts_with("Stopped: this conversation's budget of 286 tokens is reached"),
+        "{stopped:?}"
+    );
+    assert_eq!(model.0.remaining(), 1, "the analyst was not asked");
+}
+
+#[test]
+fn a_cost_budget_stops_a_model_with_no_price_before_asking_it() {
+    let storage = Rc::new(VolatileStorage::new());
+    let (session, _, model) = paid(&storage, vec![counted("Hi.", Vec::new(), (5, 5))]);
+    session.set_prices(Prices::default());
+    session.set_budgets(Budgets {
+        agent: Limit {
+            tokens: None,
+            cost: Some(1.0),
+        },
+        ..Budgets::default()
+    });
+    let stopped = send(&session, "hello");
+    assert_eq!(
+        stopped.text(),
+        "Stopped: @familiar's budget of $1.00 counts cost, and the model has no price, so its cost is unknown. Set its price, or hold it to tokens. Nothing more was asked of the model."
+    );
+    assert_eq!(model.0.remaining(), 1, "never asked");
+    // A price set, the same budget holds it and lets it answer.
+    session.set_prices(Prices(vec![(
+        "paid-model".into(),
+        Price {
+            input: 1.0,
+            output: 1.0,
+        },
+    )]));
+    assert_eq!(send(&session, "hello again").text(), "Hi.");
+}
+
+#[cfg(feature = "telemetry")]
+#[test]
+fn each_model_calls_tokens_are_on_its_chat_span() {
+    use familiar::trace::{Span, Value as Attr};
+    let storage = Rc::new(VolatileStorage::new());
+    let clock_call = familiar::llm::message::ToolCall {
+        id: "c1".into(),
+        name: "clock".into(),
+        arguments: "{}".into(),
+    };
+    let (session, _, _) = paid(
+        &storage,
+        vec![
+            counted("", vec![clock_call], (1_000, 100)),
+            counted("It is noon.", Vec::new(), (1_200, 50)),
+        ],
+    );
+    let spans = traced(&session);
+    assert_eq!(send(&session, "what time?").text(), "It is noon.");
+    let spans = spans.borrow();
+    let tokens = |s: &Span| {
+        let int = |key| match s.attribute(key) {
+            Some(Attr::Int(n)) => *n,
+            _ => -1,
+        };
+        (
+            int("gen_ai.usage.input_tokens"),
+            int("gen_ai.usage.output_tokens"),
+        )
+    };
+    let chats: Vec<(i64, i64)> = spans
+        .iter()
+        .filter(|s| s.name == "chat paid-model")
+        .map(tokens)
+        .collect();
+    assert_eq!(chats, [(1_000, 100), (1_200, 50)], "each call's own tokens");
+    let conversation = session.conversation_id();
+    assert_eq!(
+        session.trace_of(&conversation).len(),
+        spans.len(),
+        "kept too"
     );
 }
