@@ -41,7 +41,7 @@ use crate::demo::sample_prompts;
 use panel::{close_on_escape, restore_scroll, reveal};
 use part::{Part, preload};
 use talk_to::TalkTo;
-use top_bar::{TopMenu, focus_back};
+use top_bar::{MenuButton, TopMenu, focus_back};
 
 /// Copies text to the clipboard (best effort: the page may not be allowed to).
 fn copy_text(text: &str) {
@@ -71,6 +71,7 @@ pub fn App() -> impl IntoView {
     let guild_button = NodeRef::<leptos::html::Button>::new();
     let world_button = NodeRef::<leptos::html::Button>::new();
     let inspector_panel = InspectorPanel::new();
+    let menu = TopMenu::new();
     let panel = RwSignal::new(Panel::None);
     let toggle = move |which: Panel| {
         move |_| {
@@ -113,20 +114,23 @@ pub fn App() -> impl IntoView {
                         chat.new_conversation();
                         focus.give();
                     }>"New"</button>
-                    <TopMenu>
-                        <button node_ref=history_button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
-                        <button node_ref=guild_button type="button" class="show-guild" aria-expanded=move || (panel.get() == Panel::Guild).to_string() on:click=toggle(Panel::Guild) on:pointerenter=|_| preload(guild::preload) on:focus=|_| preload(guild::preload)>"Guild"</button>
-                        <button node_ref=world_button type="button" class="show-world" aria-expanded=move || show_world.get().to_string() on:pointerenter=|_| preload(world::preload) on:focus=|_| preload(world::preload) on:click=move |_| {
-                            show_world.update(|w| *w = !*w);
-                            if show_world.get_untracked() {
-                                reveal("section.world h2");
-                            } else {
-                                restore_scroll();
-                            }
-                        }>"World"</button>
-                        <button node_ref=settings_button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings) on:pointerenter=|_| preload(settings::preload) on:focus=|_| preload(settings::preload)>"Settings"</button>
-                        <InspectorButton panel=inspector_panel />
-                    </TopMenu>
+                    <span class="top-menu-wrap" on:keydown=move |ev| menu.keydown(&ev) on:focusout=move |ev| menu.focusout(&ev)>
+                        <MenuButton menu=menu />
+                        <div node_ref=menu.list id=top_bar::MENU_ID class="top-menu" class:open=move || menu.is_open() on:click=move |ev| menu.clicked(&ev)>
+                            <button node_ref=history_button type="button" class="show-conversations" aria-expanded=move || (panel.get() == Panel::Conversations).to_string() on:click=toggle(Panel::Conversations)>"History"</button>
+                            <button node_ref=guild_button type="button" class="show-guild" aria-expanded=move || (panel.get() == Panel::Guild).to_string() on:click=toggle(Panel::Guild) on:pointerenter=|_| preload(guild::preload) on:focus=|_| preload(guild::preload)>"Guild"</button>
+                            <button node_ref=world_button type="button" class="show-world" aria-expanded=move || show_world.get().to_string() on:pointerenter=|_| preload(world::preload) on:focus=|_| preload(world::preload) on:click=move |_| {
+                                show_world.update(|w| *w = !*w);
+                                if show_world.get_untracked() {
+                                    reveal("section.world h2");
+                                } else {
+                                    restore_scroll();
+                                }
+                            }>"World"</button>
+                            <button node_ref=settings_button type="button" class="show-settings" aria-expanded=move || (panel.get() == Panel::Settings).to_string() on:click=toggle(Panel::Settings) on:pointerenter=|_| preload(settings::preload) on:focus=|_| preload(settings::preload)>"Settings"</button>
+                            <InspectorButton panel=inspector_panel />
+                        </div>
+                    </span>
                 </nav>
             </header>
             <Show when=move || panel.get() == Panel::Conversations>
