@@ -1,9 +1,10 @@
 // axe-core (every rule: experimental ones and WCAG's AAA ones too, so muted labels keep
 // 7:1 contrast) on the release build, in light and dark, at 1280 and 360 px wide, in
 // every state the e2e suite visits: the chat empty, a turn with its steps open, an
-// approval waiting, Settings, History, the World, the Guild, the character loader, the
-// inspector (beside the chat when wide, its panel when narrow) and, at 360, the top
-// bar's menu open (there is none at 1280). No serious or critical violation is allowed.
+// approval waiting, Settings, History, the World (and a resident's request waiting on
+// her card), the Guild, "Talk to" asking before a new conversation, the character
+// loader, the inspector (beside the chat when wide, its panel when narrow) and, at 360,
+// the top bar's menu open (there is none at 1280). No serious or critical violation is allowed.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -75,6 +76,19 @@ for (const colorScheme of ['light', 'dark']) {
         await check('the top bar\'s menu open');
         await page.keyboard.press('Escape');
       }
+      // A resident's request waiting on her World card.
+      await topBar(page, 'World');
+      const dotty = page.locator('.world-agent[data-agent="Dotty"]');
+      await dotty.locator('.say-hi').click();
+      await dotty.locator('.agent-asks').waitFor({ timeout: 20_000 });
+      await check('a resident\'s request waiting in the World');
+      await page.keyboard.press('Escape');
+      await page.locator('section.world').waitFor({ state: 'detached' });
+      // Someone else chosen mid-conversation: "Talk to" asks before it starts anew.
+      await page.locator('.character-select').selectOption('dotty');
+      await page.locator('.talk-to-confirm').waitFor();
+      await check('"Talk to" asking to start a new conversation');
+      await page.locator('.keep-talking').click();
       await page.locator('.character-select').selectOption('load-character');
       await page.locator('.character-loader').waitFor();
       await check('loader open');
