@@ -163,11 +163,20 @@ tools_missing() {
 
 # The project's own first compile overlaps the tools', at the lowest priority so that it
 # takes only the cores they leave idle (their downloads, their link steps): the demo's
-# library for wasm32 in release, which scripts/demo-wasm.sh's cargo then finds built.
-# A failure here is not setup's: the build that needs it says why.
+# library for wasm32 in release, and the local model's worker in its two builds, with
+# the flags and target directories of scripts/demo-wasm.sh's and scripts/local-model.sh's
+# cargo, which then find them built. A failure here is not setup's: the build that
+# needs it says why.
 project_prebuild() {
-  nice -n 19 cargo build --quiet --release --target wasm32-unknown-unknown --lib --features split \
-    >/dev/null 2>&1 || true
+  local wasm="--release --target wasm32-unknown-unknown --lib"
+  # shellcheck disable=SC2086 # one word each
+  {
+    nice -n 19 cargo build --quiet $wasm --features split
+    RUSTFLAGS="-C target-feature=+simd128" \
+      nice -n 19 cargo build --quiet $wasm -p familiar-local --features gpu --target-dir target/worker
+    RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" \
+      nice -n 19 cargo build --quiet $wasm -p familiar-local --features gpu --target-dir target/worker-relaxed
+  } >/dev/null 2>&1 || true
 }
 
 rust_target
