@@ -16,9 +16,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::js::{field, message_of, to_js, to_json};
 use crate::llm::message::{Message, ToolCall};
-use crate::llm::{
-    ChatRequest, ChatResponse, DeltaSink, FinishReason, Llm, LlmError, replay_as_deltas,
-};
+use crate::llm::{ChatRequest, ChatResponse, DeltaSink, Llm, LlmError, replay_as_deltas};
 use crate::llm::{ResponseFormat, ToolSpec};
 
 /// Takes `model: {respond}` out of `createAgent`'s config: a function is not JSON, so
@@ -297,16 +295,5 @@ pub fn response_of(answer: &Value) -> Result<ChatResponse, String> {
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let finish = if tool_calls.is_empty() {
-        FinishReason::Stop
-    } else {
-        FinishReason::ToolCalls
-    };
-    Ok(ChatResponse {
-        text,
-        reasoning: String::new(),
-        tool_calls,
-        finish,
-        usage: None,
-    })
+    Ok(ChatResponse::from_calls(text, tool_calls))
 }

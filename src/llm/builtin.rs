@@ -33,9 +33,7 @@ use serde_json::Value;
 
 use crate::llm::message::{Message, Role, ToolCall};
 use crate::llm::window::{ContextWindow, WindowSource};
-use crate::llm::{
-    ChatRequest, ChatResponse, Delta, DeltaSink, FinishReason, Llm, LlmError, ToolSpec,
-};
+use crate::llm::{ChatRequest, ChatResponse, Delta, DeltaSink, Llm, LlmError, ToolSpec};
 
 /// What `LanguageModel.availability()` answered, or that there is no `LanguageModel`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -370,18 +368,7 @@ impl Reading {
                 arguments: call.arguments.to_string(),
             });
         }
-        let finish = if tool_calls.is_empty() {
-            FinishReason::Stop
-        } else {
-            FinishReason::ToolCalls
-        };
-        Ok(ChatResponse {
-            text,
-            reasoning: String::new(),
-            tool_calls,
-            finish,
-            usage: None,
-        })
+        Ok(ChatResponse::from_calls(text, tool_calls))
     }
 }
 

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::*;
 use crate::llm::window::Overflow;
-use crate::llm::{ResponseFormat, ToolChoice};
+use crate::llm::{FinishReason, ResponseFormat, ToolChoice};
 
 fn tool(name: &str) -> ToolSpec {
     ToolSpec {

@@ -135,6 +135,25 @@ pub struct ChatResponse {
     pub usage: Option<Usage>,
 }
 
+impl ChatResponse {
+    /// A whole answer of `text` and `tool_calls`, no reasoning, no usage reported: it
+    /// finished with its calls when it made any, else it stopped.
+    pub fn from_calls(text: String, tool_calls: Vec<ToolCall>) -> Self {
+        let finish = if tool_calls.is_empty() {
+            FinishReason::Stop
+        } else {
+            FinishReason::ToolCalls
+        };
+        Self {
+            text,
+            reasoning: String::new(),
+            tool_calls,
+            finish,
+            usage: None,
+        }
+    }
+}
+
 /// What can go wrong talking to a model, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LlmError {
