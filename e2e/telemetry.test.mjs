@@ -10,7 +10,10 @@
 // card number in the page's form, and a card number typed into the chat, appear in
 // nothing exported (the receiver's spans, onSpan's, `agent.trace()`'s download). The
 // demo: Settings name the collector, and the inspector's Download trace saves the open
-// conversation's trace as an OTLP JSON file.
+// conversation's trace as an OTLP JSON file. A model call through the real LiteLLM proxy
+// the test command runs (FAMILIAR_LITELLM_URL; its scripted provider counts 5 prompt and
+// 7 completion tokens) reaches the receiver as a `chat` span with the tokens the `usage`
+// update counted.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -21,6 +24,9 @@ import { after, before } from 'node:test';
 import { appReady, ask, test, useDist } from './harness.mjs';
 
 const PASSWORD = 'hunter2-correct-horse';
+const LITELLM = process.env.FAMILIAR_LITELLM_URL;
+// The browser's token of tests/servers/litellm/browser_auth.py.
+const TOKEN = 'familiar-proxy-token-7c1d9e2b4a6f8e3d5c0b';
 const CARD = '4111 1111 1111 1111';
 const TYPED_CARD = '5555-5555-5555-4444';
 
@@ -79,6 +85,16 @@ const PAGE = `<!doctype html>
         parameters: { type: 'object', properties: {} },
         handler: () => new Promise((resolve) => { window.answerSlow = resolve; }),
       });
+    };
+    // An agent on the proxy, traced without content, its usage updates kept.
+    window.usages = [];
+    window.makeProxy = async (endpoint, url, token) => {
+      window.clerk = await createAgent({
+        name: 'clerk', namespace: 'telemetry-proxy', persist: false, goalCheck: false,
+        model: { url: url + '/v1', model: 'scripted', header: { name: 'X-Proxy-Token', value: token } },
+        telemetry: { endpoint },
+      });
+      window.clerk.on('usage', (u) => window.usages.push(u));
     };
     window.ready = true;
   </script>
@@ -193,6 +209,28 @@ test('a chat turn with a sub-agent tool and an approval, and a resident trigger,
   const given = await page.evaluate(() => window.spans.map((s) => s.spanId));
   const got = new Set((await received()).map((s) => s.spanId));
   assert.ok(given.length >= 6 && given.every((id) => got.has(id)), `${given.length} spans given`);
+  assert.deepEqual(problems, []);
+});
+
+test("a proxy model call's chat span carries the tokens its provider counted", { skip: LITELLM ? false : 'FAMILIAR_LITELLM_URL is not set (scripts/test.sh runs LiteLLM)' }, async (t) => {
+  await call('POST', '/reset');
+  const { page, problems } = await open(t);
+  await page.evaluate(([endpoint, url, token]) => window.makeProxy(endpoint, url, token), [receiver.url, LITELLM, TOKEN]);
+  const answer = await page.evaluate(() => window.clerk.send('hello there'));
+  assert.equal(answer.type, 'answered', JSON.stringify(answer));
+  const counted = (s) => s.name === 'chat scripted' && attr(s, 'gen_ai.usage.input_tokens') !== undefined;
+  const chat = await until((s) => s.find(counted), "the proxy call's chat span with its tokens");
+  const usages = await page.evaluate(() => window.usages);
+  assert.equal(usages.length, 1, JSON.stringify(usages));
+  const { prompt_tokens: input, completion_tokens: output } = usages[0].call;
+  assert.deepEqual([input, output], [5, 7], 'what the scripted provider counts');
+  // The receiver decoded int64s; the span says what the usage update said.
+  assert.equal(Number(attr(chat, 'gen_ai.usage.input_tokens')), input);
+  assert.equal(Number(attr(chat, 'gen_ai.usage.output_tokens')), output);
+  assert.equal(attr(chat, 'gen_ai.provider.name'), 'openai');
+  assert.equal(attr(chat, 'gen_ai.request.model'), 'scripted');
+  const run = (await received()).find((s) => s.spanId === chat.parentSpanId);
+  assert.equal(run?.name, 'invoke_agent clerk', 'under its run');
   assert.deepEqual(problems, []);
 });
 
