@@ -226,3 +226,26 @@ test('at 360 px every top-bar destination is on screen and opens by pointer and 
   assert.equal(await menu.getAttribute('aria-expanded'), 'false', 'Tab out of the menu closes it');
   assert.deepEqual(problems, []);
 });
+
+test('at 360 px a menu item that closes its own open panel leaves focus on the menu button, not lost to the page', async (t) => {
+  const { page, problems } = await openDemo(env, t, { viewport: phone });
+  const bar = page.locator('.familiar-actions');
+  const menu = bar.getByRole('button', { name: 'Menu', exact: true });
+  for (const [name, opened] of [['History', 'section.conversations'], ['World', 'section.world']]) {
+    const item = bar.getByRole('button', { name, exact: true });
+    await menu.click();
+    await item.click();
+    await page.locator(opened).waitFor();
+    // The same item again, from the menu: it closes the panel it opened.
+    await menu.click();
+    await item.focus();
+    await page.keyboard.press('Enter');
+    await page.locator(opened).waitFor({ state: 'detached' });
+    assert.equal(await menu.getAttribute('aria-expanded'), 'false', `choosing ${name} closes the menu`);
+    await page.waitForFunction(() => document.activeElement?.id === 'familiar-menu-button', null, { timeout: 2000 })
+      .catch(() => {});
+    assert.equal(await page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName), 'familiar-menu-button',
+      `closing ${name} from the menu gives focus to the menu's button`);
+  }
+  assert.deepEqual(problems, []);
+});

@@ -105,10 +105,28 @@ impl TopMenu {
         let chosen = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .is_some_and(|t| t.closest("button").ok().flatten().is_some());
-        if chosen {
-            self.open.set(false);
-        }
+            .and_then(|t| t.closest("button").ok().flatten());
+        let Some(chosen) = chosen else {
+            return;
+        };
+        self.open.set(false);
+        // A choice that opens a panel moves focus into it; one that closes its own
+        // panel (History or World pressed while open) leaves focus on an item now
+        // hidden, which the browser drops to the body: it goes back to the menu's button.
+        request_animation_frame(move || {
+            let closed = chosen.get_attribute("aria-expanded").as_deref() == Some("false");
+            let active = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.active_element());
+            let lost =
+                active.is_none_or(|a| a == chosen || a.tag_name().eq_ignore_ascii_case("body"));
+            if closed
+                && lost
+                && let Some(button) = self.button.get_untracked()
+            {
+                let _ = button.focus();
+            }
+        });
     }
 }
 
