@@ -10,10 +10,23 @@ log=${FAMILIAR_TEST_LOGS:-$(mktemp -d)}
 mkdir -p "$log"
 servers=()
 backend=$(mktemp -d -t familiar-backend.XXXXXX)
+# Stops a background job started in a process group of its own (its pid is the group's),
+# and everything of that group, before its files are deleted: SIGTERM, SIGKILL to what is
+# left 10 s later.
+stop_group() {
+  kill -- "-$1" 2>/dev/null || return 0
+  local _
+  for _ in $(seq 100); do
+    kill -0 -- "-$1" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL -- "-$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
 stop_servers() {
   local pid
   for pid in "${servers[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
-  [ -z "${sql_job:-}" ] || kill "$sql_job" 2>/dev/null || true
+  [ -z "${sql_job:-}" ] || stop_group "$sql_job"
   "$ROOT/scripts/backend.sh" stop "$backend"
   [ -n "${FAMILIAR_TEST_LOGS:-}" ] || rm -rf "$log"
 }
@@ -146,7 +159,12 @@ sql_checks() {
   stage_done
   printf '%s\n' "${stages[@]:$before}" >"$log/sql-stages"
 }
-( set -e; sql_checks ) >"$log/sql-run" 2>&1 & sql_job=$!
+# In a process group of its own (set -m), like the servers (setsid), so that stopping it
+# stops the psql, the race scripts and the bench it runs, not the subshell alone; its
+# stdin is /dev/null, as a job's is without job control.
+set -m
+( set -e; sql_checks ) </dev/null >"$log/sql-run" 2>&1 & sql_job=$!
+set +m
 
 step "cargo fmt --check"
 cargo fmt --all --check
