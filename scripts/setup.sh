@@ -181,8 +181,26 @@ project_prebuild() {
 
 rust_target
 lock_dependencies
+# The prebuild runs in a process group of its own (set -m; stdin /dev/null, as a job's
+# is without job control), and when setup dies before waiting for it (apt, npm, a tool's
+# install) its group is stopped: it would hold target/'s lock against the next build.
 pre=
-if tools_missing; then project_prebuild & pre=$!; fi
+stop_prebuild() {
+  [ -n "$pre" ] && kill -0 "$pre" 2>/dev/null || return 0
+  kill -- "-$pre" 2>/dev/null || true
+  local _
+  for _ in $(seq 100); do
+    kill -0 -- "-$pre" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL -- "-$pre" 2>/dev/null || true
+}
+trap stop_prebuild EXIT
+if tools_missing; then
+  set -m
+  project_prebuild </dev/null & pre=$!
+  set +m
+fi
 node_packages
 if [ "$purpose" = test ]; then chromium; postgresql; litellm_proxy; otlp_receiver; fi
 # The slow compiles overlap: each is mostly single-threaded at its tail.
@@ -200,5 +218,5 @@ if [ "$purpose" = test ]; then
   wait "$pgr" || die "installing postrust-server failed"
   wait "$lcp" || die "installing llama-cpp-python failed"
 fi
-if [ -n "$pre" ]; then wait "$pre"; fi
+if [ -n "$pre" ]; then wait "$pre"; pre=; fi
 echo "setup ($purpose): everything is in place"
