@@ -235,7 +235,7 @@ async fn a_500_three_times_ends_in_a_clear_error() {
     assert!(
         error
             .to_string()
-            .starts_with("the model proxy or its provider failed (HTTP 500)")
+            .starts_with("the model's server or its provider failed (HTTP 500)")
     );
     assert!(deltas.is_empty());
     assert_eq!(fault_stats(&model).await.0, 3);

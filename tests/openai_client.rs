@@ -134,7 +134,7 @@ fn repeated_server_errors_back_off_then_fail_clearly() {
     );
     assert_eq!(
         error.to_string(),
-        "the model proxy or its provider failed (HTTP 500): upstream exploded"
+        "the model's server or its provider failed (HTTP 500): upstream exploded"
     );
     assert_eq!(s.peer.requests.borrow().len(), 3);
     assert_eq!(

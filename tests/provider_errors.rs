@@ -1,7 +1,8 @@
 //! What a person is told when a provider refuses a request, through the
 //! OpenAI-compatible client against a scripted HTTP peer: a model that cannot call
 //! tools and an account out of quota are each said in their own words, and neither
-//! is retried (no wait makes them answer otherwise).
+//! is retried (no wait makes them answer otherwise); a rate limit worded as a spent
+//! quota (Gemini's) is waited out as long as its body asks.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -54,13 +55,14 @@ fn ask(client: &OpenAiClient) -> LlmError {
 
 #[test]
 fn a_model_that_cannot_call_tools_is_named_once_and_never_retried() {
-    // Ollama's answer to a request with tools for a model without them.
-    let refusal = r#"{"error":{"message":"registry.ollama.ai/library/gemma:2b does not support tools","type":"api_error"}}"#;
-    let (client, peer, clock) = client(vec![respond(400, refusal), respond(400, refusal)]);
+    // llama.cpp's answer to a request with tools when started without --jinja: a
+    // 500, which is otherwise retried.
+    let refusal = r#"{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}"#;
+    let (client, peer, clock) = client(vec![respond(500, refusal), respond(500, refusal)]);
     let error = ask(&client);
     assert_eq!(
         error,
-        LlmError::NoTools("registry.ollama.ai/library/gemma:2b does not support tools".into())
+        LlmError::NoTools("tools param requires --jinja flag".into())
     );
     assert!(
         error.to_string().starts_with("the model cannot call tools"),
@@ -82,4 +84,25 @@ fn an_empty_quota_is_said_apart_from_a_rate_limit_and_not_retried() {
         "{error}"
     );
     assert_eq!(peer.requests.borrow().len(), 1, "waiting does not help");
+}
+
+#[test]
+fn a_gemini_rate_limit_is_waited_out_as_its_retry_info_asks_not_said_as_no_quota() {
+    // Gemini's answer to an ordinary per-minute limit: "quota", RESOURCE_EXHAUSTED,
+    // and the wait in the body (no Retry-After header).
+    let limit = r#"{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"3s"}]}}"#;
+    let (client, peer, clock) = client(vec![
+        respond(429, limit),
+        respond(429, limit),
+        respond(429, limit),
+    ]);
+    let error = ask(&client);
+    assert_eq!(peer.requests.borrow().len(), 3, "retried twice");
+    assert_eq!(clock.sleeps(), [3_000, 3_000], "as long as the body asked");
+    let said = error.to_string();
+    assert!(
+        said.starts_with("the model's server is rate-limiting requests")
+            && !said.contains("no quota"),
+        "{said}"
+    );
 }

@@ -196,26 +196,29 @@ impl LlmError {
     }
 }
 
+/// What an account with no quota or credit left is told (a 402, or a 429 that says so).
+const NOTHING_LEFT: &str = "the account behind the key has no quota or credit left (add some at \
+                            the provider, or use another key)";
+
 /// An HTTP error status, said with what to do about it.
 fn status_words(status: u16, message: &str) -> String {
     let what = match status {
         400 | 422 => "the model's server rejected the request",
         401 => "the model's server refused access: check the key or token in the settings",
+        402 => NOTHING_LEFT,
         403 => {
             "the model's server refused access: the key or token may not open this model, \
              or the server refuses this origin"
         }
         404 => {
-            "the model proxy has no such endpoint or model (check the address and the model name)"
+            "the model's server has no such endpoint or model (check the address and the model \
+             name)"
         }
-        408 => "the model proxy timed out",
-        429 if openai::out_of_quota(message) => {
-            "the account behind the key has no quota or credit left (add some at the provider, \
-             or use another key)"
-        }
+        408 => "the model's server timed out",
+        429 if openai::out_of_quota(message) => NOTHING_LEFT,
         429 => "the model's server is rate-limiting requests (wait a moment and retry)",
-        500..=599 => "the model proxy or its provider failed",
-        _ => "the model proxy answered with an unexpected status",
+        500..=599 => "the model's server or its provider failed",
+        _ => "the model's server answered with an unexpected status",
     };
     if message.is_empty() {
         format!("{what} (HTTP {status})")

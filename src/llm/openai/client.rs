@@ -3,10 +3,12 @@
 //!
 //! Retried: connection failures, timeouts waiting for the response and retryable
 //! statuses (see `retry`), with backoff and jitter, honouring the server's requested
-//! wait — but never once any output has streamed, never a 400/401, and never a
-//! response that began and then went silent: a proxy that sent its headers and
-//! nothing more within the timeout would make the person wait that long again on
-//! every attempt, so they get the error at once (and a Retry of their own). Aborting is dropping the future: the
+//! wait (`Retry-After`, or Gemini's `RetryInfo` in the body) — but never once any
+//! output has streamed, never a 400/401, never a refusal of the tools or a 429 from
+//! an account with nothing left to spend, and never a response that began and then
+//! went silent: a proxy that sent its headers and nothing more within the timeout
+//! would make the person wait that long again on every attempt, so they get the
+//! error at once (and a Retry of their own). Aborting is dropping the future: the
 //! `Http` implementation cancels the request.
 
 use std::cell::Cell;
@@ -19,7 +21,7 @@ use futures::future::LocalBoxFuture;
 use super::completion::parse_completion;
 use super::models::{info_urls, window_in};
 use super::proxy::{ModelSettings, SettingsError};
-use super::refusal::{out_of_quota, read_refusal};
+use super::refusal::{body_wait_ms, out_of_quota, read_refusal};
 use super::stream::{ChatStream, MAX_ANSWER_BYTES, too_large};
 use super::wire::request_body;
 use crate::base::clock::{Clock, within};
@@ -219,7 +221,8 @@ impl OpenAiClient {
         })
     }
 
-    /// Turns an error status into a failure, reading the server's message and wait.
+    /// Turns an error status into a failure, reading the server's message and wait
+    /// (its headers', else its body's).
     async fn status_failure(&self, response: HttpResponse) -> Failure {
         let status = response.status;
         let wait = server_wait_ms(
@@ -228,8 +231,10 @@ impl OpenAiClient {
             self.clock.now().epoch_ms,
         );
         let text = self.read_text(response).await;
+        let wait = wait.or_else(|| body_wait_ms(&text));
         let error = read_refusal(status, &text);
-        // Neither a model without tools nor an empty account answers otherwise later.
+        // Neither a model without tools nor an empty account answers otherwise later;
+        // any other 429 (Gemini's RESOURCE_EXHAUSTED too) is a rate limit, waited out.
         let hopeless = match &error {
             LlmError::NoTools(_) => true,
             LlmError::Status { message, .. } => status == 429 && out_of_quota(message),
