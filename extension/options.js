@@ -252,6 +252,8 @@ $('try').addEventListener('click', async () => {
       model,
       stream: stream.checked,
       max_tokens: 200,
+      // The model's likeliest call: a check that passes or fails the same each time.
+      temperature: 0,
       messages: [{ role: 'user', content: 'What is the weather in Paris? Use the tool.' }],
       tools: [TOOL],
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
