@@ -13,10 +13,14 @@
 //   browser opt-in; a Familiar proxy's X-Proxy-Token), and "Try it" runs one tool
 //   call end to end through it;
 // - "Try it" fails with the reason: a wrong key, no such address (404), a model that
-//   cannot call tools, no server at all;
+//   cannot call tools (and not for a refused tool_choice), a rate limit told apart
+//   from an account out of credit, no server at all;
 // - the stored key is shown masked, never in full, and one click removes it;
 // - the side panel's requests carry the key to the provider's origin and nowhere else
 //   (the visited site's server records none), and the engine's config never holds it;
+// - a stored key is bound to the provider and origin it was entered for: List the
+//   models, Try it and the panel send none to a second stand-in origin, and Save there
+//   drops it, saying so; an older version's { token } is kept through Save;
 // - with the local model, the panel answers and its requests carry no key.
 import { before, after } from 'node:test';
 import { test } from './harness.mjs';
@@ -65,6 +69,22 @@ async function standIn() {
     if (preset === 'tools-refused') {
       return res.writeHead(400, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify(
         { error: { message: 'registry.ollama.ai/library/gemma:2b does not support tools', type: 'api_error' } }));
+    }
+    if (preset === 'choice-refused') {
+      return res.writeHead(400, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify(
+        { error: { message: "tool_choice 'required' is not supported by this model", type: 'invalid_request_error' } }));
+    }
+    if (preset === 'rate-limited') {
+      // Gemini's ordinary rate limit (RESOURCE_EXHAUSTED), as its OpenAI endpoint says it.
+      return res.writeHead(429, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify([{ error: {
+        code: 429, status: 'RESOURCE_EXHAUSTED',
+        message: 'You exceeded your current quota, please check your plan and billing details. Please retry in 20.5s.',
+      } }]));
+    }
+    if (preset === 'out-of-credit') {
+      return res.writeHead(429, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify(
+        { error: { message: 'You exceeded your current quota, please check your plan and billing details.',
+          type: 'insufficient_quota', code: 'insufficient_quota' } }));
     }
     if (preset === 'scripted' && rest.endsWith('/chat/completions')) {
       return res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify({
@@ -174,11 +194,14 @@ test("each provider's preset sends the key in its own header, and Try it runs on
   }
 });
 
-test('Try it says what failed: the key, the address, a model without tool calls, no server', { timeout: 120_000 }, async () => {
+test('Try it says what failed: the key, the address, a model without tool calls (not a refused tool_choice), a rate limit, no credit, no server', { timeout: 120_000 }, async () => {
   const cases = [
     ['openai', '/openai/v1', 'not-the-key', /^Try it failed: The key was refused \(HTTP 401\)/],
     ['openai', '/nowhere/v1', KEY, /^Try it failed: Nothing at that address or no such model \(HTTP 404\)/],
     ['custom', '/tools-refused/v1', KEY, /^Try it failed: This model cannot call tools, which the assistant needs \(registry\.ollama\.ai\/library\/gemma:2b does not support tools\)/],
+    ['custom', '/choice-refused/v1', KEY, /^Try it failed: The server answered HTTP 400 \(tool_choice 'required' is not supported by this model\)\.$/],
+    ['gemini', '/rate-limited/v1', KEY, /^Try it failed: Rate limited \(HTTP 429\) \(You exceeded your current quota, .*\): try again in a moment\.$/],
+    ['openai', '/out-of-credit/v1', KEY, /^Try it failed: The account behind the key has no quota or credit left \(HTTP 429\)/],
     ['ollama', 'http://127.0.0.1:9/v1', undefined, /^Try it failed: No answer from http:\/\/127\.0\.0\.1:9: check the address, that the server is running, and that the extension may reach it \(allow it when the browser asks, then try again\)\. Ollama refuses origins it was not told of: quit it, then start it with OLLAMA_ORIGINS=chrome-extension:\/\//],
   ];
   for (const [preset, path, key, expected] of cases) {
@@ -211,6 +234,11 @@ async function panelWith(preset, path, key) {
   const { page } = await options(preset, path, { key, stream: false, model: preset === 'local' ? 'smollm2' : 'scripted' });
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByRole('status').filter({ hasText: 'Saved: the panel uses this model' }).waitFor();
+  return panelOn(page);
+}
+
+/** Opens the site's page and the panel pinned to its tab (closing `page`, an extension page). */
+async function panelOn(page) {
   const tab = await context.newPage();
   await tab.goto(stand.siteUrl);
   const tabId = await page.evaluate(async (url) => {
@@ -226,6 +254,9 @@ async function panelWith(preset, path, key) {
   panel.on('pageerror', (e) => errors.push(`panel: ${e.message}`));
   await panel.goto(`${extensionOrigin}/panel.html?tab=${tabId}`);
   await panel.getByRole('status').filter({ hasText: 'Acting on:' }).waitFor({ timeout: 20_000 });
+  // The chat is mounted, the site's conversation restored, once its intro shows: a
+  // count of answers taken before it would count the intro as a new answer.
+  await panel.locator('.msg.assistant').filter({ hasText: /^Ask about / }).waitFor({ timeout: 20_000 });
   return { tab, panel, errors };
 }
 
@@ -262,6 +293,111 @@ test("the panel's requests carry the key to the provider's origin only, and the 
   await tab.close();
 });
 
+/** The requests `server` recorded since `from` that carry a key header. */
+const keyed = (server, from) => server.requests.slice(from)
+  .filter((r) => r.headers.authorization !== undefined || r.headers['x-proxy-token'] !== undefined);
+
+/** Clicks "List the models"; the check's sentence once the answer is in. */
+async function listModels(page) {
+  await page.getByRole('button', { name: 'List the models' }).click();
+  const check = page.getByRole('status', { name: 'Check' });
+  await check.filter({ hasNotText: /^Asking / }).filter({ hasText: /\S/ }).waitFor({ timeout: 30_000 });
+  return check.innerText();
+}
+
+test('a key stored for one origin is not sent to another: List the models, Try it and the panel send none, and Save drops it', { timeout: 120_000 }, async () => {
+  const other = await standIn();
+  try {
+    const { page, errors } = await options('openai', '/openai/v1', { key: KEY });
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved: the panel uses this model' }).waitFor();
+    await page.reload();
+    await page.getByText('Stored key:').waitFor();
+    assert.equal(await page.locator('#key-origin').innerText(), `OpenAI at ${stand.url}`);
+    const otherOrigin = other.url;
+    const notSent = `The stored key is for OpenAI at ${stand.url}: it was not sent to ${otherOrigin}.`;
+
+    // Another provider at another origin, and the key field left empty.
+    await page.getByLabel('Provider').selectOption('openrouter');
+    await page.getByLabel(/Model address/).fill(`${otherOrigin}/openrouter/v1`);
+    await page.getByLabel('Model name').fill('scripted');
+    let from = other.requests.length;
+    const listed = await listModels(page);
+    assert.ok(listed.endsWith(notSent), listed);
+    assert.ok(other.requests.slice(from).some((r) => r.path === '/v1/models'), 'the list was asked of the second origin');
+    assert.deepEqual(keyed(other, from), [], 'List the models sent no key there');
+    from = other.requests.length;
+    const tried = await tryIt(page);
+    assert.match(tried, /^Try it failed: The key was refused \(HTTP 401\)/);
+    assert.ok(tried.endsWith(notSent), tried);
+    assert.ok(other.requests.slice(from).some((r) => r.method === 'POST'), 'Try it asked the second origin');
+    assert.deepEqual(keyed(other, from), [], 'Try it sent no key there');
+
+    // "Any address" at the same origin as the key's: another provider, so no key either.
+    await page.getByLabel('Provider').selectOption('custom');
+    await page.getByLabel(/Model address/).fill(`${stand.url}/custom/v1`);
+    from = stand.requests.length;
+    assert.match(await tryIt(page), /^Try it failed: The key was refused \(HTTP 401\)/);
+    assert.deepEqual(keyed(stand, from), [], 'a key for OpenAI is not sent as another provider\'s');
+
+    // Save at the second origin with no key typed: the old key is dropped, and said so.
+    await page.getByLabel('Provider').selectOption('openai');
+    await page.getByLabel(/Model address/).fill(`${otherOrigin}/scripted/v1`);
+    await page.getByLabel('Stream answers').setChecked(false);
+    from = other.requests.length;
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved: the panel uses this model' }).first().waitFor();
+    const status = await page.locator('#status').innerText();
+    assert.ok(status.includes(`The stored key was for OpenAI at ${stand.url}: it is removed, not sent to ${otherOrigin}`), status);
+    assert.deepEqual(await page.evaluate(() => chrome.storage.local.get(['key', 'token'])), {});
+    assert.equal(await page.getByText('Stored key:').isHidden(), true);
+    assert.deepEqual(errors, []);
+
+    // The panel, given a key stored for the first origin and a model at the second
+    // (as a changed or tampered store would hold them), sends the key nowhere.
+    await page.evaluate(({ key, origin }) => chrome.storage.local.set({ key: { key, provider: 'openai', origin } }),
+      { key: KEY, origin: stand.url });
+    const { tab, panel, errors: panelErrors } = await panelOn(page);
+    const before = await panel.locator('.msg.assistant').count();
+    await ask(panel, 'Do tawny owls call?');
+    await panel.locator('.msg.assistant').nth(before).filter({ hasText: 'Tawny owls call at night.' }).waitFor({ timeout: 20_000 });
+    assert.ok(other.requests.slice(from).some((r) => r.preset === 'scripted' && r.method === 'POST'), 'the panel asked the second origin');
+    assert.deepEqual(keyed(other, from), [], 'the panel sent no key to an origin it was not stored for');
+    assert.deepEqual(panelErrors, []);
+    await panel.close();
+    await tab.close();
+  } finally {
+    await other.close();
+  }
+});
+
+test("an older version's proxy token ({ model, token }) is kept through Save, bound to its proxy, and still reaches it", { timeout: 120_000 }, async () => {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${extensionOrigin}/options.html`);
+  await page.evaluate(async (old) => {
+    await chrome.storage.local.remove(['model', 'key', 'token']);
+    await chrome.storage.local.set(old);
+  }, { model: { url: `${stand.url}/proxy/v1`, model: 'scripted', stream: true }, token: KEY });
+  await page.reload();
+  await page.getByText('Stored key:').waitFor();
+  assert.equal(await page.locator('#key-masked').innerText(), 'fam…5c0b');
+  assert.equal(await page.getByLabel('Provider').inputValue(), 'proxy');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved: the panel uses this model' }).first().waitFor();
+  assert.deepEqual(await page.evaluate(() => chrome.storage.local.get(['key', 'token'])),
+    { key: { key: KEY, provider: 'proxy', origin: stand.url } });
+  await page.reload();
+  await page.getByText('Stored key:').waitFor();
+  const from = stand.requests.length;
+  assert.equal(await tryIt(page), 'It works: scripted called get_weather({"city":"Paris"}).');
+  const [sent] = recorded('proxy', from).filter((r) => r.method === 'POST');
+  assert.equal(sent?.headers['x-proxy-token'], KEY, 'the migrated token reaches its proxy');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a model on this machine (llama.cpp): Try it calls the tool, and the panel answers with no key sent', { timeout: 300_000 }, async () => {
   const { page, errors } = await options('custom', '/local/v1', { model: 'smollm2', stream: false });
   // SmolLM2-135M picks the city as it samples; the call's shape is the schema's.
@@ -273,6 +409,10 @@ test('a model on this machine (llama.cpp): Try it calls the tool, and the panel 
   const before = await panel.locator('.msg.assistant').count();
   await ask(panel, 'Say hello.');
   await panel.locator('.msg.assistant').nth(before).waitFor({ timeout: 240_000 });
+  // The answer shows (empty, then "…") before its request leaves: that is waited for.
+  for (let i = 0; i < 600 && !recorded('local', from).some((r) => r.method === 'POST'); i++) {
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
   assert.match(await panel.locator('.msg.assistant').nth(before).innerText(), /\S/, 'the local model answered');
   const chats = recorded('local', from).filter((r) => r.method === 'POST');
   assert.ok(chats.length >= 1, 'the panel asked the local model');

@@ -1,11 +1,13 @@
 // The extension's options: which model the assistant asks ({ model: { provider, url,
-// model, stream } } in chrome.storage.local; none: offline) and its key ({ key }),
+// model, stream } } in chrome.storage.local; none: offline) and its key, bound to the
+// provider and origin it was entered for ({ key: { key, provider, origin } }: sent
+// nowhere else, and dropped on Save when the address moves to another origin),
 // from a provider's preset (providers.js) or any OpenAI-compatible address. Saving,
 // listing the models and trying one ask the browser for access to that one origin
 // (host permission), so requests reach it from the extension's own origin; the panel
 // reads the choice when it opens. The key is never shown back in full. Model
 // addresses over plain http are refused unless on this machine.
-import { PROVIDERS, allowOrigin, callsToolsWell, keyedFetch, masked, refusal, stored } from './providers.js';
+import { PROVIDERS, allowOrigin, callsToolsWell, keyFor, keyedFetch, masked, refusal, stored } from './providers.js';
 
 const $ = (id) => document.getElementById(id);
 const form = $('model');
@@ -23,13 +25,14 @@ for (const [value, { label }] of Object.entries(PROVIDERS)) {
   provider.append(new Option(label, value));
 }
 
-/** The key kept now ('' when none). */
-let keptKey = '';
+/** The key kept now, with the provider and origin it is for ({ key, provider, origin } or null). */
+let kept = null;
 
 function showKey() {
-  $('key-kept').hidden = !keptKey;
-  $('key-masked').textContent = masked(keptKey);
-  token.placeholder = keptKey ? 'Leave empty to keep the stored key' : '';
+  $('key-kept').hidden = !kept;
+  $('key-masked').textContent = masked(kept?.key);
+  $('key-origin').textContent = kept ? `${PROVIDERS[kept.provider]?.label ?? kept.provider} at ${kept.origin}` : '';
+  token.placeholder = kept ? 'Leave empty to keep the stored key' : '';
 }
 
 function showProvider() {
@@ -51,7 +54,7 @@ const ready = stored().then((choice) => {
     url.value = choice.url;
     name.value = choice.model;
     stream.checked = choice.stream;
-    keptKey = choice.key;
+    kept = choice.kept;
   }
   showProvider();
   showKey();
@@ -84,13 +87,33 @@ function access(...origins) {
   }
 }
 
-/** The form's choice: the address's origin, and a fetch that adds the key there only. */
+/** Whether the extension may reach `origin` now (false when that cannot be told). */
+async function reachable(origin) {
+  try {
+    return await chrome.permissions.contains({ origins: [`${origin}/*`] });
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The form's choice: the address's origin, and a fetch that adds the key there only:
+ * the key typed, else the kept one if it was entered for this provider at this origin.
+ * `withheld` says why a kept key was not used ('' when it was, or there is none).
+ */
 function choice() {
   const address = url.value.trim().replace(/\/+$/, '');
   const { origin, problem } = originOf(address);
-  const key = token.value.trim() || keptKey;
-  return { address, origin, problem, key, send: origin && keyedFetch(provider.value, key, origin) };
+  const typed = token.value.trim();
+  const key = typed || keyFor(kept, provider.value, origin);
+  const withheld = !typed && kept && !key && origin
+    ? `The stored key is for ${PROVIDERS[kept.provider]?.label ?? kept.provider} at ${kept.origin}: it was not sent to ${origin}.`
+    : '';
+  return { address, origin, problem, key, withheld, send: origin && keyedFetch(provider.value, key, origin) };
 }
+
+/** `text`, then why the kept key was not sent, if it was not. */
+const withNote = (text, withheld) => (withheld ? `${text} ${withheld}` : text);
 
 /** A request's answer: { ok, status, body } or { thrown }. */
 async function request(send, address, init) {
@@ -105,11 +128,11 @@ async function request(send, address, init) {
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
   check.textContent = '';
-  const { address, origin, problem, send } = choice();
+  const { address, origin, problem, key, send } = choice();
   const secret = token.value.trim();
   if (!address) {
     await chrome.storage.local.remove(['model', 'token', 'key']);
-    keptKey = '';
+    kept = null;
     showKey();
     status.textContent = 'Saved: the assistant runs offline.';
     return;
@@ -122,16 +145,20 @@ form.addEventListener('submit', async (event) => {
   const granted = access(origin);
   const model = { provider: provider.value, url: url.value.trim(), stream: stream.checked };
   if (name.value.trim()) model.model = name.value.trim();
-  await chrome.storage.local.set(secret ? { model, key: secret } : { model });
-  await chrome.storage.local.remove('token');
-  if (secret) keptKey = secret;
-  if (PROVIDERS[provider.value].headers === null) {
-    await chrome.storage.local.remove('key');
-    keptKey = '';
-  }
+  // The key is stored with the provider and origin it is for: the one typed, or the
+  // kept one (an older version's { token } migrates here) if this is still its
+  // provider and origin. A kept key for another is dropped, never carried over.
+  const hadKey = kept;
+  kept = key && PROVIDERS[provider.value].headers !== null ? { key, provider: provider.value, origin } : null;
+  await chrome.storage.local.set(kept ? { model, key: kept } : { model });
+  await chrome.storage.local.remove(kept ? 'token' : ['key', 'token']);
   token.value = '';
   showKey();
-  const saved = 'Saved: the panel uses this model from its next start.';
+  const dropped = hadKey && !kept && PROVIDERS[provider.value].headers !== null
+    ? ` The stored key was for ${PROVIDERS[hadKey.provider]?.label ?? hadKey.provider} at ${hadKey.origin}: it is removed, ` +
+      `not sent to ${origin}; paste the key for this address.`
+    : '';
+  const saved = `Saved: the panel uses this model from its next start.${dropped}`;
   status.textContent = saved;
   // The address is checked as it is saved: one that answers 404 is said at once.
   request(send, `${address}/models`, {}).then((listed) => {
@@ -144,12 +171,13 @@ form.addEventListener('submit', async (event) => {
   const allowed = await granted;
   status.textContent = `${saved} ${allowed
     ? `The extension may reach ${origin}.`
-    : `Access to ${origin} was not granted: ${allowOrigin(provider.value, ownOrigin)}`}`;
+    : `Access to ${origin} was not granted: allow it when the browser asks, then Save again; without it, ${
+      allowOrigin(provider.value, ownOrigin)}`}`;
 });
 
 $('forget').addEventListener('click', async () => {
   await chrome.storage.local.remove(['key', 'token']);
-  keptKey = '';
+  kept = null;
   token.value = '';
   showKey();
   status.textContent = 'The key is removed from this browser.';
@@ -157,7 +185,7 @@ $('forget').addEventListener('click', async () => {
 
 /** Lists the provider's models, the ones known to call tools well marked ★ and first. */
 $('list').addEventListener('click', async () => {
-  const { address, origin, problem, send } = choice();
+  const { address, origin, problem, withheld, send } = choice();
   if (problem) {
     check.textContent = problem;
     return;
@@ -171,7 +199,7 @@ $('list').addEventListener('click', async () => {
   list.replaceChildren();
   $('models').replaceChildren();
   if (!answer.ok) {
-    check.textContent = refusal(provider.value, origin, answer);
+    check.textContent = withNote(refusal(provider.value, origin, answer), withheld);
     return;
   }
   let ids = [];
@@ -190,9 +218,9 @@ $('list').addEventListener('click', async () => {
     list.append(item);
     $('models').append(new Option(id));
   }
-  check.textContent = ids.length
+  check.textContent = withNote(ids.length
     ? `${ids.length} models; ★ marks those known to call tools well. Pick one, then Try it.`
-    : `${origin} listed no models.`;
+    : `${origin} listed no models.`, withheld);
 });
 
 /** The tool "Try it" asks the model to call. */
@@ -235,7 +263,7 @@ function firstCall(body) {
 
 /** Runs one tool call end to end, as the panel asks: the model must call get_weather. */
 $('try').addEventListener('click', async () => {
-  const { address, origin, problem, send } = choice();
+  const { address, origin, problem, withheld, send } = choice();
   const model = name.value.trim() || PROVIDERS[provider.value].model || '';
   if (problem || !model) {
     check.textContent = problem ?? 'Name a model first (List the models shows them).';
@@ -260,7 +288,7 @@ $('try').addEventListener('click', async () => {
     }),
   });
   if (!answer.ok) {
-    check.textContent = `Try it failed: ${refusal(provider.value, origin, answer)}`;
+    check.textContent = withNote(`Try it failed: ${refusal(provider.value, origin, answer)}`, withheld);
     return;
   }
   let read = { call: null };
@@ -303,6 +331,11 @@ $('find').addEventListener('click', async () => {
       if (PROVIDERS[provider.value].local && !url.value) url.value = preset.url;
     } else if (answer.status === 403) {
       said.push(`${preset.label} runs but refuses this extension: ${allowOrigin(key, ownOrigin)}`);
+    } else if (answer.thrown && !(await reachable(new URL(preset.url).origin))) {
+      // The request went before the browser's prompt was answered: without access,
+      // a server that runs looks like none.
+      said.push(`${preset.label}: no answer at ${preset.url}, and the extension may not reach this machine yet: ` +
+        'allow access when the browser asks, then press Find again.');
     } else {
       said.push(`${preset.label}: nothing at ${preset.url}.`);
     }

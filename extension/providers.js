@@ -49,18 +49,40 @@ export function masked(key) {
   return key.length > 12 ? `${key.slice(0, 3)}…${key.slice(-4)}` : `…${key.slice(-2)}`;
 }
 
-/** The stored choice: { provider, url, model, stream, key }, the old { model, token } read too. */
+/** An address's origin, or '' when it is not a URL. */
+export function originOf(address) {
+  try {
+    return new URL(address).origin;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The stored choice: { provider, url, model, stream, kept }, `kept` the key with the
+ * provider and origin it was entered for ({ key, provider, origin }, or null). A key of
+ * older versions, stored alone ({ key } as a string, or the proxy's { token }), is bound
+ * to the stored model's provider and origin, the only ones it was ever sent to.
+ */
 export async function stored() {
   const kept = await chrome.storage.local.get(['model', 'key', 'token']);
   const model = kept.model ?? null;
   if (!model?.url) return null;
+  const provider = PROVIDERS[model.provider] ? model.provider : 'proxy';
+  const old = typeof kept.key === 'string' ? kept.key : kept.key ? '' : kept.token ?? '';
+  const bound = kept.key?.key ? kept.key : old ? { key: old, provider, origin: originOf(model.url) } : null;
   return {
-    provider: PROVIDERS[model.provider] ? model.provider : 'proxy',
+    provider,
     url: model.url,
     model: model.model ?? '',
     stream: model.stream !== false,
-    key: kept.key ?? kept.token ?? '',
+    kept: bound?.origin ? bound : null,
   };
+}
+
+/** The kept key if it was entered for this provider at this origin, else ''. */
+export function keyFor(kept, provider, origin) {
+  return kept?.key && kept.provider === provider && kept.origin === origin ? kept.key : '';
 }
 
 /** The headers that carry `key` for `provider` (none without a key). */
@@ -113,7 +135,10 @@ export function refusal(provider, origin, { status, body, thrown }) {
     message = String(body ?? '').trim().slice(0, 300);
   }
   const said = message ? ` (${message})` : '';
-  if (/tool/i.test(message) && /not support|unsupported|no endpoints found that support|requires --jinja/i.test(message)) {
+  // A refusal of one request option (tool_choice, parallel_tool_calls, a JSON mode) is
+  // not one of tools: the model may call them still.
+  if (/tool/i.test(message) && /not support|unsupported|no endpoints found that support|requires --jinja/i.test(message) &&
+    !/tool_choice|parallel_tool_calls|json/i.test(message)) {
     return `This model cannot call tools, which the assistant needs${said}: choose one marked ★ in the list.`;
   }
   if (status === 401) return `The key was refused (HTTP 401)${said}: check it, or paste a new one.`;
@@ -123,9 +148,15 @@ export function refusal(provider, origin, { status, body, thrown }) {
       : `The key may not use this model (HTTP 403)${said}.`;
   }
   if (status === 429) {
-    return /quota|credit|billing|exhausted|insufficient/i.test(message)
+    // Gemini's ordinary rate limit says "exceeded your current quota ... check your plan
+    // and billing details" (RESOURCE_EXHAUSTED) with a retry delay: a limit to wait
+    // out. Only insufficient_quota, credit or billing wording otherwise means the
+    // account is empty (OpenAI's insufficient_quota names billing too).
+    const text = `${message} ${body ?? ''}`;
+    const waits = /RESOURCE_EXHAUSTED|retry in|retryDelay|rate.?limit/i.test(text);
+    return /insufficient.quota|credit/i.test(text) || (!waits && /billing/i.test(text))
       ? `The account behind the key has no quota or credit left (HTTP 429)${said}.`
-      : `The provider is rate-limiting requests (HTTP 429)${said}: wait a moment and try again.`;
+      : `Rate limited (HTTP 429)${said}: try again in a moment.`;
   }
   if (status === 404) return `Nothing at that address or no such model (HTTP 404)${said}: check the address (it usually ends in /v1) and the model name.`;
   return `The server answered HTTP ${status}${said}.`;
