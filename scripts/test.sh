@@ -131,27 +131,31 @@ source "$backend/env"
 # The SQL checks and the world load bench wait on PostgreSQL, sleeps and races more than
 # they compute (68 s here, ~20 s of it CPU), so they run beside the CPU-bound fmt and
 # clippy stages below, their output kept in a log printed when they are waited for.
+# One SQL file against the test database, its output kept in the log the counts read.
+sql() {
+  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f "$1" | tee -a "$log/sql"
+}
 sql_checks() {
   stage=
   local before=${#stages[@]}
   step "row-level security and the game's rules under Supabase's default grants (SQL against the real database)"
   # Each run counts its own SQL checks: a log kept from an earlier run would add to them.
   : > "$log/sql"
-  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/rls.sql | tee -a "$log/sql"
+  sql tests/sql/rls.sql
   step "what anon and authenticated may call under Supabase's own default grants: the API and policy helpers only, no database action forged into a ledger (SQL, a database of its own)"
   tests/sql/grants.sh
   step "agents a player owns: one player cannot act as another's agent (SQL, default grants)"
-  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/agents.sql | tee -a "$log/sql"
+  sql tests/sql/agents.sql
   step "standing orders: only the owner sets an agent's; act_as outside its actions, communities, battles, recipients, daily gold and energy is refused, inside goes through (SQL, default grants)"
-  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/standing_orders.sql | tee -a "$log/sql"
+  sql tests/sql/standing_orders.sql
   step "one person, many accounts: votes, damage, writes and joins limited per account and for newcomers (SQL, default grants)"
-  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/abuse.sql | tee -a "$log/sql"
+  sql tests/sql/abuse.sql
   step "the same limits when requests race: concurrent sessions get no more than one vote, 3 newcomer votes, 500 newcomer damage, 30 posts, 60 blows; a day-old account 20 works, 500 damage, 20 votes an hour (SQL, parallel psql)"
   tests/sql/abuse_concurrent.sh
   step "a day's posts, messages and proposals per account, 1000 memories per user, a retried key answers the first result (SQL, default grants)"
-  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/load_limits.sql | tee -a "$log/sql"
+  sql tests/sql/load_limits.sql
   step "caps per account whatever its age: a day-old account's work, buy, eat, fight (blows and damage) and votes held an hour and a day (SQL, default grants)"
-  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$FAMILIAR_PG_PORT" -U postgres -f tests/sql/caps.sql | tee -a "$log/sql"
+  sql tests/sql/caps.sql
   step "the world's own races: the last gold and the same energy spent once, one battle counting each blow once, a retried key answering the first result, two players messaging each other without deadlock (SQL, parallel psql)"
   tests/sql/load_races.sh
   step "the shared world under load: 20 players and their agents for 20 s over postrust; every ledger key once, gold, bread and blows conserved, one vote per account, no deadlock (bench/world_load)"
