@@ -108,7 +108,7 @@ test('a conversation budget stops the next turn in words, in the chat and throug
   assert.equal(first.type, 'answered', JSON.stringify(first));
   const words = "Stopped: this conversation's budget of 12 tokens is reached (12 tokens used). Nothing more was asked of the model.";
   const second = await page.evaluate(() => window.agent.send('second'));
-  assert.deepEqual(second, { type: 'aborted', reason: words });
+  assert.deepEqual(second, { type: 'budget_reached', reason: words });
   assert.equal(asked, 1, 'the second turn never reached the proxy');
   // In the chat: the message kept, the stop said in words, not an error.
   const turn = page.locator('#chat .turn').nth(1);

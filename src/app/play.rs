@@ -75,7 +75,10 @@ impl Session {
         ));
         let run = self.build_run(place, &agent, Observation::chat(text), history, false);
         let outcome = self.drive(place, &agent, run, true, signal).await;
-        if matches!(outcome, Outcome::Failed { .. } | Outcome::Aborted { .. }) {
+        if matches!(
+            outcome,
+            Outcome::Failed { .. } | Outcome::Aborted { .. } | Outcome::BudgetReached { .. }
+        ) {
             return outcome;
         }
         let recorded = character

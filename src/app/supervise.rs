@@ -83,7 +83,7 @@ impl Session {
                     let price = match self.stage_price(&place.conversation, agent) {
                         Ok(price) => price,
                         Err(words) => {
-                            let stopped = Outcome::Aborted { reason: words };
+                            let stopped = Outcome::BudgetReached { reason: words };
                             return self.supervised_end(place, stopped);
                         }
                     };
@@ -134,7 +134,10 @@ impl Session {
                         run.with_id(id)
                     });
                     let outcome = self.drive_within(place, agent, run, signal.clone()).await;
-                    if matches!(outcome, Outcome::Aborted { .. }) {
+                    if matches!(
+                        outcome,
+                        Outcome::Aborted { .. } | Outcome::BudgetReached { .. }
+                    ) {
                         return self.supervised_end(place, outcome);
                     }
                     supervision.executed(outcome, self.tool_results(place));

@@ -350,6 +350,7 @@ impl Supervision {
             Outcome::GoalComplete { .. } => "goal complete",
             Outcome::CapReached { .. } => "stopped at its step cap",
             Outcome::Aborted { .. } => "aborted",
+            Outcome::BudgetReached { .. } => "stopped by a budget",
             Outcome::Failed { .. } => "failed",
         };
         format!(

@@ -198,8 +198,8 @@ fn exchange(interaction: &Interaction, speaker: &str) -> Option<[Message; 2]> {
     let answer = match interaction.outcome()? {
         Outcome::Answered { text }
         | Outcome::GoalComplete { text }
-        | Outcome::CapReached { text } => text,
-        Outcome::Aborted { reason } if crate::run::is_budget_stop(reason) => reason,
+        | Outcome::CapReached { text }
+        | Outcome::BudgetReached { reason: text } => text,
         Outcome::Failed { .. } | Outcome::Aborted { .. } => return None,
     };
     let other = &interaction.agent;

@@ -102,7 +102,7 @@ pub async fn drive_until(
             // A spent budget stops the run in words before the model is asked again.
             NextStep::CallModel(_) if run.budget_reached().is_some() => {
                 if let Some(words) = run.budget_reached() {
-                    run.abort(words);
+                    run.stop_for_budget(words);
                 }
                 continue;
             }

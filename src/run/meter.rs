@@ -1,14 +1,14 @@
 //! A run's meter: the usage its model reported, call by call, priced as the run was
 //! told, and the budgets it runs within ([`Allowance`]). Before each model call the
 //! driver asks [`AgentRun::budget_reached`]; a run whose budget is spent stops there,
-//! in words (`Outcome::Aborted` with the budget's sentence), before asking the model
+//! in words (`Outcome::BudgetReached` with the budget's sentence), before asking the model
 //! anything more. What the budgets are and how much of them was used before this run
 //! is the app's (`app::budget`): it hands them over with [`AgentRun::meter_with`].
 
 use crate::base::json::Read;
 use serde::Serialize;
 
-use super::AgentRun;
+use super::{AgentRun, Outcome};
 use crate::llm::Usage;
 use crate::llm::usage::{Price, Tally, dollars, thousands};
 
@@ -82,16 +82,9 @@ impl Meter {
     }
 }
 
-/// How a budget's stop begins and ends ([`stop_words`], [`is_budget_stop`]).
+/// How a budget's stop begins and ends ([`stop_words`]).
 const STOPPED: &str = "Stopped: ";
 const UNASKED: &str = " Nothing more was asked of the model.";
-
-/// Whether an aborted run's `reason` is a budget's stop: the turn was not answered
-/// because a budget held it, not because a person stopped it (its message stays in
-/// what the model reads next).
-pub fn is_budget_stop(reason: &str) -> bool {
-    reason.starts_with(STOPPED) && reason.ends_with(UNASKED)
-}
 
 /// The sentence that stops a model call held to `allowances`, once `spent` (since they
 /// were handed over) has reached one of them; or, when `priced` is false, once one
@@ -135,6 +128,14 @@ impl AgentRun {
     /// Why the run must not ask its model again: a budget it runs within is reached.
     pub fn budget_reached(&self) -> Option<String> {
         self.meter.reached()
+    }
+
+    /// Ends the run before its model is asked again, as [`AgentRun::budget_reached`]
+    /// said: `Outcome::BudgetReached` with the budget's sentence.
+    pub fn stop_for_budget(&mut self, words: String) {
+        if !matches!(self.phase, super::Phase::Done(_)) {
+            self.finish(Outcome::BudgetReached { reason: words });
+        }
     }
 
     pub(super) fn record_usage(&mut self, usage: Option<Usage>) {
@@ -241,8 +242,6 @@ mod tests {
             "{words}"
         );
         let priced = meter(cost, Tally::default(), Some(Price::default()));
-        assert!(is_budget_stop(&words));
-        assert!(!is_budget_stop("stopped before it finished"));
         assert_eq!(priced.reached(), None, "an in-page model costs nothing");
         let tokens = meter(
             Limit {

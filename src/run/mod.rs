@@ -50,7 +50,7 @@ pub use limits::{
     DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_LOOKUPS, DEFAULT_REASON_TOKENS, DEFAULT_TIME_BUDGET_MS,
     MAX_CALLS_PER_REPLY, MAX_RESULT_CHARS,
 };
-pub use meter::{Allowance, Limit, is_budget_stop, stop_words};
+pub use meter::{Allowance, Limit, stop_words};
 pub use observation::{Actor, Boundaries, Observation, Perception, Subject, Trigger};
 pub use owners::Owners;
 pub use review::{GoalGuess, Review, Verdict};

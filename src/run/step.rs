@@ -131,6 +131,10 @@ pub enum Outcome {
     CapReached { text: String },
     /// Stopped from outside (a person, a closed tab).
     Aborted { reason: String },
+    /// Stopped before the model was asked again, because a budget the run is held to
+    /// is reached; `reason` says which ([`crate::run::stop_words`]). The turn is not
+    /// answered, but its message stays in what the model reads next.
+    BudgetReached { reason: String },
     /// The run could not go on.
     Failed { error: String },
 }
@@ -142,7 +146,7 @@ impl Outcome {
             Self::Answered { text } | Self::GoalComplete { text } | Self::CapReached { text } => {
                 text
             }
-            Self::Aborted { reason } => reason,
+            Self::Aborted { reason } | Self::BudgetReached { reason } => reason,
             Self::Failed { error } => error,
         }
     }

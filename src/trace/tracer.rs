@@ -446,6 +446,7 @@ impl Tracer {
             Outcome::GoalComplete { .. } => "goal_complete",
             Outcome::CapReached { .. } => "cap_reached",
             Outcome::Aborted { .. } => "aborted",
+            Outcome::BudgetReached { .. } => "budget_reached",
             Outcome::Failed { .. } => "failed",
         };
         let output = match outcome {

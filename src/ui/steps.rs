@@ -159,6 +159,7 @@ fn outcome_label(outcome: &Outcome) -> &'static str {
         Outcome::GoalComplete { .. } => "goal complete",
         Outcome::CapReached { .. } => "stopped at the step cap",
         Outcome::Aborted { .. } => "stopped",
+        Outcome::BudgetReached { .. } => "stopped by a budget",
         Outcome::Failed { .. } => "failed",
     }
 }

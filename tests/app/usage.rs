@@ -221,7 +221,7 @@ fn a_conversation_budget_stops_the_next_turn_in_words_keeping_the_message() {
     let words = "Stopped: this conversation's budget of 200 tokens is reached (240 tokens used). Nothing more was asked of the model.";
     assert_eq!(
         stopped,
-        Outcome::Aborted {
+        Outcome::BudgetReached {
             reason: words.into()
         }
     );

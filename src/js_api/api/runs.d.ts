@@ -54,6 +54,9 @@ export type Outcome =
   | { type: "cap_reached"; text: string }
   /** Stopped from outside (`abort`, `destroy`). */
   | { type: "aborted"; reason: string }
+  /** A budget it counts against is reached: nothing more was asked of the model;
+   *  `reason` is the sentence that says which budget. */
+  | { type: "budget_reached"; reason: string }
   /** The run could not go on. */
   | { type: "failed"; error: string };
 

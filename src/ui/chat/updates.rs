@@ -160,6 +160,7 @@ impl Chat {
                 self.announcement,
                 match outcome {
                     crate::run::Outcome::Aborted { .. } => "Stopped.".to_owned(),
+                    crate::run::Outcome::BudgetReached { reason } => announce::spoken(reason, ""),
                     crate::run::Outcome::Failed { error } => {
                         format!(
                             "The agent failed: {}",
