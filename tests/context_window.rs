@@ -151,6 +151,7 @@ fn run_after_a_long_look_up() -> AgentRun {
             tool_calls: vec![call],
             finish: familiar::llm::FinishReason::ToolCalls,
             usage: None,
+            served: Default::default(),
         });
         let NextStep::CallTools(calls) = run.next_step() else {
             panic!("no look-up");
@@ -226,6 +227,7 @@ fn an_answer_cut_at_the_cap_before_it_said_anything_fails_naming_the_setting() {
         tool_calls: Vec::new(),
         finish: familiar::llm::FinishReason::Length,
         usage: None,
+        served: Default::default(),
     });
     let Some(Outcome::Failed { error }) = run.outcome() else {
         panic!("not failed: {:?}", run.outcome());
@@ -241,6 +243,7 @@ fn an_answer_cut_at_the_cap_before_it_said_anything_fails_naming_the_setting() {
         tool_calls: Vec::new(),
         finish: familiar::llm::FinishReason::Length,
         usage: None,
+        served: Default::default(),
     });
     assert!(
         !matches!(run.outcome(), Some(Outcome::Failed { .. })),

@@ -4,7 +4,7 @@
 
 use familiar::llm::message::ToolCall;
 use familiar::llm::openai::ChatStream;
-use familiar::llm::{ChatResponse, Delta, FinishReason, LlmError, Usage};
+use familiar::llm::{ChatResponse, Delta, FinishReason, LlmError, Served, Usage};
 
 type Decoded = (Vec<Delta>, Result<ChatResponse, LlmError>);
 
@@ -78,6 +78,14 @@ fn a_text_answer_streams_its_text_and_reports_usage() {
         })
     );
     assert_eq!(merged(&deltas).0, response.text);
+    assert_eq!(
+        response.served,
+        Served {
+            id: Some("chatcmpl-AxT1".into()),
+            model: Some("gpt-4o-mini-2024-07-18".into())
+        },
+        "who answered, as the chunks name it"
+    );
 }
 
 #[test]

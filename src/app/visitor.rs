@@ -259,6 +259,7 @@ impl Llm for Visitor {
                     tool_calls: vec![self.call.clone()],
                     finish: FinishReason::ToolCalls,
                     usage: None,
+                    served: Default::default(),
                 }
             } else {
                 self.read_result(request);
@@ -271,6 +272,7 @@ impl Llm for Visitor {
                     tool_calls: Vec::new(),
                     finish: FinishReason::Stop,
                     usage: None,
+                    served: Default::default(),
                 }
             };
             replay_as_deltas(&response, sink);

@@ -125,6 +125,17 @@ pub struct Usage {
     pub completion_tokens: u32,
 }
 
+/// Who answered a model call, as its provider says: the provider's id for the
+/// response and the model that served it (which may name a version or a route the
+/// request did not). OpenTelemetry's `gen_ai.response.id` and `gen_ai.response.model`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Read)]
+pub struct Served {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
 /// The whole of one model turn, assembled from its deltas.
 #[derive(Debug, Clone, PartialEq, Serialize, Read)]
 pub struct ChatResponse {
@@ -133,6 +144,9 @@ pub struct ChatResponse {
     pub tool_calls: Vec<ToolCall>,
     pub finish: FinishReason,
     pub usage: Option<Usage>,
+    /// Who answered, when the provider said (a model in the page says nothing).
+    #[serde(default)]
+    pub served: Served,
 }
 
 impl ChatResponse {
@@ -150,6 +164,7 @@ impl ChatResponse {
             tool_calls,
             finish,
             usage: None,
+            served: Served::default(),
         }
     }
 }

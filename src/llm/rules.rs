@@ -121,6 +121,7 @@ impl RulesModel {
             tool_calls,
             finish: FinishReason::ToolCalls,
             usage: None,
+            served: Default::default(),
         }
     }
 
@@ -254,6 +255,7 @@ fn text_response(reasoning: String, text: String) -> ChatResponse {
         tool_calls: Vec::new(),
         finish: FinishReason::Stop,
         usage: None,
+        served: Default::default(),
     }
 }
 

@@ -36,6 +36,7 @@ impl ScriptedModel {
             tool_calls: Vec::new(),
             finish: FinishReason::Stop,
             usage: None,
+            served: Default::default(),
         }))
     }
 
@@ -47,6 +48,7 @@ impl ScriptedModel {
             tool_calls: calls,
             finish: FinishReason::ToolCalls,
             usage: None,
+            served: Default::default(),
         }))
     }
 

@@ -309,6 +309,7 @@ mod tests {
                 tool_calls: Vec::new(),
                 finish: crate::llm::FinishReason::Stop,
                 usage: Some(usage(prompt, completion)),
+                served: Default::default(),
             }));
         }
         let price = Price {

@@ -45,6 +45,7 @@ fn counted(
         },
         tool_calls: calls,
         usage: Some(Usage {
+            served: Default::default(),
             prompt_tokens: tokens.0,
             completion_tokens: tokens.1,
         }),

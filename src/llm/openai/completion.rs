@@ -6,10 +6,12 @@ use crate::base::json::Read;
 use super::stream::{error_message, finish_reason};
 use super::think::ThinkSplitter;
 use crate::llm::message::ToolCall;
-use crate::llm::{ChatResponse, Delta, FinishReason, LlmError, Usage};
+use crate::llm::{ChatResponse, Delta, FinishReason, LlmError, Served, Usage};
 
 #[derive(Read)]
 struct Completion {
+    id: Option<String>,
+    model: Option<String>,
     #[serde(default)]
     choices: Vec<Choice>,
     usage: Option<Usage>,
@@ -94,6 +96,10 @@ pub fn parse_completion(body: &[u8]) -> Result<ChatResponse, LlmError> {
         tool_calls,
         finish,
         usage: completion.usage,
+        served: Served {
+            id: completion.id.filter(|s| !s.trim().is_empty()),
+            model: completion.model.filter(|s| !s.trim().is_empty()),
+        },
     })
 }
 
@@ -103,7 +109,7 @@ mod tests {
 
     #[test]
     fn a_whole_completion_with_tool_calls_and_inline_reasoning_is_read() {
-        let body = br#"{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,
+        let body = br#"{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,
             "message":{"role":"assistant","content":"<think>need weather</think>Checking.",
             "tool_calls":[{"id":"call_9","type":"function",
             "function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},
@@ -114,6 +120,14 @@ mod tests {
         assert_eq!(response.tool_calls[0].name, "get_weather");
         assert_eq!(response.finish, FinishReason::ToolCalls);
         assert_eq!(response.usage.map(|u| u.completion_tokens), Some(4));
+        assert_eq!(
+            response.served,
+            Served {
+                id: Some("chatcmpl-1".into()),
+                model: Some("gpt-4o-mini-2024-07-18".into())
+            },
+            "who answered, as the provider said"
+        );
     }
 
     #[test]

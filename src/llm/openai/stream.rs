@@ -13,10 +13,14 @@ use serde_json::Value;
 use super::think::ThinkSplitter;
 use crate::llm::message::ToolCall;
 use crate::llm::openai::sse::{SseDecoder, SseEvent};
-use crate::llm::{ChatResponse, Delta, DeltaSink, FinishReason, LlmError, Usage};
+use crate::llm::{ChatResponse, Delta, DeltaSink, FinishReason, LlmError, Served, Usage};
 
 #[derive(Debug, Read)]
 struct Chunk {
+    /// The provider's id for the response, repeated on each chunk.
+    id: Option<String>,
+    /// The model that answered, as the provider names it.
+    model: Option<String>,
     #[serde(default)]
     choices: Vec<Choice>,
     usage: Option<WireUsage>,
@@ -85,6 +89,7 @@ pub struct ChatStream {
     calls: Vec<PartialCall>,
     finish: Option<FinishReason>,
     usage: Option<Usage>,
+    served: Served,
     done: bool,
     failed: Option<LlmError>,
 }
@@ -170,6 +175,7 @@ impl ChatStream {
             tool_calls,
             finish,
             usage: self.usage,
+            served: self.served,
         })
     }
 
@@ -189,6 +195,15 @@ impl ChatStream {
         }
         if event.name == "error" {
             return Err(LlmError::Provider(data.to_owned()));
+        }
+        // The first chunk that names them names them for the response (an empty
+        // id, as some servers send on a usage chunk, names nothing).
+        let named = |given: Option<String>| given.filter(|s| !s.trim().is_empty());
+        if self.served.id.is_none() {
+            self.served.id = named(chunk.id);
+        }
+        if self.served.model.is_none() {
+            self.served.model = named(chunk.model);
         }
         if let Some(usage) = chunk.usage {
             self.usage = Some(Usage {

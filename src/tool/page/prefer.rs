@@ -300,6 +300,7 @@ pub fn respond(request: &ChatRequest) -> Option<ChatResponse> {
                 tool_calls: Vec::new(),
                 finish: FinishReason::Stop,
                 usage: None,
+                served: Default::default(),
             })
         }
         _ => None,
@@ -317,6 +318,7 @@ fn call(reasoning: &str, calls: usize, tool: &str, arguments: Value) -> ChatResp
         }],
         finish: FinishReason::ToolCalls,
         usage: None,
+        served: Default::default(),
     }
 }
 

@@ -74,6 +74,7 @@ fn text_only(text: String) -> ChatResponse {
         tool_calls: Vec::new(),
         finish: FinishReason::Stop,
         usage: None,
+        served: Default::default(),
     }
 }
 
@@ -110,6 +111,7 @@ fn calls_response(
         tool_calls,
         finish: FinishReason::ToolCalls,
         usage: None,
+        served: Default::default(),
     }
 }
 
