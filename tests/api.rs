@@ -408,3 +408,53 @@ fn last_turn(agent: &FamiliarAgent) -> serde_json::Value {
         .cloned()
         .unwrap_or_default()
 }
+
+#[wasm_bindgen_test]
+async fn telemetry_secrets_are_masked_in_every_span_even_with_content_on() {
+    const SECRET: &str = "tavern-session-7f3a";
+    js("window.spanTexts = []");
+    let agent = agent(&format!(
+        r#", telemetry: {{ content: true, secrets: ["{SECRET}"],
+              onSpan: (span) => window.spanTexts.push(JSON.stringify(span)) }}"#
+    ))
+    .await;
+    agent
+        .register_tool(js(&format!(
+            r#"{{ name: "look", description: "Looks around.", kind: "data",
+                  parameters: {{ type: "object", properties: {{}} }},
+                  handler: () => ({{ sight: "a goblin holding {SECRET}" }}) }}"#
+        )))
+        .unwrap();
+    // The rules call `look`, whose result and the answer quoting it hold the secret.
+    let outcome = settle(agent.send(format!("look at {SECRET}")))
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&outcome, "text"),
+        format!("I see a goblin holding {SECRET}.")
+    );
+    let spans: Vec<String> = Array::from(&js("window.spanTexts"))
+        .iter()
+        .filter_map(|s| s.as_string())
+        .collect();
+    assert!(
+        spans.iter().any(|s| s.contains("execute_tool"))
+            && spans.iter().any(|s| s.contains("[masked]")),
+        "the tool's span, its content masked: {spans:?}"
+    );
+    assert!(
+        spans.iter().all(|s| !s.contains(SECRET)),
+        "the secret left in a span: {spans:?}"
+    );
+    let short = create_agent(js(
+        r#"{ name: "npc", persist: false, telemetry: { onSpan: () => {}, secrets: ["abc"] } }"#,
+    ))
+    .await
+    .err()
+    .map(|e| text(&e, "message"))
+    .unwrap();
+    assert!(
+        short.contains("config.telemetry.secrets[0] has 3 characters"),
+        "{short}"
+    );
+}

@@ -174,6 +174,12 @@ export interface TelemetryConfig {
   headers?: Record<string, string>;
   /** Prompts, answers, tool arguments and results on the spans too. Card numbers never leave. Default `false`. */
   content?: boolean;
+  /**
+   * Values that never leave, content or not (a player's session token, a password the host knows): each is
+   * replaced by `[masked]` wherever it would appear in a span. 4 characters or more. Given again at each
+   * `createAgent`: they are never saved.
+   */
+  secrets?: string[];
   /** Called with each span as it ends, in OTLP JSON's shape (`traceId`, `spanId`, `name`, `attributes`, …). */
   onSpan?: (span: OtlpSpan) => void;
   /** The resource's `service.name`. Default `"familiar"`. */

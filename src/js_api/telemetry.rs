@@ -1,10 +1,10 @@
-//! `createAgent({telemetry: {endpoint, headers, content, onSpan, serviceName}})`: every
+//! `createAgent({telemetry: {endpoint, headers, content, secrets, onSpan, serviceName}})`: every
 //! run traced as OpenTelemetry spans, exported as OTLP/HTTP JSON to the collector at
 //! `endpoint` (batched, retried, kept while offline and across a reload:
 //! `web::otlp`), handed to `onSpan` as each ends (a host with its own pipeline), or
 //! both; and `agent.trace(conversation)`, a conversation's trace as an OTLP JSON
 //! export request (what the inspector downloads). Prompts, answers, arguments and
-//! results only with `content: true`; card numbers never.
+//! results only with `content: true`; card numbers and the host's `secrets` never.
 
 use wasm_bindgen::prelude::*;
 
@@ -30,13 +30,26 @@ pub struct Given {
     #[cfg(feature = "telemetry")]
     content: bool,
     #[cfg(feature = "telemetry")]
+    secrets: Vec<String>,
+    #[cfg(feature = "telemetry")]
     on_span: Option<Function>,
     #[cfg(feature = "telemetry")]
     service: String,
 }
 
 #[cfg(feature = "telemetry")]
-const KNOWN: [&str; 5] = ["endpoint", "headers", "content", "onSpan", "serviceName"];
+const KNOWN: [&str; 6] = [
+    "endpoint",
+    "headers",
+    "content",
+    "secrets",
+    "onSpan",
+    "serviceName",
+];
+
+/// The shortest secret masked: a shorter one would mask ordinary words too.
+#[cfg(feature = "telemetry")]
+const SHORTEST_SECRET: usize = 4;
 
 /// Takes `telemetry` out of `config` (its `onSpan` is a function, not JSON), checked.
 pub fn take_telemetry(config: JsValue) -> Result<(JsValue, Option<Given>), String> {
@@ -111,6 +124,23 @@ fn read(given: &JsValue) -> Result<Given, String> {
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err("config.telemetry.content must be true or false".into()),
     };
+    let secrets = match fields.get("secrets") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(given)) => given
+            .iter()
+            .enumerate()
+            .map(|(i, secret)| match secret {
+                Value::String(s) if s.chars().count() >= SHORTEST_SECRET => Ok(s.clone()),
+                Value::String(s) => Err(format!(
+                    "config.telemetry.secrets[{i}] has {} characters: a secret shorter than \
+                     {SHORTEST_SECRET} would mask ordinary text too",
+                    s.chars().count()
+                )),
+                _ => Err(format!("config.telemetry.secrets[{i}] must be a string")),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("config.telemetry.secrets must be an array of strings".into()),
+    };
     if collector.is_none() && on_span.is_none() {
         return Err(
             "config.telemetry needs an endpoint (a collector) or onSpan (your own pipeline)".into(),
@@ -119,6 +149,7 @@ fn read(given: &JsValue) -> Result<Given, String> {
     Ok(Given {
         collector,
         content,
+        secrets,
         on_span,
         service: text("serviceName")?.unwrap_or_else(|| "familiar".into()),
     })
@@ -169,7 +200,7 @@ pub fn install(session: &Session, given: Given, namespace: &str, persist: bool, 
     session.set_telemetry(Some(Telemetry {
         capture: Capture {
             content: given.content,
-            secrets: Vec::new(),
+            secrets: given.secrets,
         },
         provider: provider.into(),
         model,

@@ -36,8 +36,8 @@ pub struct Capture {
     #[serde(default)]
     pub content: bool,
     /// Values that never leave, asked for or not: replaced by [`super::MASKED`] in everything
-    /// exported. Not saved with the tracer: given again after a reload. Filled by Rust
-    /// callers only; createAgent and the demo have no field for it yet.
+    /// exported. Not saved with the tracer: given again after a reload
+    /// (`createAgent({telemetry: {secrets}})`; the demo has no field for it).
     #[serde(skip)]
     pub secrets: Vec<String>,
 }
