@@ -46,6 +46,8 @@ mod saves;
 mod schedules;
 #[path = "app/storage.rs"]
 mod storage;
+#[path = "app/sub_agents.rs"]
+mod sub_agents;
 #[path = "app/supervised.rs"]
 mod supervised;
 #[cfg(feature = "telemetry")]

@@ -11,8 +11,9 @@ use familiar::compose::supervisor::{Level, Progress, Status, Supervisor};
 use familiar::llm::message::{Role, ToolCall};
 use familiar::llm::rules::RulesModel;
 use familiar::llm::scripted::ScriptedModel;
-use familiar::run::Outcome;
-use familiar::run::driver::Stop;
+use familiar::llm::{ChatResponse, Usage};
+use familiar::run::driver::{Seams, Stop, drive};
+use familiar::run::{Observation, Outcome};
 use familiar::tool::{NoArgs, ToolKind, ToolRegistry};
 use futures::executor::block_on;
 
@@ -183,6 +184,54 @@ fn a_sub_agent_used_as_a_data_tool_cannot_act() {
             .tools
             .iter()
             .all(|t| t.name != "burn")
+    );
+}
+
+/// A reply that said `text` (or called `calls`) and counted `tokens`.
+fn counted(text: &str, calls: Vec<ToolCall>, tokens: (u32, u32)) -> ChatResponse {
+    ChatResponse {
+        usage: Some(Usage {
+            prompt_tokens: tokens.0,
+            completion_tokens: tokens.1,
+        }),
+        ..ChatResponse::from_calls(text.into(), calls)
+    }
+}
+
+#[test]
+fn what_a_sub_agent_used_comes_back_with_its_call_and_counts_in_the_callers_run_once() {
+    let sub_model = Rc::new(ScriptedModel::new());
+    sub_model.push(Ok(counted("Two books.", Vec::new(), (40, 4))));
+    let librarian = agent("librarian", &sub_model, ToolRegistry::new());
+    let mut tools = ToolRegistry::new();
+    register_as_tool(&mut tools, librarian, Rc::new(CLOCK), ToolKind::Data);
+    let model = Rc::new(ScriptedModel::new());
+    let ask = ToolCall {
+        id: "c1".into(),
+        name: "librarian".into(),
+        arguments: r#"{"request": "books?"}"#.into(),
+    };
+    model
+        .push(Ok(counted("", vec![ask], (100, 10))))
+        .push(Ok(counted("Two.", Vec::new(), (200, 20))));
+    let coordinator = agent("coordinator", &model, tools);
+    let mut run = coordinator.run(Observation::chat("Any books?"), Vec::new());
+    let seams = Seams {
+        llm: &*coordinator.llm,
+        tools: &coordinator.tools,
+        clock: &CLOCK,
+        host: None,
+        checkpoint: None,
+        relay: None,
+    };
+    let mut returned = Vec::new();
+    let stop = block_on(drive(&mut run, &seams, &mut |e| returned.push(e)));
+    assert_eq!(answer(&stop), "Two.");
+    let used = run.usage();
+    assert_eq!(
+        (used.calls, used.prompt_tokens, used.completion_tokens),
+        (3, 340, 34),
+        "its own two calls and the librarian's one"
     );
 }
 

@@ -1,7 +1,8 @@
 //! Every run of a session traced (feature `telemetry`): a chat turn, a resident's
-//! trigger, a schedule, a composite's sub-agent and a supervisor's executor rounds all
-//! record their events into a [`Tracer`] as they happen, and the spans each event ends
-//! go to the host's sink (the web exporter's outbox, a host's own pipeline). Every run
+//! trigger, a schedule, a composite's sub-agent, an agent called as an opaque tool (its
+//! events relayed by the call, [`Within`]: under the call's span) and a supervisor's
+//! executor rounds all record their events into a [`Tracer`] as they happen, and the
+//! spans each event ends go to the host's sink (the web exporter's outbox, a host's own pipeline). Every run
 //! of a conversation is in the conversation's one trace: its id is drawn the first
 //! time and kept with the conversation's spans. A run's tracer is saved with the run
 //! before every step, so a run resumed after a reload continues its open spans in the
@@ -21,6 +22,7 @@ use super::keys::{Keys, Loaded, load_kept};
 use super::turn::Place;
 use super::update::{Notice, Update};
 use crate::llm::usage::Tally;
+use crate::run::driver::Relay;
 use crate::run::event::Event;
 use crate::trace::{Agent, Capture, ModelUsage, Span, Tracer};
 
@@ -73,6 +75,32 @@ impl Tracing {
     }
 }
 
+/// A call's usage on its span: none when it counted nothing.
+fn model_usage(call: &Tally) -> Option<ModelUsage> {
+    (!call.is_empty()).then(|| ModelUsage {
+        input_tokens: Some(call.prompt_tokens),
+        output_tokens: Some(call.completion_tokens),
+        ..ModelUsage::default()
+    })
+}
+
+/// The tool calls of the run at `place` that run runs of their own, traced under their
+/// calls' spans in its tracer.
+struct Within {
+    session: Session,
+    place: Place,
+}
+
+impl Relay for Within {
+    fn event(&self, call_id: &str, event: &Event) {
+        self.session.trace_within(&self.place, call_id, event);
+    }
+
+    fn usage(&self, call_id: &str, used: &Tally) {
+        self.session.settle_within(&self.place, call_id, used);
+    }
+}
+
 impl Session {
     /// Traces every run from now on with `telemetry` (`None`: no longer).
     pub fn set_telemetry(&self, telemetry: Option<Telemetry>) {
@@ -110,15 +138,42 @@ impl Session {
     /// The usage the run at `place` reported since it was last counted, `call`, is the
     /// model call's that answered last: on its span, which goes out with it.
     pub(super) fn settle_trace(&self, place: &Place, call: &Tally) {
-        let usage = (!call.is_empty()).then(|| ModelUsage {
-            input_tokens: Some(call.prompt_tokens),
-            output_tokens: Some(call.completion_tokens),
-            ..ModelUsage::default()
-        });
+        let usage = model_usage(call);
         self.with_tracer(place, |tracer| {
             tracer.settle(usage.as_ref());
             tracer.take_settled()
         });
+    }
+
+    /// Records `event` of the run made inside call `call_id` of the run at `place` (an
+    /// agent called as a tool), under that call's span.
+    fn trace_within(&self, place: &Place, call_id: &str, event: &Event) {
+        let now = self.inner.config.clock.now().epoch_ms;
+        self.with_tracer(place, |tracer| {
+            tracer.record_within(call_id, event, now);
+            tracer.take_settled()
+        });
+    }
+
+    /// What the model call that answered last in the run inside call `call_id` used,
+    /// on its span, which goes out with it.
+    fn settle_within(&self, place: &Place, call_id: &str, used: &Tally) {
+        let usage = model_usage(used);
+        self.with_tracer(place, |tracer| {
+            tracer.settle_within(call_id, usage.as_ref());
+            tracer.take_settled()
+        });
+    }
+
+    /// The relay for the run at `place`'s tool calls that run runs of their own, when
+    /// its runs are traced: their events and usage go to its tracer.
+    pub(super) fn relay(&self, place: &Place) -> Option<Rc<dyn Relay>> {
+        self.traced().then(|| {
+            Rc::new(Within {
+                session: self.clone(),
+                place: place.clone(),
+            }) as Rc<dyn Relay>
+        })
     }
 
     /// A supervisor's stage `step` (a model call outside the run's steps) from

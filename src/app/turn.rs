@@ -284,6 +284,11 @@ impl Session {
             self.count_usage(place, &agent.name, run, &seen);
             self.checkpoint(place, &agent.name, character, run);
         };
+        // A sub-agent called as a tool is traced under its call's span.
+        #[cfg(feature = "telemetry")]
+        let relay = self.relay(place);
+        #[cfg(not(feature = "telemetry"))]
+        let relay = None;
         loop {
             self.meter_run(&place.conversation, agent, &mut run);
             let seams = Seams {
@@ -292,6 +297,7 @@ impl Session {
                 clock: &*config.clock,
                 host: Some(&self.inner.host),
                 checkpoint: Some(&checkpoint),
+                relay: relay.clone(),
             };
             // An approval is announced by `decision`, once it can be decided.
             let mut emit = |event: Event| {

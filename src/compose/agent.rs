@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use crate::base::clock::Clock;
 use crate::llm::Llm;
 use crate::llm::message::Message;
-use crate::run::driver::{Seams, Stop, drive};
+use crate::run::driver::{Caller, Seams, Stop, drive};
 use crate::run::event::Event;
 use crate::run::orders::StandingOrders;
 use crate::run::{
@@ -119,8 +119,38 @@ impl Agent {
             clock,
             host: None,
             checkpoint: None,
+            relay: None,
         };
         drive(&mut run, &seams, emit).await
+    }
+
+    /// [`Agent::chat_within`] as a tool of `caller`'s run: held to what is left of the
+    /// caller's budgets, its events told to the caller's relay as they happen, and what
+    /// its model calls used told as each is taken in (before every step) and at its end.
+    pub async fn serve(
+        &self,
+        run_id: &str,
+        input: &str,
+        boundaries: Boundaries,
+        clock: &dyn Clock,
+        caller: &Caller,
+    ) -> Stop {
+        let mut observation = Observation::chat(input);
+        observation.boundaries = boundaries;
+        let mut run = self.run(observation, Vec::new()).with_id(run_id);
+        run.meter_with(caller.price_of(self.llm.model()), caller.allowances());
+        let used = |run: &AgentRun| caller.used(run.usage());
+        let seams = Seams {
+            llm: &*self.llm,
+            tools: &self.tools,
+            clock,
+            host: None,
+            checkpoint: Some(&used),
+            relay: None,
+        };
+        let stop = drive(&mut run, &seams, &mut |event| caller.event(&event)).await;
+        used(&run);
+        stop
     }
 }
 
@@ -134,7 +164,11 @@ pub struct Request {
 /// Registers `agent` as the tool `agent.name` of `registry` (the composite pattern):
 /// the calling model hands it a request and reads its answer. `kind` says whether
 /// the sub-agent may change the world; its actions take the call's idempotency key
-/// as their run id, so a resumed coordinator does not repeat them.
+/// as their run id, so a resumed coordinator does not repeat them. Its run is the
+/// calling run's to count, hold and trace ([`Agent::serve`]): what its model calls used
+/// comes back with the call's result and counts in the caller's meter, its budgets are
+/// what is left of the caller's (one reached inside stops it, and the call fails with
+/// the budget's sentence), and its events go to the caller's relay.
 pub fn register_as_tool(
     registry: &mut ToolRegistry,
     agent: Rc<Agent>,
@@ -165,11 +199,18 @@ pub fn register_as_tool(
                     },
                     ToolKind::Action => Boundaries::default(),
                 };
+                // Called outside a run (a test, a host's own call): on its own.
+                let caller = cx.caller.unwrap_or_default();
                 match agent
-                    .chat_within(&run_id, &args.request, boundaries, &*clock, &mut |_| {})
+                    .serve(&run_id, &args.request, boundaries, &*clock, &caller)
                     .await
                 {
-                    Stop::Done(Outcome::Failed { error }) => Err(error),
+                    // Failed, stopped, or held by a budget: the caller reads why.
+                    Stop::Done(
+                        Outcome::Failed { error: why }
+                        | Outcome::Aborted { reason: why }
+                        | Outcome::BudgetReached { reason: why },
+                    ) => Err(why),
                     Stop::Done(outcome) => Ok(outcome.text().to_owned()),
                     Stop::AwaitingApproval(call) => Err(format!(
                         "`{}` needs a person's approval, which a sub-agent cannot ask for",

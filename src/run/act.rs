@@ -341,8 +341,10 @@ impl AgentRun {
             result,
             duration_ms,
             at_ms,
+            usage,
         } in results
         {
+            self.record_spent(&usage);
             if let Some(index) = act.data.iter().position(|i| i.call.id == call_id) {
                 let invocation = act.data.remove(index);
                 self.read(&invocation, &result);

@@ -10,10 +10,15 @@
 //! is dropped and the run fails, saying so), or when a budget it runs within is spent
 //! (it stops in words before the next model call, `run::meter`). Before each step
 //! (and when it pauses for an approval) it hands the run to the optional checkpoint,
-//! so the caller can save it and resume it after a reload.
+//! so the caller can save it and resume it after a reload. A call it runs in the page
+//! sees the run as its [`Caller`]: a tool that runs a run of its own (an agent called
+//! as a tool) is held to what is left of the run's budgets, reports its events to the
+//! seams' [`Relay`] and hands back what its model calls used with its result, which the
+//! run's meter counts.
 
 use std::future::Future;
 use std::pin::{Pin, pin};
+use std::rc::Rc;
 
 use futures::future::{Either, LocalBoxFuture, join_all, select};
 use serde_json::Value;
@@ -26,7 +31,9 @@ use crate::run::{AgentRun, Invocation, ModelCall, NextStep, Outcome, ToolResult}
 use crate::tool::{CallContext, RunsOn, ToolError, ToolKind, ToolRegistry};
 
 mod cache;
+mod caller;
 use cache::Answers;
+pub use caller::{Caller, Relay};
 
 /// The page or game that runs host tools: it gets a call with a request id and
 /// answers it (a result, or an error message for the model).
@@ -46,6 +53,9 @@ pub struct Seams<'a> {
     pub host: Option<&'a dyn Host>,
     /// Called with the run before each step, once the events of the last are emitted.
     pub checkpoint: Option<&'a dyn Fn(&AgentRun)>,
+    /// Where the runs its tool calls make of their own (an agent called as a tool)
+    /// report their events and usage as they go ([`Caller`]); `None`: nowhere.
+    pub relay: Option<Rc<dyn Relay>>,
 }
 
 /// Why [`drive`] returned.
@@ -141,10 +151,12 @@ async fn bounded(
     }
     let started = seams.clock.now().epoch_ms;
     let action = action_of(&step);
+    let (price, allowances) = run.allowances_left();
+    let caller = Caller::new(seams.llm.model(), price, allowances, seams.relay.clone());
     let work = pin!(within(
         seams.clock,
         budget,
-        perform(step, seams, emit, answers)
+        perform(step, seams, emit, answers, &caller)
     ));
     // The cancel signal is polled first: a stop pressed wins over anything.
     let fed = select(cancel, work).await;
@@ -187,6 +199,7 @@ async fn perform(
     seams: &Seams<'_>,
     emit: &mut dyn FnMut(Event),
     answers: &mut Answers,
+    caller: &Caller,
 ) -> Fed {
     match step {
         NextStep::CallModel(ModelCall { purpose, request }) => {
@@ -214,7 +227,7 @@ async fn perform(
             let results = join_all(calls.iter().map(|i| async move {
                 match kept.answer(i, at_ms, writes) {
                     Some(kept) => kept,
-                    None => timed_call(i, seams).await,
+                    None => timed_call(i, seams, caller).await,
                 }
             }))
             .await;
@@ -225,10 +238,12 @@ async fn perform(
     }
 }
 
-/// One call in the page or the host, under its timeout, timed by the clock.
-async fn timed_call(invocation: &Invocation, seams: &Seams<'_>) -> ToolResult {
+/// One call in the page or the host, under its timeout, timed by the clock; a call in
+/// the page sees the run as `caller`, and what it reports spending comes back with it.
+async fn timed_call(invocation: &Invocation, seams: &Seams<'_>, caller: &Caller) -> ToolResult {
     let started = seams.clock.now().epoch_ms;
     let call = &invocation.call;
+    let caller = Rc::new(caller.for_call(&call.id));
     let work = async {
         // Approved with other arguments than these: it does not run.
         if let Some(error) = invocation.approval_broken() {
@@ -239,6 +254,7 @@ async fn timed_call(invocation: &Invocation, seams: &Seams<'_>) -> ToolResult {
                 let cx = CallContext {
                     idempotency_key: invocation.idempotency_key.clone(),
                     approved: invocation.approved.is_some(),
+                    caller: Some(Rc::clone(&caller)),
                 };
                 seams.tools.call(call, cx).await
             }
@@ -266,6 +282,7 @@ async fn timed_call(invocation: &Invocation, seams: &Seams<'_>) -> ToolResult {
         result,
         duration_ms: at_ms - started,
         at_ms,
+        usage: caller.spent(),
     }
 }
 
@@ -349,6 +366,7 @@ mod tests {
             clock: &clock,
             host: None,
             checkpoint,
+            relay: None,
         };
         let mut run = run.unwrap_or_else(|| {
             AgentRun::new("", Vec::new(), Observation::chat(input), tools.catalogue())
@@ -445,6 +463,7 @@ mod tests {
             clock: &clock,
             host: None,
             checkpoint: None,
+            relay: None,
         };
         let observation = Observation::chat("What time is it?");
         let mut run = AgentRun::new("", Vec::new(), observation, tools.catalogue());

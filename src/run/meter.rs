@@ -75,6 +75,12 @@ impl Meter {
         self.since.add(&call);
     }
 
+    /// Records what a tool call's own model calls used, priced as they were made.
+    pub fn record_spent(&mut self, spent: &Tally) {
+        self.total.add(spent);
+        self.since.add(spent);
+    }
+
     /// The sentence that stops the run, once one of its budgets is reached (or one
     /// counts cost and the run's model has no price: [`stop_words`]).
     pub fn reached(&self) -> Option<String> {
@@ -125,6 +131,16 @@ impl AgentRun {
         self.meter.total
     }
 
+    /// Its price, and its budgets with what it has spent counted as used: what a run
+    /// made inside one of its tool calls is held to (`driver::Caller`).
+    pub fn allowances_left(&self) -> (Option<Price>, Vec<Allowance>) {
+        let mut left = self.meter.allowances.clone();
+        for allowance in &mut left {
+            allowance.used.add(&self.meter.since);
+        }
+        (self.meter.price, left)
+    }
+
     /// Why the run must not ask its model again: a budget it runs within is reached.
     pub fn budget_reached(&self) -> Option<String> {
         self.meter.reached()
@@ -136,6 +152,12 @@ impl AgentRun {
         if !matches!(self.phase, super::Phase::Done(_)) {
             self.finish(Outcome::BudgetReached { reason: words });
         }
+    }
+
+    /// Counts what a tool call's own model calls used (an agent called as a tool) as
+    /// this run's: its turn, agent, conversation and day count it, and its budgets hold it.
+    pub(super) fn record_spent(&mut self, spent: &Tally) {
+        self.meter.record_spent(spent);
     }
 
     pub(super) fn record_usage(&mut self, usage: Option<Usage>) {

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::llm::ChatRequest;
 use crate::llm::message::ToolCall;
+use crate::llm::usage::Tally;
 use crate::tool::{Approval, RunsOn, ToolError, ToolKind};
 
 /// What the driver should do next.
@@ -117,6 +118,9 @@ pub struct ToolResult {
     pub duration_ms: i64,
     /// When it finished, in milliseconds since the epoch (0: not known).
     pub at_ms: i64,
+    /// What model calls made for it used (an agent called as a tool: its run's), for
+    /// the calling run's meter; nothing for any other tool, a host's, or a kept answer.
+    pub usage: Tally,
 }
 
 /// How a run ended.

@@ -167,7 +167,7 @@ pub struct Valued {
 }
 
 /// What a call knows besides its arguments.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default)]
 pub struct CallContext {
     /// Set on every action call: the same key for every attempt of the same call, so
     /// a retried or resumed run can never apply it twice.
@@ -176,6 +176,10 @@ pub struct CallContext {
     /// acts for an owner may say so where the owner's word lifts a bound (the world's
     /// `act_as`, past an agent's standing orders). The model cannot set it.
     pub approved: bool,
+    /// The run that made the call, for a tool that runs a run of its own (an agent
+    /// called as a tool): its budgets, where its usage and events go. The driver sets
+    /// it on every call it runs in the page; `None` outside a run.
+    pub caller: Option<std::rc::Rc<crate::run::driver::Caller>>,
 }
 
 /// A typed tool.

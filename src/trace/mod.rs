@@ -12,6 +12,7 @@ mod otlp;
 mod span;
 mod tools;
 mod tracer;
+mod within;
 
 pub use export::{BATCH, Collector, MAX_KEPT, Outbox, Sent};
 pub use mask::MASKED;

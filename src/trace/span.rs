@@ -159,6 +159,11 @@ impl Ids {
         }
     }
 
+    /// A draw to seed another source with (a run traced inside a tool call's span).
+    pub fn draw(&mut self) -> u64 {
+        self.next()
+    }
+
     /// A new trace id: 32 lowercase hex digits.
     pub fn trace_id(&mut self) -> String {
         format!("{:016x}{:016x}", self.next_nonzero(), self.next())

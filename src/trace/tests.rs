@@ -52,6 +52,7 @@ fn driven_run(input: &str) -> Vec<Event> {
         clock: &clock,
         host: None,
         checkpoint: None,
+        relay: None,
     };
     let mut run = AgentRun::new("", Vec::new(), Observation::chat(input), tools.catalogue());
     let mut events = Vec::new();

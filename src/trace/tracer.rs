@@ -16,7 +16,8 @@
 //! its usage, so a model call that answered waits among the finished spans
 //! ([`Tracer::take_settled`] leaves it) until [`Tracer::settle`] hands it its tokens.
 //! A supervisor's stages, model calls outside a run's steps, are [`Tracer::stage`]s.
-//! What a tracer is told is `about`'s; its tool spans, `tools`'; sending spans is the
+//! What a tracer is told is `about`'s; its tool spans, `tools`'; the runs made inside
+//! its tool calls (agents called as tools), `within`'s; sending spans is the
 //! exporter's; encoding them, `otlp`'s.
 
 use crate::base::json::Read;
@@ -57,6 +58,11 @@ pub struct Tracer {
     /// The model call that answered last, among `finished`, until its usage is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) awaiting: Option<String>,
+    /// The runs made inside its open tool calls (agents called as tools), by call id,
+    /// each traced under its call's span (`within`). Not saved: such a run does not
+    /// outlive a reload.
+    #[serde(skip)]
+    pub(super) within: Vec<(String, Tracer)>,
 }
 
 impl Tracer {
@@ -75,6 +81,7 @@ impl Tracer {
             tools: Vec::new(),
             finished: Vec::new(),
             awaiting: None,
+            within: Vec::new(),
         }
     }
 
@@ -471,8 +478,9 @@ impl Tracer {
     /// Ends the open run and whatever is open in it; `error` (its `error.type` and
     /// message) marks the run and a model call in flight failed, and a tool still
     /// running, unfinished.
-    fn close_run(&mut self, at_ms: i64, error: Option<(&str, &str)>) {
+    pub(super) fn close_run(&mut self, at_ms: i64, error: Option<(&str, &str)>) {
         self.close_chat(at_ms, error.map(|(_, message)| message));
+        self.close_within(at_ms);
         for mut tool in std::mem::take(&mut self.tools) {
             tool.set(Attribute::text("error.type", "unfinished"));
             tool.status = Status::Error("the run ended before the tool answered".into());

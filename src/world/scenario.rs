@@ -168,6 +168,7 @@ pub async fn play(scenario: &Scenario) -> Result<Replay, ScenarioError> {
         clock: &clock,
         host: None,
         checkpoint: None,
+        relay: None,
     };
     let system = scenario.system.clone().unwrap_or_else(|| {
         "You are a character in a living game world. Act in character, and act on the \

@@ -14,6 +14,7 @@
 use serde_json::Value;
 
 use crate::base::text::Text;
+use crate::llm::usage::Tally;
 use crate::run::{Invocation, ToolResult};
 use crate::tool::{RunsOn, ToolKind, ToolRegistry};
 
@@ -43,6 +44,7 @@ impl Answers {
             result: Ok(answer.clone()),
             duration_ms: 0,
             at_ms,
+            usage: Tally::default(),
         })
     }
 
@@ -109,6 +111,7 @@ mod tests {
             result,
             duration_ms: 5,
             at_ms: 1,
+            usage: Tally::default(),
         }
     }
 

@@ -1,0 +1,85 @@
+//! Runs made inside a tool call (an agent called as an opaque tool,
+//! `compose::agent::register_as_tool`): their events, relayed by the call's id as they
+//! happen, traced by a tracer of their own whose `invoke_agent {tool}` span is the
+//! child of the call's `execute_tool {tool}` span, in the same trace, with its own
+//! `chat` and `execute_tool` children. Its model calls wait for their usage as the
+//! caller's do ([`Tracer::settle_within`]); its spans join the caller's finished ones.
+
+use super::span::{Ids, Value};
+use super::tracer::{Agent, ModelUsage, Parent, Tracer};
+use crate::run::event::Event;
+
+impl Tracer {
+    /// Records `event` of the run made inside call `call_id`, at `at_ms`. An event for a
+    /// call that is not open (its span already ended) is dropped.
+    pub fn record_within(&mut self, call_id: &str, event: &Event, at_ms: i64) {
+        if let Some(inner) = self.inner_of(call_id) {
+            inner.record(event, at_ms);
+        }
+        self.gather_within();
+    }
+
+    /// The run made inside call `call_id` took in the usage of its model call that
+    /// answered last (see [`Tracer::settle`]).
+    pub fn settle_within(&mut self, call_id: &str, usage: Option<&ModelUsage>) {
+        if let Some((_, inner)) = self.within.iter_mut().find(|(id, _)| id == call_id) {
+            inner.settle(usage);
+        }
+        self.gather_within();
+    }
+
+    /// Ends every run made inside a call, with whatever it still holds (the caller's
+    /// run ends).
+    pub(super) fn close_within(&mut self, at_ms: i64) {
+        for (_, mut inner) in std::mem::take(&mut self.within) {
+            inner.close_run(
+                at_ms,
+                Some(("interrupted", "the calling run ended before it did")),
+            );
+            inner.settle(None);
+            self.finished.extend(inner.take_finished());
+        }
+    }
+
+    /// The tracer of the run inside call `call_id`, made under the call's span when
+    /// the call is open.
+    fn inner_of(&mut self, call_id: &str) -> Option<&mut Tracer> {
+        if !self.within.iter().any(|(id, _)| id == call_id) {
+            let call = Value::Text(call_id.into());
+            let tool = self
+                .tools
+                .iter()
+                .find(|t| t.attribute("gen_ai.tool.call.id") == Some(&call))?;
+            let parent = Parent {
+                trace_id: tool.trace_id.clone(),
+                span_id: tool.span_id.clone(),
+            };
+            let name = match tool.attribute("gen_ai.tool.name") {
+                Some(Value::Text(name)) => name.clone(),
+                _ => String::new(),
+            };
+            let agent = Agent {
+                name,
+                id: None,
+                ..self.agent.clone()
+            };
+            let mut inner = Tracer::new(0, agent, self.capture.clone()).under(parent);
+            inner.ids = Ids::new(self.ids.draw());
+            self.within.push((call_id.to_owned(), inner));
+        }
+        self.within
+            .iter_mut()
+            .find(|(id, _)| id == call_id)
+            .map(|(_, inner)| inner)
+    }
+
+    /// Moves what the runs inside calls have settled to the caller's finished spans,
+    /// and lets go of each run that ended with nothing left waiting.
+    fn gather_within(&mut self) {
+        for (_, inner) in &mut self.within {
+            self.finished.extend(inner.take_settled());
+        }
+        self.within
+            .retain(|(_, inner)| inner.run.is_some() || inner.awaiting.is_some());
+    }
+}
