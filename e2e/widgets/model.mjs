@@ -63,6 +63,9 @@ function reader(done) {
   };
 }
 
+/** Whether `d` is an action refused because its element left the page since it was listed. */
+const redrawn = (d) => ACTIONS.has(d.name) && typeof d.result?.done !== 'string' && /is not on the page \(any more\)/.test(d.text);
+
 /** A step's answer that lists the elements again without moving the plan on. */
 const again = () => ['page_elements', {}, 'again'];
 /** How many times a step may list again before the plan gives up. */
@@ -81,10 +84,17 @@ export function scripted(body) {
   if (!task) return say('FAILED: no task this model knows');
   const last = done.at(-1);
   const plan = plans[task];
-  const moved = done.filter((d) => !d.id.startsWith('again_'));
+  // An action on an element the page redrew since it was listed (a calendar rebuilding
+  // its days) is not a step taken: as the error says, a model lists the page again and
+  // does the same step on the new numbers, a bounded number of times.
+  const moved = done.filter((d) => !d.id.startsWith('again_') && !redrawn(d));
   const step = plan[moved.length];
   const r = reader(done);
   if (last?.result?.declined) return say(`FAILED: ${last.name} was declined`);
+  if (last && redrawn(last)) {
+    if (done.filter(redrawn).length > AGAIN_LIMIT) return say(`FAILED: ${last.name} answered ${last.text.slice(0, 400)}`);
+    return { role: 'assistant', content: null, tool_calls: [{ id: `again_${done.length + 1}`, type: 'function', function: { name: 'page_elements', arguments: '{}' } }] };
+  }
   if (r.failed && !step?.recovers) return say(`FAILED: ${last.name} answered ${last.text.slice(0, 400)}`);
   if (last && !ACTIONS.has(last.name) && typeof last.result !== 'object') {
     return say(`FAILED: ${last.name} answered ${last.text.slice(0, 300)}`);

@@ -98,6 +98,20 @@ pub(super) fn focused_field(document: &Document, origin: (f64, f64)) -> Option<(
     Some((active, rect))
 }
 
+/// The most elements one item of a popup holds: a suggestion is a line of text, at most
+/// with an icon, a highlight or a second line. A child of the popup holding more is a
+/// part of it (a calendar's grid of days, a group of options), and what it holds is
+/// listed instead: read as one item, a calendar's days were one `option` whose number
+/// no day answered to.
+const MOST_IN_ITEM: u32 = 24;
+
+/// Whether `element` holds more elements than one popup item does ([`MOST_IN_ITEM`]).
+fn holds_many(element: &Element) -> bool {
+    element
+        .query_selector_all("*")
+        .is_ok_and(|all| all.length() > MOST_IN_ITEM)
+}
+
 /// A field a person types into, which may own a popup of suggestions.
 fn typed(field: &Element) -> bool {
     let tag = field.local_name();
@@ -149,7 +163,7 @@ impl Walk<'_> {
         if popup.lists {
             tag == "li"
         } else {
-            element.parent_element().as_ref() == Some(&popup.items)
+            element.parent_element().as_ref() == Some(&popup.items) && !holds_many(element)
         }
     }
 
