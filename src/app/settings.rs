@@ -8,7 +8,7 @@ use crate::base::json::Read;
 use serde::{Deserialize, Serialize};
 
 use crate::llm::local::LocalSettings;
-use crate::llm::openai::{ModelSettings, is_web_url, temperature_text};
+use crate::llm::openai::{ModelSettings, SettingsError, is_web_url, temperature_text};
 
 /// Where answers come from.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -179,7 +179,11 @@ impl Settings {
         if let ModelSource::Proxy(model) = &self.model
             && let Err(error) = model.validate()
         {
-            problem("model", error.to_string());
+            let message = match error {
+                SettingsError::ProviderKey => PAGE_KEY.into(),
+                error => error.to_string(),
+            };
+            problem("model", message);
         }
         if let ModelSource::Local(local) = &self.model
             && let Some(error) = local.problem()
@@ -280,6 +284,14 @@ fn anon_key_only(key: &str) -> Result<(), String> {
     }
 }
 
+/// Why Settings refuse a provider's key in the proxy's extra header, and what to use
+/// instead: the person typing it has no `fetch` of their own to pass, as a host has.
+const PAGE_KEY: &str = "this looks like a provider API key, which a web page must never \
+    hold: any script on the page (an ad, an analytics tag, an injected one) can read what \
+    the page holds and spend on the key. Use the Familiar extension, which keeps the key in \
+    its own storage, or a proxy that keeps the key and gives you a token of its own; a \
+    model server on this machine needs none";
+
 const SERVICE_KEY: &str = "this is a service key: it bypasses row-level security and must \
     never be in a web page; use the project's anon key";
 
@@ -317,6 +329,45 @@ pub fn load_settings(storage: &dyn super::Storage, key: &str) -> (Settings, Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_provider_key_in_the_extra_header_is_refused_saying_why_and_what_instead() {
+        let mut model = crate::llm::openai::ModelSettings::new("https://llm.example.com/v1", "m");
+        let with = |value: &str| {
+            let mut model = model.clone();
+            model.extra_header = Some(("Authorization".into(), value.into()));
+            Settings {
+                model: ModelSource::Proxy(model),
+                ..Settings::default()
+            }
+            .problems()
+        };
+        let refused = with("Bearer sk-proj-4f9c2d7e8a1b3c5d6e7f8a9b"); // fake-key
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert_eq!(refused[0].field, "model");
+        let message = &refused[0].message;
+        assert!(message.contains("any script on the page"), "{message}");
+        assert!(message.contains("Use the Familiar extension"), "{message}");
+        assert!(message.contains("a proxy that keeps the key"), "{message}");
+        assert!(
+            !message.contains("`fetch`"),
+            "a person has no fetch to pass: {message}"
+        );
+        assert_eq!(
+            with("Bearer team-token-42"),
+            [],
+            "a proxy's own token passes"
+        );
+        model.extra_header = Some((
+            "X-Api-Key".into(),
+            "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW".into(), // fake-key
+        ));
+        let google = Settings {
+            model: ModelSource::Proxy(model),
+            ..Settings::default()
+        };
+        assert_eq!(google.problems().len(), 1, "a Google key too");
+    }
 
     #[test]
     fn an_embedded_widget_keeps_no_proxy_token_in_storage() {
