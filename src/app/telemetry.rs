@@ -92,6 +92,10 @@ struct Within {
 }
 
 impl Relay for Within {
+    fn started(&self, call_id: &str, model: Option<&str>) {
+        self.session.begin_within(&self.place, call_id, model);
+    }
+
     fn event(&self, call_id: &str, event: &Event) {
         self.session.trace_within(&self.place, call_id, event);
     }
@@ -142,6 +146,14 @@ impl Session {
         self.with_tracer(place, |tracer| {
             tracer.settle(usage.as_ref());
             tracer.take_settled()
+        });
+    }
+
+    /// A run on `model` is made inside call `call_id` of the run at `place`.
+    fn begin_within(&self, place: &Place, call_id: &str, model: Option<&str>) {
+        self.with_tracer(place, |tracer| {
+            tracer.begin_within(call_id, model);
+            Vec::new()
         });
     }
 

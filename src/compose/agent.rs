@@ -148,6 +148,7 @@ impl Agent {
             checkpoint: Some(&used),
             relay: None,
         };
+        caller.started(self.llm.model());
         let stop = drive(&mut run, &seams, &mut |event| caller.event(&event)).await;
         used(&run);
         stop

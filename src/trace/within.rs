@@ -7,13 +7,21 @@
 
 use super::span::{Ids, Value};
 use super::tracer::{Agent, ModelUsage, Parent, Tracer};
+use crate::llm::usage::IN_PAGE;
 use crate::run::event::Event;
 
 impl Tracer {
+    /// A run on `model` (as [`crate::llm::Llm::model`] names it) is made inside call
+    /// `call_id`: its spans name that model, and its provider when it is not the
+    /// caller's (`openai` for a proxy's, `familiar.{model}` for one in the page).
+    pub fn begin_within(&mut self, call_id: &str, model: Option<&str>) {
+        self.inner_of(call_id, model);
+    }
+
     /// Records `event` of the run made inside call `call_id`, at `at_ms`. An event for a
     /// call that is not open (its span already ended) is dropped.
     pub fn record_within(&mut self, call_id: &str, event: &Event, at_ms: i64) {
-        if let Some(inner) = self.inner_of(call_id) {
+        if let Some(inner) = self.inner_of(call_id, None) {
             inner.record(event, at_ms);
         }
         self.gather_within();
@@ -42,8 +50,8 @@ impl Tracer {
     }
 
     /// The tracer of the run inside call `call_id`, made under the call's span when
-    /// the call is open.
-    fn inner_of(&mut self, call_id: &str) -> Option<&mut Tracer> {
+    /// the call is open (on `model`; none: the caller's).
+    fn inner_of(&mut self, call_id: &str, model: Option<&str>) -> Option<&mut Tracer> {
         if !self.within.iter().any(|(id, _)| id == call_id) {
             let call = Value::Text(call_id.into());
             let tool = self
@@ -58,11 +66,19 @@ impl Tracer {
                 Some(Value::Text(name)) => name.clone(),
                 _ => String::new(),
             };
-            let agent = Agent {
+            let mut agent = Agent {
                 name,
                 id: None,
                 ..self.agent.clone()
             };
+            if let Some(model) = model.filter(|m| *m != agent.model) {
+                agent.provider = if IN_PAGE.contains(&model) {
+                    format!("familiar.{model}")
+                } else {
+                    "openai".to_owned()
+                };
+                agent.model = model.to_owned();
+            }
             let mut inner = Tracer::new(0, agent, self.capture.clone()).under(parent);
             inner.ids = Ids::new(self.ids.draw());
             self.within.push((call_id.to_owned(), inner));

@@ -17,6 +17,8 @@ use crate::run::event::Event;
 
 /// Where a run made inside a tool call reports as it goes, by the call's id.
 pub trait Relay {
+    /// A run is made for call `call_id`, on `model` (as [`crate::llm::Llm::model`] names it).
+    fn started(&self, call_id: &str, model: Option<&str>);
     /// An event of the run made for call `call_id`, as it happens.
     fn event(&self, call_id: &str, event: &Event);
     /// What that run's model calls used since it last reported: the model call that
@@ -79,6 +81,13 @@ impl Caller {
     /// caller had spent when it made the call.
     pub fn allowances(&self) -> Vec<Allowance> {
         self.allowances.clone()
+    }
+
+    /// Tells the relay, if any, that a run on `model` is made within.
+    pub fn started(&self, model: Option<&str>) {
+        if let Some(relay) = &self.relay {
+            relay.started(&self.call_id, model);
+        }
     }
 
     /// Tells the relay, if any, of `event` of the run made within.
