@@ -24,6 +24,7 @@ mod keyed_storage;
 mod keys;
 #[cfg(feature = "workflows")]
 mod loaded_characters;
+pub mod model_servers;
 mod orders;
 mod origin;
 #[cfg(feature = "workflows")]

@@ -57,9 +57,13 @@ pub trait Http {
 /// network in the clear.
 pub fn secure_or_loopback(url: &str) -> bool {
     let url = url.trim().to_ascii_lowercase();
-    let Some(rest) = url.strip_prefix("http://") else {
-        return true;
-    };
+    !url.starts_with("http://") || is_loopback(&url)
+}
+
+/// Whether `url`'s host is this machine: `localhost`, 127.0.0.0/8 or ::1.
+pub fn is_loopback(url: &str) -> bool {
+    let url = url.trim().to_ascii_lowercase();
+    let rest = url.split_once("://").map_or(url.as_str(), |(_, rest)| rest);
     let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let host = host.rsplit('@').next().unwrap_or_default();
     let host = match host.strip_prefix('[') {
@@ -87,6 +91,20 @@ mod tests {
             ("https://db.example.com", true),
         ] {
             assert_eq!(secure_or_loopback(url), ok, "{url}");
+        }
+    }
+
+    #[test]
+    fn loopback_is_this_machine_whatever_the_scheme() {
+        for (url, ok) in [
+            ("http://127.0.0.1:11434/v1", true),
+            ("https://localhost:8443", true),
+            ("http://[::1]:1234/v1", true),
+            ("http://127.attacker.example", false),
+            ("http://user@127.0.0.1.example", false),
+            ("https://llm.example.com/v1", false),
+        ] {
+            assert_eq!(is_loopback(url), ok, "{url}");
         }
     }
 }

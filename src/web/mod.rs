@@ -21,6 +21,7 @@ pub mod otlp;
 #[cfg(feature = "page")]
 mod page;
 mod page_title;
+pub mod probe;
 #[cfg(feature = "webmcp")]
 pub mod published_tools;
 mod shell;

@@ -13,6 +13,7 @@ mod wire;
 
 pub use client::OpenAiClient;
 pub use completion::parse_completion;
+pub use models::model_ids;
 pub(crate) use proxy::is_web_url;
 pub use proxy::{ModelSettings, SettingsError, temperature_text};
 pub(crate) use refusal::out_of_quota;

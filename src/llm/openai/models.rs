@@ -1,7 +1,8 @@
 //! What an OpenAI-compatible server says about its models' context windows: the
 //! `GET /models` list (vLLM: `max_model_len`;
 //! others: `context_length`, `context_window`) and LiteLLM's `GET /model/info`
-//! (`model_info.max_input_tokens`). OpenAI itself says nothing there.
+//! (`model_info.max_input_tokens`). OpenAI itself says nothing there. Also the
+//! models' names, for a list a person picks from.
 
 use serde_json::Value;
 
@@ -11,6 +12,19 @@ pub fn info_urls(base_url: &str) -> [String; 2] {
     let base = base.strip_suffix("/chat/completions").unwrap_or(base);
     let root = base.strip_suffix("/v1").unwrap_or(base);
     [format!("{base}/models"), format!("{root}/model/info")]
+}
+
+/// The models an answer to `GET /models` names (`data[].id`, in order); `None` when
+/// the answer is not such a list.
+pub fn model_ids(answer: &Value) -> Option<Vec<String>> {
+    let entries = answer.get("data").and_then(Value::as_array)?;
+    Some(
+        entries
+            .iter()
+            .filter_map(|entry| entry.get("id").and_then(Value::as_str))
+            .map(str::to_owned)
+            .collect(),
+    )
 }
 
 /// The context window the server gives `model`, if its answer names one.
@@ -59,6 +73,17 @@ mod tests {
                 "http://127.0.0.1:4000/model/info".to_owned()
             ]
         );
+    }
+
+    #[test]
+    fn a_models_list_gives_its_names_in_order() {
+        let ollama = json!({"object": "list", "data": [{"id": "qwen2.5:3b", "object": "model"}, {"id": "phi3"}]});
+        assert_eq!(
+            model_ids(&ollama),
+            Some(vec!["qwen2.5:3b".into(), "phi3".into()])
+        );
+        assert_eq!(model_ids(&json!({"data": []})), Some(vec![]));
+        assert_eq!(model_ids(&json!({"models": []})), None);
     }
 
     #[test]

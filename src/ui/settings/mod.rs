@@ -15,6 +15,7 @@
 mod agent;
 mod loading;
 mod model;
+mod servers;
 mod telemetry;
 mod usage;
 mod world;
