@@ -4,8 +4,8 @@
 // (scripts/otlp_receiver.py: it decodes every export strictly with the OpenTelemetry
 // project's own definitions, PyPI opentelemetry-proto, from the venv `scripts/setup.sh
 // test` installs, $OTLP_VENV). What the receiver decoded is asserted: a chat turn with a
-// tool and an approval (the tool a composite's sub-agent's, under its own span), a
-// resident's trigger, a run resumed after a reload (one trace), and spans kept while
+// tool and an approval (the tool a composite's sub-agent's, under its own span), an
+// agent called as an opaque tool (its run under the call's span), a resident's trigger, a run resumed after a reload (one trace), and spans kept while
 // the collector answered 503 and across a reload, then delivered. A password and a
 // card number in the page's form, and a card number typed into the chat, appear in
 // nothing exported (the receiver's spans, onSpan's, `agent.trace()`'s download). The
@@ -13,7 +13,8 @@
 // conversation's trace as an OTLP JSON file. A model call through the real LiteLLM proxy
 // the test command runs (FAMILIAR_LITELLM_URL; its scripted provider counts 5 prompt and
 // 7 completion tokens) reaches the receiver as a `chat` span with the tokens the `usage`
-// update counted.
+// update counted; so does one an agent called as a tool makes, counted to its caller's
+// turn and holding its caller's budget.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -62,11 +63,15 @@ const PAGE = `<!doctype html>
         model: { fallback: 'Hm.', rules: [
           { keywords: ['buy'], tool: 'buy_item', arguments: { item: 'sword' }, answer: 'Bought {bought}.' },
           { keywords: ['wait'], tool: 'slow', answer: 'Waited: {done}.' },
+          { keywords: ['scout'], tool: 'scout', arguments: { request: 'look around' }, answer: 'The scout is back.' },
         ] },
         builtins: ['page'],
         agents: [
           { name: 'shop', description: 'Runs the shop', tool: 'tools', tools: ['buy_item'] },
           { name: 'Dotty', description: 'The baker', instructions: 'You are Dotty.', memory: 'own' },
+          // An opaque tool: its own run, on its own rules, with the page's look-ups.
+          { name: 'scout', description: 'Looks around the page', tool: 'data',
+            model: { fallback: 'Nothing seen.', rules: [{ keywords: ['look'], tool: 'page_outline', answer: 'Seen.' }] } },
         ],
         telemetry: {
           endpoint, headers: { 'x-tenant': 'tavern' }, content: true, serviceName: 'tavern',
@@ -95,6 +100,21 @@ const PAGE = `<!doctype html>
         telemetry: { endpoint },
       });
       window.clerk.on('usage', (u) => window.usages.push(u));
+    };
+    // An agent on the rules model whose opaque sub-agent answers through the proxy.
+    window.makeScouted = async (endpoint, url, token) => {
+      window.warden = await createAgent({
+        name: 'warden', namespace: 'telemetry-scouted', persist: false, goalCheck: false,
+        model: { fallback: 'Hm.', rules: [
+          { keywords: ['scout'], tool: 'scout', arguments: { request: 'look around' }, answer: 'The scout is back.' },
+        ] },
+        agents: [{ name: 'scout', description: 'Looks around', tool: 'data',
+          model: { url: url + '/v1', model: 'scripted', header: { name: 'X-Proxy-Token', value: token } } }],
+        budgets: { conversation: { tokens: 12 } },
+        telemetry: { endpoint },
+      });
+      window.wardenUsages = [];
+      window.warden.on('usage', (u) => window.wardenUsages.push(u));
     };
     window.ready = true;
   </script>
@@ -212,6 +232,34 @@ test('a chat turn with a sub-agent tool and an approval, and a resident trigger,
   assert.deepEqual(problems, []);
 });
 
+test("an agent called as an opaque tool is its own run under the call's span, with its model and tool calls", async (t) => {
+  await call('POST', '/reset');
+  const { page, problems } = await open(t);
+  const sent = await page.evaluate(() => window.guide.send('send the scout'));
+  assert.equal(sent.text, 'The scout is back.');
+  const spans = await until((s) => runOf(s, 'guide', 'send the scout') && s.some((x) => x.name === 'invoke_agent scout') && s, "the scout's run");
+  const run = runOf(spans, 'guide', 'send the scout');
+  const one = (name) => {
+    const found = spans.filter((s) => s.name === name);
+    assert.equal(found.length, 1, `${name}: ${JSON.stringify(spans.map((s) => s.name))}`);
+    return found[0];
+  };
+  const called = one('execute_tool scout');
+  const scout = one('invoke_agent scout');
+  const looked = one('execute_tool page_outline');
+  assert.equal(called.parentSpanId, run.spanId, "the call is the guide's");
+  assert.equal(scout.parentSpanId, called.spanId, "the scout's run is under its call");
+  assert.equal(looked.parentSpanId, scout.spanId, "the scout's own tool call is under its run");
+  const chats = spans.filter((s) => s.name === 'chat rules' && s.parentSpanId === scout.spanId);
+  assert.equal(chats.length, 2, "the scout's two model calls");
+  assert.equal(attr(scout, 'gen_ai.agent.name'), 'scout');
+  assert.equal(attr(scout, 'familiar.outcome'), 'answered');
+  assert.match(attr(scout, 'gen_ai.input.messages'), /look around/, 'content was asked for');
+  assert.equal(attr(called, 'gen_ai.tool.call.result'), '"Seen."');
+  assert.ok([called, scout, looked, ...chats].every((s) => s.traceId === run.traceId), 'one trace');
+  assert.deepEqual(problems, []);
+});
+
 test("a proxy model call's chat span carries the tokens its provider counted", { skip: LITELLM ? false : 'FAMILIAR_LITELLM_URL is not set (scripts/test.sh runs LiteLLM)' }, async (t) => {
   await call('POST', '/reset');
   const { page, problems } = await open(t);
@@ -231,6 +279,36 @@ test("a proxy model call's chat span carries the tokens its provider counted", {
   assert.equal(attr(chat, 'gen_ai.request.model'), 'scripted');
   const run = (await received()).find((s) => s.spanId === chat.parentSpanId);
   assert.equal(run?.name, 'invoke_agent clerk', 'under its run');
+  assert.deepEqual(problems, []);
+});
+
+test("an agent called as a tool on the proxy: its tokens are its caller's turn's, hold the caller's budget and are on its own chat span", { skip: LITELLM ? false : 'FAMILIAR_LITELLM_URL is not set (scripts/test.sh runs LiteLLM)' }, async (t) => {
+  await call('POST', '/reset');
+  const { page, problems } = await open(t);
+  await page.evaluate(([endpoint, url, token]) => window.makeScouted(endpoint, url, token), [receiver.url, LITELLM, TOKEN]);
+  // The rules model costs nothing; the scout's one proxy call, 12 tokens, reaches the
+  // conversation's budget of 12, so the warden stops before asking its model again.
+  const answer = await page.evaluate(() => window.warden.send('send the scout'));
+  const words = "Stopped: this conversation's budget of 12 tokens is reached (12 tokens used). Nothing more was asked of the model.";
+  assert.deepEqual(answer, { type: 'budget_reached', reason: words });
+  const usages = await page.evaluate(() => window.wardenUsages);
+  assert.equal(usages.length, 1, JSON.stringify(usages));
+  assert.equal(usages[0].agent, 'warden', "counted as the caller's");
+  assert.deepEqual([usages[0].call.prompt_tokens, usages[0].call.completion_tokens], [5, 7]);
+  assert.equal(usages[0].total.prompt_tokens + usages[0].total.completion_tokens, 12, "the turn's total");
+  const counted = (s) => s.name === 'chat scripted' && attr(s, 'gen_ai.usage.input_tokens') !== undefined;
+  const spans = await until((s) => s.some(counted) && s.some((x) => x.name === 'invoke_agent warden') && s, "the scout's chat span and the warden's run");
+  const chat = spans.find(counted);
+  assert.equal(Number(attr(chat, 'gen_ai.usage.input_tokens')), 5);
+  assert.equal(Number(attr(chat, 'gen_ai.usage.output_tokens')), 7);
+  assert.equal(attr(chat, 'gen_ai.provider.name'), 'openai', "the scout's own model's");
+  const scout = spans.find((s) => s.spanId === chat.parentSpanId);
+  assert.equal(scout?.name, 'invoke_agent scout', "under the scout's run");
+  const called = spans.find((s) => s.spanId === scout.parentSpanId);
+  assert.equal(called?.name, 'execute_tool scout', 'under the call');
+  const run = spans.find((s) => s.spanId === called.parentSpanId);
+  assert.equal(run?.name, 'invoke_agent warden');
+  assert.equal(attr(run, 'familiar.outcome'), 'budget_reached');
   assert.deepEqual(problems, []);
 });
 
