@@ -161,6 +161,7 @@ fn run_after_a_long_look_up() -> AgentRun {
             result: Ok(json!({ "rows": "the key, the cellar, the barrel ".repeat(60) })),
             duration_ms: 1,
             at_ms: 0,
+            usage: Default::default(),
         }]);
     }
     run.take_events();
@@ -406,6 +407,7 @@ fn drive_with(llm: &Windowed) -> (AgentRun, Stop, Vec<Event>) {
         clock: &clock,
         host: None,
         checkpoint: None,
+        relay: None,
     };
     let mut run = AgentRun::new(
         "You are the innkeeper.",
