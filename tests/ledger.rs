@@ -58,6 +58,7 @@ fn keyed(key: &str) -> CallContext {
         idempotency_key: Some(key.into()),
         approved: false,
     }
+    caller: None,
 }
 
 #[test]

@@ -216,6 +216,7 @@ fn resident_works(
     let context = CallContext {
         idempotency_key: Some(key.into()),
         approved: false,
+        caller: None,
     };
     block_on(agent.tools.call(&call, context)).unwrap()
 }

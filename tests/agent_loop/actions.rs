@@ -109,6 +109,7 @@ fn a_run_saved_mid_way_resumes_to_the_same_history_without_applying_twice() {
     let cx = familiar::tool::CallContext {
         idempotency_key: calls[0].idempotency_key.clone(),
         approved: false,
+        caller: None,
     };
     block_on(bench.tools.call(&calls[0].call, cx)).unwrap();
     assert_eq!(bench.applied.get(), 2);
@@ -191,6 +192,7 @@ fn an_action_that_times_out_is_marked_unknown_and_never_applied_again_under_its_
         familiar::tool::CallContext {
             idempotency_key: Some(key.into()),
             approved: false,
+            caller: None,
         },
     ))
     .unwrap();
@@ -252,6 +254,7 @@ fn an_action_stopped_mid_way_is_marked_unknown_and_said_so() {
         familiar::tool::CallContext {
             idempotency_key: Some("test-run/1/k1".into()),
             approved: false,
+            caller: None,
         },
     ))
     .unwrap();

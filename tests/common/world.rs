@@ -226,6 +226,7 @@ pub async fn world_suite(store: Rc<dyn Store>, sub: &str) -> Vec<(String, Value)
         let cx = CallContext {
             idempotency_key: key.map(Into::into),
             approved: false,
+            caller: None,
         };
         log.push((name.to_owned(), outcome(tools.call(&call, cx).await, me)));
     }

@@ -72,6 +72,7 @@ fn a_residents_tools_act_as_the_agent_through_its_owner() {
     let context = familiar::tool::CallContext {
         idempotency_key: Some("mira-work".into()),
         approved: false,
+        caller: None,
     };
     let done = block_on(agent.tools.call(&call, context)).unwrap();
     assert_eq!(done["gold"], json!(30));
