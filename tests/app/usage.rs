@@ -45,10 +45,10 @@ fn counted(
         },
         tool_calls: calls,
         usage: Some(Usage {
-            served: Default::default(),
             prompt_tokens: tokens.0,
             completion_tokens: tokens.1,
         }),
+        served: Default::default(),
     }
 }
 
