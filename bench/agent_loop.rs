@@ -91,6 +91,7 @@ fn per_step(tools: &ToolRegistry, history: &[Message]) -> f64 {
         clock: &clock,
         host: None,
         checkpoint: None,
+        relay: None,
     };
     let batch = || -> Vec<AgentRun> {
         (0..32)

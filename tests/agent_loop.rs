@@ -128,6 +128,7 @@ impl Bench {
             clock: &self.clock,
             host: None,
             checkpoint: None,
+            relay: None,
         };
         let mut events = Vec::new();
         let stop = block_on(drive(run, &seams, &mut |e| events.push(e)));
@@ -157,6 +158,7 @@ fn results_or_replies_that_come_out_of_turn_change_nothing() {
         result: Ok(json!(1)),
         duration_ms: 0,
         at_ms: 0,
+        usage: Default::default(),
     }]);
     run.approve("c9");
     run.deny("c9", "no");

@@ -100,6 +100,7 @@ fn drive_run(
         clock: &FrozenClock::at(1_000),
         host: None,
         checkpoint: None,
+        relay: None,
     };
     let mut events = Vec::new();
     let stop = block_on(drive(run, &seams, &mut |e| events.push(e)));

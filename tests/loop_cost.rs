@@ -82,6 +82,7 @@ fn per_step(tools: &ToolRegistry, history: &[Message]) -> Duration {
         clock: &clock,
         host: None,
         checkpoint: None,
+        relay: None,
     };
     (0..7)
         .map(|_| {

@@ -424,6 +424,7 @@ async fn run_over(
         clock: &BrowserClock,
         host: None,
         checkpoint: None,
+        relay: None,
     };
     let mut history = Vec::new();
     for n in 0..20 {

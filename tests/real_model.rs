@@ -66,6 +66,7 @@ async fn ask(llm: &dyn Llm, history: Vec<Message>, input: &str) -> (Outcome, Vec
         clock: &BrowserClock,
         host: None,
         checkpoint: None,
+        relay: None,
     };
     let mut run = AgentRun::new(
         demo::SYSTEM_PROMPT,

@@ -94,6 +94,7 @@ fn a_run_saved_mid_way_resumes_to_the_same_history_without_applying_twice() {
         clock: &bench.clock,
         host: None,
         checkpoint: None,
+        relay: None,
     };
     let NextStep::CallModel(step) = run.next_step() else {
         panic!()
@@ -231,6 +232,7 @@ fn an_action_stopped_mid_way_is_marked_unknown_and_said_so() {
         clock: &FrozenClock::at(0),
         host: None,
         checkpoint: None,
+        relay: None,
     };
     // The person presses Stop once the action is under way.
     let cancel = futures::future::poll_fn(|cx| {

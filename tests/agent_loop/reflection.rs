@@ -133,6 +133,7 @@ fn reviewed_and_guessed(
         clock: &bench.clock,
         host: None,
         checkpoint: None,
+        relay: None,
     };
     let mut events = Vec::new();
     let stop = block_on(drive(&mut run, &seams, &mut |e| events.push(e)));

@@ -66,6 +66,7 @@ fn a_cancelled_run_ends_aborted_and_keeps_its_record() {
         clock: &bench.clock,
         host: None,
         checkpoint: None,
+        relay: None,
     };
     let (stop_tx, stop_rx) = futures::channel::oneshot::channel::<()>();
     let mut events = Vec::new();
@@ -176,6 +177,7 @@ fn a_model_that_never_answers_is_stopped_by_the_time_budget() {
         clock: &bench.clock,
         host: None,
         checkpoint: None,
+        relay: None,
     };
     let stop = block_on(drive(&mut run, &seams, &mut |_| {}));
     assert!(

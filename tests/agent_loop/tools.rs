@@ -121,6 +121,7 @@ fn data_tools_of_one_step_run_concurrently() {
         clock: &FrozenClock::at(0),
         host: None,
         checkpoint: None,
+        relay: None,
     };
     let stop = block_on(drive(&mut run, &seams, &mut |_| {}));
     assert_eq!(
@@ -184,6 +185,7 @@ fn host_tools_are_awaited_by_request_id_under_their_timeout() {
         clock: &clock,
         host: Some(&game),
         checkpoint: None,
+        relay: None,
     };
     let stop = block_on(drive(&mut run, &seams, &mut |_| {}));
     assert_eq!(

@@ -92,6 +92,7 @@ fn look_then_act(tools: &ToolRegistry, first: ToolCall, then: ToolCall) -> Stop 
         clock: &FrozenClock::at(1_000),
         host: None,
         checkpoint: None,
+        relay: None,
     };
     block_on(drive(&mut run, &seams, &mut |_| {}))
 }
