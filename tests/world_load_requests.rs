@@ -75,7 +75,6 @@ fn call(tools: &ToolRegistry, name: &str, args: &str, key: Option<&str>) {
     let cx = CallContext {
         idempotency_key: key.map(Into::into),
         ..CallContext::default()
-        caller: None,
     };
     // Only the request is under test: the answer `[]` may be refused as a row.
     let _ = block_on(tools.call(&call, cx));
