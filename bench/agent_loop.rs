@@ -59,6 +59,7 @@ impl Llm for Instantaneous {
             finish: FinishReason::Stop,
             tool_calls,
             usage: None,
+            served: Default::default(),
         })))
     }
 }
