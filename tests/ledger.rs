@@ -57,8 +57,8 @@ fn keyed(key: &str) -> CallContext {
     CallContext {
         idempotency_key: Some(key.into()),
         approved: false,
+        caller: None,
     }
-    caller: None,
 }
 
 #[test]
