@@ -260,7 +260,7 @@ test("an agent called as an opaque tool is its own run under the call's span, wi
   assert.deepEqual(problems, []);
 });
 
-test("a proxy model call's chat span carries the tokens its provider counted", { skip: LITELLM ? false : 'FAMILIAR_LITELLM_URL is not set (scripts/test.sh runs LiteLLM)' }, async (t) => {
+test("a proxy model call's chat span carries the tokens its provider counted and who answered", { skip: LITELLM ? false : 'FAMILIAR_LITELLM_URL is not set (scripts/test.sh runs LiteLLM)' }, async (t) => {
   await call('POST', '/reset');
   const { page, problems } = await open(t);
   await page.evaluate(([endpoint, url, token]) => window.makeProxy(endpoint, url, token), [receiver.url, LITELLM, TOKEN]);
@@ -277,6 +277,9 @@ test("a proxy model call's chat span carries the tokens its provider counted", {
   assert.equal(Number(attr(chat, 'gen_ai.usage.output_tokens')), output);
   assert.equal(attr(chat, 'gen_ai.provider.name'), 'openai');
   assert.equal(attr(chat, 'gen_ai.request.model'), 'scripted');
+  // Who answered, as the proxy's chunks name it.
+  assert.match(attr(chat, 'gen_ai.response.id') ?? '', /\S/, 'the response id the proxy gave');
+  assert.match(attr(chat, 'gen_ai.response.model') ?? '', /\S/, 'the model the proxy says answered');
   const run = (await received()).find((s) => s.spanId === chat.parentSpanId);
   assert.equal(run?.name, 'invoke_agent clerk', 'under its run');
   assert.deepEqual(problems, []);

@@ -289,7 +289,7 @@ impl Session {
         let call = now.since(&seen.get());
         seen.set(now);
         #[cfg(feature = "telemetry")]
-        self.settle_trace(place, &call);
+        self.settle_trace(place, &call, run.served());
         self.count_call(place, agent, &call);
     }
 

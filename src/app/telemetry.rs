@@ -21,6 +21,7 @@ use super::Session;
 use super::keys::{Keys, Loaded, load_kept};
 use super::turn::Place;
 use super::update::{Notice, Update};
+use crate::llm::Served;
 use crate::llm::usage::Tally;
 use crate::run::driver::Relay;
 use crate::run::event::Event;
@@ -76,10 +77,13 @@ impl Tracing {
 }
 
 /// A call's usage on its span: none when it counted nothing.
-fn model_usage(call: &Tally) -> Option<ModelUsage> {
-    (!call.is_empty()).then(|| ModelUsage {
-        input_tokens: Some(call.prompt_tokens),
-        output_tokens: Some(call.completion_tokens),
+fn model_usage(call: &Tally, served: &Served) -> Option<ModelUsage> {
+    let counted = !call.is_empty();
+    (counted || served != &Served::default()).then(|| ModelUsage {
+        input_tokens: counted.then_some(call.prompt_tokens),
+        output_tokens: counted.then_some(call.completion_tokens),
+        response_id: served.id.clone(),
+        response_model: served.model.clone(),
         ..ModelUsage::default()
     })
 }
@@ -140,9 +144,10 @@ impl Session {
     }
 
     /// The usage the run at `place` reported since it was last counted, `call`, is the
-    /// model call's that answered last: on its span, which goes out with it.
-    pub(super) fn settle_trace(&self, place: &Place, call: &Tally) {
-        let usage = model_usage(call);
+    /// model call's that answered last, which `served` answered: on its span, which
+    /// goes out with it.
+    pub(super) fn settle_trace(&self, place: &Place, call: &Tally, served: &Served) {
+        let usage = model_usage(call, served);
         self.with_tracer(place, |tracer| {
             tracer.settle(usage.as_ref());
             tracer.take_settled()
@@ -170,7 +175,7 @@ impl Session {
     /// What the model call that answered last in the run inside call `call_id` used,
     /// on its span, which goes out with it.
     fn settle_within(&self, place: &Place, call_id: &str, used: &Tally) {
-        let usage = model_usage(used);
+        let usage = model_usage(used, &Served::default());
         self.with_tracer(place, |tracer| {
             tracer.settle_within(call_id, usage.as_ref());
             tracer.take_settled()

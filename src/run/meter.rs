@@ -131,6 +131,12 @@ impl AgentRun {
         self.meter.total
     }
 
+    /// Who answered its last model call, as the provider said (nothing, for a model
+    /// in the page, or before its first answer).
+    pub fn served(&self) -> &crate::llm::Served {
+        &self.served
+    }
+
     /// Its price, and its budgets with what it has spent counted as used: what a run
     /// made inside one of its tool calls is held to (`driver::Caller`).
     pub fn allowances_left(&self) -> (Option<Price>, Vec<Allowance>) {

@@ -160,6 +160,9 @@ pub struct AgentRun {
     /// Its model's usage, priced, and the budgets it runs within.
     #[serde(default)]
     meter: meter::Meter,
+    /// Who answered its last model call, as the provider said; never saved.
+    #[serde(skip)]
+    served: crate::llm::Served,
     phase: Phase,
     #[serde(skip)]
     events: Vec<Event>,
@@ -223,6 +226,7 @@ impl AgentRun {
             },
             room: room::Room::starting_at(turn_start),
             meter: meter::Meter::default(),
+            served: crate::llm::Served::default(),
             phase: Phase::Reason,
             events,
         };
@@ -505,6 +509,7 @@ impl AgentRun {
     pub fn model_responded(&mut self, response: ChatResponse) {
         self.answered_within_window();
         self.record_usage(response.usage);
+        self.served = response.served.clone();
         match std::mem::replace(&mut self.phase, Phase::Reason) {
             Phase::GuessGoal => self.goal_guessed(response),
             Phase::Reason => self.reasoned(response),

@@ -524,7 +524,7 @@ fn a_cost_budget_stops_a_model_with_no_price_before_asking_it() {
 
 #[cfg(feature = "telemetry")]
 #[test]
-fn each_model_calls_tokens_are_on_its_chat_span() {
+fn each_model_calls_tokens_and_response_are_on_its_chat_span() {
     use familiar::trace::{Span, Value as Attr};
     let storage = Rc::new(VolatileStorage::new());
     let clock_call = familiar::llm::message::ToolCall {
@@ -532,11 +532,22 @@ fn each_model_calls_tokens_are_on_its_chat_span() {
         name: "clock".into(),
         arguments: "{}".into(),
     };
+    // Who answered each call, as the provider said (gen_ai.response.id and .model).
+    let served = |reply: ChatResponse, id: &str| ChatResponse {
+        served: familiar::llm::Served {
+            id: Some(id.into()),
+            model: Some("paid-model-2026-01".into()),
+        },
+        ..reply
+    };
     let (session, _, _) = paid(
         &storage,
         vec![
-            counted("", vec![clock_call], (1_000, 100)),
-            counted("It is noon.", Vec::new(), (1_200, 50)),
+            served(counted("", vec![clock_call], (1_000, 100)), "chatcmpl-1"),
+            served(
+                counted("It is noon.", Vec::new(), (1_200, 50)),
+                "chatcmpl-2",
+            ),
         ],
     );
     let spans = traced(&session);
@@ -558,6 +569,28 @@ fn each_model_calls_tokens_are_on_its_chat_span() {
         .map(tokens)
         .collect();
     assert_eq!(chats, [(1_000, 100), (1_200, 50)], "each call's own tokens");
+    let text = |s: &Span, key| match s.attribute(key) {
+        Some(Attr::Text(t)) => t.clone(),
+        other => format!("{other:?}"),
+    };
+    let answered: Vec<(String, String)> = spans
+        .iter()
+        .filter(|s| s.name == "chat paid-model")
+        .map(|s| {
+            (
+                text(s, "gen_ai.response.id"),
+                text(s, "gen_ai.response.model"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        answered,
+        [
+            ("chatcmpl-1".into(), "paid-model-2026-01".into()),
+            ("chatcmpl-2".into(), "paid-model-2026-01".into())
+        ],
+        "each call's own response id, and the model that served it"
+    );
     let conversation = session.conversation_id();
     assert_eq!(
         session.trace_of(&conversation).len(),
