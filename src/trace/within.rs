@@ -99,3 +99,99 @@ impl Tracer {
             .retain(|(_, inner)| inner.run.is_some() || inner.awaiting.is_some());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::message::ToolCall;
+    use crate::run::event::Thought;
+    use crate::run::{Outcome, Purpose, Trigger};
+    use crate::trace::Span;
+    use crate::trace::about::Capture;
+
+    fn started() -> Event {
+        Event::Started {
+            trigger: Trigger {
+                kind: "chat".into(),
+                event: "message.received".into(),
+                timestamp: None,
+            },
+            input: "ask the scout".into(),
+            environment: None,
+        }
+    }
+
+    fn text<'a>(span: &'a Span, key: &str) -> Option<&'a str> {
+        match span.attribute(key) {
+            Some(Value::Text(text)) => Some(text),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_run_inside_a_call_the_caller_ends_first_ends_interrupted_under_the_call() {
+        let agent = Agent {
+            name: "guide".into(),
+            provider: "familiar.rules".into(),
+            model: "rules".into(),
+            ..Agent::default()
+        };
+        let mut tracer = Tracer::new(7, agent, Capture::default());
+        let ask = ToolCall {
+            id: "c1".into(),
+            name: "scout".into(),
+            arguments: "{}".into(),
+        };
+        tracer.record(&started(), 1);
+        tracer.record(
+            &Event::ToolStarted {
+                call: ask,
+                kind: None,
+                agent: None,
+            },
+            2,
+        );
+        // An event for a call that is not open has nowhere to go.
+        tracer.record_within("c9", &started(), 3);
+        tracer.begin_within("c1", Some("scripted"));
+        tracer.record_within("c1", &started(), 3);
+        tracer.record_within(
+            "c1",
+            &Event::StepStarted(Purpose::Reason { iteration: 1 }),
+            4,
+        );
+        let answered = Thought::Message {
+            text: "Seen.".into(),
+        };
+        tracer.record_within("c1", &Event::Thought(answered), 5);
+        assert!(
+            tracer.take_settled().is_empty(),
+            "its model call waits for its usage"
+        );
+        tracer.record(
+            &Event::Done(Outcome::Aborted {
+                reason: "stopped".into(),
+            }),
+            6,
+        );
+        let spans = tracer.take_finished();
+        let named = |name: &str| spans.iter().filter(|s| s.name == name).collect::<Vec<_>>();
+        assert_eq!(
+            named("invoke_agent scout").len(),
+            1,
+            "not the unknown call's"
+        );
+        let (call, scout, chat) = (
+            named("execute_tool scout")[0],
+            named("invoke_agent scout")[0],
+            named("chat scripted")[0],
+        );
+        assert_eq!(scout.parent_span_id.as_ref(), Some(&call.span_id));
+        assert_eq!(chat.parent_span_id.as_ref(), Some(&scout.span_id));
+        assert_eq!(text(scout, "error.type"), Some("interrupted"));
+        assert_eq!(text(chat, "gen_ai.provider.name"), Some("openai"));
+        assert_eq!(scout.end_ms, Some(6));
+        assert!(spans.iter().all(|s| s.end_ms.is_some()));
+        assert!(tracer.within.is_empty(), "let go with its caller's run");
+    }
+}
