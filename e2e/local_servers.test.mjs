@@ -87,10 +87,12 @@ test('the real llama.cpp server typed in the URL field is found with its model, 
   const model = page.locator('.server-model', { hasText: 'smollm2' });
   assert.equal(await model.textContent(), '★ smollm2', 'known to call tools');
   await page.locator('.proxy-header').fill('X-Proxy-Token: for-another-proxy');
+  await page.locator('.proxy-window').fill('128000');
   await model.click();
   assert.equal(await page.locator('.proxy-url').inputValue(), base);
   assert.equal(await page.locator('.proxy-model').inputValue(), 'smollm2');
   assert.equal(await page.locator('.proxy-header').inputValue(), '', 'no key for a server on this machine');
+  assert.equal(await page.locator('.proxy-window').inputValue(), '', "another model's window does not follow");
   await page.locator('.servers-note', { hasText: `Chosen: smollm2 at ${base}, with no key. Save to use it.` }).waitFor();
   // llama-cpp-python's list names no window, and this one runs SmolLM2 with 2,048
   // tokens, less than the demo's agent asks unfitted: said, each request fits it.

@@ -114,6 +114,8 @@ test('a conversation budget stops the next turn in words, in the chat and throug
   const turn = page.locator('#chat .turn').nth(1);
   await turn.locator('.message-user', { hasText: 'second' }).waitFor();
   await turn.getByText(words.replace(/\.$/, ''), { exact: false }).first().waitFor();
+  // Said as a stop's note, not as the model's answer.
+  assert.match(await turn.locator('.answer-stopped').textContent(), /budget of 12 tokens is reached/);
   assert.equal(await turn.locator('.message-failed').count(), 0);
   assert.equal(await turn.getAttribute('data-status'), 'aborted');
   // Through a person's message too.

@@ -119,6 +119,8 @@ function show(outcome: Outcome): string {
       return outcome.text;
     case 'aborted':
       return `(stopped: ${outcome.reason})`;
+    case 'budget_reached':
+      return `(${outcome.reason})`;
     case 'failed':
       return `(failed: ${outcome.error})`;
   }

@@ -117,7 +117,7 @@ function answerOf(turn) {
   const step = [...(turn.steps ?? [])].reverse().find((s) => s.type === 'answer');
   if (!step) return turn.draft ? { text: turn.draft, failed: false } : null;
   const outcome = step.outcome ?? {};
-  const failed = outcome.type === 'failed' || outcome.type === 'aborted';
+  const failed = ['failed', 'aborted', 'budget_reached'].includes(outcome.type);
   return { text: step.text || outcome.error || outcome.reason || '', failed };
 }
 
@@ -212,7 +212,7 @@ export function mountChat(container, agent, options = {}) {
     try {
       const outcome = await agent.send(text);
       waiting.remove();
-      const failed = outcome.type === 'failed' || outcome.type === 'aborted';
+      const failed = ['failed', 'aborted', 'budget_reached'].includes(outcome.type);
       say(outcome.text ?? outcome.error ?? outcome.reason ?? '', failed ? 'assistant problem' : 'assistant');
     } catch (error) {
       waiting.remove();

@@ -68,7 +68,7 @@ export interface AgentConfig {
   /**
    * Budgets that stop a run, in words, before its next model call once reached: each conversation's,
    * each agent's (over all its conversations) and the day's (UTC), in tokens, dollars or both. The
-   * run ends `{type: "aborted", reason: "Stopped: this conversation's budget of … is reached …"}`;
+   * run ends `{type: "budget_reached", reason: "Stopped: this conversation's budget of … is reached …"}`;
    * what was spent is kept with the agent's conversations. Default: none.
    */
   budgets?: Budgets;

@@ -347,6 +347,25 @@ fn a_secret_never_leaves_even_when_content_is_captured_nor_is_it_saved() {
 }
 
 #[test]
+fn a_secret_is_masked_in_names_and_ids_too_with_content_off() {
+    // A host that made its conversation id of a session token, content left off.
+    let token = "sess-7f3a9c";
+    let capture = Capture {
+        content: false,
+        secrets: vec![token.into()],
+    };
+    let owner = Agent {
+        conversation: Some(format!("conv-{token}")),
+        ..agent()
+    };
+    let mut tracer = Tracer::new(8, owner, capture);
+    traced(&mut tracer, &scripted_run(), 0);
+    let written = export_request(&tracer.take_finished(), &Resource::default()).to_string();
+    assert!(!written.contains(token), "{written}");
+    assert!(written.contains(&format!("conv-{MASKED}")), "{written}");
+}
+
+#[test]
 fn a_tracer_saved_mid_run_continues_the_same_trace_after_a_reload() {
     let events = scripted_run();
     let mut whole = Tracer::new(7, agent(), Capture::default());

@@ -119,7 +119,9 @@ impl Tracer {
 
     /// The spans ended since the last call, oldest first, for the exporter.
     pub fn take_finished(&mut self) -> Vec<Span> {
-        std::mem::take(&mut self.finished)
+        let mut spans = std::mem::take(&mut self.finished);
+        self.mask_secrets(&mut spans);
+        spans
     }
 
     /// Records `event`, which happened at `at_ms` (milliseconds since the Unix epoch).
@@ -218,11 +220,56 @@ impl Tracer {
         let Some(id) = self.awaiting.clone() else {
             return self.take_finished();
         };
-        let (held, settled) = std::mem::take(&mut self.finished)
+        let (held, mut settled): (Vec<Span>, Vec<Span>) = std::mem::take(&mut self.finished)
             .into_iter()
             .partition(|s| s.span_id == id);
         self.finished = held;
+        self.mask_secrets(&mut settled);
         settled
+    }
+
+    /// Every [`Capture::secrets`] in `spans` masked wherever it appears, content or not:
+    /// a name, an attribute (a conversation id, a trigger's event), an event's
+    /// attribute, a status. Content was masked as it was captured; this catches the rest.
+    fn mask_secrets(&self, spans: &mut [Span]) {
+        let secrets: Vec<&str> = self
+            .capture
+            .secrets
+            .iter()
+            .map(String::as_str)
+            .filter(|s| !s.is_empty())
+            .collect();
+        if secrets.is_empty() {
+            return;
+        }
+        let mask = |text: &mut String| {
+            for secret in &secrets {
+                if text.contains(secret) {
+                    *text = text.replace(secret, MASKED);
+                }
+            }
+        };
+        let mask_value = |value: &mut super::span::Value| match value {
+            super::span::Value::Text(text) => mask(text),
+            super::span::Value::Texts(texts) => texts.iter_mut().for_each(&mask),
+            _ => {}
+        };
+        for span in spans {
+            mask(&mut span.name);
+            span.attributes
+                .iter_mut()
+                .for_each(|a| mask_value(&mut a.value));
+            for event in &mut span.events {
+                mask(&mut event.name);
+                event
+                    .attributes
+                    .iter_mut()
+                    .for_each(|a| mask_value(&mut a.value));
+            }
+            if let Status::Error(message) = &mut span.status {
+                mask(message);
+            }
+        }
     }
 
     /// A model call made outside a run's steps, from `start_ms` to `end_ms` (a

@@ -54,7 +54,7 @@ pub fn Turn(
                 ..
             }) if reason == STOPPED => Some("Stopped.".to_owned()),
             Some(Step::Answer {
-                outcome: Outcome::Aborted { reason },
+                outcome: Outcome::Aborted { reason } | Outcome::BudgetReached { reason },
                 ..
             }) => {
                 // A turn saved before the reason stopped saying "Stopped: " itself.
@@ -278,7 +278,7 @@ fn shown_answer(interaction: &Interaction) -> String {
         .find_map(|step| match step {
             Step::Answer {
                 text,
-                outcome: Outcome::Aborted { reason },
+                outcome: Outcome::Aborted { reason } | Outcome::BudgetReached { reason },
             } if text == reason => Some(String::new()),
             Step::Answer { text, .. } => Some(text.clone()),
             _ => None,

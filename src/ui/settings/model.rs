@@ -237,7 +237,7 @@ impl Fields {
                 </div>
                 <label><input type="radio" name="model" class="use-proxy" prop:checked=move || use_proxy.get() on:change=move |_| { use_local.set(false); use_proxy.set(true); } />" OpenAI-compatible proxy, or a model server on this machine"</label>
                 <div hidden=move || !use_proxy.get()>
-                    {super::servers::view(proxy_url, proxy_model, header)}
+                    {super::servers::view(proxy_url, proxy_model, header, window)}
                     <label>"Proxy URL"<input class="proxy-url" type="url" bind:value=proxy_url aria-invalid=invalid("model.url") aria-describedby=described("model.url", "hint-proxy") /></label>
                     <p class="field-hint" id="hint-proxy">"https://, or http:// on this machine (localhost); for example “https://llm.example.com/v1”"</p>
                     {error("model.url")}

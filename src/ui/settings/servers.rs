@@ -22,11 +22,14 @@ struct Found {
 }
 
 /// The button, what it found, and the models to choose from. Choosing writes
-/// `proxy_url`, `proxy_model` and `header`.
+/// `proxy_url`, `proxy_model` and `header`, and clears `window`: a window typed for
+/// another model does not hold for this one (the server is asked, or the person types
+/// it again).
 pub(super) fn view(
     proxy_url: RwSignal<String>,
     proxy_model: RwSignal<String>,
     header: RwSignal<String>,
+    window: RwSignal<String>,
 ) -> impl IntoView {
     let looking = RwSignal::new(false);
     let found = RwSignal::new(Vec::<Found>::new());
@@ -63,6 +66,7 @@ pub(super) fn view(
         proxy_url.set(base);
         proxy_model.set(id);
         header.set(String::new());
+        window.set(String::new());
         note.set(Some(said));
     };
     view! {

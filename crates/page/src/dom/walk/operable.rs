@@ -105,10 +105,11 @@ pub(super) fn focused_field(document: &Document, origin: (f64, f64)) -> Option<(
 /// no day answered to.
 const MOST_IN_ITEM: u32 = 24;
 
-/// Whether `element` holds more elements than one popup item does ([`MOST_IN_ITEM`]).
+/// Whether `element` holds more elements than one popup item does ([`MOST_IN_ITEM`]);
+/// an icon's drawing counts once, not by its shapes (five stars of a rating are five).
 fn holds_many(element: &Element) -> bool {
     element
-        .query_selector_all("*")
+        .query_selector_all("*:not(svg *)")
         .is_ok_and(|all| all.length() > MOST_IN_ITEM)
 }
 
