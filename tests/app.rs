@@ -38,6 +38,8 @@ mod edits;
 mod events;
 #[path = "app/memory.rs"]
 mod memory;
+#[path = "app/paid.rs"]
+mod paid;
 #[path = "app/queue.rs"]
 mod queue;
 #[path = "app/saves.rs"]

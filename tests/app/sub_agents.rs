@@ -4,42 +4,13 @@
 //! budget reached inside it stops it in words and the caller before its next model
 //! call; its run is traced under the call's span.
 
+use super::paid::{Paid, counted, priced_and_heard, scripted, send};
 use super::*;
 use familiar::app::{Budgets, day_of};
 use familiar::compose::agent::register_as_tool;
+use familiar::llm::ChatResponse;
 use familiar::llm::message::ToolCall;
-use familiar::llm::scripted::ScriptedModel;
-use familiar::llm::usage::{Price, Prices};
-use familiar::llm::{ChatRequest, ChatResponse, DeltaSink, LlmError, Usage};
 use familiar::run::Limit;
-
-/// A scripted model named `paid-model`, so the session's price applies to it.
-struct Paid(ScriptedModel);
-
-impl Llm for Paid {
-    fn chat<'a>(
-        &'a self,
-        request: &'a ChatRequest,
-        sink: &'a mut DeltaSink<'_>,
-    ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
-        self.0.chat(request, sink)
-    }
-
-    fn model(&self) -> Option<&str> {
-        Some("paid-model")
-    }
-}
-
-/// A reply that calls `calls` (or answers `text`) and counted `tokens`.
-fn reply(text: &str, calls: Vec<ToolCall>, tokens: (u32, u32)) -> ChatResponse {
-    ChatResponse {
-        usage: Some(Usage {
-            prompt_tokens: tokens.0,
-            completion_tokens: tokens.1,
-        }),
-        ..ChatResponse::from_calls(text.into(), calls)
-    }
-}
 
 fn call(id: &str, name: &str, arguments: Value) -> ToolCall {
     ToolCall {
@@ -47,14 +18,6 @@ fn call(id: &str, name: &str, arguments: Value) -> ToolCall {
         name: name.into(),
         arguments: arguments.to_string().into(),
     }
-}
-
-fn scripted(replies: Vec<ChatResponse>) -> Rc<Paid> {
-    let model = Rc::new(Paid(ScriptedModel::new()));
-    for reply in replies {
-        model.0.push(Ok(reply));
-    }
-    model
 }
 
 /// A session whose `familiar` (on `main`) has `scout` (on `sub`, with a `clock`) as
@@ -91,29 +54,16 @@ fn coordinated(main: &Rc<Paid>, sub: &Rc<Paid>) -> (Session, Rc<RefCell<Vec<Upda
         Delegate::new(Rc::new(familiar)),
     );
     session.restore();
-    session.set_prices(Prices(vec![(
-        "paid-model".into(),
-        Price {
-            input: 2.0,
-            output: 8.0,
-        },
-    )]));
-    let updates = Rc::new(RefCell::new(Vec::new()));
-    let log = Rc::clone(&updates);
-    session.on(move |u| log.borrow_mut().push(u.clone()));
+    let updates = priced_and_heard(&session);
     (session, updates)
-}
-
-fn send(session: &Session, text: &str) -> Outcome {
-    LocalPool::new().run_until(session.send(text)).unwrap()
 }
 
 /// The main agent asks the scout, then answers.
 fn asking_the_scout(answer: &str) -> Vec<ChatResponse> {
     let ask = call("c1", "scout", json!({"request": "what time is it?"}));
     vec![
-        reply("", vec![ask], (100, 10)),
-        reply(answer, Vec::new(), (300, 20)),
+        counted("", vec![ask], (100, 10)),
+        counted(answer, Vec::new(), (300, 20)),
     ]
 }
 
@@ -121,8 +71,8 @@ fn asking_the_scout(answer: &str) -> Vec<ChatResponse> {
 fn an_agent_called_as_a_tool_is_counted_to_the_turn_its_agent_conversation_and_day() {
     let main = scripted(asking_the_scout("The scout says noon."));
     let sub = scripted(vec![
-        reply("", vec![call("s1", "clock", json!({}))], (50, 5)),
-        reply("It is noon.", Vec::new(), (60, 6)),
+        counted("", vec![call("s1", "clock", json!({}))], (50, 5)),
+        counted("It is noon.", Vec::new(), (60, 6)),
     ]);
     let (session, updates) = coordinated(&main, &sub);
     assert_eq!(
@@ -165,8 +115,8 @@ fn an_agent_called_as_a_tool_is_counted_to_the_turn_its_agent_conversation_and_d
 fn a_budget_reached_inside_an_agent_called_as_a_tool_stops_it_in_words_and_then_the_caller() {
     let main = scripted(asking_the_scout("Never said."));
     let sub = scripted(vec![
-        reply("", vec![call("s1", "clock", json!({}))], (80, 10)),
-        reply("Never said either.", Vec::new(), (60, 6)),
+        counted("", vec![call("s1", "clock", json!({}))], (80, 10)),
+        counted("Never said either.", Vec::new(), (60, 6)),
     ]);
     let (session, _) = coordinated(&main, &sub);
     session.set_budgets(Budgets {
@@ -210,8 +160,8 @@ fn an_agent_called_as_a_tool_is_an_invoke_agent_span_under_its_call_with_its_own
     use familiar::trace::{Span, Value as Attr};
     let main = scripted(asking_the_scout("The scout says noon."));
     let sub = scripted(vec![
-        reply("", vec![call("s1", "clock", json!({}))], (50, 5)),
-        reply("It is noon.", Vec::new(), (60, 6)),
+        counted("", vec![call("s1", "clock", json!({}))], (50, 5)),
+        counted("It is noon.", Vec::new(), (60, 6)),
     ]);
     let (session, _) = coordinated(&main, &sub);
     let spans: Rc<RefCell<Vec<Span>>> = Rc::new(RefCell::new(Vec::new()));

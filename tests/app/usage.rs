@@ -5,59 +5,20 @@
 //! trigger alike (a schedule fires through the same trigger), and what was spent
 //! outlives the session.
 
+use super::paid::{Paid, counted, priced_and_heard, scripted, send};
 use super::*;
 use familiar::app::{Budgets, day_of};
-use familiar::llm::scripted::ScriptedModel;
+use familiar::llm::ChatResponse;
 use familiar::llm::usage::{Price, Prices};
-use familiar::llm::{ChatRequest, ChatResponse, DeltaSink, FinishReason, LlmError, Usage};
 use familiar::run::Limit;
 use familiar::run::interaction::Status;
-
-/// A scripted model that says which model it is, so a price applies to it.
-struct Named(ScriptedModel);
-
-impl Llm for Named {
-    fn chat<'a>(
-        &'a self,
-        request: &'a ChatRequest,
-        sink: &'a mut DeltaSink<'_>,
-    ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
-        self.0.chat(request, sink)
-    }
-
-    fn model(&self) -> Option<&str> {
-        Some("paid-model")
-    }
-}
-
-fn counted(
-    text: &str,
-    calls: Vec<familiar::llm::message::ToolCall>,
-    tokens: (u32, u32),
-) -> ChatResponse {
-    ChatResponse {
-        text: text.into(),
-        reasoning: String::new(),
-        finish: if calls.is_empty() {
-            FinishReason::Stop
-        } else {
-            FinishReason::ToolCalls
-        },
-        tool_calls: calls,
-        usage: Some(Usage {
-            prompt_tokens: tokens.0,
-            completion_tokens: tokens.1,
-        }),
-        served: Default::default(),
-    }
-}
 
 /// A session whose `familiar` answers from `replies` as `paid-model` at $2 / $8 per
 /// million tokens, and whose resident `Dotty` answers by the rules model.
 fn paid(
     storage: &Rc<VolatileStorage>,
     replies: Vec<ChatResponse>,
-) -> (Session, Rc<RefCell<Vec<Update>>>, Rc<Named>) {
+) -> (Session, Rc<RefCell<Vec<Update>>>, Rc<Paid>) {
     paid_with(storage, replies, Options::default())
 }
 
@@ -66,11 +27,8 @@ fn paid_with(
     storage: &Rc<VolatileStorage>,
     replies: Vec<ChatResponse>,
     options: Options,
-) -> (Session, Rc<RefCell<Vec<Update>>>, Rc<Named>) {
-    let model = Rc::new(Named(ScriptedModel::new()));
-    for reply in replies {
-        model.0.push(Ok(reply));
-    }
+) -> (Session, Rc<RefCell<Vec<Update>>>, Rc<Paid>) {
+    let model = scripted(replies);
     let mut tools = ToolRegistry::new();
     tools.register_fn("clock", ToolKind::Data, "The time.", |_: NoArgs, _| async {
         Ok::<_, String>(json!({"time": "noon"}))
@@ -97,16 +55,7 @@ fn paid_with(
         Delegate::new(Rc::new(familiar)).with_agent(Rc::new(dotty)),
     );
     session.restore();
-    session.set_prices(Prices(vec![(
-        "paid-model".into(),
-        Price {
-            input: 2.0,
-            output: 8.0,
-        },
-    )]));
-    let updates = Rc::new(RefCell::new(Vec::new()));
-    let log = Rc::clone(&updates);
-    session.on(move |u| log.borrow_mut().push(u.clone()));
+    let updates = priced_and_heard(&session);
     (session, updates, model)
 }
 
@@ -115,10 +64,6 @@ fn tokens(limit: u64) -> Limit {
         tokens: Some(limit),
         cost: None,
     }
-}
-
-fn send(session: &Session, text: &str) -> Outcome {
-    LocalPool::new().run_until(session.send(text)).unwrap()
 }
 
 #[test]
